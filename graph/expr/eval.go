@@ -1,0 +1,88 @@
+package expr
+
+import "fmt"
+
+// Env gives each symbol a value.
+type Env map[string]int64
+
+// EvalError says why an expression has no int64 value.
+type EvalError struct{ Msg string }
+
+func (e *EvalError) Error() string { return e.Msg }
+
+// Eval computes e at env, reporting int64 overflow, division by zero and
+// unbound symbols as errors.
+func (e Expr) Eval(env Env) (int64, error) {
+	if e.Overflowed() {
+		return 0, &EvalError{"constant overflows int64"}
+	}
+	var sum int64
+	for _, t := range e.terms() {
+		v := t.coef
+		for _, a := range t.mono {
+			x, err := a.eval(env)
+			if err != nil {
+				return 0, err
+			}
+			var of bool
+			if v, of = mulInt(v, x); of {
+				return 0, &EvalError{fmt.Sprintf("%s overflows int64", e)}
+			}
+		}
+		var of bool
+		if sum, of = addInt(sum, v); of {
+			return 0, &EvalError{fmt.Sprintf("%s overflows int64", e)}
+		}
+	}
+	return sum, nil
+}
+
+// MustEval is Eval for expressions already validated at env; it returns 0 on
+// error so callers that validated first need no error path.
+func (e Expr) MustEval(env Env) int64 {
+	v, _ := e.Eval(env)
+	return v
+}
+
+func (a *atom) eval(env Env) (int64, error) {
+	if a.kind == atomSym {
+		v, ok := env[a.name]
+		if !ok {
+			return 0, &EvalError{fmt.Sprintf("symbol %q has no value", a.name)}
+		}
+		return v, nil
+	}
+	vals := make([]int64, len(a.args))
+	for i, x := range a.args {
+		v, err := x.Eval(env)
+		if err != nil {
+			return 0, err
+		}
+		vals[i] = v
+	}
+	switch a.kind {
+	case atomFloorDiv, atomMod:
+		if vals[1] == 0 {
+			return 0, &EvalError{fmt.Sprintf("division by zero in %s", a.key)}
+		}
+		if a.kind == atomFloorDiv {
+			if vals[0] == -1<<63 && vals[1] == -1 {
+				return 0, &EvalError{fmt.Sprintf("%s overflows int64", a.key)}
+			}
+			return floorDivInt(vals[0], vals[1]), nil
+		}
+		return floorModInt(vals[0], vals[1]), nil
+	case atomMax:
+		m := vals[0]
+		for _, v := range vals[1:] {
+			m = max(m, v)
+		}
+		return m, nil
+	default:
+		m := vals[0]
+		for _, v := range vals[1:] {
+			m = min(m, v)
+		}
+		return m, nil
+	}
+}
