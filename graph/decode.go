@@ -1,0 +1,304 @@
+package graph
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// MaxFileBytes bounds what Load reads: a graph larger than this is certainly
+// a mistake (a weights file passed by accident) and would exhaust memory.
+const MaxFileBytes = 512 << 20
+
+// Load reads, decodes and validates the graph at path. The error, if any, is
+// an ErrorList naming the file and every place that is wrong.
+func Load(path string) (*Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ErrorList{{File: path, Msg: err.Error()}}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, ErrorList{{File: path, Msg: err.Error()}}
+	}
+	if st.IsDir() {
+		return nil, ErrorList{{File: path, Msg: "is a directory, not a graph file"}}
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, ErrorList{{File: path, Msg: fmt.Sprintf("file is %d bytes, larger than the %d a graph may have", st.Size(), MaxFileBytes)}}
+	}
+	data := make([]byte, st.Size())
+	if _, err := f.ReadAt(data, 0); err != nil && st.Size() > 0 {
+		return nil, ErrorList{{File: path, Msg: err.Error()}}
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes and validates a graph held in memory; file names it in errors.
+func Parse(file string, data []byte) (*Graph, error) {
+	d := &decoder{file: file, lines: newLineIndex(data), opPos: map[*Op]int64{}}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil, ErrorList{{File: file, Msg: "file is empty: expected a JSON object describing a graph"}}
+	}
+	root, off, err := parseJSON(data)
+	if err != nil {
+		line, col := d.lines.pos(off)
+		return nil, ErrorList{{File: file, Line: line, Col: col, Msg: "malformed JSON: " + err.Error()}}
+	}
+	g := d.decodeGraph(root)
+	if len(d.problems) > 0 {
+		return nil, d.problems
+	}
+	return g, nil
+}
+
+type decoder struct {
+	file     string
+	lines    lineIndex
+	problems ErrorList
+	g        *Graph
+	symbols  map[string]*Symbol
+	opPos    map[*Op]int64 // where each op starts in the file
+}
+
+func (d *decoder) errAt(off int64, place, format string, args ...any) {
+	line, col := d.lines.pos(off)
+	d.problems = append(d.problems, &Problem{File: d.file, Line: line, Col: col, Place: place, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) err(n *jsonNode, place, format string, args ...any) {
+	d.errAt(n.off, place, format, args...)
+}
+
+// fields checks that n is an object whose keys are all known, reports
+// duplicates, and returns the members by name.
+func (d *decoder) fields(n *jsonNode, place string, known ...string) map[string]*jsonNode {
+	if n.kind != jsonObject {
+		d.err(n, place, "expected an object, found %s", n.kind)
+		return nil
+	}
+	out := map[string]*jsonNode{}
+	for _, m := range n.members {
+		if _, dup := out[m.key]; dup {
+			d.errAt(m.keyOff, place, "field %q is given twice", m.key)
+			continue
+		}
+		ok := false
+		for _, k := range known {
+			ok = ok || k == m.key
+		}
+		if !ok {
+			d.errAt(m.keyOff, place, "unknown field %q (known: %s)", m.key, strings.Join(known, ", "))
+			continue
+		}
+		out[m.key] = m.val
+	}
+	return out
+}
+
+func (d *decoder) str(n *jsonNode, place string) (string, bool) {
+	if n.kind != jsonString {
+		d.err(n, place, "expected a string, found %s", n.kind)
+		return "", false
+	}
+	return n.str, true
+}
+
+func (d *decoder) int(n *jsonNode, place string) (int64, bool) {
+	if n.kind != jsonNumber {
+		d.err(n, place, "expected an integer, found %s", n.kind)
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(n.num), 10, 64)
+	if err != nil {
+		if strings.ContainsAny(string(n.num), ".eE") {
+			d.err(n, place, "expected an integer, found %s", n.num)
+		} else {
+			d.err(n, place, "integer %s overflows int64", n.num)
+		}
+		return 0, false
+	}
+	return v, true
+}
+
+// expr reads an integer or an expression string over declared symbols.
+func (d *decoder) expr(n *jsonNode, place string) (expr.Expr, bool) {
+	switch n.kind {
+	case jsonNumber:
+		v, ok := d.int(n, place)
+		return expr.Const(v), ok
+	case jsonString:
+		e, err := expr.Parse(n.str)
+		if err != nil {
+			col := 1
+			if se, ok := err.(*expr.SyntaxError); ok {
+				col = se.Col
+			}
+			d.errAt(n.off+int64(col), place, "expression %q does not parse: %s", n.str, strings.TrimPrefix(err.Error(), fmt.Sprintf("column %d: ", col)))
+			return expr.Expr{}, false
+		}
+		ok := true
+		for _, s := range e.Symbols() {
+			if d.symbols[s] == nil {
+				d.err(n, place, "expression %q uses undeclared symbol %q (declare it under \"symbols\")", n.str, s)
+				ok = false
+			}
+		}
+		return e, ok
+	default:
+		d.err(n, place, "expected an integer or an expression string, found %s", n.kind)
+		return expr.Expr{}, false
+	}
+}
+
+func (d *decoder) decodeGraph(root *jsonNode) *Graph {
+	if root.kind != jsonObject {
+		d.err(root, "", "expected a JSON object describing a graph, found %s", root.kind)
+		return nil
+	}
+	f := d.fields(root, "", "name", "symbols", "tensors", "inputs", "outputs", "ops")
+	g := &Graph{File: d.file, byName: map[string]*Tensor{}}
+	d.g = g
+	d.symbols = map[string]*Symbol{}
+	for _, req := range []string{"name", "tensors", "inputs", "outputs", "ops"} {
+		if f[req] == nil {
+			d.err(root, "", "missing required field %q", req)
+		}
+	}
+	if n := f["name"]; n != nil {
+		if s, ok := d.str(n, "name"); ok {
+			if strings.TrimSpace(s) == "" {
+				d.err(n, "name", "graph name is empty")
+			}
+			g.Name = s
+		}
+	}
+	if n := f["symbols"]; n != nil {
+		d.decodeSymbols(n)
+	}
+	if n := f["tensors"]; n != nil {
+		d.decodeTensors(n)
+	}
+	g.Inputs = d.tensorList(f["inputs"], "inputs")
+	g.Outputs = d.tensorList(f["outputs"], "outputs")
+	if n := f["ops"]; n != nil {
+		g.Ops = d.decodeOps(n, "ops")
+	}
+	if len(d.problems) > 0 {
+		return nil
+	}
+	d.checkProgram(root)
+	return g
+}
+
+func (d *decoder) decodeSymbols(n *jsonNode) {
+	if n.kind != jsonObject {
+		d.err(n, "symbols", "expected an object, found %s", n.kind)
+		return
+	}
+	for _, m := range n.members {
+		place := fmt.Sprintf("symbols[%q]", m.key)
+		if !validSymbolName(m.key) {
+			d.errAt(m.keyOff, place, "symbol name must be an identifier (letters, digits, _; not starting with a digit)")
+			continue
+		}
+		if m.key == "max" || m.key == "min" {
+			d.errAt(m.keyOff, place, "%q is a function name in expressions and cannot be a symbol", m.key)
+			continue
+		}
+		if d.symbols[m.key] != nil {
+			d.errAt(m.keyOff, place, "symbol %q is declared twice", m.key)
+			continue
+		}
+		s := &Symbol{Name: m.key, Min: 1}
+		switch m.val.kind {
+		case jsonNumber:
+			v, ok := d.int(m.val, place)
+			if !ok {
+				continue
+			}
+			s.Hint = v
+		default:
+			f := d.fields(m.val, place, "hint", "min", "max")
+			if f == nil {
+				continue
+			}
+			if f["hint"] == nil {
+				d.err(m.val, place, "missing required field \"hint\"")
+				continue
+			}
+			s.Hint, _ = d.int(f["hint"], place+".hint")
+			if f["min"] != nil {
+				s.Min, _ = d.int(f["min"], place+".min")
+			}
+			if f["max"] != nil {
+				s.Max, _ = d.int(f["max"], place+".max")
+				s.HasMax = true
+			}
+		}
+		switch {
+		case s.Min < 0:
+			d.err(m.val, place, "min %d is negative: symbols are sizes", s.Min)
+		case s.HasMax && s.Max < s.Min:
+			d.err(m.val, place, "max %d is below min %d", s.Max, s.Min)
+		case s.Hint < s.Min || (s.HasMax && s.Hint > s.Max):
+			d.err(m.val, place, "hint %d is outside [%d, %s]", s.Hint, s.Min, maxText(s))
+		}
+		d.symbols[s.Name] = s
+		d.g.Symbols = append(d.g.Symbols, s)
+	}
+}
+
+func maxText(s *Symbol) string {
+	if s.HasMax {
+		return strconv.FormatInt(s.Max, 10)
+	}
+	return "∞"
+}
+
+func validSymbolName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+// tensorList reads a list of tensor names that must exist and not repeat.
+func (d *decoder) tensorList(n *jsonNode, place string) []*Tensor {
+	if n == nil {
+		return nil
+	}
+	if n.kind != jsonArray {
+		d.err(n, place, "expected an array of tensor names, found %s", n.kind)
+		return nil
+	}
+	var out []*Tensor
+	seen := map[string]bool{}
+	for i, el := range n.elems {
+		p := fmt.Sprintf("%s[%d]", place, i)
+		name, ok := d.str(el, p)
+		if !ok {
+			continue
+		}
+		t := d.g.byName[name]
+		switch {
+		case t == nil:
+			d.err(el, p, "tensor %q is not defined under \"tensors\"", name)
+		case seen[name]:
+			d.err(el, p, "tensor %q is listed twice", name)
+		default:
+			seen[name] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}

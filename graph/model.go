@@ -1,0 +1,160 @@
+// Package graph reads and validates graph descriptions (format v1): the
+// tensors, symbols and ops of a model, independent of any planner or backend.
+package graph
+
+import "github.com/wrapgen/wrapgen/graph/expr"
+
+// Graph is a validated graph description.
+type Graph struct {
+	File    string // path as given, used in messages
+	Name    string
+	Symbols []*Symbol // in file order
+	Tensors []*Tensor // in file order
+	Inputs  []*Tensor
+	Outputs []*Tensor
+	Ops     []*Op
+
+	byName map[string]*Tensor
+}
+
+// Tensor looks a tensor up by name.
+func (g *Graph) Tensor(name string) *Tensor { return g.byName[name] }
+
+// Symbol looks a symbol up by name.
+func (g *Graph) Symbol(name string) *Symbol {
+	for _, s := range g.Symbols {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Bounds gives the range of every symbol, for proofs over all values.
+func (g *Graph) Bounds() expr.Bounds {
+	b := expr.Bounds{}
+	for _, s := range g.Symbols {
+		r := expr.Range{Min: s.Min, Max: -1}
+		if s.HasMax {
+			r.Max = s.Max
+		}
+		b[s.Name] = r
+	}
+	return b
+}
+
+// Hints binds every symbol to its hint.
+func (g *Graph) Hints() expr.Env {
+	env := expr.Env{}
+	for _, s := range g.Symbols {
+		env[s.Name] = s.Hint
+	}
+	return env
+}
+
+// Symbol is a dynamic size.
+type Symbol struct {
+	Name   string
+	Hint   int64
+	Min    int64
+	Max    int64 // meaningful when HasMax
+	HasMax bool
+}
+
+// Tensor is a named tensor: either the owner of a storage or a view into
+// another tensor's storage.
+type Tensor struct {
+	Name    string
+	DType   DType
+	Shape   []expr.Expr
+	Strides []expr.Expr // in elements; filled in as row-major when absent
+	Device  string
+	ViewOf  *Tensor   // nil for a tensor with its own storage
+	Offset  expr.Expr // elements into the base; views only
+	Input   bool      // listed in the graph's inputs
+	Output  bool      // listed in the graph's outputs
+
+	// Root is the tensor owning the storage (itself for a non-view).
+	Root *Tensor
+	// ExtentElems is 1 + sum((size_i-1)*stride_i), or 0 when a size is 0:
+	// how many elements the tensor spans from its start.
+	ExtentElems expr.Expr
+}
+
+// IsView reports whether t aliases another tensor's storage.
+func (t *Tensor) IsView() bool { return t.ViewOf != nil }
+
+// StorageBytes is the byte size of a non-view tensor's storage.
+func (t *Tensor) StorageBytes() expr.Expr { return expr.Scale(t.ExtentElems, t.DType.Size()) }
+
+// RootOffset is the view's start in elements from the start of its root.
+func (t *Tensor) RootOffset() expr.Expr {
+	off := expr.Const(0)
+	for v := t; v.ViewOf != nil; v = v.ViewOf {
+		off = expr.Add(off, v.Offset)
+	}
+	return off
+}
+
+// Op is one step of the program: a kernel call or a loop.
+type Op struct {
+	Place   string // e.g. `ops[3]` or `ops[7].loop.body[1]`
+	Kernel  string // empty for a loop
+	Inputs  []*Tensor
+	Outputs []*Tensor
+	Attrs   []Attr
+	Inplace []Inplace
+	Mutates []*Tensor
+	Loop    *Loop
+}
+
+// Inplace says Out takes over In's storage.
+type Inplace struct{ Out, In *Tensor }
+
+// Loop runs Body Count times.
+type Loop struct {
+	Count expr.Expr
+	Body  []*Op
+}
+
+// AttrKind is the kind of a kernel attribute.
+type AttrKind uint8
+
+const (
+	AttrInt    AttrKind = iota // an integer, constant or symbolic
+	AttrFloat                  // a float64
+	AttrBool                   // a bool
+	AttrString                 // a string
+	AttrInts                   // a list of integers, each constant or symbolic
+)
+
+func (k AttrKind) String() string {
+	return [...]string{"int", "float", "bool", "string", "int list"}[k]
+}
+
+// Attr is one named kernel attribute.
+type Attr struct {
+	Name  string
+	Kind  AttrKind
+	Int   expr.Expr
+	Float float64
+	Bool  bool
+	Str   string
+	Ints  []expr.Expr
+}
+
+// Walk calls f for every kernel op in program order, loops entered, with the
+// loops enclosing it (outermost first).
+func Walk(ops []*Op, f func(op *Op, loops []*Op)) {
+	var rec func([]*Op, []*Op)
+	rec = func(ops []*Op, loops []*Op) {
+		for _, op := range ops {
+			if op.Loop != nil {
+				rec(op.Loop.Body, append(loops, op))
+				continue
+			}
+			f(op, loops)
+		}
+	}
+	rec(ops, nil)
+}

@@ -1,0 +1,233 @@
+package graph
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// opLabel is how messages name an op: `ops[12] (kernel "conv2d")`.
+func opLabel(place, kernel string) string {
+	if kernel == "" {
+		return place + " (loop)"
+	}
+	return fmt.Sprintf("%s (kernel %q)", place, kernel)
+}
+
+// Label names op in messages.
+func (op *Op) Label() string { return opLabel(op.Place, op.Kernel) }
+
+func (d *decoder) decodeOps(n *jsonNode, place string) []*Op {
+	if n.kind != jsonArray {
+		d.err(n, place, "expected an array of ops, found %s", n.kind)
+		return nil
+	}
+	var ops []*Op
+	for i, el := range n.elems {
+		p := fmt.Sprintf("%s[%d]", place, i)
+		if op := d.decodeOp(el, p); op != nil {
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}
+
+func (d *decoder) decodeOp(n *jsonNode, place string) *Op {
+	f := d.fields(n, place, "kernel", "inputs", "outputs", "attrs", "inplace", "mutates", "loop")
+	if f == nil {
+		return nil
+	}
+	op := &Op{Place: place}
+	d.opPos[op] = n.off
+	if l := f["loop"]; l != nil {
+		for _, k := range []string{"kernel", "inputs", "outputs", "attrs", "inplace", "mutates"} {
+			if f[k] != nil {
+				d.err(f[k], place, "a loop op has only the field \"loop\", not %q", k)
+			}
+		}
+		lf := d.fields(l, place+".loop", "count", "body")
+		if lf == nil {
+			return nil
+		}
+		op.Loop = &Loop{}
+		if c := lf["count"]; c == nil {
+			d.err(l, place+".loop", "missing required field \"count\"")
+		} else {
+			op.Loop.Count, _ = d.expr(c, place+".loop.count")
+		}
+		if b := lf["body"]; b == nil {
+			d.err(l, place+".loop", "missing required field \"body\"")
+		} else {
+			op.Loop.Body = d.decodeOps(b, place+".loop.body")
+		}
+		return op
+	}
+	if k := f["kernel"]; k == nil {
+		d.err(n, place, "missing field \"kernel\" (or \"loop\")")
+		return nil
+	} else if s, ok := d.str(k, place+".kernel"); ok {
+		if s == "" {
+			d.err(k, place+".kernel", "kernel name is empty")
+		}
+		op.Kernel = s
+	}
+	label := op.Label()
+	op.Inputs = d.opTensors(f["inputs"], label, "inputs")
+	op.Outputs = d.opTensors(f["outputs"], label, "outputs")
+	op.Mutates = d.opTensors(f["mutates"], label, "mutates")
+	if a := f["attrs"]; a != nil {
+		op.Attrs = d.decodeAttrs(a, label)
+	}
+	if ip := f["inplace"]; ip != nil {
+		op.Inplace = d.decodeInplace(ip, op, label)
+	}
+	return op
+}
+
+func (d *decoder) opTensors(n *jsonNode, label, field string) []*Tensor {
+	if n == nil {
+		return nil
+	}
+	if n.kind != jsonArray {
+		d.err(n, label, "%s: expected an array of tensor names, found %s", field, n.kind)
+		return nil
+	}
+	var out []*Tensor
+	for i, el := range n.elems {
+		name, ok := d.str(el, fmt.Sprintf("%s: %s[%d]", label, field, i))
+		if !ok {
+			continue
+		}
+		t := d.g.byName[name]
+		if t == nil {
+			d.err(el, label, "%s[%d]: tensor %q is not defined under \"tensors\"", field, i, name)
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func (d *decoder) decodeAttrs(n *jsonNode, label string) []Attr {
+	if n.kind != jsonObject {
+		d.err(n, label, "attrs: expected an object, found %s", n.kind)
+		return nil
+	}
+	var out []Attr
+	seen := map[string]bool{}
+	for _, m := range n.members {
+		place := fmt.Sprintf("%s: attrs[%q]", label, m.key)
+		if seen[m.key] {
+			d.errAt(m.keyOff, place, "attribute is given twice")
+			continue
+		}
+		seen[m.key] = true
+		a := Attr{Name: m.key}
+		v := m.val
+		switch v.kind {
+		case jsonNumber:
+			if strings.ContainsAny(string(v.num), ".eE") {
+				f, err := strconv.ParseFloat(string(v.num), 64)
+				if err != nil {
+					d.err(v, place, "float %s is out of range", v.num)
+					continue
+				}
+				a.Kind, a.Float = AttrFloat, f
+			} else {
+				i, ok := d.int(v, place)
+				if !ok {
+					continue
+				}
+				a.Kind, a.Int = AttrInt, expr.Const(i)
+			}
+		case jsonBool:
+			a.Kind, a.Bool = AttrBool, v.boolean
+		case jsonString:
+			a.Kind, a.Str = AttrString, v.str
+		case jsonObject:
+			e, ok := d.exprObject(v, place)
+			if !ok {
+				continue
+			}
+			a.Kind, a.Int = AttrInt, e
+		case jsonArray:
+			a.Kind = AttrInts
+			a.Ints = []expr.Expr{}
+			for i, el := range v.elems {
+				p := fmt.Sprintf("%s[%d]", place, i)
+				var e expr.Expr
+				ok := false
+				switch el.kind {
+				case jsonNumber:
+					var c int64
+					c, ok = d.int(el, p)
+					e = expr.Const(c)
+				case jsonObject:
+					e, ok = d.exprObject(el, p)
+				default:
+					d.err(el, p, "list entries must be integers or {\"expr\": ...}, found %s", el.kind)
+				}
+				if ok {
+					a.Ints = append(a.Ints, e)
+				}
+			}
+		default:
+			d.err(v, place, "attribute values are integers, floats, booleans, strings, integer lists or {\"expr\": ...}; found %s", v.kind)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (d *decoder) exprObject(n *jsonNode, place string) (expr.Expr, bool) {
+	f := d.fields(n, place, "expr")
+	if f == nil {
+		return expr.Expr{}, false
+	}
+	if f["expr"] == nil {
+		d.err(n, place, "missing field \"expr\"")
+		return expr.Expr{}, false
+	}
+	if f["expr"].kind != jsonString {
+		d.err(f["expr"], place, "expr: expected an expression string, found %s", f["expr"].kind)
+		return expr.Expr{}, false
+	}
+	return d.expr(f["expr"], place)
+}
+
+func (d *decoder) decodeInplace(n *jsonNode, op *Op, label string) []Inplace {
+	if n.kind != jsonObject {
+		d.err(n, label, "inplace: expected an object {\"out\": \"in\"}, found %s", n.kind)
+		return nil
+	}
+	var out []Inplace
+	for _, m := range n.members {
+		place := fmt.Sprintf("%s: inplace[%q]", label, m.key)
+		inName, ok := d.str(m.val, place)
+		if !ok {
+			continue
+		}
+		o, in := d.g.byName[m.key], d.g.byName[inName]
+		switch {
+		case o == nil || !contains(op.Outputs, o):
+			d.errAt(m.keyOff, place, "%q is not one of this op's outputs", m.key)
+		case in == nil || !contains(op.Inputs, in):
+			d.err(m.val, place, "%q is not one of this op's inputs", inName)
+		default:
+			out = append(out, Inplace{Out: o, In: in})
+		}
+	}
+	return out
+}
+
+func contains(ts []*Tensor, t *Tensor) bool {
+	for _, x := range ts {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}

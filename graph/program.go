@@ -1,0 +1,261 @@
+package graph
+
+import (
+	"fmt"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// programChecker follows the ops in order and checks definitions and uses,
+// writes, in-place takeovers, loop scopes and kernel signatures.
+type programChecker struct {
+	d        *decoder
+	defined  map[*Tensor]*Op // tensor → op that defined it (nil op for inputs)
+	consumed map[*Tensor]*Op // in-place inputs → the op that took them over
+	scopedTo map[*Tensor]*Op // body tensors gone after their loop → the loop
+	sigs     map[string]*signature
+	loops    []*Op
+}
+
+type signature struct {
+	first   *Op
+	outputs int
+	inputs  int
+	attrs   []Attr
+}
+
+func (d *decoder) checkProgram(root *jsonNode) {
+	g := d.g
+	c := &programChecker{d: d, defined: map[*Tensor]*Op{}, consumed: map[*Tensor]*Op{}, scopedTo: map[*Tensor]*Op{}, sigs: map[string]*signature{}}
+	for _, t := range g.Inputs {
+		t.Input = true
+		if t.IsView() {
+			d.err(root, "inputs", "input %q is a view; inputs own their storage (pass the base instead)", t.Name)
+		}
+		c.defined[t] = nil
+	}
+	for _, t := range g.Outputs {
+		t.Output = true
+	}
+	c.ops(g.Ops)
+	for _, t := range g.Outputs {
+		if c.available(t) {
+			continue
+		}
+		if loop := c.scopedTo[t]; loop != nil {
+			d.err(root, "outputs", "output %q is defined only inside the loop at %s; define outputs outside loops", t.Name, loop.Place)
+		} else {
+			d.err(root, "outputs", "output %q is never defined by any op", t.Name)
+		}
+	}
+}
+
+func (c *programChecker) ops(ops []*Op) {
+	for _, op := range ops {
+		if op.Loop != nil {
+			c.loop(op)
+			continue
+		}
+		c.kernel(op)
+	}
+}
+
+func (c *programChecker) errOp(op *Op, format string, args ...any) {
+	c.d.errAt(c.d.opPos[op], op.Label(), format, args...)
+}
+
+func (c *programChecker) loop(op *Op) {
+	for _, env := range c.d.sampleEnvs() {
+		if v, err := op.Loop.Count.Eval(env); err != nil || v < 0 {
+			c.errOp(op, "loop count %s must be a non-negative int64 (at %s)", op.Loop.Count, envText(env))
+			break
+		}
+	}
+	before := map[*Tensor]bool{}
+	for t := range c.defined {
+		before[t] = true
+	}
+	c.loops = append(c.loops, op)
+	c.ops(op.Loop.Body)
+	c.loops = c.loops[:len(c.loops)-1]
+	// Tensors defined in the body exist only within it.
+	for t := range c.defined {
+		if !before[t] {
+			delete(c.defined, t)
+			c.scopedTo[t] = op
+		}
+	}
+}
+
+// available reports whether t can be read now: it, or (for a view) the
+// storage it views, has been defined.
+func (c *programChecker) available(t *Tensor) bool {
+	for v := t; v != nil; v = v.ViewOf {
+		if _, ok := c.defined[v]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *programChecker) useError(op *Op, field string, t *Tensor) {
+	if loop := c.scopedTo[t]; loop != nil {
+		c.errOp(op, "%s %q is defined inside the loop at %s and is not visible after it", field, t.Name, loop.Place)
+		return
+	}
+	c.errOp(op, "%s %q is used before it is defined", field, t.Name)
+}
+
+func (c *programChecker) kernel(op *Op) {
+	c.checkSignature(op)
+	for _, t := range op.Inputs {
+		if by := c.consumed[t]; by != nil {
+			c.errOp(op, "input %q was taken over in place by %s and cannot be read afterwards", t.Name, by.Label())
+		} else if !c.available(t) {
+			c.useError(op, "input", t)
+		}
+	}
+	for _, t := range op.Mutates {
+		switch {
+		case t.Root != nil && t.Root.Input:
+			c.errOp(op, "mutates %q, which is (a view of) graph input %q; the wrapper never writes inputs", t.Name, t.Root.Name)
+		case c.consumed[t] != nil:
+			c.errOp(op, "mutates %q, which was taken over in place by %s", t.Name, c.consumed[t].Label())
+		case !c.available(t):
+			c.useError(op, "mutated tensor", t)
+		}
+	}
+	seen := map[*Tensor]bool{}
+	for _, t := range op.Outputs {
+		switch {
+		case seen[t]:
+			c.errOp(op, "output %q is listed twice", t.Name)
+			continue
+		case t.Input:
+			c.errOp(op, "writes graph input %q; the wrapper never writes inputs", t.Name)
+			continue
+		case t.Root != nil && t.Root.Input:
+			c.errOp(op, "output %q is a view of graph input %q; the wrapper never writes inputs", t.Name, t.Root.Name)
+			continue
+		}
+		seen[t] = true
+		if prev, ok := c.defined[t]; ok {
+			c.errOp(op, "tensor %q is defined twice (already by %s)", t.Name, prev.Label())
+			continue
+		}
+		c.defined[t] = op
+		// Writing into a view fills part of its base, which counts as
+		// defined from here on (ops that build a tensor slice by slice).
+		for v := t.ViewOf; v != nil; v = v.ViewOf {
+			if _, ok := c.defined[v]; !ok {
+				c.defined[v] = op
+			}
+		}
+	}
+	for _, ip := range op.Inplace {
+		c.checkInplace(op, ip)
+	}
+}
+
+func (c *programChecker) checkInplace(op *Op, ip Inplace) {
+	in, out := ip.In, ip.Out
+	switch {
+	case in.Input:
+		c.errOp(op, "inplace %q takes over graph input %q; the wrapper never writes inputs", out.Name, in.Name)
+	case in.Output:
+		c.errOp(op, "inplace %q takes over graph output %q, which must stay intact", out.Name, in.Name)
+	case in.IsView():
+		c.errOp(op, "inplace %q takes over %q, which is a view; only a tensor with its own storage can be taken over", out.Name, in.Name)
+	case out.IsView():
+		c.errOp(op, "inplace output %q is a view; it must be a tensor that would own a storage", out.Name)
+	case in.DType != out.DType:
+		c.errOp(op, "inplace %q (%s) and %q (%s) differ in dtype", out.Name, out.DType, in.Name, in.DType)
+	case in.Device != out.Device:
+		c.errOp(op, "inplace %q (%s) and %q (%s) differ in device", out.Name, out.Device, in.Name, in.Device)
+	case c.definedOutsideLoop(in):
+		c.errOp(op, "inplace takes over %q, defined outside the enclosing loop; a later iteration would read it after the takeover", in.Name)
+	default:
+		c.checkFits(op, out, in)
+		c.consumed[in] = op
+	}
+}
+
+func (c *programChecker) definedOutsideLoop(t *Tensor) bool {
+	if len(c.loops) == 0 {
+		return false
+	}
+	def := c.defined[t]
+	if def == nil {
+		return true
+	}
+	inner := c.loops[len(c.loops)-1]
+	found := false
+	Walk(inner.Loop.Body, func(o *Op, _ []*Op) { found = found || o == def })
+	return !found
+}
+
+// checkFits reports an in-place output whose storage may not fit its input's.
+func (c *programChecker) checkFits(op *Op, out, in *Tensor) {
+	ob, ib := out.StorageBytes(), in.StorageBytes()
+	if expr.LessEq(ob, ib, c.d.g.Bounds()) {
+		return
+	}
+	for _, env := range c.d.sampleEnvs() {
+		o, err1 := ob.Eval(env)
+		i, err2 := ib.Eval(env)
+		if err1 == nil && err2 == nil && o > i {
+			c.errOp(op, "inplace %q needs %d bytes but %q has only %d (at %s)", out.Name, o, in.Name, i, envText(env))
+			return
+		}
+	}
+}
+
+func (c *programChecker) checkSignature(op *Op) {
+	s := c.sigs[op.Kernel]
+	if s == nil {
+		c.sigs[op.Kernel] = &signature{first: op, outputs: len(op.Outputs), inputs: len(op.Inputs), attrs: op.Attrs}
+		return
+	}
+	if len(op.Outputs) != s.outputs {
+		c.errOp(op, "has %d outputs but %s has %d; ops with one kernel name share one signature", len(op.Outputs), s.first.Label(), s.outputs)
+	}
+	if len(op.Attrs) != len(s.attrs) {
+		c.errOp(op, "has attributes %s but %s has %s; ops with one kernel name share one signature", attrsText(op.Attrs), s.first.Label(), attrsText(s.attrs))
+		return
+	}
+	for i, a := range op.Attrs {
+		b := s.attrs[i]
+		if a.Name != b.Name || a.Kind != b.Kind {
+			c.errOp(op, "has attributes %s but %s has %s; ops with one kernel name share one signature", attrsText(op.Attrs), s.first.Label(), attrsText(s.attrs))
+			return
+		}
+	}
+}
+
+func attrsText(as []Attr) string {
+	s := "("
+	for i, a := range as {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s %s", a.Name, a.Kind)
+	}
+	return s + ")"
+}
+
+// Variadic reports whether ops calling kernel disagree on the number of
+// inputs, so the generated signature takes the inputs as one list.
+func (g *Graph) Variadic(kernel string) bool {
+	n := -1
+	variadic := false
+	Walk(g.Ops, func(op *Op, _ []*Op) {
+		if op.Kernel != kernel {
+			return
+		}
+		if n >= 0 && len(op.Inputs) != n {
+			variadic = true
+		}
+		n = len(op.Inputs)
+	})
+	return variadic
+}

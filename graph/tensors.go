@@ -1,0 +1,351 @@
+package graph
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+type rawTensor struct {
+	t      *Tensor
+	node   *jsonNode
+	fields map[string]*jsonNode
+	place  string
+}
+
+func (d *decoder) decodeTensors(n *jsonNode) {
+	if n.kind != jsonObject {
+		d.err(n, "tensors", "expected an object mapping names to tensors, found %s", n.kind)
+		return
+	}
+	var raws []*rawTensor
+	for _, m := range n.members {
+		place := fmt.Sprintf("tensors[%q]", m.key)
+		if m.key == "" {
+			d.errAt(m.keyOff, place, "tensor name is empty")
+			continue
+		}
+		if d.g.byName[m.key] != nil {
+			d.errAt(m.keyOff, place, "tensor %q is defined twice", m.key)
+			continue
+		}
+		f := d.fields(m.val, place, "dtype", "shape", "strides", "device", "view_of", "offset")
+		if f == nil {
+			continue
+		}
+		t := &Tensor{Name: m.key}
+		d.g.byName[m.key] = t
+		d.g.Tensors = append(d.g.Tensors, t)
+		raws = append(raws, &rawTensor{t: t, node: m.val, fields: f, place: place})
+	}
+	for _, r := range raws {
+		d.decodeTensorFields(r)
+	}
+	d.resolveViews(raws)
+	extentOK := map[*Tensor]bool{}
+	for _, r := range raws {
+		extentOK[r.t] = d.checkExtent(r)
+	}
+	for _, r := range raws {
+		if r.t.ViewOf != nil && extentOK[r.t] && extentOK[r.t.ViewOf] {
+			d.checkViewInside(r)
+		}
+	}
+}
+
+func (d *decoder) decodeTensorFields(r *rawTensor) {
+	t, f := r.t, r.fields
+	if n := f["dtype"]; n != nil {
+		if s, ok := d.str(n, r.place+".dtype"); ok {
+			t.DType = DType(s)
+			if !t.DType.Valid() {
+				names := make([]string, len(DTypes))
+				for i, dt := range DTypes {
+					names[i] = string(dt)
+				}
+				d.err(n, r.place+".dtype", "unknown dtype %q (one of %s)", s, strings.Join(names, " "))
+			}
+		}
+	} else if f["view_of"] == nil {
+		d.err(r.node, r.place, "missing required field \"dtype\"")
+	}
+	if n := f["device"]; n != nil {
+		if s, ok := d.str(n, r.place+".device"); ok {
+			if s == "" {
+				d.err(n, r.place+".device", "device is empty")
+			}
+			t.Device = s
+		}
+	}
+	if n := f["shape"]; n == nil {
+		d.err(r.node, r.place, "missing required field \"shape\"")
+	} else {
+		t.Shape = d.exprList(n, r.place+".shape")
+	}
+	if n := f["strides"]; n != nil {
+		t.Strides = d.exprList(n, r.place+".strides")
+		if t.Strides != nil && len(t.Strides) != len(t.Shape) {
+			d.err(n, r.place+".strides", "has %d entries but shape has %d", len(t.Strides), len(t.Shape))
+		}
+	}
+	if n := f["offset"]; n != nil {
+		if f["view_of"] == nil {
+			d.err(n, r.place+".offset", "offset is only allowed on a view (with view_of)")
+		}
+		t.Offset, _ = d.expr(n, r.place+".offset")
+	}
+	if n := f["view_of"]; n != nil {
+		if s, ok := d.str(n, r.place+".view_of"); ok {
+			if base := d.g.byName[s]; base == nil {
+				d.err(n, r.place+".view_of", "base tensor %q is not defined", s)
+			} else {
+				t.ViewOf = base
+			}
+		}
+	}
+	if t.Strides == nil && len(t.Shape) > 0 {
+		t.Strides = make([]expr.Expr, len(t.Shape))
+		acc := expr.Const(1)
+		for i := len(t.Shape) - 1; i >= 0; i-- {
+			t.Strides[i] = acc
+			acc = expr.Mul(acc, t.Shape[i])
+		}
+	}
+}
+
+func (d *decoder) exprList(n *jsonNode, place string) []expr.Expr {
+	if n.kind != jsonArray {
+		d.err(n, place, "expected an array, found %s", n.kind)
+		return nil
+	}
+	out := make([]expr.Expr, len(n.elems))
+	for i, el := range n.elems {
+		p := fmt.Sprintf("%s[%d]", place, i)
+		e, ok := d.expr(el, p)
+		if !ok {
+			continue
+		}
+		if c, isConst := e.IsConst(); isConst && c < 0 {
+			d.err(el, p, "is negative (%d)", c)
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// resolveViews finds each tensor's root storage, reports cycles of views and
+// fills dtype and device from the base (bases first, so chains resolve).
+func (d *decoder) resolveViews(raws []*rawTensor) {
+	byTensor := map[*Tensor]*rawTensor{}
+	for _, r := range raws {
+		byTensor[r.t] = r
+	}
+	const visiting, done = 1, 2
+	state := map[*Tensor]int{}
+	var resolve func(t *Tensor)
+	resolve = func(t *Tensor) {
+		if state[t] != 0 {
+			return
+		}
+		state[t] = visiting
+		defer func() { state[t] = done }()
+		if t.ViewOf == nil {
+			t.Root = t
+			if t.Device == "" {
+				t.Device = "cpu"
+			}
+			return
+		}
+		r := byTensor[t]
+		if state[t.ViewOf] == visiting {
+			d.err(r.fields["view_of"], r.place+".view_of", "views form a cycle: %s", d.cycleText(t))
+			return
+		}
+		resolve(t.ViewOf)
+		base := t.ViewOf
+		if base.Root == nil {
+			return // the base is broken; reported there
+		}
+		t.Root = base.Root
+		if t.DType == "" {
+			t.DType = base.DType
+		} else if base.DType != "" && t.DType != base.DType {
+			d.err(r.fields["dtype"], r.place+".dtype", "view dtype %s differs from base %q dtype %s", t.DType, base.Name, base.DType)
+		}
+		if t.Device == "" {
+			t.Device = base.Device
+		} else if t.Device != base.Device {
+			d.err(r.fields["device"], r.place+".device", "view device %q differs from base %q device %q", t.Device, base.Name, base.Device)
+		}
+	}
+	for _, r := range raws {
+		resolve(r.t)
+	}
+}
+
+func (d *decoder) cycleText(t *Tensor) string {
+	names := []string{t.Name}
+	seen := map[*Tensor]bool{t: true}
+	for v := t.ViewOf; v != nil && !seen[v]; v = v.ViewOf {
+		names = append(names, v.Name)
+		seen[v] = true
+	}
+	return strings.Join(names, " → ") + " → …"
+}
+
+// sampleEnvs are the symbol values sizes are checked at: the hints, every
+// symbol at its minimum, and at its maximum where one is declared.
+func (d *decoder) sampleEnvs() []expr.Env {
+	hints, mins, maxes := expr.Env{}, expr.Env{}, expr.Env{}
+	names := make([]string, 0, len(d.symbols))
+	for n := range d.symbols {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	anyMax := false
+	for _, n := range names {
+		s := d.symbols[n]
+		hints[n], mins[n], maxes[n] = s.Hint, s.Min, s.Hint
+		if s.HasMax {
+			maxes[n] = s.Max
+			anyMax = true
+		}
+	}
+	envs := []expr.Env{hints, mins}
+	if anyMax {
+		envs = append(envs, maxes)
+	}
+	return envs
+}
+
+func envText(env expr.Env) string {
+	var parts []string
+	for k, v := range env {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, v))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// checkExtent computes how many elements t spans and checks sizes, strides,
+// byte counts and view bounds at the sample symbol values.
+func (d *decoder) checkExtent(r *rawTensor) bool {
+	t := r.t
+	if t.Root == nil || t.DType == "" || !t.DType.Valid() || len(t.Strides) != len(t.Shape) {
+		return false
+	}
+	for _, e := range append(append([]expr.Expr{}, t.Shape...), t.Strides...) {
+		if e.Overflowed() {
+			d.err(r.node, r.place, "sizes or strides overflow int64")
+			return false
+		}
+	}
+	parts := []expr.Expr{expr.Const(1)}
+	for i := range t.Shape {
+		parts = append(parts, expr.Mul(expr.Sub(t.Shape[i], expr.Const(1)), t.Strides[i]))
+	}
+	span := expr.Add(parts...)
+	for _, env := range d.sampleEnvs() {
+		if !d.checkAt(r, env, span) {
+			return false
+		}
+	}
+	t.ExtentElems = span
+	// Where some size is zero at run time the tensor spans nothing; make the
+	// expression say so for constant zero sizes, the common case (empty
+	// placeholders like shape [0]).
+	for _, s := range t.Shape {
+		if c, ok := s.IsConst(); ok && c == 0 {
+			t.ExtentElems = expr.Const(0)
+		}
+	}
+	return true
+}
+
+func (d *decoder) checkAt(r *rawTensor, env expr.Env, span expr.Expr) bool {
+	t := r.t
+	at := ""
+	if len(env) > 0 {
+		at = " at " + envText(env)
+	}
+	zero := false
+	for i, s := range t.Shape {
+		v, err := s.Eval(env)
+		if err != nil {
+			d.err(r.fields["shape"], fmt.Sprintf("%s.shape[%d]", r.place, i), "size %s: %v%s", s, err, at)
+			return false
+		}
+		if v < 0 {
+			d.err(r.fields["shape"], fmt.Sprintf("%s.shape[%d]", r.place, i), "size %s is negative (%d)%s", s, v, at)
+			return false
+		}
+		zero = zero || v == 0
+	}
+	for i, s := range t.Strides {
+		v, err := s.Eval(env)
+		if err != nil {
+			d.err(r.node, fmt.Sprintf("%s.strides[%d]", r.place, i), "stride %s: %v%s", s, err, at)
+			return false
+		}
+		if v < 0 {
+			d.err(r.node, fmt.Sprintf("%s.strides[%d]", r.place, i), "stride %s is negative (%d)%s", s, v, at)
+			return false
+		}
+	}
+	if zero {
+		return true
+	}
+	n, err := span.Eval(env)
+	if err == nil {
+		_, err = expr.Scale(span, t.DType.Size()).Eval(env)
+		if err == nil && n > 0 && n > (1<<63-1)/t.DType.Size() {
+			err = fmt.Errorf("byte size overflows int64")
+		}
+	}
+	if err != nil {
+		d.err(r.node, r.place, "storage size overflows int64%s", at)
+		return false
+	}
+	if t.ViewOf != nil {
+		off, err := t.Offset.Eval(env)
+		if err == nil && off < 0 {
+			err = fmt.Errorf("is negative (%d)", off)
+		}
+		if err != nil {
+			d.err(r.fields["offset"], r.place+".offset", "offset %s %v%s", t.Offset, err, at)
+			return false
+		}
+	}
+	return true
+}
+
+// checkViewInside reports a view that reaches outside its base: proven
+// inside for all symbol values, or checked at the sample values.
+func (d *decoder) checkViewInside(r *rawTensor) {
+	t, base := r.t, r.t.ViewOf
+	end := expr.Add(t.Offset, t.ExtentElems)
+	if c, ok := t.ExtentElems.IsConst(); ok && c == 0 {
+		return // spans nothing
+	}
+	if expr.LessEq(end, base.ExtentElems, d.g.Bounds()) {
+		return
+	}
+	for _, env := range d.sampleEnvs() {
+		e, err1 := end.Eval(env)
+		b, err2 := base.ExtentElems.Eval(env)
+		if err1 != nil || err2 != nil {
+			return
+		}
+		ext, _ := t.ExtentElems.Eval(env)
+		if ext > 0 && e > b {
+			at := ""
+			if len(env) > 0 {
+				at = " at " + envText(env)
+			}
+			d.err(r.node, r.place, "view reaches element %d but base %q spans only %d elements%s", e, base.Name, b, at)
+			return
+		}
+	}
+}
