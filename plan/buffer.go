@@ -1,0 +1,54 @@
+package plan
+
+import (
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// Buffer is one planned storage: a buffer group in the seed's terms, the
+// storage of one tensor together with every tensor that took it over in
+// place.
+type Buffer struct {
+	ID     int             // index in Plan.Buffers
+	Names  []*graph.Tensor // the owner first, then in-place successors
+	Device string
+	Size   expr.Expr // bytes
+	Hint   int64     // Size at the planning hints
+	Output bool      // an output is (or views) this storage: never freed
+
+	// Live range in timesteps, [Begin, End): Begin is the step of its
+	// allocation, End the step of its free (outputs: one past the last step).
+	Begin, End int
+
+	// Placement, set by a strategy.
+	Pool   *Pool
+	Offset expr.Expr
+}
+
+// Owner is the tensor that first owns the storage.
+func (b *Buffer) Owner() *graph.Tensor { return b.Names[0] }
+
+// Len is the number of timesteps the buffer is live.
+func (b *Buffer) Len() int { return b.End - b.Begin }
+
+// Pool is one byte buffer holding several storages at fixed offsets.
+type Pool struct {
+	Name    string
+	Device  string
+	Size    expr.Expr // bytes
+	Buffers []*Buffer
+	// Live range: from the first use of any of its buffers to the last.
+	Begin, End int
+}
+
+func (p *Pool) updateRange() {
+	p.Begin, p.End = 0, 0
+	for i, b := range p.Buffers {
+		if i == 0 || b.Begin < p.Begin {
+			p.Begin = b.Begin
+		}
+		if b.End > p.End {
+			p.End = b.End
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// Figures are a plan's memory numbers at one set of symbol values.
+type Figures struct {
+	Symbols expr.Env
+	// LoadBytes is the lower bound: the largest total of aligned live
+	// storage at any step.
+	LoadBytes int64
+	// PeakBytes is the largest total of pool bytes alive at any step; a
+	// pool is alive from its first use to its last.
+	PeakBytes int64
+	// NaiveBytes is what allocating every storage separately and never
+	// reusing memory would take: the sum of all storage bytes.
+	NaiveBytes  int64
+	PoolBytes   []int64 // by pool, as Plan.Pools
+	BufferBytes []int64 // by buffer id
+	Offsets     []int64 // by buffer id
+}
+
+// Ratio is peak over the lower bound (1 when both are zero).
+func (f *Figures) Ratio() float64 {
+	if f.LoadBytes == 0 {
+		return 1
+	}
+	return float64(f.PeakBytes) / float64(f.LoadBytes)
+}
+
+// Env completes env with the plan's hints for symbols it does not bind.
+func (p *Plan) Env(env expr.Env) expr.Env {
+	out := expr.Env{}
+	for k, v := range p.Hints {
+		out[k] = v
+	}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
+
+// Figures evaluates the plan at env (nil: at the hints).
+func (p *Plan) Figures(env expr.Env) (*Figures, error) {
+	env = p.Env(env)
+	f := &Figures{Symbols: env, BufferBytes: make([]int64, len(p.Buffers)), Offsets: make([]int64, len(p.Buffers))}
+	var loads, peaks []event
+	for _, b := range p.Buffers {
+		n, err := b.Size.Eval(env)
+		if err != nil {
+			return nil, fmt.Errorf("size of %s: %w", b.Owner().Name, err)
+		}
+		off, err := b.Offset.Eval(env)
+		if err != nil {
+			return nil, fmt.Errorf("offset of %s: %w", b.Owner().Name, err)
+		}
+		f.BufferBytes[b.ID], f.Offsets[b.ID] = n, off
+		f.NaiveBytes += n
+		loads = append(loads, event{b.Begin, alignInt(n, p.Align)}, event{b.End, -alignInt(n, p.Align)})
+	}
+	for _, pool := range p.Pools {
+		n, err := pool.Size.Eval(env)
+		if err != nil {
+			return nil, fmt.Errorf("size of %s: %w", pool.Name, err)
+		}
+		f.PoolBytes = append(f.PoolBytes, n)
+		peaks = append(peaks, event{pool.Begin, n}, event{pool.End, -n})
+	}
+	f.LoadBytes = maxLive(loads)
+	f.PeakBytes = maxLive(peaks)
+	return f, nil
+}
+
+type event struct {
+	step  int
+	delta int64
+}
+
+// maxLive sweeps [begin, end) intervals given as +size at begin and -size at
+// end, releasing before acquiring at the same step.
+func maxLive(evs []event) int64 {
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].step != evs[j].step {
+			return evs[i].step < evs[j].step
+		}
+		return evs[i].delta < evs[j].delta
+	})
+	var cur, best int64
+	for _, e := range evs {
+		cur += e.delta
+		best = max(best, cur)
+	}
+	return best
+}

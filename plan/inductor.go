@@ -1,0 +1,133 @@
+package plan
+
+import (
+	"sort"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// Inductor is the seed's pool planner (PyTorch Inductor memory_planning.py)
+// ported decision for decision: its results are the reference users compare
+// other strategies against.
+type Inductor struct{}
+
+func (Inductor) Name() string { return "inductor" }
+
+type inductorPool struct {
+	device    string
+	root      *temporalSplit
+	canExpand bool
+}
+
+func (p *inductorPool) allocate(b *allocation, isLast bool) bool {
+	isLast = p.canExpand && isLast
+	if p.root.allocate(b, isLast) {
+		return true
+	}
+	if isLast {
+		p.allocateAtEnd(b)
+		return true
+	}
+	return false
+}
+
+func (p *inductorPool) allocateAtEnd(b *allocation) {
+	b.markAllocated()
+	align := p.root.align
+	p.root = newTemporal(align, &spatialSplit{cache: cache{align: align}, left: p.root, right: newTemporal(align, b)})
+}
+
+// inductorPools groups pools by device, devices in order of first use.
+type inductorPools struct {
+	devices []string
+	byDev   map[string][]*inductorPool
+	mode    MemoryPool
+	align   int64
+}
+
+func (ps *inductorPools) pools(dev string) []*inductorPool {
+	if _, ok := ps.byDev[dev]; !ok {
+		ps.devices = append(ps.devices, dev)
+		ps.byDev[dev] = nil
+	}
+	return ps.byDev[dev]
+}
+
+func (ps *inductorPools) add(b *allocation, canExpand bool) {
+	b.markAllocated()
+	dev := b.buf.Device
+	ps.byDev[dev] = append(ps.pools(dev), &inductorPool{device: dev, root: newTemporal(ps.align, b), canExpand: canExpand})
+}
+
+func (ps *inductorPools) allocate(b *allocation) {
+	pools := ps.pools(b.buf.Device)
+	for i, p := range pools {
+		if p.allocate(b, i == len(pools)-1) {
+			return
+		}
+	}
+	// everything is full, make a new pool
+	ps.add(b, ps.mode != PoolNone)
+}
+
+// allocateOutput gives outputs their own pools so memory is freed properly.
+func (ps *inductorPools) allocateOutput(b *allocation) {
+	pools := ps.pools(b.buf.Device)
+	if len(pools) > 0 && (ps.mode == PoolOutputs || ps.mode == PoolCombined) {
+		pools[len(pools)-1].allocateAtEnd(b)
+		return
+	}
+	ps.add(b, ps.mode == PoolCombined)
+}
+
+func (Inductor) Place(req *Request) ([]*Pool, error) {
+	ps := &inductorPools{byDev: map[string][]*inductorPool{}, mode: req.Mode, align: req.Align}
+	var outputs, intermediates []*allocation
+	for _, b := range req.Buffers {
+		a := &allocation{buf: b, rng: liveRange{b.Begin, b.End}, hint: b.Hint, size: b.Size}
+		if b.Output && req.Mode != PoolCombined {
+			outputs = append(outputs, a)
+		} else {
+			intermediates = append(intermediates, a)
+		}
+	}
+	sort.SliceStable(outputs, func(i, j int) bool {
+		x, y := outputs[i], outputs[j]
+		if x.hint != y.hint {
+			return x.hint < y.hint
+		}
+		return x.rng.end-x.rng.begin > y.rng.end-y.rng.begin
+	})
+	for _, a := range outputs {
+		ps.allocateOutput(a)
+	}
+	sort.SliceStable(intermediates, func(i, j int) bool {
+		x, y := intermediates[i], intermediates[j]
+		if x.hint != y.hint {
+			return x.hint > y.hint
+		}
+		return x.rng.end-x.rng.begin > y.rng.end-y.rng.begin
+	})
+	for _, a := range intermediates {
+		ps.allocate(a)
+	}
+	// finalize: name the pools across devices and fix every offset.
+	var pools []*Pool
+	all := append(append([]*allocation(nil), outputs...), intermediates...)
+	byPool := map[*inductorPool]*Pool{}
+	for _, dev := range ps.devices {
+		for _, ip := range ps.byDev[dev] {
+			p := &Pool{Device: dev}
+			byPool[ip] = p
+			pools = append(pools, p)
+			ip.root.finalize(ip, expr.Const(0))
+			p.Size = ip.root.symSize()
+		}
+	}
+	for _, a := range all {
+		p := byPool[a.pool]
+		a.buf.Pool, a.buf.Offset = p, a.offset
+		p.Buffers = append(p.Buffers, a.buf)
+	}
+	return pools, nil
+}

@@ -1,0 +1,286 @@
+package plan
+
+import (
+	"sort"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// This file ports the allocation tree of PyTorch Inductor's
+// memory_planning.py: Allocation, Empty, TemporalSplit and SpatialSplit.
+// The decisions (which block goes where) must stay exactly the seed's; the
+// sizes and offsets it produces are symbolic.
+
+// liveRange is [begin, end) in timesteps.
+type liveRange struct{ begin, end int }
+
+func (r liveRange) contains(o liveRange) bool { return r.begin <= o.begin && o.end <= r.end }
+
+// liveRanges is sorted and non-overlapping; ranges that touch are merged.
+type liveRanges []liveRange
+
+func newLiveRanges(rs []liveRange) liveRanges {
+	if len(rs) == 0 {
+		return nil
+	}
+	sorted := append([]liveRange(nil), rs...)
+	sortRangesByBegin(sorted)
+	out := liveRanges{sorted[0]}
+	for _, r := range sorted[1:] {
+		last := &out[len(out)-1]
+		if last.end >= r.begin {
+			last.begin, last.end = min(last.begin, r.begin), max(last.end, r.end)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// sortRangesByBegin is a stable sort by begin, as Python's sorted.
+func sortRangesByBegin(rs []liveRange) {
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].begin < rs[j].begin })
+}
+
+func (a liveRanges) overlaps(b liveRanges) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		l, r := a[i], b[j]
+		if l.begin > r.begin {
+			l, r = r, l
+			if l.end > r.begin {
+				return true
+			}
+			j++
+			continue
+		}
+		if l.end > r.begin {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+type treeNode interface {
+	allocate(b *allocation, isLast bool) bool
+	liveRanges() liveRanges
+	sizeHint() int64
+	symSize() expr.Expr
+	finalize(pool *inductorPool, offset expr.Expr) treeNode
+	isEmpty() bool
+}
+
+type allocation struct {
+	buf       *Buffer
+	rng       liveRange
+	hint      int64
+	size      expr.Expr
+	allocated bool
+	pool      *inductorPool
+	offset    expr.Expr
+}
+
+func (a *allocation) allocate(*allocation, bool) bool { return false }
+func (a *allocation) liveRanges() liveRanges          { return liveRanges{a.rng} }
+func (a *allocation) sizeHint() int64                 { return a.hint }
+func (a *allocation) symSize() expr.Expr              { return a.size }
+func (a *allocation) isEmpty() bool                   { return false }
+func (a *allocation) markAllocated()                  { a.allocated = true }
+func (a *allocation) finalize(p *inductorPool, off expr.Expr) treeNode {
+	a.pool, a.offset = p, off
+	return a
+}
+
+// empty is free space, present only so parents' size hints come out right.
+type empty struct{ hint int64 }
+
+func (e *empty) allocate(*allocation, bool) bool            { return false }
+func (e *empty) liveRanges() liveRanges                     { return nil }
+func (e *empty) sizeHint() int64                            { return e.hint }
+func (e *empty) symSize() expr.Expr                         { return expr.Const(0) }
+func (e *empty) isEmpty() bool                              { return true }
+func (e *empty) finalize(*inductorPool, expr.Expr) treeNode { return e }
+
+// cache holds a split's derived values, cleared when a block lands below it.
+type cache struct {
+	ranges   liveRanges
+	haveRng  bool
+	hint     int64
+	haveHint bool
+	sym      expr.Expr
+	haveSym  bool
+	align    int64
+}
+
+func (c *cache) clear() { c.haveRng, c.haveHint, c.haveSym = false, false, false }
+
+// temporalSplit holds children whose live ranges do not overlap.
+type temporalSplit struct {
+	cache
+	children []treeNode
+}
+
+func newTemporal(align int64, children ...treeNode) *temporalSplit {
+	return &temporalSplit{cache: cache{align: align}, children: children}
+}
+
+func (t *temporalSplit) allocate(b *allocation, isLast bool) bool {
+	if t.tryAllocate(b, isLast) {
+		t.clear()
+		return true
+	}
+	return false
+}
+
+func (t *temporalSplit) tryAllocate(b *allocation, isLast bool) bool {
+	slot := t.sizeHint()
+	size := b.sizeHint()
+	if !isLast && size > slot {
+		return false
+	}
+	live := b.liveRanges()
+	var overlapping []treeNode
+	for _, c := range t.children {
+		if c.liveRanges().overlaps(live) {
+			overlapping = append(overlapping, c)
+			if len(overlapping) > 1 {
+				return false
+			}
+		}
+	}
+	if len(overlapping) == 1 {
+		return overlapping[0].allocate(b, isLast)
+	}
+	b.markAllocated()
+	if len(t.children) == 1 && t.children[0].isEmpty() {
+		t.children = t.children[:0]
+	}
+	switch {
+	case slot == size:
+		t.children = append(t.children, b)
+	case slot > size:
+		t.children = append(t.children, newSpatial(t.align, b, slot-size))
+	default: // grow this allocation
+		grown := make([]treeNode, 0, len(t.children)+1)
+		for _, c := range t.children {
+			grown = append(grown, newSpatial(t.align, c, size-slot))
+		}
+		t.children = append(grown, b)
+	}
+	return true
+}
+
+func (t *temporalSplit) liveRanges() liveRanges {
+	if !t.haveRng {
+		var all []liveRange
+		for _, c := range t.children {
+			all = append(all, c.liveRanges()...)
+		}
+		t.ranges, t.haveRng = newLiveRanges(all), true
+	}
+	return t.ranges
+}
+
+func (t *temporalSplit) sizeHint() int64 {
+	if !t.haveHint {
+		t.hint = 0
+		for _, c := range t.children {
+			t.hint = max(t.hint, c.sizeHint())
+		}
+		t.haveHint = true
+	}
+	return t.hint
+}
+
+func (t *temporalSplit) symSize() expr.Expr {
+	if !t.haveSym {
+		if len(t.children) == 0 {
+			t.sym = expr.Const(0)
+		} else {
+			sizes := make([]expr.Expr, len(t.children))
+			for i, c := range t.children {
+				sizes[i] = c.symSize()
+			}
+			t.sym = expr.Max(sizes...)
+		}
+		t.haveSym = true
+	}
+	return t.sym
+}
+
+func (t *temporalSplit) isEmpty() bool { return len(t.children) == 1 && t.children[0].isEmpty() }
+
+func (t *temporalSplit) finalize(p *inductorPool, off expr.Expr) treeNode {
+	for i, c := range t.children {
+		t.children[i] = c.finalize(p, off)
+	}
+	t.clear()
+	if len(t.children) == 1 {
+		return t.children[0]
+	}
+	return t
+}
+
+// spatialSplit places right immediately after left (aligned) in memory.
+type spatialSplit struct {
+	cache
+	left, right treeNode
+}
+
+func newSpatial(align int64, left treeNode, extra int64) *spatialSplit {
+	return &spatialSplit{
+		cache: cache{align: align},
+		left:  newTemporal(align, left),
+		right: newTemporal(align, &empty{hint: extra}),
+	}
+}
+
+func (s *spatialSplit) allocate(b *allocation, isLast bool) bool {
+	if s.left.allocate(b, false) || s.right.allocate(b, isLast) {
+		s.clear()
+		return true
+	}
+	return false
+}
+
+func (s *spatialSplit) liveRanges() liveRanges {
+	if !s.haveRng {
+		s.ranges = newLiveRanges(append(append([]liveRange(nil), s.left.liveRanges()...), s.right.liveRanges()...))
+		s.haveRng = true
+	}
+	return s.ranges
+}
+
+func (s *spatialSplit) sizeHint() int64 {
+	if !s.haveHint {
+		s.hint, s.haveHint = alignInt(s.left.sizeHint(), s.align)+s.right.sizeHint(), true
+	}
+	return s.hint
+}
+
+func (s *spatialSplit) symSize() expr.Expr {
+	if !s.haveSym {
+		s.sym, s.haveSym = expr.Add(expr.AlignUp(s.left.symSize(), s.align), s.right.symSize()), true
+	}
+	return s.sym
+}
+
+func (s *spatialSplit) isEmpty() bool { return false }
+
+func (s *spatialSplit) finalize(p *inductorPool, off expr.Expr) treeNode {
+	s.left = s.left.finalize(p, off)
+	s.right = s.right.finalize(p, expr.Add(off, expr.AlignUp(s.left.symSize(), s.align)))
+	s.clear()
+	if s.right.isEmpty() {
+		return s.left
+	}
+	return s
+}
+
+func alignInt(n, align int64) int64 {
+	if align <= 1 {
+		return n
+	}
+	return (n + align - 1) / align * align
+}

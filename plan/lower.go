@@ -1,0 +1,233 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// Program is a graph lowered to wrapper lines with its buffers and their
+// live ranges, before any placement.
+type Program struct {
+	Graph   *graph.Graph
+	Lines   []*Line
+	Buffers []*Buffer
+	Steps   int // the last timestep; outputs live to Steps+1
+}
+
+// lowering follows the ops once to find every storage's first and last use
+// (through any alias), then emits the lines.
+type lowering struct {
+	g        *graph.Graph
+	hints    expr.Env
+	pos      map[*graph.Op]int // kernel ops and loop ends: program position
+	loopEnd  map[*graph.Op]int // loop op → position of its end
+	loopsOf  map[*graph.Op][]*graph.Op
+	group    map[*graph.Tensor]*Buffer // storage owner (root) → its buffer
+	defOp    map[*Buffer]*graph.Op     // first op touching the buffer
+	lastPos  map[*Buffer]int
+	buffers  []*Buffer
+	lines    []*Line
+	emitted  map[*Buffer]bool
+	freesAt  map[int][]*Buffer
+	inplaced map[*graph.Tensor]bool // in-place outputs: storage owners that join a group
+}
+
+// Lower turns the graph's ops into wrapper lines: for each op, allocations
+// for the storages it touches first, Reuse lines for in-place outputs, the
+// kernel, then frees for the storages whose last use (through any view) it
+// was. A storage defined outside a loop and touched inside lives until the
+// loop ends. hints give the sizes the planner optimises for.
+func Lower(g *graph.Graph, hints expr.Env) (*Program, error) {
+	lw := &lowering{
+		g: g, hints: hints,
+		pos: map[*graph.Op]int{}, loopEnd: map[*graph.Op]int{}, loopsOf: map[*graph.Op][]*graph.Op{},
+		group: map[*graph.Tensor]*Buffer{}, defOp: map[*Buffer]*graph.Op{}, lastPos: map[*Buffer]int{},
+		emitted: map[*Buffer]bool{}, freesAt: map[int][]*Buffer{}, inplaced: map[*graph.Tensor]bool{},
+	}
+	lw.number(g.Ops, nil, new(int))
+	if err := lw.findBuffers(g.Ops); err != nil {
+		return nil, err
+	}
+	lw.markOutputs()
+	for b, p := range lw.lastPos {
+		if !b.Output {
+			lw.freesAt[p] = append(lw.freesAt[p], b)
+		}
+	}
+	for _, bs := range lw.freesAt {
+		sort.Slice(bs, func(i, j int) bool { return bs[i].ID < bs[j].ID })
+	}
+	lw.emit(g.Ops, 0)
+	prog := &Program{Graph: g, Lines: lw.lines, Buffers: lw.buffers}
+	prog.Steps = computeLiveRanges(prog.Lines, prog.Buffers)
+	return prog, nil
+}
+
+func (lw *lowering) number(ops []*graph.Op, loops []*graph.Op, next *int) {
+	for _, op := range ops {
+		if op.Loop != nil {
+			inner := append(append([]*graph.Op(nil), loops...), op)
+			lw.number(op.Loop.Body, inner, next)
+			lw.loopEnd[op] = *next
+			*next++
+			continue
+		}
+		lw.pos[op] = *next
+		lw.loopsOf[op] = loops
+		*next++
+	}
+}
+
+func touched(op *graph.Op) []*graph.Tensor {
+	var ts []*graph.Tensor
+	ts = append(ts, op.Inputs...)
+	ts = append(ts, op.Outputs...)
+	ts = append(ts, op.Mutates...)
+	return ts
+}
+
+// findBuffers creates a buffer for each storage at its first touch, joins
+// in-place outputs to their input's buffer, and records each buffer's last
+// use, extended to the end of any loop that touches it from outside.
+func (lw *lowering) findBuffers(ops []*graph.Op) error {
+	var err error
+	graph.Walk(ops, func(op *graph.Op, loops []*graph.Op) {
+		for _, ip := range op.Inplace {
+			b := lw.group[ip.In.Root]
+			if b == nil {
+				err = fmt.Errorf("%s: in-place input %q has no storage", op.Label(), ip.In.Name)
+				return
+			}
+			lw.group[ip.Out] = b
+			lw.inplaced[ip.Out] = true
+			b.Names = append(b.Names, ip.Out)
+		}
+		for _, t := range touched(op) {
+			root := t.Root
+			if root.Input {
+				continue
+			}
+			b := lw.group[root]
+			if b == nil {
+				size := root.StorageBytes()
+				hint, e := size.Eval(lw.hints)
+				if e != nil {
+					err = fmt.Errorf("%s: size of %q: %v", op.Label(), root.Name, e)
+					return
+				}
+				b = &Buffer{ID: len(lw.buffers), Names: []*graph.Tensor{root}, Device: root.Device, Size: size, Hint: hint}
+				lw.buffers = append(lw.buffers, b)
+				lw.group[root] = b
+				lw.defOp[b] = op
+			}
+			if p, cur := lw.effectivePos(op, b), lw.lastPos[b]; p > cur {
+				lw.lastPos[b] = p
+			} else if _, ok := lw.lastPos[b]; !ok {
+				lw.lastPos[b] = p
+			}
+		}
+	})
+	return err
+}
+
+// effectivePos is where a use of b at op ends: op itself, or the end of the
+// outermost enclosing loop that b was defined outside of.
+func (lw *lowering) effectivePos(op *graph.Op, b *Buffer) int {
+	def := lw.defOp[b]
+	defLoops := lw.loopsOf[def]
+	for _, l := range lw.loopsOf[op] {
+		inside := false
+		for _, dl := range defLoops {
+			inside = inside || dl == l
+		}
+		if !inside {
+			return lw.loopEnd[l]
+		}
+	}
+	return lw.pos[op]
+}
+
+func (lw *lowering) markOutputs() {
+	for _, t := range lw.g.Outputs {
+		if b := lw.group[t.Root]; b != nil {
+			b.Output = true
+		}
+		if b := lw.group[t]; b != nil {
+			b.Output = true
+		}
+	}
+}
+
+func (lw *lowering) emit(ops []*graph.Op, depth int) {
+	for _, op := range ops {
+		if op.Loop != nil {
+			lw.lines = append(lw.lines, &Line{Kind: LineLoopBegin, Op: op, Depth: depth})
+			lw.emit(op.Loop.Body, depth+1)
+			lw.lines = append(lw.lines, &Line{Kind: LineLoopEnd, Op: op, Depth: depth})
+			lw.emitFrees(lw.loopEnd[op], depth)
+			continue
+		}
+		for _, t := range touched(op) {
+			if t.Root.Input || lw.inplaced[t] {
+				continue
+			}
+			b := lw.group[t.Root]
+			if !lw.emitted[b] {
+				lw.emitted[b] = true
+				lw.lines = append(lw.lines, &Line{Kind: LineAlloc, Buffer: b, Tensor: b.Owner(), Depth: depth})
+			}
+		}
+		for _, ip := range op.Inplace {
+			lw.lines = append(lw.lines, &Line{Kind: LineReuse, Buffer: lw.group[ip.Out], Tensor: ip.Out, From: ip.In, Depth: depth})
+		}
+		lw.lines = append(lw.lines, &Line{Kind: LineKernel, Op: op, Depth: depth})
+		lw.emitFrees(lw.pos[op], depth)
+	}
+}
+
+func (lw *lowering) emitFrees(pos, depth int) {
+	for _, b := range lw.freesAt[pos] {
+		lw.lines = append(lw.lines, &Line{Kind: LineFree, Buffer: b, Tensor: b.Names[len(b.Names)-1], Depth: depth})
+	}
+}
+
+// computeLiveRanges numbers the timesteps exactly as the seed's
+// compute_live_ranges: each run of consecutive memory lines is one step; a
+// buffer lives from its allocation's step to its free's step, outputs one
+// step past the last. It returns the last step.
+func computeLiveRanges(lines []*Line, buffers []*Buffer) int {
+	step := 0
+	inRun := false
+	seen := map[*Buffer]bool{}
+	for _, l := range lines {
+		if !l.Kind.isMemory() {
+			inRun = false
+			l.Step = 0
+			continue
+		}
+		if !inRun {
+			step++
+			inRun = true
+		}
+		l.Step = step
+		if l.Kind == LineReuse || l.Buffer == nil {
+			continue
+		}
+		b := l.Buffer
+		if !seen[b] {
+			seen[b] = true
+			b.Begin, b.End = step, step
+		}
+		b.Begin, b.End = min(b.Begin, step), max(b.End, step)
+	}
+	step++
+	for _, b := range buffers {
+		if b.Output {
+			b.End = max(b.End, step)
+		}
+	}
+	return step - 1
+}

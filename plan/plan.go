@@ -1,0 +1,179 @@
+// Package plan turns a validated graph into a memory plan: wrapper lines,
+// buffers with live ranges, and a placement of every buffer in a pool at a
+// symbolic offset. It knows nothing of any backend.
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// MemoryPool says which buffers may share a pool, as the seed's
+// config.memory_pool.
+type MemoryPool string
+
+const (
+	PoolNone          MemoryPool = "none"          // pools never grow: a buffer that fits nowhere gets its own
+	PoolIntermediates MemoryPool = "intermediates" // intermediates share pools; each output has its own
+	PoolOutputs       MemoryPool = "outputs"       // outputs share one pool, intermediates others
+	PoolCombined      MemoryPool = "combined"      // outputs and intermediates share pools
+)
+
+// MemoryPools lists the modes.
+var MemoryPools = []MemoryPool{PoolNone, PoolIntermediates, PoolOutputs, PoolCombined}
+
+// DefaultAlign is the byte alignment of every offset, as the seed's.
+const DefaultAlign = 64
+
+// Options select how a plan is made.
+type Options struct {
+	Strategy   string     // a name from Strategies; "" means the default
+	MemoryPool MemoryPool // "" means intermediates
+	Align      int64      // 0 means DefaultAlign
+	Hints      expr.Env   // symbol values to plan for; missing ones use the graph's hints
+}
+
+// Request is what a strategy places: buffers with live ranges and sizes.
+type Request struct {
+	Buffers []*Buffer
+	Mode    MemoryPool
+	Align   int64
+	Bounds  expr.Bounds // symbol ranges: placements must hold for all of them
+	Hints   expr.Env
+}
+
+// Strategy places every buffer of a request in a pool at an offset (setting
+// Buffer.Pool and Buffer.Offset) and returns the pools with their sizes.
+// Offsets and sizes must be correct for every symbol value within Bounds.
+type Strategy interface {
+	Name() string
+	Place(req *Request) ([]*Pool, error)
+}
+
+// Plan is a placed program.
+type Plan struct {
+	Graph    *graph.Graph
+	Strategy string
+	Mode     MemoryPool
+	Align    int64
+	Hints    expr.Env // the symbol values planned for
+	Lines    []*Line  // with AllocFromPool / DeallocFromPool and pool lines
+	Buffers  []*Buffer
+	Pools    []*Pool
+	Steps    int
+}
+
+func (o Options) withDefaults(g *graph.Graph) (Options, error) {
+	if o.MemoryPool == "" {
+		o.MemoryPool = PoolIntermediates
+	}
+	ok := false
+	for _, m := range MemoryPools {
+		ok = ok || m == o.MemoryPool
+	}
+	if !ok {
+		return o, fmt.Errorf("unknown memory pool mode %q (one of none, intermediates, outputs, combined)", o.MemoryPool)
+	}
+	if o.Align == 0 {
+		o.Align = DefaultAlign
+	}
+	if o.Align < 1 || o.Align&(o.Align-1) != 0 {
+		return o, fmt.Errorf("alignment %d is not a positive power of two", o.Align)
+	}
+	hints := g.Hints()
+	for name, v := range o.Hints {
+		s := g.Symbol(name)
+		if s == nil {
+			return o, fmt.Errorf("graph %s has no symbol %q", g.Name, name)
+		}
+		if v < s.Min || (s.HasMax && v > s.Max) {
+			return o, fmt.Errorf("%s=%d is outside the symbol's range [%d, %s]", name, v, s.Min, rangeMax(s))
+		}
+		hints[name] = v
+	}
+	o.Hints = hints
+	return o, nil
+}
+
+func rangeMax(s *graph.Symbol) string {
+	if s.HasMax {
+		return fmt.Sprint(s.Max)
+	}
+	return "∞"
+}
+
+// Make lowers g, places its buffers with the chosen strategy, rewrites the
+// lines to pool lines and verifies the result. A plan that fails
+// verification is an error, never returned.
+func Make(g *graph.Graph, opts Options) (*Plan, error) {
+	opts, err := opts.withDefaults(g)
+	if err != nil {
+		return nil, err
+	}
+	strat, err := StrategyByName(opts.Strategy)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := Lower(g, opts.Hints)
+	if err != nil {
+		return nil, err
+	}
+	req := &Request{Buffers: prog.Buffers, Mode: opts.MemoryPool, Align: opts.Align, Bounds: g.Bounds(), Hints: opts.Hints}
+	pools, err := strat.Place(req)
+	if err != nil {
+		return nil, fmt.Errorf("strategy %s: %w", strat.Name(), err)
+	}
+	p := &Plan{Graph: g, Strategy: strat.Name(), Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints,
+		Buffers: prog.Buffers, Pools: pools, Steps: prog.Steps}
+	p.finishPools()
+	p.Lines = rewriteToPoolLines(prog.Lines, p.Pools)
+	if err := Verify(p); err != nil {
+		return nil, fmt.Errorf("strategy %s made a plan that fails verification (a bug in wrapgen; try another -strategy): %w", strat.Name(), err)
+	}
+	return p, nil
+}
+
+// finishPools names the pools in order and sorts their buffers by id.
+func (p *Plan) finishPools() {
+	for i, pool := range p.Pools {
+		pool.Name = fmt.Sprintf("pool%d", i)
+		sort.Slice(pool.Buffers, func(a, b int) bool { return pool.Buffers[a].ID < pool.Buffers[b].ID })
+		pool.updateRange()
+	}
+}
+
+var strategies = map[string]Strategy{}
+
+// Register makes a strategy available by name.
+func Register(s Strategy) { strategies[s.Name()] = s }
+
+// DefaultStrategy is used when Options.Strategy is empty.
+var DefaultStrategy = "inductor"
+
+// Strategies lists the registered strategy names, sorted.
+func Strategies() []string {
+	var out []string
+	for n := range strategies {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// StrategyByName finds a strategy; "" is the default.
+func StrategyByName(name string) (Strategy, error) {
+	if name == "" {
+		name = DefaultStrategy
+	}
+	s, ok := strategies[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown strategy %q (one of %s)", name, strings.Join(Strategies(), ", "))
+	}
+	return s, nil
+}
+
+func init() { Register(Inductor{}) }

@@ -1,0 +1,269 @@
+package plan
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// VerifyError lists what is wrong with a plan.
+type VerifyError struct{ Problems []string }
+
+func (e *VerifyError) Error() string {
+	const shown = 10
+	ps := e.Problems
+	more := ""
+	if len(ps) > shown {
+		more = fmt.Sprintf("\n(and %d more)", len(ps)-shown)
+		ps = ps[:shown]
+	}
+	return "plan is invalid:\n  " + strings.Join(ps, "\n  ") + more
+}
+
+// VerifyRounds is how many random symbol assignments Verify checks besides
+// the hints.
+const VerifyRounds = 8
+
+// Verify checks a plan independently of how it was made: every buffer is
+// placed exactly once, inside its pool, aligned; no two buffers of one pool
+// that are live at the same step overlap in bytes; the lines allocate before
+// and free after every use, and create pools before and release them after.
+// Placement is checked at the hints and at random symbol values within the
+// symbols' ranges.
+func Verify(p *Plan) error {
+	v := &verifier{p: p}
+	v.checkMembership()
+	v.checkLines()
+	rng := rand.New(rand.NewSource(1))
+	envs := []expr.Env{p.Env(nil)}
+	for i := 0; i < VerifyRounds && len(p.Graph.Symbols) > 0; i++ {
+		envs = append(envs, randomEnv(p.Graph, rng))
+	}
+	for _, env := range envs {
+		if len(v.problems) > 0 {
+			break
+		}
+		v.checkPlacement(env)
+	}
+	if len(v.problems) > 0 {
+		return &VerifyError{v.problems}
+	}
+	return nil
+}
+
+// randomEnv draws each symbol in [min, max]; unbounded symbols up to four
+// times their hint (at least min+16), which exercises growth past the hint.
+func randomEnv(g *graph.Graph, rng *rand.Rand) expr.Env {
+	env := expr.Env{}
+	for _, s := range g.Symbols {
+		hi := max(4*s.Hint, s.Min+16)
+		if s.HasMax {
+			hi = s.Max
+		}
+		env[s.Name] = s.Min + rng.Int63n(hi-s.Min+1)
+	}
+	return env
+}
+
+type verifier struct {
+	p        *Plan
+	problems []string
+}
+
+func (v *verifier) fail(format string, args ...any) {
+	v.problems = append(v.problems, fmt.Sprintf(format, args...))
+}
+
+func (v *verifier) checkMembership() {
+	placed := map[*Buffer]*Pool{}
+	for _, pool := range v.p.Pools {
+		for _, b := range pool.Buffers {
+			if prev := placed[b]; prev != nil {
+				v.fail("buffer %s is placed twice (%s and %s)", b.Owner().Name, prev.Name, pool.Name)
+			}
+			placed[b] = pool
+			if b.Pool != pool {
+				v.fail("buffer %s is listed in %s but says it is in another pool", b.Owner().Name, pool.Name)
+			}
+			if b.Device != pool.Device {
+				v.fail("buffer %s on %s is in pool %s on %s", b.Owner().Name, b.Device, pool.Name, pool.Device)
+			}
+		}
+	}
+	for _, b := range v.p.Buffers {
+		if placed[b] == nil {
+			v.fail("buffer %s is not placed in any pool", b.Owner().Name)
+		}
+	}
+}
+
+// checkLines replays the lines: every storage a kernel touches must be
+// allocated and not yet freed, from a pool that exists; buffers' live ranges
+// must cover their lines.
+func (v *verifier) checkLines() {
+	alive := map[*Buffer]bool{}
+	freed := map[*Buffer]bool{}
+	poolAlive := map[*Pool]bool{}
+	poolDone := map[*Pool]bool{}
+	bufOf := map[*graph.Tensor]*Buffer{}
+	for _, b := range v.p.Buffers {
+		for _, t := range b.Names {
+			bufOf[t] = b
+		}
+	}
+	for _, l := range v.p.Lines {
+		switch l.Kind {
+		case LinePoolCreate:
+			if poolAlive[l.Pool] || poolDone[l.Pool] {
+				v.fail("pool %s is created twice", l.Pool.Name)
+			}
+			poolAlive[l.Pool] = true
+		case LinePoolRelease:
+			for b := range alive {
+				if b.Pool == l.Pool {
+					v.fail("pool %s is released while %s is still live", l.Pool.Name, b.Owner().Name)
+				}
+			}
+			poolAlive[l.Pool], poolDone[l.Pool] = false, true
+		case LineAllocFromPool:
+			b := l.Buffer
+			if alive[b] || freed[b] {
+				v.fail("buffer %s is allocated twice", b.Owner().Name)
+			}
+			if !poolAlive[b.Pool] {
+				v.fail("buffer %s is allocated from pool %s, which does not exist at that point", b.Owner().Name, b.Pool.Name)
+			}
+			if l.Step < b.Begin {
+				v.fail("buffer %s is allocated at step %d, before its live range [%d, %d)", b.Owner().Name, l.Step, b.Begin, b.End)
+			}
+			alive[b] = true
+		case LineDeallocFromPool:
+			b := l.Buffer
+			if !alive[b] {
+				v.fail("buffer %s is freed without being live", b.Owner().Name)
+			}
+			if b.Output {
+				v.fail("output buffer %s is freed", b.Owner().Name)
+			}
+			if l.Step > b.End {
+				v.fail("buffer %s is freed at step %d, after its live range [%d, %d)", b.Owner().Name, l.Step, b.Begin, b.End)
+			}
+			delete(alive, b)
+			freed[b] = true
+		case LineKernel:
+			for _, t := range touched(l.Op) {
+				if t.Root.Input {
+					continue
+				}
+				b := bufOf[t.Root]
+				if b == nil {
+					v.fail("%s touches %s, which has no buffer", l.Op.Label(), t.Name)
+				} else if !alive[b] {
+					v.fail("%s touches %s while its storage is not allocated", l.Op.Label(), t.Name)
+				}
+			}
+		case LineAlloc, LineFree:
+			v.fail("line %s was not rewritten to a pool line", l)
+		}
+	}
+}
+
+type placed struct {
+	off, end int64
+	b        *Buffer
+}
+
+func (v *verifier) checkPlacement(env expr.Env) {
+	at := fmt.Sprintf(" (at %s)", envString(env))
+	sizes := map[*Buffer]int64{}
+	offs := map[*Buffer]int64{}
+	for _, pool := range v.p.Pools {
+		psize, err := pool.Size.Eval(env)
+		if err != nil {
+			v.fail("pool %s size %s: %v%s", pool.Name, pool.Size, err, at)
+			return
+		}
+		for _, b := range pool.Buffers {
+			n, err1 := b.Size.Eval(env)
+			off, err2 := b.Offset.Eval(env)
+			if err1 != nil || err2 != nil {
+				v.fail("buffer %s cannot be evaluated%s: %v %v", b.Owner().Name, at, err1, err2)
+				return
+			}
+			sizes[b], offs[b] = n, off
+			if off < 0 || off%v.p.Align != 0 {
+				v.fail("buffer %s offset %d is not a non-negative multiple of %d%s", b.Owner().Name, off, v.p.Align, at)
+			}
+			if n > 0 && off+n > psize {
+				v.fail("buffer %s [%d, %d) reaches past pool %s of %d bytes%s", b.Owner().Name, off, off+n, pool.Name, psize, at)
+			}
+		}
+		v.sweep(pool, sizes, offs, at)
+	}
+}
+
+// sweep walks a pool's buffers in time, keeping the live ones ordered by
+// offset; a newcomer need only be compared with its neighbours.
+func (v *verifier) sweep(pool *Pool, sizes, offs map[*Buffer]int64, at string) {
+	type ev struct {
+		step  int
+		start bool
+		b     *Buffer
+	}
+	var evs []ev
+	for _, b := range pool.Buffers {
+		if sizes[b] > 0 {
+			evs = append(evs, ev{b.Begin, true, b}, ev{b.End, false, b})
+		}
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].step != evs[j].step {
+			return evs[i].step < evs[j].step
+		}
+		return !evs[i].start && evs[j].start // ends before starts: ranges are half-open
+	})
+	var live []placed
+	for _, e := range evs {
+		off := offs[e.b]
+		i := sort.Search(len(live), func(i int) bool {
+			return live[i].off > off || (live[i].off == off && live[i].b.ID >= e.b.ID)
+		})
+		if !e.start {
+			if i < len(live) && live[i].b == e.b {
+				live = append(live[:i], live[i+1:]...)
+			}
+			continue
+		}
+		cur := placed{off, off + sizes[e.b], e.b}
+		if i > 0 && live[i-1].end > cur.off {
+			v.overlap(pool, live[i-1], cur, at)
+		}
+		if i < len(live) && cur.end > live[i].off {
+			v.overlap(pool, cur, live[i], at)
+		}
+		live = append(live, placed{})
+		copy(live[i+1:], live[i:])
+		live[i] = cur
+	}
+}
+
+func (v *verifier) overlap(pool *Pool, a, b placed, at string) {
+	v.fail("%s: %s [%d, %d) live [%d, %d) overlaps %s [%d, %d) live [%d, %d)%s", pool.Name,
+		a.b.Owner().Name, a.off, a.end, a.b.Begin, a.b.End, b.b.Owner().Name, b.off, b.end, b.b.Begin, b.b.End, at)
+}
+
+func envString(env expr.Env) string {
+	var parts []string
+	for k, val := range env {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, val))
+	}
+	sort.Strings(parts)
+	if len(parts) == 0 {
+		return "no symbols"
+	}
+	return strings.Join(parts, ", ")
+}
