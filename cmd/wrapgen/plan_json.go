@@ -1,0 +1,70 @@
+package main
+
+import (
+	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/plan"
+)
+
+// The -json form of a plan. Byte figures are evaluated at Symbols.
+type jsonPlan struct {
+	Graph      string       `json:"graph"`
+	Strategy   string       `json:"strategy"`
+	MemoryPool string       `json:"memory_pool"`
+	Align      int64        `json:"align"`
+	Symbols    expr.Env     `json:"symbols"`
+	Hints      expr.Env     `json:"hints"`
+	LoadBytes  int64        `json:"load_bytes"`
+	PeakBytes  int64        `json:"peak_bytes"`
+	NaiveBytes int64        `json:"naive_bytes"`
+	Ratio      float64      `json:"peak_over_load"`
+	Steps      int          `json:"steps"`
+	Pools      []jsonPool   `json:"pools"`
+	Buffers    []jsonBuffer `json:"buffers"`
+}
+
+type jsonPool struct {
+	Name     string `json:"name"`
+	Device   string `json:"device"`
+	Bytes    int64  `json:"bytes"`
+	SizeExpr string `json:"size_expr"`
+	Begin    int    `json:"begin"`
+	End      int    `json:"end"`
+}
+
+type jsonBuffer struct {
+	Tensor     string   `json:"tensor"`
+	Names      []string `json:"names"`
+	Pool       string   `json:"pool"`
+	Offset     int64    `json:"offset"`
+	Bytes      int64    `json:"bytes"`
+	OffsetExpr string   `json:"offset_expr"`
+	SizeExpr   string   `json:"size_expr"`
+	Begin      int      `json:"begin"`
+	End        int      `json:"end"`
+	Output     bool     `json:"output"`
+}
+
+func planJSON(p *plan.Plan, f *plan.Figures) jsonPlan {
+	out := jsonPlan{
+		Graph: p.Graph.Name, Strategy: p.Strategy, MemoryPool: string(p.Mode), Align: p.Align,
+		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, PeakBytes: f.PeakBytes,
+		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.Steps,
+		Pools: []jsonPool{}, Buffers: []jsonBuffer{},
+	}
+	for i, pool := range p.Pools {
+		out.Pools = append(out.Pools, jsonPool{pool.Name, pool.Device, f.PoolBytes[i], pool.Size.String(), pool.Begin, pool.End})
+	}
+	for _, b := range p.Buffers {
+		var names []string
+		for _, t := range b.Names {
+			names = append(names, t.Name)
+		}
+		out.Buffers = append(out.Buffers, jsonBuffer{
+			Tensor: b.Owner().Name, Names: names, Pool: b.Pool.Name,
+			Offset: f.Offsets[b.ID], Bytes: f.BufferBytes[b.ID],
+			OffsetExpr: b.Offset.String(), SizeExpr: b.Size.String(),
+			Begin: b.Begin, End: b.End, Output: b.Output,
+		})
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const sharedGraphs = "../../../shared/graphs"
+
+func runCLI(args ...string) (string, string, error) {
+	var out, errb bytes.Buffer
+	err := run(args, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestPlanJSON(t *testing.T) {
+	out, _, err := runCLI("plan", "-json", "-strategy", "inductor", filepath.Join(sharedGraphs, "resnet18.json"))
+	require.NoError(t, err)
+	var p jsonPlan
+	require.NoError(t, json.Unmarshal([]byte(out), &p))
+	assert.Equal(t, "resnet18", p.Graph)
+	assert.Equal(t, "inductor", p.Strategy)
+	assert.Equal(t, "intermediates", p.MemoryPool)
+	assert.Equal(t, int64(64), p.Align)
+	assert.Equal(t, int64(1), p.Symbols["batch"])
+	assert.Equal(t, int64(6_422_528), p.LoadBytes)
+	assert.Equal(t, int64(8_032_160), p.PeakBytes)
+	require.NotEmpty(t, p.Pools)
+	require.NotEmpty(t, p.Buffers)
+	for _, b := range p.Buffers {
+		assert.NotEmpty(t, b.Pool)
+		assert.NotEmpty(t, b.SizeExpr)
+		assert.NotEmpty(t, b.OffsetExpr)
+		assert.Contains(t, b.Names, b.Tensor)
+	}
+}
+
+func TestPlanAtOtherBatch(t *testing.T) {
+	out, _, err := runCLI("plan", "-json", "-strategy", "inductor", "-at", "batch=8", filepath.Join(sharedGraphs, "resnet18.json"))
+	require.NoError(t, err)
+	var p jsonPlan
+	require.NoError(t, json.Unmarshal([]byte(out), &p))
+	assert.Equal(t, int64(8), p.Symbols["batch"])
+	assert.Equal(t, int64(1), p.Hints["batch"], "planned at the hint")
+	assert.Equal(t, int64(8*6_422_528), p.LoadBytes)
+	assert.Equal(t, int64(8*8_032_160), p.PeakBytes, "every size is linear in batch here")
+}
+
+func TestPlanText(t *testing.T) {
+	out, _, err := runCLI("plan", filepath.Join(sharedGraphs, "mobilenet_v2.json"))
+	require.NoError(t, err)
+	for _, want := range []string{"AllocFromPool", "DeallocFromPool", "PoolCreate", "PoolRelease", "lower bound", "peak", "naive", "pool0"} {
+		assert.Contains(t, out, want)
+	}
+}
+
+func TestCLIErrors(t *testing.T) {
+	_, _, err := runCLI()
+	assert.Equal(t, 2, exitCode(err))
+	_, _, err = runCLI("frobnicate")
+	assert.ErrorContains(t, err, "unknown command")
+	assert.Equal(t, 2, exitCode(err))
+	_, _, err = runCLI("plan")
+	assert.ErrorContains(t, err, "one graph file")
+	_, _, err = runCLI("plan", "-at", "batch", "x.json")
+	assert.Equal(t, 2, exitCode(err))
+	_, _, err = runCLI("plan", "-at", "seq=3", filepath.Join(sharedGraphs, "resnet18.json"))
+	assert.ErrorContains(t, err, `no symbol "seq"`)
+
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte("{\"name\": \"g\",\n \"tensors\": [}"), 0o644))
+	_, _, err = runCLI("plan", bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), bad+":2:")
+	assert.Equal(t, 1, exitCode(err))
+}

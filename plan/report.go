@@ -1,0 +1,130 @@
+package plan
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// Bytes prints n with thousands separators and a binary unit, for people.
+func Bytes(n int64) string {
+	s := groupDigits(n)
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%s (%.2f GiB)", s, float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%s (%.2f MiB)", s, float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%s (%.1f KiB)", s, float64(n)/(1<<10))
+	}
+	return s
+}
+
+func groupDigits(n int64) string {
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// ReportOptions select the parts of a text report.
+type ReportOptions struct {
+	Lines     bool // the AllocFromPool / DeallocFromPool program
+	MemoryMap bool // per pool, each buffer's bytes over time (TFLM-style)
+}
+
+// WriteReport prints a plan for people: a summary table, one line per
+// pool, and optionally the program and a memory map. f holds the figures at
+// the symbol values to report.
+func WriteReport(w io.Writer, p *Plan, f *Figures, opts ReportOptions) error {
+	ew := &errWriter{w: w}
+	if opts.Lines {
+		ew.printf("program:\n")
+		for _, l := range p.Lines {
+			step := "     "
+			if l.Step > 0 {
+				step = fmt.Sprintf("%4d ", l.Step)
+			}
+			ew.printf("  %s%s%s\n", step, strings.Repeat("  ", l.Depth), l)
+		}
+		ew.printf("\n")
+	}
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "graph\t%s\n", p.Graph.Name)
+	fmt.Fprintf(tw, "strategy\t%s (memory pool %s, align %d)\n", p.Strategy, p.Mode, p.Align)
+	fmt.Fprintf(tw, "symbols\t%s\n", envString(f.Symbols))
+	fmt.Fprintf(tw, "storages\t%d in %d pools, %d steps\n", len(p.Buffers), len(p.Pools), p.Steps)
+	fmt.Fprintf(tw, "lower bound\t%s\n", Bytes(f.LoadBytes))
+	fmt.Fprintf(tw, "peak\t%s\n", Bytes(f.PeakBytes))
+	fmt.Fprintf(tw, "naive\t%s\n", Bytes(f.NaiveBytes))
+	fmt.Fprintf(tw, "peak / lower bound\t%.4f\n", f.Ratio())
+	if f.LoadBytes > 0 {
+		fmt.Fprintf(tw, "naive / lower bound\t%.2f\n", float64(f.NaiveBytes)/float64(f.LoadBytes))
+	}
+	tw.Flush()
+	ew.printf("\npools:\n")
+	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  name\tdevice\tstorages\tsteps\tbytes\tsize\n")
+	for i, pool := range p.Pools {
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t[%d, %d)\t%s\t%s\n", pool.Name, pool.Device, len(pool.Buffers), pool.Begin, pool.End, groupDigits(f.PoolBytes[i]), pool.Size)
+	}
+	tw.Flush()
+	if opts.MemoryMap {
+		writeMemoryMap(ew, p, f)
+	}
+	return ew.err
+}
+
+// writeMemoryMap prints each pool's storages by offset with their live
+// steps, like TFLite Micro's PrintMemoryPlan, so a gap is visible.
+func writeMemoryMap(ew *errWriter, p *Plan, f *Figures) {
+	for i, pool := range p.Pools {
+		ew.printf("\nmemory map of %s (%s bytes):\n", pool.Name, groupDigits(f.PoolBytes[i]))
+		bs := append([]*Buffer(nil), pool.Buffers...)
+		sort.SliceStable(bs, func(a, b int) bool { return f.Offsets[bs[a].ID] < f.Offsets[bs[b].ID] })
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  offset\tbytes\tsteps\tstorage\n")
+		for _, b := range bs {
+			fmt.Fprintf(tw, "  %s\t%s\t[%d, %d)\t%s\n", groupDigits(f.Offsets[b.ID]), groupDigits(f.BufferBytes[b.ID]), b.Begin, b.End, strings.Join(tensorNames(b), " = "))
+		}
+		tw.Flush()
+	}
+}
+
+func tensorNames(b *Buffer) []string {
+	out := make([]string, len(b.Names))
+	for i, t := range b.Names {
+		out[i] = t.Name
+	}
+	return out
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(b []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(b)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
