@@ -44,6 +44,14 @@ type Request struct {
 	Align   int64
 	Bounds  expr.Bounds // symbol ranges: placements must hold for all of them
 	Hints   expr.Env
+	// Winner is set by strategies that choose among others: the one whose
+	// placement was kept.
+	Winner string
+}
+
+type placement struct {
+	pool   *Pool
+	offset expr.Expr
 }
 
 // Strategy places every buffer of a request in a pool at an offset (setting
@@ -58,6 +66,7 @@ type Strategy interface {
 type Plan struct {
 	Graph    *graph.Graph
 	Strategy string
+	Winner   string // for "best": the strategy whose placement was kept
 	Mode     MemoryPool
 	Align    int64
 	Hints    expr.Env // the symbol values planned for
@@ -127,7 +136,7 @@ func Make(g *graph.Graph, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("strategy %s: %w", strat.Name(), err)
 	}
-	p := &Plan{Graph: g, Strategy: strat.Name(), Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints,
+	p := &Plan{Graph: g, Strategy: strat.Name(), Winner: req.Winner, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints,
 		Buffers: prog.Buffers, Pools: pools, Steps: prog.Steps}
 	p.finishPools()
 	p.Lines = rewriteToPoolLines(prog.Lines, p.Pools)
@@ -152,7 +161,7 @@ var strategies = map[string]Strategy{}
 func Register(s Strategy) { strategies[s.Name()] = s }
 
 // DefaultStrategy is used when Options.Strategy is empty.
-var DefaultStrategy = "inductor"
+var DefaultStrategy = "best"
 
 // Strategies lists the registered strategy names, sorted.
 func Strategies() []string {
@@ -177,3 +186,11 @@ func StrategyByName(name string) (Strategy, error) {
 }
 
 func init() { Register(Inductor{}) }
+
+// StrategyText names the strategy for people: "best (search won)".
+func (p *Plan) StrategyText() string {
+	if p.Winner != "" {
+		return fmt.Sprintf("%s (%s won)", p.Strategy, p.Winner)
+	}
+	return p.Strategy
+}

@@ -65,7 +65,7 @@ func WriteReport(w io.Writer, p *Plan, f *Figures, opts ReportOptions) error {
 	}
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "graph\t%s\n", p.Graph.Name)
-	fmt.Fprintf(tw, "strategy\t%s (memory pool %s, align %d)\n", p.Strategy, p.Mode, p.Align)
+	fmt.Fprintf(tw, "strategy\t%s (memory pool %s, align %d)\n", p.StrategyText(), p.Mode, p.Align)
 	fmt.Fprintf(tw, "symbols\t%s\n", envString(f.Symbols))
 	fmt.Fprintf(tw, "storages\t%d in %d pools, %d steps\n", len(p.Buffers), len(p.Pools), p.Steps)
 	fmt.Fprintf(tw, "lower bound\t%s\n", Bytes(f.LoadBytes))

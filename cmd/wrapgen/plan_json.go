@@ -9,6 +9,7 @@ import (
 type jsonPlan struct {
 	Graph      string       `json:"graph"`
 	Strategy   string       `json:"strategy"`
+	Winner     string       `json:"winner,omitempty"`
 	MemoryPool string       `json:"memory_pool"`
 	Align      int64        `json:"align"`
 	Symbols    expr.Env     `json:"symbols"`
@@ -46,7 +47,7 @@ type jsonBuffer struct {
 
 func planJSON(p *plan.Plan, f *plan.Figures) jsonPlan {
 	out := jsonPlan{
-		Graph: p.Graph.Name, Strategy: p.Strategy, MemoryPool: string(p.Mode), Align: p.Align,
+		Graph: p.Graph.Name, Strategy: p.Strategy, Winner: p.Winner, MemoryPool: string(p.Mode), Align: p.Align,
 		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, PeakBytes: f.PeakBytes,
 		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.Steps,
 		Pools: []jsonPool{}, Buffers: []jsonBuffer{},

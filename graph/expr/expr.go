@@ -203,3 +203,6 @@ func floorDivInt(a, b int64) int64 {
 func floorModInt(a, b int64) int64 { return a - floorDivInt(a, b)*b }
 
 func formatInt(c int64) string { return strconv.FormatInt(c, 10) }
+
+// IsZeroValue reports whether e is the zero Expr{} (also the constant 0).
+func (e Expr) IsZeroValue() bool { return e.p == nil }

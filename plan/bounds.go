@@ -1,0 +1,120 @@
+package plan
+
+import (
+	"math"
+	"sort"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// lin is an affine form c[0] + sum(c[i+1] * symbol_i), the symbols being
+// the graph's, all >= their minimum >= 0.
+type lin []int64
+
+// span bounds an expression for every symbol value: lo <= value <= hi.
+// Proofs on spans are integer arithmetic, cheap enough to run for every
+// candidate gap of every buffer; ok is false when no affine bounds are known.
+type span struct {
+	lo, hi lin
+	ok     bool
+}
+
+// boundsCtx knows the symbols and their minimums.
+type boundsCtx struct {
+	syms  []string
+	mins  []int64
+	align int64
+}
+
+func newBoundsCtx(req *Request) *boundsCtx {
+	c := &boundsCtx{align: req.Align}
+	for name := range req.Hints {
+		c.syms = append(c.syms, name)
+	}
+	sort.Strings(c.syms)
+	for _, s := range c.syms {
+		m := int64(0)
+		if r, ok := req.Bounds[s]; ok {
+			m = r.Min
+		}
+		c.mins = append(c.mins, m)
+	}
+	return c
+}
+
+func (c *boundsCtx) zero() lin { return make(lin, len(c.syms)+1) }
+
+func (c *boundsCtx) zeroSpan() span { return span{lo: c.zero(), hi: c.zero(), ok: true} }
+
+// alignedSpan bounds AlignUp(size): exactly size when provably aligned,
+// else [size, size + align - 1].
+func (c *boundsCtx) alignedSpan(size expr.Expr) span {
+	coefs, c0, ok := expr.Affine(size, c.syms)
+	if !ok {
+		return span{}
+	}
+	lo := append(lin{c0}, coefs...)
+	hi := append(lin(nil), lo...)
+	if !expr.MultipleOf(size, c.align) {
+		hi[0] += c.align - 1
+	}
+	return span{lo: lo, hi: hi, ok: true}
+}
+
+func addLin(a, b lin) (lin, bool) {
+	out := make(lin, len(a))
+	for i := range a {
+		s := a[i] + b[i]
+		if (a[i] > 0 && b[i] > 0 && s < 0) || (a[i] < 0 && b[i] < 0 && s >= 0) {
+			return nil, false
+		}
+		out[i] = s
+	}
+	return out, true
+}
+
+func addSpan(a, b span) span {
+	if !a.ok || !b.ok {
+		return span{}
+	}
+	lo, ok1 := addLin(a.lo, b.lo)
+	hi, ok2 := addLin(a.hi, b.hi)
+	return span{lo, hi, ok1 && ok2}
+}
+
+// leq proves a <= b for every symbol value >= its minimum.
+func (c *boundsCtx) leq(a, b lin) bool {
+	v := b[0] - a[0]
+	if (b[0] >= 0) != (a[0] >= 0) && math.Abs(float64(b[0])-float64(a[0])) > 1<<62 {
+		return false
+	}
+	for i := 1; i < len(a); i++ {
+		d := b[i] - a[i]
+		if d < 0 {
+			return false
+		}
+		v += d * c.mins[i-1]
+	}
+	return v >= 0
+}
+
+// spanLeq proves the value bounded by a is <= the value bounded by b.
+func (c *boundsCtx) spanLeq(a, b span) bool { return a.ok && b.ok && c.leq(a.hi, b.lo) }
+
+// maxSpan bounds max(xs): the lower bound of any one, and the componentwise
+// maximum of the upper bounds (valid because symbols are non-negative).
+func maxSpan(xs []span, loFrom int) span {
+	if len(xs) == 0 {
+		return span{}
+	}
+	out := span{lo: xs[loFrom].lo, hi: append(lin(nil), xs[0].hi...), ok: true}
+	for _, x := range xs {
+		if !x.ok {
+			return span{}
+		}
+		for i := range out.hi {
+			out.hi[i] = max(out.hi[i], x.hi[i])
+		}
+	}
+	return out
+}

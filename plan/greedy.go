@@ -1,0 +1,244 @@
+package plan
+
+import (
+	"sort"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// This file is the offset calculation shared by the greedy strategies
+// (TFLite's GreedyMemoryPlanner, XLA's GlobalDecreasingSizeBestFitHeap):
+// buffers are placed one by one in a given order; each goes into the
+// smallest gap between the buffers already placed that are live at the same
+// time, or above all of them. A gap is used only when it is proven to fit for
+// every symbol value, so a plan made at the hints stays valid at any size.
+
+// gbuf is a buffer being placed in one pool.
+type gbuf struct {
+	b    *Buffer
+	size expr.Expr // aligned size
+	sz   span      // bounds of size
+	hint int64     // size at the hints
+	// conflicts are the pool's other buffers live at the same time.
+	conflicts []int32
+
+	placed  bool
+	off     expr.Expr
+	offB    span
+	offHint int64
+	end     expr.Expr // off + size, computed when the expression is needed
+	endB    span
+}
+
+func (g *gbuf) endHint() int64 { return g.offHint + g.hint }
+func (g *gbuf) endSpan() span  { return g.endB }
+func (g *gbuf) endExpr() expr.Expr {
+	if g.end.IsZeroValue() {
+		g.end = expr.Add(g.off, g.size)
+	}
+	return g.end
+}
+
+func (g *gbuf) setOffset(off expr.Expr, b span, hint int64) {
+	g.off, g.offB, g.offHint = off, b, hint
+	g.end = expr.Expr{}
+	g.endB = addSpan(b, g.sz)
+}
+
+// poolProblem is the buffers of one pool with their time conflicts,
+// computed once and shared by every order tried.
+type poolProblem struct {
+	ctx  *boundsCtx
+	bufs []*gbuf
+	// loadHint is the pool's own lower bound at the hints: the largest total
+	// of aligned live bytes at any step.
+	loadHint int64
+}
+
+func newPoolProblem(ctx *boundsCtx, buffers []*Buffer, hints expr.Env) *poolProblem {
+	pp := &poolProblem{ctx: ctx}
+	for _, b := range buffers {
+		size := expr.AlignUp(b.Size, ctx.align)
+		pp.bufs = append(pp.bufs, &gbuf{b: b, size: size, sz: ctx.alignedSpan(b.Size), hint: alignInt(b.Hint, ctx.align)})
+	}
+	pp.findConflicts()
+	return pp
+}
+
+// findConflicts sweeps the buffers by begin, keeping the live ones; each new
+// buffer conflicts with every live one. Buffers of constant size zero
+// conflict with nothing. Cost is linear in the number of conflicts.
+func (pp *poolProblem) findConflicts() {
+	idx := make([]int32, 0, len(pp.bufs))
+	for i, g := range pp.bufs {
+		if c, ok := g.b.Size.IsConst(); ok && c == 0 {
+			continue
+		}
+		idx = append(idx, int32(i))
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return pp.bufs[idx[a]].b.Begin < pp.bufs[idx[b]].b.Begin })
+	var live []int32
+	var evs []event
+	for _, i := range idx {
+		g := pp.bufs[i]
+		evs = append(evs, event{g.b.Begin, g.hint}, event{g.b.End, -g.hint})
+		keep := live[:0]
+		for _, j := range live {
+			if pp.bufs[j].b.End > g.b.Begin {
+				keep = append(keep, j)
+			}
+		}
+		live = keep
+		for _, j := range live {
+			pp.bufs[j].conflicts = append(pp.bufs[j].conflicts, i)
+			g.conflicts = append(g.conflicts, j)
+		}
+		live = append(live, i)
+	}
+	pp.loadHint = maxLive(evs)
+}
+
+// place runs the greedy offset calculation in the given order and returns
+// the pool's size at the hints.
+func (pp *poolProblem) place(order []int32) int64 {
+	for _, g := range pp.bufs {
+		g.placed = false
+	}
+	var top int64
+	var scratch []*gbuf
+	for _, i := range order {
+		g := pp.bufs[i]
+		scratch = pp.placeOne(g, scratch[:0])
+		top = max(top, g.endHint())
+	}
+	return top
+}
+
+func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {
+	for _, j := range g.conflicts {
+		if x := pp.bufs[j]; x.placed {
+			placed = append(placed, x)
+		}
+	}
+	sort.Slice(placed, func(a, b int) bool {
+		if placed[a].offHint != placed[b].offHint {
+			return placed[a].offHint < placed[b].offHint
+		}
+		return placed[a].b.ID < placed[b].b.ID
+	})
+	g.placed = true
+	// Best fit: the smallest gap at the hints that is proven to fit.
+	var best *gbuf // the buffer whose end starts the gap; nil is offset 0
+	bestGap := int64(-1)
+	found := false
+	var below *gbuf
+	var topHint int64
+	for k := 0; k <= len(placed); k++ {
+		next := int64(1 << 62)
+		if k < len(placed) {
+			next = placed[k].offHint
+		}
+		if gap := next - topHint; gap >= g.hint && k < len(placed) && (!found || gap < bestGap) {
+			if pp.fitsAt(g, below, placed) {
+				best, bestGap, found = below, gap, true
+			}
+		}
+		if k < len(placed) && placed[k].endHint() > topHint {
+			topHint, below = placed[k].endHint(), placed[k]
+		}
+	}
+	switch {
+	case found && best == nil:
+		g.setOffset(expr.Const(0), pp.ctx.zeroSpan(), 0)
+	case found:
+		g.setOffset(best.endExpr(), best.endSpan(), best.endHint())
+	default:
+		pp.placeAbove(g, placed)
+	}
+	return placed
+}
+
+// fitsAt proves that g placed at the end of below (or at 0) overlaps no
+// placed conflict for any symbol value: each ends before it or starts after.
+func (pp *poolProblem) fitsAt(g *gbuf, below *gbuf, placed []*gbuf) bool {
+	start := pp.ctx.zeroSpan()
+	if below != nil {
+		start = below.endSpan()
+	}
+	end := addSpan(start, g.sz)
+	if !end.ok {
+		return false
+	}
+	for _, x := range placed {
+		if x == below {
+			continue
+		}
+		if !pp.ctx.spanLeq(x.endSpan(), start) && !pp.ctx.spanLeq(end, x.offB) {
+			return false
+		}
+	}
+	return true
+}
+
+// placeAbove puts g at the maximum end of its placed conflicts: correct for
+// every symbol value by construction.
+func (pp *poolProblem) placeAbove(g *gbuf, placed []*gbuf) {
+	if len(placed) == 0 {
+		g.setOffset(expr.Const(0), pp.ctx.zeroSpan(), 0)
+		return
+	}
+	g.setOffset(maxEnd(pp.ctx, placed))
+}
+
+// maxEnd is the largest end of xs as an expression, its bounds and its value
+// at the hints. Ends provably below a kept one are dropped from the
+// expression; taking them largest first keeps this linear in practice.
+func maxEnd(ctx *boundsCtx, xs []*gbuf) (expr.Expr, span, int64) {
+	sorted := append([]*gbuf(nil), xs...)
+	sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].endHint() > sorted[b].endHint() })
+	var keep []*gbuf
+	for _, x := range sorted {
+		dominated := false
+		for _, y := range keep {
+			if ctx.spanLeq(x.endSpan(), y.endSpan()) || expr.Equal(x.endExpr(), y.endExpr()) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			keep = append(keep, x)
+		}
+	}
+	ends := make([]expr.Expr, len(keep))
+	spans := make([]span, len(keep))
+	for i, x := range keep {
+		ends[i], spans[i] = x.endExpr(), x.endSpan()
+	}
+	hint := sorted[0].endHint()
+	if len(ends) == 1 {
+		return ends[0], spans[0], hint
+	}
+	return expr.Max(ends...), maxSpan(spans, 0), hint
+}
+
+// finish writes offsets into the buffers and returns the pool size.
+func (pp *poolProblem) finish(pool *Pool) {
+	var nonEmpty []*gbuf
+	for _, g := range pp.bufs {
+		if !g.placed {
+			g.setOffset(expr.Const(0), pp.ctx.zeroSpan(), 0)
+		}
+		g.b.Pool, g.b.Offset = pool, g.off
+		pool.Buffers = append(pool.Buffers, g.b)
+		if c, ok := g.b.Size.IsConst(); !(ok && c == 0) {
+			nonEmpty = append(nonEmpty, g)
+		}
+	}
+	if len(nonEmpty) == 0 {
+		pool.Size = expr.Const(0)
+		return
+	}
+	// The pool holds every end; unaligned last sizes need no padding, but
+	// aligned ones keep the pool a multiple of the alignment.
+	pool.Size, _, _ = maxEnd(pp.ctx, nonEmpty)
+}

@@ -1,0 +1,262 @@
+package plan
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+)
+
+// order ranks a pool's buffers for the greedy offset calculation.
+type order struct {
+	name string
+	less func(pp *poolProblem, a, b *gbuf) bool
+}
+
+var (
+	bySize = order{"size", func(_ *poolProblem, a, b *gbuf) bool {
+		if a.hint != b.hint {
+			return a.hint > b.hint
+		}
+		return a.b.Len() > b.b.Len()
+	}}
+	byLifetime = order{"lifetime", func(_ *poolProblem, a, b *gbuf) bool {
+		if a.b.Len() != b.b.Len() {
+			return a.b.Len() > b.b.Len()
+		}
+		return a.hint > b.hint
+	}}
+	byArea = order{"area", func(_ *poolProblem, a, b *gbuf) bool {
+		x, y := a.hint*int64(a.b.Len()), b.hint*int64(b.b.Len())
+		if x != y {
+			return x > y
+		}
+		return a.hint > b.hint
+	}}
+	// byConflicts is TVM USMP's greedy_by_conflicts: the most constrained
+	// buffers first.
+	byConflicts = order{"conflicts", func(_ *poolProblem, a, b *gbuf) bool {
+		if len(a.conflicts) != len(b.conflicts) {
+			return len(a.conflicts) > len(b.conflicts)
+		}
+		return a.hint > b.hint
+	}}
+)
+
+func (o order) sorted(pp *poolProblem) []int32 {
+	idx := make([]int32, len(pp.bufs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := pp.bufs[idx[a]], pp.bufs[idx[b]]
+		if o.less(pp, x, y) {
+			return true
+		}
+		if o.less(pp, y, x) {
+			return false
+		}
+		return x.b.ID < y.b.ID
+	})
+	return idx
+}
+
+// Greedy places each pool's buffers with the best-fit offset calculation,
+// trying each of its orders and keeping the smallest pool; with Climb it
+// then improves the best order by hill climbing (as TVM USMP's hill_climb),
+// stopping early at the pool's lower bound.
+type Greedy struct {
+	name   string
+	orders []order
+	climb  bool
+}
+
+func (s Greedy) Name() string { return s.name }
+
+// Place implements Strategy.
+func (s Greedy) Place(req *Request) ([]*Pool, error) {
+	ctx := newBoundsCtx(req)
+	var pools []*Pool
+	for _, grp := range poolGroups(req) {
+		pp := newPoolProblem(ctx, grp.buffers, req.Hints)
+		best, bestSize := []int32(nil), int64(-1)
+		for _, o := range s.orders {
+			ord := o.sorted(pp)
+			if size := pp.place(ord); bestSize < 0 || size < bestSize {
+				best, bestSize = ord, size
+			}
+		}
+		if s.climb && bestSize > pp.loadHint {
+			best = climb(pp, best, bestSize)
+		}
+		pp.place(best)
+		pool := &Pool{Device: grp.device}
+		pp.finish(pool)
+		pools = append(pools, pool)
+	}
+	return pools, nil
+}
+
+// climbWork bounds the hill climbing: about this many buffer placements in
+// all, so small graphs get many tries and huge ones a few. Deterministic: the
+// same graph always gets the same plan.
+const climbWork = 400_000
+
+func climb(pp *poolProblem, start []int32, startSize int64) []int32 {
+	n := len(start)
+	if n < 2 {
+		return start
+	}
+	iters := min(max(climbWork/n, 4), 2000)
+	rng := rand.New(rand.NewSource(int64(n)))
+	best, bestSize := append([]int32(nil), start...), startSize
+	cand := make([]int32, n)
+	for it := 0; it < iters && bestSize > pp.loadHint; it++ {
+		copy(cand, best)
+		if it%2 == 0 {
+			// Move the buffer that sets the pool's top earlier.
+			pp.place(best)
+			topPos := 0
+			for k, i := range best {
+				if pp.bufs[i].endHint() == bestSize {
+					topPos = k
+					break
+				}
+			}
+			if topPos > 0 {
+				to := rng.Intn(topPos)
+				v := cand[topPos]
+				copy(cand[to+1:topPos+1], cand[to:topPos])
+				cand[to] = v
+			}
+		} else {
+			i, j := rng.Intn(n), rng.Intn(n)
+			cand[i], cand[j] = cand[j], cand[i]
+		}
+		if size := pp.place(cand); size <= bestSize {
+			copy(best, cand)
+			bestSize = size
+		}
+	}
+	return best
+}
+
+type poolGroup struct {
+	device  string
+	buffers []*Buffer
+}
+
+// poolGroups splits buffers into pools as the memory_pool mode says: per
+// device; with "intermediates" each output alone, with "outputs" the outputs
+// together, with "combined" everything together, with "none" every buffer
+// alone.
+func poolGroups(req *Request) []poolGroup {
+	var devices []string
+	byDev := map[string][]*Buffer{}
+	for _, b := range req.Buffers {
+		if _, ok := byDev[b.Device]; !ok {
+			devices = append(devices, b.Device)
+		}
+		byDev[b.Device] = append(byDev[b.Device], b)
+	}
+	var out []poolGroup
+	for _, d := range devices {
+		var outs, inter []*Buffer
+		for _, b := range byDev[d] {
+			if b.Output && req.Mode != PoolCombined {
+				outs = append(outs, b)
+			} else {
+				inter = append(inter, b)
+			}
+		}
+		switch req.Mode {
+		case PoolNone:
+			for _, b := range byDev[d] {
+				out = append(out, poolGroup{d, []*Buffer{b}})
+			}
+			continue
+		case PoolOutputs:
+			if len(outs) > 0 {
+				out = append(out, poolGroup{d, outs})
+			}
+		case PoolIntermediates:
+			for _, b := range outs {
+				out = append(out, poolGroup{d, []*Buffer{b}})
+			}
+		}
+		if len(inter) > 0 {
+			out = append(out, poolGroup{d, inter})
+		}
+	}
+	return out
+}
+
+// Best runs several strategies, keeps the plan with the smallest peak at the
+// hints, and names the winner.
+type Best struct{ Candidates []Strategy }
+
+func (Best) Name() string { return "best" }
+
+// Place implements Strategy; the winner's name is recorded in Request.Winner.
+func (s Best) Place(req *Request) ([]*Pool, error) {
+	type snapshot struct {
+		pools   []*Pool
+		offsets []placement
+		peak    int64
+		name    string
+	}
+	var best *snapshot
+	for _, c := range s.Candidates {
+		if _, ok := c.(Inductor); ok && len(req.Buffers) > inductorBestLimit {
+			continue // quadratic on huge graphs; the greedy ones win there anyway
+		}
+		pools, err := c.Place(req)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name(), err)
+		}
+		peak, err := peakAt(pools, req)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name(), err)
+		}
+		if best == nil || peak < best.peak {
+			snap := &snapshot{pools: pools, peak: peak, name: c.Name()}
+			for _, b := range req.Buffers {
+				snap.offsets = append(snap.offsets, placement{b.Pool, b.Offset})
+			}
+			best = snap
+		}
+	}
+	for i, b := range req.Buffers {
+		b.Pool, b.Offset = best.offsets[i].pool, best.offsets[i].offset
+	}
+	req.Winner = best.name
+	return best.pools, nil
+}
+
+// inductorBestLimit keeps the seed's algorithm out of "best" on graphs so
+// large that its tree search dominates planning time.
+const inductorBestLimit = 20_000
+
+func peakAt(pools []*Pool, req *Request) (int64, error) {
+	var evs []event
+	for _, p := range pools {
+		p.updateRange()
+		n, err := p.Size.Eval(req.Hints)
+		if err != nil {
+			return 0, err
+		}
+		evs = append(evs, event{p.Begin, n}, event{p.End, -n})
+	}
+	return maxLive(evs), nil
+}
+
+func init() {
+	greedySize := Greedy{"greedy-size", []order{bySize}, false}
+	greedyLifetime := Greedy{"greedy-lifetime", []order{byLifetime}, false}
+	greedyArea := Greedy{"greedy-area", []order{byArea}, false}
+	greedyConflicts := Greedy{"greedy-conflicts", []order{byConflicts}, false}
+	search := Greedy{"search", []order{bySize, byArea, byConflicts, byLifetime}, true}
+	for _, s := range []Strategy{greedySize, greedyLifetime, greedyArea, greedyConflicts, search} {
+		Register(s)
+	}
+	Register(Best{Candidates: []Strategy{search, Inductor{}}})
+}
