@@ -40,7 +40,7 @@ func Load(path string) (*Graph, error) {
 
 // Parse decodes and validates a graph held in memory; file names it in errors.
 func Parse(file string, data []byte) (*Graph, error) {
-	d := &decoder{file: file, lines: newLineIndex(data), opPos: map[*Op]int64{}}
+	d := &decoder{file: file, lines: newLineIndex(data), opPos: map[*Op]int64{}, parsed: map[string]expr.Expr{}, extents: map[string]expr.Expr{}}
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return nil, ErrorList{{File: file, Msg: "file is empty: expected a JSON object describing a graph"}}
 	}
@@ -63,6 +63,8 @@ type decoder struct {
 	g        *Graph
 	symbols  map[string]*Symbol
 	opPos    map[*Op]int64 // where each op starts in the file
+	parsed   map[string]expr.Expr
+	extents  map[string]expr.Expr // shape and strides text → extent
 }
 
 func (d *decoder) errAt(off int64, place, format string, args ...any) {
@@ -132,6 +134,9 @@ func (d *decoder) expr(n *jsonNode, place string) (expr.Expr, bool) {
 		v, ok := d.int(n, place)
 		return expr.Const(v), ok
 	case jsonString:
+		if e, ok := d.parsed[n.str]; ok {
+			return e, true // parsed and checked before
+		}
 		e, err := expr.Parse(n.str)
 		if err != nil {
 			col := 1
@@ -147,6 +152,9 @@ func (d *decoder) expr(n *jsonNode, place string) (expr.Expr, bool) {
 				d.err(n, place, "expression %q uses undeclared symbol %q (declare it under \"symbols\")", n.str, s)
 				ok = false
 			}
+		}
+		if ok {
+			d.parsed[n.str] = e
 		}
 		return e, ok
 	default:

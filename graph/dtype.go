@@ -18,3 +18,5 @@ func (d DType) Size() int64 { return dtypeSizes[d] }
 
 // Valid reports whether d is a dtype of format v1.
 func (d DType) Valid() bool { _, ok := dtypeSizes[d]; return ok }
+
+func (d DType) String() string { return string(d) }

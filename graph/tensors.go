@@ -242,15 +242,26 @@ func (d *decoder) checkExtent(r *rawTensor) bool {
 			return false
 		}
 	}
-	parts := []expr.Expr{expr.Const(1)}
+	key := t.DType.String()
 	for i := range t.Shape {
-		parts = append(parts, expr.Mul(expr.Sub(t.Shape[i], expr.Const(1)), t.Strides[i]))
+		key += "|" + t.Shape[i].String() + "/" + t.Strides[i].String()
 	}
-	span := expr.Add(parts...)
-	for _, env := range d.sampleEnvs() {
-		if !d.checkAt(r, env, span) {
-			return false
+	if t.ViewOf != nil {
+		key += "|@" + t.Offset.String()
+	}
+	span, seen := d.extents[key]
+	if !seen {
+		parts := []expr.Expr{expr.Const(1)}
+		for i := range t.Shape {
+			parts = append(parts, expr.Mul(expr.Sub(t.Shape[i], expr.Const(1)), t.Strides[i]))
 		}
+		span = expr.Add(parts...)
+		for _, env := range d.sampleEnvs() {
+			if !d.checkAt(r, env, span) {
+				return false
+			}
+		}
+		d.extents[key] = span
 	}
 	t.ExtentElems = span
 	// Where some size is zero at run time the tensor spans nothing; make the

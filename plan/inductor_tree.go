@@ -1,7 +1,8 @@
 package plan
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
@@ -37,9 +38,10 @@ func newLiveRanges(rs []liveRange) liveRanges {
 	return out
 }
 
-// sortRangesByBegin is a stable sort by begin, as Python's sorted.
+// sortRangesByBegin sorts by begin; ties need no stable order because
+// merging yields the same ranges whatever their order.
 func sortRangesByBegin(rs []liveRange) {
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].begin < rs[j].begin })
+	slices.SortFunc(rs, func(a, b liveRange) int { return cmp.Compare(a.begin, b.begin) })
 }
 
 func (a liveRanges) overlaps(b liveRanges) bool {

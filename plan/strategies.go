@@ -234,7 +234,7 @@ func (s Best) Place(req *Request) ([]*Pool, error) {
 
 // inductorBestLimit keeps the seed's algorithm out of "best" on graphs so
 // large that its tree search dominates planning time.
-const inductorBestLimit = 20_000
+const inductorBestLimit = 5_000
 
 func peakAt(pools []*Pool, req *Request) (int64, error) {
 	var evs []event

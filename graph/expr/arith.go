@@ -141,7 +141,26 @@ func extremum(kind atomKind, bounds Bounds, xs []Expr) Expr {
 	if haveConst {
 		args = append(args, Const(c))
 	}
-	// Drop duplicates and dominated arguments.
+	args = dedupe(args)
+	// Drop arguments dominated by the likely largest one (linear), then, if
+	// few remain, by each other.
+	if len(args) > maxPairwise {
+		lead := leadingArg(kind, args)
+		var rest []Expr
+		for _, x := range args {
+			d := Sub(args[lead], x)
+			if kind == atomMin {
+				d = Sub(x, args[lead])
+			}
+			if Equal(x, args[lead]) || !NonNeg(d, bounds) {
+				rest = append(rest, x)
+			}
+		}
+		args = rest
+	}
+	if len(args) > maxPairwise {
+		return opaque(kind, args...)
+	}
 	var keep []Expr
 	for i, x := range args {
 		dominated := false
@@ -192,4 +211,37 @@ func opaque(kind atomKind, args ...Expr) Expr {
 	a := &atom{kind: kind, args: args}
 	a.key = atomText(a, plainStyle)
 	return fromTerms([]term{{coef: 1, mono: []*atom{a}, key: a.key}}, of)
+}
+
+// maxPairwise bounds the quadratic dominance check in Max and Min.
+const maxPairwise = 8
+
+func dedupe(xs []Expr) []Expr {
+	seen := map[string]bool{}
+	var out []Expr
+	for _, x := range xs {
+		if k := x.String(); !seen[k] {
+			seen[k] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// leadingArg guesses the largest (smallest for min) argument by evaluating
+// at a large probe value of every symbol; failures just keep every argument.
+func leadingArg(kind atomKind, xs []Expr) int {
+	best, bestV := 0, int64(0)
+	for i, x := range xs {
+		env := Env{}
+		x.walkSyms(func(s string) { env[s] = 1 << 20 })
+		v, err := x.Eval(env)
+		if err != nil {
+			continue
+		}
+		if i == 0 || (kind == atomMax && v > bestV) || (kind == atomMin && v < bestV) {
+			best, bestV = i, v
+		}
+	}
+	return best
 }

@@ -53,8 +53,20 @@ func Const(c int64) Expr {
 	if c == 0 {
 		return Expr{}
 	}
+	if c > 0 && c < int64(len(smallConsts)) {
+		return smallConsts[c]
+	}
 	return fromTerms([]term{{coef: c}}, false)
 }
+
+// smallConsts are shared: sizes and strides repeat the same few numbers.
+var smallConsts = func() []Expr {
+	out := make([]Expr, 4096)
+	for i := 1; i < len(out); i++ {
+		out[i] = fromTerms([]term{{coef: int64(i)}}, false)
+	}
+	return out
+}()
 
 // Sym returns the symbol named name.
 func Sym(name string) Expr {
@@ -122,16 +134,32 @@ func (e Expr) walkSyms(f func(string)) {
 
 // fromTerms merges like terms, drops zeros, sorts and keys the result.
 func fromTerms(ts []term, overflow bool) Expr {
-	byKey := make(map[string]int, len(ts))
 	merged := make([]term, 0, len(ts))
+	var byKey map[string]int
+	if len(ts) > 8 {
+		byKey = make(map[string]int, len(ts))
+	}
 	for _, t := range ts {
-		if i, ok := byKey[t.key]; ok {
+		i, ok := -1, false
+		if byKey != nil {
+			i, ok = byKey[t.key]
+		} else {
+			for j := range merged {
+				if merged[j].key == t.key {
+					i, ok = j, true
+					break
+				}
+			}
+		}
+		if ok {
 			var of bool
 			merged[i].coef, of = addInt(merged[i].coef, t.coef)
 			overflow = overflow || of
 			continue
 		}
-		byKey[t.key] = len(merged)
+		if byKey != nil {
+			byKey[t.key] = len(merged)
+		}
 		merged = append(merged, t)
 	}
 	out := merged[:0]
