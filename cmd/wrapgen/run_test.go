@@ -80,3 +80,15 @@ func TestCLIErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), bad+":2:")
 	assert.Equal(t, 1, exitCode(err))
 }
+
+func TestBench(t *testing.T) {
+	out, _, err := runCLI("bench", "-strategies", "best,inductor", "-synth", "200", "-batches", "1,8", filepath.Join(sharedGraphs, "resnet18.json"))
+	require.NoError(t, err)
+	assert.Contains(t, out, "resnet18.json")
+	assert.Contains(t, out, "synth-transformer-200")
+	assert.Contains(t, out, "1.2506", "inductor's ratio on resnet18")
+	assert.Contains(t, out, "best (search won)")
+	assert.Regexp(t, `best\s+geomean 1\.000\d`, out)
+	_, _, err = runCLI("bench", "-synth", "x")
+	assert.Equal(t, 2, exitCode(err))
+}
