@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -26,14 +24,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	synthOps := fs.String("synth", "10000", "comma-separated op counts of synthetic transformer graphs to add (empty for none)")
 	batches := fs.String("batches", "1,8,32", "comma-separated batch values to evaluate each plan at (plans are made at the hints)")
 	memoryPool := fs.String("memory-pool", string(plan.PoolIntermediates), "memory pool mode")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wrapgen bench [flags] [GRAPH.json ...]  (default: ../shared/graphs/*.json)")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	if help, err := parseFlags(fs, "wrapgen bench [flags] [GRAPH.json ...]  (default: ../shared/graphs/*.json)", args); help || err != nil {
 		return err
 	}
 	files := fs.Args()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -63,14 +62,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the text report")
 	lines := fs.Bool("lines", true, "include the AllocFromPool / DeallocFromPool program in the text report")
 	memMap := fs.Bool("map", false, "include each pool's memory map (offsets and live steps) in the text report")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wrapgen plan [flags] GRAPH.json")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	if help, err := parseFlags(fs, "wrapgen plan [flags] GRAPH.json", args); help || err != nil {
 		return err
 	}
 	path, err := oneGraph(fs)

@@ -70,14 +70,21 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// parseFlags sets the usage text and parses args. help is true when the
+// user asked for -h (the usage was printed; the command should stop).
+func parseFlags(fs *flag.FlagSet, usage string, args []string) (help bool, err error) {
+	out := fs.Output()
+	fs.Usage = func() {
+		fmt.Fprintln(out, "usage: "+usage)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			return true, nil
 		}
-		return &usageError{err.Error()}
+		return false, &usageError{err.Error()}
 	}
-	return nil
+	return false, nil
 }
 
 // symbolValues is a repeatable name=value flag.
