@@ -65,6 +65,16 @@ type decoder struct {
 	opPos    map[*Op]int64 // where each op starts in the file
 	parsed   map[string]expr.Expr
 	extents  map[string]expr.Expr // shape and strides text → extent
+	samples  []expr.Env           // symbol values sizes are checked at; see sampleEnvs
+	bnds     expr.Bounds
+}
+
+// bounds is the graph's symbol ranges, built once the symbols are read.
+func (d *decoder) bounds() expr.Bounds {
+	if d.bnds == nil {
+		d.bnds = d.g.Bounds()
+	}
+	return d.bnds
 }
 
 func (d *decoder) errAt(off int64, place, format string, args ...any) {

@@ -123,6 +123,7 @@ func TestBadGraphs(t *testing.T) {
 		{"overflow only at max", small(`{"n": {"hint": 4, "max": 4611686018427387904}}`, `"a": {"dtype": "f32", "shape": ["n", 4]}, "b": {"dtype": "f32", "shape": [4]}`, `"a"`, `"b"`, `{"kernel": "k", "inputs": ["a"], "outputs": ["b"]}`), []string{`tensors["a"]: storage size overflows int64 at n=4611686018427387904`}},
 		{"hint outside range", small(`{"n": {"hint": 100, "min": 1, "max": 64}}`, okTensors, `"a"`, `"b"`, `{"kernel": "k", "inputs": ["a"], "outputs": ["b"]}`), []string{`symbols["n"]: hint 100 is outside [1, 64]`}},
 		{"read after loop", small("", okTensors, `"a"`, `"c"`, `{"loop": {"count": 2, "body": [{"kernel": "k", "inputs": ["a"], "outputs": ["b"]}]}}, {"kernel": "j", "inputs": ["b"], "outputs": ["c"]}`), []string{`input "b" is defined inside the loop at ops[0]`}},
+		{"inplace over a tensor from outside the loop", small("", okTensors, `"a"`, `"c"`, `{"kernel": "k", "inputs": ["a"], "outputs": ["b"]}, {"loop": {"count": 2, "body": [{"kernel": "r", "inputs": ["b"], "outputs": ["c"], "inplace": {"c": "b"}}]}}`), []string{`ops[1].loop.body[0] (kernel "r"): inplace takes over "b", defined outside the enclosing loop`}},
 		{"float in int list", small("", okTensors, `"a"`, `"b"`, `{"kernel": "k", "inputs": ["a"], "outputs": ["b"], "attrs": {"p": [1, 2.5]}}`), []string{`attrs["p"][1]: expected an integer, found 2.5`}},
 	}
 	for _, c := range cases {

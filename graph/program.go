@@ -13,6 +13,7 @@ type programChecker struct {
 	defined  map[*Tensor]*Op // tensor → op that defined it (nil op for inputs)
 	consumed map[*Tensor]*Op // in-place inputs → the op that took them over
 	scopedTo map[*Tensor]*Op // body tensors gone after their loop → the loop
+	defLoop  map[*Tensor]*Op // tensor → innermost loop around its definition (nil: top level)
 	sigs     map[string]*signature
 	loops    []*Op
 }
@@ -26,7 +27,7 @@ type signature struct {
 
 func (d *decoder) checkProgram(root *jsonNode) {
 	g := d.g
-	c := &programChecker{d: d, defined: map[*Tensor]*Op{}, consumed: map[*Tensor]*Op{}, scopedTo: map[*Tensor]*Op{}, sigs: map[string]*signature{}}
+	c := &programChecker{d: d, defined: map[*Tensor]*Op{}, consumed: map[*Tensor]*Op{}, scopedTo: map[*Tensor]*Op{}, defLoop: map[*Tensor]*Op{}, sigs: map[string]*signature{}}
 	for _, t := range g.Inputs {
 		t.Input = true
 		if t.IsView() {
@@ -144,6 +145,7 @@ func (c *programChecker) kernel(op *Op) {
 			continue
 		}
 		c.defined[t] = op
+		c.defLoop[t] = c.innermostLoop()
 		// Writing into a view fills part of its base, which counts as
 		// defined from here on (ops that build a tensor slice by slice).
 		for v := t.ViewOf; v != nil; v = v.ViewOf {
@@ -180,24 +182,23 @@ func (c *programChecker) checkInplace(op *Op, ip Inplace) {
 	}
 }
 
-func (c *programChecker) definedOutsideLoop(t *Tensor) bool {
+func (c *programChecker) innermostLoop() *Op {
 	if len(c.loops) == 0 {
-		return false
+		return nil
 	}
-	def := c.defined[t]
-	if def == nil {
-		return true
-	}
-	inner := c.loops[len(c.loops)-1]
-	found := false
-	Walk(inner.Loop.Body, func(o *Op, _ []*Op) { found = found || o == def })
-	return !found
+	return c.loops[len(c.loops)-1]
+}
+
+// definedOutsideLoop reports whether t was defined outside the innermost
+// loop being checked (tensors of deeper loops are out of scope by now).
+func (c *programChecker) definedOutsideLoop(t *Tensor) bool {
+	return len(c.loops) > 0 && c.defLoop[t] != c.innermostLoop()
 }
 
 // checkFits reports an in-place output whose storage may not fit its input's.
 func (c *programChecker) checkFits(op *Op, out, in *Tensor) {
 	ob, ib := out.StorageBytes(), in.StorageBytes()
-	if expr.LessEq(ob, ib, c.d.g.Bounds()) {
+	if expr.LessEq(ob, ib, c.d.bounds()) {
 		return
 	}
 	for _, env := range c.d.sampleEnvs() {
@@ -241,21 +242,4 @@ func attrsText(as []Attr) string {
 		s += fmt.Sprintf("%s %s", a.Name, a.Kind)
 	}
 	return s + ")"
-}
-
-// Variadic reports whether ops calling kernel disagree on the number of
-// inputs, so the generated signature takes the inputs as one list.
-func (g *Graph) Variadic(kernel string) bool {
-	n := -1
-	variadic := false
-	Walk(g.Ops, func(op *Op, _ []*Op) {
-		if op.Kernel != kernel {
-			return
-		}
-		if n >= 0 && len(op.Inputs) != n {
-			variadic = true
-		}
-		n = len(op.Inputs)
-	})
-	return variadic
 }

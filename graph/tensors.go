@@ -198,6 +198,13 @@ func (d *decoder) cycleText(t *Tensor) string {
 // sampleEnvs are the symbol values sizes are checked at: the hints, every
 // symbol at its minimum, and at its maximum where one is declared.
 func (d *decoder) sampleEnvs() []expr.Env {
+	if d.samples == nil {
+		d.samples = d.makeSampleEnvs()
+	}
+	return d.samples
+}
+
+func (d *decoder) makeSampleEnvs() []expr.Env {
 	hints, mins, maxes := expr.Env{}, expr.Env{}, expr.Env{}
 	names := make([]string, 0, len(d.symbols))
 	for n := range d.symbols {
@@ -340,7 +347,7 @@ func (d *decoder) checkViewInside(r *rawTensor) {
 	if c, ok := t.ExtentElems.IsConst(); ok && c == 0 {
 		return // spans nothing
 	}
-	if expr.LessEq(end, base.ExtentElems, d.g.Bounds()) {
+	if expr.LessEq(end, base.ExtentElems, d.bounds()) {
 		return
 	}
 	for _, env := range d.sampleEnvs() {

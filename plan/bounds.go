@@ -83,17 +83,28 @@ func addSpan(a, b span) span {
 }
 
 // leq proves a <= b for every symbol value >= its minimum.
+// Any overflow makes the proof fail, which is always safe.
 func (c *boundsCtx) leq(a, b lin) bool {
-	v := b[0] - a[0]
-	if (b[0] >= 0) != (a[0] >= 0) && math.Abs(float64(b[0])-float64(a[0])) > 1<<62 {
-		return false
-	}
-	for i := 1; i < len(a); i++ {
-		d := b[i] - a[i]
-		if d < 0 {
+	neg := make(lin, len(a))
+	for i := range a {
+		if a[i] == math.MinInt64 {
 			return false
 		}
-		v += d * c.mins[i-1]
+		neg[i] = -a[i]
+	}
+	d, ok := addLin(b, neg)
+	if !ok {
+		return false
+	}
+	v := d[0]
+	for i := 1; i < len(d); i++ {
+		if d[i] < 0 {
+			return false
+		}
+		if c.mins[i-1] != 0 && d[i] > (math.MaxInt64-max(v, 0))/c.mins[i-1] {
+			return false
+		}
+		v += d[i] * c.mins[i-1]
 	}
 	return v >= 0
 }

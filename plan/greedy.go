@@ -99,19 +99,21 @@ func (pp *poolProblem) findConflicts() {
 }
 
 // place runs the greedy offset calculation in the given order and returns
-// the pool's size at the hints.
-func (pp *poolProblem) place(order []int32) int64 {
+// the pool's size at the hints and the position in order of the first
+// buffer reaching it.
+func (pp *poolProblem) place(order []int32) (size int64, topPos int) {
 	for _, g := range pp.bufs {
 		g.placed = false
 	}
-	var top int64
 	var scratch []*gbuf
-	for _, i := range order {
+	for k, i := range order {
 		g := pp.bufs[i]
 		scratch = pp.placeOne(g, scratch[:0])
-		top = max(top, g.endHint())
+		if g.endHint() > size {
+			size, topPos = g.endHint(), k
+		}
 	}
-	return top
+	return size, topPos
 }
 
 func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {

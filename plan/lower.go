@@ -123,9 +123,8 @@ func (lw *lowering) findBuffers(ops []*graph.Op) error {
 				lw.group[root] = b
 				lw.defOp[b] = op
 			}
-			if p, cur := lw.effectivePos(op, b), lw.lastPos[b]; p > cur {
-				lw.lastPos[b] = p
-			} else if _, ok := lw.lastPos[b]; !ok {
+			p := lw.effectivePos(op, b)
+			if cur, ok := lw.lastPos[b]; !ok || p > cur {
 				lw.lastPos[b] = p
 			}
 		}

@@ -78,15 +78,15 @@ func (s Greedy) Place(req *Request) ([]*Pool, error) {
 	var pools []*Pool
 	for _, grp := range poolGroups(req) {
 		pp := newPoolProblem(ctx, grp.buffers, req.Hints)
-		best, bestSize := []int32(nil), int64(-1)
+		best, bestSize, bestTop := []int32(nil), int64(-1), 0
 		for _, o := range s.orders {
 			ord := o.sorted(pp)
-			if size := pp.place(ord); bestSize < 0 || size < bestSize {
-				best, bestSize = ord, size
+			if size, top := pp.place(ord); bestSize < 0 || size < bestSize {
+				best, bestSize, bestTop = ord, size, top
 			}
 		}
 		if s.climb && bestSize > pp.loadHint {
-			best = climb(pp, best, bestSize)
+			best = climb(pp, best, bestSize, bestTop)
 		}
 		pp.place(best)
 		pool := &Pool{Device: grp.device}
@@ -101,27 +101,19 @@ func (s Greedy) Place(req *Request) ([]*Pool, error) {
 // same graph always gets the same plan.
 const climbWork = 400_000
 
-func climb(pp *poolProblem, start []int32, startSize int64) []int32 {
+func climb(pp *poolProblem, start []int32, startSize int64, startTop int) []int32 {
 	n := len(start)
 	if n < 2 {
 		return start
 	}
 	iters := min(max(climbWork/n, 4), 2000)
 	rng := rand.New(rand.NewSource(int64(n)))
-	best, bestSize := append([]int32(nil), start...), startSize
+	best, bestSize, topPos := append([]int32(nil), start...), startSize, startTop
 	cand := make([]int32, n)
 	for it := 0; it < iters && bestSize > pp.loadHint; it++ {
 		copy(cand, best)
 		if it%2 == 0 {
 			// Move the buffer that sets the pool's top earlier.
-			pp.place(best)
-			topPos := 0
-			for k, i := range best {
-				if pp.bufs[i].endHint() == bestSize {
-					topPos = k
-					break
-				}
-			}
 			if topPos > 0 {
 				to := rng.Intn(topPos)
 				v := cand[topPos]
@@ -132,9 +124,9 @@ func climb(pp *poolProblem, start []int32, startSize int64) []int32 {
 			i, j := rng.Intn(n), rng.Intn(n)
 			cand[i], cand[j] = cand[j], cand[i]
 		}
-		if size := pp.place(cand); size <= bestSize {
+		if size, top := pp.place(cand); size <= bestSize {
 			copy(best, cand)
-			bestSize = size
+			bestSize, topPos = size, top
 		}
 	}
 	return best
