@@ -19,6 +19,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"plan", "plan a graph's memory and report it", runPlan},
+		{"gen", "generate a Go or C++ wrapper (and its runtime) for a graph", runGen},
 		{"bench", "compare strategies: peak over lower bound, pools, planning time", runBench},
 	}
 }

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/golang"
+)
+
+const genUsage = `wrapgen gen -lang go -o FILE [-package NAME] [-runtime DIR] [flags] GRAPH.json
+       wrapgen gen -lang cpp -o DIR [flags] GRAPH.json
+
+Writes the wrapper for GRAPH.json and the runtime it needs. With -check,
+writes nothing and fails, naming the files, when any file on disk differs
+from what gen would write (for CI).`
+
+// genFlags are gen's own flags.
+type genFlags struct {
+	planFlags
+	lang          string
+	out           string
+	pkg           string
+	runtimeDir    string
+	runtimeImport string
+	check         bool
+}
+
+func runGen(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("gen", stderr)
+	var gf genFlags
+	gf.register(fs)
+	fs.StringVar(&gf.lang, "lang", "go", "language of the wrapper: go or cpp")
+	fs.StringVar(&gf.out, "o", "", "output: the Go `file` (-lang go) or the directory for the .h/.cc files (-lang cpp)")
+	fs.StringVar(&gf.pkg, "package", "", "Go package `name` of the generated file (default $GOPACKAGE, else the output directory's name)")
+	fs.StringVar(&gf.runtimeDir, "runtime", "", "`dir`ectory the vendored Go runtime is written to (default: wgrt beside the output file)")
+	fs.StringVar(&gf.runtimeImport, "runtime-import", "", "import `path` of the runtime directory (default: found from go.mod)")
+	fs.BoolVar(&gf.check, "check", false, "write nothing; fail if any generated file differs from what would be written")
+	if help, err := parseFlags(fs, genUsage, args); help || err != nil {
+		return err
+	}
+	path, err := oneGraph(fs)
+	if err != nil {
+		return err
+	}
+	if gf.out == "" {
+		return &usageError{"gen needs -o"}
+	}
+	p, err := gf.loadAndPlan(path)
+	if err != nil {
+		return err
+	}
+	var files []outFile
+	switch gf.lang {
+	case "go":
+		files, err = gf.goFiles(p, path)
+	case "cpp", "c++":
+		files, err = gf.cppFiles(p, path)
+	default:
+		return &usageError{fmt.Sprintf("-lang %q: want go or cpp", gf.lang)}
+	}
+	if err != nil {
+		return err
+	}
+	if gf.check {
+		if stale := staleFiles(files); len(stale) > 0 {
+			return fmt.Errorf("generated files are out of date (run wrapgen gen without -check): %s", strings.Join(stale, ", "))
+		}
+		return nil
+	}
+	return writeFiles(files)
+}
+
+// goFiles generates the Go wrapper and the vendored runtime.
+func (gf *genFlags) goFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
+	pkg := gf.pkg
+	if pkg == "" {
+		pkg = os.Getenv("GOPACKAGE")
+	}
+	if pkg == "" {
+		abs, err := filepath.Abs(filepath.Dir(gf.out))
+		if err != nil {
+			return nil, err
+		}
+		pkg = sanitizePackage(filepath.Base(abs))
+	}
+	rtDir := gf.runtimeDir
+	if rtDir == "" {
+		rtDir = filepath.Join(filepath.Dir(gf.out), "wgrt")
+	}
+	rtImport := gf.runtimeImport
+	if rtImport == "" {
+		var err error
+		if rtImport, err = importPathOf(rtDir); err != nil {
+			return nil, err
+		}
+	}
+	src, err := golang.Generate(p, golang.Options{Package: pkg, RuntimeImport: rtImport, Source: filepath.Base(graphPath)})
+	if err != nil {
+		return nil, err
+	}
+	files := []outFile{{gf.out, src}}
+	for _, f := range golang.RuntimeFiles(rtDir) {
+		files = append(files, outFile{f.Path, f.Content})
+	}
+	return files, nil
+}
+
+// sanitizePackage turns a directory name into a package name.
+func sanitizePackage(dir string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(dir) {
+		if r >= 'a' && r <= 'z' || r == '_' || (r >= '0' && r <= '9' && b.Len() > 0) {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "wrapper"
+	}
+	return b.String()
+}
+
+var errNoCpp = errors.New("-lang cpp is not available yet")
+
+func (gf *genFlags) cppFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
+	return nil, errNoCpp
+}

@@ -1,0 +1,77 @@
+package golang
+
+import (
+	"fmt"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/wrapper/ident"
+)
+
+// names are the Go identifiers of one graph's kernels, tensors, symbols and
+// attributes. Problems (names that cannot become identifiers, or that
+// collide) are collected for the user rather than emitted as broken code.
+type names struct {
+	kernel map[string]string        // kernel name → method
+	tensor map[*graph.Tensor]string // → field of Inputs, Outputs and frame.t
+	symbol map[string]string        // symbol → field of frame.sym / Inputs
+	local  map[string]string        // symbol → local variable
+	attr   map[string][]string      // kernel → attribute parameter names
+	probs  graph.ErrorList
+}
+
+// generatedLocals are identifiers the generated functions declare; symbol
+// locals and parameters must not shadow them.
+var generatedLocals = ident.Set("f", "k", "a", "obs", "pools", "err", "in", "out", "opts", "wgrt", "fmt", "ok", "bound",
+	"iter0", "iter1", "iter2", "iter3", "iter4", "iter5", "iter6", "iter7", "iter8", "iter9")
+
+func nameGraph(g *graph.Graph) *names {
+	n := &names{kernel: map[string]string{}, tensor: map[*graph.Tensor]string{}, symbol: map[string]string{},
+		local: map[string]string{}, attr: map[string][]string{}}
+	kernels := &ident.Namer{Lang: "Go", Kind: "kernel"}
+	for _, k := range g.Kernels() {
+		n.kernel[k.Name] = kernels.Name(g.File, k.First.Label(), k.Name)
+		params := &ident.Namer{Lang: "Go", Kind: "attribute", Lower: true, Suffix: "_",
+			Reserved: merge(ident.GoKeywords, generatedLocals, paramNames(k))}
+		for _, a := range k.Attrs {
+			n.attr[k.Name] = append(n.attr[k.Name], params.Name(g.File, k.First.Label(), a.Name))
+		}
+		n.probs = append(n.probs, params.Problems()...)
+	}
+	// Tensors and unbound symbols share the Inputs struct, so one namer.
+	fields := &ident.Namer{Lang: "Go", Kind: "tensor or symbol"}
+	for _, t := range g.Tensors {
+		n.tensor[t] = fields.Name(g.File, fmt.Sprintf("tensors[%q]", t.Name), t.Name)
+	}
+	locals := &ident.Namer{Lang: "Go", Kind: "symbol", Lower: true, Suffix: "_", Reserved: merge(ident.GoKeywords, generatedLocals)}
+	for _, s := range g.Symbols {
+		n.symbol[s.Name] = fields.Name(g.File, fmt.Sprintf("symbols[%q]", s.Name), s.Name)
+		n.local[s.Name] = locals.Name(g.File, fmt.Sprintf("symbols[%q]", s.Name), s.Name)
+	}
+	n.probs = append(n.probs, kernels.Problems()...)
+	n.probs = append(n.probs, fields.Problems()...)
+	n.probs = append(n.probs, locals.Problems()...)
+	return n
+}
+
+// paramNames are the tensor parameters of a kernel method: out0.., in0..
+// (or ins for a variadic kernel).
+func paramNames(k *graph.Kernel) map[string]bool {
+	m := map[string]bool{"ins": true}
+	for i := 0; i < k.Outputs; i++ {
+		m[fmt.Sprintf("out%d", i)] = true
+	}
+	for i := 0; i < k.Inputs; i++ {
+		m[fmt.Sprintf("in%d", i)] = true
+	}
+	return m
+}
+
+func merge(sets ...map[string]bool) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range sets {
+		for k := range s {
+			m[k] = true
+		}
+	}
+	return m
+}

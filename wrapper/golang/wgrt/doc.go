@@ -1,0 +1,8 @@
+// Package wgrt is the runtime that wrapgen-generated Go wrappers use: tensor
+// views over byte buffers, pools allocated per device, and the checks a
+// wrapper runs on its inputs.
+//
+// wrapgen writes a copy of this package into the user's tree (gen -runtime
+// DIR), so generated code depends on it and the standard library only,
+// never on wrapgen. Edit the copy at your own risk: wrapgen overwrites it.
+package wgrt

@@ -1,0 +1,61 @@
+package ident
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCamel(t *testing.T) {
+	cases := map[string]string{
+		"matmul":                  "Matmul",
+		"bias_add":                "BiasAdd",
+		"relu_":                   "Relu_",
+		"add_Tensor":              "AddTensor",
+		"add__Tensor":             "Add_Tensor",
+		"max_pool2d_with_indices": "MaxPool2dWithIndices",
+		"a.b":                     "AB",
+		"cuda:0":                  "Cuda0",
+		"1x":                      "X1x",
+		"_private":                "Private",
+		"t234":                    "T234",
+	}
+	for in, want := range cases {
+		got, ok := Camel(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"", "___", "..", "é"} {
+		_, ok := Camel(bad)
+		assert.False(t, ok, bad)
+	}
+	l, ok := Lower("BiasAdd")
+	require.True(t, ok)
+	assert.Equal(t, "biasAdd", l)
+}
+
+func TestNamerCollisionsAndKeywords(t *testing.T) {
+	n := &Namer{Lang: "Go", Kind: "tensor"}
+	assert.Equal(t, "AB", n.Name("g.json", `tensors["a.b"]`, "a.b"))
+	n.Name("g.json", `tensors["a_b"]`, "a_b")
+	require.Len(t, n.Problems(), 1)
+	assert.Contains(t, n.Problems()[0].Error(), `g.json: tensors["a_b"]: tensor names "a.b" and "a_b" both become Go identifier "AB"`)
+	// The same name asked twice is not a collision.
+	n.Name("g.json", `tensors["a.b"]`, "a.b")
+	assert.Len(t, n.Problems(), 1)
+
+	p := &Namer{Lang: "Go", Kind: "attribute", Lower: true, Reserved: GoKeywords, Suffix: "_"}
+	assert.Equal(t, "range_", p.Name("g.json", "x", "range"))
+	assert.Empty(t, p.Problems())
+
+	c := &Namer{Lang: "C++", Kind: "tensor", Lower: true, Reserved: CppKeywords}
+	c.Name("g.json", `tensors["class"]`, "class")
+	require.Len(t, c.Problems(), 1)
+	assert.Contains(t, c.Problems()[0].Msg, "reserves")
+
+	e := &Namer{Lang: "Go", Kind: "kernel"}
+	e.Name("g.json", "ops[0]", "+++")
+	require.Len(t, e.Problems(), 1)
+	assert.Contains(t, e.Problems()[0].Msg, "cannot become a Go identifier")
+}
