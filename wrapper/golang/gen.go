@@ -8,7 +8,7 @@ package golang
 import (
 	"bytes"
 	"fmt"
-		"strconv"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -270,13 +270,13 @@ func attrType(k graph.AttrKind) *jen.Statement {
 
 // adapter emits KernelsFunc: one generic function serving every kernel.
 func (g *gen) adapter(f *jen.File) {
-	doc(f, "KernelsFunc adapts one function that serves every kernel by name (for\n" +
-		"tracing, testing, or dispatch through a table) to Kernels. Each call gets\n" +
+	doc(f, "KernelsFunc adapts one function that serves every kernel by name (for\n"+
+		"tracing, testing, or dispatch through a table) to Kernels. Each call gets\n"+
 		"the op it is for; the adapter is safe to share between concurrent runs.")
 	f.Func().Id("KernelsFunc").Params(jen.Id("fn").Qual(g.rt, "KernelFunc")).Id("Kernels").Block(
 		jen.Return(jen.Op("&").Id("kernelsFunc").Values(jen.Dict{jen.Id("fn"): jen.Id("fn")})),
 	)
-	doc(f, "kernelsFunc is copied at the start of each run, so the op it records\n" +
+	doc(f, "kernelsFunc is copied at the start of each run, so the op it records\n"+
 		"belongs to that run only.")
 	f.Type().Id("kernelsFunc").Struct(
 		jen.Id("fn").Qual(g.rt, "KernelFunc"),
@@ -353,7 +353,7 @@ func (g *gen) entry(f *jen.File) {
 	f.Func().Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
 		jen.Return(jen.Id("RunWith").Call(jen.Id("k"), jen.Id("in"), jen.Nil(), jen.Id("Options").Values())),
 	)
-	doc(f, "RunWith is Run with options, writing outputs into the caller's buffers\n" +
+	doc(f, "RunWith is Run with options, writing outputs into the caller's buffers\n"+
 		"where out has them (out may be nil).")
 	f.Func().Id("RunWith").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
 		jen.If(jen.Id("out").Op("==").Nil()).Block(jen.Id("out").Op("=").New(jen.Id("Outputs"))),
@@ -566,8 +566,8 @@ func (g *gen) bind(f *jen.File) {
 			st = append(st, jen.Add(g.ft(t)).Op("=").Qual(g.rt, "Tensor").Values(
 				field("DType", jen.Qual(g.rt, dtypeConst(t.DType))),
 				field("Device", jen.Lit(t.Device)),
-				field("Shape", jen.Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at+r))}, shape...)...)),
-				field("Strides", jen.Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at+r).Op(":").Lit(at+r).Op(":").Lit(at+2*r))}, strides...)...)),
+				field("Shape", jen.Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at + r))}, shape...)...)),
+				field("Strides", jen.Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at + r).Op(":").Lit(at + r).Op(":").Lit(at + 2*r))}, strides...)...)),
 			))
 			at += 2 * r
 		}
@@ -598,13 +598,13 @@ func (g *gen) bind(f *jen.File) {
 				for _, x := range a.Ints {
 					xs = append(xs, jen.Id(g.expr(x)))
 				}
-				st = append(st, jen.Id("f").Dot("ints").Index(jen.Lit(slot)).Op("=").Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at+len(xs)))}, xs...)...))
+				st = append(st, jen.Id("f").Dot("ints").Index(jen.Lit(slot)).Op("=").Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at + len(xs)))}, xs...)...))
 				at += len(xs)
 			}
 		}
 		return st
 	})
-	doc(f, "bind sets the symbols from the inputs, checks the inputs (and the output\n" +
+	doc(f, "bind sets the symbols from the inputs, checks the inputs (and the output\n"+
 		"buffers the caller gave), and sets every tensor's shape and strides.")
 	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("bind").Params(jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
 		append(append(pre, body...), jen.Return(jen.Nil()))...,
@@ -678,12 +678,12 @@ func (g *gen) run(f *jen.File) {
 	if g.needsErr() {
 		pre = append(pre, jen.Var().Err().Error())
 	}
-	doc(f, "run runs the plan's lines: pools created at first use and released after\n" +
+	doc(f, "run runs the plan's lines: pools created at first use and released after\n"+
 		"their last, tensor data as views into them, the kernel calls.")
 	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("run").Params(jen.Id("k").Id("Kernels"), jen.Id("pools").Qual(g.rt, "Pools"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
 		append(append(pre, body...), jen.Return(jen.Nil()))...,
 	)
-	doc(f, "releaseAll releases the pools still held: after a failure, every pool;\n" +
+	doc(f, "releaseAll releases the pools still held: after a failure, every pool;\n"+
 		"after success, none (output pools were handed to the caller).")
 	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("releaseAll").Params(jen.Id("pools").Qual(g.rt, "Pools")).Block(
 		jen.For(jen.Id("i").Op(":=").Range().Id("f").Dot("pool")).Block(

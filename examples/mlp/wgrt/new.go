@@ -22,22 +22,3 @@ func FromFloat32s(data []float32, shape ...int) Tensor {
 	}
 	return t
 }
-
-
-// FloorDiv is a // b rounded toward negative infinity.
-func FloorDiv(a, b int) int {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
-
-// Mod is a - b*FloorDiv(a, b).
-func Mod(a, b int) int {
-	m := a % b
-	if m != 0 && ((m < 0) != (b < 0)) {
-		m += b
-	}
-	return m
-}
