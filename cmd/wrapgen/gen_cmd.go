@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/golang"
 )
@@ -128,4 +129,8 @@ var errNoCpp = errors.New("-lang cpp is not available yet")
 
 func (gf *genFlags) cppFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
 	return nil, errNoCpp
+}
+
+func selftestCpp(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Writer) error {
+	return errNoCpp
 }

@@ -20,6 +20,7 @@ func commands() []command {
 	return []command{
 		{"plan", "plan a graph's memory and report it", runPlan},
 		{"gen", "generate a Go or C++ wrapper (and its runtime) for a graph", runGen},
+		{"selftest", "build and run the wrapper with sentinel kernels that detect memory corruption", runSelftest},
 		{"bench", "compare strategies: peak over lower bound, pools, planning time", runBench},
 	}
 }

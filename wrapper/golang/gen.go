@@ -450,6 +450,9 @@ func (g *gen) frame(f *jen.File) {
 		if len(op.Outputs) > 0 {
 			d = append(d, field("Outputs", jen.Index().String().Values(tensorNames(op.Outputs)...)))
 		}
+		if len(op.Mutates) > 0 {
+			d = append(d, field("Mutates", jen.Index().String().Values(tensorNames(op.Mutates)...)))
+		}
 		ops = append(ops, jen.Line().Values(d...))
 	}
 	doc(f, "opTable describes every kernel op, for observers and errors.")

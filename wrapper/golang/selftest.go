@@ -1,0 +1,197 @@
+package golang
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/plan"
+)
+
+//go:embed sentinel/sentinel.go
+var sentinelSource []byte
+
+const selftestModule = "wrapgenselftest"
+
+// SelftestFiles returns a self-contained Go module that runs p's wrapper
+// with sentinel kernels at the symbol values env: through Run once and
+// through a Runner twice, checking every input of every kernel and every
+// output. Its main prints "selftest: ok" and exits 0 only if every check
+// passed.
+func SelftestFiles(p *plan.Plan, env expr.Env) ([]File, error) {
+	wrapperImport := selftestModule + "/wrapper"
+	rtImport := wrapperImport + "/wgrt"
+	src, err := Generate(p, Options{Package: "wrapper", RuntimeImport: rtImport, Source: p.Graph.Name + ".json"})
+	if err != nil {
+		return nil, err
+	}
+	mainSrc, err := selftestMain(p, env, wrapperImport, rtImport)
+	if err != nil {
+		return nil, err
+	}
+	goVersion := strings.TrimPrefix(runtime.Version(), "go")
+	if i := strings.IndexAny(goVersion, " -"); i >= 0 {
+		goVersion = goVersion[:i]
+	}
+	files := []File{
+		{Path: "go.mod", Content: []byte("module " + selftestModule + "\n\ngo " + goVersion + "\n")},
+		{Path: "main.go", Content: mainSrc},
+		{Path: "wrapper/wrapper.go", Content: src},
+		{Path: "sentinel/sentinel.go", Content: bytes.ReplaceAll(sentinelSource,
+			[]byte(`"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"`), []byte(`"`+rtImport+`"`))},
+	}
+	files = append(files, RuntimeFiles("wrapper/wgrt")...)
+	return files, nil
+}
+
+func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([]byte, error) {
+	g := p.Graph
+	n := nameGraph(g)
+	ev := func(e expr.Expr) (int, error) {
+		v, err := e.Eval(env)
+		return int(v), err
+	}
+	sentinelImport := selftestModule + "/sentinel"
+
+	// Storages: the plan's buffers, then the inputs.
+	var storages []jen.Code
+	index := map[*graph.Tensor]int{}
+	for _, b := range p.Buffers {
+		size, err := ev(b.Size)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range b.Names {
+			index[t] = len(storages)
+		}
+		storages = append(storages, jen.Values(jen.Lit(b.Owner().Name), jen.Lit(size)))
+	}
+	for _, t := range g.Inputs {
+		size, err := ev(t.StorageBytes())
+		if err != nil {
+			return nil, err
+		}
+		index[t] = len(storages)
+		storages = append(storages, jen.Values(jen.Lit(t.Name), jen.Lit(size)))
+	}
+	views := jen.Dict{}
+	for _, t := range g.Tensors {
+		s, ok := index[t.Root]
+		if !ok {
+			continue // never touched by any op
+		}
+		off, err := ev(expr.Scale(t.RootOffset(), t.DType.Size()))
+		if err != nil {
+			return nil, err
+		}
+		views[jen.Lit(t.Name)] = jen.Values(jen.Lit(s), jen.Lit(off))
+	}
+	// forget: storages freed at top level right after a top-level kernel.
+	forget := map[int][]int{}
+	opIx := map[*graph.Op]int{}
+	i := 0
+	graph.Walk(g.Ops, func(op *graph.Op, _ []*graph.Op) { opIx[op] = i; i++ })
+	last := -1
+	for _, l := range p.Lines {
+		switch {
+		case l.Kind == plan.LineKernel:
+			last = -1
+			if l.Depth == 0 {
+				last = opIx[l.Op]
+			}
+		case l.Kind == plan.LineLoopEnd:
+			last = -1
+		case l.Kind == plan.LineDeallocFromPool && l.Depth == 0 && last >= 0:
+			forget[last] = append(forget[last], index[l.Buffer.Owner()])
+		}
+	}
+	forgetDict := jen.Dict{}
+	for op, ss := range forget {
+		var lits []jen.Code
+		for _, s := range ss {
+			lits = append(lits, jen.Lit(s))
+		}
+		forgetDict[jen.Lit(op)] = jen.Values(lits...)
+	}
+
+	var inFields []jen.Code
+	for _, t := range g.Inputs {
+		var shape, strides []jen.Code
+		for d := range t.Shape {
+			sz, err1 := ev(t.Shape[d])
+			st, err2 := ev(t.Strides[d])
+			if err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("input %s at %v: %v %v", t.Name, env, err1, err2)
+			}
+			shape, strides = append(shape, jen.Lit(sz)), append(strides, jen.Lit(st))
+		}
+		inFields = append(inFields, field(n.tensor[t], jen.Id("c").Dot("Input").Call(jen.Lit(t.Name), jen.Qual(rtImport, dtypeConst(t.DType)),
+			jen.Index().Int().Values(shape...), jen.Index().Int().Values(strides...))))
+	}
+	probe := newGen(p, n, Options{RuntimeImport: rtImport})
+	for _, s := range g.Symbols {
+		if _, ok := probe.bound[s.Name]; !ok {
+			inFields = append(inFields, field(n.symbol[s.Name], jen.Lit(int(env[s.Name]))))
+		}
+	}
+	var checkOuts []jen.Code
+	for _, t := range g.Outputs {
+		checkOuts = append(checkOuts, jen.If(jen.Err().Op(":=").Id("c").Dot("CheckOutput").Call(jen.Lit(t.Name), jen.Id("out").Dot(n.tensor[t])), jen.Err().Op("!=").Nil()).Block(
+			jen.Id("fail").Call(jen.Id("pass"), jen.Err())))
+	}
+
+	f := jen.NewFile("main")
+	f.HeaderComment(Banner)
+	f.HeaderComment(fmt.Sprintf("Selftest of graph %q at %s.", g.Name, envText(g, env)))
+	f.ImportAlias(rtImport, "wgrt")
+	f.Func().Id("main").Params().Block(
+		jen.Id("c").Op(":=").Qual(sentinelImport, "New").Call(
+			jen.Index().Qual(sentinelImport, "Storage").Values(storages...),
+			jen.Map(jen.String()).Qual(sentinelImport, "View").Values(views),
+			jen.Map(jen.Int()).Index().Int().Values(forgetDict),
+		),
+		jen.Id("in").Op(":=").Op("&").Qual(wrapperImport, "Inputs").Values(inFields...),
+		jen.Id("k").Op(":=").Qual(wrapperImport, "KernelsFunc").Call(jen.Id("c").Dot("Call")),
+		jen.Id("pass").Op(":=").Lit("Run"),
+		jen.List(jen.Id("out"), jen.Err()).Op(":=").Qual(wrapperImport, "Run").Call(jen.Id("k"), jen.Id("in")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Id("pass"), jen.Err())),
+		jen.Block(checkOuts...),
+		jen.Id("r").Op(":=").Qual(wrapperImport, "NewRunner").Call(jen.Qual(wrapperImport, "Options").Values()),
+		jen.Defer().Id("r").Dot("Close").Call(),
+		jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(2), jen.Id("i").Op("++")).Block(
+			jen.Id("pass").Op("=").Qual("fmt", "Sprintf").Call(jen.Lit("Runner call %d"), jen.Id("i").Op("+").Lit(1)),
+			jen.Id("out").Op("=").Op("&").Qual(wrapperImport, "Outputs").Values(),
+			jen.If(jen.Err().Op(":=").Id("r").Dot("Run").Call(jen.Id("k"), jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Id("pass"), jen.Err())),
+			jen.Block(checkOuts...),
+		),
+		jen.If(jen.Err().Op(":=").Id("c").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Lit("checks"), jen.Err())),
+		jen.Qual("fmt", "Printf").Call(jen.Lit("selftest: ok: graph %s at %s: %d kernel calls, %d bytes written and %d read by sentinel kernels\n"),
+			jen.Lit(g.Name), jen.Lit(envText(g, env)), jen.Id("c").Dot("Calls"), jen.Id("c").Dot("BytesWrote"), jen.Id("c").Dot("BytesRead")),
+	)
+	f.Func().Id("fail").Params(jen.Id("pass").String(), jen.Err().Error()).Block(
+		jen.Qual("fmt", "Fprintf").Call(jen.Qual("os", "Stderr"), jen.Lit("selftest: FAIL (%s): %v\n"), jen.Id("pass"), jen.Err()),
+		jen.Qual("os", "Exit").Call(jen.Lit(1)),
+	)
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func envText(g *graph.Graph, env expr.Env) string {
+	var parts []string
+	for _, s := range g.Symbols {
+		parts = append(parts, fmt.Sprintf("%s=%d", s.Name, env[s.Name]))
+	}
+	if len(parts) == 0 {
+		return "(no symbols)"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,192 @@
+// Package sentinel provides kernels that check a wrapper's memory plan
+// while it runs: every kernel fills each output (over its whole extent,
+// honouring strides) with a pattern unique to that write, and first checks
+// that every input still holds exactly what was last written to it. Two
+// storages placed over each other while both are live show up as a
+// corrupted input, named with the op that found it.
+//
+// wrapgen's selftest copies this package into a temporary module beside a
+// generated wrapper; it is not part of the vendored runtime.
+package sentinel
+
+import (
+	"fmt"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+// Storage is one piece of memory the graph uses: a planned buffer or an
+// input.
+type Storage struct {
+	Name  string // the tensor that owns it
+	Bytes int
+}
+
+// View says where a tensor lies: in which storage, from which byte.
+type View struct {
+	Storage int
+	Offset  int
+}
+
+// Checker is the state of one checked run.
+type Checker struct {
+	storages []Storage
+	views    map[string]View
+	// forget[op index] lists storages whose last use that op is, so their
+	// expected bytes can be dropped and memory stays near the plan's peak.
+	forget map[int][]int
+	// expected holds, per storage, the byte last written at each position,
+	// or unknown.
+	expected   [][]uint16
+	writes     uint32
+	Calls      int
+	BytesRead  int64
+	BytesWrote int64
+	first      error
+}
+
+const unknown = 0xFFFF
+
+// New makes a checker for storages and tensor views; forget lists, per op
+// index, storages not read after that op.
+func New(storages []Storage, views map[string]View, forget map[int][]int) *Checker {
+	return &Checker{storages: storages, views: views, forget: forget, expected: make([][]uint16, len(storages))}
+}
+
+// Err is the first corruption found, if any.
+func (c *Checker) Err() error { return c.first }
+
+func (c *Checker) fail(err error) error {
+	if c.first == nil {
+		c.first = err
+	}
+	return err
+}
+
+// Input makes an input tensor filled with its pattern.
+func (c *Checker) Input(name string, dtype wgrt.DType, shape, strides []int) wgrt.Tensor {
+	t := wgrt.Tensor{DType: dtype, Shape: shape, Strides: strides, Device: "cpu"}
+	t.Data = wgrt.AlignedBytes(wgrt.Extent(shape, strides)*dtype.Size(), 64)
+	c.write(name, t)
+	return t
+}
+
+// Call is a wgrt.KernelFunc: check the inputs, then write the outputs and
+// the mutated tensors.
+func (c *Checker) Call(call *wgrt.Call) error {
+	if call.Op == nil {
+		return c.fail(fmt.Errorf("kernel %s called without its op", call.Kernel))
+	}
+	c.Calls++
+	for i, t := range call.Inputs {
+		if err := c.check("", call.Op.Inputs[i], t); err != nil {
+			return c.fail(err)
+		}
+	}
+	for i, t := range call.Outputs {
+		c.write(call.Op.Outputs[i], t)
+	}
+	for _, name := range call.Op.Mutates {
+		for i, in := range call.Op.Inputs {
+			if in == name {
+				c.write(name, call.Inputs[i])
+			}
+		}
+	}
+	for _, s := range c.forget[call.Op.Index] {
+		c.expected[s] = nil
+	}
+	return nil
+}
+
+// CheckOutput checks a returned output.
+func (c *Checker) CheckOutput(name string, t wgrt.Tensor) error {
+	if err := c.check("returned output: ", name, t); err != nil {
+		return c.fail(err)
+	}
+	return nil
+}
+
+// each calls f with the byte offset of every element of t, in order.
+func each(t wgrt.Tensor, f func(elem, off int)) {
+	n := t.NumElements()
+	idx := make([]int, len(t.Shape))
+	size := t.DType.Size()
+	off := 0
+	for e := 0; e < n; e++ {
+		f(e, off*size)
+		for d := len(idx) - 1; d >= 0; d-- {
+			idx[d]++
+			off += t.Strides[d]
+			if idx[d] < t.Shape[d] {
+				break
+			}
+			off -= idx[d] * t.Strides[d]
+			idx[d] = 0
+		}
+	}
+}
+
+func (c *Checker) write(name string, t wgrt.Tensor) {
+	v, ok := c.views[name]
+	if !ok {
+		c.fail(fmt.Errorf("tensor %q is not in the selftest's table", name))
+		return
+	}
+	c.writes++
+	exp := c.expected[v.Storage]
+	if exp == nil {
+		exp = make([]uint16, c.storages[v.Storage].Bytes)
+		for i := range exp {
+			exp[i] = unknown
+		}
+		c.expected[v.Storage] = exp
+	}
+	size := t.DType.Size()
+	seed := c.writes * 0x9E3779B1
+	each(t, func(e, off int) {
+		for j := 0; j < size; j++ {
+			b := byte(mix(seed ^ uint32(off+j)))
+			t.Data[off+j] = b
+			exp[v.Offset+off+j] = uint16(b)
+		}
+		c.BytesWrote += int64(size)
+	})
+}
+
+func (c *Checker) check(where, name string, t wgrt.Tensor) error {
+	v, ok := c.views[name]
+	if !ok {
+		return fmt.Errorf("%stensor %q is not in the selftest's table", where, name)
+	}
+	exp := c.expected[v.Storage]
+	if exp == nil {
+		return nil // nothing written yet (or forgotten): nothing to compare
+	}
+	size := t.DType.Size()
+	var bad error
+	each(t, func(e, off int) {
+		if bad != nil {
+			return
+		}
+		for j := 0; j < size; j++ {
+			want := exp[v.Offset+off+j]
+			if want != unknown && uint16(t.Data[off+j]) != want {
+				bad = fmt.Errorf("%sinput %q (storage of %q) is corrupted: element %d byte %d is 0x%02x, but 0x%02x was written there",
+					where, name, c.storages[v.Storage].Name, e, j, t.Data[off+j], want)
+				return
+			}
+		}
+		c.BytesRead += int64(size)
+	})
+	return bad
+}
+
+func mix(x uint32) uint32 {
+	x ^= x >> 16
+	x *= 0x7feb352d
+	x ^= x >> 15
+	x *= 0x846ca68b
+	x ^= x >> 16
+	return x
+}
