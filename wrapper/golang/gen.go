@@ -16,6 +16,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 )
 
 // Banner is the first line of every generated Go file.
@@ -77,7 +78,7 @@ type gen struct {
 	members map[*plan.Buffer][]*graph.Tensor
 	direct  map[*plan.Pool]*graph.Tensor // pools a caller's output buffer can replace
 
-	bound    map[string]boundFrom // symbols bound from an input dimension
+	bound    map[string]emit.Binding // symbols bound from an input dimension
 	dims     int                  // ints of frame.dims handed out
 	constInt map[string]string    // constant int list → package var
 	intVars  []string
@@ -85,87 +86,18 @@ type gen struct {
 	nSymInts int
 	variadic bool
 	kernel   map[string]*graph.Kernel
+	pr       *emit.Program
 
 	used map[string]bool // symbols the function being built refers to
 }
 
-type boundFrom struct {
-	input       *graph.Tensor
-	dim         int
-	scale, bias int64
-}
-
 func newGen(p *plan.Plan, n *names, opts Options) *gen {
-	g := &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, opIx: map[*graph.Op]int{},
-		poolIx: map[*plan.Pool]int{}, bufOf: map[*graph.Tensor]*plan.Buffer{}, members: map[*plan.Buffer][]*graph.Tensor{},
-		direct: map[*plan.Pool]*graph.Tensor{}, bound: map[string]boundFrom{}, constInt: map[string]string{},
-		symInts: map[*graph.Op]map[int]int{}}
-	graph.Walk(p.Graph.Ops, func(op *graph.Op, _ []*graph.Op) {
-		g.opIx[op] = len(g.ops)
-		g.ops = append(g.ops, op)
-	})
-	for i, pool := range p.Pools {
-		g.poolIx[pool] = i
-	}
-	for _, b := range p.Buffers {
-		for _, t := range b.Names {
-			g.bufOf[t] = b
-		}
-	}
-	for _, t := range p.Graph.Tensors {
-		if b := g.bufOf[t.Root]; b != nil {
-			g.members[b] = append(g.members[b], t)
-		}
-	}
-	for _, pool := range p.Pools {
-		if len(pool.Buffers) != 1 {
-			continue
-		}
-		b := pool.Buffers[0]
-		if off, ok := b.Offset.IsConst(); !ok || off != 0 {
-			continue
-		}
-		for _, t := range b.Names {
-			if t.Output {
-				g.direct[pool] = t
-				break
-			}
-		}
-	}
-	g.findBindings()
-	g.kernel = map[string]*graph.Kernel{}
-	for _, k := range p.Graph.Kernels() {
-		g.kernel[k.Name] = k
-		g.variadic = g.variadic || k.Variadic
-	}
+	pr := emit.New(p)
+	g := &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, ops: pr.Ops, opIx: pr.OpIndex,
+		poolIx: pr.PoolIndex, bufOf: pr.BufferOf, members: pr.Members, direct: pr.Direct, bound: pr.Bound,
+		constInt: map[string]string{}, symInts: map[*graph.Op]map[int]int{}, kernel: pr.Kernel, pr: pr}
+	g.variadic = pr.MaxArgs > 0
 	return g
-}
-
-// findBindings picks, for each symbol, the first input dimension that is
-// an affine function of that symbol alone; other symbols become fields of
-// Inputs.
-func (g *gen) findBindings() {
-	for _, s := range g.g.Symbols {
-		for _, in := range g.g.Inputs {
-			found := false
-			for d, size := range in.Shape {
-				syms := size.Symbols()
-				if len(syms) != 1 || syms[0] != s.Name {
-					continue
-				}
-				coefs, c0, ok := expr.Affine(size, syms)
-				if !ok || coefs[0] <= 0 {
-					continue
-				}
-				g.bound[s.Name] = boundFrom{in, d, coefs[0], c0}
-				found = true
-				break
-			}
-			if found {
-				break
-			}
-		}
-	}
 }
 
 // expr renders e as Go over the symbol locals, noting which it used.
@@ -543,8 +475,8 @@ func (g *gen) bind(f *jen.File) {
 		field := jen.Id("f").Dot("sym").Dot(g.n.symbol[s.Name])
 		if b, ok := g.bound[s.Name]; ok {
 			pre = append(pre, jen.If(jen.Err().Op(":=").Qual(g.rt, "BindSymbol").Call(
-				jen.Op("&").Add(field), jen.Op("&").Id("bound").Index(jen.Lit(bi)), jen.Lit(s.Name), jen.Lit(b.input.Name),
-				jen.Id("in").Dot(g.n.tensor[b.input]).Dot("Shape"), jen.Lit(len(b.input.Shape)), jen.Lit(b.dim), jen.Lit(int(b.scale)), jen.Lit(int(b.bias)),
+				jen.Op("&").Add(field), jen.Op("&").Id("bound").Index(jen.Lit(bi)), jen.Lit(s.Name), jen.Lit(b.Input.Name),
+				jen.Id("in").Dot(g.n.tensor[b.Input]).Dot("Shape"), jen.Lit(len(b.Input.Shape)), jen.Lit(b.Dim), jen.Lit(int(b.Scale)), jen.Lit(int(b.Bias)),
 			), jen.Err().Op("!=").Nil()).Block(fail("input %w")))
 			bi++
 		} else {
@@ -617,8 +549,8 @@ func (g *gen) bind(f *jen.File) {
 // viewBytes is where t starts and ends, in bytes, within memory whose
 // first byte is at base bytes from the start of t's root storage.
 func (g *gen) viewBytes(t *graph.Tensor, base expr.Expr) (start, end string) {
-	o := expr.Add(base, expr.Scale(t.RootOffset(), t.DType.Size()))
-	return g.expr(o), g.expr(expr.Add(o, t.StorageBytes()))
+	o, e := emit.ViewBytes(t, base)
+	return g.expr(o), g.expr(e)
 }
 
 // run emits frame.run: the plan's lines.
@@ -626,30 +558,30 @@ func (g *gen) run(f *jen.File) {
 	body := g.withSymbols(func() []jen.Code {
 		var st []jen.Code
 		stack := [][]jen.Code{nil}
-		emit := func(c ...jen.Code) { stack[len(stack)-1] = append(stack[len(stack)-1], c...) }
+		add := func(c ...jen.Code) { stack[len(stack)-1] = append(stack[len(stack)-1], c...) }
 		loopVars := 0
 		for _, l := range g.p.Lines {
 			switch l.Kind {
 			case plan.LinePoolCreate:
-				g.poolCreate(l.Pool, emit)
+				g.poolCreate(l.Pool, add)
 			case plan.LinePoolRelease:
 				i := g.poolIx[l.Pool]
-				emit(jen.Id("pools").Dot("Release").Call(jen.Lit(i), jen.Lit(l.Pool.Device), jen.Id("f").Dot("pool").Index(jen.Lit(i))),
+				add(jen.Id("pools").Dot("Release").Call(jen.Lit(i), jen.Lit(l.Pool.Device), jen.Id("f").Dot("pool").Index(jen.Lit(i))),
 					jen.Id("f").Dot("pool").Index(jen.Lit(i)).Op("=").Nil())
 			case plan.LineAllocFromPool:
 				i := g.poolIx[l.Pool]
 				for _, t := range g.members[l.Buffer] {
 					o, n := g.viewBytes(t, l.Buffer.Offset)
-					emit(jen.Add(g.ft(t)).Dot("Data").Op("=").Id("f").Dot("pool").Index(jen.Lit(i)).Index(jen.Id(o).Op(":").Id(n).Op(":").Id(n)))
+					add(jen.Add(g.ft(t)).Dot("Data").Op("=").Id("f").Dot("pool").Index(jen.Lit(i)).Index(jen.Id(o).Op(":").Id(n).Op(":").Id(n)))
 				}
 			case plan.LineDeallocFromPool:
 				for _, t := range g.members[l.Buffer] {
-					emit(jen.Add(g.ft(t)).Dot("Data").Op("=").Nil())
+					add(jen.Add(g.ft(t)).Dot("Data").Op("=").Nil())
 				}
 			case plan.LineReuse:
-				emit(jen.Commentf("%s takes over the storage of %s in place.", l.Tensor.Name, l.From.Name))
+				add(jen.Commentf("%s takes over the storage of %s in place.", l.Tensor.Name, l.From.Name))
 			case plan.LineKernel:
-				emit(g.call(l.Op)...)
+				add(g.call(l.Op)...)
 			case plan.LineLoopBegin:
 				stack = append(stack, nil)
 			case plan.LineLoopEnd:
@@ -657,12 +589,12 @@ func (g *gen) run(f *jen.File) {
 				loopVars++
 				inner := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				emit(jen.Commentf("%s: loop", l.Op.Place), jen.For(jen.Id(v).Op(":=").Lit(0), jen.Id(v).Op("<").Id(g.expr(l.Op.Loop.Count)), jen.Id(v).Op("++")).Block(inner...))
+				add(jen.Commentf("%s: loop", l.Op.Place), jen.For(jen.Id(v).Op(":=").Lit(0), jen.Id(v).Op("<").Id(g.expr(l.Op.Loop.Count)), jen.Id(v).Op("++")).Block(inner...))
 			}
 		}
 		st = append(st, stack[0]...)
 		for _, pool := range g.p.Pools {
-			if g.isOutputPool(pool) {
+			if emit.IsOutputPool(pool) {
 				st = append(st, jen.Id("f").Dot("pool").Index(jen.Lit(g.poolIx[pool])).Op("=").Nil().Comment("handed to the caller with the outputs"))
 			}
 		}
@@ -701,30 +633,21 @@ func (g *gen) run(f *jen.File) {
 
 func (g *gen) needsErr() bool { return len(g.p.Pools) > 0 }
 
-func (g *gen) isOutputPool(p *plan.Pool) bool {
-	for _, b := range p.Buffers {
-		if b.Output {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *gen) poolCreate(pool *plan.Pool, emit func(...jen.Code)) {
+func (g *gen) poolCreate(pool *plan.Pool, add func(...jen.Code)) {
 	i := g.poolIx[pool]
 	fp := jen.Id("f").Dot("pool").Index(jen.Lit(i))
 	acquire := jen.If(jen.List(fp.Clone(), jen.Err()).Op("=").Id("pools").Dot("Acquire").Call(jen.Lit(i), jen.Lit(pool.Device), jen.Id(g.expr(pool.Size)), jen.Lit(int(g.p.Align))), jen.Err().Op("!=").Nil()).Block(
 		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("%s: pool %d (%%d bytes on %s): %%w", g.g.Name, i, pool.Device)), jen.Id(g.expr(pool.Size)), jen.Err())),
 	)
-	emit(jen.Commentf("pool %d: %s bytes on %s", i, pool.Size, pool.Device))
+	add(jen.Commentf("pool %d: %s bytes on %s", i, pool.Size, pool.Device))
 	t := g.direct[pool]
 	if t == nil {
-		emit(acquire)
+		add(acquire)
 		return
 	}
 	n := g.expr(pool.Buffers[0].Size)
 	od := jen.Id("out").Dot(g.n.tensor[t]).Dot("Data")
-	emit(jen.If(jen.Len(od.Clone()).Op(">=").Id(n)).Block(
+	add(jen.If(jen.Len(od.Clone()).Op(">=").Id(n)).Block(
 		jen.Comment("The caller's output buffer is the pool."),
 		jen.List(fp.Clone(), jen.Id("f").Dot("callerPool").Index(jen.Lit(i))).Op("=").List(jen.Add(od.Clone()).Index(jen.Op(":").Id(n).Op(":").Id(n)), jen.True()),
 	).Else().Block(acquire))

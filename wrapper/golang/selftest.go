@@ -12,6 +12,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 )
 
 //go:embed sentinel/sentinel.go
@@ -92,23 +93,10 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		}
 		views[jen.Lit(t.Name)] = jen.Values(jen.Lit(s), jen.Lit(off))
 	}
-	// forget: storages freed at top level right after a top-level kernel.
 	forget := map[int][]int{}
-	opIx := map[*graph.Op]int{}
-	i := 0
-	graph.Walk(g.Ops, func(op *graph.Op, _ []*graph.Op) { opIx[op] = i; i++ })
-	last := -1
-	for _, l := range p.Lines {
-		switch {
-		case l.Kind == plan.LineKernel:
-			last = -1
-			if l.Depth == 0 {
-				last = opIx[l.Op]
-			}
-		case l.Kind == plan.LineLoopEnd:
-			last = -1
-		case l.Kind == plan.LineDeallocFromPool && l.Depth == 0 && last >= 0:
-			forget[last] = append(forget[last], index[l.Buffer.Owner()])
+	for op, bufs := range emit.New(p).ForgetAfter() {
+		for _, b := range bufs {
+			forget[op] = append(forget[op], index[b.Owner()])
 		}
 	}
 	forgetDict := jen.Dict{}

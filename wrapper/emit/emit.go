@@ -1,0 +1,168 @@
+// Package emit is what every backend needs to know about a plan beyond the
+// plan itself, computed once: op numbering, which tensors live in each
+// storage, which symbols can be read from input shapes, which pools a
+// caller's output buffer can stand in for. It holds no language concern.
+package emit
+
+import (
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/plan"
+)
+
+// Program is a plan prepared for emission.
+type Program struct {
+	Plan  *plan.Plan
+	Graph *graph.Graph
+	// Ops are the kernel ops in program order (loops entered); OpIndex is
+	// the inverse.
+	Ops     []*graph.Op
+	OpIndex map[*graph.Op]int
+	Kernels []*graph.Kernel
+	Kernel  map[string]*graph.Kernel
+	// PoolIndex numbers the plan's pools.
+	PoolIndex map[*plan.Pool]int
+	// BufferOf maps each tensor that owns or takes over a storage to it;
+	// Members lists every tensor (views included) whose memory is in a
+	// buffer, in graph order.
+	BufferOf map[*graph.Tensor]*plan.Buffer
+	Members  map[*plan.Buffer][]*graph.Tensor
+	// Direct maps a pool holding exactly one storage, at offset 0, that an
+	// output owns, to that output: a caller's output buffer can be the pool.
+	Direct map[*plan.Pool]*graph.Tensor
+	// Bound says, for each symbol an input's shape gives, where to read it.
+	Bound map[string]Binding
+	// MaxRank is the largest rank of any tensor; MaxArgs the most inputs any
+	// variadic call passes.
+	MaxRank, MaxArgs int
+}
+
+// Binding reads a symbol from dimension Dim of Input, whose size is
+// Scale*symbol + Bias.
+type Binding struct {
+	Input       *graph.Tensor
+	Dim         int
+	Scale, Bias int64
+}
+
+// New prepares p for emission.
+func New(p *plan.Plan) *Program {
+	g := p.Graph
+	pr := &Program{Plan: p, Graph: g, OpIndex: map[*graph.Op]int{}, Kernel: map[string]*graph.Kernel{},
+		PoolIndex: map[*plan.Pool]int{}, BufferOf: map[*graph.Tensor]*plan.Buffer{}, Members: map[*plan.Buffer][]*graph.Tensor{},
+		Direct: map[*plan.Pool]*graph.Tensor{}, Bound: map[string]Binding{}}
+	graph.Walk(g.Ops, func(op *graph.Op, _ []*graph.Op) {
+		pr.OpIndex[op] = len(pr.Ops)
+		pr.Ops = append(pr.Ops, op)
+	})
+	pr.Kernels = g.Kernels()
+	for _, k := range pr.Kernels {
+		pr.Kernel[k.Name] = k
+	}
+	for _, op := range pr.Ops {
+		if pr.Kernel[op.Kernel].Variadic {
+			pr.MaxArgs = max(pr.MaxArgs, len(op.Args()))
+		}
+	}
+	for i, pool := range p.Pools {
+		pr.PoolIndex[pool] = i
+	}
+	for _, b := range p.Buffers {
+		for _, t := range b.Names {
+			pr.BufferOf[t] = b
+		}
+	}
+	for _, t := range g.Tensors {
+		pr.MaxRank = max(pr.MaxRank, len(t.Shape))
+		if b := pr.BufferOf[t.Root]; b != nil {
+			pr.Members[b] = append(pr.Members[b], t)
+		}
+	}
+	for _, pool := range p.Pools {
+		if len(pool.Buffers) != 1 {
+			continue
+		}
+		b := pool.Buffers[0]
+		if off, ok := b.Offset.IsConst(); !ok || off != 0 {
+			continue
+		}
+		for _, t := range b.Names {
+			if t.Output {
+				pr.Direct[pool] = t
+				break
+			}
+		}
+	}
+	pr.findBindings()
+	return pr
+}
+
+// findBindings picks, for each symbol, the first input dimension that is
+// an affine function of that symbol alone.
+func (pr *Program) findBindings() {
+	for _, s := range pr.Graph.Symbols {
+	inputs:
+		for _, in := range pr.Graph.Inputs {
+			for d, size := range in.Shape {
+				syms := size.Symbols()
+				if len(syms) != 1 || syms[0] != s.Name {
+					continue
+				}
+				coefs, c0, ok := expr.Affine(size, syms)
+				if !ok || coefs[0] <= 0 {
+					continue
+				}
+				pr.Bound[s.Name] = Binding{in, d, coefs[0], c0}
+				break inputs
+			}
+		}
+	}
+}
+
+// IsOutputPool reports whether a pool holds an output's storage (it is
+// handed to the caller, never released by the wrapper).
+func IsOutputPool(p *plan.Pool) bool {
+	for _, b := range p.Buffers {
+		if b.Output {
+			return true
+		}
+	}
+	return false
+}
+
+// OutputPool is the pool holding an output's memory, or nil when the
+// output is (a view of) an input.
+func (pr *Program) OutputPool(t *graph.Tensor) *plan.Pool {
+	if b := pr.BufferOf[t.Root]; b != nil {
+		return b.Pool
+	}
+	return nil
+}
+
+// ViewBytes is where t starts, and where it ends, in bytes from the start
+// of memory whose first byte is base bytes into t's root storage.
+func ViewBytes(t *graph.Tensor, base expr.Expr) (start, end expr.Expr) {
+	o := expr.Add(base, expr.Scale(t.RootOffset(), t.DType.Size()))
+	return o, expr.Add(o, t.StorageBytes())
+}
+
+// ForgetAfter lists, per op index, the buffers whose last use that op is,
+// at the top level (not in a loop): what a checker can stop tracking.
+func (pr *Program) ForgetAfter() map[int][]*plan.Buffer {
+	forget := map[int][]*plan.Buffer{}
+	last := -1
+	for _, l := range pr.Plan.Lines {
+		switch {
+		case l.Kind == plan.LineKernel:
+			last = -1
+			if l.Depth == 0 {
+				last = pr.OpIndex[l.Op]
+			}
+		case l.Kind == plan.LineLoopEnd:
+			last = -1
+		case l.Kind == plan.LineDeallocFromPool && l.Depth == 0 && last >= 0:
+			forget[last] = append(forget[last], l.Buffer)
+		}
+	}
+	return forget
+}
