@@ -79,8 +79,8 @@ type gen struct {
 	direct  map[*plan.Pool]*graph.Tensor // pools a caller's output buffer can replace
 
 	bound    map[string]emit.Binding // symbols bound from an input dimension
-	dims     int                  // ints of frame.dims handed out
-	constInt map[string]string    // constant int list → package var
+	dims     int                     // ints of frame.dims handed out
+	constInt map[string]string       // constant int list → package var
 	intVars  []string
 	symInts  map[*graph.Op]map[int]int // op, attr → index into frame.ints
 	nSymInts int
