@@ -12,10 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace wrapgen {
@@ -78,9 +80,8 @@ class Span {
 };
 
 // Tensor is a view of memory: dtype, shape and strides (in elements), the
-// device, and a pointer to the first element. owner keeps the memory alive
-// when the tensor is an output the caller holds; views made inside a
-// wrapper leave it empty.
+// device, and a pointer to the first element. It is trivially copyable and
+// owns nothing; see OwnedTensor for outputs.
 struct Tensor {
   DType dtype = DType::kF32;
   int rank = 0;
@@ -89,7 +90,6 @@ struct Tensor {
   const char* device = "cpu";
   uint8_t* data = nullptr;
   int64_t bytes = 0;  // bytes from data that belong to the view (its extent)
-  std::shared_ptr<void> owner;
 
   int64_t NumElements() const {
     int64_t n = 1;
@@ -110,6 +110,26 @@ struct Tensor {
     static_assert(std::is_trivially_copyable<T>::value, "As<T> needs a plain element type");
     return sizeof(T) == static_cast<size_t>(DTypeSize(dtype)) ? reinterpret_cast<T*>(data) : nullptr;
   }
+};
+
+// SetLayout gives t a dtype, device, shape and strides, and no data.
+inline void SetLayout(Tensor* t, DType dtype, const char* device, std::initializer_list<int64_t> shape,
+                      std::initializer_list<int64_t> strides) {
+  t->dtype = dtype;
+  t->device = device;
+  t->rank = static_cast<int>(shape.size());
+  int i = 0;
+  for (int64_t s : shape) t->shape[i++] = s;
+  i = 0;
+  for (int64_t s : strides) t->strides[i++] = s;
+  t->data = nullptr;
+  t->bytes = 0;
+}
+
+// OwnedTensor is a tensor that shares ownership of its memory: what a
+// wrapper returns as an output, so the memory lives as long as any copy.
+struct OwnedTensor : Tensor {
+  std::shared_ptr<void> owner;
 };
 
 // Op describes one kernel call site of a graph, for observers and errors.
@@ -327,9 +347,9 @@ inline Status CheckRange(const char* sym_name, int64_t v, int64_t min, int64_t m
 
 // Deliver hands a computed output to the caller: a tensor without data
 // becomes the view; otherwise the bytes are copied into it.
-inline void Deliver(Tensor* dst, const Tensor& t, std::shared_ptr<void> owner) {
+inline void Deliver(OwnedTensor* dst, const Tensor& t, std::shared_ptr<void> owner) {
   if (dst->data == nullptr) {
-    *dst = t;
+    static_cast<Tensor&>(*dst) = t;
     dst->owner = std::move(owner);
     return;
   }

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/cpp"
 	"github.com/wrapgen/wrapgen/wrapper/golang"
 )
 
@@ -125,12 +124,16 @@ func sanitizePackage(dir string) string {
 	return b.String()
 }
 
-var errNoCpp = errors.New("-lang cpp is not available yet")
-
+// cppFiles generates <name>.h, <name>.cc and the runtime header into the
+// output directory.
 func (gf *genFlags) cppFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
-	return nil, errNoCpp
-}
-
-func selftestCpp(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Writer) error {
-	return errNoCpp
+	files, err := cpp.Generate(p, cpp.Options{Source: filepath.Base(graphPath)})
+	if err != nil {
+		return nil, err
+	}
+	var out []outFile
+	for _, f := range append(files, cpp.Runtime()) {
+		out = append(out, outFile{filepath.Join(gf.out, f.Name), f.Content})
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/cpp"
 	"github.com/wrapgen/wrapgen/wrapper/golang"
 )
 
@@ -117,9 +119,9 @@ func toolCommand(dir string, stderr io.Writer, name string, args ...string) *exe
 	return cmd
 }
 
-func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer) error {
+func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer, args ...string) error {
 	var out bytes.Buffer
-	cmd := exec.Command(bin)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdout = &out
 	cmd.Stderr = &out
@@ -130,4 +132,104 @@ func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, text)
 	return nil
+}
+
+func selftestCpp(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Writer) error {
+	files, err := cpp.SelftestFiles(p)
+	if err != nil {
+		return err
+	}
+	var out []outFile
+	var sources []string
+	sum := sha256.New()
+	for _, f := range files {
+		out = append(out, outFile{filepath.Join(dir, f.Name), f.Content})
+		if strings.HasSuffix(f.Name, ".cc") {
+			sources = append(sources, f.Name)
+		}
+		fmt.Fprintf(sum, "%s %d\n", f.Name, len(f.Content))
+		sum.Write(f.Content)
+	}
+	if err := writeFiles(out); err != nil {
+		return err
+	}
+	compilers := cxxCompilers()
+	if len(compilers) == 0 {
+		return fmt.Errorf("selftest -lang cpp: no C++ compiler found (install g++ or set CXX)")
+	}
+	var args []string
+	for _, s := range p.Graph.Symbols {
+		args = append(args, fmt.Sprintf("%s=%d", s.Name, env[s.Name]))
+	}
+	for _, cxx := range compilers {
+		key := sha256.New()
+		key.Write(sum.Sum(nil))
+		fmt.Fprintln(key, cxx, strings.Join(cxxFlags, " "))
+		bin, cached := selftestCache(fmt.Sprintf("%x", key.Sum(nil)))
+		if !cached {
+			tmp := filepath.Join(dir, "selftest-"+filepath.Base(cxx))
+			cargs := append(append([]string{}, cxxFlags...), "-o", tmp)
+			if strings.Contains(filepath.Base(cxx), "g++") {
+				// Large generated functions exceed GCC's variable-tracking
+				// budget; it then prints notes and retries. Skip the attempt.
+				cargs = append(cargs, "-fno-var-tracking-assignments")
+			}
+			cargs = append(cargs, sources...)
+			if err := toolCommand(dir, stderr, cxx, cargs...).Run(); err != nil {
+				return fmt.Errorf("selftest: compiling the generated C++ for %s with %s failed: %w", p.Graph.Name, cxx, err)
+			}
+			bin = storeSelftest(tmp, bin)
+		}
+		if err := runSelftestBinary(bin, dir, p.Graph.Name, stdout, stderr, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selftestCache is where a selftest binary built from sources with this key
+// is kept, and whether it is there: building generated C++ with sanitizers
+// is slow, and the same sources run at other symbol values need no rebuild.
+func selftestCache(key string) (string, bool) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", false
+	}
+	bin := filepath.Join(dir, "wrapgen", "selftest-cpp", key)
+	_, err = os.Stat(bin)
+	return bin, err == nil
+}
+
+// storeSelftest moves a built binary into the cache and returns the path to
+// run; when there is no cache it runs from where it was built.
+func storeSelftest(built, cached string) string {
+	if cached == "" || os.MkdirAll(filepath.Dir(cached), 0o755) != nil {
+		return built
+	}
+	tmp := cached + fmt.Sprintf(".tmp%d", os.Getpid())
+	data, err := os.ReadFile(built)
+	if err != nil || os.WriteFile(tmp, data, 0o755) != nil || os.Rename(tmp, cached) != nil {
+		os.Remove(tmp)
+		return built
+	}
+	return cached
+}
+
+// cxxFlags build generated C++ as strictly as users are promised it
+// compiles, with sanitizers that turn any memory error into a failure.
+var cxxFlags = []string{"-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+	"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"}
+
+// cxxCompilers are $CXX, or g++ and clang++ where installed.
+func cxxCompilers() []string {
+	if cxx := os.Getenv("CXX"); cxx != "" {
+		return []string{cxx}
+	}
+	var found []string
+	for _, c := range []string{"g++", "clang++"} {
+		if path, err := exec.LookPath(c); err == nil {
+			found = append(found, path)
+		}
+	}
+	return found
 }

@@ -1,0 +1,483 @@
+// Package cpp emits a C++17 wrapper for a memory plan from the text/template
+// sources in templates/: a header with a Kernels abstract class, Inputs,
+// Outputs, Run and Runner, and a source file that checks the inputs and runs
+// the plan's lines over pools of bytes. The runtime header is written
+// beside them.
+package cpp
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/templates"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
+)
+
+// RuntimeHeader is the name of the runtime header generated code includes.
+const RuntimeHeader = "wrapgen_runtime.h"
+
+// File is one generated file, by name within the output directory.
+type File struct {
+	Name    string
+	Content []byte
+}
+
+// Options say how the files are named.
+type Options struct {
+	Source string // the graph file as the user names it, for the header
+}
+
+var tmpl = template.Must(template.ParseFS(templates.FS, "cpp_*.tmpl"))
+
+// Runtime returns the runtime header.
+func Runtime() File {
+	data, err := templates.FS.ReadFile(RuntimeHeader)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return File{Name: RuntimeHeader, Content: data}
+}
+
+// Generate returns <name>.h and <name>.cc for p. A graph whose names cannot
+// become C++ identifiers gives a graph.ErrorList.
+func Generate(p *plan.Plan, opts Options) ([]File, error) {
+	n := nameGraph(p.Graph)
+	pr := emit.New(p)
+	if pr.MaxRank > 8 {
+		n.probs = append(n.probs, &graph.Problem{File: p.Graph.File, Place: "tensors",
+			Msg: fmt.Sprintf("a tensor has rank %d; the C++ runtime supports rank up to 8 (wrapgen::kMaxRank)", pr.MaxRank)})
+	}
+	if len(n.probs) > 0 {
+		return nil, n.probs
+	}
+	g := &gen{p: p, g: p.Graph, n: n, pr: pr, symInts: map[*graph.Op]map[int]int{}}
+	src := opts.Source
+	if src == "" {
+		src = p.Graph.File
+	}
+	base := n.namespace
+	d := &fileData{
+		Source: src, Graph: p.Graph.Name, Namespace: n.namespace, Guard: "WRAPGEN_" + strings.ToUpper(base) + "_H_",
+		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d", p.StrategyText(), p.Mode, p.Align),
+		NumPools: len(p.Pools), Align: p.Align, NumSymbols: len(p.Graph.Symbols), MaxArgs: pr.MaxArgs,
+	}
+	g.header(d)
+	g.tables(d)
+	d.Bind = g.bind()
+	d.Run = g.run()
+	d.NumInts = g.nInts
+	var h, cc bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&h, "cpp_header.h.tmpl", d); err != nil {
+		return nil, fmt.Errorf("cpp: %w (a bug in wrapgen)", err)
+	}
+	if err := tmpl.ExecuteTemplate(&cc, "cpp_source.cc.tmpl", d); err != nil {
+		return nil, fmt.Errorf("cpp: %w (a bug in wrapgen)", err)
+	}
+	return []File{{base + ".h", h.Bytes()}, {base + ".cc", cc.Bytes()}}, nil
+}
+
+type fileData struct {
+	Source, Graph, Namespace, Guard, HeaderFile, Plan string
+	Kernels                                           []kernelDecl
+	Inputs, Outputs                                   []fieldDecl
+	OpNames, IntLists                                 []listDecl
+	Ops                                               []string
+	NumPools, NumSymbols, NumInts, MaxArgs            int
+	Align                                             int64
+	PoolDevices                                       string
+	PoolDocs                                          []string
+	Tensors                                           []string
+	Bind, Run                                         []string
+}
+
+type kernelDecl struct{ Doc, Method, Params string }
+type fieldDecl struct{ Type, Name, Doc string }
+type listDecl struct{ Var, List string }
+
+type gen struct {
+	p       *plan.Plan
+	g       *graph.Graph
+	n       *names
+	pr      *emit.Program
+	symInts map[*graph.Op]map[int]int // op, attr → offset into Frame::ints
+	nInts   int
+	intVar  map[string]string
+	used    map[string]bool
+}
+
+func (g *gen) expr(e expr.Expr) string {
+	return e.Format(expr.CppStyle(func(s string) string {
+		g.used[s] = true
+		return g.n.symbol[s]
+	}, "wrapgen::FloorDiv", "wrapgen::Mod"))
+}
+
+// withSymbols declares, before body, the symbol locals body used.
+func (g *gen) withSymbols(build func() []string) []string {
+	g.used = map[string]bool{}
+	body := build()
+	var decls []string
+	for i, s := range g.g.Symbols {
+		if g.used[s.Name] {
+			decls = append(decls, fmt.Sprintf("const int64_t %s = sym[%d];", g.n.symbol[s.Name], i))
+		}
+	}
+	return append(decls, body...)
+}
+
+func dtypeConst(d graph.DType) string {
+	if d == "bool" {
+		return "wrapgen::DType::kBool"
+	}
+	return "wrapgen::DType::k" + strings.ToUpper(string(d))
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+func (g *gen) header(d *fileData) {
+	for _, k := range g.pr.Kernels {
+		doc := fmt.Sprintf("%s is kernel %q: %d output(s), %d input(s)", g.n.kernel[k.Name], k.Name, k.Outputs, k.Inputs)
+		if k.Variadic {
+			doc = fmt.Sprintf("%s is kernel %q: %d output(s), inputs as one span (ops pass %d or more)", g.n.kernel[k.Name], k.Name, k.Outputs, k.Inputs)
+		}
+		var ps []string
+		for i := 0; i < k.Outputs; i++ {
+			ps = append(ps, fmt.Sprintf("const wrapgen::Tensor& out%d", i))
+		}
+		if k.Variadic {
+			ps = append(ps, "wrapgen::Span<wrapgen::Tensor> ins")
+		} else {
+			for i := 0; i < k.Inputs; i++ {
+				ps = append(ps, fmt.Sprintf("const wrapgen::Tensor& in%d", i))
+			}
+		}
+		for i, a := range k.Attrs {
+			ps = append(ps, attrType(a.Kind)+" "+g.n.attr[k.Name][i])
+		}
+		d.Kernels = append(d.Kernels, kernelDecl{Doc: doc + ".", Method: g.n.kernel[k.Name], Params: strings.Join(ps, ", ")})
+	}
+	for _, t := range g.g.Inputs {
+		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], tensorDoc(t)})
+	}
+	for _, s := range g.g.Symbols {
+		if _, ok := g.pr.Bound[s.Name]; !ok {
+			d.Inputs = append(d.Inputs, fieldDecl{"int64_t", g.n.symField[s.Name], "symbol " + s.Name + ", which no input's shape gives"})
+		}
+	}
+	for _, t := range g.g.Outputs {
+		d.Outputs = append(d.Outputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], tensorDoc(t)})
+	}
+}
+
+func attrType(k graph.AttrKind) string {
+	switch k {
+	case graph.AttrInt:
+		return "int64_t"
+	case graph.AttrFloat:
+		return "double"
+	case graph.AttrBool:
+		return "bool"
+	case graph.AttrString:
+		return "const char*"
+	default:
+		return "wrapgen::Span<int64_t>"
+	}
+}
+
+func tensorDoc(t *graph.Tensor) string {
+	var dims []string
+	for _, s := range t.Shape {
+		dims = append(dims, s.String())
+	}
+	return fmt.Sprintf("%q: %s [%s] on %s", t.Name, t.DType, strings.Join(dims, ", "), t.Device)
+}
+
+func quoteList(ts []*graph.Tensor) string {
+	var qs []string
+	for _, t := range ts {
+		qs = append(qs, quote(t.Name))
+	}
+	return strings.Join(qs, ", ")
+}
+
+// tables fills the op table, pool devices, constant int lists and members.
+func (g *gen) tables(d *fileData) {
+	for i, op := range g.pr.Ops {
+		ref := func(kind string, ts []*graph.Tensor) string {
+			if len(ts) == 0 {
+				return "nullptr, 0"
+			}
+			v := fmt.Sprintf("kOp%d%s", i, kind)
+			d.OpNames = append(d.OpNames, listDecl{v, quoteList(ts)})
+			return fmt.Sprintf("%s, %d", v, len(ts))
+		}
+		in, out, mut := ref("Inputs", op.Args()), ref("Outputs", op.Outputs), ref("Mutates", op.Mutates)
+		d.Ops = append(d.Ops, fmt.Sprintf("%d, %s, %s, %s, %s, %s", i, quote(op.Place), quote(op.Kernel), in, out, mut))
+	}
+	var devs []string
+	for i, pool := range g.p.Pools {
+		devs = append(devs, quote(pool.Device))
+		d.PoolDocs = append(d.PoolDocs, fmt.Sprintf("pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, pool.Device, pool.Size, len(pool.Buffers), pool.Begin, pool.End))
+	}
+	d.PoolDevices = strings.Join(append(devs, `""`), ", ")
+	g.intVar = map[string]string{}
+	for _, op := range g.pr.Ops {
+		for i, a := range op.Attrs {
+			if a.Kind != graph.AttrInts {
+				continue
+			}
+			if lit, ok := constInts(a.Ints); ok {
+				if _, seen := g.intVar[lit]; !seen && len(a.Ints) > 0 {
+					v := fmt.Sprintf("kAttrInts%d", len(g.intVar))
+					g.intVar[lit] = v
+					d.IntLists = append(d.IntLists, listDecl{v, lit})
+				}
+				continue
+			}
+			if g.symInts[op] == nil {
+				g.symInts[op] = map[int]int{}
+			}
+			g.symInts[op][i] = g.nInts
+			g.nInts += len(a.Ints)
+		}
+	}
+	for _, t := range g.g.Tensors {
+		d.Tensors = append(d.Tensors, g.n.member[t])
+	}
+}
+
+func constInts(xs []expr.Expr) (string, bool) {
+	var parts []string
+	for _, x := range xs {
+		c, ok := x.IsConst()
+		if !ok {
+			return "", false
+		}
+		parts = append(parts, strconv.FormatInt(c, 10))
+	}
+	return strings.Join(parts, ", "), true
+}
+
+func (g *gen) fail(prefix string) string {
+	return fmt.Sprintf("if (!s.ok()) return wrapgen::Status::Error(%s + s.message());", quote(g.g.Name+": "+prefix))
+}
+
+// bind emits Frame::Bind.
+func (g *gen) bind() []string {
+	var pre []string
+	pre = append(pre, "wrapgen::Status s;")
+	nBound := 0
+	for _, s := range g.g.Symbols {
+		if _, ok := g.pr.Bound[s.Name]; ok {
+			nBound++
+		}
+	}
+	pre = append(pre, fmt.Sprintf("bool bound[%d + 1] = {};", nBound))
+	bi := 0
+	for i, s := range g.g.Symbols {
+		if b, ok := g.pr.Bound[s.Name]; ok {
+			pre = append(pre, fmt.Sprintf("s = wrapgen::BindSymbol(&sym[%d], &bound[%d], %s, %s, in.%s, %d, %d, %dLL, %dLL);",
+				i, bi, quote(s.Name), quote(b.Input.Name), g.n.field[b.Input], len(b.Input.Shape), b.Dim, b.Scale, b.Bias), g.fail("input "))
+			bi++
+		} else {
+			pre = append(pre, fmt.Sprintf("sym[%d] = in.%s;", i, g.n.symField[s.Name]))
+		}
+		max := int64(-1)
+		if s.HasMax {
+			max = s.Max
+		}
+		pre = append(pre, fmt.Sprintf("s = wrapgen::CheckRange(%s, sym[%d], %dLL, %dLL);", quote(s.Name), i, s.Min, max), g.fail(""))
+	}
+	body := g.withSymbols(func() []string {
+		var st []string
+		for _, t := range g.g.Tensors {
+			var shape, strides []string
+			for i := range t.Shape {
+				shape = append(shape, g.expr(t.Shape[i]))
+				strides = append(strides, g.expr(t.Strides[i]))
+			}
+			st = append(st, fmt.Sprintf("wrapgen::SetLayout(&%s, %s, %s, {%s}, {%s});", g.n.member[t], dtypeConst(t.DType), quote(t.Device),
+				strings.Join(shape, ", "), strings.Join(strides, ", ")))
+		}
+		for _, t := range g.g.Inputs {
+			st = append(st, fmt.Sprintf("s = wrapgen::CheckTensor(%s, in.%s, %s);", quote(t.Name), g.n.field[t], g.n.member[t]), g.fail("input "))
+		}
+		for _, t := range g.g.Tensors {
+			if t.Root == nil || !t.Root.Input {
+				continue
+			}
+			o, _ := emit.ViewBytes(t, expr.Const(0))
+			st = append(st, fmt.Sprintf("%s.data = in.%s.data + (%s);", g.n.member[t], g.n.field[t.Root], g.expr(o)),
+				fmt.Sprintf("%s.bytes = %s;", g.n.member[t], g.expr(t.StorageBytes())))
+		}
+		for _, t := range g.g.Outputs {
+			st = append(st, fmt.Sprintf("if (out.%s.data != nullptr) {", g.n.field[t]),
+				fmt.Sprintf("  s = wrapgen::CheckTensor(%s, out.%s, %s);", quote(t.Name), g.n.field[t], g.n.member[t]),
+				"  "+g.fail("output buffer "), "}")
+		}
+		for _, op := range g.pr.Ops {
+			for i, a := range op.Attrs {
+				at, ok := g.symInts[op][i]
+				if !ok {
+					continue
+				}
+				for j, x := range a.Ints {
+					st = append(st, fmt.Sprintf("ints[%d] = %s;", at+j, g.expr(x)))
+				}
+			}
+		}
+		return st
+	})
+	return append(pre, body...)
+}
+
+// run emits Frame::Run: the plan's lines.
+func (g *gen) run() []string {
+	body := g.withSymbols(func() []string {
+		var st []string
+		indent := ""
+		add := func(lines ...string) {
+			for _, l := range lines {
+				st = append(st, indent+l)
+			}
+		}
+		loops := 0
+		for _, l := range g.p.Lines {
+			switch l.Kind {
+			case plan.LinePoolCreate:
+				g.poolCreate(l.Pool, add)
+			case plan.LinePoolRelease:
+				i := g.pr.PoolIndex[l.Pool]
+				add(fmt.Sprintf("pools->Release(%d, kPoolDevices[%d], pool[%d], pool_bytes[%d], kAlign);", i, i, i, i),
+					fmt.Sprintf("pool[%d] = nullptr;", i))
+			case plan.LineAllocFromPool:
+				i := g.pr.PoolIndex[l.Pool]
+				for _, t := range g.pr.Members[l.Buffer] {
+					o, _ := emit.ViewBytes(t, l.Buffer.Offset)
+					add(fmt.Sprintf("%s.data = pool[%d] + %s;", g.n.member[t], i, g.expr(o)),
+						fmt.Sprintf("%s.bytes = %s;", g.n.member[t], g.expr(t.StorageBytes())))
+				}
+			case plan.LineDeallocFromPool:
+				for _, t := range g.pr.Members[l.Buffer] {
+					add(fmt.Sprintf("%s.data = nullptr;", g.n.member[t]))
+				}
+			case plan.LineReuse:
+				add(fmt.Sprintf("// %s takes over the storage of %s in place.", l.Tensor.Name, l.From.Name))
+			case plan.LineKernel:
+				add(g.call(l.Op)...)
+			case plan.LineLoopBegin:
+				v := fmt.Sprintf("iter%d", loops)
+				loops++
+				add(fmt.Sprintf("// %s: loop", l.Op.Place), fmt.Sprintf("for (int64_t %s = 0; %s < %s; %s++) {", v, v, g.expr(l.Op.Loop.Count), v))
+				indent += "  "
+			case plan.LineLoopEnd:
+				indent = indent[2:]
+				add("}")
+			}
+		}
+		for _, pool := range g.p.Pools {
+			if !emit.IsOutputPool(pool) {
+				continue
+			}
+			i := g.pr.PoolIndex[pool]
+			add(fmt.Sprintf("std::shared_ptr<void> own%d;", i),
+				fmt.Sprintf("if (!caller_pool[%d]) own%d = pools->Own(%d, kPoolDevices[%d], pool[%d], pool_bytes[%d], kAlign);", i, i, i, i, i, i),
+				fmt.Sprintf("pool[%d] = nullptr;  // handed to the caller with the outputs", i))
+		}
+		for _, t := range g.g.Outputs {
+			owner := "nullptr"
+			if pool := g.pr.OutputPool(t); pool != nil {
+				owner = fmt.Sprintf("own%d", g.pr.PoolIndex[pool])
+			}
+			add(fmt.Sprintf("wrapgen::Deliver(&out->%s, %s, %s);", g.n.field[t], g.n.member[t], owner))
+		}
+		return st
+	})
+	pre := []string{"wrapgen::Status s;", "(void)s;"}
+	return append(pre, body...)
+}
+
+func (g *gen) poolCreate(pool *plan.Pool, add func(...string)) {
+	i := g.pr.PoolIndex[pool]
+	size := g.expr(pool.Size)
+	acquire := []string{
+		fmt.Sprintf("pool_bytes[%d] = %s;", i, size),
+		fmt.Sprintf("pool[%d] = pools->Acquire(%d, kPoolDevices[%d], pool_bytes[%d], kAlign, &s);", i, i, i, i),
+		g.fail(fmt.Sprintf("pool %d: ", i)),
+	}
+	add(fmt.Sprintf("// pool %d: %s bytes on %s", i, pool.Size, pool.Device))
+	t := g.pr.Direct[pool]
+	if t == nil {
+		add(acquire...)
+		return
+	}
+	n := g.expr(pool.Buffers[0].Size)
+	add(fmt.Sprintf("if (out->%s.data != nullptr && out->%s.bytes >= (%s)) {", g.n.field[t], g.n.field[t], n),
+		"  // The caller's output buffer is the pool.",
+		fmt.Sprintf("  pool[%d] = out->%s.data;", i, g.n.field[t]),
+		fmt.Sprintf("  pool_bytes[%d] = %s;", i, n),
+		fmt.Sprintf("  caller_pool[%d] = true;", i),
+		"} else {")
+	for _, l := range acquire {
+		add("  " + l)
+	}
+	add("}")
+}
+
+// call emits one kernel call.
+func (g *gen) call(op *graph.Op) []string {
+	ix := g.pr.OpIndex[op]
+	var args, pre []string
+	for _, t := range op.Outputs {
+		args = append(args, g.n.member[t])
+	}
+	if g.pr.Kernel[op.Kernel].Variadic {
+		for j, t := range op.Args() {
+			pre = append(pre, fmt.Sprintf("args[%d] = %s;", j, g.n.member[t]))
+		}
+		args = append(args, fmt.Sprintf("wrapgen::Span<wrapgen::Tensor>(args, %d)", len(op.Args())))
+	} else {
+		for _, t := range op.Args() {
+			args = append(args, g.n.member[t])
+		}
+	}
+	for i, a := range op.Attrs {
+		switch a.Kind {
+		case graph.AttrInt:
+			args = append(args, "static_cast<int64_t>("+g.expr(a.Int)+")")
+		case graph.AttrFloat:
+			args = append(args, floatLit(a.Float))
+		case graph.AttrBool:
+			args = append(args, strconv.FormatBool(a.Bool))
+		case graph.AttrString:
+			args = append(args, quote(a.Str))
+		case graph.AttrInts:
+			if at, ok := g.symInts[op][i]; ok {
+				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(ints + %d, %d)", at, len(a.Ints)))
+			} else if lit, _ := constInts(a.Ints); len(a.Ints) > 0 {
+				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(%s, %d)", g.intVar[lit], len(a.Ints)))
+			} else {
+				args = append(args, "wrapgen::Span<int64_t>()")
+			}
+		}
+	}
+	out := []string{fmt.Sprintf("// %s", op.Label()), fmt.Sprintf("k.BeginOp(kOps[%d]);", ix)}
+	out = append(out, pre...)
+	out = append(out, fmt.Sprintf("s = k.%s(%s);", g.n.kernel[op.Kernel], strings.Join(args, ", ")),
+		fmt.Sprintf("if (!s.ok()) return OpError(kOps[%d], s);", ix))
+	return out
+}
+
+func floatLit(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	return s
+}

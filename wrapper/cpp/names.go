@@ -1,0 +1,88 @@
+package cpp
+
+import (
+	"fmt"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/wrapper/ident"
+)
+
+// names are the C++ identifiers of one graph. Kernel methods use the same
+// CamelCase names as the Go backend; struct fields and locals use
+// lowerCamel. Names that are C++ keywords where the user sees them (fields
+// of Inputs and Outputs, the namespace) are reported, not renamed, so the
+// API matches the graph.
+type names struct {
+	namespace string
+	kernel    map[string]string
+	field     map[*graph.Tensor]string // Inputs / Outputs field
+	member    map[*graph.Tensor]string // Frame member
+	symbol    map[string]string        // local variable
+	symField  map[string]string        // Inputs field for a symbol no input gives
+	attr      map[string][]string
+	probs     graph.ErrorList
+}
+
+// frameMembers are the identifiers generated code declares in Frame and
+// its functions; locals must not shadow them.
+var frameMembers = ident.Set("k", "in", "out", "f", "s", "pools", "sym", "pool", "pool_bytes", "caller_pool", "ints", "args",
+	"bound", "wrapgen", "kOps", "kAlign", "kNumPools", "kPoolDevices", "OpError", "Frame", "Bind", "Run", "ReleaseAll",
+	"c", "at", "argc", "argv", "r", "i", "pass", "Arg", "Fail", "Checker", "kStorages", "kViews", "kForget", "main",
+	"iter0", "iter1", "iter2", "iter3", "iter4", "iter5", "iter6", "iter7", "iter8", "iter9")
+
+func nameGraph(g *graph.Graph) *names {
+	n := &names{kernel: map[string]string{}, field: map[*graph.Tensor]string{}, member: map[*graph.Tensor]string{},
+		symbol: map[string]string{}, symField: map[string]string{}, attr: map[string][]string{}}
+	ns := &ident.Namer{Lang: "C++", Kind: "graph", Lower: true, Reserved: merge(ident.CppKeywords, ident.Set("wrapgen"))}
+	n.namespace = ns.Name(g.File, "name", g.Name)
+	kernels := &ident.Namer{Lang: "C++", Kind: "kernel", Reserved: merge(ident.CppKeywords, ident.Set("BeginOp", "Kernels"))}
+	for _, k := range g.Kernels() {
+		n.kernel[k.Name] = kernels.Name(g.File, k.First.Label(), k.Name)
+		params := &ident.Namer{Lang: "C++", Kind: "attribute", Lower: true, Suffix: "_",
+			Reserved: merge(ident.CppKeywords, paramNames(k))}
+		for _, a := range k.Attrs {
+			n.attr[k.Name] = append(n.attr[k.Name], params.Name(g.File, k.First.Label(), a.Name))
+		}
+		n.probs = append(n.probs, params.Problems()...)
+	}
+	fields := &ident.Namer{Lang: "C++", Kind: "tensor or symbol", Lower: true, Reserved: ident.CppKeywords}
+	members := &ident.Namer{Lang: "C++", Kind: "tensor", Lower: true}
+	for _, t := range g.Tensors {
+		place := fmt.Sprintf("tensors[%q]", t.Name)
+		if t.Input || t.Output {
+			n.field[t] = fields.Name(g.File, place, t.Name)
+		}
+		n.member[t] = "t_" + members.Name(g.File, place, t.Name)
+	}
+	locals := &ident.Namer{Lang: "C++", Kind: "symbol", Lower: true, Suffix: "_", Reserved: merge(ident.CppKeywords, frameMembers)}
+	for _, s := range g.Symbols {
+		place := fmt.Sprintf("symbols[%q]", s.Name)
+		n.symbol[s.Name] = locals.Name(g.File, place, s.Name)
+		n.symField[s.Name] = fields.Name(g.File, place, s.Name)
+	}
+	for _, p := range []*ident.Namer{ns, kernels, fields, members, locals} {
+		n.probs = append(n.probs, p.Problems()...)
+	}
+	return n
+}
+
+func paramNames(k *graph.Kernel) map[string]bool {
+	m := map[string]bool{"ins": true}
+	for i := 0; i < k.Outputs; i++ {
+		m[fmt.Sprintf("out%d", i)] = true
+	}
+	for i := 0; i < k.Inputs; i++ {
+		m[fmt.Sprintf("in%d", i)] = true
+	}
+	return m
+}
+
+func merge(sets ...map[string]bool) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range sets {
+		for k := range s {
+			m[k] = true
+		}
+	}
+	return m
+}

@@ -1,0 +1,153 @@
+package cpp
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/templates"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
+)
+
+// SelftestMain is the file name of the selftest's main program.
+const SelftestMain = "selftest_main.cc"
+
+// SelftestFiles returns the wrapper, the runtime and sentinel headers and a
+// main program that runs p's wrapper with sentinel kernels, through Run
+// once and a Runner twice, at the symbol values given as name=value
+// arguments (default: the plan's hints). Built and run, it prints
+// "selftest: ok" and exits 0 only if every check passed.
+func SelftestFiles(p *plan.Plan) ([]File, error) {
+	files, err := Generate(p, Options{Source: p.Graph.Name + ".json"})
+	if err != nil {
+		return nil, err
+	}
+	sentinel, err := templates.FS.ReadFile("sentinel.h")
+	if err != nil {
+		return nil, err
+	}
+	main, err := selftestMain(p)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, Runtime(), File{"sentinel.h", sentinel}, File{SelftestMain, main}), nil
+}
+
+type selftestData struct {
+	Graph, Namespace, HeaderFile              string
+	Symbols                                   []selftestSymbol
+	Kernels                                   []selftestKernel
+	Storages, Views, Forget                   []string
+	Inputs                                    []string
+	Outputs                                   []struct{ Name, Field string }
+}
+
+type selftestKernel struct{ Method, Params, Body string }
+
+type selftestSymbol struct {
+	Name, Local string
+	Hint        int64
+}
+
+func selftestMain(p *plan.Plan) ([]byte, error) {
+	g := p.Graph
+	n := nameGraph(g)
+	pr := emit.New(p)
+	gg := &gen{p: p, g: g, n: n, pr: pr, used: map[string]bool{}}
+	// Sizes and offsets are C++ expressions over the symbols, read from the
+	// command line, so one build runs at any symbol values.
+	cx := func(e expr.Expr) string { return "(" + gg.expr(e) + ")" }
+	d := &selftestData{Graph: g.Name, Namespace: n.namespace, HeaderFile: n.namespace + ".h"}
+	for _, s := range g.Symbols {
+		d.Symbols = append(d.Symbols, selftestSymbol{s.Name, n.symbol[s.Name], p.Hints[s.Name]})
+	}
+
+	index := map[*graph.Tensor]int{}
+	addStorage := func(owner string, size expr.Expr, ts ...*graph.Tensor) error {
+		for _, t := range ts {
+			index[t] = len(d.Storages)
+		}
+		d.Storages = append(d.Storages, fmt.Sprintf("%s, %s", quote(owner), cx(size)))
+		return nil
+	}
+	for _, b := range p.Buffers {
+		if err := addStorage(b.Owner().Name, b.Size, b.Names...); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range g.Inputs {
+		if err := addStorage(t.Name, t.StorageBytes(), t); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range g.Tensors {
+		s, ok := index[t.Root]
+		if !ok {
+			continue
+		}
+		d.Views = append(d.Views, fmt.Sprintf("%s, %d, %s", quote(t.Name), s, cx(expr.Scale(t.RootOffset(), t.DType.Size()))))
+	}
+	forget := pr.ForgetAfter()
+	var ops []int
+	for op := range forget {
+		ops = append(ops, op)
+	}
+	sort.Ints(ops)
+	for _, op := range ops {
+		for _, b := range forget[op] {
+			d.Forget = append(d.Forget, fmt.Sprintf("%d, %d", op, index[b.Owner()]))
+		}
+	}
+
+	for _, t := range g.Inputs {
+		var shape, strides []string
+		for i := range t.Shape {
+			shape, strides = append(shape, cx(t.Shape[i])), append(strides, cx(t.Strides[i]))
+		}
+		d.Inputs = append(d.Inputs, fmt.Sprintf("in.%s = c.Input(%s, %s, {%s}, {%s});", n.field[t], quote(t.Name), dtypeConst(t.DType),
+			strings.Join(shape, ", "), strings.Join(strides, ", ")))
+	}
+	for _, s := range g.Symbols {
+		if _, ok := pr.Bound[s.Name]; !ok {
+			d.Inputs = append(d.Inputs, fmt.Sprintf("in.%s = %s;", n.symField[s.Name], n.symbol[s.Name]))
+		}
+	}
+	for _, t := range g.Outputs {
+		d.Outputs = append(d.Outputs, struct{ Name, Field string }{t.Name, n.field[t]})
+	}
+	hd := &fileData{}
+	gg.header(hd)
+	for i, k := range pr.Kernels {
+		var outs, ins, voids []string
+		for j := 0; j < k.Outputs; j++ {
+			outs = append(outs, fmt.Sprintf("&out%d", j))
+		}
+		for _, a := range n.attr[k.Name] {
+			voids = append(voids, "(void)"+a+";")
+		}
+		var body string
+		if k.Variadic {
+			body = fmt.Sprintf("std::vector<const wrapgen::Tensor*> p;\n    for (const wrapgen::Tensor& t : ins) p.push_back(&t);\n    return c_->Call({%s}, p.data(), static_cast<int>(p.size()));", strings.Join(outs, ", "))
+		} else if k.Inputs == 0 {
+			body = fmt.Sprintf("return c_->Call({%s}, nullptr, 0);", strings.Join(outs, ", "))
+		} else {
+			for j := 0; j < k.Inputs; j++ {
+				ins = append(ins, fmt.Sprintf("&in%d", j))
+			}
+			body = fmt.Sprintf("const wrapgen::Tensor* ins[] = {%s};\n    return c_->Call({%s}, ins, %d);", strings.Join(ins, ", "), strings.Join(outs, ", "), k.Inputs)
+		}
+		if len(voids) > 0 {
+			body = strings.Join(voids, " ") + "\n    " + body
+		}
+		d.Kernels = append(d.Kernels, selftestKernel{Method: hd.Kernels[i].Method, Params: hd.Kernels[i].Params, Body: body})
+	}
+	var buf bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&buf, "cpp_selftest.cc.tmpl", d); err != nil {
+		return nil, fmt.Errorf("cpp: %w (a bug in wrapgen)", err)
+	}
+	return buf.Bytes(), nil
+}
