@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/cpp"
 	"github.com/wrapgen/wrapgen/wrapper/golang"
 )
 
@@ -44,14 +46,32 @@ func generate(t *testing.T, name string, data []byte) map[string][]byte {
 	require.NoError(t, plan.WriteReport(&listing, p, f, plan.ReportOptions{Lines: true}))
 	src, err := golang.Generate(p, golang.Options{Package: "wrapper", RuntimeImport: "example.com/wrapper/wgrt", Source: name + ".json"})
 	require.NoError(t, err)
-	return map[string][]byte{
+	files := map[string][]byte{
 		"plan.txt":   listing.Bytes(),
 		"wrapper.go": src,
 	}
+	cc, err := cpp.Generate(p, cpp.Options{Source: name + ".json"})
+	require.NoError(t, err)
+	for _, f := range cc {
+		files["cpp/"+f.Name] = f.Content
+	}
+	return files
+}
+
+// archiveOrder is the order of generated files in an archive.
+func archiveOrder(files map[string][]byte) []string {
+	order := []string{"plan.txt", "wrapper.go"}
+	var rest []string
+	for name := range files {
+		if strings.HasPrefix(name, "cpp/") {
+			rest = append(rest, name)
+		}
+	}
+	sort.Strings(rest)
+	return append(order, rest...)
 }
 
 func TestGolden(t *testing.T) {
-	order := []string{"plan.txt", "wrapper.go"}
 	for _, src := range sources {
 		name := strings.TrimSuffix(filepath.Base(src), ".json")
 		t.Run(name, func(t *testing.T) {
@@ -60,7 +80,8 @@ func TestGolden(t *testing.T) {
 			if *update {
 				require.NoError(t, srcErr)
 				got := generate(t, name, source)
-				ar := &txtar.Archive{Comment: []byte("wrapgen golden case: input graph, plan listing, generated Go.\nRegenerate with: go test ./golden -update\n")}
+				order := archiveOrder(got)
+				ar := &txtar.Archive{Comment: []byte("wrapgen golden case: input graph, plan listing, generated Go and C++.\nRegenerate with: go test ./golden -update\n")}
 				ar.Files = append(ar.Files, txtar.File{Name: name + ".json", Data: withNewline(source)})
 				for _, file := range order {
 					ar.Files = append(ar.Files, txtar.File{Name: file, Data: got[file]})
@@ -83,6 +104,12 @@ func TestGolden(t *testing.T) {
 			}
 			got := generate(t, name, input)
 			again := generate(t, name, input)
+			order := archiveOrder(got)
+			for file := range want {
+				if _, ok := got[file]; !ok && file != name+".json" {
+					t.Errorf("%s: the archive holds %s, which wrapgen no longer generates; run go test ./golden -update", name, file)
+				}
+			}
 			for _, file := range order {
 				if d := firstDiff(got[file], again[file]); d != "" {
 					t.Fatalf("%s: %s differs between two runs on the same input: %s", name, file, d)

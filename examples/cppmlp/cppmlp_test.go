@@ -1,0 +1,34 @@
+package cppmlp
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestBuildAndRun compiles the generated wrapper with the example's kernels
+// as strictly as wrapgen promises (warnings are errors, sanitizers on) and
+// runs the checks in main.cc.
+func TestBuildAndRun(t *testing.T) {
+	cxx := os.Getenv("CXX")
+	if cxx == "" {
+		var err error
+		if cxx, err = exec.LookPath("g++"); err != nil {
+			if cxx, err = exec.LookPath("clang++"); err != nil {
+				t.Skip("no C++ compiler (g++ or clang++) installed; install one to build the C++ example")
+			}
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "cppmlp")
+	cmd := exec.Command(cxx, "-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+		"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o", bin, "cpp/main.cc", "gen/mlp.cc")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "build: %s", out)
+	out, err = exec.Command(bin).CombinedOutput()
+	require.NoError(t, err, "run: %s", out)
+	require.True(t, strings.Contains(string(out), "cppmlp: ok"), "%s", out)
+}
