@@ -38,12 +38,12 @@ func SelftestFiles(p *plan.Plan) ([]File, error) {
 }
 
 type selftestData struct {
-	Graph, Namespace, HeaderFile              string
-	Symbols                                   []selftestSymbol
-	Kernels                                   []selftestKernel
-	Storages, Views, Forget                   []string
-	Inputs                                    []string
-	Outputs                                   []struct{ Name, Field string }
+	Graph, Namespace, HeaderFile string
+	Symbols                      []selftestSymbol
+	Kernels                      []selftestKernel
+	Storages, Views, Forget      []string
+	Inputs                       []string
+	Outputs                      []struct{ Name, Field string }
 }
 
 type selftestKernel struct{ Method, Params, Body string }
