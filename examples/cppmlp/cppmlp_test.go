@@ -31,4 +31,5 @@ func TestBuildAndRun(t *testing.T) {
 	out, err = exec.Command(bin).CombinedOutput()
 	require.NoError(t, err, "run: %s", out)
 	require.True(t, strings.Contains(string(out), "cppmlp: ok"), "%s", out)
+	t.Logf("%s", out)
 }

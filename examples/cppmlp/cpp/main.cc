@@ -1,12 +1,41 @@
 // Runs the MLP wrapper with C++ kernels and checks it against a direct
 // computation in double precision, through Run and through a Runner (also
 // writing into a caller's output buffer), at several batch sizes.
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <new>
 #include <random>
 #include <vector>
 
 #include "kernels.h"
+
+// Every allocation through operator new is counted, so the example can
+// show that a Runner's steady state allocates nothing.
+static std::atomic<long> g_allocations{0};
+
+static void* Counted(size_t n, size_t align) {
+  g_allocations++;
+  size_t a = align < sizeof(void*) ? sizeof(void*) : align;
+  return std::aligned_alloc(a, (n + a - 1) / a * a + (n == 0 ? a : 0));
+}
+void* operator new(size_t n) {
+  if (void* p = Counted(n, 0)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](size_t n) { return operator new(n); }
+void* operator new(size_t n, std::align_val_t a) {
+  if (void* p = Counted(n, static_cast<size_t>(a))) return p;
+  throw std::bad_alloc();
+}
+void* operator new(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return Counted(n, static_cast<size_t>(a)); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -102,6 +131,30 @@ int main() {
     s = runner.Run(k, in, &mine);
     if (!s.ok()) return std::fprintf(stderr, "Runner: %s\n", s.message().c_str()), 1;
     if (!Close(want, y.data(), "Runner into a caller buffer", batch)) return 1;
+  }
+  // Steady state: the same batch again and again through the Runner, into
+  // the caller's buffer, allocates nothing.
+  {
+    const int64_t batch = 8;
+    std::vector<float> x(static_cast<size_t>(batch * 784), 0.5f), y(static_cast<size_t>(batch * 10));
+    mlp::Inputs in;
+    in.x = View(x, {batch, 784});
+    in.w1 = View(w[0], {784, 128});
+    in.b1 = View(w[1], {128});
+    in.w2 = View(w[2], {128, 64});
+    in.b2 = View(w[3], {64});
+    in.w3 = View(w[4], {64, 10});
+    in.b3 = View(w[5], {10});
+    mlp::Outputs mine;
+    static_cast<wrapgen::Tensor&>(mine.y) = View(y, {batch, 10});
+    if (!runner.Run(k, in, &mine).ok()) return 1;
+    long before = g_allocations.load();
+    for (int i = 0; i < 100; i++) {
+      if (!runner.Run(k, in, &mine).ok()) return 1;
+    }
+    long steady = g_allocations.load() - before;
+    std::printf("cppmlp: steady Runner calls: %ld allocations in 100 calls\n", steady);
+    if (steady != 0) return 1;
   }
   // A wrong input is an error status, not undefined behaviour.
   std::vector<float> x(784 * 2);

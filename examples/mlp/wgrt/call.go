@@ -32,6 +32,7 @@ type Op struct {
 	Kernel  string
 	Inputs  []string // tensor names, as the graph gives them
 	Outputs []string
+	Mutates []string // inputs the kernel writes in place
 }
 
 func (op *Op) String() string { return op.Place + " (kernel \"" + op.Kernel + "\")" }
