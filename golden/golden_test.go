@@ -46,8 +46,11 @@ func generate(t *testing.T, name string, data []byte) map[string][]byte {
 	require.NoError(t, plan.WriteReport(&listing, p, f, plan.ReportOptions{Lines: true}))
 	src, err := golang.Generate(p, golang.Options{Package: "wrapper", RuntimeImport: "example.com/wrapper/wgrt", Source: name + ".json"})
 	require.NoError(t, err)
+	var svg bytes.Buffer
+	require.NoError(t, plan.WriteSVG(&svg, p, f))
 	files := map[string][]byte{
 		"plan.txt":   listing.Bytes(),
+		"plan.svg":   svg.Bytes(),
 		"wrapper.go": src,
 	}
 	cc, err := cpp.Generate(p, cpp.Options{Source: name + ".json"})
@@ -60,7 +63,7 @@ func generate(t *testing.T, name string, data []byte) map[string][]byte {
 
 // archiveOrder is the order of generated files in an archive.
 func archiveOrder(files map[string][]byte) []string {
-	order := []string{"plan.txt", "wrapper.go"}
+	order := []string{"plan.txt", "plan.svg", "wrapper.go"}
 	var rest []string
 	for name := range files {
 		if strings.HasPrefix(name, "cpp/") {
@@ -81,7 +84,7 @@ func TestGolden(t *testing.T) {
 				require.NoError(t, srcErr)
 				got := generate(t, name, source)
 				order := archiveOrder(got)
-				ar := &txtar.Archive{Comment: []byte("wrapgen golden case: input graph, plan listing, generated Go and C++.\nRegenerate with: go test ./golden -update\n")}
+				ar := &txtar.Archive{Comment: []byte("wrapgen golden case: input graph, plan listing and picture, generated Go and C++.\nRegenerate with: go test ./golden -update\n")}
 				ar.Files = append(ar.Files, txtar.File{Name: name + ".json", Data: withNewline(source)})
 				for _, file := range order {
 					ar.Files = append(ar.Files, txtar.File{Name: file, Data: got[file]})

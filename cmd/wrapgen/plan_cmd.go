@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -62,6 +63,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the text report")
 	lines := fs.Bool("lines", true, "include the AllocFromPool / DeallocFromPool program in the text report")
 	memMap := fs.Bool("map", false, "include each pool's memory map (offsets and live steps) in the text report")
+	svg := fs.String("svg", "", "also write the memory map as an SVG picture to `file`")
 	if help, err := parseFlags(fs, "wrapgen plan [flags] GRAPH.json", args); help || err != nil {
 		return err
 	}
@@ -81,6 +83,15 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fig, err := p.Figures(expr.Env(at))
 	if err != nil {
 		return fmt.Errorf("%s: evaluating at %s: %w", path, at, err)
+	}
+	if *svg != "" {
+		var buf bytes.Buffer
+		if err := plan.WriteSVG(&buf, p, fig); err != nil {
+			return err
+		}
+		if err := writeFiles([]outFile{{*svg, buf.Bytes()}}); err != nil {
+			return err
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

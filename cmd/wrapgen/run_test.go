@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"testing"
@@ -91,4 +92,35 @@ func TestBench(t *testing.T) {
 	assert.Regexp(t, `best\s+geomean 1\.000\d`, out)
 	_, _, err = runCLI("bench", "-synth", "x")
 	assert.Equal(t, 2, exitCode(err))
+}
+
+func TestPlanSVGEveryGraph(t *testing.T) {
+	graphs, _ := filepath.Glob(filepath.Join(sharedGraphs, "*.json"))
+	graphs = append(graphs, "../../examples/mlp/mlp.json", "../../examples/rnn/rnn.json")
+	for _, g := range graphs {
+		svg := filepath.Join(t.TempDir(), "plan.svg")
+		out, _, err := runCLI("plan", "-json", "-svg", svg, g)
+		require.NoError(t, err, g)
+		var p jsonPlan
+		require.NoError(t, json.Unmarshal([]byte(out), &p))
+		data, err := os.ReadFile(svg)
+		require.NoError(t, err)
+		var doc struct {
+			Groups []struct {
+				Rects []struct {
+					Class string `xml:"class,attr"`
+				} `xml:"rect"`
+			} `xml:"g"`
+		}
+		require.NoError(t, xml.Unmarshal(data, &doc), "%s: the SVG is not well-formed", g)
+		shapes := 0
+		for _, grp := range doc.Groups {
+			for _, r := range grp.Rects {
+				if r.Class == "storage" {
+					shapes++
+				}
+			}
+		}
+		assert.Equal(t, len(p.Buffers), shapes, "%s: one shape per storage", g)
+	}
 }
