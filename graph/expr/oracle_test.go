@@ -2,19 +2,23 @@ package expr
 
 import (
 	"fmt"
-	"strconv"
+	"math/big"
 	"strings"
 )
 
 // evalSource evaluates expression text directly, with Python's integer
-// semantics and no simplification: the oracle for the canonical form.
+// semantics (exact, in big integers) and no simplification: the oracle for
+// the canonical form. A result outside int64 is an error.
 func evalSource(src string, env Env) (int64, error) {
 	o := &oracle{toks: tokenize(src), env: env}
 	v := o.sum()
 	if o.i != len(o.toks) {
-		return 0, fmt.Errorf("trailing %q", o.toks[o.i])
+		return 0, fmt.Errorf("the oracle could not follow %q", src)
 	}
-	return v, o.err
+	if o.err == nil && !v.IsInt64() {
+		return 0, fmt.Errorf("overflow")
+	}
+	return v.Int64(), o.err
 }
 
 type oracle struct {
@@ -56,43 +60,60 @@ func (o *oracle) peek() string {
 	return ""
 }
 
-func (o *oracle) sum() int64 {
+func (o *oracle) sum() *big.Int {
 	v := o.product()
 	for o.peek() == "+" || o.peek() == "-" {
 		op := o.toks[o.i]
 		o.i++
 		r := o.product()
 		if op == "+" {
-			v += r
+			v = new(big.Int).Add(v, r)
 		} else {
-			v -= r
+			v = new(big.Int).Sub(v, r)
 		}
 	}
 	return v
 }
 
-func (o *oracle) product() int64 {
+// floorDivMod is Python's // and %: rounding toward negative infinity.
+func floorDivMod(a, b *big.Int) (q, m *big.Int) {
+	q, m = new(big.Int).QuoRem(a, b, new(big.Int))
+	if m.Sign() != 0 && (m.Sign() < 0) != (b.Sign() < 0) {
+		q.Sub(q, big.NewInt(1))
+		m.Add(m, b)
+	}
+	return q, m
+}
+
+func (o *oracle) product() *big.Int {
 	v := o.unary()
 	for o.peek() == "*" || o.peek() == "//" || o.peek() == "%" {
 		op := o.toks[o.i]
 		o.i++
 		r := o.unary()
-		switch op {
-		case "*":
-			v *= r
-		case "//":
-			v = floorDivInt(v, r)
+		switch {
+		case op == "*":
+			v = new(big.Int).Mul(v, r)
+		case r.Sign() == 0:
+			o.err = fmt.Errorf("division by zero")
+			return big.NewInt(0)
+		case op == "//":
+			v, _ = floorDivMod(v, r)
 		default:
-			v = floorModInt(v, r)
+			_, v = floorDivMod(v, r)
 		}
 	}
 	return v
 }
 
-func (o *oracle) unary() int64 {
+func (o *oracle) unary() *big.Int {
 	if o.peek() == "-" {
 		o.i++
-		return -o.unary()
+		return new(big.Int).Neg(o.unary())
+	}
+	if o.peek() == "+" {
+		o.i++
+		return o.unary()
 	}
 	t := o.peek()
 	o.i++
@@ -101,12 +122,12 @@ func (o *oracle) unary() int64 {
 		o.i++ // )
 		return v
 	}
-	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+	if n, ok := new(big.Int).SetString(t, 10); ok {
 		return n
 	}
 	if t == "max" || t == "min" {
 		o.i++ // (
-		var vals []int64
+		var vals []*big.Int
 		for {
 			vals = append(vals, o.sum())
 			if o.peek() == "," {
@@ -118,7 +139,7 @@ func (o *oracle) unary() int64 {
 		}
 		m := vals[0]
 		for _, x := range vals[1:] {
-			if (t == "max") == (x > m) {
+			if (t == "max") == (x.Cmp(m) > 0) {
 				m = x
 			}
 		}
@@ -128,5 +149,5 @@ func (o *oracle) unary() int64 {
 	if !ok {
 		o.err = fmt.Errorf("unbound %s", t)
 	}
-	return v
+	return big.NewInt(v)
 }

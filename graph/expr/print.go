@@ -74,6 +74,11 @@ func render(ts []term, s Style) string {
 		} else if c < 0 && len(t.mono) > 0 {
 			b.WriteString("-")
 			c = -c
+			if c == 1 && len(t.mono) == 1 && t.mono[0].isInfix(s) {
+				// Unary minus binds tighter than // and %: -(7%a) is not -7%a.
+				b.WriteString("(" + termText(c, t.mono, s) + ")")
+				continue
+			}
 		}
 		b.WriteString(termText(c, t.mono, s))
 	}
