@@ -112,3 +112,25 @@ func TestSelftestGoSharedGraphs(t *testing.T) {
 		assert.Contains(t, err.Error(), "is corrupted")
 	})
 }
+
+// Go keywords and predeclared names as graph names still give Go that
+// compiles: exported fields and methods cannot clash, and parameters and
+// locals get a suffix.
+func TestGoKeywordsAsNames(t *testing.T) {
+	dir := tempModule(t)
+	src := `{"name": "kw", "symbols": {"len": {"hint": 2, "min": 1, "max": 8}, "range": 3},
+	  "tensors": {"type": {"dtype": "f32", "shape": ["len", 4]}, "func": {"dtype": "f32", "shape": ["len", 4]},
+	              "map": {"dtype": "f32", "shape": ["range"]}},
+	  "inputs": ["type"], "outputs": ["func", "map"],
+	  "ops": [{"kernel": "go", "inputs": ["type"], "outputs": ["func"], "attrs": {"range": 1, "err": {"expr": "len*2"}, "int": [1]}},
+	          {"kernel": "select", "inputs": [], "outputs": ["map"], "attrs": {"defer": true}}]}`
+	path := filepath.Join(dir, "kw.json")
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	_, _, err := runCLI("gen", "-o", filepath.Join(dir, "kw", "kw.go"), path)
+	require.NoError(t, err)
+	cmd := exec.Command("go", "vet", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local")
+	b, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go vet: %s", b)
+}
