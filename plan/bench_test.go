@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/wrapgen/wrapgen/graph"
@@ -49,4 +51,76 @@ func BenchmarkStrategy(b *testing.B) {
 			}
 		})
 	}
+}
+
+// encoder is a synthetic transformer encoder of the given layers.
+func encoder(tb testing.TB, layers int) *graph.Graph {
+	data, err := synth.Graph(synth.Transformer, layers*synth.TransformerOpsPerLayer)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := graph.Parse("encoder.json", data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+// BenchmarkInductorEncoder times the ported seed algorithm alone (lowering
+// done once) on 96-layer encoders, and on one with 2,208 storages (the
+// size the issue measured the seed's Python at), to compare with the
+// Python on the same buffers (see README).
+func BenchmarkInductorEncoder(b *testing.B) {
+	for _, layers := range []int{96, 221} {
+		g := encoder(b, layers)
+		prog, err := Lower(g, g.Hints())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("layers=%d/storages=%d", layers, len(prog.Buffers)), func(b *testing.B) {
+			for b.Loop() {
+				req := &Request{Buffers: prog.Buffers, Mode: PoolIntermediates, Align: DefaultAlign, Bounds: g.Bounds(), Hints: g.Hints()}
+				if _, err := (Inductor{}).Place(req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestDumpEncoderForSeed writes the 96-layer encoder's buffers in the
+// format of the seed harness (name hint begin end output) when
+// WRAPGEN_DUMP_SEED names a file; it is how the Python comparison is fed.
+func TestDumpEncoderForSeed(t *testing.T) {
+	path := os.Getenv("WRAPGEN_DUMP_SEED")
+	if path == "" {
+		t.Skip("set WRAPGEN_DUMP_SEED=FILE to write the encoder's buffers for the seed's Python")
+	}
+	layers := 96
+	if v := os.Getenv("WRAPGEN_DUMP_LAYERS"); v != "" {
+		fmt.Sscan(v, &layers)
+	}
+	g := encoder(t, layers)
+	prog, err := Lower(g, g.Hints())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	for _, b := range prog.Buffers {
+		fmt.Fprintf(&sb, "%s %d %d %d %t\n", b.Owner().Name, b.Hint, b.Begin, b.End, b.Output)
+	}
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := &Request{Buffers: prog.Buffers, Mode: PoolIntermediates, Align: DefaultAlign, Bounds: g.Bounds(), Hints: g.Hints()}
+	pools, err := (Inductor{}).Place(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int64
+	for _, p := range pools {
+		v, _ := p.Size.Eval(g.Hints())
+		sizes = append(sizes, v)
+	}
+	t.Logf("%d storages, inductor pool sizes %v", len(prog.Buffers), sizes)
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
@@ -33,6 +34,58 @@ func newLiveRanges(rs []liveRange) liveRanges {
 			last.begin, last.end = min(last.begin, r.begin), max(last.end, r.end)
 		} else {
 			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// mergeRanges is newLiveRanges of the union of lists that are each already
+// liveRanges (sorted, non-overlapping): merged pairwise, O(n log k), instead
+// of sorting everything again each time a cache is rebuilt.
+func mergeRanges(lists []liveRanges) liveRanges {
+	var nonEmpty []liveRanges
+	for _, l := range lists {
+		if len(l) > 0 {
+			nonEmpty = append(nonEmpty, l)
+		}
+	}
+	switch len(nonEmpty) {
+	case 0:
+		return nil
+	case 1:
+		return nonEmpty[0]
+	}
+	for len(nonEmpty) > 1 {
+		next := nonEmpty[:0:0]
+		for i := 0; i+1 < len(nonEmpty); i += 2 {
+			next = append(next, merge2(nonEmpty[i], nonEmpty[i+1]))
+		}
+		if len(nonEmpty)%2 == 1 {
+			next = append(next, nonEmpty[len(nonEmpty)-1])
+		}
+		nonEmpty = next
+	}
+	return nonEmpty[0]
+}
+
+// merge2 merges two liveRanges, joining ranges that overlap or touch.
+func merge2(a, b liveRanges) liveRanges {
+	out := make(liveRanges, 0, len(a)+len(b))
+	push := func(r liveRange) {
+		if n := len(out); n > 0 && out[n-1].end >= r.begin {
+			out[n-1].end = max(out[n-1].end, r.end)
+			return
+		}
+		out = append(out, r)
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if j == len(b) || (i < len(a) && a[i].begin <= b[j].begin) {
+			push(a[i])
+			i++
+		} else {
+			push(b[j])
+			j++
 		}
 	}
 	return out
@@ -74,6 +127,7 @@ type treeNode interface {
 }
 
 type allocation struct {
+	ranges    liveRanges
 	buf       *Buffer
 	rng       liveRange
 	hint      int64
@@ -84,11 +138,16 @@ type allocation struct {
 }
 
 func (a *allocation) allocate(*allocation, bool) bool { return false }
-func (a *allocation) liveRanges() liveRanges          { return liveRanges{a.rng} }
-func (a *allocation) sizeHint() int64                 { return a.hint }
-func (a *allocation) symSize() expr.Expr              { return a.size }
-func (a *allocation) isEmpty() bool                   { return false }
-func (a *allocation) markAllocated()                  { a.allocated = true }
+func (a *allocation) liveRanges() liveRanges {
+	if a.ranges == nil {
+		a.ranges = liveRanges{a.rng} // kept: asked for on every placement test
+	}
+	return a.ranges
+}
+func (a *allocation) sizeHint() int64    { return a.hint }
+func (a *allocation) symSize() expr.Expr { return a.size }
+func (a *allocation) isEmpty() bool      { return false }
+func (a *allocation) markAllocated()     { a.allocated = true }
 func (a *allocation) finalize(p *inductorPool, off expr.Expr) treeNode {
 	a.pool, a.offset = p, off
 	return a
@@ -117,6 +176,33 @@ type cache struct {
 
 func (c *cache) clear() { c.haveRng, c.haveHint, c.haveSym = false, false, false }
 
+// placed updates the cache after block r landed below: sizes are
+// recomputed on demand, but the live ranges are the old ones plus r (a
+// placement only ever adds a leaf), so they are updated in place of being
+// merged again from every child: the difference between quadratic work in
+// sorting and a copy.
+func (c *cache) placed(r liveRange) {
+	c.haveHint, c.haveSym = false, false
+	if c.haveRng {
+		c.ranges = insertRange(c.ranges, r)
+	}
+}
+
+// insertRange returns a new liveRanges holding rs and r, merged as
+// newLiveRanges would; rs may be shared, so it is not modified.
+func insertRange(rs liveRanges, r liveRange) liveRanges {
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].end >= r.begin })
+	j := i
+	for j < len(rs) && rs[j].begin <= r.end {
+		r.begin, r.end = min(r.begin, rs[j].begin), max(r.end, rs[j].end)
+		j++
+	}
+	out := make(liveRanges, 0, len(rs)-(j-i)+1)
+	out = append(out, rs[:i]...)
+	out = append(out, r)
+	return append(out, rs[j:]...)
+}
+
 // temporalSplit holds children whose live ranges do not overlap.
 type temporalSplit struct {
 	cache
@@ -129,7 +215,7 @@ func newTemporal(align int64, children ...treeNode) *temporalSplit {
 
 func (t *temporalSplit) allocate(b *allocation, isLast bool) bool {
 	if t.tryAllocate(b, isLast) {
-		t.clear()
+		t.placed(b.rng)
 		return true
 	}
 	return false
@@ -175,11 +261,11 @@ func (t *temporalSplit) tryAllocate(b *allocation, isLast bool) bool {
 
 func (t *temporalSplit) liveRanges() liveRanges {
 	if !t.haveRng {
-		var all []liveRange
-		for _, c := range t.children {
-			all = append(all, c.liveRanges()...)
+		lists := make([]liveRanges, len(t.children))
+		for i, c := range t.children {
+			lists[i] = c.liveRanges()
 		}
-		t.ranges, t.haveRng = newLiveRanges(all), true
+		t.ranges, t.haveRng = mergeRanges(lists), true
 	}
 	return t.ranges
 }
@@ -240,7 +326,7 @@ func newSpatial(align int64, left treeNode, extra int64) *spatialSplit {
 
 func (s *spatialSplit) allocate(b *allocation, isLast bool) bool {
 	if s.left.allocate(b, false) || s.right.allocate(b, isLast) {
-		s.clear()
+		s.placed(b.rng)
 		return true
 	}
 	return false
@@ -248,7 +334,7 @@ func (s *spatialSplit) allocate(b *allocation, isLast bool) bool {
 
 func (s *spatialSplit) liveRanges() liveRanges {
 	if !s.haveRng {
-		s.ranges = newLiveRanges(append(append([]liveRange(nil), s.left.liveRanges()...), s.right.liveRanges()...))
+		s.ranges = mergeRanges([]liveRanges{s.left.liveRanges(), s.right.liveRanges()})
 		s.haveRng = true
 	}
 	return s.ranges

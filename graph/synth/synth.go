@@ -114,6 +114,10 @@ func Graph(kind Kind, ops int) ([]byte, error) {
 // transformer writes encoder layers (about 13 ops each): attention with
 // q/k/v as offset views of one projection, softmax in place, residual adds,
 // an MLP with an in-place activation.
+// TransformerOpsPerLayer is how many ops one encoder layer of the
+// Transformer kind has.
+const TransformerOpsPerLayer = 12
+
 func (b *builder) transformer(ops int) {
 	const seq, d, hidden = 197, 768, 3072
 	x := b.input("batch", seq, d)
