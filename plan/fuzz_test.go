@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/synth"
@@ -23,6 +24,11 @@ func FuzzParseAndPlan(f *testing.F) {
 	f.Add([]byte(`{"name": "x", "tensors": {}, "inputs": [], "outputs": [], "ops": []}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if dump := os.Getenv("WRAPGEN_FUZZ_SLOW"); dump != "" {
+			// Finding slow inputs: keep the one that takes over 5 s.
+			timer := time.AfterFunc(5*time.Second, func() { os.WriteFile(dump, data, 0o644) })
+			defer timer.Stop()
+		}
 		g, err := graph.Parse("fuzz.json", data)
 		if err != nil {
 			return
