@@ -232,7 +232,7 @@ func (g *gen) tables(d *fileData) {
 			if a.Kind != graph.AttrInts {
 				continue
 			}
-			if lit, ok := constInts(a.Ints); ok {
+			if lit, ok := emit.ConstList(a.Ints); ok {
 				if _, seen := g.intVar[lit]; !seen && len(a.Ints) > 0 {
 					v := fmt.Sprintf("kAttrInts%d", len(g.intVar))
 					g.intVar[lit] = v
@@ -250,18 +250,6 @@ func (g *gen) tables(d *fileData) {
 	for _, t := range g.g.Tensors {
 		d.Tensors = append(d.Tensors, g.n.member[t])
 	}
-}
-
-func constInts(xs []expr.Expr) (string, bool) {
-	var parts []string
-	for _, x := range xs {
-		c, ok := x.IsConst()
-		if !ok {
-			return "", false
-		}
-		parts = append(parts, strconv.FormatInt(c, 10))
-	}
-	return strings.Join(parts, ", "), true
 }
 
 func (g *gen) fail(prefix string) string {
@@ -460,7 +448,7 @@ func (g *gen) call(op *graph.Op) []string {
 		case graph.AttrInts:
 			if at, ok := g.symInts[op][i]; ok {
 				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(ints + %d, %d)", at, len(a.Ints)))
-			} else if lit, _ := constInts(a.Ints); len(a.Ints) > 0 {
+			} else if lit, _ := emit.ConstList(a.Ints); len(a.Ints) > 0 {
 				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(%s, %d)", g.intVar[lit], len(a.Ints)))
 			} else {
 				args = append(args, "wrapgen::Span<int64_t>()")

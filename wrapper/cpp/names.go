@@ -33,13 +33,13 @@ var frameMembers = ident.Set("k", "in", "out", "f", "s", "pools", "sym", "pool",
 func nameGraph(g *graph.Graph) *names {
 	n := &names{kernel: map[string]string{}, field: map[*graph.Tensor]string{}, member: map[*graph.Tensor]string{},
 		symbol: map[string]string{}, symField: map[string]string{}, attr: map[string][]string{}}
-	ns := &ident.Namer{Lang: "C++", Kind: "graph", Lower: true, Reserved: merge(ident.CppKeywords, ident.Set("wrapgen"))}
+	ns := &ident.Namer{Lang: "C++", Kind: "graph", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.Set("wrapgen"))}
 	n.namespace = ns.Name(g.File, "name", g.Name)
-	kernels := &ident.Namer{Lang: "C++", Kind: "kernel", Reserved: merge(ident.CppKeywords, ident.Set("BeginOp", "Kernels"))}
+	kernels := &ident.Namer{Lang: "C++", Kind: "kernel", Reserved: ident.Merge(ident.CppKeywords, ident.Set("BeginOp", "Kernels"))}
 	for _, k := range g.Kernels() {
 		n.kernel[k.Name] = kernels.Name(g.File, k.First.Label(), k.Name)
 		params := &ident.Namer{Lang: "C++", Kind: "attribute", Lower: true, Suffix: "_",
-			Reserved: merge(ident.CppKeywords, paramNames(k))}
+			Reserved: ident.Merge(ident.CppKeywords, ident.KernelParams(k))}
 		for _, a := range k.Attrs {
 			n.attr[k.Name] = append(n.attr[k.Name], params.Name(g.File, k.First.Label(), a.Name))
 		}
@@ -54,7 +54,7 @@ func nameGraph(g *graph.Graph) *names {
 		}
 		n.member[t] = "t_" + members.Name(g.File, place, t.Name)
 	}
-	locals := &ident.Namer{Lang: "C++", Kind: "symbol", Lower: true, Suffix: "_", Reserved: merge(ident.CppKeywords, frameMembers)}
+	locals := &ident.Namer{Lang: "C++", Kind: "symbol", Lower: true, Suffix: "_", Reserved: ident.Merge(ident.CppKeywords, frameMembers)}
 	for _, s := range g.Symbols {
 		place := fmt.Sprintf("symbols[%q]", s.Name)
 		n.symbol[s.Name] = locals.Name(g.File, place, s.Name)
@@ -64,25 +64,4 @@ func nameGraph(g *graph.Graph) *names {
 		n.probs = append(n.probs, p.Problems()...)
 	}
 	return n
-}
-
-func paramNames(k *graph.Kernel) map[string]bool {
-	m := map[string]bool{"ins": true}
-	for i := 0; i < k.Outputs; i++ {
-		m[fmt.Sprintf("out%d", i)] = true
-	}
-	for i := 0; i < k.Inputs; i++ {
-		m[fmt.Sprintf("in%d", i)] = true
-	}
-	return m
-}
-
-func merge(sets ...map[string]bool) map[string]bool {
-	m := map[string]bool{}
-	for _, s := range sets {
-		for k := range s {
-			m[k] = true
-		}
-	}
-	return m
 }

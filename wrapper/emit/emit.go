@@ -5,6 +5,9 @@
 package emit
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
@@ -165,4 +168,19 @@ func (pr *Program) ForgetAfter() map[int][]*plan.Buffer {
 		}
 	}
 	return forget
+}
+
+// ConstList is a list of integer expressions written as its constants
+// joined by ", ", when every entry is constant: how both backends spell a
+// constant int list attribute (and key the table that shares it).
+func ConstList(xs []expr.Expr) (string, bool) {
+	parts := make([]string, 0, len(xs))
+	for _, x := range xs {
+		c, ok := x.IsConst()
+		if !ok {
+			return "", false
+		}
+		parts = append(parts, strconv.FormatInt(c, 10))
+	}
+	return strings.Join(parts, ", "), true
 }

@@ -434,15 +434,8 @@ func (g *gen) collectAttrs() {
 }
 
 func constInts(xs []expr.Expr) (string, bool) {
-	var parts []string
-	for _, x := range xs {
-		c, ok := x.IsConst()
-		if !ok {
-			return "", false
-		}
-		parts = append(parts, strconv.FormatInt(c, 10))
-	}
-	return "[]int{" + strings.Join(parts, ", ") + "}", true
+	list, ok := emit.ConstList(xs)
+	return "[]int{" + list + "}", ok
 }
 
 func (g *gen) constIntValue(name string) string {

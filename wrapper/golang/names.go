@@ -31,7 +31,7 @@ func nameGraph(g *graph.Graph) *names {
 	for _, k := range g.Kernels() {
 		n.kernel[k.Name] = kernels.Name(g.File, k.First.Label(), k.Name)
 		params := &ident.Namer{Lang: "Go", Kind: "attribute", Lower: true, Suffix: "_",
-			Reserved: merge(ident.GoKeywords, generatedLocals, paramNames(k))}
+			Reserved: ident.Merge(ident.GoKeywords, generatedLocals, ident.KernelParams(k))}
 		for _, a := range k.Attrs {
 			n.attr[k.Name] = append(n.attr[k.Name], params.Name(g.File, k.First.Label(), a.Name))
 		}
@@ -42,7 +42,7 @@ func nameGraph(g *graph.Graph) *names {
 	for _, t := range g.Tensors {
 		n.tensor[t] = fields.Name(g.File, fmt.Sprintf("tensors[%q]", t.Name), t.Name)
 	}
-	locals := &ident.Namer{Lang: "Go", Kind: "symbol", Lower: true, Suffix: "_", Reserved: merge(ident.GoKeywords, generatedLocals)}
+	locals := &ident.Namer{Lang: "Go", Kind: "symbol", Lower: true, Suffix: "_", Reserved: ident.Merge(ident.GoKeywords, generatedLocals)}
 	for _, s := range g.Symbols {
 		n.symbol[s.Name] = fields.Name(g.File, fmt.Sprintf("symbols[%q]", s.Name), s.Name)
 		n.local[s.Name] = locals.Name(g.File, fmt.Sprintf("symbols[%q]", s.Name), s.Name)
@@ -51,27 +51,4 @@ func nameGraph(g *graph.Graph) *names {
 	n.probs = append(n.probs, fields.Problems()...)
 	n.probs = append(n.probs, locals.Problems()...)
 	return n
-}
-
-// paramNames are the tensor parameters of a kernel method: out0.., in0..
-// (or ins for a variadic kernel).
-func paramNames(k *graph.Kernel) map[string]bool {
-	m := map[string]bool{"ins": true}
-	for i := 0; i < k.Outputs; i++ {
-		m[fmt.Sprintf("out%d", i)] = true
-	}
-	for i := 0; i < k.Inputs; i++ {
-		m[fmt.Sprintf("in%d", i)] = true
-	}
-	return m
-}
-
-func merge(sets ...map[string]bool) map[string]bool {
-	m := map[string]bool{}
-	for _, s := range sets {
-		for k := range s {
-			m[k] = true
-		}
-	}
-	return m
 }

@@ -146,3 +146,28 @@ func Sorted(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Merge is the union of word sets.
+func Merge(sets ...map[string]bool) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range sets {
+		for k := range s {
+			m[k] = true
+		}
+	}
+	return m
+}
+
+// KernelParams are the names both backends give a kernel method's tensor
+// parameters (out0.., in0.., ins for a variadic list): attribute names must
+// not take them.
+func KernelParams(k *graph.Kernel) map[string]bool {
+	m := map[string]bool{"ins": true}
+	for i := 0; i < k.Outputs; i++ {
+		m[fmt.Sprintf("out%d", i)] = true
+	}
+	for i := 0; i < k.Inputs; i++ {
+		m[fmt.Sprintf("in%d", i)] = true
+	}
+	return m
+}

@@ -83,6 +83,20 @@ std::vector<double> Reference(const std::vector<float>& x, const std::vector<std
   return h;
 }
 
+// Inputs binds the batch x and the six weight tensors to the wrapper's
+// inputs (no copies: the views point into the vectors).
+mlp::Inputs MakeInputs(std::vector<float>& x, std::vector<std::vector<float>>& w, int64_t batch) {
+  mlp::Inputs in;
+  in.x = View(x, {batch, 784});
+  in.w1 = View(w[0], {784, 128});
+  in.b1 = View(w[1], {128});
+  in.w2 = View(w[2], {128, 64});
+  in.b2 = View(w[3], {64});
+  in.w3 = View(w[4], {64, 10});
+  in.b3 = View(w[5], {10});
+  return in;
+}
+
 bool Close(const std::vector<double>& want, const float* got, const char* what, int64_t batch) {
   for (size_t i = 0; i < want.size(); i++) {
     if (std::fabs(want[i] - got[i]) > 1e-4) {
@@ -110,14 +124,7 @@ int main() {
   for (int64_t batch : {1, 8, 33, 8}) {
     std::vector<float> x(static_cast<size_t>(batch * 784));
     for (float& f : x) f = normal(rng) * 10;
-    mlp::Inputs in;
-    in.x = View(x, {batch, 784});
-    in.w1 = View(w[0], {784, 128});
-    in.b1 = View(w[1], {128});
-    in.w2 = View(w[2], {128, 64});
-    in.b2 = View(w[3], {64});
-    in.w3 = View(w[4], {64, 10});
-    in.b3 = View(w[5], {10});
+    mlp::Inputs in = MakeInputs(x, w, batch);
     std::vector<double> want = Reference(x, w, batch);
 
     mlp::Outputs out;
@@ -137,14 +144,7 @@ int main() {
   {
     const int64_t batch = 8;
     std::vector<float> x(static_cast<size_t>(batch * 784), 0.5f), y(static_cast<size_t>(batch * 10));
-    mlp::Inputs in;
-    in.x = View(x, {batch, 784});
-    in.w1 = View(w[0], {784, 128});
-    in.b1 = View(w[1], {128});
-    in.w2 = View(w[2], {128, 64});
-    in.b2 = View(w[3], {64});
-    in.w3 = View(w[4], {64, 10});
-    in.b3 = View(w[5], {10});
+    mlp::Inputs in = MakeInputs(x, w, batch);
     mlp::Outputs mine;
     static_cast<wrapgen::Tensor&>(mine.y) = View(y, {batch, 10});
     if (!runner.Run(k, in, &mine).ok()) return 1;
