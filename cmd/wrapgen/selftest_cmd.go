@@ -169,7 +169,7 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Write
 		if !cached {
 			tmp := filepath.Join(dir, "selftest-"+filepath.Base(cxx))
 			cargs := append(append([]string{}, cxxFlags...), "-o", tmp)
-			if strings.Contains(filepath.Base(cxx), "g++") {
+			if base := filepath.Base(cxx); strings.HasSuffix(base, "g++") && !strings.Contains(base, "clang") {
 				// Large generated functions exceed GCC's variable-tracking
 				// budget; it then prints notes and retries. Skip the attempt.
 				cargs = append(cargs, "-fno-var-tracking-assignments")
