@@ -94,7 +94,8 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		views[jen.Lit(t.Name)] = jen.Values(jen.Lit(s), jen.Lit(off))
 	}
 	forget := map[int][]int{}
-	for op, bufs := range emit.New(p).ForgetAfter() {
+	pr := emit.New(p)
+	for op, bufs := range pr.ForgetAfter() {
 		for _, b := range bufs {
 			forget[op] = append(forget[op], index[b.Owner()])
 		}
@@ -122,9 +123,8 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		inFields = append(inFields, field(n.tensor[t], jen.Id("c").Dot("Input").Call(jen.Lit(t.Name), jen.Qual(rtImport, dtypeConst(t.DType)),
 			jen.Index().Int().Values(shape...), jen.Index().Int().Values(strides...))))
 	}
-	probe := newGen(p, n, Options{RuntimeImport: rtImport})
 	for _, s := range g.Symbols {
-		if _, ok := probe.bound[s.Name]; !ok {
+		if _, ok := pr.Bound[s.Name]; !ok {
 			inFields = append(inFields, field(n.symbol[s.Name], jen.Lit(int(env[s.Name]))))
 		}
 	}
