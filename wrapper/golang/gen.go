@@ -66,38 +66,27 @@ func sourceName(src string, g *graph.Graph) string {
 }
 
 type gen struct {
-	p    *plan.Plan
-	g    *graph.Graph
-	n    *names
-	rt   string
-	ops  []*graph.Op
-	opIx map[*graph.Op]int
+	p  *plan.Plan
+	g  *graph.Graph
+	n  *names
+	rt string
+	pr *emit.Program // ops, pools, storage members, symbol bindings
 
-	poolIx  map[*plan.Pool]int
-	bufOf   map[*graph.Tensor]*plan.Buffer // name in a buffer → buffer
-	members map[*plan.Buffer][]*graph.Tensor
-	direct  map[*plan.Pool]*graph.Tensor // pools a caller's output buffer can replace
-
-	bound    map[string]emit.Binding // symbols bound from an input dimension
-	dims     int                     // ints of frame.dims handed out
-	constInt map[string]string       // constant int list → package var
-	intVars  []string
+	dims     int                       // ints of frame.dims handed out
+	constInt map[string]string         // constant int list literal → package var
+	intVars  []intVar                  // the package vars, in order
 	symInts  map[*graph.Op]map[int]int // op, attr → index into frame.ints
 	nSymInts int
-	variadic bool
-	kernel   map[string]*graph.Kernel
-	pr       *emit.Program
 
 	used map[string]bool // symbols the function being built refers to
 }
 
+// intVar is a package variable holding a constant int list attribute.
+type intVar struct{ name, lit string }
+
 func newGen(p *plan.Plan, n *names, opts Options) *gen {
-	pr := emit.New(p)
-	g := &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, ops: pr.Ops, opIx: pr.OpIndex,
-		poolIx: pr.PoolIndex, bufOf: pr.BufferOf, members: pr.Members, direct: pr.Direct, bound: pr.Bound,
-		constInt: map[string]string{}, symInts: map[*graph.Op]map[int]int{}, kernel: pr.Kernel, pr: pr}
-	g.variadic = pr.MaxArgs > 0
-	return g
+	return &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, pr: emit.New(p),
+		constInt: map[string]string{}, symInts: map[*graph.Op]map[int]int{}}
 }
 
 // expr renders e as Go over the symbol locals, noting which it used.
@@ -146,7 +135,7 @@ func countText(n int, what string) string {
 // kernels emits the Kernels interface.
 func (g *gen) kernels(f *jen.File) {
 	var methods []jen.Code
-	for _, k := range g.g.Kernels() {
+	for _, k := range g.pr.Kernels {
 		doc := fmt.Sprintf("%s is kernel %q: %s, %s", g.n.kernel[k.Name], k.Name, countText(k.Outputs, "output"), countText(k.Inputs, "input"))
 		if k.Variadic {
 			doc = fmt.Sprintf("%s is kernel %q: %s, inputs as one list (ops call it with %d or more)", g.n.kernel[k.Name], k.Name, countText(k.Outputs, "output"), k.Inputs)
@@ -217,7 +206,7 @@ func (g *gen) adapter(f *jen.File) {
 	f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id("BeginOp").Params(jen.Id("op").Op("*").Qual(g.rt, "Op")).Block(
 		jen.Id("a").Dot("op").Op("=").Id("op"),
 	)
-	for _, k := range g.g.Kernels() {
+	for _, k := range g.pr.Kernels {
 		var outs, ins []jen.Code
 		for i := 0; i < k.Outputs; i++ {
 			outs = append(outs, jen.Id(fmt.Sprintf("out%d", i)))
@@ -256,7 +245,7 @@ func (g *gen) entry(f *jen.File) {
 		inFields = append(inFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(tensorDoc(t)))
 	}
 	for _, s := range g.g.Symbols {
-		if _, ok := g.bound[s.Name]; !ok {
+		if _, ok := g.pr.Bound[s.Name]; !ok {
 			inFields = append(inFields, jen.Id(g.n.symbol[s.Name]).Int().Comment(fmt.Sprintf("symbol %s, which no input's shape gives", s.Name)))
 		}
 	}
@@ -354,7 +343,7 @@ func (g *gen) frame(f *jen.File) {
 		jen.Id("dims").Index(jen.Lit(g.dims)).Int().Comment("backing of every shape, stride and symbolic int list"),
 		jen.Id("ints").Index(jen.Lit(g.nSymInts)).Index().Int().Comment("symbolic int list attributes"),
 	}
-	if g.variadic {
+	if g.pr.MaxArgs > 0 {
 		fields = append(fields, jen.Id("args").Index().Add(g.tensorType()).Comment("inputs of a variadic kernel call"))
 	}
 	var lines []string
@@ -374,7 +363,7 @@ func (g *gen) frame(f *jen.File) {
 	f.Var().Id("poolDevices").Op("=").Index(jen.Lit(len(g.p.Pools))).String().Values(devs...)
 
 	var ops []jen.Code
-	for i, op := range g.ops {
+	for i, op := range g.pr.Ops {
 		d := []jen.Code{field("Index", jen.Lit(i)), field("Place", jen.Lit(op.Place)), field("Kernel", jen.Lit(op.Kernel))}
 		if args := op.Args(); len(args) > 0 {
 			d = append(d, field("Inputs", jen.Index().String().Values(tensorNames(args)...)))
@@ -388,12 +377,12 @@ func (g *gen) frame(f *jen.File) {
 		ops = append(ops, jen.Line().Values(d...))
 	}
 	doc(f, "opTable describes every kernel op, for observers and errors.")
-	f.Var().Id("opTable").Op("=").Index(jen.Lit(len(g.ops))).Qual(g.rt, "Op").Values(append(ops, jen.Line())...)
+	f.Var().Id("opTable").Op("=").Index(jen.Lit(len(g.pr.Ops))).Qual(g.rt, "Op").Values(append(ops, jen.Line())...)
 	if len(g.intVars) > 0 {
 		doc(f, "Constant int list attributes; kernels must not modify them.")
 		var defs []jen.Code
 		for _, v := range g.intVars {
-			defs = append(defs, jen.Id(v).Op("=").Id(g.constIntValue(v)))
+			defs = append(defs, jen.Id(v.name).Op("=").Id(v.lit))
 		}
 		f.Var().Defs(defs...)
 	}
@@ -410,7 +399,7 @@ func tensorNames(ts []*graph.Tensor) []jen.Code {
 // collectAttrs gives constant int lists a package variable and symbolic
 // ones a slot in frame.ints.
 func (g *gen) collectAttrs() {
-	for _, op := range g.ops {
+	for _, op := range g.pr.Ops {
 		for i, a := range op.Attrs {
 			if a.Kind != graph.AttrInts {
 				continue
@@ -419,7 +408,7 @@ func (g *gen) collectAttrs() {
 				if _, seen := g.constInt[lit]; !seen {
 					name := fmt.Sprintf("attrInts%d", len(g.intVars))
 					g.constInt[lit] = name
-					g.intVars = append(g.intVars, name)
+					g.intVars = append(g.intVars, intVar{name, lit})
 				}
 				continue
 			}
@@ -438,15 +427,6 @@ func constInts(xs []expr.Expr) (string, bool) {
 	return "[]int{" + list + "}", ok
 }
 
-func (g *gen) constIntValue(name string) string {
-	for lit, n := range g.constInt {
-		if n == name {
-			return lit
-		}
-	}
-	panic("unreachable")
-}
-
 // bind emits frame.bind: symbols from inputs, shapes and strides of every
 // tensor, checks of inputs and caller-given outputs, input data.
 func (g *gen) bind(f *jen.File) {
@@ -456,7 +436,7 @@ func (g *gen) bind(f *jen.File) {
 	var pre []jen.Code
 	nBound := 0
 	for _, s := range g.g.Symbols {
-		if _, ok := g.bound[s.Name]; ok {
+		if _, ok := g.pr.Bound[s.Name]; ok {
 			nBound++
 		}
 	}
@@ -466,7 +446,7 @@ func (g *gen) bind(f *jen.File) {
 	bi := 0
 	for _, s := range g.g.Symbols {
 		field := jen.Id("f").Dot("sym").Dot(g.n.symbol[s.Name])
-		if b, ok := g.bound[s.Name]; ok {
+		if b, ok := g.pr.Bound[s.Name]; ok {
 			pre = append(pre, jen.If(jen.Err().Op(":=").Qual(g.rt, "BindSymbol").Call(
 				jen.Op("&").Add(field), jen.Op("&").Id("bound").Index(jen.Lit(bi)), jen.Lit(s.Name), jen.Lit(b.Input.Name),
 				jen.Id("in").Dot(g.n.tensor[b.Input]).Dot("Shape"), jen.Lit(len(b.Input.Shape)), jen.Lit(b.Dim), jen.Lit(int(b.Scale)), jen.Lit(int(b.Bias)),
@@ -516,7 +496,7 @@ func (g *gen) bind(f *jen.File) {
 					jen.Qual(g.rt, dtypeConst(t.DType)), jen.Lit(t.Device), g.ft(t).Dot("Shape"), g.ft(t).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("output buffer %w")),
 			))
 		}
-		for _, op := range g.ops {
+		for _, op := range g.pr.Ops {
 			for i, a := range op.Attrs {
 				slot, ok := g.symInts[op][i]
 				if !ok {
@@ -558,17 +538,17 @@ func (g *gen) run(f *jen.File) {
 			case plan.LinePoolCreate:
 				g.poolCreate(l.Pool, add)
 			case plan.LinePoolRelease:
-				i := g.poolIx[l.Pool]
+				i := g.pr.PoolIndex[l.Pool]
 				add(jen.Id("pools").Dot("Release").Call(jen.Lit(i), jen.Lit(l.Pool.Device), jen.Id("f").Dot("pool").Index(jen.Lit(i))),
 					jen.Id("f").Dot("pool").Index(jen.Lit(i)).Op("=").Nil())
 			case plan.LineAllocFromPool:
-				i := g.poolIx[l.Pool]
-				for _, t := range g.members[l.Buffer] {
+				i := g.pr.PoolIndex[l.Pool]
+				for _, t := range g.pr.Members[l.Buffer] {
 					o, n := g.viewBytes(t, l.Buffer.Offset)
 					add(jen.Add(g.ft(t)).Dot("Data").Op("=").Id("f").Dot("pool").Index(jen.Lit(i)).Index(jen.Id(o).Op(":").Id(n).Op(":").Id(n)))
 				}
 			case plan.LineDeallocFromPool:
-				for _, t := range g.members[l.Buffer] {
+				for _, t := range g.pr.Members[l.Buffer] {
 					add(jen.Add(g.ft(t)).Dot("Data").Op("=").Nil())
 				}
 			case plan.LineReuse:
@@ -588,7 +568,7 @@ func (g *gen) run(f *jen.File) {
 		st = append(st, stack[0]...)
 		for _, pool := range g.p.Pools {
 			if emit.IsOutputPool(pool) {
-				st = append(st, jen.Id("f").Dot("pool").Index(jen.Lit(g.poolIx[pool])).Op("=").Nil().Comment("handed to the caller with the outputs"))
+				st = append(st, jen.Id("f").Dot("pool").Index(jen.Lit(g.pr.PoolIndex[pool])).Op("=").Nil().Comment("handed to the caller with the outputs"))
 			}
 		}
 		for _, t := range g.g.Outputs {
@@ -627,13 +607,13 @@ func (g *gen) run(f *jen.File) {
 func (g *gen) needsErr() bool { return len(g.p.Pools) > 0 }
 
 func (g *gen) poolCreate(pool *plan.Pool, add func(...jen.Code)) {
-	i := g.poolIx[pool]
+	i := g.pr.PoolIndex[pool]
 	fp := jen.Id("f").Dot("pool").Index(jen.Lit(i))
 	acquire := jen.If(jen.List(fp.Clone(), jen.Err()).Op("=").Id("pools").Dot("Acquire").Call(jen.Lit(i), jen.Lit(pool.Device), jen.Id(g.expr(pool.Size)), jen.Lit(int(g.p.Align))), jen.Err().Op("!=").Nil()).Block(
 		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("%s: pool %d (%%d bytes on %s): %%w", g.g.Name, i, pool.Device)), jen.Id(g.expr(pool.Size)), jen.Err())),
 	)
 	add(jen.Commentf("pool %d: %s bytes on %s", i, pool.Size, pool.Device))
-	t := g.direct[pool]
+	t := g.pr.Direct[pool]
 	if t == nil {
 		add(acquire)
 		return
@@ -648,13 +628,13 @@ func (g *gen) poolCreate(pool *plan.Pool, add func(...jen.Code)) {
 
 // call emits one kernel call.
 func (g *gen) call(op *graph.Op) []jen.Code {
-	ix := g.opIx[op]
+	ix := g.pr.OpIndex[op]
 	var args []jen.Code
 	var pre []jen.Code
 	for _, t := range op.Outputs {
 		args = append(args, g.ft(t))
 	}
-	if g.kernel[op.Kernel].Variadic {
+	if g.pr.Kernel[op.Kernel].Variadic {
 		var ins []jen.Code
 		for _, t := range op.Args() {
 			ins = append(ins, g.ft(t))
