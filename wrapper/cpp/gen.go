@@ -163,7 +163,7 @@ func (g *gen) header(d *fileData) {
 		d.Kernels = append(d.Kernels, kernelDecl{Doc: doc + ".", Method: g.n.kernel[k.Name], Params: strings.Join(ps, ", ")})
 	}
 	for _, t := range g.g.Inputs {
-		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], tensorDoc(t)})
+		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t)})
 	}
 	for _, s := range g.g.Symbols {
 		if _, ok := g.pr.Bound[s.Name]; !ok {
@@ -171,7 +171,7 @@ func (g *gen) header(d *fileData) {
 		}
 	}
 	for _, t := range g.g.Outputs {
-		d.Outputs = append(d.Outputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], tensorDoc(t)})
+		d.Outputs = append(d.Outputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t)})
 	}
 }
 
@@ -188,14 +188,6 @@ func attrType(k graph.AttrKind) string {
 	default:
 		return "wrapgen::Span<int64_t>"
 	}
-}
-
-func tensorDoc(t *graph.Tensor) string {
-	var dims []string
-	for _, s := range t.Shape {
-		dims = append(dims, s.String())
-	}
-	return fmt.Sprintf("%q: %s [%s] on %s", t.Name, t.DType, strings.Join(dims, ", "), t.Device)
 }
 
 func quoteList(ts []*graph.Tensor) string {
@@ -440,7 +432,7 @@ func (g *gen) call(op *graph.Op) []string {
 		case graph.AttrInt:
 			args = append(args, "static_cast<int64_t>("+g.expr(a.Int)+")")
 		case graph.AttrFloat:
-			args = append(args, floatLit(a.Float))
+			args = append(args, emit.FloatLiteral(a.Float))
 		case graph.AttrBool:
 			args = append(args, strconv.FormatBool(a.Bool))
 		case graph.AttrString:
@@ -460,12 +452,4 @@ func (g *gen) call(op *graph.Op) []string {
 	out = append(out, fmt.Sprintf("s = k.%s(%s);", g.n.kernel[op.Kernel], strings.Join(args, ", ")),
 		fmt.Sprintf("if (!s.ok()) return OpError(kOps[%d], s);", ix))
 	return out
-}
-
-func floatLit(v float64) string {
-	s := strconv.FormatFloat(v, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
-	}
-	return s
 }

@@ -67,22 +67,17 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 	}
 
 	index := map[*graph.Tensor]int{}
-	addStorage := func(owner string, size expr.Expr, ts ...*graph.Tensor) error {
+	addStorage := func(owner string, size expr.Expr, ts ...*graph.Tensor) {
 		for _, t := range ts {
 			index[t] = len(d.Storages)
 		}
 		d.Storages = append(d.Storages, fmt.Sprintf("%s, %s", quote(owner), cx(size)))
-		return nil
 	}
 	for _, b := range p.Buffers {
-		if err := addStorage(b.Owner().Name, b.Size, b.Names...); err != nil {
-			return nil, err
-		}
+		addStorage(b.Owner().Name, b.Size, b.Names...)
 	}
 	for _, t := range g.Inputs {
-		if err := addStorage(t.Name, t.StorageBytes(), t); err != nil {
-			return nil, err
-		}
+		addStorage(t.Name, t.StorageBytes(), t)
 	}
 	for _, t := range g.Tensors {
 		s, ok := index[t.Root]

@@ -5,6 +5,7 @@
 package emit
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -183,4 +184,24 @@ func ConstList(xs []expr.Expr) (string, bool) {
 		parts = append(parts, strconv.FormatInt(c, 10))
 	}
 	return strings.Join(parts, ", "), true
+}
+
+// TensorDoc describes a tensor for a generated comment: name, dtype, shape
+// and device.
+func TensorDoc(t *graph.Tensor) string {
+	dims := make([]string, len(t.Shape))
+	for i, s := range t.Shape {
+		dims[i] = s.String()
+	}
+	return fmt.Sprintf("%q: %s [%s] on %s", t.Name, t.DType, strings.Join(dims, ", "), t.Device)
+}
+
+// FloatLiteral spells a float attribute so that Go and C++ both read it as
+// a floating-point constant (1 becomes 1.0).
+func FloatLiteral(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	return s
 }

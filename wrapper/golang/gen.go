@@ -8,7 +8,6 @@ package golang
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -242,7 +241,7 @@ func (g *gen) adapter(f *jen.File) {
 func (g *gen) entry(f *jen.File) {
 	var inFields []jen.Code
 	for _, t := range g.g.Inputs {
-		inFields = append(inFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(tensorDoc(t)))
+		inFields = append(inFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t)))
 	}
 	for _, s := range g.g.Symbols {
 		if _, ok := g.pr.Bound[s.Name]; !ok {
@@ -254,7 +253,7 @@ func (g *gen) entry(f *jen.File) {
 
 	var outFields []jen.Code
 	for _, t := range g.g.Outputs {
-		outFields = append(outFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(tensorDoc(t)))
+		outFields = append(outFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t)))
 	}
 	docf(f, "Outputs are what graph %s returns. A field with nil Data is filled with a\n"+
 		"view of memory the wrapper allocated; a field with Data is checked and\n"+
@@ -310,14 +309,6 @@ func (g *gen) entry(f *jen.File) {
 	)
 	doc(f, "Close frees the pools the Runner keeps.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Close").Params().Block(jen.Id("r").Dot("pools").Dot("Close").Call())
-}
-
-func tensorDoc(t *graph.Tensor) string {
-	var dims []string
-	for _, s := range t.Shape {
-		dims = append(dims, s.String())
-	}
-	return fmt.Sprintf("%q: %s [%s] on %s", t.Name, t.DType, strings.Join(dims, ", "), t.Device)
 }
 
 // frame emits the per-call state: symbols, tensor views, pools, and the
@@ -651,7 +642,7 @@ func (g *gen) call(op *graph.Op) []jen.Code {
 		case graph.AttrInt:
 			args = append(args, jen.Id(g.expr(a.Int)))
 		case graph.AttrFloat:
-			args = append(args, jen.Id(floatLit(a.Float)))
+			args = append(args, jen.Id(emit.FloatLiteral(a.Float)))
 		case graph.AttrBool:
 			args = append(args, jen.Lit(a.Bool))
 		case graph.AttrString:
@@ -678,14 +669,6 @@ func (g *gen) call(op *graph.Op) []jen.Code {
 // field is one "Key: value" of a composite literal, kept in the order given
 // (jen.Dict sorts its keys).
 func field(key string, v jen.Code) jen.Code { return jen.Id(key).Op(":").Add(v) }
-
-func floatLit(v float64) string {
-	s := strconv.FormatFloat(v, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
-	}
-	return s
-}
 
 // doc emits a comment of several lines as // lines.
 func doc(f *jen.File, text string) {
