@@ -4,6 +4,9 @@ import "sort"
 
 // Add returns the canonical sum of its arguments.
 func Add(xs ...Expr) Expr {
+	if c, ok := constSum(xs); ok {
+		return Const(c)
+	}
 	var ts []term
 	of := false
 	for _, x := range xs {
@@ -13,11 +16,36 @@ func Add(xs ...Expr) Expr {
 	return fromTerms(ts, of)
 }
 
+// constSum adds xs when all are constants without overflow: the common
+// case for sizes, which needs no canonicalisation.
+func constSum(xs []Expr) (int64, bool) {
+	var sum int64
+	for _, x := range xs {
+		c, ok := x.IsConst()
+		if !ok || x.Overflowed() {
+			return 0, false
+		}
+		var of bool
+		if sum, of = addInt(sum, c); of {
+			return 0, false
+		}
+	}
+	return sum, true
+}
+
 // Sub returns a - b.
 func Sub(a, b Expr) Expr { return Add(a, Scale(b, -1)) }
 
 // Scale returns c*e.
 func Scale(e Expr, c int64) Expr {
+	if c == 1 {
+		return e
+	}
+	if v, ok := e.IsConst(); ok && !e.Overflowed() {
+		if k, of := mulInt(v, c); !of {
+			return Const(k)
+		}
+	}
 	ts := make([]term, 0, len(e.terms()))
 	of := e.Overflowed()
 	for _, t := range e.terms() {
@@ -38,6 +66,12 @@ func Mul(xs ...Expr) Expr {
 }
 
 func mul2(a, b Expr) Expr {
+	if c, ok := a.IsConst(); ok && !a.Overflowed() {
+		return Scale(b, c)
+	}
+	if c, ok := b.IsConst(); ok && !b.Overflowed() {
+		return Scale(a, c)
+	}
 	of := a.Overflowed() || b.Overflowed()
 	var ts []term
 	for _, x := range a.terms() {

@@ -52,37 +52,40 @@ func (a *atom) eval(env Env) (int64, error) {
 		}
 		return v, nil
 	}
-	vals := make([]int64, len(a.args))
-	for i, x := range a.args {
+	// Evaluated without a slice of argument values: offsets are nested
+	// max() atoms, evaluated for every buffer of every plan verified.
+	first, err := a.args[0].Eval(env)
+	if err != nil {
+		return 0, err
+	}
+	switch a.kind {
+	case atomFloorDiv, atomMod:
+		d, err := a.args[1].Eval(env)
+		if err != nil {
+			return 0, err
+		}
+		if d == 0 {
+			return 0, &EvalError{fmt.Sprintf("division by zero in %s", a.key)}
+		}
+		if a.kind == atomFloorDiv {
+			if first == -1<<63 && d == -1 {
+				return 0, &EvalError{fmt.Sprintf("%s overflows int64", a.key)}
+			}
+			return floorDivInt(first, d), nil
+		}
+		return floorModInt(first, d), nil
+	}
+	m := first
+	for _, x := range a.args[1:] {
 		v, err := x.Eval(env)
 		if err != nil {
 			return 0, err
 		}
-		vals[i] = v
-	}
-	switch a.kind {
-	case atomFloorDiv, atomMod:
-		if vals[1] == 0 {
-			return 0, &EvalError{fmt.Sprintf("division by zero in %s", a.key)}
-		}
-		if a.kind == atomFloorDiv {
-			if vals[0] == -1<<63 && vals[1] == -1 {
-				return 0, &EvalError{fmt.Sprintf("%s overflows int64", a.key)}
-			}
-			return floorDivInt(vals[0], vals[1]), nil
-		}
-		return floorModInt(vals[0], vals[1]), nil
-	case atomMax:
-		m := vals[0]
-		for _, v := range vals[1:] {
+		if a.kind == atomMax {
 			m = max(m, v)
-		}
-		return m, nil
-	default:
-		m := vals[0]
-		for _, v := range vals[1:] {
+		} else {
 			m = min(m, v)
 		}
-		return m, nil
 	}
+	return m, nil
 }

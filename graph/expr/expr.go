@@ -56,14 +56,14 @@ func Const(c int64) Expr {
 	if c > 0 && c < int64(len(smallConsts)) {
 		return smallConsts[c]
 	}
-	return fromTerms([]term{{coef: c}}, false)
+	return Expr{&poly{terms: []term{{coef: c}}, key: formatInt(c)}}
 }
 
 // smallConsts are shared: sizes and strides repeat the same few numbers.
 var smallConsts = func() []Expr {
 	out := make([]Expr, 4096)
 	for i := 1; i < len(out); i++ {
-		out[i] = fromTerms([]term{{coef: int64(i)}}, false)
+		out[i] = Expr{&poly{terms: []term{{coef: int64(i)}}, key: formatInt(int64(i))}}
 	}
 	return out
 }()
