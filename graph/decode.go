@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,6 +66,7 @@ type decoder struct {
 	opPos    map[*Op]int64 // where each op starts in the file
 	parsed   map[string]expr.Expr
 	extents  map[string]expr.Expr // shape and strides text → extent
+	keyBuf   []byte               // scratch for extents keys
 	samples  []expr.Env           // symbol values sizes are checked at; see sampleEnvs
 	bnds     expr.Bounds
 }
@@ -86,28 +88,49 @@ func (d *decoder) err(n *jsonNode, place, format string, args ...any) {
 	d.errAt(n.off, place, format, args...)
 }
 
-// fields checks that n is an object whose keys are all known, reports
-// duplicates, and returns the members by name.
-func (d *decoder) fields(n *jsonNode, place string, known ...string) map[string]*jsonNode {
+// fieldSet is an object's members by known name. An object has at most a
+// few known fields, so a scan beats a map (which cost a third of loading a
+// large graph).
+type fieldSet struct {
+	known []string
+	vals  [8]*jsonNode
+}
+
+// get returns the member named k, or nil.
+func (f *fieldSet) get(k string) *jsonNode {
+	for i, name := range f.known {
+		if name == k {
+			return f.vals[i]
+		}
+	}
+	return nil
+}
+
+// fields checks that n is an object whose keys are all known (at most 8),
+// reports duplicates, and returns the members by name; nil if n is not an
+// object.
+func (d *decoder) fields(n *jsonNode, place string, known ...string) *fieldSet {
+	return d.fieldsAt(n, func() string { return place }, known...)
+}
+
+// fieldsAt is fields with the place made only when there is a problem:
+// most objects have none, and a large graph has hundreds of thousands.
+func (d *decoder) fieldsAt(n *jsonNode, placeOf func() string, known ...string) *fieldSet {
 	if n.kind != jsonObject {
-		d.err(n, place, "expected an object, found %s", n.kind)
+		d.err(n, placeOf(), "expected an object, found %s", n.kind)
 		return nil
 	}
-	out := map[string]*jsonNode{}
+	out := &fieldSet{known: known}
 	for _, m := range n.members {
-		if _, dup := out[m.key]; dup {
-			d.errAt(m.keyOff, place, "field %q is given twice", m.key)
-			continue
+		k := slices.Index(known, m.key)
+		switch {
+		case k < 0:
+			d.errAt(m.keyOff, placeOf(), "unknown field %q (known: %s)", m.key, strings.Join(known, ", "))
+		case out.vals[k] != nil:
+			d.errAt(m.keyOff, placeOf(), "field %q is given twice", m.key)
+		default:
+			out.vals[k] = m.val
 		}
-		ok := false
-		for _, k := range known {
-			ok = ok || k == m.key
-		}
-		if !ok {
-			d.errAt(m.keyOff, place, "unknown field %q (known: %s)", m.key, strings.Join(known, ", "))
-			continue
-		}
-		out[m.key] = m.val
 	}
 	return out
 }
@@ -138,6 +161,22 @@ func (d *decoder) int(n *jsonNode, place string) (int64, bool) {
 }
 
 // expr reads an integer or an expression string over declared symbols.
+// knownExpr is the fast path of expr for a size list: a non-negative integer
+// or a string parsed before. It reports nothing; on false the caller takes
+// the slow path, which names the place of any problem.
+func (d *decoder) knownExpr(n *jsonNode) (expr.Expr, bool) {
+	switch n.kind {
+	case jsonNumber:
+		if v, err := strconv.ParseInt(string(n.num), 10, 64); err == nil && v >= 0 {
+			return expr.Const(v), true
+		}
+	case jsonString:
+		e, ok := d.parsed[n.str]
+		return e, ok
+	}
+	return expr.Expr{}, false
+}
+
 func (d *decoder) expr(n *jsonNode, place string) (expr.Expr, bool) {
 	switch n.kind {
 	case jsonNumber:
@@ -183,11 +222,11 @@ func (d *decoder) decodeGraph(root *jsonNode) *Graph {
 	d.g = g
 	d.symbols = map[string]*Symbol{}
 	for _, req := range []string{"name", "tensors", "inputs", "outputs", "ops"} {
-		if f[req] == nil {
+		if f.get(req) == nil {
 			d.err(root, "", "missing required field %q", req)
 		}
 	}
-	if n := f["name"]; n != nil {
+	if n := f.get("name"); n != nil {
 		if s, ok := d.str(n, "name"); ok {
 			if strings.TrimSpace(s) == "" {
 				d.err(n, "name", "graph name is empty")
@@ -195,15 +234,15 @@ func (d *decoder) decodeGraph(root *jsonNode) *Graph {
 			g.Name = s
 		}
 	}
-	if n := f["symbols"]; n != nil {
+	if n := f.get("symbols"); n != nil {
 		d.decodeSymbols(n)
 	}
-	if n := f["tensors"]; n != nil {
+	if n := f.get("tensors"); n != nil {
 		d.decodeTensors(n)
 	}
-	g.Inputs = d.tensorList(f["inputs"], "inputs")
-	g.Outputs = d.tensorList(f["outputs"], "outputs")
-	if n := f["ops"]; n != nil {
+	g.Inputs = d.tensorList(f.get("inputs"), "inputs")
+	g.Outputs = d.tensorList(f.get("outputs"), "outputs")
+	if n := f.get("ops"); n != nil {
 		g.Ops = d.decodeOps(n, "ops")
 	}
 	if len(d.problems) > 0 {
@@ -245,16 +284,16 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 			if f == nil {
 				continue
 			}
-			if f["hint"] == nil {
+			if f.get("hint") == nil {
 				d.err(m.val, place, "missing required field \"hint\"")
 				continue
 			}
-			s.Hint, _ = d.int(f["hint"], place+".hint")
-			if f["min"] != nil {
-				s.Min, _ = d.int(f["min"], place+".min")
+			s.Hint, _ = d.int(f.get("hint"), place+".hint")
+			if f.get("min") != nil {
+				s.Min, _ = d.int(f.get("min"), place+".min")
 			}
-			if f["max"] != nil {
-				s.Max, _ = d.int(f["max"], place+".max")
+			if f.get("max") != nil {
+				s.Max, _ = d.int(f.get("max"), place+".max")
 				s.HasMax = true
 			}
 		}

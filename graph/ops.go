@@ -41,10 +41,10 @@ func (d *decoder) decodeOp(n *jsonNode, place string) *Op {
 	}
 	op := &Op{Place: place}
 	d.opPos[op] = n.off
-	if l := f["loop"]; l != nil {
+	if l := f.get("loop"); l != nil {
 		for _, k := range []string{"kernel", "inputs", "outputs", "attrs", "inplace", "mutates"} {
-			if f[k] != nil {
-				d.err(f[k], place, "a loop op has only the field \"loop\", not %q", k)
+			if f.get(k) != nil {
+				d.err(f.get(k), place, "a loop op has only the field \"loop\", not %q", k)
 			}
 		}
 		lf := d.fields(l, place+".loop", "count", "body")
@@ -52,19 +52,19 @@ func (d *decoder) decodeOp(n *jsonNode, place string) *Op {
 			return nil
 		}
 		op.Loop = &Loop{}
-		if c := lf["count"]; c == nil {
+		if c := lf.get("count"); c == nil {
 			d.err(l, place+".loop", "missing required field \"count\"")
 		} else {
 			op.Loop.Count, _ = d.expr(c, place+".loop.count")
 		}
-		if b := lf["body"]; b == nil {
+		if b := lf.get("body"); b == nil {
 			d.err(l, place+".loop", "missing required field \"body\"")
 		} else {
 			op.Loop.Body = d.decodeOps(b, place+".loop.body")
 		}
 		return op
 	}
-	if k := f["kernel"]; k == nil {
+	if k := f.get("kernel"); k == nil {
 		d.err(n, place, "missing field \"kernel\" (or \"loop\")")
 		return nil
 	} else if s, ok := d.str(k, place+".kernel"); ok {
@@ -74,13 +74,13 @@ func (d *decoder) decodeOp(n *jsonNode, place string) *Op {
 		op.Kernel = s
 	}
 	label := op.Label()
-	op.Inputs = d.opTensors(f["inputs"], label, "inputs")
-	op.Outputs = d.opTensors(f["outputs"], label, "outputs")
-	op.Mutates = d.opTensors(f["mutates"], label, "mutates")
-	if a := f["attrs"]; a != nil {
+	op.Inputs = d.opTensors(f.get("inputs"), label, "inputs")
+	op.Outputs = d.opTensors(f.get("outputs"), label, "outputs")
+	op.Mutates = d.opTensors(f.get("mutates"), label, "mutates")
+	if a := f.get("attrs"); a != nil {
 		op.Attrs = d.decodeAttrs(a, label)
 	}
-	if ip := f["inplace"]; ip != nil {
+	if ip := f.get("inplace"); ip != nil {
 		op.Inplace = d.decodeInplace(ip, op, label)
 	}
 	return op
@@ -94,10 +94,11 @@ func (d *decoder) opTensors(n *jsonNode, label, field string) []*Tensor {
 		d.err(n, label, "%s: expected an array of tensor names, found %s", field, n.kind)
 		return nil
 	}
-	var out []*Tensor
+	out := make([]*Tensor, 0, len(n.elems))
 	for i, el := range n.elems {
-		name, ok := d.str(el, fmt.Sprintf("%s: %s[%d]", label, field, i))
-		if !ok {
+		name := el.str
+		if el.kind != jsonString {
+			d.str(el, fmt.Sprintf("%s: %s[%d]", label, field, i)) // reports it
 			continue
 		}
 		t := d.g.byName[name]
@@ -187,15 +188,15 @@ func (d *decoder) exprObject(n *jsonNode, place string) (expr.Expr, bool) {
 	if f == nil {
 		return expr.Expr{}, false
 	}
-	if f["expr"] == nil {
+	if f.get("expr") == nil {
 		d.err(n, place, "missing field \"expr\"")
 		return expr.Expr{}, false
 	}
-	if f["expr"].kind != jsonString {
-		d.err(f["expr"], place, "expr: expected an expression string, found %s", f["expr"].kind)
+	if f.get("expr").kind != jsonString {
+		d.err(f.get("expr"), place, "expr: expected an expression string, found %s", f.get("expr").kind)
 		return expr.Expr{}, false
 	}
-	return d.expr(f["expr"], place)
+	return d.expr(f.get("expr"), place)
 }
 
 func (d *decoder) decodeInplace(n *jsonNode, op *Op, label string) []Inplace {

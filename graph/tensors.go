@@ -11,34 +11,39 @@ import (
 type rawTensor struct {
 	t      *Tensor
 	node   *jsonNode
-	fields map[string]*jsonNode
-	place  string
+	fields *fieldSet
 }
+
+// place names the tensor in errors; made only when one is reported.
+func (r *rawTensor) place() string { return fmt.Sprintf("tensors[%q]", r.t.Name) }
 
 func (d *decoder) decodeTensors(n *jsonNode) {
 	if n.kind != jsonObject {
 		d.err(n, "tensors", "expected an object mapping names to tensors, found %s", n.kind)
 		return
 	}
-	var raws []*rawTensor
+	raws := make([]*rawTensor, 0, len(n.members))
+	if len(d.g.byName) == 0 {
+		d.g.byName = make(map[string]*Tensor, len(n.members))
+	}
 	for _, m := range n.members {
-		place := fmt.Sprintf("tensors[%q]", m.key)
+		placeOf := func() string { return fmt.Sprintf("tensors[%q]", m.key) }
 		if m.key == "" {
-			d.errAt(m.keyOff, place, "tensor name is empty")
+			d.errAt(m.keyOff, placeOf(), "tensor name is empty")
 			continue
 		}
 		if d.g.byName[m.key] != nil {
-			d.errAt(m.keyOff, place, "tensor %q is defined twice", m.key)
+			d.errAt(m.keyOff, placeOf(), "tensor %q is defined twice", m.key)
 			continue
 		}
-		f := d.fields(m.val, place, "dtype", "shape", "strides", "device", "view_of", "offset")
+		f := d.fieldsAt(m.val, placeOf, "dtype", "shape", "strides", "device", "view_of", "offset")
 		if f == nil {
 			continue
 		}
 		t := &Tensor{Name: m.key}
 		d.g.byName[m.key] = t
 		d.g.Tensors = append(d.g.Tensors, t)
-		raws = append(raws, &rawTensor{t: t, node: m.val, fields: f, place: place})
+		raws = append(raws, &rawTensor{t: t, node: m.val, fields: f})
 	}
 	for _, r := range raws {
 		d.decodeTensorFields(r)
@@ -57,49 +62,57 @@ func (d *decoder) decodeTensors(n *jsonNode) {
 
 func (d *decoder) decodeTensorFields(r *rawTensor) {
 	t, f := r.t, r.fields
-	if n := f["dtype"]; n != nil {
-		if s, ok := d.str(n, r.place+".dtype"); ok {
+	// Places are made only for problems: a large graph has hundreds of
+	// thousands of tensors and few mistakes.
+	str := func(n *jsonNode, field string) (string, bool) {
+		if n.kind == jsonString {
+			return n.str, true
+		}
+		return d.str(n, r.place()+"."+field)
+	}
+	if n := f.get("dtype"); n != nil {
+		if s, ok := str(n, "dtype"); ok {
 			t.DType = DType(s)
 			if !t.DType.Valid() {
 				names := make([]string, len(DTypes))
 				for i, dt := range DTypes {
 					names[i] = string(dt)
 				}
-				d.err(n, r.place+".dtype", "unknown dtype %q (one of %s)", s, strings.Join(names, " "))
+				d.err(n, r.place()+".dtype", "unknown dtype %q (one of %s)", s, strings.Join(names, " "))
 			}
 		}
-	} else if f["view_of"] == nil {
-		d.err(r.node, r.place, "missing required field \"dtype\"")
+	} else if f.get("view_of") == nil {
+		d.err(r.node, r.place(), "missing required field \"dtype\"")
 	}
-	if n := f["device"]; n != nil {
-		if s, ok := d.str(n, r.place+".device"); ok {
+	if n := f.get("device"); n != nil {
+		if s, ok := str(n, "device"); ok {
 			if s == "" {
-				d.err(n, r.place+".device", "device is empty")
+				d.err(n, r.place()+".device", "device is empty")
 			}
 			t.Device = s
 		}
 	}
-	if n := f["shape"]; n == nil {
-		d.err(r.node, r.place, "missing required field \"shape\"")
+	if n := f.get("shape"); n == nil {
+		d.err(r.node, r.place(), "missing required field \"shape\"")
 	} else {
-		t.Shape = d.exprList(n, r.place+".shape")
+		t.Shape = d.exprList(n, func() string { return r.place() + ".shape" })
 	}
-	if n := f["strides"]; n != nil {
-		t.Strides = d.exprList(n, r.place+".strides")
+	if n := f.get("strides"); n != nil {
+		t.Strides = d.exprList(n, func() string { return r.place() + ".strides" })
 		if t.Strides != nil && len(t.Strides) != len(t.Shape) {
-			d.err(n, r.place+".strides", "has %d entries but shape has %d", len(t.Strides), len(t.Shape))
+			d.err(n, r.place()+".strides", "has %d entries but shape has %d", len(t.Strides), len(t.Shape))
 		}
 	}
-	if n := f["offset"]; n != nil {
-		if f["view_of"] == nil {
-			d.err(n, r.place+".offset", "offset is only allowed on a view (with view_of)")
+	if n := f.get("offset"); n != nil {
+		if f.get("view_of") == nil {
+			d.err(n, r.place()+".offset", "offset is only allowed on a view (with view_of)")
 		}
-		t.Offset, _ = d.expr(n, r.place+".offset")
+		t.Offset, _ = d.expr(n, r.place()+".offset")
 	}
-	if n := f["view_of"]; n != nil {
-		if s, ok := d.str(n, r.place+".view_of"); ok {
+	if n := f.get("view_of"); n != nil {
+		if s, ok := str(n, "view_of"); ok {
 			if base := d.g.byName[s]; base == nil {
-				d.err(n, r.place+".view_of", "base tensor %q is not defined", s)
+				d.err(n, r.place()+".view_of", "base tensor %q is not defined", s)
 			} else {
 				t.ViewOf = base
 			}
@@ -115,14 +128,18 @@ func (d *decoder) decodeTensorFields(r *rawTensor) {
 	}
 }
 
-func (d *decoder) exprList(n *jsonNode, place string) []expr.Expr {
+func (d *decoder) exprList(n *jsonNode, placeOf func() string) []expr.Expr {
 	if n.kind != jsonArray {
-		d.err(n, place, "expected an array, found %s", n.kind)
+		d.err(n, placeOf(), "expected an array, found %s", n.kind)
 		return nil
 	}
 	out := make([]expr.Expr, len(n.elems))
 	for i, el := range n.elems {
-		p := fmt.Sprintf("%s[%d]", place, i)
+		if e, ok := d.knownExpr(el); ok {
+			out[i] = e
+			continue
+		}
+		p := fmt.Sprintf("%s[%d]", placeOf(), i)
 		e, ok := d.expr(el, p)
 		if !ok {
 			continue
@@ -160,7 +177,7 @@ func (d *decoder) resolveViews(raws []*rawTensor) {
 		}
 		r := byTensor[t]
 		if state[t.ViewOf] == visiting {
-			d.err(r.fields["view_of"], r.place+".view_of", "views form a cycle: %s", d.cycleText(t))
+			d.err(r.fields.get("view_of"), r.place()+".view_of", "views form a cycle: %s", d.cycleText(t))
 			return
 		}
 		resolve(t.ViewOf)
@@ -172,12 +189,12 @@ func (d *decoder) resolveViews(raws []*rawTensor) {
 		if t.DType == "" {
 			t.DType = base.DType
 		} else if base.DType != "" && t.DType != base.DType {
-			d.err(r.fields["dtype"], r.place+".dtype", "view dtype %s differs from base %q dtype %s", t.DType, base.Name, base.DType)
+			d.err(r.fields.get("dtype"), r.place()+".dtype", "view dtype %s differs from base %q dtype %s", t.DType, base.Name, base.DType)
 		}
 		if t.Device == "" {
 			t.Device = base.Device
 		} else if t.Device != base.Device {
-			d.err(r.fields["device"], r.place+".device", "view device %q differs from base %q device %q", t.Device, base.Name, base.Device)
+			d.err(r.fields.get("device"), r.place()+".device", "view device %q differs from base %q device %q", t.Device, base.Name, base.Device)
 		}
 	}
 	for _, r := range raws {
@@ -243,20 +260,23 @@ func (d *decoder) checkExtent(r *rawTensor) bool {
 	if t.Root == nil || t.DType == "" || !t.DType.Valid() || len(t.Strides) != len(t.Shape) {
 		return false
 	}
-	for _, e := range append(append([]expr.Expr{}, t.Shape...), t.Strides...) {
-		if e.Overflowed() {
-			d.err(r.node, r.place, "sizes or strides overflow int64")
+	for i := range t.Shape {
+		if t.Shape[i].Overflowed() || t.Strides[i].Overflowed() {
+			d.err(r.node, r.place(), "sizes or strides overflow int64")
 			return false
 		}
 	}
-	key := t.DType.String()
+	// The key is built in a reused buffer: the lookup does not allocate,
+	// and most tensors repeat a shape seen before.
+	key := append(d.keyBuf[:0], t.DType...)
 	for i := range t.Shape {
-		key += "|" + t.Shape[i].String() + "/" + t.Strides[i].String()
+		key = append(append(append(append(key, '|'), t.Shape[i].String()...), '/'), t.Strides[i].String()...)
 	}
 	if t.ViewOf != nil {
-		key += "|@" + t.Offset.String()
+		key = append(append(key, "|@"...), t.Offset.String()...)
 	}
-	span, seen := d.extents[key]
+	d.keyBuf = key
+	span, seen := d.extents[string(key)]
 	if !seen {
 		parts := []expr.Expr{expr.Const(1)}
 		for i := range t.Shape {
@@ -268,7 +288,7 @@ func (d *decoder) checkExtent(r *rawTensor) bool {
 				return false
 			}
 		}
-		d.extents[key] = span
+		d.extents[string(key)] = span
 	}
 	t.ExtentElems = span
 	// Where some size is zero at run time the tensor spans nothing; make the
@@ -292,11 +312,11 @@ func (d *decoder) checkAt(r *rawTensor, env expr.Env, span expr.Expr) bool {
 	for i, s := range t.Shape {
 		v, err := s.Eval(env)
 		if err != nil {
-			d.err(r.fields["shape"], fmt.Sprintf("%s.shape[%d]", r.place, i), "size %s: %v%s", s, err, at)
+			d.err(r.fields.get("shape"), fmt.Sprintf("%s.shape[%d]", r.place(), i), "size %s: %v%s", s, err, at)
 			return false
 		}
 		if v < 0 {
-			d.err(r.fields["shape"], fmt.Sprintf("%s.shape[%d]", r.place, i), "size %s is negative (%d)%s", s, v, at)
+			d.err(r.fields.get("shape"), fmt.Sprintf("%s.shape[%d]", r.place(), i), "size %s is negative (%d)%s", s, v, at)
 			return false
 		}
 		zero = zero || v == 0
@@ -304,11 +324,11 @@ func (d *decoder) checkAt(r *rawTensor, env expr.Env, span expr.Expr) bool {
 	for i, s := range t.Strides {
 		v, err := s.Eval(env)
 		if err != nil {
-			d.err(r.node, fmt.Sprintf("%s.strides[%d]", r.place, i), "stride %s: %v%s", s, err, at)
+			d.err(r.node, fmt.Sprintf("%s.strides[%d]", r.place(), i), "stride %s: %v%s", s, err, at)
 			return false
 		}
 		if v < 0 {
-			d.err(r.node, fmt.Sprintf("%s.strides[%d]", r.place, i), "stride %s is negative (%d)%s", s, v, at)
+			d.err(r.node, fmt.Sprintf("%s.strides[%d]", r.place(), i), "stride %s is negative (%d)%s", s, v, at)
 			return false
 		}
 	}
@@ -323,7 +343,7 @@ func (d *decoder) checkAt(r *rawTensor, env expr.Env, span expr.Expr) bool {
 		}
 	}
 	if err != nil {
-		d.err(r.node, r.place, "storage size overflows int64%s", at)
+		d.err(r.node, r.place(), "storage size overflows int64%s", at)
 		return false
 	}
 	if t.ViewOf != nil {
@@ -332,7 +352,7 @@ func (d *decoder) checkAt(r *rawTensor, env expr.Env, span expr.Expr) bool {
 			err = fmt.Errorf("is negative (%d)", off)
 		}
 		if err != nil {
-			d.err(r.fields["offset"], r.place+".offset", "offset %s %v%s", t.Offset, err, at)
+			d.err(r.fields.get("offset"), r.place()+".offset", "offset %s %v%s", t.Offset, err, at)
 			return false
 		}
 	}
@@ -362,7 +382,7 @@ func (d *decoder) checkViewInside(r *rawTensor) {
 			if len(env) > 0 {
 				at = " at " + envText(env)
 			}
-			d.err(r.node, r.place, "view reaches element %d but base %q spans only %d elements%s", e, base.Name, b, at)
+			d.err(r.node, r.place(), "view reaches element %d but base %q spans only %d elements%s", e, base.Name, b, at)
 			return
 		}
 	}
