@@ -19,6 +19,19 @@ type span struct {
 	ok     bool
 }
 
+// exact reports whether the span pins the value down: lo and hi are equal.
+func (s span) exact() bool {
+	if !s.ok {
+		return false
+	}
+	for i := range s.lo {
+		if s.lo[i] != s.hi[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // boundsCtx knows the symbols and their minimums.
 type boundsCtx struct {
 	syms  []string

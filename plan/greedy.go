@@ -22,27 +22,67 @@ type gbuf struct {
 	// conflicts are the pool's other buffers live at the same time.
 	conflicts []int32
 
-	placed  bool
-	off     expr.Expr
+	placed bool
+	// The offset is the largest end of offFrom (0 when it is empty). Its
+	// expression is built only when asked for: most placements tried are
+	// thrown away, and building expressions was most of their cost.
+	offFrom []*gbuf
 	offB    span
 	offHint int64
-	end     expr.Expr // off + size, computed when the expression is needed
 	endB    span
+	built   bool
+	off     expr.Expr
+	end     expr.Expr // off + size
 }
 
 func (g *gbuf) endHint() int64 { return g.offHint + g.hint }
 func (g *gbuf) endSpan() span  { return g.endB }
-func (g *gbuf) endExpr() expr.Expr {
-	if g.end.IsZeroValue() {
-		g.end = expr.Add(g.off, g.size)
-	}
-	return g.end
+
+func (g *gbuf) setOffset(from []*gbuf, b span, hint int64) {
+	g.offFrom, g.offB, g.offHint = from, b, hint
+	g.built, g.off, g.end = false, expr.Expr{}, expr.Expr{}
+	g.endB = addSpan(b, g.sz)
 }
 
-func (g *gbuf) setOffset(off expr.Expr, b span, hint int64) {
-	g.off, g.offB, g.offHint = off, b, hint
-	g.end = expr.Expr{}
-	g.endB = addSpan(b, g.sz)
+func (g *gbuf) offExpr() expr.Expr { g.build(); return g.off }
+func (g *gbuf) endExpr() expr.Expr { g.build(); return g.end }
+
+// build makes the offset and end expressions of g and of the buffers they
+// depend on, with an explicit stack: chains of offsets can be as long as
+// the pool has buffers.
+func (g *gbuf) build() {
+	stack := []*gbuf{g}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		if x.built {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		pending := false
+		for _, src := range x.offFrom {
+			if !src.built {
+				stack, pending = append(stack, src), true
+			}
+		}
+		if pending {
+			continue
+		}
+		stack = stack[:len(stack)-1]
+		switch len(x.offFrom) {
+		case 0:
+			x.off = expr.Const(0)
+		case 1:
+			x.off = x.offFrom[0].end
+		default:
+			ends := make([]expr.Expr, len(x.offFrom))
+			for i, src := range x.offFrom {
+				ends[i] = src.end
+			}
+			x.off = expr.Max(ends...)
+		}
+		x.end = expr.Add(x.off, x.size)
+		x.built = true
+	}
 }
 
 // poolProblem is the buffers of one pool with their time conflicts,
@@ -57,9 +97,18 @@ type poolProblem struct {
 
 func newPoolProblem(ctx *boundsCtx, buffers []*Buffer, hints expr.Env) *poolProblem {
 	pp := &poolProblem{ctx: ctx}
+	type aligned struct {
+		size expr.Expr
+		sz   span
+	}
+	seen := map[string]aligned{} // sizes repeat: a layer's shapes recur in every layer
 	for _, b := range buffers {
-		size := expr.AlignUp(b.Size, ctx.align)
-		pp.bufs = append(pp.bufs, &gbuf{b: b, size: size, sz: ctx.alignedSpan(b.Size), hint: alignInt(b.Hint, ctx.align)})
+		a, ok := seen[b.Size.String()]
+		if !ok {
+			a = aligned{expr.AlignUp(b.Size, ctx.align), ctx.alignedSpan(b.Size)}
+			seen[b.Size.String()] = a
+		}
+		pp.bufs = append(pp.bufs, &gbuf{b: b, size: a.size, sz: a.sz, hint: alignInt(b.Hint, ctx.align)})
 	}
 	pp.findConflicts()
 	return pp
@@ -151,9 +200,9 @@ func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {
 	}
 	switch {
 	case found && best == nil:
-		g.setOffset(expr.Const(0), pp.ctx.zeroSpan(), 0)
+		g.setOffset(nil, pp.ctx.zeroSpan(), 0)
 	case found:
-		g.setOffset(best.endExpr(), best.endSpan(), best.endHint())
+		g.setOffset([]*gbuf{best}, best.endSpan(), best.endHint())
 	default:
 		pp.placeAbove(g, placed)
 	}
@@ -186,23 +235,25 @@ func (pp *poolProblem) fitsAt(g *gbuf, below *gbuf, placed []*gbuf) bool {
 // every symbol value by construction.
 func (pp *poolProblem) placeAbove(g *gbuf, placed []*gbuf) {
 	if len(placed) == 0 {
-		g.setOffset(expr.Const(0), pp.ctx.zeroSpan(), 0)
+		g.setOffset(nil, pp.ctx.zeroSpan(), 0)
 		return
 	}
 	g.setOffset(maxEnd(pp.ctx, placed))
 }
 
-// maxEnd is the largest end of xs as an expression, its bounds and its value
-// at the hints. Ends provably below a kept one are dropped from the
-// expression; taking them largest first keeps this linear in practice.
-func maxEnd(ctx *boundsCtx, xs []*gbuf) (expr.Expr, span, int64) {
+// maxEnd is the buffers of xs whose ends make up the largest end, its bounds
+// and its value at the hints. Ends provably below a kept one are dropped;
+// taking them largest first keeps this linear in practice.
+func maxEnd(ctx *boundsCtx, xs []*gbuf) ([]*gbuf, span, int64) {
 	sorted := append([]*gbuf(nil), xs...)
 	sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].endHint() > sorted[b].endHint() })
 	var keep []*gbuf
 	for _, x := range sorted {
 		dominated := false
 		for _, y := range keep {
-			if ctx.spanLeq(x.endSpan(), y.endSpan()) || expr.Equal(x.endExpr(), y.endExpr()) {
+			if ctx.spanLeq(x.endSpan(), y.endSpan()) || (!(x.endB.exact() && y.endB.exact()) && expr.Equal(x.endExpr(), y.endExpr())) {
+				// Equal expressions with exact bounds have equal bounds, which
+				// spanLeq already proved; only inexact ones need the text.
 				dominated = true
 				break
 			}
@@ -211,16 +262,15 @@ func maxEnd(ctx *boundsCtx, xs []*gbuf) (expr.Expr, span, int64) {
 			keep = append(keep, x)
 		}
 	}
-	ends := make([]expr.Expr, len(keep))
 	spans := make([]span, len(keep))
 	for i, x := range keep {
-		ends[i], spans[i] = x.endExpr(), x.endSpan()
+		spans[i] = x.endSpan()
 	}
 	hint := sorted[0].endHint()
-	if len(ends) == 1 {
-		return ends[0], spans[0], hint
+	if len(keep) == 1 {
+		return keep, spans[0], hint
 	}
-	return expr.Max(ends...), maxSpan(spans, 0), hint
+	return keep, maxSpan(spans, 0), hint
 }
 
 // finish writes offsets into the buffers and returns the pool size.
@@ -228,9 +278,9 @@ func (pp *poolProblem) finish(pool *Pool) {
 	var nonEmpty []*gbuf
 	for _, g := range pp.bufs {
 		if !g.placed {
-			g.setOffset(expr.Const(0), pp.ctx.zeroSpan(), 0)
+			g.setOffset(nil, pp.ctx.zeroSpan(), 0)
 		}
-		g.b.Pool, g.b.Offset = pool, g.off
+		g.b.Pool, g.b.Offset = pool, g.offExpr()
 		pool.Buffers = append(pool.Buffers, g.b)
 		if c, ok := g.b.Size.IsConst(); !(ok && c == 0) {
 			nonEmpty = append(nonEmpty, g)
@@ -242,5 +292,7 @@ func (pp *poolProblem) finish(pool *Pool) {
 	}
 	// The pool holds every end; unaligned last sizes need no padding, but
 	// aligned ones keep the pool a multiple of the alignment.
-	pool.Size, _, _ = maxEnd(pp.ctx, nonEmpty)
+	tops, _, _ := maxEnd(pp.ctx, nonEmpty)
+	top := &gbuf{offFrom: tops}
+	pool.Size = top.offExpr()
 }

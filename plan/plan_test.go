@@ -338,7 +338,7 @@ func TestSymbolicOffsetsHoldForAllValues(t *testing.T) {
 				fig, err := p.Figures(expr.Env{"b": bv, "s": sv})
 				require.NoError(t, err)
 				v := &verifier{p: p}
-				v.checkPlacement(fig.Symbols)
+				v.checkPlacement(fig.Symbols, v.poolEvents())
 				assert.Empty(t, v.problems, "%s at b=%d s=%d", s, bv, sv)
 			}
 		}

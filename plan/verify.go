@@ -43,11 +43,12 @@ func Verify(p *Plan) error {
 	for i := 0; i < VerifyRounds && len(p.Graph.Symbols) > 0; i++ {
 		envs = append(envs, randomEnv(p.Graph, rng))
 	}
+	events := v.poolEvents()
 	for _, env := range envs {
 		if len(v.problems) > 0 {
 			break
 		}
-		v.checkPlacement(env)
+		v.checkPlacement(env, events)
 	}
 	if len(v.problems) > 0 {
 		return &VerifyError{v.problems}
@@ -86,6 +87,9 @@ func (v *verifier) checkMembership() {
 				v.fail("buffer %s is placed twice (%s and %s)", b.Owner().Name, prev.Name, pool.Name)
 			}
 			placed[b] = pool
+			if b.ID < 0 || b.ID >= len(v.p.Buffers) || v.p.Buffers[b.ID] != b {
+				v.fail("buffer %s in pool %s has id %d but is not the plan's buffer %d", b.Owner().Name, pool.Name, b.ID, b.ID)
+			}
 			if b.Pool != pool {
 				v.fail("buffer %s is listed in %s but says it is in another pool", b.Owner().Name, pool.Name)
 			}
@@ -177,58 +181,75 @@ type placed struct {
 	b        *Buffer
 }
 
-func (v *verifier) checkPlacement(env expr.Env) {
-	at := fmt.Sprintf(" (at %s)", envString(env))
-	sizes := map[*Buffer]int64{}
-	offs := map[*Buffer]int64{}
-	for _, pool := range v.p.Pools {
+// poolEvent is a buffer starting or ending in a pool's timeline.
+type poolEvent struct {
+	step  int
+	start bool
+	b     *Buffer
+}
+
+// poolEvents returns each pool's buffer events in time order (ends before
+// starts at a step: ranges are half-open). They do not depend on symbol
+// values, so they are sorted once for all the values checked.
+func (v *verifier) poolEvents() [][]poolEvent {
+	out := make([][]poolEvent, len(v.p.Pools))
+	for k, pool := range v.p.Pools {
+		evs := make([]poolEvent, 0, 2*len(pool.Buffers))
+		for _, b := range pool.Buffers {
+			evs = append(evs, poolEvent{b.Begin, true, b}, poolEvent{b.End, false, b})
+		}
+		sort.Slice(evs, func(i, j int) bool {
+			if evs[i].step != evs[j].step {
+				return evs[i].step < evs[j].step
+			}
+			if evs[i].start != evs[j].start {
+				return !evs[i].start
+			}
+			return evs[i].b.ID < evs[j].b.ID
+		})
+		out[k] = evs
+	}
+	return out
+}
+
+func (v *verifier) checkPlacement(env expr.Env, events [][]poolEvent) {
+	at := func() string { return fmt.Sprintf(" (at %s)", envString(env)) }
+	sizes := make([]int64, len(v.p.Buffers))
+	offs := make([]int64, len(v.p.Buffers))
+	for k, pool := range v.p.Pools {
 		psize, err := pool.Size.Eval(env)
 		if err != nil {
-			v.fail("pool %s size %s: %v%s", pool.Name, pool.Size, err, at)
+			v.fail("pool %s size %s: %v%s", pool.Name, pool.Size, err, at())
 			return
 		}
 		for _, b := range pool.Buffers {
 			n, err1 := b.Size.Eval(env)
 			off, err2 := b.Offset.Eval(env)
 			if err1 != nil || err2 != nil {
-				v.fail("buffer %s cannot be evaluated%s: %v %v", b.Owner().Name, at, err1, err2)
+				v.fail("buffer %s cannot be evaluated%s: %v %v", b.Owner().Name, at(), err1, err2)
 				return
 			}
-			sizes[b], offs[b] = n, off
+			sizes[b.ID], offs[b.ID] = n, off
 			if off < 0 || off%v.p.Align != 0 {
-				v.fail("buffer %s offset %d is not a non-negative multiple of %d%s", b.Owner().Name, off, v.p.Align, at)
+				v.fail("buffer %s offset %d is not a non-negative multiple of %d%s", b.Owner().Name, off, v.p.Align, at())
 			}
 			if n > 0 && off+n > psize {
-				v.fail("buffer %s [%d, %d) reaches past pool %s of %d bytes%s", b.Owner().Name, off, off+n, pool.Name, psize, at)
+				v.fail("buffer %s [%d, %d) reaches past pool %s of %d bytes%s", b.Owner().Name, off, off+n, pool.Name, psize, at())
 			}
 		}
-		v.sweep(pool, sizes, offs, at)
+		v.sweep(pool, events[k], sizes, offs, at)
 	}
 }
 
 // sweep walks a pool's buffers in time, keeping the live ones ordered by
 // offset; a newcomer need only be compared with its neighbours.
-func (v *verifier) sweep(pool *Pool, sizes, offs map[*Buffer]int64, at string) {
-	type ev struct {
-		step  int
-		start bool
-		b     *Buffer
-	}
-	var evs []ev
-	for _, b := range pool.Buffers {
-		if sizes[b] > 0 {
-			evs = append(evs, ev{b.Begin, true, b}, ev{b.End, false, b})
-		}
-	}
-	sort.Slice(evs, func(i, j int) bool {
-		if evs[i].step != evs[j].step {
-			return evs[i].step < evs[j].step
-		}
-		return !evs[i].start && evs[j].start // ends before starts: ranges are half-open
-	})
+func (v *verifier) sweep(pool *Pool, evs []poolEvent, sizes, offs []int64, at func() string) {
 	var live []placed
 	for _, e := range evs {
-		off := offs[e.b]
+		if sizes[e.b.ID] <= 0 {
+			continue
+		}
+		off := offs[e.b.ID]
 		i := sort.Search(len(live), func(i int) bool {
 			return live[i].off > off || (live[i].off == off && live[i].b.ID >= e.b.ID)
 		})
@@ -238,12 +259,12 @@ func (v *verifier) sweep(pool *Pool, sizes, offs map[*Buffer]int64, at string) {
 			}
 			continue
 		}
-		cur := placed{off, off + sizes[e.b], e.b}
+		cur := placed{off, off + sizes[e.b.ID], e.b}
 		if i > 0 && live[i-1].end > cur.off {
-			v.overlap(pool, live[i-1], cur, at)
+			v.overlap(pool, live[i-1], cur, at())
 		}
 		if i < len(live) && cur.end > live[i].off {
-			v.overlap(pool, cur, live[i], at)
+			v.overlap(pool, cur, live[i], at())
 		}
 		live = append(live, placed{})
 		copy(live[i+1:], live[i:])
