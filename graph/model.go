@@ -64,6 +64,7 @@ type Symbol struct {
 // Tensor is a named tensor: either the owner of a storage or a view into
 // another tensor's storage.
 type Tensor struct {
+	Index   int // position in Graph.Tensors: lets passes keep per-tensor data in slices
 	Name    string
 	DType   DType
 	Shape   []expr.Expr

@@ -40,7 +40,7 @@ func (d *decoder) decodeTensors(n *jsonNode) {
 		if f == nil {
 			continue
 		}
-		t := &Tensor{Name: m.key}
+		t := &Tensor{Index: len(d.g.Tensors), Name: m.key}
 		d.g.byName[m.key] = t
 		d.g.Tensors = append(d.g.Tensors, t)
 		raws = append(raws, &rawTensor{t: t, node: m.val, fields: f})

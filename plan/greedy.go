@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
@@ -44,13 +46,13 @@ func (g *gbuf) setOffset(from []*gbuf, b span, hint int64) {
 	g.endB = addSpan(b, g.sz)
 }
 
-func (g *gbuf) offExpr() expr.Expr { g.build(); return g.off }
-func (g *gbuf) endExpr() expr.Expr { g.build(); return g.end }
+func (g *gbuf) offExpr(ctx *boundsCtx) expr.Expr { g.build(ctx); return g.off }
+func (g *gbuf) endExpr(ctx *boundsCtx) expr.Expr { g.build(ctx); return g.end }
 
 // build makes the offset and end expressions of g and of the buffers they
 // depend on, with an explicit stack: chains of offsets can be as long as
 // the pool has buffers.
-func (g *gbuf) build() {
+func (g *gbuf) build(ctx *boundsCtx) {
 	stack := []*gbuf{g}
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
@@ -68,10 +70,14 @@ func (g *gbuf) build() {
 			continue
 		}
 		stack = stack[:len(stack)-1]
-		switch len(x.offFrom) {
-		case 0:
+		switch {
+		case len(x.offFrom) == 0:
 			x.off = expr.Const(0)
-		case 1:
+		case x.offB.exact():
+			// Bounds that pin the value down are the expression itself,
+			// made without the general sum and max.
+			x.off = expr.Linear(x.offB.lo[0], x.offB.lo[1:], ctx.syms)
+		case len(x.offFrom) == 1:
 			x.off = x.offFrom[0].end
 		default:
 			ends := make([]expr.Expr, len(x.offFrom))
@@ -80,7 +86,11 @@ func (g *gbuf) build() {
 			}
 			x.off = expr.Max(ends...)
 		}
-		x.end = expr.Add(x.off, x.size)
+		if x.endB.exact() {
+			x.end = expr.Linear(x.endB.lo[0], x.endB.lo[1:], ctx.syms)
+		} else {
+			x.end = expr.Add(x.off, x.size)
+		}
 		x.built = true
 	}
 }
@@ -171,11 +181,11 @@ func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {
 			placed = append(placed, x)
 		}
 	}
-	sort.Slice(placed, func(a, b int) bool {
-		if placed[a].offHint != placed[b].offHint {
-			return placed[a].offHint < placed[b].offHint
+	slices.SortFunc(placed, func(a, b *gbuf) int {
+		if c := cmp.Compare(a.offHint, b.offHint); c != 0 {
+			return c
 		}
-		return placed[a].b.ID < placed[b].b.ID
+		return cmp.Compare(a.b.ID, b.b.ID)
 	})
 	g.placed = true
 	// Best fit: the smallest gap at the hints that is proven to fit.
@@ -251,7 +261,7 @@ func maxEnd(ctx *boundsCtx, xs []*gbuf) ([]*gbuf, span, int64) {
 	for _, x := range sorted {
 		dominated := false
 		for _, y := range keep {
-			if ctx.spanLeq(x.endSpan(), y.endSpan()) || (!(x.endB.exact() && y.endB.exact()) && expr.Equal(x.endExpr(), y.endExpr())) {
+			if ctx.spanLeq(x.endSpan(), y.endSpan()) || (!(x.endB.exact() && y.endB.exact()) && expr.Equal(x.endExpr(ctx), y.endExpr(ctx))) {
 				// Equal expressions with exact bounds have equal bounds, which
 				// spanLeq already proved; only inexact ones need the text.
 				dominated = true
@@ -280,7 +290,7 @@ func (pp *poolProblem) finish(pool *Pool) {
 		if !g.placed {
 			g.setOffset(nil, pp.ctx.zeroSpan(), 0)
 		}
-		g.b.Pool, g.b.Offset = pool, g.offExpr()
+		g.b.Pool, g.b.Offset = pool, g.offExpr(pp.ctx)
 		pool.Buffers = append(pool.Buffers, g.b)
 		if c, ok := g.b.Size.IsConst(); !(ok && c == 0) {
 			nonEmpty = append(nonEmpty, g)
@@ -292,7 +302,7 @@ func (pp *poolProblem) finish(pool *Pool) {
 	}
 	// The pool holds every end; unaligned last sizes need no padding, but
 	// aligned ones keep the pool a multiple of the alignment.
-	tops, _, _ := maxEnd(pp.ctx, nonEmpty)
-	top := &gbuf{offFrom: tops}
-	pool.Size = top.offExpr()
+	tops, topB, _ := maxEnd(pp.ctx, nonEmpty)
+	top := &gbuf{offFrom: tops, offB: topB}
+	pool.Size = top.offExpr(pp.ctx)
 }

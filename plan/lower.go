@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
@@ -20,19 +19,21 @@ type Program struct {
 // lowering follows the ops once to find every storage's first and last use
 // (through any alias), then emits the lines.
 type lowering struct {
-	g        *graph.Graph
-	hints    expr.Env
-	pos      map[*graph.Op]int // kernel ops and loop ends: program position
-	loopEnd  map[*graph.Op]int // loop op → position of its end
-	loopsOf  map[*graph.Op][]*graph.Op
-	group    map[*graph.Tensor]*Buffer // storage owner (root) → its buffer
-	defOp    map[*Buffer]*graph.Op     // first op touching the buffer
-	lastPos  map[*Buffer]int
+	g       *graph.Graph
+	hints   expr.Env
+	pos     map[*graph.Op]int // kernel ops and loop ends: program position
+	loopEnd map[*graph.Op]int // loop op → position of its end
+	loopsOf map[*graph.Op][]*graph.Op
+	// Per tensor (by Tensor.Index) and per buffer (by ID): slices, not maps,
+	// since a large graph has hundreds of thousands of each.
+	group    []*Buffer     // storage owner (root) → its buffer
+	inplaced []bool        // in-place outputs: storage owners that join a group
+	defLoops [][]*graph.Op // loops around the first op touching the buffer
+	lastPos  []int
+	emitted  []bool
 	buffers  []*Buffer
 	lines    []*Line
-	emitted  map[*Buffer]bool
 	freesAt  map[int][]*Buffer
-	inplaced map[*graph.Tensor]bool // in-place outputs: storage owners that join a group
 }
 
 // Lower turns the graph's ops into wrapper lines: for each op, allocations
@@ -44,22 +45,21 @@ func Lower(g *graph.Graph, hints expr.Env) (*Program, error) {
 	lw := &lowering{
 		g: g, hints: hints,
 		pos: map[*graph.Op]int{}, loopEnd: map[*graph.Op]int{}, loopsOf: map[*graph.Op][]*graph.Op{},
-		group: map[*graph.Tensor]*Buffer{}, defOp: map[*Buffer]*graph.Op{}, lastPos: map[*Buffer]int{},
-		emitted: map[*Buffer]bool{}, freesAt: map[int][]*Buffer{}, inplaced: map[*graph.Tensor]bool{},
+		group: make([]*Buffer, len(g.Tensors)), inplaced: make([]bool, len(g.Tensors)),
+		freesAt: map[int][]*Buffer{},
 	}
 	lw.number(g.Ops, nil, new(int))
 	if err := lw.findBuffers(g.Ops); err != nil {
 		return nil, err
 	}
 	lw.markOutputs()
-	for b, p := range lw.lastPos {
+	for _, b := range lw.buffers { // by ID, so each step's frees are in ID order
 		if !b.Output {
+			p := lw.lastPos[b.ID]
 			lw.freesAt[p] = append(lw.freesAt[p], b)
 		}
 	}
-	for _, bs := range lw.freesAt {
-		sort.Slice(bs, func(i, j int) bool { return bs[i].ID < bs[j].ID })
-	}
+	lw.emitted = make([]bool, len(lw.buffers))
 	lw.emit(g.Ops, 0)
 	prog := &Program{Graph: g, Lines: lw.lines, Buffers: lw.buffers}
 	prog.Steps = computeLiveRanges(prog.Lines, prog.Buffers)
@@ -82,7 +82,7 @@ func (lw *lowering) number(ops []*graph.Op, loops []*graph.Op, next *int) {
 }
 
 func touched(op *graph.Op) []*graph.Tensor {
-	var ts []*graph.Tensor
+	ts := make([]*graph.Tensor, 0, len(op.Inputs)+len(op.Outputs)+len(op.Mutates))
 	ts = append(ts, op.Inputs...)
 	ts = append(ts, op.Outputs...)
 	ts = append(ts, op.Mutates...)
@@ -96,48 +96,51 @@ func (lw *lowering) findBuffers(ops []*graph.Op) error {
 	var err error
 	graph.Walk(ops, func(op *graph.Op, loops []*graph.Op) {
 		for _, ip := range op.Inplace {
-			b := lw.group[ip.In.Root]
+			b := lw.group[ip.In.Root.Index]
 			if b == nil {
 				err = fmt.Errorf("%s: in-place input %q has no storage", op.Label(), ip.In.Name)
 				return
 			}
-			lw.group[ip.Out] = b
-			lw.inplaced[ip.Out] = true
+			lw.group[ip.Out.Index] = b
+			lw.inplaced[ip.Out.Index] = true
 			b.Names = append(b.Names, ip.Out)
 		}
-		for _, t := range touched(op) {
-			root := t.Root
-			if root.Input {
-				continue
-			}
-			b := lw.group[root]
-			if b == nil {
-				size := root.StorageBytes()
-				hint, e := size.Eval(lw.hints)
-				if e != nil {
-					err = fmt.Errorf("%s: size of %q: %v", op.Label(), root.Name, e)
-					return
+		opPos, opLoops := lw.pos[op], lw.loopsOf[op]
+		for _, ts := range [][]*graph.Tensor{op.Inputs, op.Outputs, op.Mutates} {
+			for _, t := range ts {
+				root := t.Root
+				if root.Input {
+					continue
 				}
-				b = &Buffer{ID: len(lw.buffers), Names: []*graph.Tensor{root}, Device: root.Device, Size: size, Hint: hint}
-				lw.buffers = append(lw.buffers, b)
-				lw.group[root] = b
-				lw.defOp[b] = op
-			}
-			p := lw.effectivePos(op, b)
-			if cur, ok := lw.lastPos[b]; !ok || p > cur {
-				lw.lastPos[b] = p
+				b := lw.group[root.Index]
+				if b == nil {
+					size := root.StorageBytes()
+					hint, e := size.Eval(lw.hints)
+					if e != nil {
+						err = fmt.Errorf("%s: size of %q: %v", op.Label(), root.Name, e)
+						return
+					}
+					b = &Buffer{ID: len(lw.buffers), Names: []*graph.Tensor{root}, Device: root.Device, Size: size, Hint: hint}
+					lw.buffers = append(lw.buffers, b)
+					lw.group[root.Index] = b
+					lw.defLoops = append(lw.defLoops, opLoops)
+					lw.lastPos = append(lw.lastPos, -1)
+				}
+				if p := lw.effectivePos(opPos, opLoops, b); p > lw.lastPos[b.ID] {
+					lw.lastPos[b.ID] = p
+				}
 			}
 		}
 	})
 	return err
 }
 
-// effectivePos is where a use of b at op ends: op itself, or the end of the
-// outermost enclosing loop that b was defined outside of.
-func (lw *lowering) effectivePos(op *graph.Op, b *Buffer) int {
-	def := lw.defOp[b]
-	defLoops := lw.loopsOf[def]
-	for _, l := range lw.loopsOf[op] {
+// effectivePos is where a use of b at an op (at pos, inside loops) ends:
+// the op itself, or the end of the outermost enclosing loop that b was
+// defined outside of.
+func (lw *lowering) effectivePos(pos int, loops []*graph.Op, b *Buffer) int {
+	defLoops := lw.defLoops[b.ID]
+	for _, l := range loops {
 		inside := false
 		for _, dl := range defLoops {
 			inside = inside || dl == l
@@ -146,15 +149,15 @@ func (lw *lowering) effectivePos(op *graph.Op, b *Buffer) int {
 			return lw.loopEnd[l]
 		}
 	}
-	return lw.pos[op]
+	return pos
 }
 
 func (lw *lowering) markOutputs() {
 	for _, t := range lw.g.Outputs {
-		if b := lw.group[t.Root]; b != nil {
+		if b := lw.group[t.Root.Index]; b != nil {
 			b.Output = true
 		}
-		if b := lw.group[t]; b != nil {
+		if b := lw.group[t.Index]; b != nil {
 			b.Output = true
 		}
 	}
@@ -169,18 +172,20 @@ func (lw *lowering) emit(ops []*graph.Op, depth int) {
 			lw.emitFrees(lw.loopEnd[op], depth)
 			continue
 		}
-		for _, t := range touched(op) {
-			if t.Root.Input || lw.inplaced[t] {
-				continue
-			}
-			b := lw.group[t.Root]
-			if !lw.emitted[b] {
-				lw.emitted[b] = true
-				lw.lines = append(lw.lines, &Line{Kind: LineAlloc, Buffer: b, Tensor: b.Owner(), Depth: depth})
+		for _, ts := range [][]*graph.Tensor{op.Inputs, op.Outputs, op.Mutates} {
+			for _, t := range ts {
+				if t.Root.Input || lw.inplaced[t.Index] {
+					continue
+				}
+				b := lw.group[t.Root.Index]
+				if !lw.emitted[b.ID] {
+					lw.emitted[b.ID] = true
+					lw.lines = append(lw.lines, &Line{Kind: LineAlloc, Buffer: b, Tensor: b.Owner(), Depth: depth})
+				}
 			}
 		}
 		for _, ip := range op.Inplace {
-			lw.lines = append(lw.lines, &Line{Kind: LineReuse, Buffer: lw.group[ip.Out], Tensor: ip.Out, From: ip.In, Depth: depth})
+			lw.lines = append(lw.lines, &Line{Kind: LineReuse, Buffer: lw.group[ip.Out.Index], Tensor: ip.Out, From: ip.In, Depth: depth})
 		}
 		lw.lines = append(lw.lines, &Line{Kind: LineKernel, Op: op, Depth: depth})
 		lw.emitFrees(lw.pos[op], depth)
@@ -200,7 +205,7 @@ func (lw *lowering) emitFrees(pos, depth int) {
 func computeLiveRanges(lines []*Line, buffers []*Buffer) int {
 	step := 0
 	inRun := false
-	seen := map[*Buffer]bool{}
+	seen := make([]bool, len(buffers))
 	for _, l := range lines {
 		if !l.Kind.isMemory() {
 			inRun = false
@@ -216,8 +221,8 @@ func computeLiveRanges(lines []*Line, buffers []*Buffer) int {
 			continue
 		}
 		b := l.Buffer
-		if !seen[b] {
-			seen[b] = true
+		if !seen[b.ID] {
+			seen[b.ID] = true
 			b.Begin, b.End = step, step
 		}
 		b.Begin, b.End = min(b.Begin, step), max(b.End, step)

@@ -1,62 +1,62 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"math/rand"
-	"sort"
+	"slices"
 )
 
-// order ranks a pool's buffers for the greedy offset calculation.
+// order ranks a pool's buffers for the greedy offset calculation: by key,
+// smallest first, then by buffer id.
 type order struct {
 	name string
-	less func(pp *poolProblem, a, b *gbuf) bool
+	key  func(g *gbuf) [2]int64
 }
 
 var (
-	bySize = order{"size", func(_ *poolProblem, a, b *gbuf) bool {
-		if a.hint != b.hint {
-			return a.hint > b.hint
-		}
-		return a.b.Len() > b.b.Len()
-	}}
-	byLifetime = order{"lifetime", func(_ *poolProblem, a, b *gbuf) bool {
-		if a.b.Len() != b.b.Len() {
-			return a.b.Len() > b.b.Len()
-		}
-		return a.hint > b.hint
-	}}
-	byArea = order{"area", func(_ *poolProblem, a, b *gbuf) bool {
-		x, y := a.hint*int64(a.b.Len()), b.hint*int64(b.b.Len())
-		if x != y {
-			return x > y
-		}
-		return a.hint > b.hint
-	}}
+	bySize     = order{"size", func(g *gbuf) [2]int64 { return [2]int64{-g.hint, -int64(g.b.Len())} }}
+	byLifetime = order{"lifetime", func(g *gbuf) [2]int64 { return [2]int64{-int64(g.b.Len()), -g.hint} }}
+	byArea     = order{"area", func(g *gbuf) [2]int64 { return [2]int64{-satMul(g.hint, int64(g.b.Len())), -g.hint} }}
 	// byConflicts is TVM USMP's greedy_by_conflicts: the most constrained
 	// buffers first.
-	byConflicts = order{"conflicts", func(_ *poolProblem, a, b *gbuf) bool {
-		if len(a.conflicts) != len(b.conflicts) {
-			return len(a.conflicts) > len(b.conflicts)
-		}
-		return a.hint > b.hint
-	}}
+	byConflicts = order{"conflicts", func(g *gbuf) [2]int64 { return [2]int64{-int64(len(g.conflicts)), -g.hint} }}
 )
 
-func (o order) sorted(pp *poolProblem) []int32 {
-	idx := make([]int32, len(pp.bufs))
-	for i := range idx {
-		idx[i] = int32(i)
+// satMul multiplies non-negative a and b, saturating instead of overflowing.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := pp.bufs[idx[a]], pp.bufs[idx[b]]
-		if o.less(pp, x, y) {
-			return true
+	return a * b
+}
+
+func (o order) sorted(pp *poolProblem) []int32 {
+	type keyed struct {
+		k   [2]int64
+		id  int
+		idx int32
+	}
+	ks := make([]keyed, len(pp.bufs))
+	for i, g := range pp.bufs {
+		ks[i] = keyed{o.key(g), g.b.ID, int32(i)}
+	}
+	// Keys are computed once; ties are broken by buffer id, so the order is
+	// total and an unstable sort is deterministic.
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := cmp.Compare(a.k[0], b.k[0]); c != 0 {
+			return c
 		}
-		if o.less(pp, y, x) {
-			return false
+		if c := cmp.Compare(a.k[1], b.k[1]); c != 0 {
+			return c
 		}
-		return x.b.ID < y.b.ID
+		return cmp.Compare(a.id, b.id)
 	})
+	idx := make([]int32, len(ks))
+	for i, k := range ks {
+		idx[i] = k.idx
+	}
 	return idx
 }
 

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"sort"
 	"strings"
@@ -37,18 +38,21 @@ const VerifyRounds = 8
 func Verify(p *Plan) error {
 	v := &verifier{p: p}
 	v.checkMembership()
+	if len(v.problems) > 0 {
+		return &VerifyError{v.problems} // ids are unsound: nothing else can be indexed by them
+	}
 	v.checkLines()
 	rng := rand.New(rand.NewSource(1))
 	envs := []expr.Env{p.Env(nil)}
 	for i := 0; i < VerifyRounds && len(p.Graph.Symbols) > 0; i++ {
 		envs = append(envs, randomEnv(p.Graph, rng))
 	}
-	events := v.poolEvents()
+	events, exprs := v.poolEvents(), v.placementExprs()
 	for _, env := range envs {
 		if len(v.problems) > 0 {
 			break
 		}
-		v.checkPlacement(env, events)
+		v.checkPlacement(env, events, exprs)
 	}
 	if len(v.problems) > 0 {
 		return &VerifyError{v.problems}
@@ -80,16 +84,17 @@ func (v *verifier) fail(format string, args ...any) {
 }
 
 func (v *verifier) checkMembership() {
-	placed := map[*Buffer]*Pool{}
+	placed := make([]*Pool, len(v.p.Buffers))
 	for _, pool := range v.p.Pools {
 		for _, b := range pool.Buffers {
-			if prev := placed[b]; prev != nil {
-				v.fail("buffer %s is placed twice (%s and %s)", b.Owner().Name, prev.Name, pool.Name)
-			}
-			placed[b] = pool
 			if b.ID < 0 || b.ID >= len(v.p.Buffers) || v.p.Buffers[b.ID] != b {
 				v.fail("buffer %s in pool %s has id %d but is not the plan's buffer %d", b.Owner().Name, pool.Name, b.ID, b.ID)
+				continue
 			}
+			if prev := placed[b.ID]; prev != nil {
+				v.fail("buffer %s is placed twice (%s and %s)", b.Owner().Name, prev.Name, pool.Name)
+			}
+			placed[b.ID] = pool
 			if b.Pool != pool {
 				v.fail("buffer %s is listed in %s but says it is in another pool", b.Owner().Name, pool.Name)
 			}
@@ -98,8 +103,10 @@ func (v *verifier) checkMembership() {
 			}
 		}
 	}
-	for _, b := range v.p.Buffers {
-		if placed[b] == nil {
+	for i, b := range v.p.Buffers {
+		if b.ID != i {
+			v.fail("buffer %s is the plan's buffer %d but has id %d", b.Owner().Name, i, b.ID)
+		} else if placed[i] == nil {
 			v.fail("buffer %s is not placed in any pool", b.Owner().Name)
 		}
 	}
@@ -107,16 +114,17 @@ func (v *verifier) checkMembership() {
 
 // checkLines replays the lines: every storage a kernel touches must be
 // allocated and not yet freed, from a pool that exists; buffers' live ranges
-// must cover their lines.
+// must cover their lines. It runs after checkMembership found the ids sound.
 func (v *verifier) checkLines() {
-	alive := map[*Buffer]bool{}
-	freed := map[*Buffer]bool{}
+	alive := make([]bool, len(v.p.Buffers))
+	freed := make([]bool, len(v.p.Buffers))
+	liveIn := map[*Pool]int{} // live buffers per pool
 	poolAlive := map[*Pool]bool{}
 	poolDone := map[*Pool]bool{}
-	bufOf := map[*graph.Tensor]*Buffer{}
+	bufOf := make([]*Buffer, len(v.p.Graph.Tensors))
 	for _, b := range v.p.Buffers {
 		for _, t := range b.Names {
-			bufOf[t] = b
+			bufOf[t.Index] = b
 		}
 	}
 	for _, l := range v.p.Lines {
@@ -127,15 +135,20 @@ func (v *verifier) checkLines() {
 			}
 			poolAlive[l.Pool] = true
 		case LinePoolRelease:
-			for b := range alive {
-				if b.Pool == l.Pool {
-					v.fail("pool %s is released while %s is still live", l.Pool.Name, b.Owner().Name)
+			if liveIn[l.Pool] > 0 {
+				for _, b := range l.Pool.Buffers {
+					if alive[b.ID] {
+						v.fail("pool %s is released while %s is still live", l.Pool.Name, b.Owner().Name)
+					}
 				}
 			}
 			poolAlive[l.Pool], poolDone[l.Pool] = false, true
 		case LineAllocFromPool:
 			b := l.Buffer
-			if alive[b] || freed[b] {
+			if !v.known(b) {
+				continue
+			}
+			if alive[b.ID] || freed[b.ID] {
 				v.fail("buffer %s is allocated twice", b.Owner().Name)
 			}
 			if !poolAlive[b.Pool] {
@@ -144,11 +157,19 @@ func (v *verifier) checkLines() {
 			if l.Step < b.Begin {
 				v.fail("buffer %s is allocated at step %d, before its live range [%d, %d)", b.Owner().Name, l.Step, b.Begin, b.End)
 			}
-			alive[b] = true
+			if !alive[b.ID] {
+				liveIn[b.Pool]++
+			}
+			alive[b.ID] = true
 		case LineDeallocFromPool:
 			b := l.Buffer
-			if !alive[b] {
+			if !v.known(b) {
+				continue
+			}
+			if !alive[b.ID] {
 				v.fail("buffer %s is freed without being live", b.Owner().Name)
+			} else {
+				liveIn[b.Pool]--
 			}
 			if b.Output {
 				v.fail("output buffer %s is freed", b.Owner().Name)
@@ -156,24 +177,35 @@ func (v *verifier) checkLines() {
 			if l.Step > b.End {
 				v.fail("buffer %s is freed at step %d, after its live range [%d, %d)", b.Owner().Name, l.Step, b.Begin, b.End)
 			}
-			delete(alive, b)
-			freed[b] = true
+			alive[b.ID] = false
+			freed[b.ID] = true
 		case LineKernel:
-			for _, t := range touched(l.Op) {
-				if t.Root.Input {
-					continue
-				}
-				b := bufOf[t.Root]
-				if b == nil {
-					v.fail("%s touches %s, which has no buffer", l.Op.Label(), t.Name)
-				} else if !alive[b] {
-					v.fail("%s touches %s while its storage is not allocated", l.Op.Label(), t.Name)
+			for _, ts := range [][]*graph.Tensor{l.Op.Inputs, l.Op.Outputs, l.Op.Mutates} {
+				for _, t := range ts {
+					if t.Root.Input {
+						continue
+					}
+					b := bufOf[t.Root.Index]
+					if b == nil {
+						v.fail("%s touches %s, which has no buffer", l.Op.Label(), t.Name)
+					} else if !alive[b.ID] {
+						v.fail("%s touches %s while its storage is not allocated", l.Op.Label(), t.Name)
+					}
 				}
 			}
 		case LineAlloc, LineFree:
 			v.fail("line %s was not rewritten to a pool line", l)
 		}
 	}
+}
+
+// known reports (and fails) a line's buffer that is not one of the plan's.
+func (v *verifier) known(b *Buffer) bool {
+	if b != nil && b.ID >= 0 && b.ID < len(v.p.Buffers) && v.p.Buffers[b.ID] == b {
+		return true
+	}
+	v.fail("a line refers to a buffer that is not in the plan")
+	return false
 }
 
 type placed struct {
@@ -212,8 +244,71 @@ func (v *verifier) poolEvents() [][]poolEvent {
 	return out
 }
 
-func (v *verifier) checkPlacement(env expr.Env, events [][]poolEvent) {
+// affineExpr evaluates an expression affine in the symbols with a few
+// multiplications; any other expression, or any overflow, goes to Eval
+// (which reports it). Verification evaluates every offset and size at
+// several symbol values, and nearly all of them are affine.
+type affineExpr struct {
+	e     expr.Expr
+	coefs []int64
+	c0    int64
+	ok    bool
+}
+
+func newAffineExpr(e expr.Expr, syms []string) affineExpr {
+	coefs, c0, ok := expr.Affine(e, syms)
+	return affineExpr{e, coefs, c0, ok}
+}
+
+func (a affineExpr) eval(vals []int64, env expr.Env) (int64, error) {
+	if !a.ok {
+		return a.e.Eval(env)
+	}
+	sum := a.c0
+	for i, c := range a.coefs {
+		if c == 0 {
+			continue
+		}
+		p := c * vals[i]
+		if vals[i] != 0 && (p/vals[i] != c || (c == -1 && vals[i] == math.MinInt64) || (vals[i] == -1 && c == math.MinInt64)) {
+			return a.e.Eval(env)
+		}
+		s := sum + p
+		if (sum > 0 && p > 0 && s < 0) || (sum < 0 && p < 0 && s >= 0) {
+			return a.e.Eval(env)
+		}
+		sum = s
+	}
+	return sum, nil
+}
+
+// placementExprs are every buffer's size and offset, by id, ready to
+// evaluate at many symbol values.
+type placementExprs struct {
+	syms        []string
+	sizes, offs []affineExpr
+}
+
+func (v *verifier) placementExprs() placementExprs {
+	var pe placementExprs
+	for _, s := range v.p.Graph.Symbols {
+		pe.syms = append(pe.syms, s.Name)
+	}
+	pe.sizes = make([]affineExpr, len(v.p.Buffers))
+	pe.offs = make([]affineExpr, len(v.p.Buffers))
+	for i, b := range v.p.Buffers {
+		pe.sizes[i] = newAffineExpr(b.Size, pe.syms)
+		pe.offs[i] = newAffineExpr(b.Offset, pe.syms)
+	}
+	return pe
+}
+
+func (v *verifier) checkPlacement(env expr.Env, events [][]poolEvent, pe placementExprs) {
 	at := func() string { return fmt.Sprintf(" (at %s)", envString(env)) }
+	vals := make([]int64, len(pe.syms))
+	for i, s := range pe.syms {
+		vals[i] = env[s]
+	}
 	sizes := make([]int64, len(v.p.Buffers))
 	offs := make([]int64, len(v.p.Buffers))
 	for k, pool := range v.p.Pools {
@@ -223,8 +318,8 @@ func (v *verifier) checkPlacement(env expr.Env, events [][]poolEvent) {
 			return
 		}
 		for _, b := range pool.Buffers {
-			n, err1 := b.Size.Eval(env)
-			off, err2 := b.Offset.Eval(env)
+			n, err1 := pe.sizes[b.ID].eval(vals, env)
+			off, err2 := pe.offs[b.ID].eval(vals, env)
 			if err1 != nil || err2 != nil {
 				v.fail("buffer %s cannot be evaluated%s: %v %v", b.Owner().Name, at(), err1, err2)
 				return

@@ -1,5 +1,7 @@
 package expr
 
+import "sort"
+
 // Affine reports e as c0 + sum(coef[i] * syms[i]) when e is affine in the
 // named symbols (degree at most one, no opaque atoms).
 func Affine(e Expr, syms []string) (coefs []int64, c0 int64, ok bool) {
@@ -41,4 +43,26 @@ func MultipleOf(e Expr, n int64) bool {
 		}
 	}
 	return !e.Overflowed()
+}
+
+// Linear returns c0 + sum(coefs[i] * syms[i]), the inverse of Affine: built
+// directly in canonical form, without the general sum's merging.
+func Linear(c0 int64, coefs []int64, syms []string) Expr {
+	ts := make([]term, 0, len(coefs)+1)
+	for i, c := range coefs {
+		if c != 0 {
+			a := &atom{kind: atomSym, name: syms[i], key: syms[i]}
+			ts = append(ts, term{coef: c, mono: []*atom{a}, key: a.key})
+		}
+	}
+	if len(ts) == 0 {
+		return Const(c0)
+	}
+	if c0 != 0 {
+		ts = append(ts, term{coef: c0})
+	}
+	if !sort.SliceIsSorted(ts, func(i, j int) bool { return termLess(ts[i], ts[j]) }) {
+		sort.Slice(ts, func(i, j int) bool { return termLess(ts[i], ts[j]) })
+	}
+	return Expr{&poly{terms: ts, key: render(ts, plainStyle)}}
 }

@@ -117,3 +117,19 @@ func TestFormatStyles(t *testing.T) {
 	cpp := e.Format(CppStyle(nil, "wrt::floor_div", "wrt::floor_mod"))
 	assert.Equal(t, "wrt::floor_div(seq + 63, 64) + 2*std::max<int64_t>({4, batch})", cpp)
 }
+
+func TestLinearIsCanonical(t *testing.T) {
+	syms := []string{"a", "batch", "z"}
+	for _, c := range []struct {
+		c0    int64
+		coefs []int64
+	}{{0, []int64{0, 0, 0}}, {5, []int64{0, 0, 0}}, {-3, []int64{2, 0, -1}}, {0, []int64{0, 605184, 0}}, {64, []int64{1, 1, 1}}} {
+		want := Add(Const(c.c0), Scale(Sym("a"), c.coefs[0]), Scale(Sym("batch"), c.coefs[1]), Scale(Sym("z"), c.coefs[2]))
+		got := Linear(c.c0, c.coefs, syms)
+		assert.Equal(t, want.String(), got.String())
+		coefs, c0, ok := Affine(got, syms)
+		assert.True(t, ok)
+		assert.Equal(t, c.coefs, coefs)
+		assert.Equal(t, c.c0, c0)
+	}
+}
