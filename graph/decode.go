@@ -65,10 +65,28 @@ type decoder struct {
 	symbols  map[string]*Symbol
 	opPos    map[*Op]int64 // where each op starts in the file
 	parsed   map[string]expr.Expr
-	extents  map[string]expr.Expr // shape and strides text → extent
-	keyBuf   []byte               // scratch for extents keys
-	samples  []expr.Env           // symbol values sizes are checked at; see sampleEnvs
+	extents  map[string]expr.Expr   // shape and strides text → extent
+	keyBuf   []byte                 // scratch for extents keys
+	proofs   map[string]bool        // "a<=b" → whether LessEq proved it
+	strides  map[string][]expr.Expr // shape text → row-major strides
+	samples  []expr.Env             // symbol values sizes are checked at; see sampleEnvs
 	bnds     expr.Bounds
+}
+
+// lessEq is expr.LessEq under the graph's bounds, remembered: views and
+// in-place pairs repeat the same few size relations in every layer.
+func (d *decoder) lessEq(a, b expr.Expr) bool {
+	key := append(append(append(d.keyBuf[:0], a.String()...), "<="...), b.String()...)
+	d.keyBuf = key
+	if v, ok := d.proofs[string(key)]; ok {
+		return v
+	}
+	if d.proofs == nil {
+		d.proofs = map[string]bool{}
+	}
+	v := expr.LessEq(a, b, d.bounds())
+	d.proofs[string(key)] = v
+	return v
 }
 
 // bounds is the graph's symbol ranges, built once the symbols are read.

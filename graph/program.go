@@ -2,20 +2,23 @@ package graph
 
 import (
 	"fmt"
-
-	"github.com/wrapgen/wrapgen/graph/expr"
+	"slices"
 )
 
 // programChecker follows the ops in order and checks definitions and uses,
 // writes, in-place takeovers, loop scopes and kernel signatures.
+//
+// Per-tensor state is kept in slices indexed by Tensor.Index.
 type programChecker struct {
-	d        *decoder
-	defined  map[*Tensor]*Op // tensor → op that defined it (nil op for inputs)
-	consumed map[*Tensor]*Op // in-place inputs → the op that took them over
-	scopedTo map[*Tensor]*Op // body tensors gone after their loop → the loop
-	defLoop  map[*Tensor]*Op // tensor → innermost loop around its definition (nil: top level)
-	sigs     map[string]*signature
-	loops    []*Op
+	d         *decoder
+	isDefined []bool
+	definedBy []*Op     // op that defined the tensor (nil for inputs)
+	defOrder  []*Tensor // tensors in the order defined, to forget a loop body's
+	consumed  []*Op     // in-place inputs → the op that took them over
+	scopedTo  []*Op     // body tensors gone after their loop → the loop
+	defLoop   []*Op     // innermost loop around the definition (nil: top level)
+	sigs      map[string]*signature
+	loops     []*Op
 }
 
 type signature struct {
@@ -27,13 +30,15 @@ type signature struct {
 
 func (d *decoder) checkProgram(root *jsonNode) {
 	g := d.g
-	c := &programChecker{d: d, defined: map[*Tensor]*Op{}, consumed: map[*Tensor]*Op{}, scopedTo: map[*Tensor]*Op{}, defLoop: map[*Tensor]*Op{}, sigs: map[string]*signature{}}
+	n := len(g.Tensors)
+	c := &programChecker{d: d, isDefined: make([]bool, n), definedBy: make([]*Op, n), consumed: make([]*Op, n),
+		scopedTo: make([]*Op, n), defLoop: make([]*Op, n), sigs: map[string]*signature{}}
 	for _, t := range g.Inputs {
 		t.Input = true
 		if t.IsView() {
 			d.err(root, "inputs", "input %q is a view; inputs own their storage (pass the base instead)", t.Name)
 		}
-		c.defined[t] = nil
+		c.define(t, nil)
 	}
 	for _, t := range g.Outputs {
 		t.Output = true
@@ -43,7 +48,7 @@ func (d *decoder) checkProgram(root *jsonNode) {
 		if c.available(t) {
 			continue
 		}
-		if loop := c.scopedTo[t]; loop != nil {
+		if loop := c.scopedTo[t.Index]; loop != nil {
 			d.err(root, "outputs", "output %q is defined only inside the loop at %s; define outputs outside loops", t.Name, loop.Place)
 		} else {
 			d.err(root, "outputs", "output %q is never defined by any op", t.Name)
@@ -72,27 +77,28 @@ func (c *programChecker) loop(op *Op) {
 			break
 		}
 	}
-	before := map[*Tensor]bool{}
-	for t := range c.defined {
-		before[t] = true
-	}
+	before := len(c.defOrder)
 	c.loops = append(c.loops, op)
 	c.ops(op.Loop.Body)
 	c.loops = c.loops[:len(c.loops)-1]
 	// Tensors defined in the body exist only within it.
-	for t := range c.defined {
-		if !before[t] {
-			delete(c.defined, t)
-			c.scopedTo[t] = op
-		}
+	for _, t := range c.defOrder[before:] {
+		c.isDefined[t.Index], c.definedBy[t.Index] = false, nil
+		c.scopedTo[t.Index] = op
 	}
+	c.defOrder = c.defOrder[:before]
+}
+
+func (c *programChecker) define(t *Tensor, by *Op) {
+	c.isDefined[t.Index], c.definedBy[t.Index] = true, by
+	c.defOrder = append(c.defOrder, t)
 }
 
 // available reports whether t can be read now: it, or (for a view) the
 // storage it views, has been defined.
 func (c *programChecker) available(t *Tensor) bool {
 	for v := t; v != nil; v = v.ViewOf {
-		if _, ok := c.defined[v]; ok {
+		if c.isDefined[v.Index] {
 			return true
 		}
 	}
@@ -100,7 +106,7 @@ func (c *programChecker) available(t *Tensor) bool {
 }
 
 func (c *programChecker) useError(op *Op, field string, t *Tensor) {
-	if loop := c.scopedTo[t]; loop != nil {
+	if loop := c.scopedTo[t.Index]; loop != nil {
 		c.errOp(op, "%s %q is defined inside the loop at %s and is not visible after it", field, t.Name, loop.Place)
 		return
 	}
@@ -110,7 +116,7 @@ func (c *programChecker) useError(op *Op, field string, t *Tensor) {
 func (c *programChecker) kernel(op *Op) {
 	c.checkSignature(op)
 	for _, t := range op.Inputs {
-		if by := c.consumed[t]; by != nil {
+		if by := c.consumed[t.Index]; by != nil {
 			c.errOp(op, "input %q was taken over in place by %s and cannot be read afterwards", t.Name, by.Label())
 		} else if !c.available(t) {
 			c.useError(op, "input", t)
@@ -120,16 +126,15 @@ func (c *programChecker) kernel(op *Op) {
 		switch {
 		case t.Root != nil && t.Root.Input:
 			c.errOp(op, "mutates %q, which is (a view of) graph input %q; the wrapper never writes inputs", t.Name, t.Root.Name)
-		case c.consumed[t] != nil:
-			c.errOp(op, "mutates %q, which was taken over in place by %s", t.Name, c.consumed[t].Label())
+		case c.consumed[t.Index] != nil:
+			c.errOp(op, "mutates %q, which was taken over in place by %s", t.Name, c.consumed[t.Index].Label())
 		case !c.available(t):
 			c.useError(op, "mutated tensor", t)
 		}
 	}
-	seen := map[*Tensor]bool{}
-	for _, t := range op.Outputs {
+	for i, t := range op.Outputs {
 		switch {
-		case seen[t]:
+		case slices.Contains(op.Outputs[:i], t):
 			c.errOp(op, "output %q is listed twice", t.Name)
 			continue
 		case t.Input:
@@ -139,18 +144,17 @@ func (c *programChecker) kernel(op *Op) {
 			c.errOp(op, "output %q is a view of graph input %q; the wrapper never writes inputs", t.Name, t.Root.Name)
 			continue
 		}
-		seen[t] = true
-		if prev, ok := c.defined[t]; ok {
-			c.errOp(op, "tensor %q is defined twice (already by %s)", t.Name, prev.Label())
+		if c.isDefined[t.Index] {
+			c.errOp(op, "tensor %q is defined twice (already by %s)", t.Name, labelOf(c.definedBy[t.Index]))
 			continue
 		}
-		c.defined[t] = op
-		c.defLoop[t] = c.innermostLoop()
+		c.define(t, op)
+		c.defLoop[t.Index] = c.innermostLoop()
 		// Writing into a view fills part of its base, which counts as
 		// defined from here on (ops that build a tensor slice by slice).
 		for v := t.ViewOf; v != nil; v = v.ViewOf {
-			if _, ok := c.defined[v]; !ok {
-				c.defined[v] = op
+			if !c.isDefined[v.Index] {
+				c.define(v, op)
 			}
 		}
 	}
@@ -178,7 +182,7 @@ func (c *programChecker) checkInplace(op *Op, ip Inplace) {
 		c.errOp(op, "inplace takes over %q, defined outside the enclosing loop; a later iteration would read it after the takeover", in.Name)
 	default:
 		c.checkFits(op, out, in)
-		c.consumed[in] = op
+		c.consumed[in.Index] = op
 	}
 }
 
@@ -192,13 +196,13 @@ func (c *programChecker) innermostLoop() *Op {
 // definedOutsideLoop reports whether t was defined outside the innermost
 // loop being checked (tensors of deeper loops are out of scope by now).
 func (c *programChecker) definedOutsideLoop(t *Tensor) bool {
-	return len(c.loops) > 0 && c.defLoop[t] != c.innermostLoop()
+	return len(c.loops) > 0 && c.defLoop[t.Index] != c.innermostLoop()
 }
 
 // checkFits reports an in-place output whose storage may not fit its input's.
 func (c *programChecker) checkFits(op *Op, out, in *Tensor) {
 	ob, ib := out.StorageBytes(), in.StorageBytes()
-	if expr.LessEq(ob, ib, c.d.bounds()) {
+	if c.d.lessEq(ob, ib) {
 		return
 	}
 	for _, env := range c.d.sampleEnvs() {
@@ -242,4 +246,12 @@ func attrsText(as []Attr) string {
 		s += fmt.Sprintf("%s %s", a.Name, a.Kind)
 	}
 	return s + ")"
+}
+
+// labelOf names the op that defined a tensor; nil means the graph's inputs.
+func labelOf(op *Op) string {
+	if op == nil {
+		return "the graph's inputs"
+	}
+	return op.Label()
 }

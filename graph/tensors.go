@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,12 +50,12 @@ func (d *decoder) decodeTensors(n *jsonNode) {
 		d.decodeTensorFields(r)
 	}
 	d.resolveViews(raws)
-	extentOK := map[*Tensor]bool{}
+	extentOK := make([]bool, len(raws))
 	for _, r := range raws {
-		extentOK[r.t] = d.checkExtent(r)
+		extentOK[r.t.Index] = d.checkExtent(r)
 	}
 	for _, r := range raws {
-		if r.t.ViewOf != nil && extentOK[r.t] && extentOK[r.t.ViewOf] {
+		if r.t.ViewOf != nil && extentOK[r.t.Index] && extentOK[r.t.ViewOf.Index] {
 			d.checkViewInside(r)
 		}
 	}
@@ -119,13 +120,32 @@ func (d *decoder) decodeTensorFields(r *rawTensor) {
 		}
 	}
 	if t.Strides == nil && len(t.Shape) > 0 {
-		t.Strides = make([]expr.Expr, len(t.Shape))
-		acc := expr.Const(1)
-		for i := len(t.Shape) - 1; i >= 0; i-- {
-			t.Strides[i] = acc
-			acc = expr.Mul(acc, t.Shape[i])
-		}
+		t.Strides = d.rowMajor(t.Shape)
 	}
+}
+
+// rowMajor returns contiguous strides for shape, remembered by shape: a
+// large graph repeats a few shapes many times.
+func (d *decoder) rowMajor(shape []expr.Expr) []expr.Expr {
+	key := d.keyBuf[:0]
+	for _, e := range shape {
+		key = append(append(key, e.String()...), ',')
+	}
+	d.keyBuf = key
+	if st, ok := d.strides[string(key)]; ok {
+		return slices.Clone(st)
+	}
+	st := make([]expr.Expr, len(shape))
+	acc := expr.Const(1)
+	for i := len(shape) - 1; i >= 0; i-- {
+		st[i] = acc
+		acc = expr.Mul(acc, shape[i])
+	}
+	if d.strides == nil {
+		d.strides = map[string][]expr.Expr{}
+	}
+	d.strides[string(key)] = st
+	return slices.Clone(st)
 }
 
 func (d *decoder) exprList(n *jsonNode, placeOf func() string) []expr.Expr {
@@ -155,19 +175,16 @@ func (d *decoder) exprList(n *jsonNode, placeOf func() string) []expr.Expr {
 // resolveViews finds each tensor's root storage, reports cycles of views and
 // fills dtype and device from the base (bases first, so chains resolve).
 func (d *decoder) resolveViews(raws []*rawTensor) {
-	byTensor := map[*Tensor]*rawTensor{}
-	for _, r := range raws {
-		byTensor[r.t] = r
-	}
+	// raws[i] is the tensor with Index i: both are in file order.
 	const visiting, done = 1, 2
-	state := map[*Tensor]int{}
+	state := make([]uint8, len(raws))
 	var resolve func(t *Tensor)
 	resolve = func(t *Tensor) {
-		if state[t] != 0 {
+		if state[t.Index] != 0 {
 			return
 		}
-		state[t] = visiting
-		defer func() { state[t] = done }()
+		state[t.Index] = visiting
+		defer func() { state[t.Index] = done }()
 		if t.ViewOf == nil {
 			t.Root = t
 			if t.Device == "" {
@@ -175,8 +192,8 @@ func (d *decoder) resolveViews(raws []*rawTensor) {
 			}
 			return
 		}
-		r := byTensor[t]
-		if state[t.ViewOf] == visiting {
+		r := raws[t.Index]
+		if state[t.ViewOf.Index] == visiting {
 			d.err(r.fields.get("view_of"), r.place()+".view_of", "views form a cycle: %s", d.cycleText(t))
 			return
 		}
@@ -367,7 +384,7 @@ func (d *decoder) checkViewInside(r *rawTensor) {
 	if c, ok := t.ExtentElems.IsConst(); ok && c == 0 {
 		return // spans nothing
 	}
-	if expr.LessEq(end, base.ExtentElems, d.bounds()) {
+	if d.lessEq(end, base.ExtentElems) {
 		return
 	}
 	for _, env := range d.sampleEnvs() {
