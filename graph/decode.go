@@ -69,8 +69,10 @@ type decoder struct {
 	keyBuf   []byte                 // scratch for extents keys
 	proofs   map[string]bool        // "a<=b" → whether LessEq proved it
 	strides  map[string][]expr.Expr // shape text → row-major strides
-	samples  []expr.Env             // symbol values sizes are checked at; see sampleEnvs
-	bnds     expr.Bounds
+	// viewsInside holds "offset+extent<=base extent" triples proved.
+	viewsInside map[string]bool
+	samples     []expr.Env // symbol values sizes are checked at; see sampleEnvs
+	bnds        expr.Bounds
 }
 
 // lessEq is expr.LessEq under the graph's bounds, remembered: views and
@@ -359,17 +361,18 @@ func (d *decoder) tensorList(n *jsonNode, place string) []*Tensor {
 	var out []*Tensor
 	seen := map[string]bool{}
 	for i, el := range n.elems {
-		p := fmt.Sprintf("%s[%d]", place, i)
-		name, ok := d.str(el, p)
-		if !ok {
+		p := func() string { return fmt.Sprintf("%s[%d]", place, i) }
+		if el.kind != jsonString {
+			d.str(el, p()) // reports it
 			continue
 		}
+		name := el.str
 		t := d.g.byName[name]
 		switch {
 		case t == nil:
-			d.err(el, p, "tensor %q is not defined under \"tensors\"", name)
+			d.err(el, p(), "tensor %q is not defined under \"tensors\"", name)
 		case seen[name]:
-			d.err(el, p, "tensor %q is listed twice", name)
+			d.err(el, p(), "tensor %q is listed twice", name)
 		default:
 			seen[name] = true
 			out = append(out, t)

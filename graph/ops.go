@@ -26,7 +26,7 @@ func (d *decoder) decodeOps(n *jsonNode, place string) []*Op {
 	}
 	var ops []*Op
 	for i, el := range n.elems {
-		p := fmt.Sprintf("%s[%d]", place, i)
+		p := place + "[" + strconv.Itoa(i) + "]"
 		if op := d.decodeOp(el, p); op != nil {
 			ops = append(ops, op)
 		}
@@ -73,37 +73,38 @@ func (d *decoder) decodeOp(n *jsonNode, place string) *Op {
 		}
 		op.Kernel = s
 	}
-	label := op.Label()
-	op.Inputs = d.opTensors(f.get("inputs"), label, "inputs")
-	op.Outputs = d.opTensors(f.get("outputs"), label, "outputs")
-	op.Mutates = d.opTensors(f.get("mutates"), label, "mutates")
+	// The op's label is made only for a problem (or for attributes, which
+	// few ops have): a large graph has a hundred thousand ops.
+	op.Inputs = d.opTensors(f.get("inputs"), op, "inputs")
+	op.Outputs = d.opTensors(f.get("outputs"), op, "outputs")
+	op.Mutates = d.opTensors(f.get("mutates"), op, "mutates")
 	if a := f.get("attrs"); a != nil {
-		op.Attrs = d.decodeAttrs(a, label)
+		op.Attrs = d.decodeAttrs(a, op.Label())
 	}
 	if ip := f.get("inplace"); ip != nil {
-		op.Inplace = d.decodeInplace(ip, op, label)
+		op.Inplace = d.decodeInplace(ip, op)
 	}
 	return op
 }
 
-func (d *decoder) opTensors(n *jsonNode, label, field string) []*Tensor {
+func (d *decoder) opTensors(n *jsonNode, op *Op, field string) []*Tensor {
 	if n == nil {
 		return nil
 	}
 	if n.kind != jsonArray {
-		d.err(n, label, "%s: expected an array of tensor names, found %s", field, n.kind)
+		d.err(n, op.Label(), "%s: expected an array of tensor names, found %s", field, n.kind)
 		return nil
 	}
 	out := make([]*Tensor, 0, len(n.elems))
 	for i, el := range n.elems {
 		name := el.str
 		if el.kind != jsonString {
-			d.str(el, fmt.Sprintf("%s: %s[%d]", label, field, i)) // reports it
+			d.str(el, fmt.Sprintf("%s: %s[%d]", op.Label(), field, i)) // reports it
 			continue
 		}
 		t := d.g.byName[name]
 		if t == nil {
-			d.err(el, label, "%s[%d]: tensor %q is not defined under \"tensors\"", field, i, name)
+			d.err(el, op.Label(), "%s[%d]: tensor %q is not defined under \"tensors\"", field, i, name)
 			continue
 		}
 		out = append(out, t)
@@ -199,24 +200,25 @@ func (d *decoder) exprObject(n *jsonNode, place string) (expr.Expr, bool) {
 	return d.expr(f.get("expr"), place)
 }
 
-func (d *decoder) decodeInplace(n *jsonNode, op *Op, label string) []Inplace {
+func (d *decoder) decodeInplace(n *jsonNode, op *Op) []Inplace {
 	if n.kind != jsonObject {
-		d.err(n, label, "inplace: expected an object {\"out\": \"in\"}, found %s", n.kind)
+		d.err(n, op.Label(), "inplace: expected an object {\"out\": \"in\"}, found %s", n.kind)
 		return nil
 	}
 	var out []Inplace
 	for _, m := range n.members {
-		place := fmt.Sprintf("%s: inplace[%q]", label, m.key)
-		inName, ok := d.str(m.val, place)
-		if !ok {
+		place := func() string { return fmt.Sprintf("%s: inplace[%q]", op.Label(), m.key) }
+		if m.val.kind != jsonString {
+			d.str(m.val, place()) // reports it
 			continue
 		}
+		inName := m.val.str
 		o, in := d.g.byName[m.key], d.g.byName[inName]
 		switch {
 		case o == nil || !contains(op.Outputs, o):
-			d.errAt(m.keyOff, place, "%q is not one of this op's outputs", m.key)
+			d.errAt(m.keyOff, place(), "%q is not one of this op's outputs", m.key)
 		case in == nil || !contains(op.Inputs, in):
-			d.err(m.val, place, "%q is not one of this op's inputs", inName)
+			d.err(m.val, place(), "%q is not one of this op's inputs", inName)
 		default:
 			out = append(out, Inplace{Out: o, In: in})
 		}

@@ -108,7 +108,11 @@ func (d *decoder) decodeTensorFields(r *rawTensor) {
 		if f.get("view_of") == nil {
 			d.err(n, r.place()+".offset", "offset is only allowed on a view (with view_of)")
 		}
-		t.Offset, _ = d.expr(n, r.place()+".offset")
+		if e, ok := d.knownExpr(n); ok {
+			t.Offset = e
+		} else {
+			t.Offset, _ = d.expr(n, r.place()+".offset")
+		}
 	}
 	if n := f.get("view_of"); n != nil {
 		if s, ok := str(n, "view_of"); ok {
@@ -380,11 +384,21 @@ func (d *decoder) checkAt(r *rawTensor, env expr.Env, span expr.Expr) bool {
 // inside for all symbol values, or checked at the sample values.
 func (d *decoder) checkViewInside(r *rawTensor) {
 	t, base := r.t, r.t.ViewOf
-	end := expr.Add(t.Offset, t.ExtentElems)
 	if c, ok := t.ExtentElems.IsConst(); ok && c == 0 {
 		return // spans nothing
 	}
+	// Views repeat a few (offset, extent, base) triples in every layer.
+	key := append(append(append(append(append(d.keyBuf[:0], t.Offset.String()...), '+'), t.ExtentElems.String()...), "<="...), base.ExtentElems.String()...)
+	d.keyBuf = key
+	if d.viewsInside[string(key)] {
+		return
+	}
+	end := expr.Add(t.Offset, t.ExtentElems)
 	if d.lessEq(end, base.ExtentElems) {
+		if d.viewsInside == nil {
+			d.viewsInside = map[string]bool{}
+		}
+		d.viewsInside[string(key)] = true
 		return
 	}
 	for _, env := range d.sampleEnvs() {
