@@ -41,7 +41,7 @@ func Load(path string) (*Graph, error) {
 
 // Parse decodes and validates a graph held in memory; file names it in errors.
 func Parse(file string, data []byte) (*Graph, error) {
-	d := &decoder{file: file, lines: newLineIndex(data), opPos: map[*Op]int64{}, parsed: map[string]expr.Expr{}, extents: map[string]expr.Expr{}}
+	d := &decoder{file: file, lines: newLineIndex(data), opPos: map[*Op]int64{}, parsed: map[string]expr.Expr{}, extents: map[string]extent{}}
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return nil, ErrorList{{File: file, Msg: "file is empty: expected a JSON object describing a graph"}}
 	}
@@ -65,7 +65,7 @@ type decoder struct {
 	symbols  map[string]*Symbol
 	opPos    map[*Op]int64 // where each op starts in the file
 	parsed   map[string]expr.Expr
-	extents  map[string]expr.Expr   // shape and strides text → extent
+	extents  map[string]extent      // dtype, shape and strides text → extent
 	keyBuf   []byte                 // scratch for extents keys
 	proofs   map[string]bool        // "a<=b" → whether LessEq proved it
 	strides  map[string][]expr.Expr // shape text → row-major strides

@@ -80,13 +80,21 @@ type Tensor struct {
 	// ExtentElems is 1 + sum((size_i-1)*stride_i), or 0 when a size is 0:
 	// how many elements the tensor spans from its start.
 	ExtentElems expr.Expr
+
+	bytes    expr.Expr // StorageBytes, computed once when the tensor is read
+	hasBytes bool
 }
 
 // IsView reports whether t aliases another tensor's storage.
 func (t *Tensor) IsView() bool { return t.ViewOf != nil }
 
 // StorageBytes is the byte size of a non-view tensor's storage.
-func (t *Tensor) StorageBytes() expr.Expr { return expr.Scale(t.ExtentElems, t.DType.Size()) }
+func (t *Tensor) StorageBytes() expr.Expr {
+	if t.hasBytes {
+		return t.bytes
+	}
+	return expr.Scale(t.ExtentElems, t.DType.Size())
+}
 
 // RootOffset is the view's start in elements from the start of its root.
 func (t *Tensor) RootOffset() expr.Expr {

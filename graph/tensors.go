@@ -9,6 +9,9 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
+// extent is what a tensor spans, in elements and (for its dtype) bytes.
+type extent struct{ elems, bytes expr.Expr }
+
 type rawTensor struct {
 	t      *Tensor
 	node   *jsonNode
@@ -297,27 +300,28 @@ func (d *decoder) checkExtent(r *rawTensor) bool {
 		key = append(append(key, "|@"...), t.Offset.String()...)
 	}
 	d.keyBuf = key
-	span, seen := d.extents[string(key)]
+	ext, seen := d.extents[string(key)]
 	if !seen {
 		parts := []expr.Expr{expr.Const(1)}
 		for i := range t.Shape {
 			parts = append(parts, expr.Mul(expr.Sub(t.Shape[i], expr.Const(1)), t.Strides[i]))
 		}
-		span = expr.Add(parts...)
+		span := expr.Add(parts...)
 		for _, env := range d.sampleEnvs() {
 			if !d.checkAt(r, env, span) {
 				return false
 			}
 		}
-		d.extents[string(key)] = span
+		ext = extent{span, expr.Scale(span, t.DType.Size())}
+		d.extents[string(key)] = ext
 	}
-	t.ExtentElems = span
+	t.ExtentElems, t.bytes, t.hasBytes = ext.elems, ext.bytes, true
 	// Where some size is zero at run time the tensor spans nothing; make the
 	// expression say so for constant zero sizes, the common case (empty
 	// placeholders like shape [0]).
 	for _, s := range t.Shape {
 		if c, ok := s.IsConst(); ok && c == 0 {
-			t.ExtentElems = expr.Const(0)
+			t.ExtentElems, t.bytes = expr.Const(0), expr.Const(0)
 		}
 	}
 	return true

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 
@@ -37,6 +38,27 @@ type boundsCtx struct {
 	syms  []string
 	mins  []int64
 	align int64
+	// linear remembers expressions made from exact bounds: offsets take
+	// few distinct values (multiples of a layer's sizes).
+	linear map[string]expr.Expr
+	key    []byte
+}
+
+// linearExpr is the expression of an exact bound l.
+func (c *boundsCtx) linearExpr(l lin) expr.Expr {
+	c.key = c.key[:0]
+	for _, v := range l {
+		c.key = binary.LittleEndian.AppendUint64(c.key, uint64(v))
+	}
+	if e, ok := c.linear[string(c.key)]; ok {
+		return e
+	}
+	e := expr.Linear(l[0], l[1:], c.syms)
+	if c.linear == nil {
+		c.linear = map[string]expr.Expr{}
+	}
+	c.linear[string(c.key)] = e
+	return e
 }
 
 func newBoundsCtx(req *Request) *boundsCtx {

@@ -76,7 +76,7 @@ func (g *gbuf) build(ctx *boundsCtx) {
 		case x.offB.exact():
 			// Bounds that pin the value down are the expression itself,
 			// made without the general sum and max.
-			x.off = expr.Linear(x.offB.lo[0], x.offB.lo[1:], ctx.syms)
+			x.off = ctx.linearExpr(x.offB.lo)
 		case len(x.offFrom) == 1:
 			x.off = x.offFrom[0].end
 		default:
@@ -87,7 +87,7 @@ func (g *gbuf) build(ctx *boundsCtx) {
 			x.off = expr.Max(ends...)
 		}
 		if x.endB.exact() {
-			x.end = expr.Linear(x.endB.lo[0], x.endB.lo[1:], ctx.syms)
+			x.end = ctx.linearExpr(x.endB.lo)
 		} else {
 			x.end = expr.Add(x.off, x.size)
 		}

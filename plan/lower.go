@@ -33,7 +33,19 @@ type lowering struct {
 	emitted  []bool
 	buffers  []*Buffer
 	lines    []*Line
+	slab     []Line // lines are allocated in chunks
 	freesAt  map[int][]*Buffer
+}
+
+// line returns a new line holding l.
+func (lw *lowering) line(l Line) *Line {
+	if len(lw.slab) == 0 {
+		lw.slab = make([]Line, 1024)
+	}
+	p := &lw.slab[0]
+	lw.slab = lw.slab[1:]
+	*p = l
+	return p
 }
 
 // Lower turns the graph's ops into wrapper lines: for each op, allocations
@@ -166,9 +178,9 @@ func (lw *lowering) markOutputs() {
 func (lw *lowering) emit(ops []*graph.Op, depth int) {
 	for _, op := range ops {
 		if op.Loop != nil {
-			lw.lines = append(lw.lines, &Line{Kind: LineLoopBegin, Op: op, Depth: depth})
+			lw.lines = append(lw.lines, lw.line(Line{Kind: LineLoopBegin, Op: op, Depth: depth}))
 			lw.emit(op.Loop.Body, depth+1)
-			lw.lines = append(lw.lines, &Line{Kind: LineLoopEnd, Op: op, Depth: depth})
+			lw.lines = append(lw.lines, lw.line(Line{Kind: LineLoopEnd, Op: op, Depth: depth}))
 			lw.emitFrees(lw.loopEnd[op], depth)
 			continue
 		}
@@ -180,21 +192,21 @@ func (lw *lowering) emit(ops []*graph.Op, depth int) {
 				b := lw.group[t.Root.Index]
 				if !lw.emitted[b.ID] {
 					lw.emitted[b.ID] = true
-					lw.lines = append(lw.lines, &Line{Kind: LineAlloc, Buffer: b, Tensor: b.Owner(), Depth: depth})
+					lw.lines = append(lw.lines, lw.line(Line{Kind: LineAlloc, Buffer: b, Tensor: b.Owner(), Depth: depth}))
 				}
 			}
 		}
 		for _, ip := range op.Inplace {
-			lw.lines = append(lw.lines, &Line{Kind: LineReuse, Buffer: lw.group[ip.Out.Index], Tensor: ip.Out, From: ip.In, Depth: depth})
+			lw.lines = append(lw.lines, lw.line(Line{Kind: LineReuse, Buffer: lw.group[ip.Out.Index], Tensor: ip.Out, From: ip.In, Depth: depth}))
 		}
-		lw.lines = append(lw.lines, &Line{Kind: LineKernel, Op: op, Depth: depth})
+		lw.lines = append(lw.lines, lw.line(Line{Kind: LineKernel, Op: op, Depth: depth}))
 		lw.emitFrees(lw.pos[op], depth)
 	}
 }
 
 func (lw *lowering) emitFrees(pos, depth int) {
 	for _, b := range lw.freesAt[pos] {
-		lw.lines = append(lw.lines, &Line{Kind: LineFree, Buffer: b, Tensor: b.Names[len(b.Names)-1], Depth: depth})
+		lw.lines = append(lw.lines, lw.line(Line{Kind: LineFree, Buffer: b, Tensor: b.Names[len(b.Names)-1], Depth: depth}))
 	}
 }
 

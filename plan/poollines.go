@@ -25,15 +25,17 @@ func rewriteToPoolLines(lines []*Line, pools []*Pool) []*Line {
 		}
 	}
 	out := make([]*Line, len(lines))
+	copies := make([]Line, len(lines)) // one allocation for all the new lines
 	for i, l := range lines {
-		nl := *l
+		nl := &copies[i]
+		*nl = *l
 		switch l.Kind {
 		case LineAlloc:
 			nl.Kind, nl.Pool = LineAllocFromPool, l.Buffer.Pool
 		case LineFree:
 			nl.Kind, nl.Pool = LineDeallocFromPool, l.Buffer.Pool
 		}
-		out[i] = &nl
+		out[i] = nl
 	}
 	createBefore := map[int][]*Pool{}
 	releaseAfter := map[int][]*Pool{}
@@ -64,7 +66,7 @@ func rewriteToPoolLines(lines []*Line, pools []*Pool) []*Line {
 			}
 		}
 	}
-	var res []*Line
+	res := make([]*Line, 0, len(out)+2*len(pools))
 	for i, l := range out {
 		for _, p := range createBefore[i] {
 			res = append(res, &Line{Kind: LinePoolCreate, Pool: p, Depth: lines[i].Depth})

@@ -84,6 +84,9 @@ func (s Greedy) Place(req *Request) ([]*Pool, error) {
 			if size, top := pp.place(ord); bestSize < 0 || size < bestSize {
 				best, bestSize, bestTop = ord, size, top
 			}
+			if bestSize <= pp.loadHint {
+				break // no order can do better than the pool's lower bound
+			}
 		}
 		if s.climb && bestSize > pp.loadHint {
 			best = climb(pp, best, bestSize, bestTop)
