@@ -19,11 +19,12 @@ type Program struct {
 // lowering follows the ops once to find every storage's first and last use
 // (through any alias), then emits the lines.
 type lowering struct {
-	g       *graph.Graph
-	hints   expr.Env
-	pos     map[*graph.Op]int // kernel ops and loop ends: program position
+	g     *graph.Graph
+	hints expr.Env
+	// kernels are the kernel ops in program order, which both findBuffers
+	// and emit follow, with their positions and enclosing loops.
+	kernels []kernelAt
 	loopEnd map[*graph.Op]int // loop op → position of its end
-	loopsOf map[*graph.Op][]*graph.Op
 	// Per tensor (by Tensor.Index) and per buffer (by ID): slices, not maps,
 	// since a large graph has hundreds of thousands of each.
 	group    []*Buffer     // storage owner (root) → its buffer
@@ -33,8 +34,14 @@ type lowering struct {
 	emitted  []bool
 	buffers  []*Buffer
 	lines    []*Line
-	slab     []Line // lines are allocated in chunks
-	freesAt  map[int][]*Buffer
+	slab     []Line      // lines are allocated in chunks
+	freesAt  [][]*Buffer // by program position
+}
+
+type kernelAt struct {
+	op    *graph.Op
+	pos   int
+	loops []*graph.Op
 }
 
 // line returns a new line holding l.
@@ -56,12 +63,13 @@ func (lw *lowering) line(l Line) *Line {
 func Lower(g *graph.Graph, hints expr.Env) (*Program, error) {
 	lw := &lowering{
 		g: g, hints: hints,
-		pos: map[*graph.Op]int{}, loopEnd: map[*graph.Op]int{}, loopsOf: map[*graph.Op][]*graph.Op{},
-		group: make([]*Buffer, len(g.Tensors)), inplaced: make([]bool, len(g.Tensors)),
-		freesAt: map[int][]*Buffer{},
+		loopEnd: map[*graph.Op]int{},
+		group:   make([]*Buffer, len(g.Tensors)), inplaced: make([]bool, len(g.Tensors)),
 	}
-	lw.number(g.Ops, nil, new(int))
-	if err := lw.findBuffers(g.Ops); err != nil {
+	positions := 0
+	lw.number(g.Ops, nil, &positions)
+	lw.freesAt = make([][]*Buffer, positions)
+	if err := lw.findBuffers(); err != nil {
 		return nil, err
 	}
 	lw.markOutputs()
@@ -72,7 +80,7 @@ func Lower(g *graph.Graph, hints expr.Env) (*Program, error) {
 		}
 	}
 	lw.emitted = make([]bool, len(lw.buffers))
-	lw.emit(g.Ops, 0)
+	lw.emit(g.Ops, 0, new(int))
 	prog := &Program{Graph: g, Lines: lw.lines, Buffers: lw.buffers}
 	prog.Steps = computeLiveRanges(prog.Lines, prog.Buffers)
 	return prog, nil
@@ -87,8 +95,7 @@ func (lw *lowering) number(ops []*graph.Op, loops []*graph.Op, next *int) {
 			*next++
 			continue
 		}
-		lw.pos[op] = *next
-		lw.loopsOf[op] = loops
+		lw.kernels = append(lw.kernels, kernelAt{op, *next, loops})
 		*next++
 	}
 }
@@ -104,20 +111,18 @@ func touched(op *graph.Op) []*graph.Tensor {
 // findBuffers creates a buffer for each storage at its first touch, joins
 // in-place outputs to their input's buffer, and records each buffer's last
 // use, extended to the end of any loop that touches it from outside.
-func (lw *lowering) findBuffers(ops []*graph.Op) error {
-	var err error
-	graph.Walk(ops, func(op *graph.Op, loops []*graph.Op) {
+func (lw *lowering) findBuffers() error {
+	for _, k := range lw.kernels {
+		op, opPos, opLoops := k.op, k.pos, k.loops
 		for _, ip := range op.Inplace {
 			b := lw.group[ip.In.Root.Index]
 			if b == nil {
-				err = fmt.Errorf("%s: in-place input %q has no storage", op.Label(), ip.In.Name)
-				return
+				return fmt.Errorf("%s: in-place input %q has no storage", op.Label(), ip.In.Name)
 			}
 			lw.group[ip.Out.Index] = b
 			lw.inplaced[ip.Out.Index] = true
 			b.Names = append(b.Names, ip.Out)
 		}
-		opPos, opLoops := lw.pos[op], lw.loopsOf[op]
 		for _, ts := range [][]*graph.Tensor{op.Inputs, op.Outputs, op.Mutates} {
 			for _, t := range ts {
 				root := t.Root
@@ -127,10 +132,9 @@ func (lw *lowering) findBuffers(ops []*graph.Op) error {
 				b := lw.group[root.Index]
 				if b == nil {
 					size := root.StorageBytes()
-					hint, e := size.Eval(lw.hints)
-					if e != nil {
-						err = fmt.Errorf("%s: size of %q: %v", op.Label(), root.Name, e)
-						return
+					hint, err := size.Eval(lw.hints)
+					if err != nil {
+						return fmt.Errorf("%s: size of %q: %v", op.Label(), root.Name, err)
 					}
 					b = &Buffer{ID: len(lw.buffers), Names: []*graph.Tensor{root}, Device: root.Device, Size: size, Hint: hint}
 					lw.buffers = append(lw.buffers, b)
@@ -143,8 +147,8 @@ func (lw *lowering) findBuffers(ops []*graph.Op) error {
 				}
 			}
 		}
-	})
-	return err
+	}
+	return nil
 }
 
 // effectivePos is where a use of b at an op (at pos, inside loops) ends:
@@ -175,11 +179,13 @@ func (lw *lowering) markOutputs() {
 	}
 }
 
-func (lw *lowering) emit(ops []*graph.Op, depth int) {
+// emit writes the lines of ops; next is the index in lw.kernels of the
+// next kernel op, which is visited in the same order as number made it.
+func (lw *lowering) emit(ops []*graph.Op, depth int, next *int) {
 	for _, op := range ops {
 		if op.Loop != nil {
 			lw.lines = append(lw.lines, lw.line(Line{Kind: LineLoopBegin, Op: op, Depth: depth}))
-			lw.emit(op.Loop.Body, depth+1)
+			lw.emit(op.Loop.Body, depth+1, next)
 			lw.lines = append(lw.lines, lw.line(Line{Kind: LineLoopEnd, Op: op, Depth: depth}))
 			lw.emitFrees(lw.loopEnd[op], depth)
 			continue
@@ -200,7 +206,8 @@ func (lw *lowering) emit(ops []*graph.Op, depth int) {
 			lw.lines = append(lw.lines, lw.line(Line{Kind: LineReuse, Buffer: lw.group[ip.Out.Index], Tensor: ip.Out, From: ip.In, Depth: depth}))
 		}
 		lw.lines = append(lw.lines, lw.line(Line{Kind: LineKernel, Op: op, Depth: depth}))
-		lw.emitFrees(lw.pos[op], depth)
+		lw.emitFrees(lw.kernels[*next].pos, depth)
+		*next++
 	}
 }
 
