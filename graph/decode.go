@@ -141,7 +141,8 @@ func (d *decoder) fieldsAt(n *jsonNode, placeOf func() string, known ...string) 
 		return nil
 	}
 	out := &fieldSet{known: known}
-	for _, m := range n.members {
+	for mi := range n.kids {
+		m := &n.kids[mi]
 		k := slices.Index(known, m.key)
 		switch {
 		case k < 0:
@@ -149,7 +150,7 @@ func (d *decoder) fieldsAt(n *jsonNode, placeOf func() string, known ...string) 
 		case out.vals[k] != nil:
 			d.errAt(m.keyOff, placeOf(), "field %q is given twice", m.key)
 		default:
-			out.vals[k] = m.val
+			out.vals[k] = &m.val
 		}
 	}
 	return out
@@ -168,12 +169,12 @@ func (d *decoder) int(n *jsonNode, place string) (int64, bool) {
 		d.err(n, place, "expected an integer, found %s", n.kind)
 		return 0, false
 	}
-	v, err := strconv.ParseInt(string(n.num), 10, 64)
+	v, err := strconv.ParseInt(n.str, 10, 64)
 	if err != nil {
-		if strings.ContainsAny(string(n.num), ".eE") {
-			d.err(n, place, "expected an integer, found %s", n.num)
+		if strings.ContainsAny(n.str, ".eE") {
+			d.err(n, place, "expected an integer, found %s", n.str)
 		} else {
-			d.err(n, place, "integer %s overflows int64", n.num)
+			d.err(n, place, "integer %s overflows int64", n.str)
 		}
 		return 0, false
 	}
@@ -187,7 +188,7 @@ func (d *decoder) int(n *jsonNode, place string) (int64, bool) {
 func (d *decoder) knownExpr(n *jsonNode) (expr.Expr, bool) {
 	switch n.kind {
 	case jsonNumber:
-		if v, err := strconv.ParseInt(string(n.num), 10, 64); err == nil && v >= 0 {
+		if v, err := strconv.ParseInt(n.str, 10, 64); err == nil && v >= 0 {
 			return expr.Const(v), true
 		}
 	case jsonString:
@@ -277,7 +278,8 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 		d.err(n, "symbols", "expected an object, found %s", n.kind)
 		return
 	}
-	for _, m := range n.members {
+	for mi := range n.kids {
+		m := &n.kids[mi]
 		place := fmt.Sprintf("symbols[%q]", m.key)
 		if !validSymbolName(m.key) {
 			d.errAt(m.keyOff, place, "symbol name must be an identifier (letters, digits, _; not starting with a digit)")
@@ -294,18 +296,18 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 		s := &Symbol{Name: m.key, Min: 1}
 		switch m.val.kind {
 		case jsonNumber:
-			v, ok := d.int(m.val, place)
+			v, ok := d.int(&m.val, place)
 			if !ok {
 				continue
 			}
 			s.Hint = v
 		default:
-			f := d.fields(m.val, place, "hint", "min", "max")
+			f := d.fields(&m.val, place, "hint", "min", "max")
 			if f == nil {
 				continue
 			}
 			if f.get("hint") == nil {
-				d.err(m.val, place, "missing required field \"hint\"")
+				d.err(&m.val, place, "missing required field \"hint\"")
 				continue
 			}
 			s.Hint, _ = d.int(f.get("hint"), place+".hint")
@@ -319,11 +321,11 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 		}
 		switch {
 		case s.Min < 0:
-			d.err(m.val, place, "min %d is negative: symbols are sizes", s.Min)
+			d.err(&m.val, place, "min %d is negative: symbols are sizes", s.Min)
 		case s.HasMax && s.Max < s.Min:
-			d.err(m.val, place, "max %d is below min %d", s.Max, s.Min)
+			d.err(&m.val, place, "max %d is below min %d", s.Max, s.Min)
 		case s.Hint < s.Min || (s.HasMax && s.Hint > s.Max):
-			d.err(m.val, place, "hint %d is outside [%d, %s]", s.Hint, s.Min, maxText(s))
+			d.err(&m.val, place, "hint %d is outside [%d, %s]", s.Hint, s.Min, maxText(s))
 		}
 		d.symbols[s.Name] = s
 		d.g.Symbols = append(d.g.Symbols, s)
@@ -360,7 +362,8 @@ func (d *decoder) tensorList(n *jsonNode, place string) []*Tensor {
 	}
 	var out []*Tensor
 	seen := map[string]bool{}
-	for i, el := range n.elems {
+	for i := range n.kids {
+		el := n.elem(i)
 		p := func() string { return fmt.Sprintf("%s[%d]", place, i) }
 		if el.kind != jsonString {
 			d.str(el, p()) // reports it

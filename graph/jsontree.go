@@ -13,21 +13,28 @@ import (
 // jsonNode is one JSON value with its byte offset, keeping object members in
 // the order written (attributes are passed to kernels in that order, and
 // duplicate names must be reported, which map decoding would hide).
+//
+// Children are held by value, so a scalar costs no allocation of its own: a
+// large graph has millions of them.
 type jsonNode struct {
 	kind    jsonKind
-	off     int64
-	members []jsonMember // objects
-	elems   []*jsonNode  // arrays
-	str     string       // strings
-	num     json.Number  // numbers
 	boolean bool
+	off     int64
+	str     string       // a string's value, or a number's text
+	kids    []jsonMember // an object's members; an array's elements (with no key)
 }
 
 type jsonMember struct {
 	key    string
 	keyOff int64
-	val    *jsonNode
+	val    jsonNode
 }
+
+// num is a number's text.
+func (n *jsonNode) num() json.Number { return json.Number(n.str) }
+
+// elem is an array's i-th element.
+func (n *jsonNode) elem(i int) *jsonNode { return &n.kids[i].val }
 
 type jsonKind uint8
 
@@ -71,15 +78,15 @@ func (li lineIndex) pos(off int64) (line, col int) {
 func parseJSON(data []byte) (*jsonNode, int64, error) {
 	s := &jsonScanner{data: data}
 	s.skipSpace()
-	root, err := s.value(0)
-	if err != nil {
+	var root jsonNode
+	if err := s.value(0, &root); err != nil {
 		return nil, int64(s.pos), err
 	}
 	s.skipSpace()
 	if s.pos < len(data) {
 		return nil, int64(s.pos), fmt.Errorf("unexpected data after the top-level value")
 	}
-	return root, 0, nil
+	return &root, 0, nil
 }
 
 // maxJSONDepth bounds nesting so that hostile input cannot exhaust the stack
@@ -92,20 +99,9 @@ type jsonScanner struct {
 	slab     []jsonNode   // nodes are allocated in chunks
 	interned [1024]string // object keys and small numbers repeat
 	buf      []byte       // scratch for strings with escapes
-	// Members and elements are gathered on these stacks and copied out at
+	// Members and elements are gathered on this stack and copied out at
 	// the closing bracket, so each object or array allocates once.
-	memberStack []jsonMember
-	elemStack   []*jsonNode
-}
-
-func (s *jsonScanner) node(kind jsonKind, off int) *jsonNode {
-	if len(s.slab) == 0 {
-		s.slab = make([]jsonNode, 1024)
-	}
-	n := &s.slab[0]
-	s.slab = s.slab[1:]
-	n.kind, n.off = kind, int64(off)
-	return n
+	stack []jsonMember
 }
 
 func (s *jsonScanner) skipSpace() {
@@ -156,148 +152,130 @@ func quoteChar(c byte) string {
 	return "'" + string(c) + "'"
 }
 
-func (s *jsonScanner) value(depth int) (*jsonNode, error) {
+// value scans the value at s.pos into n.
+func (s *jsonScanner) value(depth int, n *jsonNode) error {
 	if s.pos >= len(s.data) {
-		return nil, s.eof()
+		return s.eof()
 	}
 	if depth > maxJSONDepth {
-		return nil, fmt.Errorf("nested too deeply (more than %d levels)", maxJSONDepth)
+		return fmt.Errorf("nested too deeply (more than %d levels)", maxJSONDepth)
 	}
 	start := s.pos
+	n.off = int64(start)
 	switch c := s.data[s.pos]; {
 	case c == '{':
-		return s.object(depth)
+		n.kind = jsonObject
+		return s.container(depth, n, '}')
 	case c == '[':
-		return s.array(depth)
+		n.kind = jsonArray
+		return s.container(depth, n, ']')
 	case c == '"':
 		str, err := s.str(false)
-		if err != nil {
-			return nil, err
-		}
-		n := s.node(jsonString, start)
-		n.str = str
-		return n, nil
+		n.kind, n.str = jsonString, str
+		return err
 	case c == '-' || (c >= '0' && c <= '9'):
 		if err := s.number(); err != nil {
-			return nil, err
+			return err
 		}
-		n := s.node(jsonNumber, start)
+		n.kind = jsonNumber
 		if s.pos-start <= 4 {
-			n.num = json.Number(s.intern(s.data[start:s.pos]))
+			n.str = s.intern(s.data[start:s.pos])
 		} else {
-			n.num = json.Number(s.data[start:s.pos])
+			n.str = string(s.data[start:s.pos])
 		}
-		return n, nil
+		return nil
 	case c == 't':
-		return s.literal("true", jsonBool, true)
+		n.kind, n.boolean = jsonBool, true
+		return s.literal("true")
 	case c == 'f':
-		return s.literal("false", jsonBool, false)
+		n.kind = jsonBool
+		return s.literal("false")
 	case c == 'n':
-		return s.literal("null", jsonNull, false)
+		n.kind = jsonNull
+		return s.literal("null")
 	}
-	return nil, s.invalid("looking for beginning of value")
+	return s.invalid("looking for beginning of value")
 }
 
-func (s *jsonScanner) literal(word string, kind jsonKind, v bool) (*jsonNode, error) {
-	start := s.pos
+func (s *jsonScanner) literal(word string) error {
 	for i := 0; i < len(word); i++ {
 		if s.pos >= len(s.data) {
-			return nil, s.eof()
+			return s.eof()
 		}
 		if s.data[s.pos] != word[i] {
-			return nil, s.invalid("in literal " + word)
+			return s.invalid("in literal " + word)
 		}
 		s.pos++
 	}
-	n := s.node(kind, start)
-	n.boolean = v
-	return n, nil
+	return nil
 }
 
-func (s *jsonScanner) object(depth int) (*jsonNode, error) {
-	n := s.node(jsonObject, s.pos)
-	s.pos++ // {
+// container scans an object or array (s.pos on its opening bracket) into
+// n.kids.
+func (s *jsonScanner) container(depth int, n *jsonNode, closing byte) error {
+	s.pos++
 	s.skipSpace()
-	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+	if s.pos < len(s.data) && s.data[s.pos] == closing {
 		s.pos++
-		return n, nil
+		return nil
 	}
-	base := len(s.memberStack)
-	defer func() { s.memberStack = s.memberStack[:base] }()
+	base := len(s.stack)
+	err := s.members(depth, n, closing, base)
+	s.stack = s.stack[:base]
+	return err
+}
+
+// members scans the members or elements of a container onto the stack
+// (above base) and copies them into n at the closing bracket.
+func (s *jsonScanner) members(depth int, n *jsonNode, closing byte, base int) error {
+	object := closing == '}'
+	var m jsonMember
 	for {
-		if s.pos >= len(s.data) {
-			return nil, s.eof()
+		m = jsonMember{}
+		if object {
+			if s.pos >= len(s.data) {
+				return s.eof()
+			}
+			if s.data[s.pos] != '"' {
+				return s.invalid("looking for beginning of object key string")
+			}
+			m.keyOff = int64(s.pos)
+			key, err := s.str(true)
+			if err != nil {
+				return err
+			}
+			m.key = key
+			s.skipSpace()
+			if s.pos >= len(s.data) {
+				return s.eof()
+			}
+			if s.data[s.pos] != ':' {
+				return s.invalid("after object key")
+			}
+			s.pos++
+			s.skipSpace()
 		}
-		if s.data[s.pos] != '"' {
-			return nil, s.invalid("looking for beginning of object key string")
+		if err := s.value(depth+1, &m.val); err != nil {
+			return err
 		}
-		keyOff := s.pos
-		key, err := s.str(true)
-		if err != nil {
-			return nil, err
-		}
+		s.stack = append(s.stack, m)
 		s.skipSpace()
 		if s.pos >= len(s.data) {
-			return nil, s.eof()
-		}
-		if s.data[s.pos] != ':' {
-			return nil, s.invalid("after object key")
-		}
-		s.pos++
-		s.skipSpace()
-		val, err := s.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		s.memberStack = append(s.memberStack, jsonMember{key, int64(keyOff), val})
-		s.skipSpace()
-		if s.pos >= len(s.data) {
-			return nil, s.eof()
+			return s.eof()
 		}
 		switch s.data[s.pos] {
 		case ',':
 			s.pos++
 			s.skipSpace()
-		case '}':
+		case closing:
 			s.pos++
-			n.members = append([]jsonMember(nil), s.memberStack[base:]...)
-			return n, nil
+			n.kids = append([]jsonMember(nil), s.stack[base:]...)
+			return nil
 		default:
-			return nil, s.invalid("after object key:value pair")
-		}
-	}
-}
-
-func (s *jsonScanner) array(depth int) (*jsonNode, error) {
-	n := s.node(jsonArray, s.pos)
-	s.pos++ // [
-	s.skipSpace()
-	if s.pos < len(s.data) && s.data[s.pos] == ']' {
-		s.pos++
-		return n, nil
-	}
-	base := len(s.elemStack)
-	defer func() { s.elemStack = s.elemStack[:base] }()
-	for {
-		el, err := s.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		s.elemStack = append(s.elemStack, el)
-		s.skipSpace()
-		if s.pos >= len(s.data) {
-			return nil, s.eof()
-		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-			s.skipSpace()
-		case ']':
-			s.pos++
-			n.elems = append([]*jsonNode(nil), s.elemStack[base:]...)
-			return n, nil
-		default:
-			return nil, s.invalid("after array element")
+			if object {
+				return s.invalid("after object key:value pair")
+			}
+			return s.invalid("after array element")
 		}
 	}
 }

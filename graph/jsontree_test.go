@@ -18,20 +18,20 @@ func plain(n *jsonNode) any {
 	switch n.kind {
 	case jsonObject:
 		m := map[string]any{}
-		for _, mem := range n.members {
-			m[mem.key] = plain(mem.val)
+		for i := range n.kids {
+			m[n.kids[i].key] = plain(&n.kids[i].val)
 		}
 		return m
 	case jsonArray:
 		out := []any{}
-		for _, e := range n.elems {
-			out = append(out, plain(e))
+		for i := range n.kids {
+			out = append(out, plain(n.elem(i)))
 		}
 		return out
 	case jsonString:
 		return n.str
 	case jsonNumber:
-		return n.num
+		return n.num()
 	case jsonBool:
 		return n.boolean
 	}

@@ -25,7 +25,8 @@ func (d *decoder) decodeOps(n *jsonNode, place string) []*Op {
 		return nil
 	}
 	var ops []*Op
-	for i, el := range n.elems {
+	for i := range n.kids {
+		el := n.elem(i)
 		p := place + "[" + strconv.Itoa(i) + "]"
 		if op := d.decodeOp(el, p); op != nil {
 			ops = append(ops, op)
@@ -95,8 +96,9 @@ func (d *decoder) opTensors(n *jsonNode, op *Op, field string) []*Tensor {
 		d.err(n, op.Label(), "%s: expected an array of tensor names, found %s", field, n.kind)
 		return nil
 	}
-	out := make([]*Tensor, 0, len(n.elems))
-	for i, el := range n.elems {
+	out := make([]*Tensor, 0, len(n.kids))
+	for i := range n.kids {
+		el := n.elem(i)
 		name := el.str
 		if el.kind != jsonString {
 			d.str(el, fmt.Sprintf("%s: %s[%d]", op.Label(), field, i)) // reports it
@@ -119,7 +121,8 @@ func (d *decoder) decodeAttrs(n *jsonNode, label string) []Attr {
 	}
 	var out []Attr
 	seen := map[string]bool{}
-	for _, m := range n.members {
+	for mi := range n.kids {
+		m := &n.kids[mi]
 		place := fmt.Sprintf("%s: attrs[%q]", label, m.key)
 		if seen[m.key] {
 			d.errAt(m.keyOff, place, "attribute is given twice")
@@ -127,13 +130,13 @@ func (d *decoder) decodeAttrs(n *jsonNode, label string) []Attr {
 		}
 		seen[m.key] = true
 		a := Attr{Name: m.key}
-		v := m.val
+		v := &m.val
 		switch v.kind {
 		case jsonNumber:
-			if strings.ContainsAny(string(v.num), ".eE") {
-				f, err := strconv.ParseFloat(string(v.num), 64)
+			if strings.ContainsAny(v.str, ".eE") {
+				f, err := strconv.ParseFloat(v.str, 64)
 				if err != nil {
-					d.err(v, place, "float %s is out of range", v.num)
+					d.err(v, place, "float %s is out of range", v.str)
 					continue
 				}
 				a.Kind, a.Float = AttrFloat, f
@@ -157,7 +160,8 @@ func (d *decoder) decodeAttrs(n *jsonNode, label string) []Attr {
 		case jsonArray:
 			a.Kind = AttrInts
 			a.Ints = []expr.Expr{}
-			for i, el := range v.elems {
+			for i := range v.kids {
+				el := v.elem(i)
 				p := fmt.Sprintf("%s[%d]", place, i)
 				var e expr.Expr
 				ok := false
@@ -206,10 +210,11 @@ func (d *decoder) decodeInplace(n *jsonNode, op *Op) []Inplace {
 		return nil
 	}
 	var out []Inplace
-	for _, m := range n.members {
+	for mi := range n.kids {
+		m := &n.kids[mi]
 		place := func() string { return fmt.Sprintf("%s: inplace[%q]", op.Label(), m.key) }
 		if m.val.kind != jsonString {
-			d.str(m.val, place()) // reports it
+			d.str(&m.val, place()) // reports it
 			continue
 		}
 		inName := m.val.str
@@ -218,7 +223,7 @@ func (d *decoder) decodeInplace(n *jsonNode, op *Op) []Inplace {
 		case o == nil || !contains(op.Outputs, o):
 			d.errAt(m.keyOff, place(), "%q is not one of this op's outputs", m.key)
 		case in == nil || !contains(op.Inputs, in):
-			d.err(m.val, place(), "%q is not one of this op's inputs", inName)
+			d.err(&m.val, place(), "%q is not one of this op's inputs", inName)
 		default:
 			out = append(out, Inplace{Out: o, In: in})
 		}

@@ -26,11 +26,12 @@ func (d *decoder) decodeTensors(n *jsonNode) {
 		d.err(n, "tensors", "expected an object mapping names to tensors, found %s", n.kind)
 		return
 	}
-	raws := make([]*rawTensor, 0, len(n.members))
+	raws := make([]*rawTensor, 0, len(n.kids))
 	if len(d.g.byName) == 0 {
-		d.g.byName = make(map[string]*Tensor, len(n.members))
+		d.g.byName = make(map[string]*Tensor, len(n.kids))
 	}
-	for _, m := range n.members {
+	for mi := range n.kids {
+		m := &n.kids[mi]
 		placeOf := func() string { return fmt.Sprintf("tensors[%q]", m.key) }
 		if m.key == "" {
 			d.errAt(m.keyOff, placeOf(), "tensor name is empty")
@@ -40,14 +41,14 @@ func (d *decoder) decodeTensors(n *jsonNode) {
 			d.errAt(m.keyOff, placeOf(), "tensor %q is defined twice", m.key)
 			continue
 		}
-		f := d.fieldsAt(m.val, placeOf, "dtype", "shape", "strides", "device", "view_of", "offset")
+		f := d.fieldsAt(&m.val, placeOf, "dtype", "shape", "strides", "device", "view_of", "offset")
 		if f == nil {
 			continue
 		}
 		t := &Tensor{Index: len(d.g.Tensors), Name: m.key}
 		d.g.byName[m.key] = t
 		d.g.Tensors = append(d.g.Tensors, t)
-		raws = append(raws, &rawTensor{t: t, node: m.val, fields: f})
+		raws = append(raws, &rawTensor{t: t, node: &m.val, fields: f})
 	}
 	for _, r := range raws {
 		d.decodeTensorFields(r)
@@ -160,8 +161,9 @@ func (d *decoder) exprList(n *jsonNode, placeOf func() string) []expr.Expr {
 		d.err(n, placeOf(), "expected an array, found %s", n.kind)
 		return nil
 	}
-	out := make([]expr.Expr, len(n.elems))
-	for i, el := range n.elems {
+	out := make([]expr.Expr, len(n.kids))
+	for i := range n.kids {
+		el := n.elem(i)
 		if e, ok := d.knownExpr(el); ok {
 			out[i] = e
 			continue
