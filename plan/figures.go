@@ -13,6 +13,12 @@ type Figures struct {
 	// LoadBytes is the lower bound: the largest total of aligned live
 	// storage at any step.
 	LoadBytes int64
+	// ModeBoundBytes is the lower bound for plans that keep the memory_pool
+	// mode's grouping with one pool per group (all intermediates of a device
+	// in one pool): each group reserves its own largest live total from its
+	// first use to its last, since a pool cannot shrink. Plans that split
+	// pools by time can go below it, down to LoadBytes.
+	ModeBoundBytes int64
 	// PeakBytes is the largest total of pool bytes alive at any step; a
 	// pool is alive from its first use to its last.
 	PeakBytes int64
@@ -72,7 +78,32 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 	}
 	f.LoadBytes = maxLive(loads)
 	f.PeakBytes = maxLive(peaks)
+	f.ModeBoundBytes = p.modeBound(f)
 	return f, nil
+}
+
+// modeBound computes Figures.ModeBoundBytes from the evaluated buffer sizes.
+func (p *Plan) modeBound(f *Figures) int64 {
+	var groupEvs []event
+	for _, g := range poolGroups(&Request{Buffers: p.Buffers, Mode: p.Mode}) {
+		var evs []event
+		begin, end := -1, 0
+		for _, b := range g.buffers {
+			n := alignInt(f.BufferBytes[b.ID], p.Align)
+			if n == 0 {
+				continue
+			}
+			if begin < 0 || b.Begin < begin {
+				begin = b.Begin
+			}
+			end = max(end, b.End)
+			evs = append(evs, event{b.Begin, n}, event{b.End, -n})
+		}
+		if load := maxLive(evs); load > 0 {
+			groupEvs = append(groupEvs, event{begin, load}, event{end, -load})
+		}
+	}
+	return maxLive(groupEvs)
 }
 
 type event struct {

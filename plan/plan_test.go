@@ -452,3 +452,41 @@ func TestAffineEvalMatchesEval(t *testing.T) {
 		}
 	}
 }
+
+// lateOutput has a large intermediate phase, then a large output made from a
+// small intermediate: one intermediates pool alive to the end would hold its
+// large size beside the output.
+const lateOutput = `{"name": "late", "tensors": {
+	"x": {"dtype": "f32", "shape": [1024]},
+	"a": {"dtype": "f32", "shape": [65536]}, "b": {"dtype": "f32", "shape": [65536]},
+	"s": {"dtype": "f32", "shape": [16]}, "t": {"dtype": "f32", "shape": [16]},
+	"y": {"dtype": "f32", "shape": [65536]}},
+	"inputs": ["x"], "outputs": ["y"],
+	"ops": [
+	 {"kernel": "up", "inputs": ["x"], "outputs": ["a"]},
+	 {"kernel": "up", "inputs": ["a"], "outputs": ["b"]},
+	 {"kernel": "down", "inputs": ["b"], "outputs": ["s"]},
+	 {"kernel": "down2", "inputs": ["s"], "outputs": ["t"]},
+	 {"kernel": "expand", "inputs": ["t"], "outputs": ["y"]}]}`
+
+func TestTimeSplitReleasesBeforeLateOutput(t *testing.T) {
+	one := mustPlan(t, lateOutput, Options{Strategy: "search"})
+	split := mustPlan(t, lateOutput, Options{Strategy: "split"})
+	best := mustPlan(t, lateOutput, Options{})
+	f1, err := one.Figures(nil)
+	require.NoError(t, err)
+	f2, err := split.Figures(nil)
+	require.NoError(t, err)
+	fb, err := best.Figures(nil)
+	require.NoError(t, err)
+	// One pool: a and b (512 KiB) stay reserved beside y (256 KiB).
+	assert.Equal(t, int64(2*262144+262144), f1.PeakBytes)
+	assert.Equal(t, f1.PeakBytes, f1.ModeBoundBytes, "one pool per group reaches the mode bound, no lower")
+	// Split: the a/b pool is released before y needs memory; only the
+	// small s and t (padded to 64 bytes) are reserved beside a or b.
+	assert.LessOrEqual(t, f2.PeakBytes, f2.LoadBytes+64)
+	assert.Greater(t, len(split.Pools), len(one.Pools))
+	assert.Less(t, f2.PeakBytes, f2.ModeBoundBytes, "time splitting goes below the mode bound")
+	assert.LessOrEqual(t, fb.PeakBytes, f2.PeakBytes, "best keeps the smallest peak")
+	require.NoError(t, Verify(split))
+}

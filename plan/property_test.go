@@ -35,6 +35,9 @@ func touches(op *graph.Op, b *Buffer) bool {
 // the wrapper), every other storage freed once, right after its last use
 // (or right after the loop it is used in, when defined outside it).
 func checkProperties(t *testing.T, p *Plan, what string) {
+	f, err := p.Figures(nil)
+	require.NoError(t, err, what)
+	require.LessOrEqual(t, f.LoadBytes, f.ModeBoundBytes, "%s: the mode bound is below the plain one", what)
 	freed := map[*Buffer]int{}
 	for i, l := range p.Lines {
 		if l.Kind != LineDeallocFromPool {

@@ -74,9 +74,14 @@ func (s Greedy) Name() string { return s.name }
 
 // Place implements Strategy.
 func (s Greedy) Place(req *Request) ([]*Pool, error) {
+	return s.placeGroups(req, poolGroups(req)), nil
+}
+
+// placeGroups places each group of buffers in a pool of its own.
+func (s Greedy) placeGroups(req *Request, groups []poolGroup) []*Pool {
 	ctx := newBoundsCtx(req)
 	var pools []*Pool
-	for _, grp := range poolGroups(req) {
+	for _, grp := range groups {
 		pp := newPoolProblem(ctx, grp.buffers, req.Hints)
 		best, bestSize, bestTop := []int32(nil), int64(-1), 0
 		for _, o := range s.orders {
@@ -96,7 +101,7 @@ func (s Greedy) Place(req *Request) ([]*Pool, error) {
 		pp.finish(pool)
 		pools = append(pools, pool)
 	}
-	return pools, nil
+	return pools
 }
 
 // climbWork bounds the hill climbing: about this many buffer placements in
@@ -201,12 +206,27 @@ func (s Best) Place(req *Request) ([]*Pool, error) {
 	}
 	var best *snapshot
 	for _, c := range s.Candidates {
-		if _, ok := c.(Inductor); ok && len(req.Buffers) > inductorBestLimit {
-			continue // quadratic on huge graphs; the greedy ones win there anyway
+		var pools []*Pool
+		switch c := c.(type) {
+		case Inductor:
+			if len(req.Buffers) > inductorBestLimit {
+				continue // quadratic on huge graphs; the greedy ones win there anyway
+			}
+		case TimeSplit:
+			if len(req.Buffers) > timeSplitBestLimit {
+				continue // choosing cuts sweeps the buffers once per candidate
+			}
+			groups, cut := c.groups(req)
+			if !cut {
+				continue // the same placement as its inner strategy
+			}
+			pools = c.inner.placeGroups(req, groups)
 		}
-		pools, err := c.Place(req)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Name(), err)
+		if pools == nil {
+			var err error
+			if pools, err = c.Place(req); err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Name(), err)
+			}
 		}
 		peak, err := peakAt(pools, req)
 		if err != nil {
@@ -226,6 +246,10 @@ func (s Best) Place(req *Request) ([]*Pool, error) {
 	req.Winner = best.name
 	return best.pools, nil
 }
+
+// timeSplitBestLimit keeps time splitting out of "best" on graphs so large
+// that trying cuts would dominate planning time.
+const timeSplitBestLimit = 20_000
 
 // inductorBestLimit keeps the seed's algorithm out of "best" on graphs so
 // large that its tree search dominates planning time.
@@ -250,8 +274,9 @@ func init() {
 	greedyArea := Greedy{"greedy-area", []order{byArea}, false}
 	greedyConflicts := Greedy{"greedy-conflicts", []order{byConflicts}, false}
 	search := Greedy{"search", []order{bySize, byArea, byConflicts, byLifetime}, true}
-	for _, s := range []Strategy{greedySize, greedyLifetime, greedyArea, greedyConflicts, search} {
+	split := TimeSplit{"split", search}
+	for _, s := range []Strategy{greedySize, greedyLifetime, greedyArea, greedyConflicts, search, split} {
 		Register(s)
 	}
-	Register(Best{Candidates: []Strategy{search, Inductor{}}})
+	Register(Best{Candidates: []Strategy{search, split, Inductor{}}})
 }

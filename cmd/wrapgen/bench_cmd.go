@@ -65,7 +65,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	for _, b := range batchVals {
 		header += fmt.Sprintf("peak/lb b=%d\t", b)
 	}
-	fmt.Fprintln(tw, header+"naive/lb\t")
+	fmt.Fprintln(tw, header+"mode/lb\tnaive/lb\t")
 	logSum := map[string]float64{}
 	worst := map[string]float64{}
 	count := map[string]int{}
@@ -82,8 +82,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%s: %w", in.name, err)
 			}
 			row := fmt.Sprintf("%s\t%s\t%d\t%.1f\t", in.name, p.StrategyText(), len(p.Pools), float64(elapsed.Microseconds())/1000)
-			var naive float64
-			for _, b := range batchVals {
+			var naive, mode float64
+			for i, b := range batchVals {
 				env := expr.Env{}
 				if g.Symbol("batch") != nil {
 					env["batch"] = b
@@ -94,13 +94,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				}
 				row += fmt.Sprintf("%.4f\t", f.Ratio())
 				naive = float64(f.NaiveBytes) / float64(max(f.LoadBytes, 1))
+				if i == 0 {
+					mode = float64(f.ModeBoundBytes) / float64(max(f.LoadBytes, 1))
+				}
 				if !strings.HasPrefix(in.name, "synth") {
 					logSum[s] += math.Log(f.Ratio())
 					worst[s] = max(worst[s], f.Ratio())
 					count[s]++
 				}
 			}
-			fmt.Fprintln(tw, row+fmt.Sprintf("%.2f\t", naive))
+			fmt.Fprintln(tw, row+fmt.Sprintf("%.4f\t%.2f\t", mode, naive))
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -15,6 +15,7 @@ type jsonPlan struct {
 	Symbols    expr.Env     `json:"symbols"`
 	Hints      expr.Env     `json:"hints"`
 	LoadBytes  int64        `json:"load_bytes"`
+	ModeBound  int64        `json:"mode_bound_bytes"`
 	PeakBytes  int64        `json:"peak_bytes"`
 	NaiveBytes int64        `json:"naive_bytes"`
 	Ratio      float64      `json:"peak_over_load"`
@@ -48,7 +49,7 @@ type jsonBuffer struct {
 func planJSON(p *plan.Plan, f *plan.Figures) jsonPlan {
 	out := jsonPlan{
 		Graph: p.Graph.Name, Strategy: p.Strategy, Winner: p.Winner, MemoryPool: string(p.Mode), Align: p.Align,
-		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, PeakBytes: f.PeakBytes,
+		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, ModeBound: f.ModeBoundBytes, PeakBytes: f.PeakBytes,
 		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.Steps,
 		Pools: []jsonPool{}, Buffers: []jsonBuffer{},
 	}
