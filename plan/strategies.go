@@ -249,7 +249,7 @@ func (s Best) Place(req *Request) ([]*Pool, error) {
 
 // timeSplitBestLimit keeps time splitting out of "best" on graphs so large
 // that trying cuts would dominate planning time.
-const timeSplitBestLimit = 20_000
+const timeSplitBestLimit = 200_000
 
 // inductorBestLimit keeps the seed's algorithm out of "best" on graphs so
 // large that its tree search dominates planning time.

@@ -1,6 +1,9 @@
 package plan
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // TimeSplit cuts pools by time before placing them with a greedy strategy.
 //
@@ -70,22 +73,31 @@ func splitByTime(req *Request, groups []poolGroup) []poolGroup {
 	cur := estimatePeak(parts)
 	for cut := 0; cut < maxTimeCuts; cut++ {
 		bestI, bestEst := -1, cur
-		var bestPair [2]timePart
+		var bestCut timeCut
 		for i, p := range parts {
 			if len(p.grp.buffers) < 2 {
 				continue
 			}
-			for _, pair := range cutsOf(req, p, outputBegins) {
-				trial := append(append(append([]timePart(nil), parts[:i]...), pair[0], pair[1]), parts[i+1:]...)
-				if est := estimatePeak(trial); est < bestEst {
-					bestI, bestEst, bestPair = i, est, pair
+			evs := partEvents(req, p)
+			for _, c := range cutTimes(p, outputBegins) {
+				for _, deadBy := range []bool{true, false} {
+					tc := timeCut{c, deadBy}
+					early, late := evalCut(evs, tc)
+					if early.load == 0 && late.load == 0 {
+						continue
+					}
+					trial := append(append(append([]timePart(nil), parts[:i]...), early, late), parts[i+1:]...)
+					if est := estimatePeak(trial); est < bestEst {
+						bestI, bestEst, bestCut = i, est, tc
+					}
 				}
 			}
 		}
 		if bestI < 0 || float64(bestEst) > float64(cur)*(1-minCutGain) {
 			break
 		}
-		parts = append(append(append([]timePart(nil), parts[:bestI]...), bestPair[0], bestPair[1]), parts[bestI+1:]...)
+		early, late := cutPart(req, parts[bestI], bestCut)
+		parts = append(append(append([]timePart(nil), parts[:bestI]...), early, late), parts[bestI+1:]...)
 		cur = bestEst
 	}
 	out := make([]poolGroup, len(parts))
@@ -93,6 +105,21 @@ func splitByTime(req *Request, groups []poolGroup) []poolGroup {
 		out[i] = p.grp
 	}
 	return out
+}
+
+// timeCut splits a part at a step: with deadBy, buffers dead by the step go
+// early and the rest late; otherwise buffers born from the step on go late
+// and the rest early.
+type timeCut struct {
+	step   int
+	deadBy bool
+}
+
+func (c timeCut) late(b *Buffer) bool {
+	if c.deadBy {
+		return b.End > c.step
+	}
+	return b.Begin >= c.step
 }
 
 func measurePart(req *Request, g poolGroup) timePart {
@@ -119,10 +146,72 @@ func estimatePeak(parts []timePart) int64 {
 	return maxLive(evs)
 }
 
-// cutsOf proposes ways to cut p in two at times spread over its life, where
-// outputs begin, and where the buffers alive beside them begin: either the buffers dead by the cut go early (the rest
-// late), or the buffers born from the cut on go late (the rest early).
-func cutsOf(req *Request, p timePart, outputBegins []int) [][2]timePart {
+// bufEvent is a buffer starting (delta > 0) or ending in a part's timeline.
+type bufEvent struct {
+	step  int
+	delta int64
+	b     *Buffer
+}
+
+// partEvents is p's buffers' events in time order, releases first at a
+// step; sorted once for all the cuts tried.
+func partEvents(req *Request, p timePart) []bufEvent {
+	evs := make([]bufEvent, 0, 2*len(p.grp.buffers))
+	for _, b := range p.grp.buffers {
+		if n := alignInt(b.Hint, req.Align); n > 0 {
+			evs = append(evs, bufEvent{b.Begin, n, b}, bufEvent{b.End, -n, b})
+		}
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].step != evs[j].step {
+			return evs[i].step < evs[j].step
+		}
+		return evs[i].delta < evs[j].delta
+	})
+	return evs
+}
+
+// evalCut measures the two sides of a cut in one pass over the events
+// (without their buffer lists, which only the chosen cut needs).
+func evalCut(evs []bufEvent, c timeCut) (early, late timePart) {
+	var cur [2]int64
+	sides := [2]*timePart{&early, &late}
+	seen := [2]bool{}
+	for _, e := range evs {
+		k := 0
+		if c.late(e.b) {
+			k = 1
+		}
+		side := sides[k]
+		if !seen[k] || e.b.Begin < side.begin {
+			side.begin, seen[k] = e.b.Begin, true
+		}
+		side.end = max(side.end, e.b.End)
+		cur[k] += e.delta
+		side.load = max(side.load, cur[k])
+	}
+	if !seen[0] || !seen[1] {
+		return timePart{}, timePart{} // nothing cut off
+	}
+	return early, late
+}
+
+// cutPart makes the cut, with the buffers of each side.
+func cutPart(req *Request, p timePart, c timeCut) (early, late timePart) {
+	var e, l []*Buffer
+	for _, b := range p.grp.buffers {
+		if c.late(b) {
+			l = append(l, b)
+		} else {
+			e = append(e, b)
+		}
+	}
+	return measurePart(req, poolGroup{p.grp.device, e}), measurePart(req, poolGroup{p.grp.device, l})
+}
+
+// cutTimes proposes where to cut p: at times spread over its life, where
+// outputs begin, and where the buffers alive beside them begin.
+func cutTimes(p timePart, outputBegins []int) []int {
 	begins := make([]int, 0, len(p.grp.buffers))
 	for _, b := range p.grp.buffers {
 		begins = append(begins, b.Begin)
@@ -147,28 +236,5 @@ func cutsOf(req *Request, p timePart, outputBegins []int) [][2]timePart {
 		times = append(times, t, first)
 	}
 	sort.Ints(times)
-	var out [][2]timePart
-	for i, t := range times {
-		if i > 0 && times[i-1] == t {
-			continue
-		}
-		for _, deadBy := range []bool{true, false} {
-			var early, late []*Buffer
-			for _, b := range p.grp.buffers {
-				if (deadBy && b.End <= t) || (!deadBy && b.Begin < t) {
-					early = append(early, b)
-				} else {
-					late = append(late, b)
-				}
-			}
-			if len(early) == 0 || len(late) == 0 {
-				continue
-			}
-			out = append(out, [2]timePart{
-				measurePart(req, poolGroup{p.grp.device, early}),
-				measurePart(req, poolGroup{p.grp.device, late}),
-			})
-		}
-	}
-	return out
+	return slices.Compact(times)
 }
