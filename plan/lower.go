@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
@@ -100,12 +101,18 @@ func (lw *lowering) number(ops []*graph.Op, loops []*graph.Op, next *int) {
 	}
 }
 
-func touched(op *graph.Op) []*graph.Tensor {
-	ts := make([]*graph.Tensor, 0, len(op.Inputs)+len(op.Outputs)+len(op.Mutates))
-	ts = append(ts, op.Inputs...)
-	ts = append(ts, op.Outputs...)
-	ts = append(ts, op.Mutates...)
-	return ts
+// touched yields the tensors op touches: its inputs, outputs and mutated
+// tensors, without building a slice (this runs for every op of large graphs).
+func touched(op *graph.Op) iter.Seq[*graph.Tensor] {
+	return func(yield func(*graph.Tensor) bool) {
+		for _, ts := range [][]*graph.Tensor{op.Inputs, op.Outputs, op.Mutates} {
+			for _, t := range ts {
+				if !yield(t) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // findBuffers creates a buffer for each storage at its first touch, joins
@@ -123,28 +130,26 @@ func (lw *lowering) findBuffers() error {
 			lw.inplaced[ip.Out.Index] = true
 			b.Names = append(b.Names, ip.Out)
 		}
-		for _, ts := range [][]*graph.Tensor{op.Inputs, op.Outputs, op.Mutates} {
-			for _, t := range ts {
-				root := t.Root
-				if root.Input {
-					continue
+		for t := range touched(op) {
+			root := t.Root
+			if root.Input {
+				continue
+			}
+			b := lw.group[root.Index]
+			if b == nil {
+				size := root.StorageBytes()
+				hint, err := size.Eval(lw.hints)
+				if err != nil {
+					return fmt.Errorf("%s: size of %q: %v", op.Label(), root.Name, err)
 				}
-				b := lw.group[root.Index]
-				if b == nil {
-					size := root.StorageBytes()
-					hint, err := size.Eval(lw.hints)
-					if err != nil {
-						return fmt.Errorf("%s: size of %q: %v", op.Label(), root.Name, err)
-					}
-					b = &Buffer{ID: len(lw.buffers), Names: []*graph.Tensor{root}, Device: root.Device, Size: size, Hint: hint}
-					lw.buffers = append(lw.buffers, b)
-					lw.group[root.Index] = b
-					lw.defLoops = append(lw.defLoops, opLoops)
-					lw.lastPos = append(lw.lastPos, -1)
-				}
-				if p := lw.effectivePos(opPos, opLoops, b); p > lw.lastPos[b.ID] {
-					lw.lastPos[b.ID] = p
-				}
+				b = &Buffer{ID: len(lw.buffers), Names: []*graph.Tensor{root}, Device: root.Device, Size: size, Hint: hint}
+				lw.buffers = append(lw.buffers, b)
+				lw.group[root.Index] = b
+				lw.defLoops = append(lw.defLoops, opLoops)
+				lw.lastPos = append(lw.lastPos, -1)
+			}
+			if p := lw.effectivePos(opPos, opLoops, b); p > lw.lastPos[b.ID] {
+				lw.lastPos[b.ID] = p
 			}
 		}
 	}
@@ -190,16 +195,14 @@ func (lw *lowering) emit(ops []*graph.Op, depth int, next *int) {
 			lw.emitFrees(lw.loopEnd[op], depth)
 			continue
 		}
-		for _, ts := range [][]*graph.Tensor{op.Inputs, op.Outputs, op.Mutates} {
-			for _, t := range ts {
-				if t.Root.Input || lw.inplaced[t.Index] {
-					continue
-				}
-				b := lw.group[t.Root.Index]
-				if !lw.emitted[b.ID] {
-					lw.emitted[b.ID] = true
-					lw.lines = append(lw.lines, lw.line(Line{Kind: LineAlloc, Buffer: b, Tensor: b.Owner(), Depth: depth}))
-				}
+		for t := range touched(op) {
+			if t.Root.Input || lw.inplaced[t.Index] {
+				continue
+			}
+			b := lw.group[t.Root.Index]
+			if !lw.emitted[b.ID] {
+				lw.emitted[b.ID] = true
+				lw.lines = append(lw.lines, lw.line(Line{Kind: LineAlloc, Buffer: b, Tensor: b.Owner(), Depth: depth}))
 			}
 		}
 		for _, ip := range op.Inplace {

@@ -180,17 +180,15 @@ func (v *verifier) checkLines() {
 			alive[b.ID] = false
 			freed[b.ID] = true
 		case LineKernel:
-			for _, ts := range [][]*graph.Tensor{l.Op.Inputs, l.Op.Outputs, l.Op.Mutates} {
-				for _, t := range ts {
-					if t.Root.Input {
-						continue
-					}
-					b := bufOf[t.Root.Index]
-					if b == nil {
-						v.fail("%s touches %s, which has no buffer", l.Op.Label(), t.Name)
-					} else if !alive[b.ID] {
-						v.fail("%s touches %s while its storage is not allocated", l.Op.Label(), t.Name)
-					}
+			for t := range touched(l.Op) {
+				if t.Root.Input {
+					continue
+				}
+				b := bufOf[t.Root.Index]
+				if b == nil {
+					v.fail("%s touches %s, which has no buffer", l.Op.Label(), t.Name)
+				} else if !alive[b.ID] {
+					v.fail("%s touches %s while its storage is not allocated", l.Op.Label(), t.Name)
 				}
 			}
 		case LineAlloc, LineFree:
