@@ -24,9 +24,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden archives from what wrapgen generates now")
 
-// sources are the graphs that get an archive: shipped examples and the
-// real graphs beside the repository.
+// sources are the graphs that get an archive: shipped examples, the real
+// graphs beside the repository, and small graphs for what those lack
+// (attrs: constant, empty and symbolic int-list attributes, repeated).
 var sources = []string{
+	"testdata/attrs.json",
 	"../examples/mlp/mlp.json",
 	"../examples/rnn/rnn.json",
 	"../../shared/graphs/resnet18.json",
