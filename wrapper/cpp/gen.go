@@ -56,7 +56,7 @@ func Generate(p *plan.Plan, opts Options) ([]File, error) {
 	if len(n.probs) > 0 {
 		return nil, n.probs
 	}
-	g := &gen{p: p, g: p.Graph, n: n, pr: pr, symInts: map[*graph.Op]map[int]int{}}
+	g := &gen{p: p, g: p.Graph, n: n, pr: pr}
 	src := opts.Source
 	if src == "" {
 		src = p.Graph.File
@@ -71,7 +71,7 @@ func Generate(p *plan.Plan, opts Options) ([]File, error) {
 	g.tables(d)
 	d.Bind = g.bind()
 	d.Run = g.run()
-	d.NumInts = g.nInts
+	d.NumInts = pr.IntAttrs.NumValues
 	var h, cc bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&h, "cpp_header.h.tmpl", d); err != nil {
 		return nil, fmt.Errorf("cpp: %w (a bug in wrapgen)", err)
@@ -101,14 +101,14 @@ type fieldDecl struct{ Type, Name, Doc string }
 type listDecl struct{ Var, List string }
 
 type gen struct {
-	p       *plan.Plan
-	g       *graph.Graph
-	n       *names
-	pr      *emit.Program
-	symInts map[*graph.Op]map[int]int // op, attr → offset into Frame::ints
-	nInts   int
-	intVar  map[string]string
-	used    map[string]bool
+	p  *plan.Plan
+	g  *graph.Graph
+	n  *names
+	pr *emit.Program
+	// constVar names the array of each non-empty constant int list (C++
+	// has no empty arrays), by the list as emit.ConstList writes it.
+	constVar map[string]string
+	used     map[string]bool
 }
 
 func (g *gen) expr(e expr.Expr) string {
@@ -218,25 +218,12 @@ func (g *gen) tables(d *fileData) {
 		d.PoolDocs = append(d.PoolDocs, fmt.Sprintf("pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, pool.Device, pool.Size, len(pool.Buffers), pool.Begin, pool.End))
 	}
 	d.PoolDevices = strings.Join(append(devs, `""`), ", ")
-	g.intVar = map[string]string{}
-	for _, op := range g.pr.Ops {
-		for i, a := range op.Attrs {
-			if a.Kind != graph.AttrInts {
-				continue
-			}
-			if lit, ok := emit.ConstList(a.Ints); ok {
-				if _, seen := g.intVar[lit]; !seen && len(a.Ints) > 0 {
-					v := fmt.Sprintf("kAttrInts%d", len(g.intVar))
-					g.intVar[lit] = v
-					d.IntLists = append(d.IntLists, listDecl{v, lit})
-				}
-				continue
-			}
-			if g.symInts[op] == nil {
-				g.symInts[op] = map[int]int{}
-			}
-			g.symInts[op][i] = g.nInts
-			g.nInts += len(a.Ints)
+	g.constVar = map[string]string{}
+	for _, lit := range g.pr.IntAttrs.Consts {
+		if lit != "" {
+			v := fmt.Sprintf("kAttrInts%d", len(g.constVar))
+			g.constVar[lit] = v
+			d.IntLists = append(d.IntLists, listDecl{v, lit})
 		}
 	}
 	for _, t := range g.g.Tensors {
@@ -303,12 +290,12 @@ func (g *gen) bind() []string {
 		}
 		for _, op := range g.pr.Ops {
 			for i, a := range op.Attrs {
-				at, ok := g.symInts[op][i]
+				sym, ok := g.pr.IntAttrs.Symbolic(op, i)
 				if !ok {
 					continue
 				}
 				for j, x := range a.Ints {
-					st = append(st, fmt.Sprintf("ints[%d] = %s;", at+j, g.expr(x)))
+					st = append(st, fmt.Sprintf("ints[%d] = %s;", sym.Offset+j, g.expr(x)))
 				}
 			}
 		}
@@ -438,10 +425,10 @@ func (g *gen) call(op *graph.Op) []string {
 		case graph.AttrString:
 			args = append(args, quote(a.Str))
 		case graph.AttrInts:
-			if at, ok := g.symInts[op][i]; ok {
-				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(ints + %d, %d)", at, len(a.Ints)))
+			if sym, ok := g.pr.IntAttrs.Symbolic(op, i); ok {
+				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(ints + %d, %d)", sym.Offset, len(a.Ints)))
 			} else if lit, _ := emit.ConstList(a.Ints); len(a.Ints) > 0 {
-				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(%s, %d)", g.intVar[lit], len(a.Ints)))
+				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(%s, %d)", g.constVar[lit], len(a.Ints)))
 			} else {
 				args = append(args, "wrapgen::Span<int64_t>()")
 			}

@@ -39,6 +39,8 @@ type Program struct {
 	// MaxRank is the largest rank of any tensor; MaxArgs the most inputs any
 	// variadic call passes.
 	MaxRank, MaxArgs int
+	// IntAttrs are the ops' int-list attributes, constant or symbolic.
+	IntAttrs *IntAttrs
 }
 
 // Binding reads a symbol from dimension Dim of Input, whose size is
@@ -59,6 +61,7 @@ func New(p *plan.Plan) *Program {
 		pr.OpIndex[op] = len(pr.Ops)
 		pr.Ops = append(pr.Ops, op)
 	})
+	pr.IntAttrs = newIntAttrs(pr.Ops)
 	pr.Kernels = g.Kernels()
 	for _, k := range pr.Kernels {
 		pr.Kernel[k.Name] = k

@@ -71,22 +71,16 @@ type gen struct {
 	rt string
 	pr *emit.Program // ops, pools, storage members, symbol bindings
 
-	dims     int                       // ints of frame.dims handed out
-	constInt map[string]string         // constant int list literal → package var
-	intVars  []intVar                  // the package vars, in order
-	symInts  map[*graph.Op]map[int]int // op, attr → index into frame.ints
-	nSymInts int
-
 	used map[string]bool // symbols the function being built refers to
 }
 
-// intVar is a package variable holding a constant int list attribute.
-type intVar struct{ name, lit string }
-
 func newGen(p *plan.Plan, n *names, opts Options) *gen {
-	return &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, pr: emit.New(p),
-		constInt: map[string]string{}, symInts: map[*graph.Op]map[int]int{}}
+	return &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, pr: emit.New(p)}
 }
+
+// constIntsVar names the package variable holding constant int list k of
+// emit.IntAttrs.Consts.
+func constIntsVar(k int) string { return fmt.Sprintf("attrInts%d", k) }
 
 // expr renders e as Go over the symbol locals, noting which it used.
 func (g *gen) expr(e expr.Expr) string {
@@ -321,18 +315,18 @@ func (g *gen) frame(f *jen.File) {
 	for _, t := range g.g.Tensors {
 		tensors = append(tensors, jen.Id(g.n.tensor[t]).Add(g.tensorType()))
 	}
-	// Hand out dims first so the array length is known.
+	// frame.dims backs every shape and stride, then every symbolic list.
+	dims := g.pr.IntAttrs.NumValues
 	for _, t := range g.g.Tensors {
-		g.dims += 2 * len(t.Shape)
+		dims += 2 * len(t.Shape)
 	}
-	g.collectAttrs()
 	fields := []jen.Code{
 		jen.Id("sym").Struct(syms...),
 		jen.Id("t").Struct(tensors...),
 		jen.Id("pool").Index(jen.Lit(len(g.p.Pools))).Index().Byte(),
 		jen.Id("callerPool").Index(jen.Lit(len(g.p.Pools))).Bool().Comment("the pool is an output buffer the caller gave"),
-		jen.Id("dims").Index(jen.Lit(g.dims)).Int().Comment("backing of every shape, stride and symbolic int list"),
-		jen.Id("ints").Index(jen.Lit(g.nSymInts)).Index().Int().Comment("symbolic int list attributes"),
+		jen.Id("dims").Index(jen.Lit(dims)).Int().Comment("backing of every shape, stride and symbolic int list"),
+		jen.Id("ints").Index(jen.Lit(g.pr.IntAttrs.NumSymbolic)).Index().Int().Comment("symbolic int list attributes"),
 	}
 	if g.pr.MaxArgs > 0 {
 		fields = append(fields, jen.Id("args").Index().Add(g.tensorType()).Comment("inputs of a variadic kernel call"))
@@ -369,11 +363,11 @@ func (g *gen) frame(f *jen.File) {
 	}
 	doc(f, "opTable describes every kernel op, for observers and errors.")
 	f.Var().Id("opTable").Op("=").Index(jen.Lit(len(g.pr.Ops))).Qual(g.rt, "Op").Values(append(ops, jen.Line())...)
-	if len(g.intVars) > 0 {
+	if consts := g.pr.IntAttrs.Consts; len(consts) > 0 {
 		doc(f, "Constant int list attributes; kernels must not modify them.")
 		var defs []jen.Code
-		for _, v := range g.intVars {
-			defs = append(defs, jen.Id(v.name).Op("=").Id(v.lit))
+		for k, lit := range consts {
+			defs = append(defs, jen.Id(constIntsVar(k)).Op("=").Id("[]int{"+lit+"}"))
 		}
 		f.Var().Defs(defs...)
 	}
@@ -389,35 +383,6 @@ func tensorNames(ts []*graph.Tensor) []jen.Code {
 
 // collectAttrs gives constant int lists a package variable and symbolic
 // ones a slot in frame.ints.
-func (g *gen) collectAttrs() {
-	for _, op := range g.pr.Ops {
-		for i, a := range op.Attrs {
-			if a.Kind != graph.AttrInts {
-				continue
-			}
-			if lit, ok := constInts(a.Ints); ok {
-				if _, seen := g.constInt[lit]; !seen {
-					name := fmt.Sprintf("attrInts%d", len(g.intVars))
-					g.constInt[lit] = name
-					g.intVars = append(g.intVars, intVar{name, lit})
-				}
-				continue
-			}
-			if g.symInts[op] == nil {
-				g.symInts[op] = map[int]int{}
-			}
-			g.symInts[op][i] = g.nSymInts
-			g.nSymInts++
-			g.dims += len(a.Ints)
-		}
-	}
-}
-
-func constInts(xs []expr.Expr) (string, bool) {
-	list, ok := emit.ConstList(xs)
-	return "[]int{" + list + "}", ok
-}
-
 // bind emits frame.bind: symbols from inputs, shapes and strides of every
 // tensor, checks of inputs and caller-given outputs, input data.
 func (g *gen) bind(f *jen.File) {
@@ -489,7 +454,7 @@ func (g *gen) bind(f *jen.File) {
 		}
 		for _, op := range g.pr.Ops {
 			for i, a := range op.Attrs {
-				slot, ok := g.symInts[op][i]
+				sym, ok := g.pr.IntAttrs.Symbolic(op, i)
 				if !ok {
 					continue
 				}
@@ -497,7 +462,7 @@ func (g *gen) bind(f *jen.File) {
 				for _, x := range a.Ints {
 					xs = append(xs, jen.Id(g.expr(x)))
 				}
-				st = append(st, jen.Id("f").Dot("ints").Index(jen.Lit(slot)).Op("=").Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at + len(xs)))}, xs...)...))
+				st = append(st, jen.Id("f").Dot("ints").Index(jen.Lit(sym.Index)).Op("=").Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at + len(xs)))}, xs...)...))
 				at += len(xs)
 			}
 		}
@@ -648,11 +613,11 @@ func (g *gen) call(op *graph.Op) []jen.Code {
 		case graph.AttrString:
 			args = append(args, jen.Lit(a.Str))
 		case graph.AttrInts:
-			if slot, ok := g.symInts[op][i]; ok {
-				args = append(args, jen.Id("f").Dot("ints").Index(jen.Lit(slot)))
+			if sym, ok := g.pr.IntAttrs.Symbolic(op, i); ok {
+				args = append(args, jen.Id("f").Dot("ints").Index(jen.Lit(sym.Index)))
 			} else {
-				lit, _ := constInts(a.Ints)
-				args = append(args, jen.Id(g.constInt[lit]))
+				lit, _ := emit.ConstList(a.Ints)
+				args = append(args, jen.Id(constIntsVar(g.pr.IntAttrs.Const(lit))))
 			}
 		}
 	}
