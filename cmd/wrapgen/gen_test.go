@@ -34,6 +34,12 @@ func TestGenWritesWrapperAndRuntime(t *testing.T) {
 	_, _, err = runCLI("gen", "-check", "-lang", "go", "-o", out, "../../examples/mlp/mlp.json")
 	require.NoError(t, err)
 
+	goVet(t, dir)
+}
+
+// goVet runs go vet on the module in dir (generated code must pass it).
+func goVet(t *testing.T, dir string) {
+	t.Helper()
 	cmd := exec.Command("go", "vet", "./...")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local")
@@ -128,9 +134,5 @@ func TestGoKeywordsAsNames(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
 	_, _, err := runCLI("gen", "-o", filepath.Join(dir, "kw", "kw.go"), path)
 	require.NoError(t, err)
-	cmd := exec.Command("go", "vet", "./...")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local")
-	b, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go vet: %s", b)
+	goVet(t, dir)
 }
