@@ -47,8 +47,8 @@ func Runtime() File {
 // Generate returns <name>.h and <name>.cc for p. A graph whose names cannot
 // become C++ identifiers gives a graph.ErrorList.
 func Generate(p *plan.Plan, opts Options) ([]File, error) {
-	n := nameGraph(p.Graph)
 	pr := emit.New(p)
+	n := nameGraph(p.Graph, pr.Kernels)
 	if pr.MaxRank > 8 {
 		n.probs = append(n.probs, &graph.Problem{File: p.Graph.File, Place: "tensors",
 			Msg: fmt.Sprintf("a tensor has rank %d; the C++ runtime supports rank up to 8 (wrapgen::kMaxRank)", pr.MaxRank)})

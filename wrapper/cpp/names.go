@@ -30,14 +30,16 @@ var frameMembers = ident.Set("k", "in", "out", "f", "s", "pools", "sym", "pool",
 	"c", "at", "argc", "argv", "r", "i", "pass", "Arg", "Fail", "Checker", "kStorages", "kViews", "kForget", "main",
 	"iter0", "iter1", "iter2", "iter3", "iter4", "iter5", "iter6", "iter7", "iter8", "iter9")
 
-func nameGraph(g *graph.Graph) *names {
+// nameGraph names what g declares; kernels are g.Kernels() (from
+// emit.Program, computed once).
+func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
 	n := &names{kernel: map[string]string{}, field: map[*graph.Tensor]string{}, member: map[*graph.Tensor]string{},
 		symbol: map[string]string{}, symField: map[string]string{}, attr: map[string][]string{}}
 	ns := &ident.Namer{Lang: "C++", Kind: "graph", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.Set("wrapgen"))}
 	n.namespace = ns.Name(g.File, "name", g.Name)
-	kernels := &ident.Namer{Lang: "C++", Kind: "kernel", Reserved: ident.Merge(ident.CppKeywords, ident.Set("BeginOp", "Kernels"))}
-	for _, k := range g.Kernels() {
-		n.kernel[k.Name] = kernels.Name(g.File, k.First.Label(), k.Name)
+	kernelNames := &ident.Namer{Lang: "C++", Kind: "kernel", Reserved: ident.Merge(ident.CppKeywords, ident.Set("BeginOp", "Kernels"))}
+	for _, k := range kernels {
+		n.kernel[k.Name] = kernelNames.Name(g.File, k.First.Label(), k.Name)
 		params := &ident.Namer{Lang: "C++", Kind: "attribute", Lower: true, Suffix: "_",
 			Reserved: ident.Merge(ident.CppKeywords, ident.KernelParams(k))}
 		for _, a := range k.Attrs {
@@ -60,7 +62,7 @@ func nameGraph(g *graph.Graph) *names {
 		n.symbol[s.Name] = locals.Name(g.File, place, s.Name)
 		n.symField[s.Name] = fields.Name(g.File, place, s.Name)
 	}
-	for _, p := range []*ident.Namer{ns, kernels, fields, members, locals} {
+	for _, p := range []*ident.Namer{ns, kernelNames, fields, members, locals} {
 		n.probs = append(n.probs, p.Problems()...)
 	}
 	return n

@@ -55,8 +55,8 @@ type selftestSymbol struct {
 
 func selftestMain(p *plan.Plan) ([]byte, error) {
 	g := p.Graph
-	n := nameGraph(g)
 	pr := emit.New(p)
+	n := nameGraph(g, pr.Kernels)
 	gg := &gen{p: p, g: g, n: n, pr: pr, used: map[string]bool{}}
 	// Sizes and offsets are C++ expressions over the symbols, read from the
 	// command line, so one build runs at any symbol values.

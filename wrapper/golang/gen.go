@@ -34,11 +34,12 @@ func Generate(p *plan.Plan, opts Options) ([]byte, error) {
 	if opts.Package == "" || opts.RuntimeImport == "" {
 		return nil, fmt.Errorf("golang: package name and runtime import path are required")
 	}
-	n := nameGraph(p.Graph)
+	pr := emit.New(p)
+	n := nameGraph(p.Graph, pr.Kernels)
 	if len(n.probs) > 0 {
 		return nil, n.probs
 	}
-	g := newGen(p, n, opts)
+	g := newGen(p, n, pr, opts)
 	f := jen.NewFile(opts.Package)
 	f.HeaderComment(Banner)
 	f.HeaderComment(fmt.Sprintf("Source: %s (graph %q). Plan: %s, memory pools %s, align %d.",
@@ -74,8 +75,8 @@ type gen struct {
 	used map[string]bool // symbols the function being built refers to
 }
 
-func newGen(p *plan.Plan, n *names, opts Options) *gen {
-	return &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, pr: emit.New(p)}
+func newGen(p *plan.Plan, n *names, pr *emit.Program, opts Options) *gen {
+	return &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, pr: pr}
 }
 
 // constIntsVar names the package variable holding constant int list k of

@@ -24,12 +24,14 @@ type names struct {
 var generatedLocals = ident.Set("f", "k", "a", "obs", "pools", "err", "in", "out", "opts", "wgrt", "fmt", "ok", "bound",
 	"iter0", "iter1", "iter2", "iter3", "iter4", "iter5", "iter6", "iter7", "iter8", "iter9")
 
-func nameGraph(g *graph.Graph) *names {
+// nameGraph names what g declares; kernels are g.Kernels() (from
+// emit.Program, computed once).
+func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
 	n := &names{kernel: map[string]string{}, tensor: map[*graph.Tensor]string{}, symbol: map[string]string{},
 		local: map[string]string{}, attr: map[string][]string{}}
-	kernels := &ident.Namer{Lang: "Go", Kind: "kernel"}
-	for _, k := range g.Kernels() {
-		n.kernel[k.Name] = kernels.Name(g.File, k.First.Label(), k.Name)
+	kernelNames := &ident.Namer{Lang: "Go", Kind: "kernel"}
+	for _, k := range kernels {
+		n.kernel[k.Name] = kernelNames.Name(g.File, k.First.Label(), k.Name)
 		params := &ident.Namer{Lang: "Go", Kind: "attribute", Lower: true, Suffix: "_",
 			Reserved: ident.Merge(ident.GoKeywords, generatedLocals, ident.KernelParams(k))}
 		for _, a := range k.Attrs {
@@ -47,7 +49,7 @@ func nameGraph(g *graph.Graph) *names {
 		n.symbol[s.Name] = fields.Name(g.File, fmt.Sprintf("symbols[%q]", s.Name), s.Name)
 		n.local[s.Name] = locals.Name(g.File, fmt.Sprintf("symbols[%q]", s.Name), s.Name)
 	}
-	n.probs = append(n.probs, kernels.Problems()...)
+	n.probs = append(n.probs, kernelNames.Problems()...)
 	n.probs = append(n.probs, fields.Problems()...)
 	n.probs = append(n.probs, locals.Problems()...)
 	return n

@@ -53,7 +53,8 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]File, error) {
 
 func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([]byte, error) {
 	g := p.Graph
-	n := nameGraph(g)
+	pr := emit.New(p)
+	n := nameGraph(g, pr.Kernels)
 	ev := func(e expr.Expr) (int, error) {
 		v, err := e.Eval(env)
 		return int(v), err
@@ -94,7 +95,6 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		views[jen.Lit(t.Name)] = jen.Values(jen.Lit(s), jen.Lit(off))
 	}
 	forget := map[int][]int{}
-	pr := emit.New(p)
 	for op, bufs := range pr.ForgetAfter() {
 		for _, b := range bufs {
 			forget[op] = append(forget[op], index[b.Owner()])
