@@ -76,7 +76,10 @@ func (li lineIndex) pos(off int64) (line, col int) {
 // API allocates an interface per token and was a third of the time spent
 // loading a 100k-op graph.
 func parseJSON(data []byte) (*jsonNode, int64, error) {
-	s := &jsonScanner{data: data}
+	// One immutable copy of the input: strings without escapes are slices
+	// of it instead of a small allocation each (a large graph has about a
+	// million), which the garbage collector need not scan.
+	s := &jsonScanner{data: data, text: string(data)}
 	s.skipSpace()
 	var root jsonNode
 	if err := s.value(0, &root); err != nil {
@@ -94,15 +97,35 @@ func parseJSON(data []byte) (*jsonNode, int64, error) {
 const maxJSONDepth = 10_000
 
 type jsonScanner struct {
-	data     []byte
-	pos      int
-	slab     []jsonNode   // nodes are allocated in chunks
-	interned [1024]string // object keys and small numbers repeat
-	buf      []byte       // scratch for strings with escapes
+	data []byte
+	text string // data as a string, which strings are cut from
+	pos  int
+	buf  []byte // scratch for strings with escapes
 	// Members and elements are gathered on this stack and copied out at
-	// the closing bracket, so each object or array allocates once.
+	// the closing bracket.
 	stack []jsonMember
+	slab  []jsonMember // where kidsOf cuts containers' members from
 }
+
+// kidsOf copies the members above base on the stack into memory cut from a
+// slab: millions of small containers then cost a few allocations, not one
+// each.
+func (s *jsonScanner) kidsOf(base int) []jsonMember {
+	n := len(s.stack) - base
+	if n > len(s.slab) {
+		if n > jsonSlab/8 {
+			return append([]jsonMember(nil), s.stack[base:]...)
+		}
+		s.slab = make([]jsonMember, jsonSlab)
+	}
+	out := s.slab[:n:n]
+	s.slab = s.slab[n:]
+	copy(out, s.stack[base:])
+	return out
+}
+
+// jsonSlab is how many members a slab holds.
+const jsonSlab = 4096
 
 func (s *jsonScanner) skipSpace() {
 	for s.pos < len(s.data) {
@@ -113,25 +136,6 @@ func (s *jsonScanner) skipSpace() {
 			return
 		}
 	}
-}
-
-// intern returns b as a string, shared with an earlier equal one when it is
-// still in the small cache. A bounded cache, not a map: under "tensors"
-// every key is a new name, and a growing map cost more than it saved.
-func (s *jsonScanner) intern(b []byte) string {
-	if len(b) > 24 {
-		return string(b)
-	}
-	h := uint32(2166136261) // FNV-1a
-	for _, c := range b {
-		h = (h ^ uint32(c)) * 16777619
-	}
-	slot := &s.interned[h%uint32(len(s.interned))]
-	if *slot == string(b) {
-		return *slot
-	}
-	*slot = string(b)
-	return *slot
 }
 
 func (s *jsonScanner) eof() error { return fmt.Errorf("unexpected end of file") }
@@ -170,7 +174,7 @@ func (s *jsonScanner) value(depth int, n *jsonNode) error {
 		n.kind = jsonArray
 		return s.container(depth, n, ']')
 	case c == '"':
-		str, err := s.str(false)
+		str, err := s.str()
 		n.kind, n.str = jsonString, str
 		return err
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -178,11 +182,7 @@ func (s *jsonScanner) value(depth int, n *jsonNode) error {
 			return err
 		}
 		n.kind = jsonNumber
-		if s.pos-start <= 4 {
-			n.str = s.intern(s.data[start:s.pos])
-		} else {
-			n.str = string(s.data[start:s.pos])
-		}
+		n.str = s.text[start:s.pos]
 		return nil
 	case c == 't':
 		n.kind, n.boolean = jsonBool, true
@@ -240,7 +240,7 @@ func (s *jsonScanner) members(depth int, n *jsonNode, closing byte, base int) er
 				return s.invalid("looking for beginning of object key string")
 			}
 			m.keyOff = int64(s.pos)
-			key, err := s.str(true)
+			key, err := s.str()
 			if err != nil {
 				return err
 			}
@@ -269,7 +269,7 @@ func (s *jsonScanner) members(depth int, n *jsonNode, closing byte, base int) er
 			s.skipSpace()
 		case closing:
 			s.pos++
-			n.kids = append([]jsonMember(nil), s.stack[base:]...)
+			n.kids = s.kidsOf(base)
 			return nil
 		default:
 			if object {
@@ -326,8 +326,8 @@ func (s *jsonScanner) number() error {
 }
 
 // str scans a JSON string at s.pos (on its opening quote); keys are
-// interned. Invalid UTF-8 becomes U+FFFD, as encoding/json does.
-func (s *jsonScanner) str(key bool) (string, error) {
+// cut from the input. Invalid UTF-8 becomes U+FFFD, as encoding/json does.
+func (s *jsonScanner) str() (string, error) {
 	d := s.data
 	s.pos++
 	start := s.pos
@@ -335,12 +335,7 @@ func (s *jsonScanner) str(key bool) (string, error) {
 		c := d[s.pos]
 		switch {
 		case c == '"':
-			var v string
-			if key {
-				v = s.intern(d[start:s.pos])
-			} else {
-				v = string(d[start:s.pos])
-			}
+			v := s.text[start:s.pos]
 			s.pos++
 			return v, nil
 		case c == '\\' || c >= utf8.RuneSelf:
