@@ -42,6 +42,26 @@ type boundsCtx struct {
 	// few distinct values (multiples of a layer's sizes).
 	linear map[string]expr.Expr
 	key    []byte
+	// sums remembers offset + size: both take few distinct values.
+	sums map[string]map[string]expr.Expr
+}
+
+// sum is expr.Add(a, b), remembered by the operands' canonical text.
+func (c *boundsCtx) sum(a, b expr.Expr) expr.Expr {
+	byB := c.sums[a.String()]
+	if e, ok := byB[b.String()]; ok {
+		return e
+	}
+	if byB == nil {
+		if c.sums == nil {
+			c.sums = map[string]map[string]expr.Expr{}
+		}
+		byB = map[string]expr.Expr{}
+		c.sums[a.String()] = byB
+	}
+	e := expr.Add(a, b)
+	byB[b.String()] = e
+	return e
 }
 
 // linearExpr is the expression of an exact bound l.

@@ -89,7 +89,7 @@ func (g *gbuf) build(ctx *boundsCtx) {
 		if x.endB.exact() {
 			x.end = ctx.linearExpr(x.endB.lo)
 		} else {
-			x.end = expr.Add(x.off, x.size)
+			x.end = ctx.sum(x.off, x.size)
 		}
 		x.built = true
 	}
