@@ -69,6 +69,7 @@ type decoder struct {
 	keyBuf   []byte                 // scratch for extents keys
 	proofs   map[string]bool        // "a<=b" → whether LessEq proved it
 	strides  map[string][]expr.Expr // shape text → row-major strides
+	exprSlab []expr.Expr            // where exprAlloc cuts lists from
 	// viewsInside holds "offset+extent<=base extent" triples proved.
 	viewsInside map[string]bool
 	samples     []expr.Env // symbol values sizes are checked at; see sampleEnvs

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -30,6 +29,9 @@ func (d *decoder) decodeTensors(n *jsonNode) {
 	if len(d.g.byName) == 0 {
 		d.g.byName = make(map[string]*Tensor, len(n.kids))
 	}
+	// Tensors and their decoding state are allocated together, once.
+	tensors := make([]Tensor, len(n.kids))
+	rawStore := make([]rawTensor, len(n.kids))
 	for mi := range n.kids {
 		m := &n.kids[mi]
 		placeOf := func() string { return fmt.Sprintf("tensors[%q]", m.key) }
@@ -45,10 +47,13 @@ func (d *decoder) decodeTensors(n *jsonNode) {
 		if f == nil {
 			continue
 		}
-		t := &Tensor{Index: len(d.g.Tensors), Name: m.key}
+		t := &tensors[len(raws)]
+		t.Index, t.Name = len(d.g.Tensors), m.key
 		d.g.byName[m.key] = t
 		d.g.Tensors = append(d.g.Tensors, t)
-		raws = append(raws, &rawTensor{t: t, node: &m.val, fields: f})
+		r := &rawStore[len(raws)]
+		r.t, r.node, r.fields = t, &m.val, f
+		raws = append(raws, r)
 	}
 	for _, r := range raws {
 		d.decodeTensorFields(r)
@@ -141,7 +146,7 @@ func (d *decoder) rowMajor(shape []expr.Expr) []expr.Expr {
 	}
 	d.keyBuf = key
 	if st, ok := d.strides[string(key)]; ok {
-		return slices.Clone(st)
+		return d.exprCopy(st)
 	}
 	st := make([]expr.Expr, len(shape))
 	acc := expr.Const(1)
@@ -153,7 +158,25 @@ func (d *decoder) rowMajor(shape []expr.Expr) []expr.Expr {
 		d.strides = map[string][]expr.Expr{}
 	}
 	d.strides[string(key)] = st
-	return slices.Clone(st)
+	return d.exprCopy(st)
+}
+
+// exprAlloc returns n zero expressions cut from a slab (shapes and strides
+// are many short lists); the capacity is n, so an append to the list
+// cannot reach its neighbours.
+func (d *decoder) exprAlloc(n int) []expr.Expr {
+	if n > len(d.exprSlab) {
+		d.exprSlab = make([]expr.Expr, max(4096, n))
+	}
+	out := d.exprSlab[:n:n]
+	d.exprSlab = d.exprSlab[n:]
+	return out
+}
+
+func (d *decoder) exprCopy(xs []expr.Expr) []expr.Expr {
+	out := d.exprAlloc(len(xs))
+	copy(out, xs)
+	return out
 }
 
 func (d *decoder) exprList(n *jsonNode, placeOf func() string) []expr.Expr {
@@ -161,7 +184,7 @@ func (d *decoder) exprList(n *jsonNode, placeOf func() string) []expr.Expr {
 		d.err(n, placeOf(), "expected an array, found %s", n.kind)
 		return nil
 	}
-	out := make([]expr.Expr, len(n.kids))
+	out := d.exprAlloc(len(n.kids))
 	for i := range n.kids {
 		el := n.elem(i)
 		if e, ok := d.knownExpr(el); ok {
