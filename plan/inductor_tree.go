@@ -53,7 +53,7 @@ func mergeRanges(lists []liveRanges) liveRanges {
 	case 0:
 		return nil
 	case 1:
-		return nonEmpty[0]
+		return slices.Clone(nonEmpty[0]) // each cache owns its ranges: placed updates them in place
 	}
 	for len(nonEmpty) > 1 {
 		next := nonEmpty[:0:0]
@@ -178,9 +178,9 @@ func (c *cache) clear() { c.haveRng, c.haveHint, c.haveSym = false, false, false
 
 // placed updates the cache after block r landed below: sizes are
 // recomputed on demand, but the live ranges are the old ones plus r (a
-// placement only ever adds a leaf), so they are updated in place of being
-// merged again from every child: the difference between quadratic work in
-// sorting and a copy.
+// placement only ever adds a leaf), so r is inserted into them instead of
+// merging again from every child: the difference between quadratic work in
+// sorting and a short move.
 func (c *cache) placed(r liveRange) {
 	c.haveHint, c.haveSym = false, false
 	if c.haveRng {
@@ -188,8 +188,8 @@ func (c *cache) placed(r liveRange) {
 	}
 }
 
-// insertRange returns a new liveRanges holding rs and r, merged as
-// newLiveRanges would; rs may be shared, so it is not modified.
+// insertRange adds r to rs, merging as newLiveRanges would. It changes rs,
+// which must be owned by its cache (mergeRanges never returns a child's).
 func insertRange(rs liveRanges, r liveRange) liveRanges {
 	i := sort.Search(len(rs), func(i int) bool { return rs[i].end >= r.begin })
 	j := i
@@ -197,10 +197,11 @@ func insertRange(rs liveRanges, r liveRange) liveRanges {
 		r.begin, r.end = min(r.begin, rs[j].begin), max(r.end, rs[j].end)
 		j++
 	}
-	out := make(liveRanges, 0, len(rs)-(j-i)+1)
-	out = append(out, rs[:i]...)
-	out = append(out, r)
-	return append(out, rs[j:]...)
+	if j == i {
+		return slices.Insert(rs, i, r)
+	}
+	rs[i] = r
+	return append(rs[:i+1], rs[j:]...)
 }
 
 // temporalSplit holds children whose live ranges do not overlap.
