@@ -25,15 +25,15 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden archives from what wrapgen generates now")
 
 // sources are the graphs that get an archive: shipped examples, the real
-// graphs beside the repository, and small graphs for what those lack
+// graphs (copied from ../shared/graphs), and small graphs for what those lack
 // (attrs: constant, empty and symbolic int-list attributes, repeated).
 var sources = []string{
 	"testdata/attrs.json",
 	"../examples/mlp/mlp.json",
 	"../examples/rnn/rnn.json",
-	"../../shared/graphs/resnet18.json",
-	"../../shared/graphs/mobilenet_v2.json",
-	"../../shared/graphs/vit_b_16.json",
+	"../graph/testdata/resnet18.json",
+	"../graph/testdata/mobilenet_v2.json",
+	"../graph/testdata/vit_b_16.json",
 }
 
 // generate produces every file an archive holds, from the graph's bytes.

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const sharedGraphs = "../../shared/graphs"
+// sharedGraphs holds in-repository copies of ../shared/graphs (the real
+// recorded graphs), so a fresh clone tests alone.
+const sharedGraphs = "testdata"
 
 func TestLoadSharedGraphs(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(sharedGraphs, "*.json"))
@@ -162,4 +165,26 @@ func TestLoadMissingFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte(specExample), 0o644))
 	_, err = Load(p)
 	require.NoError(t, err)
+}
+
+// TestCopiesMatchShared: the in-repository copies are the graphs CI gets in
+// ../shared/graphs, byte for byte; new shared graphs are only extra.
+func TestCopiesMatchShared(t *testing.T) {
+	const shared = "../../shared/graphs"
+	if _, err := os.Stat(shared); err != nil {
+		t.Skipf("%s is not beside the repository; the copies in %s are what the tests use", shared, sharedGraphs)
+	}
+	copies, err := filepath.Glob(filepath.Join(sharedGraphs, "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, copies)
+	for _, c := range copies {
+		want, err := os.ReadFile(filepath.Join(shared, filepath.Base(c)))
+		if os.IsNotExist(err) {
+			continue
+		}
+		require.NoError(t, err)
+		got, err := os.ReadFile(c)
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(want, got), "%s differs from %s: copy it again", c, filepath.Join(shared, filepath.Base(c)))
+	}
 }

@@ -24,12 +24,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	synthOps := fs.String("synth", "10000", "comma-separated op counts of synthetic transformer graphs to add (empty for none)")
 	batches := fs.String("batches", "1,8,32", "comma-separated batch values to evaluate each plan at (plans are made at the hints)")
 	memoryPool := fs.String("memory-pool", string(plan.PoolIntermediates), "memory pool mode")
-	if help, err := parseFlags(fs, "wrapgen bench [flags] [GRAPH.json ...]  (default: ../shared/graphs/*.json)", args); help || err != nil {
+	if help, err := parseFlags(fs, "wrapgen bench [flags] [GRAPH.json ...]  (default: the graphs in "+strings.Join(defaultBenchDirs, " or ")+")", args); help || err != nil {
 		return err
 	}
 	files := fs.Args()
 	if len(files) == 0 {
-		files, _ = filepath.Glob(filepath.Join("..", "shared", "graphs", "*.json"))
+		var err error
+		if files, err = defaultBenchGraphs(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrapgen bench: no graph arguments, using %d graphs from %s\n", len(files), filepath.Dir(files[0]))
 	}
 	type input struct {
 		name string
@@ -126,4 +130,23 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// defaultBenchDirs are where bench looks for graphs when given none: the
+// real graphs beside a checkout (CI), then the repository's copies of them.
+var defaultBenchDirs = []string{filepath.Join("..", "shared", "graphs"), filepath.Join("graph", "testdata")}
+
+// defaultBenchGraphs returns the graphs of the first default directory that
+// has any, and an error rather than an empty benchmark when none has.
+func defaultBenchGraphs() ([]string, error) {
+	for _, dir := range defaultBenchDirs {
+		files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+		if err != nil {
+			return nil, err
+		}
+		if len(files) > 0 {
+			return files, nil
+		}
+	}
+	return nil, &usageError{fmt.Sprintf("bench: no graph files given and none found in %s (run from the repository root, or name GRAPH.json files)", strings.Join(defaultBenchDirs, " or "))}
 }

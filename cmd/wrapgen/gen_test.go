@@ -96,10 +96,9 @@ func TestSelftestGoSharedGraphs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs generated code")
 	}
-	graphs, _ := filepath.Glob(filepath.Join(sharedGraphs, "*.json"))
-	if len(graphs) == 0 {
-		t.Skip("no shared graphs beside the repository")
-	}
+	graphs, err := filepath.Glob(filepath.Join(sharedGraphs, "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, graphs, "no graphs in %s", sharedGraphs)
 	graphs = append(graphs, "../../examples/mlp/mlp.json", "../../examples/rnn/rnn.json")
 	for _, g := range graphs {
 		g := g
