@@ -1,10 +1,15 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
+
+// ErrNothingToInject is returned by InjectOverlap when no two storages of a
+// pool are live together: the plan cannot be broken that way.
+var ErrNothingToInject = errors.New("no two storages of one pool are live together with room to overlap; nothing to inject")
 
 // InjectOverlap breaks p on purpose, as a negative control for selftests:
 // it moves one storage onto another of the same pool that is still live
@@ -37,7 +42,7 @@ func InjectOverlap(p *Plan, env expr.Env) (string, error) {
 		}
 	}
 	if bestA == nil {
-		return "", fmt.Errorf("no two storages of one pool are live together with room to overlap; nothing to inject")
+		return "", ErrNothingToInject
 	}
 	bestB.Offset = bestA.Offset
 	return fmt.Sprintf("fault injected: storage of %q moved onto %q at %s[%s] (both live in steps [%d, %d))",

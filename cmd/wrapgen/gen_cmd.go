@@ -68,7 +68,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	}
 	if gf.check {
 		if stale := staleFiles(files); len(stale) > 0 {
-			return fmt.Errorf("generated files are out of date (run wrapgen gen without -check): %s", strings.Join(stale, ", "))
+			return &checkFailed{fmt.Sprintf("generated files are out of date (run wrapgen gen without -check): %s", strings.Join(stale, ", "))}
 		}
 		return nil
 	}

@@ -60,6 +60,7 @@ func TestGenCheckCatchesHandEdits(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), out)
 	assert.Contains(t, err.Error(), "out of date")
+	assert.Equal(t, exitCheckFailed, exitCode(err), "a stale file is a failed check")
 
 	// A runtime file edited by hand is caught too.
 	_, _, err = runCLI(args...)
@@ -115,6 +116,7 @@ func TestSelftestGoSharedGraphs(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, out, "fault injected")
 		assert.Contains(t, err.Error(), "is corrupted")
+		assert.Equal(t, exitCheckFailed, exitCode(err), "caught corruption is a failed check")
 	})
 }
 

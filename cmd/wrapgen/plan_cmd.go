@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/wrapgen/wrapgen/graph"
@@ -40,6 +41,9 @@ func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSymbolValues(g, "-hint", pf.hints); err != nil {
+		return nil, err
+	}
 	p, err := plan.Make(g, pf.options())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -48,10 +52,39 @@ func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
 }
 
 func oneGraph(fs *flag.FlagSet) (string, error) {
-	if fs.NArg() != 1 {
-		return "", &usageError{fmt.Sprintf("%s takes one graph file, got %d arguments", fs.Name(), fs.NArg())}
+	switch fs.NArg() {
+	case 0:
+		return "", &usageError{fmt.Sprintf("%s takes one graph file, got none", fs.Name())}
+	case 1:
+		return fs.Arg(0), nil
 	}
-	return fs.Arg(0), nil
+	return "", &usageError{fmt.Sprintf("%s takes one graph file, got %d: %s", fs.Name(), fs.NArg(), strings.Join(fs.Args(), " "))}
+}
+
+// checkSymbolValues refuses symbol values (of flagName, -hint or -at) that the
+// graph does not declare or that lie outside the symbol's [min, max]: a plan
+// evaluated there would report sizes the wrapper refuses to run at.
+func checkSymbolValues(g *graph.Graph, flagName string, values symbolValues) error {
+	names := make([]string, 0, len(values))
+	for name := range values {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v := values[name]
+		s := g.Symbol(name)
+		if s == nil {
+			return &usageError{fmt.Sprintf("%s %s=%d: graph %s has no symbol %q", flagName, name, v, g.Name, name)}
+		}
+		if v < s.Min || (s.HasMax && v > s.Max) {
+			bounds := fmt.Sprintf("[%d, ∞)", s.Min)
+			if s.HasMax {
+				bounds = fmt.Sprintf("[%d, %d]", s.Min, s.Max)
+			}
+			return &usageError{fmt.Sprintf("%s %s=%d is outside the symbol's range %s declared in %s", flagName, name, v, bounds, g.File)}
+		}
+	}
+	return nil
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
@@ -75,10 +108,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for name := range at {
-		if p.Graph.Symbol(name) == nil {
-			return &usageError{fmt.Sprintf("-at %s: graph %s has no symbol %q", name, p.Graph.Name, name)}
-		}
+	if err := checkSymbolValues(p.Graph, "-at", at); err != nil {
+		return err
 	}
 	fig, err := p.Figures(expr.Env(at))
 	if err != nil {

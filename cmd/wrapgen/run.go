@@ -25,43 +25,67 @@ func commands() []command {
 	}
 }
 
-// usageError is a mistake in how wrapgen was called (exit status 2).
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func exitCode(err error) int {
-	var u *usageError
-	if errors.As(err, &u) {
-		return 2
-	}
-	return 1
-}
-
 // run is the whole CLI, testable in-process.
 func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stdout)
-		if len(args) == 0 {
-			return &usageError{"no command given"}
-		}
-		return nil
+	if len(args) == 0 {
+		printUsage(stderr)
+		return &usageError{"no command given"}
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
-		}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		printUsage(stdout)
+		return nil
+	case "help":
+		return runHelp(args[1:], stdout)
+	case "version", "-version", "--version":
+		return runVersion(args[1:], stdout)
+	}
+	if c := findCommand(args[0]); c != nil {
+		return c.run(args[1:], stdout, stderr)
 	}
 	return &usageError{fmt.Sprintf("unknown command %q (run 'wrapgen help')", args[0])}
 }
 
+func findCommand(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return &c
+		}
+	}
+	return nil
+}
+
+// runHelp prints the general usage, or one command's usage and flags.
+func runHelp(args []string, stdout io.Writer) error {
+	switch {
+	case len(args) == 0:
+		printUsage(stdout)
+		return nil
+	case len(args) > 1:
+		return &usageError{fmt.Sprintf("help takes one command name, got %d arguments", len(args))}
+	case args[0] == "exit":
+		fmt.Fprintln(stdout, exitCodesHelp)
+		return nil
+	case args[0] == "version":
+		fmt.Fprintln(stdout, "usage: wrapgen version\n\nPrints wrapgen's module version and the VCS revision it was built from.")
+		return nil
+	}
+	c := findCommand(args[0])
+	if c == nil {
+		return &usageError{fmt.Sprintf("help: unknown command %q (run 'wrapgen help')", args[0])}
+	}
+	// A command given -h prints its usage and flags to its error writer.
+	return c.run([]string{"-h"}, stdout, stdout)
+}
+
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: wrapgen <command> [flags] GRAPH.json")
+	fmt.Fprintln(w, "usage: wrapgen <command> [flags] GRAPH.json [flags]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'wrapgen <command> -h' for a command's flags.")
+	fmt.Fprintf(w, "  %-9s %s\n", "version", "print the module version and VCS revision")
+	fmt.Fprintln(w, "\nRun 'wrapgen help <command>' for a command's flags, 'wrapgen help exit' for exit statuses.")
 }
 
 // newFlagSet makes a flag set that reports errors as usage errors instead
@@ -72,21 +96,37 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags sets the usage text and parses args. help is true when the
-// user asked for -h (the usage was printed; the command should stop).
+// parseFlags sets the usage text and parses args, flags before or after
+// the file names ("--" ends the flags). help is true when the user asked for
+// -h (the usage was printed; the command should stop). Afterwards
+// fs.Args() holds the file names.
 func parseFlags(fs *flag.FlagSet, usage string, args []string) (help bool, err error) {
 	out := fs.Output()
 	fs.Usage = func() {
 		fmt.Fprintln(out, "usage: "+usage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return true, nil
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return true, nil
+			}
+			return false, &usageError{err.Error()}
 		}
-		return false, &usageError{err.Error()}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if stop := len(args) - len(rest); stop > 0 && args[stop-1] == "--" {
+			files = append(files, rest...)
+			break
+		}
+		files = append(files, rest[0])
+		args = rest[1:]
 	}
-	return false, nil
+	// Parsing "--" alone leaves every flag as set and the files as fs.Args().
+	return false, fs.Parse(append([]string{"--"}, files...))
 }
 
 // symbolValues is a repeatable name=value flag.

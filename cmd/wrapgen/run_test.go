@@ -81,7 +81,7 @@ func TestCLIErrors(t *testing.T) {
 	_, _, err = runCLI("plan", bad)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), bad+":2:")
-	assert.Equal(t, 1, exitCode(err))
+	assert.Equal(t, exitBadInput, exitCode(err))
 }
 
 func TestBench(t *testing.T) {

@@ -52,14 +52,10 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	for k, v := range p.Hints {
 		env[k] = v
 	}
+	if err := checkSymbolValues(p.Graph, "-at", at); err != nil {
+		return err
+	}
 	for name, v := range at {
-		s := p.Graph.Symbol(name)
-		if s == nil {
-			return &usageError{fmt.Sprintf("-at %s: graph %s has no symbol %q", name, p.Graph.Name, name)}
-		}
-		if v < s.Min || (s.HasMax && v > s.Max) {
-			return &usageError{fmt.Sprintf("-at %s=%d is outside the symbol's range", name, v)}
-		}
 		env[name] = v
 	}
 	if *fault == "overlap" {
@@ -128,7 +124,7 @@ func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer, args ...
 	err := cmd.Run()
 	text := strings.TrimSpace(out.String())
 	if err != nil {
-		return fmt.Errorf("selftest of %s failed: %s", name, text)
+		return &checkFailed{fmt.Sprintf("selftest of %s failed: %s", name, text)}
 	}
 	fmt.Fprintln(stdout, text)
 	return nil
