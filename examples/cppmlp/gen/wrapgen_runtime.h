@@ -8,6 +8,7 @@
 #define WRAPGEN_RUNTIME_H_
 
 #include <cstddef>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace wrapgen {
 
@@ -124,6 +126,88 @@ inline void SetLayout(Tensor* t, DType dtype, const char* device, std::initializ
   for (int64_t s : strides) t->strides[i++] = s;
   t->data = nullptr;
   t->bytes = 0;
+}
+
+// DTypeOf<T>::value is the dtype of the C++ element type T, for FromVector.
+// Types with no dtype (f16, bf16, f8: no standard C++ type) have none; use
+// View with the dtype for those.
+template <class T>
+struct DTypeOf;
+template <DType D>
+struct DTypeConstant {
+  static constexpr DType value = D;
+};
+template <> struct DTypeOf<bool> : DTypeConstant<DType::kBool> {};
+template <> struct DTypeOf<int8_t> : DTypeConstant<DType::kI8> {};
+template <> struct DTypeOf<uint8_t> : DTypeConstant<DType::kU8> {};
+template <> struct DTypeOf<int16_t> : DTypeConstant<DType::kI16> {};
+template <> struct DTypeOf<uint16_t> : DTypeConstant<DType::kU16> {};
+template <> struct DTypeOf<int32_t> : DTypeConstant<DType::kI32> {};
+template <> struct DTypeOf<uint32_t> : DTypeConstant<DType::kU32> {};
+template <> struct DTypeOf<int64_t> : DTypeConstant<DType::kI64> {};
+template <> struct DTypeOf<uint64_t> : DTypeConstant<DType::kU64> {};
+template <> struct DTypeOf<float> : DTypeConstant<DType::kF32> {};
+template <> struct DTypeOf<double> : DTypeConstant<DType::kF64> {};
+template <> struct DTypeOf<std::complex<float>> : DTypeConstant<DType::kC64> {};
+template <> struct DTypeOf<std::complex<double>> : DTypeConstant<DType::kC128> {};
+
+// ViewOf is View over arrays: strides (in elements) are row-major when
+// num_strides is 0. bytes is how many bytes from data belong to the caller,
+// or -1 for exactly the view's extent.
+inline Tensor ViewOf(void* data, DType dtype, const int64_t* shape, size_t rank, const int64_t* strides,
+                     size_t num_strides, int64_t bytes) {
+  Tensor t;
+  t.dtype = dtype;
+  t.data = static_cast<uint8_t*>(data);
+  // A view the Tensor cannot hold gets rank -1, which every wrapper refuses
+  // ("rank is -1, want N"): wrappers never throw, and neither does this.
+  if (rank > static_cast<size_t>(kMaxRank) || (num_strides != 0 && num_strides != rank)) {
+    t.rank = -1;
+    return t;
+  }
+  t.rank = static_cast<int>(rank);
+  int64_t row = 1;
+  for (size_t i = rank; i-- > 0;) {
+    t.shape[i] = shape[i];
+    t.strides[i] = num_strides != 0 ? strides[i] : row;
+    row *= shape[i];
+  }
+  t.bytes = bytes >= 0 ? bytes : t.ExtentElements() * DTypeSize(dtype);
+  return t;
+}
+
+// View makes a tensor on "cpu" that views the caller's memory at data, of
+// dtype, with shape and, optionally, strides in elements (row-major when
+// omitted). The view spans exactly its extent; the caller keeps ownership.
+// Set device for memory elsewhere.
+//   float x[2 * 3];
+//   in.x = wrapgen::View(x, wrapgen::DType::kF32, {2, 3});
+inline Tensor View(void* data, DType dtype, std::initializer_list<int64_t> shape,
+                   std::initializer_list<int64_t> strides = {}) {
+  return ViewOf(data, dtype, shape.begin(), shape.size(), strides.begin(), strides.size(), -1);
+}
+inline Tensor View(void* data, DType dtype, const std::vector<int64_t>& shape,
+                   const std::vector<int64_t>& strides = {}) {
+  return ViewOf(data, dtype, shape.data(), shape.size(), strides.data(), strides.size(), -1);
+}
+
+// FromVector views a std::vector's elements as a tensor of shape (and
+// strides, row-major when omitted), the dtype following T. The tensor's
+// bytes are the vector's, so a wrapper refuses a shape the vector is too
+// short for. The vector must outlive the call and not be resized meanwhile.
+//   std::vector<float> x(batch * 784);
+//   in.x = wrapgen::FromVector(x, {batch, 784});
+template <class T>
+Tensor FromVector(std::vector<T>& v, std::initializer_list<int64_t> shape, std::initializer_list<int64_t> strides = {}) {
+  static_assert(!std::is_same<T, bool>::value, "std::vector<bool> has no element memory; use std::vector<uint8_t> and View");
+  return ViewOf(v.data(), DTypeOf<T>::value, shape.begin(), shape.size(), strides.begin(), strides.size(),
+                static_cast<int64_t>(v.size() * sizeof(T)));
+}
+template <class T>
+Tensor FromVector(std::vector<T>& v, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides = {}) {
+  static_assert(!std::is_same<T, bool>::value, "std::vector<bool> has no element memory; use std::vector<uint8_t> and View");
+  return ViewOf(v.data(), DTypeOf<T>::value, shape.data(), shape.size(), strides.data(), strides.size(),
+                static_cast<int64_t>(v.size() * sizeof(T)));
 }
 
 // OwnedTensor is a tensor that shares ownership of its memory: what a

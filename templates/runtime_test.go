@@ -1,0 +1,53 @@
+package templates
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// strictFlags are the warnings the runtime header must build clean under
+// (the header is included by every generated C++ wrapper and by users').
+var strictFlags = []string{"-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wshadow", "-Wconversion", "-Werror",
+	"-fsanitize=address,undefined", "-fno-sanitize-recover=all"}
+
+// TestRuntimeViews compiles testdata/runtime_views.cc against
+// wrapgen_runtime.h with g++ and clang++ (each that is installed) and runs
+// it: View and FromVector make the views its checks expect.
+func TestRuntimeViews(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles C++")
+	}
+	var compilers []string
+	for _, c := range []string{"g++", "clang++"} {
+		if _, err := exec.LookPath(c); err == nil {
+			compilers = append(compilers, c)
+		}
+	}
+	if len(compilers) == 0 {
+		t.Skip("no g++ or clang++ installed: the C++ runtime's helpers are not compiled")
+	}
+	src, err := filepath.Abs(filepath.Join("testdata", "runtime_views.cc"))
+	require.NoError(t, err)
+	here, err := filepath.Abs(".")
+	require.NoError(t, err)
+	for _, cxx := range compilers {
+		t.Run(cxx, func(t *testing.T) {
+			bin := filepath.Join(t.TempDir(), "views")
+			args := append(append([]string{}, strictFlags...), "-I", here, "-o", bin, src)
+			out, err := exec.Command(cxx, args...).CombinedOutput()
+			require.NoError(t, err, "%s %s:\n%s", cxx, strings.Join(args, " "), out)
+			assert.Empty(t, strings.TrimSpace(string(out)), "no warnings")
+			cmd := exec.Command(bin)
+			cmd.Env = append(os.Environ(), "ASAN_OPTIONS=detect_leaks=0")
+			out, err = cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			assert.Equal(t, "ok\n", string(out))
+		})
+	}
+}

@@ -1,0 +1,102 @@
+// Tests of wrapgen_runtime.h's View and FromVector, built by
+// runtime_test.go with -Wall -Wextra -Wshadow -Wconversion -Werror and
+// sanitizers, and run: it prints "ok" or each failed check and exits 1.
+#include <complex>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "wrapgen_runtime.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                 \
+  do {                                                              \
+    if (!(cond)) {                                                  \
+      std::printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                   \
+    }                                                               \
+  } while (0)
+
+static bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+static wrapgen::Tensor Want(std::initializer_list<int64_t> shape, std::initializer_list<int64_t> strides) {
+  wrapgen::Tensor t;
+  wrapgen::SetLayout(&t, wrapgen::DType::kF32, "cpu", shape, strides);
+  return t;
+}
+
+int main() {
+  using wrapgen::DType;
+
+  // A pointer and a shape: row-major strides, bytes exactly the extent.
+  float raw[6] = {0, 1, 2, 3, 4, 5};
+  wrapgen::Tensor v = wrapgen::View(raw, DType::kF32, {2, 3});
+  CHECK(v.rank == 2);
+  CHECK(v.shape[0] == 2 && v.shape[1] == 3);
+  CHECK(v.strides[0] == 3 && v.strides[1] == 1);
+  CHECK(v.bytes == 24);
+  CHECK(v.As<float>() == raw);
+  CHECK(std::string(v.device) == "cpu");
+  CHECK(wrapgen::CheckTensor("x", v, Want({2, 3}, {3, 1})).ok());
+
+  // Explicit strides: the transpose of raw, whose extent is still 6 floats.
+  wrapgen::Tensor tr = wrapgen::View(raw, DType::kF32, {3, 2}, {1, 3});
+  CHECK(tr.strides[0] == 1 && tr.strides[1] == 3);
+  CHECK(tr.bytes == 24);
+  CHECK(tr.As<float>()[tr.strides[0] * 2 + tr.strides[1] * 1] == 5);
+
+  // Shapes as vectors, from a computed rank.
+  std::vector<int64_t> shape = {2, 1, 3};
+  wrapgen::Tensor vv = wrapgen::View(raw, DType::kF32, shape);
+  CHECK(vv.rank == 3 && vv.strides[0] == 3 && vv.strides[1] == 3 && vv.strides[2] == 1);
+  CHECK(vv.bytes == 24);
+
+  // What a Tensor cannot hold gives rank -1, which a wrapper refuses.
+  wrapgen::Tensor deep = wrapgen::View(raw, DType::kF32, {1, 1, 1, 1, 1, 1, 1, 1, 1});
+  CHECK(deep.rank == -1);
+  wrapgen::Tensor mismatched = wrapgen::View(raw, DType::kF32, {2, 3}, {1});
+  CHECK(mismatched.rank == -1);
+  wrapgen::Status st = wrapgen::CheckTensor("x", mismatched, Want({2, 3}, {3, 1}));
+  CHECK(!st.ok() && Contains(st.message(), "rank is -1"));
+
+  // A std::vector: dtype from the element type, bytes from the vector.
+  int64_t batch = 2;
+  std::vector<float> x(static_cast<size_t>(batch * 3), 1.5f);
+  wrapgen::Tensor fx = wrapgen::FromVector(x, {batch, 3});
+  CHECK(fx.dtype == DType::kF32);
+  CHECK(fx.bytes == 24);
+  CHECK(fx.As<float>() == x.data());
+  CHECK(wrapgen::CheckTensor("x", fx, Want({2, 3}, {3, 1})).ok());
+
+  // A vector too short for the shape is refused by the wrapper's check,
+  // naming the bytes it has and needs.
+  std::vector<float> short_x(5);
+  st = wrapgen::CheckTensor("x", wrapgen::FromVector(short_x, {2, 3}), Want({2, 3}, {3, 1}));
+  CHECK(!st.ok() && Contains(st.message(), "data has 20 bytes, the view needs 24"));
+
+  // A longer vector is fine: the view uses a prefix.
+  std::vector<float> long_x(100);
+  CHECK(wrapgen::CheckTensor("x", wrapgen::FromVector(long_x, {2, 3}), Want({2, 3}, {3, 1})).ok());
+
+  // Every element type with a dtype.
+  std::vector<int64_t> i64(4);
+  CHECK(wrapgen::FromVector(i64, {4}).dtype == DType::kI64);
+  std::vector<uint8_t> u8(4);
+  CHECK(wrapgen::FromVector(u8, {2, 2}).dtype == DType::kU8);
+  std::vector<double> f64(4);
+  CHECK(wrapgen::FromVector(f64, std::vector<int64_t>{4}, std::vector<int64_t>{1}).bytes == 32);
+  std::vector<std::complex<double>> c128(3);
+  wrapgen::Tensor c = wrapgen::FromVector(c128, {3});
+  CHECK(c.dtype == DType::kC128 && c.bytes == 48);
+  CHECK(c.As<std::complex<double>>() == c128.data());
+
+  // Strided view of a vector: every other element.
+  std::vector<int32_t> every(8);
+  wrapgen::Tensor half = wrapgen::FromVector(every, {4}, {2});
+  CHECK(half.dtype == DType::kI32 && half.strides[0] == 2 && half.ExtentElements() == 7 && half.bytes == 32);
+
+  if (failures > 0) return 1;
+  std::printf("ok\n");
+  return 0;
+}
