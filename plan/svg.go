@@ -21,9 +21,9 @@ const (
 	svgPoolGap   = 6
 	svgChartGap  = 40
 	svgChartH    = 180
-	svgBottom    = 44
+	svgBottom    = 12
 	svgMinPoolH  = 4
-	svgLabelMinH = 11 // pools shorter than this get no label
+	svgLabelMinH = 11 // pools shorter than twice this get a one-line label
 )
 
 // WriteSVG draws the plan's memory map at the figures' symbol values: time
@@ -53,13 +53,19 @@ func WriteSVG(w io.Writer, p *Plan, f *Figures) error {
 		}
 		heights[i] = h
 	}
-	poolsH := 0.0
-	for _, h := range heights {
-		poolsH += h
+	tops := make([]float64, len(p.Pools))
+	poolsEnd := float64(svgTop)
+	for i, h := range heights {
+		tops[i] = poolsEnd
+		poolsEnd += h + svgPoolGap
 	}
-	poolsH += float64(svgPoolGap * max(len(p.Pools)-1, 0))
-	chartTop := svgTop + poolsH + svgChartGap
-	height := chartTop + svgChartH + svgBottom
+	labels := placePoolLabels(p, f, tops, heights)
+	prod := producers(p)
+	kernels := legendKernels(p, prod)
+	chartTop := max(poolsEnd, labelsBottom(labels)) + svgChartGap
+	axisY := chartTop + svgChartH
+	legendTop := axisY + svgAxisH + 22
+	height := legendTop + float64(legendRows(kernels)*svgLegendRow) + svgBottom
 
 	ew.printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%.0f" viewBox="0 0 %d %.0f" font-family="sans-serif" font-size="11">`+"\n", svgWidth, height, svgWidth, height)
 	ew.printf("<title>%s</title>\n", esc(fmt.Sprintf("wrapgen memory plan of %s", p.Graph.Name)))
@@ -70,20 +76,14 @@ func WriteSVG(w io.Writer, p *Plan, f *Figures) error {
 		len(p.Buffers), len(p.Pools), p.Steps, Bytes(f.LoadBytes), Bytes(f.PeakBytes), f.Ratio(), Bytes(f.NaiveBytes))))
 
 	// Pools and their storages.
-	y := float64(svgTop)
+	writeStepAxis(ew, steps, x, svgTop, axisY)
 	thin := len(p.Buffers) > 500
-	prod := producers(p)
 	for i, pool := range p.Pools {
-		h := heights[i]
+		y, h := tops[i], heights[i]
 		ew.printf(`<g class="pool" data-pool="%s" data-bytes="%d" data-y="%.3f" data-height="%.3f">`+"\n", pool.Name, f.PoolBytes[i], y, h)
 		ew.printf(`<rect x="%.2f" y="%.3f" width="%.2f" height="%.3f" fill="#f4f4f4" stroke="#999" stroke-width="0.5"><title>%s</title></rect>`+"\n",
 			x(pool.Begin), y, x(pool.End)-x(pool.Begin), h, esc(fmt.Sprintf("%s on %s: %s, steps [%d, %d), size %s", pool.Name, pool.Device, Bytes(f.PoolBytes[i]), pool.Begin, pool.End, pool.Size)))
-		if h >= svgLabelMinH {
-			ew.printf(`<text x="%d" y="%.2f" text-anchor="end">%s</text>`+"\n", svgLeft-6, y+10, esc(fmt.Sprintf("%s on %s", pool.Name, pool.Device)))
-			if h >= 2*svgLabelMinH {
-				ew.printf(`<text x="%d" y="%.2f" text-anchor="end">%s</text>`+"\n", svgLeft-6, y+22, esc(Bytes(f.PoolBytes[i])))
-			}
-		}
+		writePoolLabel(ew, labels[i], x(pool.Begin))
 		scale := 0.0
 		if f.PoolBytes[i] > 0 {
 			scale = h / float64(f.PoolBytes[i])
@@ -99,7 +99,6 @@ func WriteSVG(w io.Writer, p *Plan, f *Figures) error {
 				b.ID, pool.Name, f.Offsets[b.ID], f.BufferBytes[b.ID], b.Begin, b.End, x(b.Begin), by, max(x(b.End)-x(b.Begin), 0.5), bh, colour(producer(prod, b)), stroke, esc(storageTitle(prod, f, b)))
 		}
 		ew.printf("</g>\n")
-		y += h + svgPoolGap
 	}
 
 	// Live bytes over time against the lower bound and the pools' peak.
@@ -114,10 +113,12 @@ func WriteSVG(w io.Writer, p *Plan, f *Figures) error {
 	ew.printf(`<polyline class="live" fill="none" stroke="#1f77b4" stroke-width="1.2" points="%s"><title>bytes of live storages</title></polyline>`+"\n", steps2points(live, x, cy))
 	ew.printf(`<line class="lower-bound" x1="%d" x2="%.2f" y1="%.2f" y2="%.2f" stroke="#2ca02c" stroke-dasharray="4 3"><title>lower bound %s</title></line>`+"\n",
 		svgLeft, svgLeft+plotW, cy(f.LoadBytes), cy(f.LoadBytes), esc(Bytes(f.LoadBytes)))
-	ly := chartTop + svgChartH + 18
-	ew.printf(`<text x="%d" y="%.2f"><tspan fill="#1f77b4">━ live storage bytes</tspan>  <tspan fill="#d62728">━ pools alive (peak %s)</tspan>  <tspan fill="#2ca02c">┅ lower bound %s</tspan>  · step →</text>`+"\n",
+	ly := axisY + svgAxisH + 8
+	ew.printf(`<text x="%d" y="%.2f"><tspan fill="#1f77b4">━ live storage bytes</tspan>  <tspan fill="#d62728">━ pools alive (peak %s)</tspan>  <tspan fill="#2ca02c">┅ lower bound %s</tspan></text>`+"\n",
 		svgLeft, ly, esc(Bytes(f.PeakBytes)), esc(Bytes(f.LoadBytes)))
-	ew.printf("</g>\n</svg>\n")
+	ew.printf("</g>\n")
+	writeLegend(ew, kernels, legendTop)
+	ew.printf("</svg>\n")
 	if ew.err != nil {
 		return ew.err
 	}
