@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -11,99 +12,46 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The consumer module of TestConsumerModule: a graph, the go:generate line
-// of README.md ("Use it in your module"), kernels and a main that runs the
-// generated wrapper.
-var consumerFiles = map[string]string{
-	"affine/affine.json": `{
-  "name": "affine",
-  "symbols": {"batch": {"hint": 4, "min": 1, "max": 64}},
-  "tensors": {
-    "x": {"dtype": "f32", "shape": ["batch", 3]},
-    "b": {"dtype": "f32", "shape": [3]},
-    "t": {"dtype": "f32", "shape": ["batch", 3]},
-    "y": {"dtype": "f32", "shape": ["batch", 3]}
-  },
-  "inputs": ["x", "b"],
-  "outputs": ["y"],
-  "ops": [
-    {"kernel": "scale", "inputs": ["x"], "outputs": ["t"], "attrs": {"factor": 2.0}},
-    {"kernel": "add_row", "inputs": ["t", "b"], "outputs": ["y"]}
-  ]
-}
-`,
-	"affine/gen.go": `// Package affine runs affine.json through a wrapper that wrapgen generates.
-package affine
-
-//go:generate go tool wrapgen gen -lang go -o affine_wrapper.go affine.json
-`,
-	"affine/kernels.go": `package affine
-
-import "example.com/consumer/affine/wgrt"
-
-// GoKernels implements the graph's kernels over row-major f32 tensors.
-type GoKernels struct{}
-
-// Scale writes in0 * factor into out0.
-func (GoKernels) Scale(out0, in0 wgrt.Tensor, factor float64) error {
-	x, y := in0.Float32s(), out0.Float32s()
-	for i := range y[:out0.NumElements()] {
-		y[i] = x[i] * float32(factor)
+// quickStartFiles are the files README.md's quick start writes with
+// cat > PATH <<'EOF' ... EOF, so the test runs what a reader pastes.
+func quickStartFiles(t *testing.T, readme string) map[string]string {
+	t.Helper()
+	_, quick, ok := strings.Cut(readme, "## Quick start")
+	require.True(t, ok, "README.md has no Quick start section")
+	quick, _, _ = strings.Cut(quick, "\n## ")
+	files := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?s)cat > (\S+) <<'EOF'\n(.*?\n)EOF\n`).FindAllStringSubmatch(quick, -1) {
+		files[m[1]] = m[2]
 	}
-	return nil
-}
-
-// AddRow adds the row in1 to every row of in0.
-func (GoKernels) AddRow(out0, in0, in1 wgrt.Tensor) error {
-	n := in1.Shape[0]
-	x, b, y := in0.Float32s(), in1.Float32s(), out0.Float32s()
-	for i := range y[:out0.NumElements()] {
-		y[i] = x[i] + b[i%n]
-	}
-	return nil
-}
-`,
-	"main.go": `package main
-
-import (
-	"fmt"
-	"log"
-
-	"example.com/consumer/affine"
-	"example.com/consumer/affine/wgrt"
-)
-
-func main() {
-	out, err := affine.Run(affine.GoKernels{}, &affine.Inputs{
-		X: wgrt.FromFloat32s([]float32{1, 2, 3, 4, 5, 6}, 2, 3),
-		B: wgrt.FromFloat32s([]float32{1, 1, 1}, 3),
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println("y", out.Y.Shape, out.Y.Float32s())
-	_, err = affine.Run(affine.GoKernels{}, &affine.Inputs{
-		X: wgrt.FromFloat32s([]float32{1, 2, 3}, 3, 1),
-		B: wgrt.FromFloat32s([]float32{1, 1, 1}, 3),
-	})
-	fmt.Println("bad input:", err)
-}
-`,
+	require.Len(t, files, 4, "the quick start writes a graph, gen.go, kernels and main")
+	return files
 }
 
 // TestConsumerModule adopts wrapgen the way README.md tells a Go user to,
-// before a release: a new module, a replace to this checkout, go get -tool,
-// then go generate, go build, go vet and running the generated wrapper. All
-// offline: the module cache already holds wrapgen's dependencies and the
-// checkout's go.sum vouches for them.
+// with its quick start's files and, as before a release, a replace to this
+// checkout: go get -tool, go generate, go mod tidy, go build, go vet and
+// running the generated wrapper. All offline: the module cache already
+// holds wrapgen's dependencies and the checkout's go.sum vouches for them.
 func TestConsumerModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module with the go command")
 	}
 	checkout, err := filepath.Abs("../..")
 	require.NoError(t, err)
+	readme, err := os.ReadFile(filepath.Join(checkout, "README.md"))
+	require.NoError(t, err)
+	for _, step := range []string{
+		"go mod init example.com/hello\n",
+		"go get -tool github.com/wrapgen/wrapgen/cmd/wrapgen@latest\n",
+		"go mod edit -replace github.com/wrapgen/wrapgen=../wrapgen\n",
+		"cat ../wrapgen/go.sum >> go.sum\n",
+		"go get -tool github.com/wrapgen/wrapgen/cmd/wrapgen\n",
+		"//go:generate go tool wrapgen gen -lang go -o model_wrapper.go model.json\n",
+	} {
+		assert.Contains(t, string(readme), step, "README.md tells users what this test does")
+	}
 	dir := t.TempDir()
-	for name, content := range consumerFiles {
+	for name, content := range quickStartFiles(t, string(readme)) {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
@@ -121,7 +69,7 @@ func TestConsumerModule(t *testing.T) {
 		require.NoError(t, err, "go %s:\n%s", strings.Join(args, " "), out)
 		return string(out)
 	}
-	goCmd("mod", "init", "example.com/consumer")
+	goCmd("mod", "init", "example.com/hello")
 	goCmd("mod", "edit", "-go=1.24.0", "-replace", "github.com/wrapgen/wrapgen="+checkout)
 	goCmd("get", "-tool", "github.com/wrapgen/wrapgen/cmd/wrapgen")
 	goCmd("generate", "./...")
@@ -129,8 +77,8 @@ func TestConsumerModule(t *testing.T) {
 	goCmd("build", "./...")
 	goCmd("vet", "./...")
 	out := goCmd("run", ".")
-	assert.Contains(t, out, "y [2 3] [3 5 7 9 11 13]")
-	assert.Contains(t, out, "bad input: affine: input x:", "the wrapper names the input it refuses")
+	assert.Contains(t, out, "[2 3] [3 5 7 9 11 13] <nil>\n")
+	assert.Contains(t, out, "\naffine: input x:", "the wrapper names the input it refuses")
 
 	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	require.NoError(t, err)
