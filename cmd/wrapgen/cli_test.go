@@ -122,8 +122,10 @@ func TestExitCodes(t *testing.T) {
 	assert.ErrorContains(t, err, bad)
 	assert.Equal(t, exitBadInput, exitCode(err), "a rejected graph is bad input: %v", err)
 
-	_, _, err = runCLI("plan", "-strategy-typo", "x", bad)
-	assert.Equal(t, exitUsage, exitCode(err))
+	for _, flags := range [][]string{{"-strategy-typo", "x"}, {"-strategy", "gredy"}, {"-memory-pool", "all"}, {"-align", "48"}} {
+		_, _, err = runCLI(append(append([]string{"plan"}, flags...), filepath.Join(sharedGraphs, "resnet18.json"))...)
+		assert.Equal(t, exitUsage, exitCode(err), "plan %v: %v", flags, err)
+	}
 
 	// One intermediate between input and output: no two storages of a pool
 	// are ever live together, so there is nothing to overlap.

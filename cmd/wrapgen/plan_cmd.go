@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,8 +36,26 @@ func (pf *planFlags) options() plan.Options {
 	return plan.Options{Strategy: pf.strategy, MemoryPool: plan.MemoryPool(pf.memoryPool), Align: pf.align, Hints: expr.Env(pf.hints)}
 }
 
+// check refuses flag values no graph could be planned with, as usage
+// errors, before any file is read.
+func (pf *planFlags) check() error {
+	if pf.strategy != "" && !slices.Contains(plan.Strategies(), pf.strategy) {
+		return &usageError{fmt.Sprintf("-strategy %q: want one of %s", pf.strategy, strings.Join(plan.Strategies(), ", "))}
+	}
+	if !slices.Contains(plan.MemoryPools, plan.MemoryPool(pf.memoryPool)) {
+		return &usageError{fmt.Sprintf("-memory-pool %q: want none, intermediates, outputs or combined", pf.memoryPool)}
+	}
+	if pf.align < 1 || pf.align&(pf.align-1) != 0 {
+		return &usageError{fmt.Sprintf("-align %d: want a positive power of two", pf.align)}
+	}
+	return nil
+}
+
 // loadAndPlan reads one graph and plans it.
 func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
+	if err := pf.check(); err != nil {
+		return nil, err
+	}
 	g, err := graph.Load(path)
 	if err != nil {
 		return nil, err
