@@ -75,6 +75,28 @@ func TestEverySharedGraphPlansAndVerifies(t *testing.T) {
 	}
 }
 
+// TestRecordedModelsPlanAndVerify runs the other recorded torchvision
+// families (graph/testdata/models) through the default strategy in every
+// mode: they have concatenations, squeeze-excite blocks and attention that
+// the shipped three lack.
+func TestRecordedModelsPlanAndVerify(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(sharedGraphs, "models", "*.json"))
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		g, err := graph.Load(f)
+		require.NoError(t, err)
+		for _, m := range MemoryPools {
+			p, err := Make(g, Options{MemoryPool: m})
+			require.NoError(t, err, "%s %s", f, m)
+			for _, b := range []int64{1, 8} {
+				fig, err := p.Figures(expr.Env{"batch": b})
+				require.NoError(t, err)
+				assert.GreaterOrEqual(t, fig.PeakBytes, fig.LoadBytes, "%s %s batch %d", f, m, b)
+			}
+		}
+	}
+}
+
 func kinds(p *Plan) []string {
 	var out []string
 	for _, l := range p.Lines {
