@@ -39,10 +39,6 @@ func (d *decoder) decodeTensors(n *jsonNode) {
 			d.errAt(m.keyOff, placeOf(), "tensor name is empty")
 			continue
 		}
-		if d.g.byName[m.key] != nil {
-			d.errAt(m.keyOff, placeOf(), "tensor %q is defined twice", m.key)
-			continue
-		}
 		f := d.fieldsAt(&m.val, placeOf, "dtype", "shape", "strides", "device", "view_of", "offset")
 		if f == nil {
 			continue
