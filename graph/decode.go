@@ -48,7 +48,13 @@ func Parse(file string, data []byte) (*Graph, error) {
 	root, off, err := parseJSON(data)
 	if err != nil {
 		line, col := d.lines.pos(off)
-		return nil, ErrorList{{File: file, Line: line, Col: col, Msg: "malformed JSON: " + err.Error()}}
+		je := asJSONError(err, int(off))
+		msg := "malformed JSON: " + je.msg
+		if je.first >= 0 {
+			l, c := d.lines.pos(je.first)
+			msg = fmt.Sprintf("%s (first at line %d, col %d)", je.msg, l, c)
+		}
+		return nil, ErrorList{{File: file, Line: line, Col: col, Place: je.place(), Msg: msg}}
 	}
 	g := d.decodeGraph(root)
 	if len(d.problems) > 0 {
@@ -127,9 +133,9 @@ func (f *fieldSet) get(k string) *jsonNode {
 	return nil
 }
 
-// fields checks that n is an object whose keys are all known (at most 8),
-// reports duplicates, and returns the members by name; nil if n is not an
-// object.
+// fields checks that n is an object whose keys are all known (at most 8)
+// and returns the members by name; nil if n is not an object. (parseJSON
+// has refused duplicate keys.)
 func (d *decoder) fields(n *jsonNode, place string, known ...string) *fieldSet {
 	return d.fieldsAt(n, func() string { return place }, known...)
 }
@@ -148,8 +154,6 @@ func (d *decoder) fieldsAt(n *jsonNode, placeOf func() string, known ...string) 
 		switch {
 		case k < 0:
 			d.errAt(m.keyOff, placeOf(), "unknown field %q (known: %s)", m.key, strings.Join(known, ", "))
-		case out.vals[k] != nil:
-			d.errAt(m.keyOff, placeOf(), "field %q is given twice", m.key)
 		default:
 			out.vals[k] = &m.val
 		}
@@ -288,10 +292,6 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 		}
 		if m.key == "max" || m.key == "min" {
 			d.errAt(m.keyOff, place, "%q is a function name in expressions and cannot be a symbol", m.key)
-			continue
-		}
-		if d.symbols[m.key] != nil {
-			d.errAt(m.keyOff, place, "symbol %q is declared twice", m.key)
 			continue
 		}
 		s := &Symbol{Name: m.key, Min: 1}

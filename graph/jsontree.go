@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -70,7 +71,13 @@ func (li lineIndex) pos(off int64) (line, col int) {
 }
 
 // parseJSON reads data into a tree. On malformed input it returns the byte
-// offset of the problem and a message.
+// offset of the problem and a *jsonError, which names the place.
+//
+// Beyond encoding/json it refuses what a graph can never mean: invalid UTF-8
+// and lone UTF-16 surrogates in strings (encoding/json turns both into
+// U+FFFD, silently changing a name) and a key given twice in one object
+// (encoding/json keeps the last; in a graph it is always a mistake). Every
+// object is checked here, so no decoder of a field can forget to.
 //
 // It is a hand-written scanner rather than encoding/json's Token API: that
 // API allocates an interface per token and was a third of the time spent
@@ -83,13 +90,74 @@ func parseJSON(data []byte) (*jsonNode, int64, error) {
 	s.skipSpace()
 	var root jsonNode
 	if err := s.value(0, &root); err != nil {
-		return nil, int64(s.pos), err
+		je := asJSONError(err, s.pos)
+		return nil, je.off, je
 	}
 	s.skipSpace()
 	if s.pos < len(data) {
-		return nil, int64(s.pos), fmt.Errorf("unexpected data after the top-level value")
+		return nil, int64(s.pos), &jsonError{off: int64(s.pos), msg: "unexpected data after the top-level value", first: -1}
 	}
 	return &root, 0, nil
+}
+
+// jsonError is a problem in the JSON text: where it is (byte offset and the
+// path of keys and indices leading to it) and what it is.
+type jsonError struct {
+	off   int64
+	path  []string // innermost first, as the error travels up
+	msg   string
+	first int64 // for a duplicate key, where it was first given; else -1
+}
+
+func (e *jsonError) Error() string { return e.msg }
+
+// place is the path to the problem: `ops[2].inplace`, `tensors["a b"]`.
+func (e *jsonError) place() string {
+	var b strings.Builder
+	for i := len(e.path) - 1; i >= 0; i-- {
+		seg := e.path[i]
+		if b.Len() > 0 && seg[0] != '[' {
+			b.WriteByte('.')
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
+}
+
+// asJSONError gives err (from the scanner, at pos) its offset if it has none.
+func asJSONError(err error, pos int) *jsonError {
+	if je, ok := err.(*jsonError); ok {
+		return je
+	}
+	return &jsonError{off: int64(pos), msg: err.Error(), first: -1}
+}
+
+// within records that err happened inside member key (or element index i
+// when key is "" and isKey false) of the container being scanned.
+func within(err error, pos int, object bool, key string, i int) error {
+	je := asJSONError(err, pos)
+	switch {
+	case !object:
+		je.path = append(je.path, "["+strconv.Itoa(i)+"]")
+	case isPlainKey(key):
+		je.path = append(je.path, key)
+	default:
+		je.path = append(je.path, "["+strconv.Quote(key)+"]")
+	}
+	return je
+}
+
+// isPlainKey reports whether key reads clearly after a dot in a place.
+func isPlainKey(key string) bool {
+	if key == "" {
+		return false
+	}
+	for i, c := range key {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // maxJSONDepth bounds nesting so that hostile input cannot exhaust the stack
@@ -230,7 +298,7 @@ func (s *jsonScanner) container(depth int, n *jsonNode, closing byte) error {
 func (s *jsonScanner) members(depth int, n *jsonNode, closing byte, base int) error {
 	object := closing == '}'
 	var m jsonMember
-	for {
+	for i := 0; ; i++ {
 		m = jsonMember{}
 		if object {
 			if s.pos >= len(s.data) {
@@ -256,7 +324,7 @@ func (s *jsonScanner) members(depth int, n *jsonNode, closing byte, base int) er
 			s.skipSpace()
 		}
 		if err := s.value(depth+1, &m.val); err != nil {
-			return err
+			return within(err, s.pos, object, m.key, i)
 		}
 		s.stack = append(s.stack, m)
 		s.skipSpace()
@@ -268,6 +336,11 @@ func (s *jsonScanner) members(depth int, n *jsonNode, closing byte, base int) er
 			s.pos++
 			s.skipSpace()
 		case closing:
+			if object {
+				if err := s.checkUniqueKeys(base); err != nil {
+					return err
+				}
+			}
 			s.pos++
 			n.kids = s.kidsOf(base)
 			return nil
@@ -278,6 +351,34 @@ func (s *jsonScanner) members(depth int, n *jsonNode, closing byte, base int) er
 			return s.invalid("after array element")
 		}
 	}
+}
+
+// checkUniqueKeys refuses an object (its members above base on the stack)
+// that gives a key twice, naming the second.
+func (s *jsonScanner) checkUniqueKeys(base int) error {
+	ms := s.stack[base:]
+	dup := func(first, second *jsonMember) error {
+		return &jsonError{off: second.keyOff, msg: fmt.Sprintf("key %q is given twice", second.key), first: first.keyOff}
+	}
+	// Most objects have a few members: comparing pairs costs less than a map.
+	if len(ms) <= 16 {
+		for i := 1; i < len(ms); i++ {
+			for j := 0; j < i; j++ {
+				if ms[i].key == ms[j].key {
+					return dup(&ms[j], &ms[i])
+				}
+			}
+		}
+		return nil
+	}
+	seen := make(map[string]int, len(ms))
+	for i := range ms {
+		if j, ok := seen[ms[i].key]; ok {
+			return dup(&ms[j], &ms[i])
+		}
+		seen[ms[i].key] = i
+	}
+	return nil
 }
 
 // number scans a JSON number at s.pos, checking its grammar.
@@ -326,7 +427,7 @@ func (s *jsonScanner) number() error {
 }
 
 // str scans a JSON string at s.pos (on its opening quote); keys are
-// cut from the input. Invalid UTF-8 becomes U+FFFD, as encoding/json does.
+// cut from the input. Invalid UTF-8 and lone surrogates are refused.
 func (s *jsonScanner) str() (string, error) {
 	d := s.data
 	s.pos++
@@ -362,7 +463,10 @@ func (s *jsonScanner) slowStr(start int) (string, error) {
 			return "", s.invalid("in string literal")
 		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRune(d[s.pos:])
-			b = utf8.AppendRune(b, r) // RuneError for invalid bytes
+			if r == utf8.RuneError && size == 1 {
+				return "", fmt.Errorf("invalid UTF-8 byte %#02x in string (JSON text must be UTF-8)", c)
+			}
+			b = append(b, d[s.pos:s.pos+size]...)
 			s.pos += size
 		case c != '\\':
 			b = append(b, c)
@@ -391,21 +495,21 @@ func (s *jsonScanner) slowStr(start int) (string, error) {
 					return "", err
 				}
 				if utf16.IsSurrogate(r) {
-					r2 := unicode.ReplacementChar
-					if s.pos+2 < len(d) && d[s.pos+1] == '\\' && d[s.pos+2] == 'u' {
-						save := s.pos
-						s.pos += 2
-						lo, err := s.hex4()
-						if err != nil {
-							return "", err
-						}
-						if dec := utf16.DecodeRune(r, lo); dec != unicode.ReplacementChar {
-							r2 = dec
-						} else {
-							s.pos = save
-						}
+					escape := s.pos - 5 // the backslash
+					lone := fmt.Errorf("lone UTF-16 surrogate \\u%04x in string (it encodes no character)", r)
+					if r >= 0xdc00 || s.pos+2 >= len(d) || d[s.pos+1] != '\\' || d[s.pos+2] != 'u' {
+						s.pos = escape
+						return "", lone
 					}
-					r = r2
+					s.pos += 2
+					lo, err := s.hex4()
+					if err != nil {
+						return "", err
+					}
+					if r = utf16.DecodeRune(r, lo); r == unicode.ReplacementChar {
+						s.pos = escape
+						return "", lone
+					}
 				}
 				b = utf8.AppendRune(b, r)
 			default:

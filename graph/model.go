@@ -83,6 +83,8 @@ type Tensor struct {
 
 	bytes    expr.Expr // StorageBytes, computed once when the tensor is read
 	hasBytes bool
+	// mayBeEmpty is set when some symbol value makes a size 0.
+	mayBeEmpty bool
 }
 
 // IsView reports whether t aliases another tensor's storage.
@@ -97,10 +99,16 @@ func (t *Tensor) StorageBytes() expr.Expr {
 }
 
 // RootOffset is the view's start in elements from the start of its root.
+// A view that spans nothing starts at 0: its offset may lie beyond an empty
+// base (a view [n] at offset 1 of a base [n], at n = 0), and where nothing
+// is touched no position is wrong, but a pointer or slice past the end is.
 func (t *Tensor) RootOffset() expr.Expr {
 	off := expr.Const(0)
 	for v := t; v.ViewOf != nil; v = v.ViewOf {
 		off = expr.Add(off, v.Offset)
+	}
+	if t.mayBeEmpty {
+		off = expr.Mul(off, expr.Min(t.ExtentElems, expr.Const(1)))
 	}
 	return off
 }

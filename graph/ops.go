@@ -120,15 +120,9 @@ func (d *decoder) decodeAttrs(n *jsonNode, label string) []Attr {
 		return nil
 	}
 	var out []Attr
-	seen := map[string]bool{}
 	for mi := range n.kids {
 		m := &n.kids[mi]
 		place := fmt.Sprintf("%s: attrs[%q]", label, m.key)
-		if seen[m.key] {
-			d.errAt(m.keyOff, place, "attribute is given twice")
-			continue
-		}
-		seen[m.key] = true
 		a := Attr{Name: m.key}
 		v := &m.val
 		switch v.kind {
@@ -224,11 +218,24 @@ func (d *decoder) decodeInplace(n *jsonNode, op *Op) []Inplace {
 			d.errAt(m.keyOff, place(), "%q is not one of this op's outputs", m.key)
 		case in == nil || !contains(op.Inputs, in):
 			d.err(&m.val, place(), "%q is not one of this op's inputs", inName)
+		case takenBy(out, in) != nil:
+			// One storage cannot become two tensors that are both alive.
+			d.err(&m.val, place(), "%q is already taken over by %q; each input can be taken over by one output only", inName, takenBy(out, in).Name)
 		default:
 			out = append(out, Inplace{Out: o, In: in})
 		}
 	}
 	return out
+}
+
+// takenBy is the output that takes over in among pairs, or nil.
+func takenBy(pairs []Inplace, in *Tensor) *Tensor {
+	for _, p := range pairs {
+		if p.In == in {
+			return p.Out
+		}
+	}
+	return nil
 }
 
 func contains(ts []*Tensor, t *Tensor) bool {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -9,7 +10,10 @@ import (
 )
 
 // extent is what a tensor spans, in elements and (for its dtype) bytes.
-type extent struct{ elems, bytes expr.Expr }
+type extent struct {
+	elems, bytes expr.Expr
+	mayBeEmpty   bool
+}
 
 type rawTensor struct {
 	t      *Tensor
@@ -37,10 +41,6 @@ func (d *decoder) decodeTensors(n *jsonNode) {
 		placeOf := func() string { return fmt.Sprintf("tensors[%q]", m.key) }
 		if m.key == "" {
 			d.errAt(m.keyOff, placeOf(), "tensor name is empty")
-			continue
-		}
-		if d.g.byName[m.key] != nil {
-			d.errAt(m.keyOff, placeOf(), "tensor %q is defined twice", m.key)
 			continue
 		}
 		f := d.fieldsAt(&m.val, placeOf, "dtype", "shape", "strides", "device", "view_of", "offset")
@@ -270,7 +270,14 @@ func (d *decoder) sampleEnvs() []expr.Env {
 	return d.samples
 }
 
+// makeSampleEnvs gives the symbol values sizes and views are checked at
+// where no proof covers them: the hints, all minimums and all maximums, and
+// with a few symbols every combination of each one's min, hint and max (a
+// view can fit at all-min and all-max yet not at n=min, m=max).
 func (d *decoder) makeSampleEnvs() []expr.Env {
+	if envs := d.cornerEnvs(); envs != nil {
+		return envs
+	}
 	hints, mins, maxes := expr.Env{}, expr.Env{}, expr.Env{}
 	names := make([]string, 0, len(d.symbols))
 	for n := range d.symbols {
@@ -289,6 +296,44 @@ func (d *decoder) makeSampleEnvs() []expr.Env {
 	envs := []expr.Env{hints, mins}
 	if anyMax {
 		envs = append(envs, maxes)
+	}
+	return envs
+}
+
+// maxCornerEnvs bounds the combinations cornerEnvs makes: each sample costs
+// an evaluation of every distinct extent of the graph.
+const maxCornerEnvs = 27
+
+// cornerEnvs is every combination of each symbol's min, hint and max (hints
+// first), or nil when there are too many.
+func (d *decoder) cornerEnvs() []expr.Env {
+	names := make([]string, 0, len(d.symbols))
+	for n := range d.symbols {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	envs := []expr.Env{{}}
+	for _, n := range names {
+		s := d.symbols[n]
+		vals := []int64{s.Hint}
+		if s.Min != s.Hint {
+			vals = append(vals, s.Min)
+		}
+		if s.HasMax && s.Max != s.Hint && s.Max != s.Min {
+			vals = append(vals, s.Max)
+		}
+		if len(envs)*len(vals) > maxCornerEnvs {
+			return nil
+		}
+		var next []expr.Env
+		for _, e := range envs {
+			for _, v := range vals {
+				ne := maps.Clone(e)
+				ne[n] = v
+				next = append(next, ne)
+			}
+		}
+		envs = next
 	}
 	return envs
 }
@@ -332,24 +377,35 @@ func (d *decoder) checkExtent(r *rawTensor) bool {
 			parts = append(parts, expr.Mul(expr.Sub(t.Shape[i], expr.Const(1)), t.Strides[i]))
 		}
 		span := expr.Add(parts...)
+		span = expr.Mul(append([]expr.Expr{span}, d.emptyFactors(span, t.Shape)...)...)
 		for _, env := range d.sampleEnvs() {
 			if !d.checkAt(r, env, span) {
 				return false
 			}
 		}
-		ext = extent{span, expr.Scale(span, t.DType.Size())}
+		ext = extent{span, expr.Scale(span, t.DType.Size()), !d.lessEq(expr.Const(1), span)}
 		d.extents[string(key)] = ext
 	}
-	t.ExtentElems, t.bytes, t.hasBytes = ext.elems, ext.bytes, true
-	// Where some size is zero at run time the tensor spans nothing; make the
-	// expression say so for constant zero sizes, the common case (empty
-	// placeholders like shape [0]).
-	for _, s := range t.Shape {
-		if c, ok := s.IsConst(); ok && c == 0 {
-			t.ExtentElems, t.bytes = expr.Const(0), expr.Const(0)
+	t.ExtentElems, t.bytes, t.mayBeEmpty = ext.elems, ext.bytes, ext.mayBeEmpty
+	t.hasBytes = true
+	return true
+}
+
+// emptyFactors makes a tensor with a size of 0 span nothing, as the format
+// says, for every symbol value: 1 + sum((size_i-1)*stride_i) alone goes
+// negative at size 0 (or stays positive, with some strides), so the span
+// is multiplied by min(size_i, 1), which is 0 exactly when size_i is, for
+// each size that can be 0 (a constant 0, or an expression over a symbol
+// with min 0) and that the span does not already vanish with. Graphs
+// without empty tensors keep their sizes as they were.
+func (d *decoder) emptyFactors(span expr.Expr, shape []expr.Expr) []expr.Expr {
+	var fs []expr.Expr
+	for _, s := range shape {
+		if !d.lessEq(expr.Const(1), s) && !expr.VanishesWith(span, s) {
+			fs = append(fs, expr.Min(s, expr.Const(1)))
 		}
 	}
-	return true
+	return fs
 }
 
 func (d *decoder) checkAt(r *rawTensor, env expr.Env, span expr.Expr) bool {

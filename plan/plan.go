@@ -139,6 +139,9 @@ func Make(g *graph.Graph, opts Options) (*Plan, error) {
 	p := &Plan{Graph: g, Strategy: strat.Name(), Winner: req.Winner, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints,
 		Buffers: prog.Buffers, Pools: pools, Steps: prog.Steps}
 	p.finishPools()
+	if err := checkCountable(p); err != nil {
+		return nil, err
+	}
 	p.Lines = rewriteToPoolLines(prog.Lines, p.Pools)
 	if err := Verify(p); err != nil {
 		return nil, fmt.Errorf("strategy %s made a plan that fails verification (a bug in wrapgen; try another -strategy): %w", strat.Name(), err)

@@ -514,3 +514,25 @@ func TestTimeSplitReleasesBeforeLateOutput(t *testing.T) {
 	assert.LessOrEqual(t, fb.PeakBytes, f2.PeakBytes, "best keeps the smallest peak")
 	require.NoError(t, Verify(split))
 }
+
+// Each storage fits in int64 at the symbol's max, but two side by side in
+// one pool do not: the plan is refused, naming the symbol value and pool,
+// instead of a wrapper that computes a wrapped-around pool size.
+func TestPoolSizeOverflowAtMaxRefused(t *testing.T) {
+	src := `{"name": "huge", "symbols": {"n": {"hint": 4, "min": 1, "max": 144115188075855872}},
+	  "tensors": {"x": {"dtype": "f32", "shape": ["n", 8]}, "a": {"dtype": "f32", "shape": ["n", 8]},
+	              "b": {"dtype": "f32", "shape": ["n", 8]}, "y": {"dtype": "f32", "shape": ["n", 8]}},
+	  "inputs": ["x"], "outputs": ["y"],
+	  "ops": [{"kernel": "k", "inputs": ["x"], "outputs": ["a"]}, {"kernel": "k", "inputs": ["x"], "outputs": ["b"]},
+	          {"kernel": "k2", "inputs": ["a", "b"], "outputs": ["y"]}]}`
+	g, err := graph.Parse("huge.json", []byte(src))
+	require.NoError(t, err, "each storage alone fits")
+	_, err = Make(g, Options{Strategy: "greedy-size"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "huge: at n=144115188075855872, pool pool")
+	assert.Contains(t, err.Error(), "more than int64 counts; lower the symbols' max")
+	g, err = graph.Parse("huge.json", []byte(strings.Replace(src, "144115188075855872", "72057594037927936", 1)))
+	require.NoError(t, err)
+	_, err = Make(g, Options{Strategy: "greedy-size"})
+	require.NoError(t, err, "at half the max the pool fits")
+}

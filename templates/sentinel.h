@@ -9,14 +9,40 @@
 
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
-#include <deque>
 
 #include "wrapgen_runtime.h"
 
 namespace wrapgen_sentinel {
+
+// FakeDevice stands host memory in for a device other than "cpu", so a
+// graph on such devices is checked like a cpu one. It checks that it is
+// given back only buffers it handed out, once; problems go to *error.
+class FakeDevice : public wrapgen::Allocator {
+ public:
+  FakeDevice(std::string name, std::string* error) : name_(std::move(name)), error_(error) {}
+  void* Allocate(int64_t bytes, int64_t align) override {
+    void* p = wrapgen::CpuAllocator::Default()->Allocate(bytes, align);
+    if (p != nullptr) live_.insert(p);
+    return p;
+  }
+  void Deallocate(void* p, int64_t bytes, int64_t align) override {
+    if (live_.erase(p) == 0) {
+      if (error_->empty()) *error_ = "device \"" + name_ + "\": a buffer was freed that it did not hand out, or twice";
+      return;
+    }
+    wrapgen::CpuAllocator::Default()->Deallocate(p, bytes, align);
+  }
+
+ private:
+  std::string name_;
+  std::string* error_;
+  std::set<void*> live_;
+};
 
 struct View {
   int storage;
@@ -53,17 +79,38 @@ class Checker {
     expected_.resize(names_.size());
   }
 
-  // Input makes a graph input filled with its pattern; the checker owns
-  // its memory.
-  wrapgen::Tensor Input(const char* name, wrapgen::DType dtype, std::initializer_list<int64_t> shape,
+  // Input makes a graph input filled with its pattern, in host memory
+  // whatever its device (as FakeDevice gives); the checker owns its memory.
+  // device must outlive the checker (a string literal).
+  wrapgen::Tensor Input(const char* name, wrapgen::DType dtype, const char* device, std::initializer_list<int64_t> shape,
                         std::initializer_list<int64_t> strides) {
     wrapgen::Tensor t;
-    wrapgen::SetLayout(&t, dtype, "cpu", shape, strides);
+    wrapgen::SetLayout(&t, dtype, device, shape, strides);
     t.bytes = t.ExtentElements() * wrapgen::DTypeSize(dtype);
     inputs_.emplace_back(static_cast<size_t>(t.bytes) + 1);
     t.data = inputs_.back().data();
+    auto it = views_.find(name);
+    if (it != views_.end()) input_storages_.insert(it->second.storage);
     Write(name, t);
     return t;
+  }
+
+  // Device is a fake device allocator for a device other than "cpu".
+  wrapgen::Allocator* Device(const char* name) {
+    devices_.emplace_back(name, &first_);
+    return &devices_.back();
+  }
+
+  // BeginCall starts a wrapper call: what earlier calls wrote to planned
+  // storages says nothing about this one (its memory may be new, or reused
+  // with other contents), so only the inputs' contents are still known. A
+  // graph may read memory that no op of the call wrote (an output written
+  // in part, a strided base read through a view over its gaps): that reads
+  // undefined bytes, not corrupted ones.
+  void BeginCall() {
+    for (size_t s = 0; s < expected_.size(); s++) {
+      if (input_storages_.count(static_cast<int>(s)) == 0) expected_[s].clear();
+    }
   }
 
   void BeginOp(const wrapgen::Op& op) { op_ = &op; }
@@ -186,6 +233,8 @@ class Checker {
   std::map<int, std::vector<int>> forget_;
   std::vector<std::vector<uint16_t>> expected_;
   std::deque<std::vector<uint8_t>> inputs_;  // stable addresses
+  std::set<int> input_storages_;
+  std::deque<FakeDevice> devices_;  // stable addresses
   const wrapgen::Op* op_ = nullptr;
   uint32_t writes_ = 0;
   std::string first_;

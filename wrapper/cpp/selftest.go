@@ -43,6 +43,7 @@ type selftestData struct {
 	Kernels                      []selftestKernel
 	Storages, Views, Forget      []string
 	Inputs                       []string
+	Devices                      []string // quoted
 	Outputs                      []struct{ Name, Field string }
 }
 
@@ -103,13 +104,16 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 		for i := range t.Shape {
 			shape, strides = append(shape, cx(t.Shape[i])), append(strides, cx(t.Strides[i]))
 		}
-		d.Inputs = append(d.Inputs, fmt.Sprintf("in.%s = c.Input(%s, %s, {%s}, {%s});", n.field[t], quote(t.Name), dtypeConst(t.DType),
+		d.Inputs = append(d.Inputs, fmt.Sprintf("in.%s = c.Input(%s, %s, %s, {%s}, {%s});", n.field[t], quote(t.Name), dtypeConst(t.DType), quote(t.Device),
 			strings.Join(shape, ", "), strings.Join(strides, ", ")))
 	}
 	for _, s := range g.Symbols {
 		if _, ok := pr.Bound[s.Name]; !ok {
 			d.Inputs = append(d.Inputs, fmt.Sprintf("in.%s = %s;", n.symField[s.Name], n.symbol[s.Name]))
 		}
+	}
+	for _, dev := range g.OtherDevices() {
+		d.Devices = append(d.Devices, quote(dev))
 	}
 	for _, t := range g.Outputs {
 		d.Outputs = append(d.Outputs, struct{ Name, Field string }{t.Name, n.field[t]})

@@ -2,7 +2,7 @@ package golang
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"fmt"
 	"runtime"
 	"strings"
@@ -15,8 +15,8 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/emit"
 )
 
-//go:embed sentinel/sentinel.go
-var sentinelSource []byte
+//go:embed sentinel/sentinel.go sentinel/device.go
+var sentinelSource embed.FS
 
 const selftestModule = "wrapgenselftest"
 
@@ -44,8 +44,14 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]File, error) {
 		{Path: "go.mod", Content: []byte("module " + selftestModule + "\n\ngo " + goVersion + "\n")},
 		{Path: "main.go", Content: mainSrc},
 		{Path: "wrapper/wrapper.go", Content: src},
-		{Path: "sentinel/sentinel.go", Content: bytes.ReplaceAll(sentinelSource,
-			[]byte(`"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"`), []byte(`"`+rtImport+`"`))},
+	}
+	for _, name := range []string{"sentinel.go", "device.go"} {
+		data, err := sentinelSource.ReadFile("sentinel/" + name)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, File{Path: "sentinel/" + name, Content: bytes.ReplaceAll(data,
+			[]byte(`"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"`), []byte(`"`+rtImport+`"`))})
 	}
 	files = append(files, RuntimeFiles("wrapper/wgrt")...)
 	return files, nil
@@ -120,7 +126,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 			}
 			shape, strides = append(shape, jen.Lit(sz)), append(strides, jen.Lit(st))
 		}
-		inFields = append(inFields, field(n.tensor[t], jen.Id("c").Dot("Input").Call(jen.Lit(t.Name), jen.Qual(rtImport, dtypeConst(t.DType)),
+		inFields = append(inFields, field(n.tensor[t], jen.Id("c").Dot("Input").Call(jen.Lit(t.Name), jen.Qual(rtImport, dtypeConst(t.DType)), jen.Lit(t.Device),
 			jen.Index().Int().Values(shape...), jen.Index().Int().Values(strides...))))
 	}
 	for _, s := range g.Symbols {
@@ -132,6 +138,11 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 	for _, t := range g.Outputs {
 		checkOuts = append(checkOuts, jen.If(jen.Err().Op(":=").Id("c").Dot("CheckOutput").Call(jen.Lit(t.Name), jen.Id("out").Dot(n.tensor[t])), jen.Err().Op("!=").Nil()).Block(
 			jen.Id("fail").Call(jen.Id("pass"), jen.Err())))
+	}
+
+	var devices []jen.Code
+	for _, d := range g.OtherDevices() {
+		devices = append(devices, jen.Lit(d))
 	}
 
 	f := jen.NewFile("main")
@@ -146,15 +157,18 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		),
 		jen.Id("in").Op(":=").Op("&").Qual(wrapperImport, "Inputs").Values(inFields...),
 		jen.Id("k").Op(":=").Qual(wrapperImport, "KernelsFunc").Call(jen.Id("c").Dot("Call")),
+		jen.Id("opts").Op(":=").Qual(wrapperImport, "Options").Values(jen.Id("Allocators").Op(":").Id("c").Dot("Allocators").Call(devices...)),
 		jen.Id("pass").Op(":=").Lit("Run"),
-		jen.List(jen.Id("out"), jen.Err()).Op(":=").Qual(wrapperImport, "Run").Call(jen.Id("k"), jen.Id("in")),
+		jen.Id("c").Dot("BeginCall").Call(),
+		jen.List(jen.Id("out"), jen.Err()).Op(":=").Qual(wrapperImport, "RunWith").Call(jen.Id("k"), jen.Id("in"), jen.Nil(), jen.Id("opts")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Id("pass"), jen.Err())),
 		jen.Block(checkOuts...),
-		jen.Id("r").Op(":=").Qual(wrapperImport, "NewRunner").Call(jen.Qual(wrapperImport, "Options").Values()),
+		jen.Id("r").Op(":=").Qual(wrapperImport, "NewRunner").Call(jen.Id("opts")),
 		jen.Defer().Id("r").Dot("Close").Call(),
 		jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(2), jen.Id("i").Op("++")).Block(
 			jen.Id("pass").Op("=").Qual("fmt", "Sprintf").Call(jen.Lit("Runner call %d"), jen.Id("i").Op("+").Lit(1)),
 			jen.Id("out").Op("=").Op("&").Qual(wrapperImport, "Outputs").Values(),
+			jen.Id("c").Dot("BeginCall").Call(),
 			jen.If(jen.Err().Op(":=").Id("r").Dot("Run").Call(jen.Id("k"), jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Id("pass"), jen.Err())),
 			jen.Block(checkOuts...),
 		),

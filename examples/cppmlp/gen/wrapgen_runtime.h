@@ -7,6 +7,7 @@
 #ifndef WRAPGEN_RUNTIME_H_
 #define WRAPGEN_RUNTIME_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <complex>
 #include <cstdint>

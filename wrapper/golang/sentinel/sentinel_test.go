@@ -14,7 +14,7 @@ import (
 func TestDetectsOverlap(t *testing.T) {
 	c := New([]Storage{{"x", 16}, {"a", 16}, {"b", 16}},
 		map[string]View{"x": {0, 0}, "a": {1, 0}, "b": {2, 0}}, nil)
-	x := c.Input("x", wgrt.F32, []int{4}, []int{1})
+	x := c.Input("x", wgrt.F32, "cpu", []int{4}, []int{1})
 	mem := wgrt.AlignedBytes(16, 64)
 	a := wgrt.Tensor{DType: wgrt.F32, Shape: []int{4}, Strides: []int{1}, Data: mem}
 	b := a // same memory: the fault
@@ -43,4 +43,42 @@ func TestStridedViews(t *testing.T) {
 	require.NoError(t, c.Call(&wgrt.Call{Op: w2, Outputs: []wgrt.Tensor{odd}}))
 	require.NoError(t, c.Call(&wgrt.Call{Op: r, Inputs: []wgrt.Tensor{even, odd}}))
 	assert.Equal(t, int64(32), c.BytesRead)
+}
+
+// A new call forgets what earlier calls wrote to planned storages (their
+// memory may hold anything now) but keeps the inputs.
+func TestBeginCallForgetsAllButInputs(t *testing.T) {
+	c := New([]Storage{{"x", 16}, {"a", 16}}, map[string]View{"x": {0, 0}, "a": {1, 0}}, nil)
+	x := c.Input("x", wgrt.F32, "cpu", []int{4}, []int{1})
+	a := wgrt.Tensor{DType: wgrt.F32, Shape: []int{4}, Strides: []int{1}, Data: wgrt.AlignedBytes(16, 64)}
+	w := &wgrt.Op{Index: 0, Place: "ops[0]", Kernel: "w", Inputs: []string{"x"}, Outputs: []string{"a"}}
+	r := &wgrt.Op{Index: 1, Place: "ops[1]", Kernel: "r", Inputs: []string{"x", "a"}}
+	c.BeginCall()
+	require.NoError(t, c.Call(&wgrt.Call{Op: w, Inputs: []wgrt.Tensor{x}, Outputs: []wgrt.Tensor{a}}))
+	c.BeginCall()
+	fresh := a
+	fresh.Data = wgrt.AlignedBytes(16, 64) // the next call's memory, never written
+	require.NoError(t, c.Call(&wgrt.Call{Op: r, Inputs: []wgrt.Tensor{x, fresh}}), "unwritten memory of a new call is not corrupted")
+	x.Data[0] ^= 1
+	err := c.Call(&wgrt.Call{Op: r, Inputs: []wgrt.Tensor{x, fresh}})
+	require.Error(t, err, "inputs stay known across calls")
+	assert.Contains(t, err.Error(), `input "x" (storage of "x") is corrupted`)
+}
+
+// Fake devices hand out host memory and refuse a buffer freed twice.
+func TestFakeDevices(t *testing.T) {
+	c := New(nil, nil, nil)
+	as := c.Allocators("cuda:0")
+	a, err := as.For("cuda:0")
+	require.NoError(t, err)
+	buf, err := a.Alloc(100, 64)
+	require.NoError(t, err)
+	assert.Len(t, buf, 100)
+	a.Free(buf)
+	require.NoError(t, c.Err())
+	a.Free(buf)
+	require.Error(t, c.Err())
+	assert.Contains(t, c.Err().Error(), `device "cuda:0"`)
+	_, err = as.For("cuda:1")
+	assert.Error(t, err, "only the devices named get an allocator")
 }

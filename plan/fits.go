@@ -1,0 +1,52 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// checkCountable refuses a plan whose pool sizes or buffer ends overflow
+// int64 at the symbols' maximums: each storage fits (the graph checks that),
+// but several side by side in one pool may not, and the generated wrapper
+// would then compute a wrapped-around size and hand kernels memory that
+// overlaps. Sizes grow with the symbols, so the maximums are where they
+// are largest; each symbol is also tried alone at its maximum.
+func checkCountable(p *Plan) error {
+	g := p.Graph
+	all := p.Env(nil)
+	var envs []expr.Env
+	for _, s := range g.Symbols {
+		if !s.HasMax {
+			continue
+		}
+		all[s.Name] = s.Max
+		one := p.Env(nil)
+		one[s.Name] = s.Max
+		envs = append(envs, one)
+	}
+	if len(envs) == 0 {
+		return nil
+	}
+	envs = append([]expr.Env{all}, envs...)
+	for _, env := range envs {
+		for _, pool := range p.Pools {
+			if _, err := pool.Size.Eval(env); err != nil {
+				return fmt.Errorf("%s: at %s, pool %s on %s would hold %s bytes, more than int64 counts; lower the symbols' max",
+					g.Name, envString(env), pool.Name, pool.Device, pool.Size)
+			}
+			for _, b := range pool.Buffers {
+				if end := expr.Add(b.Offset, b.Size); !evaluates(end, env) {
+					return fmt.Errorf("%s: at %s, tensor %q in pool %s would end at byte %s, more than int64 counts; lower the symbols' max",
+						g.Name, envString(env), b.Owner().Name, pool.Name, end)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func evaluates(e expr.Expr, env expr.Env) bool {
+	_, err := e.Eval(env)
+	return err == nil && !e.Overflowed()
+}
