@@ -13,6 +13,9 @@ type Figures struct {
 	// LoadBytes is the lower bound: the largest total of aligned live
 	// storage at any step.
 	LoadBytes int64
+	// DeclaredLoadBytes is the lower bound with declared inplace pairs
+	// only: what LoadBytes would be without the planner's aliasing.
+	DeclaredLoadBytes int64
 	// ModeBoundBytes is the lower bound for plans that keep the memory_pool
 	// mode's grouping with one pool per group (all intermediates of a device
 	// in one pool): each group reserves its own largest live total from its
@@ -77,6 +80,18 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 		peaks = append(peaks, event{pool.Begin, n}, event{pool.End, -n})
 	}
 	f.LoadBytes = maxLive(loads)
+	f.DeclaredLoadBytes = f.LoadBytes
+	if p.declared != nil {
+		var plain []event
+		for _, b := range p.declared {
+			n, err := b.Size.Eval(env)
+			if err != nil {
+				return nil, fmt.Errorf("size of %s: %w", b.Owner().Name, err)
+			}
+			plain = append(plain, event{b.Begin, alignInt(n, p.Align)}, event{b.End, -alignInt(n, p.Align)})
+		}
+		f.DeclaredLoadBytes = maxLive(plain)
+	}
 	f.PeakBytes = maxLive(peaks)
 	f.ModeBoundBytes = p.modeBound(f)
 	return f, nil

@@ -35,6 +35,9 @@ type Options struct {
 	MemoryPool MemoryPool // "" means intermediates
 	Align      int64      // 0 means DefaultAlign
 	Hints      expr.Env   // symbol values to plan for; missing ones use the graph's hints
+	// NoAlias turns off the in-place reuse the planner chooses from the
+	// kernels' may_alias traits (declared inplace pairs are always kept).
+	NoAlias bool
 }
 
 // Request is what a strategy places: buffers with live ranges and sizes.
@@ -74,6 +77,11 @@ type Plan struct {
 	Buffers  []*Buffer
 	Pools    []*Pool
 	Steps    int
+	// AliasedOps counts the ops the planner made in place from kernel
+	// traits; declared holds the buffers' live ranges without those
+	// choices (nil when there are none), for the bound before aliasing.
+	AliasedOps int
+	declared   []*Buffer
 }
 
 func (o Options) withDefaults(g *graph.Graph) (Options, error) {
@@ -127,9 +135,17 @@ func Make(g *graph.Graph, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	prog, err := Lower(g, opts.Hints)
+	prog, err := Lower(g, opts.Hints, !opts.NoAlias)
 	if err != nil {
 		return nil, err
+	}
+	var declared []*Buffer
+	if prog.AliasedOps > 0 {
+		plain, err := Lower(g, opts.Hints, false)
+		if err != nil {
+			return nil, err
+		}
+		declared = plain.Buffers
 	}
 	req := &Request{Buffers: prog.Buffers, Mode: opts.MemoryPool, Align: opts.Align, Bounds: g.Bounds(), Hints: opts.Hints}
 	pools, err := strat.Place(req)
@@ -137,7 +153,7 @@ func Make(g *graph.Graph, opts Options) (*Plan, error) {
 		return nil, fmt.Errorf("strategy %s: %w", strat.Name(), err)
 	}
 	p := &Plan{Graph: g, Strategy: strat.Name(), Winner: req.Winner, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints,
-		Buffers: prog.Buffers, Pools: pools, Steps: prog.Steps}
+		Buffers: prog.Buffers, Pools: pools, Steps: prog.Steps, AliasedOps: prog.AliasedOps, declared: declared}
 	p.finishPools()
 	p.Lines = rewriteToPoolLines(prog.Lines, p.Pools)
 	if err := Verify(p); err != nil {
