@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // AliasPair says a kernel computes correctly when its output Out (an index
@@ -100,4 +101,30 @@ func (d *decoder) aliasPairs(n *jsonNode, place string, outs, ins int) []AliasPa
 		}
 	}
 	return pairs
+}
+
+// AliasDoc is the sentence a generated Kernels method's doc adds about its
+// may_alias pairs ("" when there are none), e.g. "; out0 may share memory
+// with in0 or in1 (read those inputs before writing it)".
+func (k *Kernel) AliasDoc() string {
+	if len(k.MayAlias) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for out := 0; out < k.Outputs; out++ {
+		var ins []string
+		for _, p := range k.MayAlias {
+			if p.Out == out {
+				ins = append(ins, "in"+strconv.Itoa(p.In))
+			}
+		}
+		if len(ins) == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " out%d may share memory with %s", out, strings.Join(ins, " or "))
+	}
+	return ";" + b.String() + " (read those inputs before writing it)"
 }

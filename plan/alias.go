@@ -77,7 +77,9 @@ func (lw *lowering) chooseAliases() (chosen [][]graph.Inplace, ops int) {
 		if len(cands) == 0 {
 			continue
 		}
-		for _, c := range bestMatching(cands) {
+		matched := bestMatching(cands)
+		slices.SortFunc(matched, func(a, b aliasCandidate) int { return cmp.Compare(a.out.Index, b.out.Index) })
+		for _, c := range matched {
 			taken[c.in.Index] = true
 			born[c.out.Index] = born[c.in.Index]
 			chosen[ki] = append(chosen[ki], graph.Inplace{Out: c.out, In: c.in})
