@@ -72,7 +72,7 @@ func WriteReport(w io.Writer, p *Plan, f *Figures, opts ReportOptions) error {
 	if p.AliasedOps > 0 {
 		fmt.Fprintf(tw, "in place by may_alias\t%d ops (lower bound with declared inplace only: %s)\n", p.AliasedOps, Bytes(f.DeclaredLoadBytes))
 	}
-	fmt.Fprintf(tw, "mode bound\t%s (one pool per %s group; time-split pools can go below)\n", Bytes(f.ModeBoundBytes), p.Mode)
+	fmt.Fprintf(tw, "mode bound\t%s (one pool per %s group, outputs' pools hosting intermediates before the outputs; time-split pools can go below)\n", Bytes(f.ModeBoundBytes), p.Mode)
 	fmt.Fprintf(tw, "peak\t%s\n", Bytes(f.PeakBytes))
 	fmt.Fprintf(tw, "naive\t%s\n", Bytes(f.NaiveBytes))
 	fmt.Fprintf(tw, "peak / lower bound\t%.4f\n", f.Ratio())

@@ -145,11 +145,17 @@ type poolGroup struct {
 	buffers []*Buffer
 }
 
-// poolGroups splits buffers into pools as the memory_pool mode says: per
+// poolGroups splits buffers into pools as the memory_pool mode says, with
+// the outputs' pools hosting intermediates before the outputs are born.
+func poolGroups(req *Request) []poolGroup {
+	return hostInOutputPools(req, modeGroups(req))
+}
+
+// modeGroups splits buffers into pools as the memory_pool mode says: per
 // device; with "intermediates" each output alone, with "outputs" the outputs
 // together, with "combined" everything together, with "none" every buffer
 // alone.
-func poolGroups(req *Request) []poolGroup {
+func modeGroups(req *Request) []poolGroup {
 	var devices []string
 	byDev := map[string][]*Buffer{}
 	for _, b := range req.Buffers {
