@@ -77,22 +77,23 @@ func hostInOutputPools(req *Request, groups []poolGroup) []poolGroup {
 			return cmp.Compare(a.ID, b.ID)
 		})
 		load := newMaxTree(h.birth)
-		taken := map[*Buffer]bool{}
+		taken := make([]bool, len(req.Buffers))
+		took := false
 		for _, b := range cands {
 			n := alignInt(b.Hint, req.Align)
 			if load.max(b.Begin, b.End)+n > h.room {
 				continue
 			}
 			load.add(b.Begin, b.End, n)
-			taken[b] = true
+			taken[b.ID], took = true, true
 		}
-		if len(taken) == 0 {
+		if !took {
 			continue
 		}
 		var rest []*Buffer
 		hosted := slices.Clone(out[h.group].buffers)
 		for _, b := range out[ii].buffers {
-			if taken[b] {
+			if taken[b.ID] {
 				hosted = append(hosted, b)
 			} else {
 				rest = append(rest, b)

@@ -50,6 +50,8 @@ type Request struct {
 	// Winner is set by strategies that choose among others: the one whose
 	// placement was kept.
 	Winner string
+
+	groups []poolGroup // poolGroups' result, made once for every strategy
 }
 
 type placement struct {

@@ -147,8 +147,12 @@ type poolGroup struct {
 
 // poolGroups splits buffers into pools as the memory_pool mode says, with
 // the outputs' pools hosting intermediates before the outputs are born.
+// Strategies tried by best share the result, which they only read.
 func poolGroups(req *Request) []poolGroup {
-	return hostInOutputPools(req, modeGroups(req))
+	if req.groups == nil {
+		req.groups = hostInOutputPools(req, modeGroups(req))
+	}
+	return req.groups
 }
 
 // modeGroups splits buffers into pools as the memory_pool mode says: per

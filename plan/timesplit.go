@@ -75,7 +75,9 @@ func splitByTime(req *Request, groups []poolGroup) []poolGroup {
 		bestI, bestEst := -1, cur
 		var bestCut timeCut
 		for i, p := range parts {
-			if len(p.grp.buffers) < 2 {
+			// An output's pool that hosts intermediates is already sized by
+			// its output: cutting it would only cost time.
+			if len(p.grp.buffers) < 2 || (req.Mode == PoolIntermediates && hasOutput(p.grp)) {
 				continue
 			}
 			evs := partEvents(req, p)
