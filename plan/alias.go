@@ -231,3 +231,15 @@ func greedyMatching(cands []aliasCandidate) (sel []aliasCandidate, total int64) 
 	}
 	return sel, total
 }
+
+// AliasedBuffers are the storages in which the planner joined an output to
+// an input by may_alias (reports mark them).
+func (p *Plan) AliasedBuffers() map[*Buffer]bool {
+	out := map[*Buffer]bool{}
+	for _, l := range p.Lines {
+		if l.Kind == LineReuse && l.Chosen {
+			out[l.Buffer] = true
+		}
+	}
+	return out
+}

@@ -132,3 +132,21 @@ func TestVerifierCatchesBadAlias(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `ops[3] (kernel "add"): d may not take over c in place: the kernel's may_alias does not allow it`)
 }
+
+// TestSVGMarksAliasedStorages: the storages the planner joined are drawn
+// with a dashed outline and their own class.
+func TestSVGMarksAliasedStorages(t *testing.T) {
+	p := mustPlan(t, aliasGraph, Options{Strategy: "search"})
+	f, err := p.Figures(nil)
+	require.NoError(t, err)
+	var buf strings.Builder
+	require.NoError(t, WriteSVG(&buf, p, f))
+	assert.Equal(t, 3, strings.Count(buf.String(), `class="storage aliased"`), "a=b, c=d, h=y")
+	assert.Len(t, p.AliasedBuffers(), 3)
+	off := mustPlan(t, aliasGraph, Options{Strategy: "search", NoAlias: true})
+	fOff, err := off.Figures(nil)
+	require.NoError(t, err)
+	buf.Reset()
+	require.NoError(t, WriteSVG(&buf, off, fOff))
+	assert.NotContains(t, buf.String(), "aliased")
+}
