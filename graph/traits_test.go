@@ -85,3 +85,11 @@ func TestKernelTraitsVariadic(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `kernels["add_Tensor"].may_alias[0][1]: input index 1 is out of range: the kernel has 1 inputs (the fewest of any call)`)
 }
+
+func TestAliasDoc(t *testing.T) {
+	g, err := parseTraits(`{"add_Tensor": {"may_alias": [[0, 0], [0, 1]]}, "relu": {}}`)
+	require.NoError(t, err)
+	ks := g.Kernels()
+	assert.Equal(t, "; out0 may share memory with in0 or in1 (read those inputs before writing it)", ks[0].AliasDoc())
+	assert.Empty(t, ks[1].AliasDoc())
+}
