@@ -113,12 +113,12 @@ func TestDumpEncoderForSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := &Request{Buffers: prog.Buffers, Mode: PoolIntermediates, Align: DefaultAlign, Bounds: g.Bounds(), Hints: g.Hints()}
-	pools, err := (Inductor{}).Place(req)
+	placed, err := (Inductor{}).Place(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sizes []int64
-	for _, p := range pools {
+	for _, p := range placed.Pools {
 		v, _ := p.Size.Eval(g.Hints())
 		sizes = append(sizes, v)
 	}

@@ -73,14 +73,14 @@ type Greedy struct {
 func (s Greedy) Name() string { return s.name }
 
 // Place implements Strategy.
-func (s Greedy) Place(req *Request) ([]*Pool, error) {
+func (s Greedy) Place(req *Request) (*Placement, error) {
 	return s.placeGroups(req, poolGroups(req)), nil
 }
 
 // placeGroups places each group of buffers in a pool of its own.
-func (s Greedy) placeGroups(req *Request, groups []poolGroup) []*Pool {
+func (s Greedy) placeGroups(req *Request, groups []poolGroup) *Placement {
 	ctx := newBoundsCtx(req)
-	var pools []*Pool
+	placed := newPlacement(req)
 	for _, grp := range groups {
 		pp := newPoolProblem(ctx, grp.buffers, req.Hints)
 		best, bestSize, bestTop := []int32(nil), int64(-1), 0
@@ -98,10 +98,10 @@ func (s Greedy) placeGroups(req *Request, groups []poolGroup) []*Pool {
 		}
 		pp.place(best)
 		pool := &Pool{Device: grp.device}
-		pp.finish(pool)
-		pools = append(pools, pool)
+		pp.finish(pool, placed)
+		placed.Pools = append(placed.Pools, pool)
 	}
-	return pools
+	return placed
 }
 
 // climbWork bounds the hill climbing: about this many buffer placements in
@@ -200,93 +200,70 @@ func modeGroups(req *Request) []poolGroup {
 	return out
 }
 
-// Best runs several strategies, keeps the plan with the smallest peak at the
-// hints, and names the winner.
-type Best struct{ Candidates []Strategy }
+// Best runs several strategies, keeps the placement with the smallest peak
+// at the hints, and names the winner. A candidate is skipped on requests
+// with more buffers than its limit (0: none), and when it has nothing of
+// its own to offer (a nil placement).
+type Best struct{ Candidates []BestCandidate }
+
+// BestCandidate is a strategy best tries, up to a number of buffers.
+type BestCandidate struct {
+	Strategy   Strategy
+	MaxBuffers int
+}
 
 func (Best) Name() string { return "best" }
 
-// Place implements Strategy; the winner's name is recorded in Request.Winner.
-func (s Best) Place(req *Request) ([]*Pool, error) {
-	type snapshot struct {
-		pools   []*Pool
-		offsets []placement
-		peak    int64
-		name    string
-	}
-	var best *snapshot
+// Place implements Strategy: the minimum over the candidates' results.
+func (s Best) Place(req *Request) (*Placement, error) {
+	var best *Placement
+	var bestPeak int64
 	for _, c := range s.Candidates {
-		var pools []*Pool
-		switch c := c.(type) {
-		case Inductor:
-			if len(req.Buffers) > inductorBestLimit {
-				continue // quadratic on huge graphs; the greedy ones win there anyway
-			}
-		case TimeSplit:
-			if len(req.Buffers) > timeSplitBestLimit {
-				continue // choosing cuts sweeps the buffers once per candidate
-			}
-			groups, cut := c.groups(req)
-			if !cut {
-				continue // the same placement as its inner strategy
-			}
-			pools = c.inner.placeGroups(req, groups)
+		if c.MaxBuffers > 0 && len(req.Buffers) > c.MaxBuffers {
+			continue
 		}
-		if pools == nil {
-			var err error
-			if pools, err = c.Place(req); err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Name(), err)
-			}
-		}
-		peak, err := peakAt(pools, req)
+		placed, err := c.Strategy.Place(req)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Name(), err)
+			return nil, fmt.Errorf("%s: %w", c.Strategy.Name(), err)
 		}
-		if best == nil || peak < best.peak {
-			snap := &snapshot{pools: pools, peak: peak, name: c.Name()}
-			for _, b := range req.Buffers {
-				snap.offsets = append(snap.offsets, placement{b.Pool, b.Offset})
-			}
-			best = snap
+		if placed == nil {
+			continue
+		}
+		peak, err := placed.peakAt(req.Hints)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Strategy.Name(), err)
+		}
+		if best == nil || peak < bestPeak {
+			best, bestPeak = placed, peak
+			best.Winner = c.Strategy.Name()
 		}
 	}
-	for i, b := range req.Buffers {
-		b.Pool, b.Offset = best.offsets[i].pool, best.offsets[i].offset
-	}
-	req.Winner = best.name
-	return best.pools, nil
+	return best, nil
 }
 
 // timeSplitBestLimit keeps time splitting out of "best" on graphs so large
 // that trying cuts would dominate planning time.
 const timeSplitBestLimit = 200_000
 
-// inductorBestLimit keeps the seed's algorithm out of "best" on graphs so
+// inductorBestLimit keeps Inductor's planner out of "best" on graphs so
 // large that its tree search dominates planning time.
 const inductorBestLimit = 5_000
 
-func peakAt(pools []*Pool, req *Request) (int64, error) {
-	var evs []event
-	for _, p := range pools {
-		p.updateRange()
-		n, err := p.Size.Eval(req.Hints)
-		if err != nil {
-			return 0, err
-		}
-		evs = append(evs, event{p.Begin, n}, event{p.End, -n})
-	}
-	return maxLive(evs), nil
-}
+var (
+	greedySize      = Greedy{"greedy-size", []order{bySize}, false}
+	greedyLifetime  = Greedy{"greedy-lifetime", []order{byLifetime}, false}
+	greedyArea      = Greedy{"greedy-area", []order{byArea}, false}
+	greedyConflicts = Greedy{"greedy-conflicts", []order{byConflicts}, false}
+	search          = Greedy{"search", []order{bySize, byArea, byConflicts, byLifetime}, true}
+	split           = TimeSplit{name: "split", inner: search}
+)
 
-func init() {
-	greedySize := Greedy{"greedy-size", []order{bySize}, false}
-	greedyLifetime := Greedy{"greedy-lifetime", []order{byLifetime}, false}
-	greedyArea := Greedy{"greedy-area", []order{byArea}, false}
-	greedyConflicts := Greedy{"greedy-conflicts", []order{byConflicts}, false}
-	search := Greedy{"search", []order{bySize, byArea, byConflicts, byLifetime}, true}
-	split := TimeSplit{"split", search}
-	for _, s := range []Strategy{greedySize, greedyLifetime, greedyArea, greedyConflicts, search, split} {
-		Register(s)
-	}
-	Register(Best{Candidates: []Strategy{search, split, Inductor{}}})
+// strategyTable lists every strategy by which -strategy names it.
+var strategyTable = []Strategy{
+	greedySize, greedyLifetime, greedyArea, greedyConflicts, search, split, Inductor{},
+	Best{Candidates: []BestCandidate{
+		{search, 0},
+		{TimeSplit{name: "split", inner: search, onlyIfCut: true}, timeSplitBestLimit},
+		{Inductor{}, inductorBestLimit},
+	}},
 }

@@ -20,13 +20,19 @@ import (
 type TimeSplit struct {
 	name  string
 	inner Greedy
+	// onlyIfCut makes Place return no placement when no cut is made: it
+	// would be the inner strategy's (which best tries anyway).
+	onlyIfCut bool
 }
 
 func (s TimeSplit) Name() string { return s.name }
 
 // Place implements Strategy.
-func (s TimeSplit) Place(req *Request) ([]*Pool, error) {
-	groups, _ := s.groups(req)
+func (s TimeSplit) Place(req *Request) (*Placement, error) {
+	groups, cut := s.groups(req)
+	if !cut && s.onlyIfCut {
+		return nil, nil
+	}
 	return s.inner.placeGroups(req, groups), nil
 }
 
