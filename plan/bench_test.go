@@ -73,7 +73,7 @@ func encoder(tb testing.TB, layers int) *graph.Graph {
 func BenchmarkInductorEncoder(b *testing.B) {
 	for _, layers := range []int{96, 221} {
 		g := encoder(b, layers)
-		prog, err := Lower(g, g.Hints())
+		prog, err := Lower(g, g.Hints(), true)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestDumpEncoderForSeed(t *testing.T) {
 		fmt.Sscan(v, &layers)
 	}
 	g := encoder(t, layers)
-	prog, err := Lower(g, g.Hints())
+	prog, err := Lower(g, g.Hints(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,12 +113,12 @@ func TestDumpEncoderForSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := &Request{Buffers: prog.Buffers, Mode: PoolIntermediates, Align: DefaultAlign, Bounds: g.Bounds(), Hints: g.Hints()}
-	pools, err := (Inductor{}).Place(req)
+	placed, err := (Inductor{}).Place(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sizes []int64
-	for _, p := range pools {
+	for _, p := range placed.Pools {
 		v, _ := p.Size.Eval(g.Hints())
 		sizes = append(sizes, v)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
@@ -47,4 +48,54 @@ func InjectOverlap(p *Plan, env expr.Env) (string, error) {
 	bestB.Offset = bestA.Offset
 	return fmt.Sprintf("fault injected: storage of %q moved onto %q at %s[%s] (both live in steps [%d, %d))",
 		bestB.Owner().Name, bestA.Owner().Name, bestA.Pool.Name, bestA.Offset, bestB.Begin, bestA.End), nil
+}
+
+// InjectAlias breaks p on purpose, as the negative control of in-place
+// reuse: at an op, it moves a fresh output onto an input of the same pool
+// that dies there, a pair the kernel does not allow (no inplace
+// declaration, no may_alias). Every input is read intact before the output
+// is written, so only a check of which pairs may share memory can catch it.
+// The plan no longer verifies. It returns a description of what it did.
+func InjectAlias(p *Plan, env expr.Env) (string, error) {
+	bufOf := map[*graph.Tensor]*Buffer{}
+	for _, b := range p.Buffers {
+		for _, t := range b.Names {
+			bufOf[t] = b
+		}
+	}
+	var op *graph.Op
+	var out, in *Buffer
+	var outName, inName string
+	graph.Walk(p.Graph.Ops, func(o *graph.Op, _ []*graph.Op) {
+		if op != nil {
+			return
+		}
+		for oi, ot := range o.Outputs {
+			ob := bufOf[ot]
+			if ob == nil || ob.Owner() != ot || ot.IsView() {
+				continue
+			}
+			for ii, it := range o.Inputs {
+				ib := bufOf[it]
+				if ib == nil || ib == ob || ib.Pool != ob.Pool || it.IsView() || p.Graph.MayAlias(o.Kernel, oi, ii) ||
+					ib.End != ob.Begin+1 { // the input is freed right after the op that allocates the output
+					continue
+				}
+				pool, err1 := ib.Pool.Size.Eval(env)
+				off, err2 := ib.Offset.Eval(env)
+				size, err3 := ob.Size.Eval(env)
+				if err1 != nil || err2 != nil || err3 != nil || size == 0 || off+size > pool {
+					continue
+				}
+				op, out, in, outName, inName = o, ob, ib, ot.Name, it.Name
+				return
+			}
+		}
+	})
+	if op == nil {
+		return "", fmt.Errorf("no op has a fresh output and a dying input in one pool to alias; nothing to inject")
+	}
+	out.Offset = in.Offset
+	return fmt.Sprintf("fault injected: at %s, output %q moved onto input %q at %s[%s], a pair the kernel does not allow",
+		op.Label(), outName, inName, in.Pool.Name, in.Offset), nil
 }

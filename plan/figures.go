@@ -13,6 +13,9 @@ type Figures struct {
 	// LoadBytes is the lower bound: the largest total of aligned live
 	// storage at any step.
 	LoadBytes int64
+	// DeclaredLoadBytes is the lower bound with declared inplace pairs
+	// only: what LoadBytes would be without the planner's aliasing.
+	DeclaredLoadBytes int64
 	// ModeBoundBytes is the lower bound for plans that keep the memory_pool
 	// mode's grouping with one pool per group (all intermediates of a device
 	// in one pool): each group reserves its own largest live total from its
@@ -77,33 +80,83 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 		peaks = append(peaks, event{pool.Begin, n}, event{pool.End, -n})
 	}
 	f.LoadBytes = maxLive(loads)
+	f.DeclaredLoadBytes = f.LoadBytes
+	if p.declared != nil {
+		var plain []event
+		for _, b := range p.declared {
+			n, err := b.Size.Eval(env)
+			if err != nil {
+				return nil, fmt.Errorf("size of %s: %w", b.Owner().Name, err)
+			}
+			plain = append(plain, event{b.Begin, alignInt(n, p.Align)}, event{b.End, -alignInt(n, p.Align)})
+		}
+		f.DeclaredLoadBytes = maxLive(plain)
+	}
 	f.PeakBytes = maxLive(peaks)
 	f.ModeBoundBytes = p.modeBound(f)
 	return f, nil
 }
 
-// modeBound computes Figures.ModeBoundBytes from the evaluated buffer sizes.
+// modeBound computes Figures.ModeBoundBytes from the evaluated buffer
+// sizes. With one pool per mode group, a pool reserves its largest live
+// total from its first use to its last. With "none" and "combined" that
+// is each group's load over its life. With "intermediates" and "outputs",
+// outputs' pools may host intermediates until their outputs are born, so
+// what is unavoidable is later: once every output of a device is born, its
+// outputs' pools and the intermediates live from then on are all reserved.
 func (p *Plan) modeBound(f *Figures) int64 {
-	var groupEvs []event
-	for _, g := range poolGroups(&Request{Buffers: p.Buffers, Mode: p.Mode}) {
-		var evs []event
-		begin, end := -1, 0
-		for _, b := range g.buffers {
-			n := alignInt(f.BufferBytes[b.ID], p.Align)
-			if n == 0 {
+	req := &Request{Buffers: p.Buffers, Mode: p.Mode}
+	size := func(b *Buffer) int64 { return alignInt(f.BufferBytes[b.ID], p.Align) }
+	if p.Mode != PoolIntermediates && p.Mode != PoolOutputs {
+		var groupEvs []event
+		for _, g := range modeGroups(req) {
+			var evs []event
+			begin, end := -1, 0
+			for _, b := range g.buffers {
+				n := size(b)
+				if n == 0 {
+					continue
+				}
+				if begin < 0 || b.Begin < begin {
+					begin = b.Begin
+				}
+				end = max(end, b.End)
+				evs = append(evs, event{b.Begin, n}, event{b.End, -n})
+			}
+			if load := maxLive(evs); load > 0 {
+				groupEvs = append(groupEvs, event{begin, load}, event{end, -load})
+			}
+		}
+		return maxLive(groupEvs)
+	}
+	bound := f.LoadBytes
+	for _, g := range modeGroups(req) {
+		if hasOutput(g) {
+			continue
+		}
+		// g is a device's intermediates; its outputs' groups are the others.
+		var outputs int64
+		lastBirth := 0
+		for _, og := range modeGroups(req) {
+			if og.device != g.device || !hasOutput(og) {
 				continue
 			}
-			if begin < 0 || b.Begin < begin {
-				begin = b.Begin
+			var evs []event
+			for _, b := range og.buffers {
+				evs = append(evs, event{b.Begin, size(b)}, event{b.End, -size(b)})
+				lastBirth = max(lastBirth, b.Begin)
 			}
-			end = max(end, b.End)
-			evs = append(evs, event{b.Begin, n}, event{b.End, -n})
+			outputs += maxLive(evs)
 		}
-		if load := maxLive(evs); load > 0 {
-			groupEvs = append(groupEvs, event{begin, load}, event{end, -load})
+		var late []event
+		for _, b := range g.buffers {
+			if b.End > lastBirth {
+				late = append(late, event{max(b.Begin, lastBirth), size(b)}, event{b.End, -size(b)})
+			}
 		}
+		bound = max(bound, outputs+maxLive(late))
 	}
-	return maxLive(groupEvs)
+	return bound
 }
 
 type event struct {

@@ -42,10 +42,11 @@ func (k LineKind) isMemory() bool {
 // Line is one line of the wrapper program.
 type Line struct {
 	Kind   LineKind
-	Op     *graph.Op     // Kernel, LoopBegin, LoopEnd
+	Op     *graph.Op     // Kernel, LoopBegin, LoopEnd; Reuse: the op it precedes
 	Buffer *Buffer       // Alloc, Reuse, Free, AllocFromPool, DeallocFromPool
 	Tensor *graph.Tensor // the name the line binds: Reuse's new name, Free's last name
 	From   *graph.Tensor // Reuse: the name taken over
+	Chosen bool          // Reuse: chosen by the planner from kernel traits, not declared
 	Pool   *Pool         // PoolCreate, PoolRelease, AllocFromPool, DeallocFromPool
 	Step   int           // timestep of a memory line (0 for others)
 	// FirstUse marks the AllocFromPool at which its pool comes into use;
@@ -63,6 +64,9 @@ func (l *Line) String() string {
 	case LineLoopEnd:
 		return fmt.Sprintf("%s %s", l.Kind, l.Op.Place)
 	case LineReuse:
+		if l.Chosen {
+			return fmt.Sprintf("%s %s = %s (may_alias)", l.Kind, l.Tensor.Name, l.From.Name)
+		}
 		return fmt.Sprintf("%s %s = %s", l.Kind, l.Tensor.Name, l.From.Name)
 	case LinePoolCreate, LinePoolRelease:
 		return fmt.Sprintf("%s %s bytes=%s", l.Kind, l.Pool.Name, l.Pool.Size)

@@ -15,6 +15,8 @@ type Program struct {
 	Lines   []*Line
 	Buffers []*Buffer
 	Steps   int // the last timestep; outputs live to Steps+1
+	// AliasedOps counts the ops where the planner chose in-place reuse.
+	AliasedOps int
 }
 
 // lowering follows the ops once to find every storage's first and last use
@@ -37,6 +39,8 @@ type lowering struct {
 	lines    []*Line
 	slab     []Line      // lines are allocated in chunks
 	freesAt  [][]*Buffer // by program position
+	// chosen are the in-place pairs the planner took, by kernel index.
+	chosen [][]graph.Inplace
 }
 
 type kernelAt struct {
@@ -60,8 +64,10 @@ func (lw *lowering) line(l Line) *Line {
 // for the storages it touches first, Reuse lines for in-place outputs, the
 // kernel, then frees for the storages whose last use (through any view) it
 // was. A storage defined outside a loop and touched inside lives until the
-// loop ends. hints give the sizes the planner optimises for.
-func Lower(g *graph.Graph, hints expr.Env) (*Program, error) {
+// loop ends. hints give the sizes the planner optimises for. With alias, the
+// planner also takes the in-place pairs the kernels' traits allow (see
+// chooseAliases); they become Reuse lines like declared ones.
+func Lower(g *graph.Graph, hints expr.Env, alias bool) (*Program, error) {
 	lw := &lowering{
 		g: g, hints: hints,
 		loopEnd: map[*graph.Op]int{},
@@ -70,6 +76,10 @@ func Lower(g *graph.Graph, hints expr.Env) (*Program, error) {
 	positions := 0
 	lw.number(g.Ops, nil, &positions)
 	lw.freesAt = make([][]*Buffer, positions)
+	aliased := 0
+	if alias {
+		lw.chosen, aliased = lw.chooseAliases()
+	}
 	if err := lw.findBuffers(); err != nil {
 		return nil, err
 	}
@@ -82,7 +92,7 @@ func Lower(g *graph.Graph, hints expr.Env) (*Program, error) {
 	}
 	lw.emitted = make([]bool, len(lw.buffers))
 	lw.emit(g.Ops, 0, new(int))
-	prog := &Program{Graph: g, Lines: lw.lines, Buffers: lw.buffers}
+	prog := &Program{Graph: g, Lines: lw.lines, Buffers: lw.buffers, AliasedOps: aliased}
 	prog.Steps = computeLiveRanges(prog.Lines, prog.Buffers)
 	return prog, nil
 }
@@ -119,9 +129,9 @@ func touched(op *graph.Op) iter.Seq[*graph.Tensor] {
 // in-place outputs to their input's buffer, and records each buffer's last
 // use, extended to the end of any loop that touches it from outside.
 func (lw *lowering) findBuffers() error {
-	for _, k := range lw.kernels {
+	for ki, k := range lw.kernels {
 		op, opPos, opLoops := k.op, k.pos, k.loops
-		for _, ip := range op.Inplace {
+		for _, ip := range lw.inplace(ki) {
 			b := lw.group[ip.In.Root.Index]
 			if b == nil {
 				return fmt.Errorf("%s: in-place input %q has no storage", op.Label(), ip.In.Name)
@@ -205,13 +215,24 @@ func (lw *lowering) emit(ops []*graph.Op, depth int, next *int) {
 				lw.lines = append(lw.lines, lw.line(Line{Kind: LineAlloc, Buffer: b, Tensor: b.Owner(), Depth: depth}))
 			}
 		}
-		for _, ip := range op.Inplace {
-			lw.lines = append(lw.lines, lw.line(Line{Kind: LineReuse, Buffer: lw.group[ip.Out.Index], Tensor: ip.Out, From: ip.In, Depth: depth}))
+		for i, ip := range lw.inplace(*next) {
+			lw.lines = append(lw.lines, lw.line(Line{Kind: LineReuse, Op: op, Buffer: lw.group[ip.Out.Index], Tensor: ip.Out, From: ip.In,
+				Chosen: i >= len(op.Inplace), Depth: depth}))
 		}
 		lw.lines = append(lw.lines, lw.line(Line{Kind: LineKernel, Op: op, Depth: depth}))
 		lw.emitFrees(lw.kernels[*next].pos, depth)
 		*next++
 	}
+}
+
+// inplace is the in-place pairs of the kernel op at index ki: the declared
+// ones, then those the planner chose.
+func (lw *lowering) inplace(ki int) []graph.Inplace {
+	op := lw.kernels[ki].op
+	if lw.chosen == nil || len(lw.chosen[ki]) == 0 {
+		return op.Inplace
+	}
+	return append(op.Inplace[:len(op.Inplace):len(op.Inplace)], lw.chosen[ki]...)
 }
 
 func (lw *lowering) emitFrees(pos, depth int) {

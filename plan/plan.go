@@ -35,6 +35,9 @@ type Options struct {
 	MemoryPool MemoryPool // "" means intermediates
 	Align      int64      // 0 means DefaultAlign
 	Hints      expr.Env   // symbol values to plan for; missing ones use the graph's hints
+	// NoAlias turns off the in-place reuse the planner chooses from the
+	// kernels' may_alias traits (declared inplace pairs are always kept).
+	NoAlias bool
 }
 
 // Request is what a strategy places: buffers with live ranges and sizes.
@@ -44,22 +47,16 @@ type Request struct {
 	Align   int64
 	Bounds  expr.Bounds // symbol ranges: placements must hold for all of them
 	Hints   expr.Env
-	// Winner is set by strategies that choose among others: the one whose
-	// placement was kept.
-	Winner string
+
+	groups []poolGroup // poolGroups' result, made once for every strategy
 }
 
-type placement struct {
-	pool   *Pool
-	offset expr.Expr
-}
-
-// Strategy places every buffer of a request in a pool at an offset (setting
-// Buffer.Pool and Buffer.Offset) and returns the pools with their sizes.
-// Offsets and sizes must be correct for every symbol value within Bounds.
+// Strategy places every buffer of a request in a pool at an offset and
+// returns the placement, leaving the request as it was. Offsets and sizes
+// must be correct for every symbol value within Bounds.
 type Strategy interface {
 	Name() string
-	Place(req *Request) ([]*Pool, error)
+	Place(req *Request) (*Placement, error)
 }
 
 // Plan is a placed program.
@@ -74,6 +71,11 @@ type Plan struct {
 	Buffers  []*Buffer
 	Pools    []*Pool
 	Steps    int
+	// AliasedOps counts the ops the planner made in place from kernel
+	// traits; declared holds the buffers' live ranges without those
+	// choices (nil when there are none), for the bound before aliasing.
+	AliasedOps int
+	declared   []*Buffer
 }
 
 func (o Options) withDefaults(g *graph.Graph) (Options, error) {
@@ -127,17 +129,27 @@ func Make(g *graph.Graph, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	prog, err := Lower(g, opts.Hints)
+	prog, err := Lower(g, opts.Hints, !opts.NoAlias)
 	if err != nil {
 		return nil, err
 	}
+	var declared []*Buffer
+	if prog.AliasedOps > 0 {
+		plain, err := Lower(g, opts.Hints, false)
+		if err != nil {
+			return nil, err
+		}
+		declared = plain.Buffers
+	}
 	req := &Request{Buffers: prog.Buffers, Mode: opts.MemoryPool, Align: opts.Align, Bounds: g.Bounds(), Hints: opts.Hints}
-	pools, err := strat.Place(req)
+	placed, err := strat.Place(req)
 	if err != nil {
 		return nil, fmt.Errorf("strategy %s: %w", strat.Name(), err)
 	}
-	p := &Plan{Graph: g, Strategy: strat.Name(), Winner: req.Winner, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints,
-		Buffers: prog.Buffers, Pools: pools, Steps: prog.Steps}
+	placed.apply(prog.Buffers)
+	pools := placed.Pools
+	p := &Plan{Graph: g, Strategy: strat.Name(), Winner: placed.Winner, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints,
+		Buffers: prog.Buffers, Pools: pools, Steps: prog.Steps, AliasedOps: prog.AliasedOps, declared: declared}
 	p.finishPools()
 	if err := checkCountable(p); err != nil {
 		return nil, err
@@ -158,19 +170,14 @@ func (p *Plan) finishPools() {
 	}
 }
 
-var strategies = map[string]Strategy{}
-
-// Register makes a strategy available by name.
-func Register(s Strategy) { strategies[s.Name()] = s }
-
 // DefaultStrategy is used when Options.Strategy is empty.
-var DefaultStrategy = "best"
+const DefaultStrategy = "best"
 
-// Strategies lists the registered strategy names, sorted.
+// Strategies lists the strategy names, sorted.
 func Strategies() []string {
 	var out []string
-	for n := range strategies {
-		out = append(out, n)
+	for _, s := range strategyTable {
+		out = append(out, s.Name())
 	}
 	sort.Strings(out)
 	return out
@@ -181,14 +188,13 @@ func StrategyByName(name string) (Strategy, error) {
 	if name == "" {
 		name = DefaultStrategy
 	}
-	s, ok := strategies[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown strategy %q (one of %s)", name, strings.Join(Strategies(), ", "))
+	for _, s := range strategyTable {
+		if s.Name() == name {
+			return s, nil
+		}
 	}
-	return s, nil
+	return nil, fmt.Errorf("unknown strategy %q (one of %s)", name, strings.Join(Strategies(), ", "))
 }
-
-func init() { Register(Inductor{}) }
 
 // StrategyText names the strategy for people: "best (search won)".
 func (p *Plan) StrategyText() string {

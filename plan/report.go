@@ -69,7 +69,10 @@ func WriteReport(w io.Writer, p *Plan, f *Figures, opts ReportOptions) error {
 	fmt.Fprintf(tw, "symbols\t%s\n", envString(f.Symbols))
 	fmt.Fprintf(tw, "storages\t%d in %d pools, %d steps\n", len(p.Buffers), len(p.Pools), p.Steps)
 	fmt.Fprintf(tw, "lower bound\t%s\n", Bytes(f.LoadBytes))
-	fmt.Fprintf(tw, "mode bound\t%s (one pool per %s group; time-split pools can go below)\n", Bytes(f.ModeBoundBytes), p.Mode)
+	if p.AliasedOps > 0 {
+		fmt.Fprintf(tw, "in place by may_alias\t%d ops (lower bound with declared inplace only: %s)\n", p.AliasedOps, Bytes(f.DeclaredLoadBytes))
+	}
+	fmt.Fprintf(tw, "mode bound\t%s (one pool per %s group, outputs' pools hosting intermediates before the outputs; time-split pools can go below)\n", Bytes(f.ModeBoundBytes), p.Mode)
 	fmt.Fprintf(tw, "peak\t%s\n", Bytes(f.PeakBytes))
 	fmt.Fprintf(tw, "naive\t%s\n", Bytes(f.NaiveBytes))
 	fmt.Fprintf(tw, "peak / lower bound\t%.4f\n", f.Ratio())

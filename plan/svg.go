@@ -78,6 +78,7 @@ func WriteSVG(w io.Writer, p *Plan, f *Figures) error {
 	// Pools and their storages.
 	writeStepAxis(ew, steps, x, svgTop, axisY)
 	thin := len(p.Buffers) > 500
+	aliased := p.AliasedBuffers()
 	for i, pool := range p.Pools {
 		y, h := tops[i], heights[i]
 		ew.printf(`<g class="pool" data-pool="%s" data-bytes="%d" data-y="%.3f" data-height="%.3f">`+"\n", pool.Name, f.PoolBytes[i], y, h)
@@ -95,8 +96,12 @@ func WriteSVG(w io.Writer, p *Plan, f *Figures) error {
 			if thin {
 				stroke = ""
 			}
-			ew.printf(`<rect class="storage" data-buffer="%d" data-pool="%s" data-offset="%d" data-bytes="%d" data-begin="%d" data-end="%d" x="%.2f" y="%.3f" width="%.2f" height="%.3f" fill="%s"%s><title>%s</title></rect>`+"\n",
-				b.ID, pool.Name, f.Offsets[b.ID], f.BufferBytes[b.ID], b.Begin, b.End, x(b.Begin), by, max(x(b.End)-x(b.Begin), 0.5), bh, colour(producer(prod, b)), stroke, esc(storageTitle(prod, f, b)))
+			class := "storage"
+			if aliased[b] { // joined by the planner's in-place reuse: outlined dashed
+				class, stroke = "storage aliased", ` stroke="#000" stroke-width="1" stroke-dasharray="3 2"`
+			}
+			ew.printf(`<rect class="%s" data-buffer="%d" data-pool="%s" data-offset="%d" data-bytes="%d" data-begin="%d" data-end="%d" x="%.2f" y="%.3f" width="%.2f" height="%.3f" fill="%s"%s><title>%s</title></rect>`+"\n",
+				class, b.ID, pool.Name, f.Offsets[b.ID], f.BufferBytes[b.ID], b.Begin, b.End, x(b.Begin), by, max(x(b.End)-x(b.Begin), 0.5), bh, colour(producer(prod, b)), stroke, esc(storageTitle(prod, f, b)))
 		}
 		ew.printf("</g>\n")
 	}

@@ -127,7 +127,9 @@ func (v *verifier) checkLines() {
 			bufOf[t.Index] = b
 		}
 	}
+	ac := newAliasChecker(v)
 	for _, l := range v.p.Lines {
+		ac.line(l)
 		switch l.Kind {
 		case LinePoolCreate:
 			if poolAlive[l.Pool] || poolDone[l.Pool] {

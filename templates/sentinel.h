@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "wrapgen_runtime.h"
@@ -66,6 +67,13 @@ class Checker {
     int op;
     int storage;
   };
+  // An output/input pair of an op that may share memory (a declared
+  // inplace pair or the kernel's may_alias); any other overlap is an error.
+  struct PermitEntry {
+    int op;
+    int out;
+    int in;
+  };
 
   // The tables are plain arrays so that large graphs compile quickly.
   Checker(const StorageEntry* storages, int n_storages, const ViewEntry* views, int n_views, const ForgetEntry* forget,
@@ -113,6 +121,10 @@ class Checker {
     }
   }
 
+  void Permit(const PermitEntry* permits, int n) {
+    for (int i = 0; i < n; i++) permits_.insert(std::make_tuple(permits[i].op, permits[i].out, permits[i].in));
+  }
+
   void BeginOp(const wrapgen::Op& op) { op_ = &op; }
 
   // Call checks the inputs, then writes the outputs and mutated inputs.
@@ -125,6 +137,17 @@ class Checker {
       if (!s.ok()) return Fail(s.message());
     }
     int i = 0;
+    for (const wrapgen::Tensor* t : outs) {
+      for (int j = 0; j < n_ins; j++) {
+        if (Overlap(*t, *ins[j]) && permits_.count(std::make_tuple(op_->index, i, j)) == 0) {
+          return Fail(std::string("output \"") + op_->outputs[i] +
+                      "\" shares memory with input \"" + op_->inputs[j] +
+                      "\", which neither an inplace declaration nor the kernel's may_alias allows");
+        }
+      }
+      i++;
+    }
+    i = 0;
     for (const wrapgen::Tensor* t : outs) Write(op_->outputs[i++], *t);
     for (int m = 0; m < op_->num_mutates; m++) {
       for (int j = 0; j < n_ins; j++) {
@@ -169,6 +192,11 @@ class Checker {
         idx[d] = 0;
       }
     }
+  }
+
+  static bool Overlap(const wrapgen::Tensor& a, const wrapgen::Tensor& b) {
+    if (a.bytes == 0 || b.bytes == 0) return false;
+    return a.data < b.data + b.bytes && b.data < a.data + a.bytes;
   }
 
   static uint32_t Mix(uint32_t x) {
@@ -231,6 +259,7 @@ class Checker {
   std::vector<int64_t> bytes_;
   std::map<std::string, View> views_;
   std::map<int, std::vector<int>> forget_;
+  std::set<std::tuple<int, int, int>> permits_;
   std::vector<std::vector<uint16_t>> expected_;
   std::deque<std::vector<uint8_t>> inputs_;  // stable addresses
   std::set<int> input_storages_;

@@ -22,6 +22,7 @@ type planFlags struct {
 	memoryPool string
 	align      int64
 	hints      symbolValues
+	alias      bool
 }
 
 func (pf *planFlags) register(fs *flag.FlagSet) {
@@ -29,11 +30,12 @@ func (pf *planFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&pf.strategy, "strategy", "", "placement strategy: "+strings.Join(plan.Strategies(), ", ")+" (default "+plan.DefaultStrategy+")")
 	fs.StringVar(&pf.memoryPool, "memory-pool", string(plan.PoolIntermediates), "which storages share pools: none, intermediates, outputs, combined")
 	fs.Int64Var(&pf.align, "align", plan.DefaultAlign, "byte alignment of every offset (a power of two)")
+	fs.BoolVar(&pf.alias, "alias", true, "let outputs take over inputs' storage where the kernels' may_alias traits allow")
 	fs.Var(pf.hints, "hint", "plan for symbol `name=value` instead of its hint (repeatable)")
 }
 
 func (pf *planFlags) options() plan.Options {
-	return plan.Options{Strategy: pf.strategy, MemoryPool: plan.MemoryPool(pf.memoryPool), Align: pf.align, Hints: expr.Env(pf.hints)}
+	return plan.Options{Strategy: pf.strategy, MemoryPool: plan.MemoryPool(pf.memoryPool), Align: pf.align, Hints: expr.Env(pf.hints), NoAlias: !pf.alias}
 }
 
 // check refuses flag values no graph could be planned with, as usage

@@ -7,21 +7,25 @@ import (
 
 // The -json form of a plan. Byte figures are evaluated at Symbols.
 type jsonPlan struct {
-	Graph      string       `json:"graph"`
-	Strategy   string       `json:"strategy"`
-	Winner     string       `json:"winner,omitempty"`
-	MemoryPool string       `json:"memory_pool"`
-	Align      int64        `json:"align"`
-	Symbols    expr.Env     `json:"symbols"`
-	Hints      expr.Env     `json:"hints"`
-	LoadBytes  int64        `json:"load_bytes"`
-	ModeBound  int64        `json:"mode_bound_bytes"`
-	PeakBytes  int64        `json:"peak_bytes"`
-	NaiveBytes int64        `json:"naive_bytes"`
-	Ratio      float64      `json:"peak_over_load"`
-	Steps      int          `json:"steps"`
-	Pools      []jsonPool   `json:"pools"`
-	Buffers    []jsonBuffer `json:"buffers"`
+	Graph      string   `json:"graph"`
+	Strategy   string   `json:"strategy"`
+	Winner     string   `json:"winner,omitempty"`
+	MemoryPool string   `json:"memory_pool"`
+	Align      int64    `json:"align"`
+	Symbols    expr.Env `json:"symbols"`
+	Hints      expr.Env `json:"hints"`
+	LoadBytes  int64    `json:"load_bytes"`
+	// DeclaredLoad is the lower bound with declared inplace pairs only,
+	// before the planner's aliasing; AliasedOps the ops it made in place.
+	DeclaredLoad int64        `json:"declared_load_bytes"`
+	AliasedOps   int          `json:"aliased_ops"`
+	ModeBound    int64        `json:"mode_bound_bytes"`
+	PeakBytes    int64        `json:"peak_bytes"`
+	NaiveBytes   int64        `json:"naive_bytes"`
+	Ratio        float64      `json:"peak_over_load"`
+	Steps        int          `json:"steps"`
+	Pools        []jsonPool   `json:"pools"`
+	Buffers      []jsonBuffer `json:"buffers"`
 }
 
 type jsonPool struct {
@@ -49,7 +53,7 @@ type jsonBuffer struct {
 func planJSON(p *plan.Plan, f *plan.Figures) jsonPlan {
 	out := jsonPlan{
 		Graph: p.Graph.Name, Strategy: p.Strategy, Winner: p.Winner, MemoryPool: string(p.Mode), Align: p.Align,
-		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, ModeBound: f.ModeBoundBytes, PeakBytes: f.PeakBytes,
+		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, DeclaredLoad: f.DeclaredLoadBytes, AliasedOps: p.AliasedOps, ModeBound: f.ModeBoundBytes, PeakBytes: f.PeakBytes,
 		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.Steps,
 		Pools: []jsonPool{}, Buffers: []jsonBuffer{},
 	}

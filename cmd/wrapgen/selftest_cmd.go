@@ -32,7 +32,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	lang := fs.String("lang", "go", "language of the wrapper: go or cpp")
 	at := symbolValues{}
 	fs.Var(at, "at", "run at symbol `name=value` (the plan is made at the hints; repeatable)")
-	fault := fs.String("fault", "", "inject a fault before generating: overlap")
+	fault := fs.String("fault", "", "inject a fault before generating: overlap, or alias (an output placed on an input the kernel may not alias)")
 	keep := fs.String("keep", "", "build in `dir` and keep it, instead of a temporary directory")
 	if help, err := parseFlags(fs, selftestUsage, args); help || err != nil {
 		return err
@@ -41,8 +41,9 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *fault != "" && *fault != "overlap" {
-		return &usageError{fmt.Sprintf("-fault %q: the only fault is overlap", *fault)}
+	inject := map[string]func(*plan.Plan, expr.Env) (string, error){"overlap": plan.InjectOverlap, "alias": plan.InjectAlias}
+	if *fault != "" && inject[*fault] == nil {
+		return &usageError{fmt.Sprintf("-fault %q: the faults are overlap and alias", *fault)}
 	}
 	p, err := pf.loadAndPlan(path)
 	if err != nil {
@@ -58,8 +59,8 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	for name, v := range at {
 		env[name] = v
 	}
-	if *fault == "overlap" {
-		what, err := plan.InjectOverlap(p, env)
+	if *fault != "" {
+		what, err := inject[*fault](p, env)
 		if err != nil {
 			return err
 		}

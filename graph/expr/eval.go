@@ -37,13 +37,6 @@ func (e Expr) Eval(env Env) (int64, error) {
 	return sum, nil
 }
 
-// MustEval is Eval for expressions already validated at env; it returns 0 on
-// error so callers that validated first need no error path.
-func (e Expr) MustEval(env Env) int64 {
-	v, _ := e.Eval(env)
-	return v
-}
-
 func (a *atom) eval(env Env) (int64, error) {
 	if a.kind == atomSym {
 		v, ok := env[a.name]

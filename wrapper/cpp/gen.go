@@ -160,6 +160,7 @@ func (g *gen) header(d *fileData) {
 		for i, a := range k.Attrs {
 			ps = append(ps, attrType(a.Kind)+" "+g.n.attr[k.Name][i])
 		}
+		doc += k.AliasDoc()
 		d.Kernels = append(d.Kernels, kernelDecl{Doc: doc + ".", Method: g.n.kernel[k.Name], Params: strings.Join(ps, ", ")})
 	}
 	for _, t := range g.g.Inputs {

@@ -42,6 +42,7 @@ type selftestData struct {
 	Symbols                      []selftestSymbol
 	Kernels                      []selftestKernel
 	Storages, Views, Forget      []string
+	Permits                      []string
 	Inputs                       []string
 	Devices                      []string // quoted
 	Outputs                      []struct{ Name, Field string }
@@ -97,6 +98,9 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 		for _, b := range forget[op] {
 			d.Forget = append(d.Forget, fmt.Sprintf("%d, %d", op, index[b.Owner()]))
 		}
+	}
+	for _, a := range pr.AliasPermits() {
+		d.Permits = append(d.Permits, fmt.Sprintf("%d, %d, %d", a.Op, a.Out, a.In))
 	}
 
 	for _, t := range g.Inputs {

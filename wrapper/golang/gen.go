@@ -141,6 +141,7 @@ func (g *gen) kernels(f *jen.File) {
 			}
 			doc += "; attributes " + strings.Join(as, ", ")
 		}
+		doc += k.AliasDoc()
 		methods = append(methods, jen.Comment(doc+"."), jen.Id(g.n.kernel[k.Name]).Params(g.kernelParams(k)...).Error())
 	}
 	docf(f, "Kernels are the kernels graph %s calls. Each method writes its outputs\n"+

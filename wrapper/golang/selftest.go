@@ -115,6 +115,11 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		forgetDict[jen.Lit(op)] = jen.Values(lits...)
 	}
 
+	var permits []jen.Code
+	for _, a := range pr.AliasPermits() {
+		permits = append(permits, jen.Values(jen.Lit(a.Op), jen.Lit(a.Out), jen.Lit(a.In)))
+	}
+
 	var inFields []jen.Code
 	for _, t := range g.Inputs {
 		var shape, strides []jen.Code
@@ -155,6 +160,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 			jen.Map(jen.String()).Qual(sentinelImport, "View").Values(views),
 			jen.Map(jen.Int()).Index().Int().Values(forgetDict),
 		),
+		jen.Id("c").Dot("Permit").Call(jen.Index().Index(jen.Lit(3)).Int().Values(permits...)),
 		jen.Id("in").Op(":=").Op("&").Qual(wrapperImport, "Inputs").Values(inFields...),
 		jen.Id("k").Op(":=").Qual(wrapperImport, "KernelsFunc").Call(jen.Id("c").Dot("Call")),
 		jen.Id("opts").Op(":=").Qual(wrapperImport, "Options").Values(jen.Id("Allocators").Op(":").Id("c").Dot("Allocators").Call(devices...)),

@@ -11,6 +11,7 @@ package sentinel
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 )
@@ -44,6 +45,27 @@ type Checker struct {
 	BytesRead  int64
 	BytesWrote int64
 	first      error
+	// permits holds {op index, output, input} triples whose memory may
+	// overlap (declared inplace pairs and kernels' may_alias traits).
+	permits map[[3]int]bool
+}
+
+// Permit records the output/input pairs of ops that may share memory; any
+// other overlap of an output with an input of the same call is an error.
+func (c *Checker) Permit(pairs [][3]int) {
+	c.permits = map[[3]int]bool{}
+	for _, p := range pairs {
+		c.permits[p] = true
+	}
+}
+
+// overlap reports whether a and b share any byte of memory.
+func overlap(a, b wgrt.Tensor) bool {
+	if len(a.Data) == 0 || len(b.Data) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a.Data))), uintptr(unsafe.Pointer(unsafe.SliceData(b.Data)))
+	return pa < pb+uintptr(len(b.Data)) && pb < pa+uintptr(len(a.Data))
 }
 
 const unknown = 0xFFFF
@@ -100,6 +122,14 @@ func (c *Checker) Call(call *wgrt.Call) error {
 	for i, t := range call.Inputs {
 		if err := c.check("", call.Op.Inputs[i], t); err != nil {
 			return c.fail(err)
+		}
+	}
+	for i, out := range call.Outputs {
+		for j, in := range call.Inputs {
+			if overlap(out, in) && !c.permits[[3]int{call.Op.Index, i, j}] {
+				return c.fail(fmt.Errorf("output %q shares memory with input %q, which neither an inplace declaration nor the kernel's may_alias allows",
+					call.Op.Outputs[i], call.Op.Inputs[j]))
+			}
 		}
 	}
 	for i, t := range call.Outputs {

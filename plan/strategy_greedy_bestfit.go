@@ -17,10 +17,10 @@ import (
 
 // gbuf is a buffer being placed in one pool.
 type gbuf struct {
-	b    *Buffer
-	size expr.Expr // aligned size
-	sz   span      // bounds of size
-	hint int64     // size at the hints
+	b          *Buffer
+	size       expr.Expr // aligned size
+	sizeBounds span      // bounds of size
+	hint       int64     // size at the hints
 	// conflicts are the pool's other buffers live at the same time.
 	conflicts []int32
 
@@ -28,22 +28,21 @@ type gbuf struct {
 	// The offset is the largest end of offFrom (0 when it is empty). Its
 	// expression is built only when asked for: most placements tried are
 	// thrown away, and building expressions was most of their cost.
-	offFrom []*gbuf
-	offB    span
-	offHint int64
-	endB    span
-	built   bool
-	off     expr.Expr
-	end     expr.Expr // off + size
+	offFrom   []*gbuf
+	offBounds span
+	offHint   int64
+	endBounds span
+	built     bool
+	off       expr.Expr
+	end       expr.Expr // off + size
 }
 
 func (g *gbuf) endHint() int64 { return g.offHint + g.hint }
-func (g *gbuf) endSpan() span  { return g.endB }
 
 func (g *gbuf) setOffset(from []*gbuf, b span, hint int64) {
-	g.offFrom, g.offB, g.offHint = from, b, hint
+	g.offFrom, g.offBounds, g.offHint = from, b, hint
 	g.built, g.off, g.end = false, expr.Expr{}, expr.Expr{}
-	g.endB = addSpan(b, g.sz)
+	g.endBounds = addSpan(b, g.sizeBounds)
 }
 
 func (g *gbuf) offExpr(ctx *boundsCtx) expr.Expr { g.build(ctx); return g.off }
@@ -73,10 +72,10 @@ func (g *gbuf) build(ctx *boundsCtx) {
 		switch {
 		case len(x.offFrom) == 0:
 			x.off = expr.Const(0)
-		case x.offB.exact():
+		case x.offBounds.exact():
 			// Bounds that pin the value down are the expression itself,
 			// made without the general sum and max.
-			x.off = ctx.linearExpr(x.offB.lo)
+			x.off = ctx.linearExpr(x.offBounds.lo)
 		case len(x.offFrom) == 1:
 			x.off = x.offFrom[0].end
 		default:
@@ -86,8 +85,8 @@ func (g *gbuf) build(ctx *boundsCtx) {
 			}
 			x.off = expr.Max(ends...)
 		}
-		if x.endB.exact() {
-			x.end = ctx.linearExpr(x.endB.lo)
+		if x.endBounds.exact() {
+			x.end = ctx.linearExpr(x.endBounds.lo)
 		} else {
 			x.end = ctx.sum(x.off, x.size)
 		}
@@ -108,8 +107,8 @@ type poolProblem struct {
 func newPoolProblem(ctx *boundsCtx, buffers []*Buffer, hints expr.Env) *poolProblem {
 	pp := &poolProblem{ctx: ctx}
 	type aligned struct {
-		size expr.Expr
-		sz   span
+		size       expr.Expr
+		sizeBounds span
 	}
 	seen := map[string]aligned{} // sizes repeat: a layer's shapes recur in every layer
 	for _, b := range buffers {
@@ -118,7 +117,7 @@ func newPoolProblem(ctx *boundsCtx, buffers []*Buffer, hints expr.Env) *poolProb
 			a = aligned{expr.AlignUp(b.Size, ctx.align), ctx.alignedSpan(b.Size)}
 			seen[b.Size.String()] = a
 		}
-		pp.bufs = append(pp.bufs, &gbuf{b: b, size: a.size, sz: a.sz, hint: alignInt(b.Hint, ctx.align)})
+		pp.bufs = append(pp.bufs, &gbuf{b: b, size: a.size, sizeBounds: a.sizeBounds, hint: alignInt(b.Hint, ctx.align)})
 	}
 	pp.findConflicts()
 	return pp
@@ -212,7 +211,7 @@ func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {
 	case found && best == nil:
 		g.setOffset(nil, pp.ctx.zeroSpan(), 0)
 	case found:
-		g.setOffset([]*gbuf{best}, best.endSpan(), best.endHint())
+		g.setOffset([]*gbuf{best}, best.endBounds, best.endHint())
 	default:
 		pp.placeAbove(g, placed)
 	}
@@ -224,9 +223,9 @@ func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {
 func (pp *poolProblem) fitsAt(g *gbuf, below *gbuf, placed []*gbuf) bool {
 	start := pp.ctx.zeroSpan()
 	if below != nil {
-		start = below.endSpan()
+		start = below.endBounds
 	}
-	end := addSpan(start, g.sz)
+	end := addSpan(start, g.sizeBounds)
 	if !end.ok {
 		return false
 	}
@@ -234,7 +233,7 @@ func (pp *poolProblem) fitsAt(g *gbuf, below *gbuf, placed []*gbuf) bool {
 		if x == below {
 			continue
 		}
-		if !pp.ctx.spanLeq(x.endSpan(), start) && !pp.ctx.spanLeq(end, x.offB) {
+		if !pp.ctx.spanLeq(x.endBounds, start) && !pp.ctx.spanLeq(end, x.offBounds) {
 			return false
 		}
 	}
@@ -261,7 +260,7 @@ func maxEnd(ctx *boundsCtx, xs []*gbuf) ([]*gbuf, span, int64) {
 	for _, x := range sorted {
 		dominated := false
 		for _, y := range keep {
-			if ctx.spanLeq(x.endSpan(), y.endSpan()) || (!(x.endB.exact() && y.endB.exact()) && expr.Equal(x.endExpr(ctx), y.endExpr(ctx))) {
+			if ctx.spanLeq(x.endBounds, y.endBounds) || (!(x.endBounds.exact() && y.endBounds.exact()) && expr.Equal(x.endExpr(ctx), y.endExpr(ctx))) {
 				// Equal expressions with exact bounds have equal bounds, which
 				// spanLeq already proved; only inexact ones need the text.
 				dominated = true
@@ -274,7 +273,7 @@ func maxEnd(ctx *boundsCtx, xs []*gbuf) ([]*gbuf, span, int64) {
 	}
 	spans := make([]span, len(keep))
 	for i, x := range keep {
-		spans[i] = x.endSpan()
+		spans[i] = x.endBounds
 	}
 	hint := sorted[0].endHint()
 	if len(keep) == 1 {
@@ -283,15 +282,14 @@ func maxEnd(ctx *boundsCtx, xs []*gbuf) ([]*gbuf, span, int64) {
 	return keep, maxSpan(spans, 0), hint
 }
 
-// finish writes offsets into the buffers and returns the pool size.
-func (pp *poolProblem) finish(pool *Pool) {
+// finish puts the buffers in pool at their offsets and sets its size.
+func (pp *poolProblem) finish(pool *Pool, placed *Placement) {
 	var nonEmpty []*gbuf
 	for _, g := range pp.bufs {
 		if !g.placed {
 			g.setOffset(nil, pp.ctx.zeroSpan(), 0)
 		}
-		g.b.Pool, g.b.Offset = pool, g.offExpr(pp.ctx)
-		pool.Buffers = append(pool.Buffers, g.b)
+		placed.put(g.b, pool, g.offExpr(pp.ctx))
 		if c, ok := g.b.Size.IsConst(); !(ok && c == 0) {
 			nonEmpty = append(nonEmpty, g)
 		}
@@ -303,6 +301,6 @@ func (pp *poolProblem) finish(pool *Pool) {
 	// The pool holds every end; unaligned last sizes need no padding, but
 	// aligned ones keep the pool a multiple of the alignment.
 	tops, topB, _ := maxEnd(pp.ctx, nonEmpty)
-	top := &gbuf{offFrom: tops, offB: topB}
+	top := &gbuf{offFrom: tops, offBounds: topB}
 	pool.Size = top.offExpr(pp.ctx)
 }

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 
@@ -21,25 +20,7 @@ func (r liveRange) contains(o liveRange) bool { return r.begin <= o.begin && o.e
 // liveRanges is sorted and non-overlapping; ranges that touch are merged.
 type liveRanges []liveRange
 
-func newLiveRanges(rs []liveRange) liveRanges {
-	if len(rs) == 0 {
-		return nil
-	}
-	sorted := append([]liveRange(nil), rs...)
-	sortRangesByBegin(sorted)
-	out := liveRanges{sorted[0]}
-	for _, r := range sorted[1:] {
-		last := &out[len(out)-1]
-		if last.end >= r.begin {
-			last.begin, last.end = min(last.begin, r.begin), max(last.end, r.end)
-		} else {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// mergeRanges is newLiveRanges of the union of lists that are each already
+// mergeRanges is the union of lists that are each already
 // liveRanges (sorted, non-overlapping): merged pairwise, O(n log k), instead
 // of sorting everything again each time a cache is rebuilt.
 func mergeRanges(lists []liveRanges) liveRanges {
@@ -89,12 +70,6 @@ func merge2(a, b liveRanges) liveRanges {
 		}
 	}
 	return out
-}
-
-// sortRangesByBegin sorts by begin; ties need no stable order because
-// merging yields the same ranges whatever their order.
-func sortRangesByBegin(rs []liveRange) {
-	slices.SortFunc(rs, func(a, b liveRange) int { return cmp.Compare(a.begin, b.begin) })
 }
 
 func (a liveRanges) overlaps(b liveRanges) bool {
@@ -188,7 +163,7 @@ func (c *cache) placed(r liveRange) {
 	}
 }
 
-// insertRange adds r to rs, merging as newLiveRanges would. It changes rs,
+// insertRange adds r to rs, merging ranges that overlap or touch. It changes rs,
 // which must be owned by its cache (mergeRanges never returns a child's).
 func insertRange(rs liveRanges, r liveRange) liveRanges {
 	i := sort.Search(len(rs), func(i int) bool { return rs[i].end >= r.begin })

@@ -80,7 +80,7 @@ func (ps *inductorPools) allocateOutput(b *allocation) {
 	ps.add(b, ps.mode == PoolCombined)
 }
 
-func (Inductor) Place(req *Request) ([]*Pool, error) {
+func (Inductor) Place(req *Request) (*Placement, error) {
 	ps := &inductorPools{byDev: map[string][]*inductorPool{}, mode: req.Mode, align: req.Align}
 	var outputs, intermediates []*allocation
 	for _, b := range req.Buffers {
@@ -112,22 +112,20 @@ func (Inductor) Place(req *Request) ([]*Pool, error) {
 		ps.allocate(a)
 	}
 	// finalize: name the pools across devices and fix every offset.
-	var pools []*Pool
+	placed := newPlacement(req)
 	all := append(append([]*allocation(nil), outputs...), intermediates...)
 	byPool := map[*inductorPool]*Pool{}
 	for _, dev := range ps.devices {
 		for _, ip := range ps.byDev[dev] {
 			p := &Pool{Device: dev}
 			byPool[ip] = p
-			pools = append(pools, p)
+			placed.Pools = append(placed.Pools, p)
 			ip.root.finalize(ip, expr.Const(0))
 			p.Size = ip.root.symSize()
 		}
 	}
 	for _, a := range all {
-		p := byPool[a.pool]
-		a.buf.Pool, a.buf.Offset = p, a.offset
-		p.Buffers = append(p.Buffers, a.buf)
+		placed.put(a.buf, byPool[a.pool], a.offset)
 	}
-	return pools, nil
+	return placed, nil
 }

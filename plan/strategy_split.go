@@ -20,13 +20,19 @@ import (
 type TimeSplit struct {
 	name  string
 	inner Greedy
+	// onlyIfCut makes Place return no placement when no cut is made: it
+	// would be the inner strategy's (which best tries anyway).
+	onlyIfCut bool
 }
 
 func (s TimeSplit) Name() string { return s.name }
 
 // Place implements Strategy.
-func (s TimeSplit) Place(req *Request) ([]*Pool, error) {
-	groups, _ := s.groups(req)
+func (s TimeSplit) Place(req *Request) (*Placement, error) {
+	groups, cut := s.groups(req)
+	if !cut && s.onlyIfCut {
+		return nil, nil
+	}
 	return s.inner.placeGroups(req, groups), nil
 }
 
@@ -75,7 +81,9 @@ func splitByTime(req *Request, groups []poolGroup) []poolGroup {
 		bestI, bestEst := -1, cur
 		var bestCut timeCut
 		for i, p := range parts {
-			if len(p.grp.buffers) < 2 {
+			// An output's pool that hosts intermediates is already sized by
+			// its output: cutting it would only cost time.
+			if len(p.grp.buffers) < 2 || (req.Mode == PoolIntermediates && hasOutput(p.grp)) {
 				continue
 			}
 			evs := partEvents(req, p)
