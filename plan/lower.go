@@ -241,7 +241,7 @@ func (lw *lowering) emitFrees(pos, depth int) {
 	}
 }
 
-// computeLiveRanges numbers the timesteps exactly as the seed's
+// computeLiveRanges numbers the timesteps exactly as Inductor's planner's
 // compute_live_ranges: each run of consecutive memory lines is one step; a
 // buffer lives from its allocation's step to its free's step, outputs one
 // step past the last. It returns the last step.
