@@ -170,17 +170,7 @@ func (lw *lowering) findBuffers() error {
 // the op itself, or the end of the outermost enclosing loop that b was
 // defined outside of.
 func (lw *lowering) effectivePos(pos int, loops []*graph.Op, b *Buffer) int {
-	defLoops := lw.defLoops[b.ID]
-	for _, l := range loops {
-		inside := false
-		for _, dl := range defLoops {
-			inside = inside || dl == l
-		}
-		if !inside {
-			return lw.loopEnd[l]
-		}
-	}
-	return pos
+	return lw.loopExit(pos, loops, lw.defLoops[b.ID])
 }
 
 func (lw *lowering) markOutputs() {
