@@ -22,31 +22,39 @@ func (lw *lowering) chooseAliases() (chosen [][]graph.Inplace, ops int) {
 		return nil, 0
 	}
 	n := len(g.Tensors)
-	// lastUse is, per storage root as the graph names it (before any
-	// in-place grouping), the position of its last use through any view,
-	// extended to the end of a loop it is touched in from outside.
+	// storage numbers the storages as declared inplace pairs group them:
+	// views of a tensor taken over in place may still be read after the
+	// takeover, so the group, not the name, must die at the op.
+	storage := make([]int, n)
+	for i := range storage {
+		storage[i] = i
+	}
+	// lastUse is, per storage, the position of its last use through any
+	// name or view, extended to the end of a loop it is touched in from
+	// outside; defLoops the loops around its first touch.
 	lastUse := make([]int, n)
 	defLoops := make([][]*graph.Op, n)
 	seen := make([]bool, n)
 	born := make([]int, n) // position of the first touch of the storage a tensor is in
 	for _, k := range lw.kernels {
 		for _, ip := range k.op.Inplace {
+			storage[ip.Out.Index] = storage[ip.In.Root.Index]
 			born[ip.Out.Index] = born[ip.In.Index]
 		}
 		for t := range touched(k.op) {
-			r := t.Root
-			if !seen[r.Index] {
-				seen[r.Index] = true
-				defLoops[r.Index] = k.loops
-				born[r.Index] = k.pos
+			s := storage[t.Root.Index]
+			if !seen[s] {
+				seen[s] = true
+				defLoops[s] = k.loops
+				born[s] = k.pos
 			}
-			lastUse[r.Index] = max(lastUse[r.Index], lw.loopExit(k.pos, k.loops, defLoops[r.Index]))
+			lastUse[s] = max(lastUse[s], lw.loopExit(k.pos, k.loops, defLoops[s]))
 		}
 	}
-	// outputStorage marks roots that an output is or views: never taken.
+	// outputStorage marks storages that an output is or views: never taken.
 	outputStorage := make([]bool, n)
 	for _, t := range g.Outputs {
-		outputStorage[t.Root.Index] = true
+		outputStorage[storage[t.Root.Index]] = true
 	}
 	taken := make([]bool, n) // inputs already taken over, declared or chosen
 	for _, k := range lw.kernels {
@@ -63,16 +71,20 @@ func (lw *lowering) chooseAliases() (chosen [][]graph.Inplace, ops int) {
 		var cands []aliasCandidate
 		for _, pr := range pairs {
 			out, in := k.op.Outputs[pr.Out], k.op.Inputs[pr.In]
-			if taken[in.Index] || in.IsView() || in.Root.Input || outputStorage[in.Index] ||
-				lastUse[in.Index] != k.pos || defLoopsDiffer(defLoops[in.Index], k.loops) ||
-				!ownStorageHere(k.op, out) || !sameLayout(out, in) || !onlyAllowedReads(g, k.op, pr.Out, in) {
+			if taken[in.Index] || in.IsView() || in.Root.Input {
+				continue
+			}
+			s := storage[in.Index]
+			inStorage := func(t *graph.Tensor) bool { return storage[t.Root.Index] == s }
+			if outputStorage[s] || lastUse[s] != k.pos || defLoopsDiffer(defLoops[s], k.loops) ||
+				!ownStorageHere(k.op, out) || !sameLayout(out, in) || !onlyAllowedReads(g, k.op, pr.Out, in, inStorage) {
 				continue
 			}
 			hint, err := out.StorageBytes().Eval(lw.hints)
 			if err != nil {
 				continue
 			}
-			cands = append(cands, aliasCandidate{out: out, in: in, bytes: hint, born: born[in.Index]})
+			cands = append(cands, aliasCandidate{out: out, in: in, bytes: hint, born: born[s]})
 		}
 		if len(cands) == 0 {
 			continue
@@ -81,7 +93,7 @@ func (lw *lowering) chooseAliases() (chosen [][]graph.Inplace, ops int) {
 		slices.SortFunc(matched, func(a, b aliasCandidate) int { return cmp.Compare(a.out.Index, b.out.Index) })
 		for _, c := range matched {
 			taken[c.in.Index] = true
-			born[c.out.Index] = born[c.in.Index]
+			born[storage[c.out.Index]] = born[storage[c.in.Index]]
 			chosen[ki] = append(chosen[ki], graph.Inplace{Out: c.out, In: c.in})
 		}
 		ops++
@@ -148,13 +160,13 @@ func sameLayout(out, in *graph.Tensor) bool {
 	return true
 }
 
-// onlyAllowedReads reports whether the op touches in's storage only as in
-// itself, at input positions the kernel lets output outIdx alias: a second
-// read through a view, a mutation or another output there would see the
-// output's writes.
-func onlyAllowedReads(g *graph.Graph, op *graph.Op, outIdx int, in *graph.Tensor) bool {
+// onlyAllowedReads reports whether the op touches in's storage (the
+// tensors inStorage accepts) only as in itself, at input positions the
+// kernel lets output outIdx alias: a second read through another name or a
+// view, a mutation or another output there would see the output's writes.
+func onlyAllowedReads(g *graph.Graph, op *graph.Op, outIdx int, in *graph.Tensor, inStorage func(*graph.Tensor) bool) bool {
 	for i, t := range op.Inputs {
-		if t.Root != in {
+		if !inStorage(t) {
 			continue
 		}
 		if t != in || !g.MayAlias(op.Kernel, outIdx, i) {
@@ -162,12 +174,12 @@ func onlyAllowedReads(g *graph.Graph, op *graph.Op, outIdx int, in *graph.Tensor
 		}
 	}
 	for _, t := range op.Mutates {
-		if t.Root == in {
+		if inStorage(t) {
 			return false
 		}
 	}
 	for _, t := range op.Outputs {
-		if t.Root == in {
+		if inStorage(t) {
 			return false
 		}
 	}

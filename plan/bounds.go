@@ -2,15 +2,15 @@ package plan
 
 import (
 	"encoding/binary"
-	"math"
 	"sort"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
 // lin is an affine form c[0] + sum(c[i+1] * symbol_i), the symbols being
-// the graph's, all >= their minimum >= 0.
-type lin []int64
+// the graph's, all >= their minimum >= 0 (expr.Lin: its arithmetic and
+// overflow rules live in graph/expr).
+type lin = expr.Lin
 
 // span bounds an expression for every symbol value: lo <= value <= hi.
 // Proofs on spans are integer arithmetic, cheap enough to run for every
@@ -104,11 +104,10 @@ func (c *boundsCtx) zeroSpan() span { return span{lo: c.zero(), hi: c.zero(), ok
 // alignedSpan bounds AlignUp(size): exactly size when provably aligned,
 // else [size, size + align - 1].
 func (c *boundsCtx) alignedSpan(size expr.Expr) span {
-	coefs, c0, ok := expr.Affine(size, c.syms)
+	lo, ok := expr.AffineLin(size, c.syms)
 	if !ok {
 		return span{}
 	}
-	lo := append(lin{c0}, coefs...)
 	hi := append(lin(nil), lo...)
 	if !expr.MultipleOf(size, c.align) {
 		hi[0] += c.align - 1
@@ -116,56 +115,17 @@ func (c *boundsCtx) alignedSpan(size expr.Expr) span {
 	return span{lo: lo, hi: hi, ok: true}
 }
 
-func addLin(a, b lin) (lin, bool) {
-	out := make(lin, len(a))
-	for i := range a {
-		s := a[i] + b[i]
-		if (a[i] > 0 && b[i] > 0 && s < 0) || (a[i] < 0 && b[i] < 0 && s >= 0) {
-			return nil, false
-		}
-		out[i] = s
-	}
-	return out, true
-}
-
 func addSpan(a, b span) span {
 	if !a.ok || !b.ok {
 		return span{}
 	}
-	lo, ok1 := addLin(a.lo, b.lo)
-	hi, ok2 := addLin(a.hi, b.hi)
+	lo, ok1 := expr.AddLin(a.lo, b.lo)
+	hi, ok2 := expr.AddLin(a.hi, b.hi)
 	return span{lo, hi, ok1 && ok2}
 }
 
-// leq proves a <= b for every symbol value >= its minimum.
-// Any overflow makes the proof fail, which is always safe.
-func (c *boundsCtx) leq(a, b lin) bool {
-	neg := make(lin, len(a))
-	for i := range a {
-		if a[i] == math.MinInt64 {
-			return false
-		}
-		neg[i] = -a[i]
-	}
-	d, ok := addLin(b, neg)
-	if !ok {
-		return false
-	}
-	v := d[0]
-	for i := 1; i < len(d); i++ {
-		if d[i] < 0 {
-			return false
-		}
-		if c.mins[i-1] != 0 && d[i] > (math.MaxInt64-max(v, 0))/c.mins[i-1] {
-			return false
-		}
-		v += d[i] * c.mins[i-1]
-	}
-	return v >= 0
-}
-
 // spanLeq proves the value bounded by a is <= the value bounded by b.
-func (c *boundsCtx) spanLeq(a, b span) bool { return a.ok && b.ok && c.leq(a.hi, b.lo) }
+func (c *boundsCtx) spanLeq(a, b span) bool { return a.ok && b.ok && expr.LinLeq(a.hi, b.lo, c.mins) }
 
 // maxSpan bounds max(xs): the lower bound of any one, and the componentwise
 // maximum of the upper bounds (valid because symbols are non-negative).

@@ -5,7 +5,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// Buffer is one planned storage: a buffer group in the seed's terms, the
+// Buffer is one planned storage: a buffer group in Inductor's planner's terms, the
 // storage of one tensor together with every tensor that took it over in
 // place.
 type Buffer struct {

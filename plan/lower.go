@@ -170,17 +170,7 @@ func (lw *lowering) findBuffers() error {
 // the op itself, or the end of the outermost enclosing loop that b was
 // defined outside of.
 func (lw *lowering) effectivePos(pos int, loops []*graph.Op, b *Buffer) int {
-	defLoops := lw.defLoops[b.ID]
-	for _, l := range loops {
-		inside := false
-		for _, dl := range defLoops {
-			inside = inside || dl == l
-		}
-		if !inside {
-			return lw.loopEnd[l]
-		}
-	}
-	return pos
+	return lw.loopExit(pos, loops, lw.defLoops[b.ID])
 }
 
 func (lw *lowering) markOutputs() {
@@ -241,7 +231,7 @@ func (lw *lowering) emitFrees(pos, depth int) {
 	}
 }
 
-// computeLiveRanges numbers the timesteps exactly as the seed's
+// computeLiveRanges numbers the timesteps exactly as Inductor's planner's
 // compute_live_ranges: each run of consecutive memory lines is one step; a
 // buffer lives from its allocation's step to its free's step, outputs one
 // step past the last. It returns the last step.

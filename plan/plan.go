@@ -12,7 +12,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// MemoryPool says which buffers may share a pool, as the seed's
+// MemoryPool says which buffers may share a pool, as Inductor's planner's
 // config.memory_pool.
 type MemoryPool string
 
@@ -26,7 +26,7 @@ const (
 // MemoryPools lists the modes.
 var MemoryPools = []MemoryPool{PoolNone, PoolIntermediates, PoolOutputs, PoolCombined}
 
-// DefaultAlign is the byte alignment of every offset, as the seed's.
+// DefaultAlign is the byte alignment of every offset, as Inductor's planner's.
 const DefaultAlign = 64
 
 // Options select how a plan is made.

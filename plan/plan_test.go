@@ -458,25 +458,6 @@ func TestReportMentionsFigures(t *testing.T) {
 	}
 }
 
-func TestAffineEvalMatchesEval(t *testing.T) {
-	syms := []string{"a", "b"}
-	exprs := []string{"0", "7", "3*a + 5", "a*b", "max(a, 2*b) + 64", "9223372036854775807*a + 1", "-9223372036854775807*b - 1", "(a + 63)//64*64"}
-	envs := []expr.Env{{"a": 0, "b": 0}, {"a": 1, "b": 3}, {"a": 2, "b": 1 << 40}, {"a": 1 << 62, "b": 5}}
-	for _, src := range exprs {
-		e, err := expr.Parse(src)
-		require.NoError(t, err)
-		a := newAffineExpr(e, syms)
-		for _, env := range envs {
-			want, wantErr := e.Eval(env)
-			got, gotErr := a.eval([]int64{env["a"], env["b"]}, env)
-			assert.Equal(t, wantErr != nil, gotErr != nil, "%s at %v", src, env)
-			if wantErr == nil {
-				assert.Equal(t, want, got, "%s at %v", src, env)
-			}
-		}
-	}
-}
-
 // lateOutput has a large intermediate phase, then a large output made from a
 // small intermediate: one intermediates pool alive to the end would hold its
 // large size beside the output.

@@ -1,7 +1,7 @@
 package plan
 
 // rewriteToPoolLines turns Alloc and Free lines into AllocFromPool and
-// DeallocFromPool, marks each pool's first and last use as the seed's
+// DeallocFromPool, marks each pool's first and last use as Inductor's planner's
 // mark_first_last_usage does, and adds PoolCreate / PoolRelease lines there.
 // A pool first (or last) used inside a loop is created before (released
 // after) the outermost loop around that use, so no loop body allocates.

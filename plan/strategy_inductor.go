@@ -6,7 +6,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// Inductor is the seed's pool planner (PyTorch Inductor memory_planning.py)
+// Inductor is Inductor's planner (PyTorch Inductor memory_planning.py)
 // ported decision for decision: its results are the reference users compare
 // other strategies against.
 type Inductor struct{}

@@ -9,7 +9,7 @@ import (
 
 // This file ports the allocation tree of PyTorch Inductor's
 // memory_planning.py: Allocation, Empty, TemporalSplit and SpatialSplit.
-// The decisions (which block goes where) must stay exactly the seed's; the
+// The decisions (which block goes where) must stay exactly Inductor's planner's; the
 // sizes and offsets it produces are symbolic.
 
 // liveRange is [begin, end) in timesteps.

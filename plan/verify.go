@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"sort"
 	"strings"
@@ -244,49 +243,11 @@ func (v *verifier) poolEvents() [][]poolEvent {
 	return out
 }
 
-// affineExpr evaluates an expression affine in the symbols with a few
-// multiplications; any other expression, or any overflow, goes to Eval
-// (which reports it). Verification evaluates every offset and size at
-// several symbol values, and nearly all of them are affine.
-type affineExpr struct {
-	e     expr.Expr
-	coefs []int64
-	c0    int64
-	ok    bool
-}
-
-func newAffineExpr(e expr.Expr, syms []string) affineExpr {
-	coefs, c0, ok := expr.Affine(e, syms)
-	return affineExpr{e, coefs, c0, ok}
-}
-
-func (a affineExpr) eval(vals []int64, env expr.Env) (int64, error) {
-	if !a.ok {
-		return a.e.Eval(env)
-	}
-	sum := a.c0
-	for i, c := range a.coefs {
-		if c == 0 {
-			continue
-		}
-		p := c * vals[i]
-		if vals[i] != 0 && (p/vals[i] != c || (c == -1 && vals[i] == math.MinInt64) || (vals[i] == -1 && c == math.MinInt64)) {
-			return a.e.Eval(env)
-		}
-		s := sum + p
-		if (sum > 0 && p > 0 && s < 0) || (sum < 0 && p < 0 && s >= 0) {
-			return a.e.Eval(env)
-		}
-		sum = s
-	}
-	return sum, nil
-}
-
 // placementExprs are every buffer's size and offset, by id, ready to
 // evaluate at many symbol values.
 type placementExprs struct {
 	syms        []string
-	sizes, offs []affineExpr
+	sizes, offs []expr.AffineEval
 }
 
 func (v *verifier) placementExprs() placementExprs {
@@ -294,11 +255,11 @@ func (v *verifier) placementExprs() placementExprs {
 	for _, s := range v.p.Graph.Symbols {
 		pe.syms = append(pe.syms, s.Name)
 	}
-	pe.sizes = make([]affineExpr, len(v.p.Buffers))
-	pe.offs = make([]affineExpr, len(v.p.Buffers))
+	pe.sizes = make([]expr.AffineEval, len(v.p.Buffers))
+	pe.offs = make([]expr.AffineEval, len(v.p.Buffers))
 	for i, b := range v.p.Buffers {
-		pe.sizes[i] = newAffineExpr(b.Size, pe.syms)
-		pe.offs[i] = newAffineExpr(b.Offset, pe.syms)
+		pe.sizes[i] = expr.NewAffineEval(b.Size, pe.syms)
+		pe.offs[i] = expr.NewAffineEval(b.Offset, pe.syms)
 	}
 	return pe
 }
@@ -318,8 +279,8 @@ func (v *verifier) checkPlacement(env expr.Env, events [][]poolEvent, pe placeme
 			return
 		}
 		for _, b := range pool.Buffers {
-			n, err1 := pe.sizes[b.ID].eval(vals, env)
-			off, err2 := pe.offs[b.ID].eval(vals, env)
+			n, err1 := pe.sizes[b.ID].Eval(vals, env)
+			off, err2 := pe.offs[b.ID].Eval(vals, env)
 			if err1 != nil || err2 != nil {
 				v.fail("buffer %s cannot be evaluated%s: %v %v", b.Owner().Name, at(), err1, err2)
 				return

@@ -8,7 +8,8 @@ import (
 // planner chose: each must be a pair the kernel's traits allow, joining a
 // fresh output to an input of the same layout that has its own storage, is
 // no output's, was defined in the same loop scope as the op, and dies at
-// the op: no later kernel touches it or a view of it.
+// the op: no later kernel touches it, any earlier name of its storage, or a
+// view of them.
 type aliasChecker struct {
 	v       *verifier
 	loops   []*graph.Op // enclosing loops at the current line
@@ -57,7 +58,9 @@ func (ac *aliasChecker) line(l *Line) {
 			if r.Op != l.Op {
 				ac.v.fail("in-place takeover of %s by %s is not followed by its op %s", r.From.Name, r.Tensor.Name, r.Op.Label())
 			}
-			ac.gone[r.From.Index] = r
+			for _, t := range earlierNames(r) {
+				ac.gone[t.Index] = r
+			}
 		}
 		ac.pending = ac.pending[:0]
 		for _, t := range l.Op.Outputs {
@@ -79,9 +82,13 @@ func (ac *aliasChecker) checkPair(l *Line) {
 			outIdx = i
 		}
 	}
+	inStorage := map[*graph.Tensor]bool{}
+	for _, t := range earlierNames(l) {
+		inStorage[t] = true
+	}
 	allowed, read := true, false
 	for i, t := range op.Inputs {
-		if t.Root != in {
+		if !inStorage[t.Root] {
 			continue
 		}
 		read = true
@@ -90,7 +97,10 @@ func (ac *aliasChecker) checkPair(l *Line) {
 		}
 	}
 	for _, t := range op.Mutates {
-		allowed = allowed && t.Root != in
+		allowed = allowed && !inStorage[t.Root]
+	}
+	for _, t := range op.Outputs {
+		allowed = allowed && (t == out || !inStorage[t.Root])
 	}
 	switch {
 	case outIdx < 0 || out.IsView():
@@ -101,11 +111,33 @@ func (ac *aliasChecker) checkPair(l *Line) {
 		fail("the kernel's may_alias does not allow it at every position the op reads it")
 	case in.IsView() || in.Root.Input:
 		fail("the input has no storage of its own")
-	case ac.output[in.Index]:
+	case ac.outputStorage(l):
 		fail("the input's storage is an output's")
 	case ac.defLoop[in.Index] != ac.innermost():
 		fail("the input was defined in another loop scope")
 	case !sameLayout(out, in):
 		fail("dtype, device, shape or strides differ")
 	}
+}
+
+// earlierNames are the names the storage had before r's takeover: the
+// buffer's names up to r's new one.
+func earlierNames(r *Line) []*graph.Tensor {
+	for i, t := range r.Buffer.Names {
+		if t == r.Tensor {
+			return r.Buffer.Names[:i]
+		}
+	}
+	return r.Buffer.Names
+}
+
+// outputStorage reports whether an output is, or views, a name the storage
+// had before r's takeover.
+func (ac *aliasChecker) outputStorage(r *Line) bool {
+	for _, t := range earlierNames(r) {
+		if ac.output[t.Index] {
+			return true
+		}
+	}
+	return false
 }
