@@ -17,6 +17,9 @@ import (
 //     written in two halves and read between, a base read between writes of
 //     its even and odd elements), which the sentinel took, from the previous
 //     call's writes, for corruption;
+//   - loop_read_before_write: the same inside a loop, where a view of a
+//     base is read before the base is mutated later in the body and the
+//     loop is the base's last use;
 //   - devices: tensors on devices other than "cpu", which the selftest had
 //     no allocator for.
 var semanticsGraphs = []struct {
@@ -25,6 +28,7 @@ var semanticsGraphs = []struct {
 }{
 	{"empty_tensors.json", [][]string{nil, {"n=0", "m=0"}, {"n=0", "m=2"}, {"n=3", "m=0"}, {"n=1", "m=1"}, {"n=16", "m=8"}}},
 	{"read_before_write.json", [][]string{nil, {"n=1"}}},
+	{"loop_read_before_write.json", [][]string{nil, {"n=1"}}},
 	{"devices.json", [][]string{nil, {"n=1"}}},
 }
 
