@@ -229,6 +229,9 @@ func (d *decoder) expr(n *jsonNode, place string) (expr.Expr, bool) {
 			}
 		}
 		if ok {
+			ok = d.checkDivisors(n, place, e)
+		}
+		if ok {
 			d.parsed[n.str] = e
 		}
 		return e, ok
@@ -236,6 +239,26 @@ func (d *decoder) expr(n *jsonNode, place string) (expr.Expr, bool) {
 		d.err(n, place, "expected an integer or an expression string, found %s", n.kind)
 		return expr.Expr{}, false
 	}
+}
+
+// checkDivisors refuses an expression that divides by 0 at some symbol
+// value in range: the wrapper would crash computing it. A divisor proved
+// positive or negative passes; otherwise it is evaluated at the sample
+// values (every min/hint/max combination), where `x // n` with n's min 0
+// shows.
+func (d *decoder) checkDivisors(n *jsonNode, place string, e expr.Expr) bool {
+	for _, div := range expr.Divisors(e) {
+		if d.lessEq(expr.Const(1), div) || d.lessEq(div, expr.Const(-1)) {
+			continue
+		}
+		for _, env := range d.sampleEnvs() {
+			if v, err := div.Eval(env); err == nil && v == 0 {
+				d.err(n, place, "expression %q divides by %s, which is 0 at %s", n.str, div, envText(env))
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (d *decoder) decodeGraph(root *jsonNode) *Graph {

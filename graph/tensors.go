@@ -372,23 +372,37 @@ func (d *decoder) checkExtent(r *rawTensor) bool {
 	d.keyBuf = key
 	ext, seen := d.extents[string(key)]
 	if !seen {
+		// The key is copied now: lessEq below reuses d.keyBuf.
+		keyText := string(key)
 		parts := []expr.Expr{expr.Const(1)}
 		for i := range t.Shape {
 			parts = append(parts, expr.Mul(expr.Sub(t.Shape[i], expr.Const(1)), t.Strides[i]))
 		}
 		span := expr.Add(parts...)
-		span = expr.Mul(append([]expr.Expr{span}, d.emptyFactors(span, t.Shape)...)...)
+		if fs := d.emptyFactors(span, t.Shape); len(fs) > 0 {
+			span = expr.Mul(append([]expr.Expr{span}, fs...)...)
+		}
 		for _, env := range d.sampleEnvs() {
 			if !d.checkAt(r, env, span) {
 				return false
 			}
 		}
-		ext = extent{span, expr.Scale(span, t.DType.Size()), !d.lessEq(expr.Const(1), span)}
-		d.extents[string(key)] = ext
+		ext = extent{span, expr.Scale(span, t.DType.Size()), mayBeEmpty(t.Shape, d)}
+		d.extents[keyText] = ext
 	}
 	t.ExtentElems, t.bytes, t.mayBeEmpty = ext.elems, ext.bytes, ext.mayBeEmpty
 	t.hasBytes = true
 	return true
+}
+
+// mayBeEmpty reports whether some size of shape can be 0.
+func mayBeEmpty(shape []expr.Expr, d *decoder) bool {
+	for _, s := range shape {
+		if !d.lessEq(expr.Const(1), s) {
+			return true
+		}
+	}
+	return false
 }
 
 // emptyFactors makes a tensor with a size of 0 span nothing, as the format

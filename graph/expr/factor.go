@@ -22,3 +22,24 @@ func VanishesWith(e, s Expr) bool {
 	}
 	return true
 }
+
+// Divisors lists the right operands of every // and % in e, nested ones
+// included: what must never be 0.
+func Divisors(e Expr) []Expr {
+	var out []Expr
+	var walk func(Expr)
+	walk = func(e Expr) {
+		for _, t := range e.terms() {
+			for _, a := range t.mono {
+				if a.kind == atomFloorDiv || a.kind == atomMod {
+					out = append(out, a.args[1])
+				}
+				for _, x := range a.args {
+					walk(x)
+				}
+			}
+		}
+	}
+	walk(e)
+	return out
+}
