@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 )
@@ -36,7 +35,7 @@ func (pf *planFlags) options() plan.Options {
 
 // loadAndPlan reads one graph and plans it.
 func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
-	g, err := graph.Load(path)
+	g, err := loadGraph(path, pf.hints)
 	if err != nil {
 		return nil, err
 	}
