@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/wrapgen/wrapgen/graph"
@@ -19,6 +20,11 @@ const DefaultHint = 1
 type Options struct {
 	// Hints gives symbols their hint; others get DefaultHint.
 	Hints map[string]int64
+	// Values fixes graph inputs to the given contents (serialized
+	// TensorProtos): they are then constants, like initializers. A model
+	// that takes a reshape target or slice bounds as an input imports when
+	// those are given here.
+	Values map[string][]byte
 }
 
 // Weight is a constant the graph takes as an input: an initializer or a
@@ -118,7 +124,7 @@ func (im *importer) run() error {
 	// file's name says which model it is, and names the generated code.
 	im.doc.name = strings.TrimSuffix(filepath.Base(im.file), filepath.Ext(im.file))
 	if im.opset == 0 {
-		return im.problem("", "the model imports no default-domain opset")
+		return im.problem("", "unsupported: the model imports no default-domain opset (only %s)", strings.Join(domains(im.m.opsets), ", "))
 	}
 	if g.sparseInits > 0 {
 		return im.problem("graph.sparse_initializer", "unsupported: sparse initializers")
@@ -136,6 +142,18 @@ func (im *importer) run() error {
 			return im.problem(fmt.Sprintf("graph.initializer[%d]", i), "%v", err)
 		}
 		im.vals[t.name] = v
+	}
+	for name, b := range im.opts.Values {
+		t, err := readTensor(msg{b, 0})
+		if err != nil {
+			return im.problem(fmt.Sprintf("value of input %q", name), "%v", err)
+		}
+		t.name = name
+		v, err := tensorValue(t)
+		if err != nil {
+			return im.problem(fmt.Sprintf("value of input %q", name), "%v", err)
+		}
+		im.vals[name] = v
 	}
 	for i, in := range g.inputs {
 		if _, ok := im.vals[in.name]; ok {
@@ -312,3 +330,12 @@ func (im *importer) materialize(v *value, output bool) error {
 }
 
 func concreteShapeOf(v *value) ([]int64, bool) { return concrete(v.shape) }
+
+func domains(opsets map[string]int64) []string {
+	var out []string
+	for d := range opsets {
+		out = append(out, fmt.Sprintf("%q", d))
+	}
+	sort.Strings(out)
+	return out
+}

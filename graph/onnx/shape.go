@@ -114,7 +114,7 @@ func dropout(c *nodeCtx) error {
 	training := c.attrInt("is_test", 1) == 0 && c.im.opset < 7
 	if t := c.opt(2); t != nil {
 		if !t.known || len(t.ints) != 1 {
-			return unsup("input 2 (training_mode) is computed at run time")
+			return unsup("input 2 (training_mode) %q is computed at run time; wrapgen needs it at import time", t.name)
 		}
 		c.attrInputs[2] = true
 		v, _ := t.ints[0].IsConst()
