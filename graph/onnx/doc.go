@@ -136,25 +136,6 @@ func (d *document) json() []byte {
 	writeNames(&b, d.inputs)
 	b.WriteString(",\n  \"outputs\": ")
 	writeNames(&b, d.outputs)
-	if len(d.kernelOrder) > 0 {
-		b.WriteString(",\n  \"kernels\": {")
-		for i, k := range d.kernelOrder {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString("\n    ")
-			quote(&b, k)
-			b.WriteString(": {\"may_alias\": [")
-			for j, p := range d.kernels[k] {
-				if j > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString("[" + strconv.Itoa(p[0]) + ", " + strconv.Itoa(p[1]) + "]")
-			}
-			b.WriteString("]}")
-		}
-		b.WriteString("\n  }")
-	}
 	b.WriteString(",\n  \"ops\": [")
 	for i, op := range d.ops {
 		if i > 0 {

@@ -4,10 +4,6 @@ package onnx
 // domain) to its inference rule. Anything absent is refused by name.
 var rules map[string]rule
 
-// elementwiseOps are the ops whose output has the shape and dtype of an
-// input they may overwrite (may_alias [0, 0]).
-var elementwiseOps = map[string]bool{}
-
 func init() {
 	same := unary("")
 	rules = map[string]rule{
@@ -77,7 +73,6 @@ func init() {
 		"Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Softplus", "Softsign", "Sign",
 		"Not", "HardSwish", "Mish", "BitwiseNot"} {
 		rules[op] = same
-		elementwiseOps[op] = true
 	}
 	withAttrs := map[string][]unaryAttr{
 		"HardSigmoid":     {{"alpha", 0.2}, {"beta", 0.5}},
@@ -90,21 +85,17 @@ func init() {
 	}
 	for op, attrs := range withAttrs {
 		rules[op] = unary("", attrs...)
-		elementwiseOps[op] = true
 	}
 	rules["Gelu"] = gelu
-	elementwiseOps["Gelu"] = true
 	rules["IsNaN"] = unary("bool")
 	rules["IsInf"] = isInf
 	for _, op := range []string{"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum",
 		"Mean", "PRelu", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"} {
 		rules[op] = nary("")
-		elementwiseOps[op] = true
 	}
 	for _, op := range []string{"And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"} {
 		rules[op] = nary("bool")
 	}
-	elementwiseOps["And"], elementwiseOps["Or"], elementwiseOps["Xor"] = true, true, true
 	rules["BitShift"] = bitShift
 	for _, op := range []string{"If", "Loop", "Scan", "SequenceConstruct", "SequenceAt", "SequenceEmpty",
 		"SequenceInsert", "SequenceErase", "SequenceLength", "SplitToSequence", "ConcatFromSequence",
