@@ -100,17 +100,43 @@ func TestImportErrors(t *testing.T) {
 	_, err = Import("empty.onnx", nil, Options{})
 	assert.ErrorContains(t, err, "no graph in the model")
 
-	model := testModel(t, "NonMaxSuppression", []string{"x"}, []string{"y"})
+	model := testModel(t, "NonMaxSuppression", []string{"x"}, []string{"y"}, []any{2, 3}, nil)
 	_, err = Import("nms.onnx", model, Options{})
 	assert.EqualError(t, err, `nms.onnx: nodes[0] (op "NonMaxSuppression", name "n0"): unsupported: no shape inference rule for this operator`)
 
-	model = testModel(t, "If", []string{"x"}, []string{"y"})
+	model = testModel(t, "If", []string{"x"}, []string{"y"}, []any{2, 3}, nil)
 	_, err = Import("if.onnx", model, Options{})
 	assert.ErrorContains(t, err, `nodes[0] (op "If", name "n0"): unsupported: control flow`)
 }
 
-// testModel encodes a one-node model over a float input x of shape [2, 3].
-func testModel(t *testing.T, op string, ins, outs []string) []byte {
+// value_info disagreeing with inference is an error naming the node.
+func TestImportChecksDeclaredShapes(t *testing.T) {
+	model := testModel(t, "Relu", []string{"x"}, []string{"y"}, []any{2, 3}, []any{2, 4})
+	_, err := Import("relu.onnx", model, Options{})
+	assert.EqualError(t, err, `relu.onnx: nodes[0] (op "Relu", name "n0"): output "y" is declared with size 4 at dimension 1 but inference gives shape [2, 3]`)
+
+	model = testModel(t, "Relu", []string{"x"}, []string{"y"}, []any{"n", 3}, []any{"n", 3})
+	res, err := Import("relu.onnx", model, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, res.Notes)
+}
+
+// A dynamic dimension without a name gets a generated symbol, reported.
+func TestImportNamesUnnamedDims(t *testing.T) {
+	model := testModel(t, "Relu", []string{"x"}, []string{"y"}, []any{nil, 3}, nil)
+	res, err := Import("relu.onnx", model, Options{Hints: map[string]int64{"x_dim0": 5}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`symbol x_dim0 stands for the unnamed dynamic dimension 0 of input "x"`}, res.Notes)
+	g, err := graph.Parse("relu.json", res.JSON)
+	require.NoError(t, err)
+	assert.Equal(t, "[x_dim0, 3]", shapeText(g.Tensor("y").Shape))
+	assert.Equal(t, int64(5), g.Symbol("x_dim0").Hint)
+}
+
+// testModel encodes a one-node model over a float input x of shape inDims
+// (ints, dim_param strings, nil for an unnamed dynamic size), with output
+// y declared with outDims when given.
+func testModel(t *testing.T, op string, ins, outs []string, inDims, outDims []any) []byte {
 	t.Helper()
 	bytesField := func(b []byte, num protowire.Number, v []byte) []byte {
 		b = protowire.AppendTag(b, num, protowire.BytesType)
@@ -125,23 +151,33 @@ func testModel(t *testing.T, op string, ins, outs []string) []byte {
 	}
 	node = bytesField(node, 3, []byte("n0"))
 	node = bytesField(node, 4, []byte(op))
-	var dims []byte
-	for _, d := range []uint64{2, 3} {
-		var dim []byte
-		dim = protowire.AppendTag(dim, 1, protowire.VarintType)
-		dim = protowire.AppendVarint(dim, d)
-		dims = bytesField(dims, 1, dim)
+	valueInfo := func(name string, ds []any) []byte {
+		var dims []byte
+		for _, d := range ds {
+			var dim []byte
+			switch d := d.(type) {
+			case int:
+				dim = protowire.AppendTag(dim, 1, protowire.VarintType)
+				dim = protowire.AppendVarint(dim, uint64(d))
+			case string:
+				dim = bytesField(dim, 2, []byte(d))
+			}
+			dims = bytesField(dims, 1, dim)
+		}
+		var tt []byte
+		tt = protowire.AppendTag(tt, 1, protowire.VarintType)
+		tt = protowire.AppendVarint(tt, 1)
+		tt = bytesField(tt, 2, dims)
+		typ := bytesField(nil, 1, tt)
+		return bytesField(bytesField(nil, 1, []byte(name)), 2, typ)
 	}
-	var tt []byte
-	tt = protowire.AppendTag(tt, 1, protowire.VarintType)
-	tt = protowire.AppendVarint(tt, 1)
-	tt = bytesField(tt, 2, dims)
-	typ := bytesField(nil, 1, tt)
-	vi := bytesField(bytesField(nil, 1, []byte("x")), 2, typ)
 	var g []byte
 	g = bytesField(g, 1, node)
 	g = bytesField(g, 2, []byte("g"))
-	g = bytesField(g, 11, vi)
+	g = bytesField(g, 11, valueInfo("x", inDims))
+	if outDims != nil {
+		g = bytesField(g, 12, valueInfo("y", outDims))
+	}
 	var opset []byte
 	opset = protowire.AppendTag(opset, 2, protowire.VarintType)
 	opset = protowire.AppendVarint(opset, 17)
