@@ -339,3 +339,17 @@ func domains(opsets map[string]int64) []string {
 	sort.Strings(out)
 	return out
 }
+
+// InputNames lists a model's graph inputs in order (initializers included),
+// the order of a node test's input_<i>.pb files.
+func InputNames(data []byte) ([]string, error) {
+	m, err := readModel(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, in := range m.graph.inputs {
+		out = append(out, in.name)
+	}
+	return out, nil
+}

@@ -265,3 +265,21 @@ func bytesOf(v *value) ([]byte, bool) {
 	}
 	return b, true
 }
+
+// DecodeTensor reads a serialized TensorProto (a node test's input_0.pb,
+// say) into its dtype, shape and little-endian contents.
+func DecodeTensor(data []byte) (Weight, error) {
+	t, err := readTensor(msg{data, 0})
+	if err != nil {
+		return Weight{}, err
+	}
+	v, err := tensorValue(t)
+	if err != nil {
+		return Weight{}, err
+	}
+	b, ok := bytesOf(v)
+	if !ok {
+		return Weight{}, fmt.Errorf("tensor %q: contents not decoded", t.name)
+	}
+	return Weight{Name: t.name, DType: v.dtype, Shape: t.dims, Data: b}, nil
+}
