@@ -239,7 +239,7 @@ func (d *decoder) decodeGraph(root *jsonNode) *Graph {
 		d.err(root, "", "expected a JSON object describing a graph, found %s", root.kind)
 		return nil
 	}
-	f := d.fields(root, "", "name", "symbols", "tensors", "inputs", "outputs", "ops")
+	f := d.fields(root, "", "name", "symbols", "tensors", "inputs", "outputs", "ops", "kernels")
 	g := &Graph{File: d.file, byName: map[string]*Tensor{}}
 	d.g = g
 	d.symbols = map[string]*Symbol{}
@@ -266,6 +266,9 @@ func (d *decoder) decodeGraph(root *jsonNode) *Graph {
 	g.Outputs = d.tensorList(f.get("outputs"), "outputs")
 	if n := f.get("ops"); n != nil {
 		g.Ops = d.decodeOps(n, "ops")
+	}
+	if n := f.get("kernels"); n != nil {
+		g.Traits = d.decodeKernels(n)
 	}
 	if len(d.problems) > 0 {
 		return nil

@@ -12,6 +12,9 @@ type Kernel struct {
 	Variadic bool
 	Attrs    []AttrSig
 	First    *Op // the first op calling it, for messages
+	// MayAlias lists the outputs that may share memory with inputs, as the
+	// graph's "kernels" object declares.
+	MayAlias []AliasPair
 }
 
 // AttrSig is an attribute's name and kind in a kernel signature.
@@ -52,7 +55,7 @@ func (g *Graph) Kernels() []*Kernel {
 		n := len(op.Args())
 		k := by[op.Kernel]
 		if k == nil {
-			k = &Kernel{Name: op.Kernel, Outputs: len(op.Outputs), Inputs: n, First: op}
+			k = &Kernel{Name: op.Kernel, Outputs: len(op.Outputs), Inputs: n, First: op, MayAlias: g.Traits[op.Kernel].MayAlias}
 			for _, a := range op.Attrs {
 				k.Attrs = append(k.Attrs, AttrSig{a.Name, a.Kind})
 			}

@@ -13,6 +13,8 @@ type Graph struct {
 	Inputs  []*Tensor
 	Outputs []*Tensor
 	Ops     []*Op
+	// Traits is what the "kernels" object declares, by kernel name.
+	Traits map[string]Traits
 
 	byName map[string]*Tensor
 }
