@@ -49,8 +49,9 @@ type document struct {
 	inputs  []string
 	outputs []string
 	ops     []*docOp
-	// kernels holds the may_alias trait of each kernel that has one.
-	kernels     map[string][][2]int
+	// mayAlias holds each kernel's may_alias pairs ([output, input]), for
+	// the kernels that have any, in kernelOrder.
+	mayAlias    map[string][][2]int
 	kernelOrder []string
 }
 
@@ -136,6 +137,25 @@ func (d *document) json() []byte {
 	writeNames(&b, d.inputs)
 	b.WriteString(",\n  \"outputs\": ")
 	writeNames(&b, d.outputs)
+	if len(d.kernelOrder) > 0 {
+		b.WriteString(",\n  \"kernels\": {")
+		for i, k := range d.kernelOrder {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("\n    ")
+			quote(&b, k)
+			b.WriteString(": {\"may_alias\": [")
+			for j, p := range d.mayAlias[k] {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("[" + strconv.Itoa(p[0]) + ", " + strconv.Itoa(p[1]) + "]")
+			}
+			b.WriteString("]}")
+		}
+		b.WriteString("\n  }")
+	}
 	b.WriteString(",\n  \"ops\": [")
 	for i, op := range d.ops {
 		if i > 0 {

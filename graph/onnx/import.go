@@ -93,6 +93,7 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 		}
 		return nil, graph.ErrorList{{File: file, Msg: err.Error()}}
 	}
+	im.doc.addTraits()
 	return &Result{JSON: im.doc.json(), Notes: im.notes, Weights: im.weights}, nil
 }
 

@@ -188,3 +188,15 @@ func testModel(t *testing.T, op string, ins, outs []string, inDims, outDims []an
 	m = bytesField(m, 8, opset)
 	return m
 }
+
+// Elementwise kernels may write over their inputs; others may not.
+func TestImportMarksElementwiseKernels(t *testing.T) {
+	g, _, err := Load("testdata/tiny_bert.onnx", Options{})
+	require.NoError(t, err)
+	assert.True(t, g.MayAlias("Add", 0, 0))
+	assert.True(t, g.MayAlias("Add", 0, 1))
+	assert.True(t, g.MayAlias("Erf", 0, 0))
+	assert.False(t, g.MayAlias("Erf", 0, 1))
+	assert.False(t, g.MayAlias("MatMul", 0, 0))
+	assert.False(t, g.MayAlias("Softmax", 0, 0))
+}
