@@ -58,7 +58,7 @@ func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
 	if err := pf.check(); err != nil {
 		return nil, err
 	}
-	g, err := graph.Load(path)
+	g, err := loadGraph(path, pf.hints)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ func commands() []command {
 		{"gen", "generate a Go or C++ wrapper (and its runtime) for a graph", runGen},
 		{"selftest", "build and run the wrapper with sentinel kernels that detect memory corruption", runSelftest},
 		{"bench", "compare strategies: peak over lower bound, pools, planning time", runBench},
+		{"import", "convert an ONNX model to a format-v1 graph (and its weights)", runImport},
 	}
 }
 

@@ -2,6 +2,7 @@
 // Source: mlp.json (graph "mlp"). Plan: best (search won), memory pools intermediates, align 64.
 #include "mlp.h"
 
+#include <algorithm>
 #include <string>
 
 namespace mlp {

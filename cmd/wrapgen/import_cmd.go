@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/onnx"
+)
+
+// loadGraph reads a format-v1 graph, or imports an ONNX model (by the .onnx
+// extension), so every command takes either. hints are the -hint values,
+// which also become the hints of the model's symbols.
+func loadGraph(path string, hints symbolValues) (*graph.Graph, error) {
+	if !onnx.IsModel(path) {
+		return graph.Load(path)
+	}
+	g, _, err := onnx.Load(path, onnx.Options{Hints: hints})
+	return g, err
+}
+
+func runImport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("import", stderr)
+	out := fs.String("o", "", "write the format-v1 graph to `file` (default: standard output)")
+	weights := fs.String("weights", "", "also write the weights stored in the model (initializers, constants that feed kernels) to `file` in safetensors format")
+	hints := symbolValues{}
+	fs.Var(hints, "hint", "hint of symbol `name=value` (default "+fmt.Sprint(onnx.DefaultHint)+"; repeatable)")
+	if help, err := parseFlags(fs, "wrapgen import [-o GRAPH.json] [-weights FILE.safetensors] [-hint name=value] MODEL.onnx", args); help || err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return &usageError{fmt.Sprintf("import takes one model file, got %d arguments", fs.NArg())}
+	}
+	path := fs.Arg(0)
+	_, res, err := onnx.Load(path, onnx.Options{Hints: hints})
+	if err != nil {
+		return err
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stderr, "%s: %s\n", path, n)
+	}
+	var files []outFile
+	if *weights != "" {
+		data, err := onnx.Safetensors(res.Weights)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		files = append(files, outFile{*weights, data})
+	}
+	if *out == "" {
+		if err := writeFiles(files); err != nil {
+			return err
+		}
+		_, err := stdout.Write(res.JSON)
+		return err
+	}
+	return writeFiles(append(files, outFile{*out, res.JSON}))
+}

@@ -1,0 +1,22 @@
+package onnx
+
+import (
+	"os"
+	"testing"
+)
+
+// FuzzImport: no bytes make the importer panic; what it accepts is a
+// document graph.Parse would read (checked by Load in the other tests).
+func FuzzImport(f *testing.F) {
+	for _, name := range []string{"testdata/resnet18.onnx", "testdata/tiny_bert.onnx"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add(syntheticModel(30))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = Import("fuzz.onnx", data, Options{})
+	})
+}

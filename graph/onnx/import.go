@@ -1,0 +1,356 @@
+package onnx
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// DefaultHint is the hint of a symbol (a dim_param or an unnamed dynamic
+// dimension) that Options.Hints does not give.
+const DefaultHint = 1
+
+// Options control an import.
+type Options struct {
+	// Hints gives symbols their hint; others get DefaultHint.
+	Hints map[string]int64
+	// Values fixes graph inputs to the given contents (serialized
+	// TensorProtos): they are then constants, like initializers. A model
+	// that takes a reshape target or slice bounds as an input imports when
+	// those are given here.
+	Values map[string][]byte
+}
+
+// Weight is a constant the graph takes as an input: an initializer or a
+// Constant node's value that feeds a kernel.
+type Weight struct {
+	Name  string
+	DType graph.DType
+	Shape []int64
+	Data  []byte // little-endian, row-major
+}
+
+// Result is an imported model.
+type Result struct {
+	// JSON is the format-v1 document, as `wrapgen import` writes it.
+	JSON []byte
+	// Notes say what the import decided that the model did not state:
+	// generated symbol names and renamed symbols.
+	Notes []string
+	// Weights are the contents of the graph inputs the model stores.
+	Weights []Weight
+}
+
+// IsModel reports whether path names an ONNX model (by its extension).
+func IsModel(path string) bool { return strings.EqualFold(filepath.Ext(path), ".onnx") }
+
+// Load reads the model at path and returns the graph graph.Parse makes of
+// its format-v1 document, with the import result.
+func Load(path string, opts Options) (*graph.Graph, *Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, graph.ErrorList{{File: path, Msg: err.Error()}}
+	}
+	r, err := Import(path, data, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := graph.Parse(path, r.JSON)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: the imported graph does not validate (a wrapgen bug, please report it):\n%w", path, err)
+	}
+	return g, r, nil
+}
+
+// Import converts a model held in memory; file names it in errors.
+func Import(file string, data []byte, opts Options) (*Result, error) {
+	if int64(len(data)) > graph.MaxFileBytes {
+		return nil, graph.ErrorList{{File: file, Msg: fmt.Sprintf("file is %d bytes, larger than the %d a model may have", len(data), graph.MaxFileBytes)}}
+	}
+	m, err := readModel(data)
+	if err != nil {
+		return nil, graph.ErrorList{{File: file, Msg: err.Error()}}
+	}
+	im := &importer{
+		file: file, m: m, opts: opts,
+		vals:     map[string]*value{},
+		info:     map[string]*valueInfo{},
+		isOutput: map[string]bool{},
+		symbols:  map[string]bool{},
+		bounds:   expr.Bounds{},
+	}
+	im.opset = m.opsets[""]
+	if err := im.run(); err != nil {
+		var pl graph.ErrorList
+		if errors.As(err, &pl) {
+			return nil, pl
+		}
+		return nil, graph.ErrorList{{File: file, Msg: err.Error()}}
+	}
+	im.doc.addTraits()
+	return &Result{JSON: im.doc.json(), Notes: im.notes, Weights: im.weights}, nil
+}
+
+type importer struct {
+	file  string
+	m     *model
+	opts  Options
+	opset int64
+
+	vals     map[string]*value
+	info     map[string]*valueInfo // value_info and graph outputs, by name
+	isOutput map[string]bool
+	symbols  map[string]bool
+	bounds   expr.Bounds
+
+	doc     document
+	notes   []string
+	weights []Weight
+}
+
+// problem is an error at a place of the model.
+func (im *importer) problem(place, format string, args ...any) error {
+	return graph.ErrorList{{File: im.file, Place: place, Msg: fmt.Sprintf(format, args...)}}
+}
+
+func (im *importer) run() error {
+	g := im.m.graph
+	// Exporters give generic graph names ("torch_jit", "main_graph"); the
+	// file's name says which model it is, and names the generated code.
+	im.doc.name = strings.TrimSuffix(filepath.Base(im.file), filepath.Ext(im.file))
+	if im.opset == 0 {
+		return im.problem("", "unsupported: the model imports no default-domain opset (only %s)", strings.Join(domains(im.m.opsets), ", "))
+	}
+	if g.sparseInits > 0 {
+		return im.problem("graph.sparse_initializer", "unsupported: sparse initializers")
+	}
+	for _, vi := range g.valueInfo {
+		im.info[vi.name] = vi
+	}
+	for _, vi := range g.outputs {
+		im.info[vi.name] = vi
+		im.isOutput[vi.name] = true
+	}
+	for i, t := range g.initializers {
+		v, err := tensorValue(t)
+		if err != nil {
+			return im.problem(fmt.Sprintf("graph.initializer[%d]", i), "%v", err)
+		}
+		im.vals[t.name] = v
+	}
+	for name, b := range im.opts.Values {
+		t, err := readTensor(msg{b, 0})
+		if err != nil {
+			return im.problem(fmt.Sprintf("value of input %q", name), "%v", err)
+		}
+		t.name = name
+		v, err := tensorValue(t)
+		if err != nil {
+			return im.problem(fmt.Sprintf("value of input %q", name), "%v", err)
+		}
+		im.vals[name] = v
+	}
+	for i, in := range g.inputs {
+		if _, ok := im.vals[in.name]; ok {
+			continue // an initializer: a default the caller may override; wrapgen takes it as stored
+		}
+		if err := im.addInput(i, in); err != nil {
+			return err
+		}
+	}
+	for i, n := range g.nodes {
+		if err := im.node(i, n); err != nil {
+			return err
+		}
+	}
+	for i, out := range g.outputs {
+		if err := im.addOutput(i, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isIdent(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// symbolName makes an expression identifier of a dim_param.
+func symbolName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	out := b.String()
+	if out == "" || out[0] >= '0' && out[0] <= '9' {
+		out = "s_" + out
+	}
+	return out
+}
+
+func (im *importer) symbol(name string) expr.Expr {
+	if !im.symbols[name] {
+		im.symbols[name] = true
+		hint := int64(DefaultHint)
+		if h, ok := im.opts.Hints[name]; ok {
+			hint = h
+		}
+		im.doc.symbols = append(im.doc.symbols, docSymbol{name, hint})
+		im.bounds[name] = expr.Range{Min: 1, Max: -1}
+	}
+	return expr.Sym(name)
+}
+
+func (im *importer) addInput(i int, in *valueInfo) error {
+	place := fmt.Sprintf("graph.input[%d] (%q)", i, in.name)
+	t := in.typ
+	if t == nil || t.kind == "" {
+		return im.problem(place, "the input has no type")
+	}
+	if t.kind != "tensor" {
+		return im.problem(place, "unsupported: %s types", t.kind)
+	}
+	d, err := dtypeOf(t.elemType)
+	if err != nil {
+		return im.problem(place, "unsupported: %v", err)
+	}
+	if !t.hasShape {
+		return im.problem(place, "the input has no shape: wrapgen needs the rank of every graph input")
+	}
+	shape := make([]expr.Expr, len(t.dims))
+	for k, dim := range t.dims {
+		switch {
+		case dim.hasValue && dim.value >= 0:
+			shape[k] = expr.Const(dim.value)
+		case dim.param != "":
+			name := symbolName(dim.param)
+			if name != dim.param {
+				im.noteOnce(name, fmt.Sprintf("symbol %s stands for dim_param %q (not an identifier)", name, dim.param))
+			}
+			shape[k] = im.symbol(name)
+		default:
+			name := symbolName(fmt.Sprintf("%s_dim%d", in.name, k))
+			im.notes = append(im.notes, fmt.Sprintf("symbol %s stands for the unnamed dynamic dimension %d of input %q", name, k, in.name))
+			shape[k] = im.symbol(name)
+		}
+	}
+	v := &value{name: in.name, dtype: d, shape: shape, node: -1, inDoc: true}
+	im.vals[in.name] = v
+	im.doc.tensors = append(im.doc.tensors, &docTensor{name: in.name, dtype: d, shape: shape})
+	im.doc.inputs = append(im.doc.inputs, in.name)
+	return nil
+}
+
+func (im *importer) noteOnce(key, note string) {
+	for _, n := range im.notes {
+		if n == note {
+			return
+		}
+	}
+	im.notes = append(im.notes, note)
+}
+
+func (im *importer) addOutput(i int, out *valueInfo) error {
+	place := fmt.Sprintf("graph.output[%d] (%q)", i, out.name)
+	v := im.vals[out.name]
+	if v == nil {
+		return im.problem(place, "no node computes this output")
+	}
+	if v.node < 0 && v.inDoc {
+		return im.problem(place, "unsupported: the output is a graph input passed through unchanged")
+	}
+	for _, o := range im.doc.outputs {
+		if o == out.name {
+			return im.problem(place, "unsupported: the output is listed twice")
+		}
+	}
+	if !v.inDoc {
+		// Computed at import time: the wrapper still has to return it.
+		if err := im.materialize(v, true); err != nil {
+			return im.problem(place, "%v", err)
+		}
+	}
+	im.doc.outputs = append(im.doc.outputs, out.name)
+	return nil
+}
+
+// materialize puts a value known at import time into the document, when a
+// kernel reads it or the graph returns it: a concrete constant becomes a
+// graph input (a weight, whose contents Result.Weights carries); symbolic
+// integers become a "Constant" kernel call with the values as attribute.
+func (im *importer) materialize(v *value, output bool) error {
+	if v.inDoc {
+		return nil
+	}
+	v.inDoc = true
+	b, concrete := bytesOf(v)
+	shape, _ := concreteShapeOf(v)
+	if concrete && !output {
+		im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
+		im.doc.inputs = append(im.doc.inputs, v.name)
+		im.weights = append(im.weights, Weight{Name: v.name, DType: v.dtype, Shape: shape, Data: b})
+		return nil
+	}
+	if !isIntDType(v.dtype) {
+		if !concrete {
+			return fmt.Errorf("unsupported: the %s constant %q cannot be materialized", v.dtype, v.name)
+		}
+		// A float constant the graph returns: a weight copied out.
+		src := v.name + ".value"
+		im.doc.tensors = append(im.doc.tensors, &docTensor{name: src, dtype: v.dtype, shape: v.shape})
+		im.doc.inputs = append(im.doc.inputs, src)
+		im.weights = append(im.weights, Weight{Name: src, DType: v.dtype, Shape: shape, Data: b})
+		im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
+		im.doc.ops = append(im.doc.ops, &docOp{kernel: "Identity", inputs: []string{src}, outputs: []string{v.name}})
+		return nil
+	}
+	im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
+	im.doc.ops = append(im.doc.ops, &docOp{kernel: "Constant", outputs: []string{v.name},
+		attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}})
+	return nil
+}
+
+func concreteShapeOf(v *value) ([]int64, bool) { return concrete(v.shape) }
+
+func domains(opsets map[string]int64) []string {
+	var out []string
+	for d := range opsets {
+		out = append(out, fmt.Sprintf("%q", d))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// InputNames lists a model's graph inputs in order (initializers included),
+// the order of a node test's input_<i>.pb files.
+func InputNames(data []byte) ([]string, error) {
+	m, err := readModel(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, in := range m.graph.inputs {
+		out = append(out, in.name)
+	}
+	return out, nil
+}

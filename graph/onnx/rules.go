@@ -1,0 +1,196 @@
+package onnx
+
+// rules maps each supported op_type (domain-qualified outside the default
+// domain) to its inference rule. Anything absent is refused by name.
+var rules map[string]rule
+
+func init() {
+	same := unary("")
+	rules = map[string]rule{
+		"Constant":        constantNode,
+		"Shape":           shapeOp,
+		"Size":            sizeOp,
+		"Identity":        identity,
+		"Dropout":         dropout,
+		"Unsqueeze":       unsqueeze,
+		"Squeeze":         squeeze,
+		"Flatten":         flatten,
+		"Reshape":         reshape,
+		"Concat":          concat,
+		"Gather":          gather,
+		"GatherElements":  gatherElements,
+		"Slice":           slice,
+		"ConstantOfShape": constantOfShape,
+		"Expand":          expand,
+		"Range":           rangeOp,
+		"Tile":            tile,
+		"Transpose":       transpose,
+		"Split":           split,
+		"Pad":             pad,
+		"ScatterND":       scatterND,
+		"ScatterElements": sameAs(intAttr{"axis", 0}),
+		"Trilu":           trilu,
+		"CumSum":          cumSum,
+		"Where":           where,
+		"Cast":            cast,
+		"CastLike":        cast,
+		"Clip":            clip,
+		"EyeLike":         eyeLike,
+
+		"Conv":                  conv,
+		"ConvTranspose":         convTranspose,
+		"MaxPool":               pool,
+		"AveragePool":           pool,
+		"LpPool":                pool,
+		"GlobalAveragePool":     globalPool,
+		"GlobalMaxPool":         globalPool,
+		"GlobalLpPool":          globalPool,
+		"BatchNormalization":    batchNorm,
+		"LayerNormalization":    layerNorm,
+		"InstanceNormalization": unary("", unaryAttr{"epsilon", 1e-5}),
+		"LRN":                   lrn,
+		"Gemm":                  gemm,
+		"MatMul":                matmul,
+		"Softmax":               softmax,
+		"LogSoftmax":            softmax,
+		"Hardmax":               softmax,
+		"ArgMax":                argReduce,
+		"ArgMin":                argReduce,
+		"TopK":                  topK,
+		"DepthToSpace":          depthSpace,
+		"SpaceToDepth":          depthSpace,
+
+		"NonZero":  dataDependent,
+		"Unique":   dataDependent,
+		"Compress": dataDependent,
+	}
+	for _, op := range []string{"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+		"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"} {
+		rules[op] = reduce
+	}
+	for _, op := range []string{"Abs", "Neg", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt",
+		"Reciprocal", "Floor", "Ceil", "Round", "Erf", "Sin", "Cos", "Tan", "Asin", "Acos",
+		"Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Softplus", "Softsign", "Sign",
+		"Not", "HardSwish", "Mish", "BitwiseNot"} {
+		rules[op] = same
+	}
+	withAttrs := map[string][]unaryAttr{
+		"HardSigmoid":     {{"alpha", 0.2}, {"beta", 0.5}},
+		"LeakyRelu":       {{"alpha", 0.01}},
+		"Elu":             {{"alpha", 1}},
+		"Celu":            {{"alpha", 1}},
+		"ThresholdedRelu": {{"alpha", 1}},
+		"Selu":            {{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}},
+		"Shrink":          {{"bias", 0}, {"lambd", 0.5}},
+	}
+	for op, attrs := range withAttrs {
+		rules[op] = unary("", attrs...)
+	}
+	rules["Gelu"] = gelu
+	rules["IsNaN"] = unary("bool")
+	rules["IsInf"] = isInf
+	for _, op := range []string{"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum",
+		"Mean", "PRelu", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"} {
+		rules[op] = nary("")
+	}
+	for _, op := range []string{"And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"} {
+		rules[op] = nary("bool")
+	}
+	rules["BitShift"] = bitShift
+	for _, op := range []string{"If", "Loop", "Scan", "SequenceConstruct", "SequenceAt", "SequenceEmpty",
+		"SequenceInsert", "SequenceErase", "SequenceLength", "SplitToSequence", "ConcatFromSequence",
+		"Optional", "OptionalGetElement", "OptionalHasElement"} {
+		rules[op] = controlFlow
+	}
+}
+
+func controlFlow(c *nodeCtx) error {
+	return unsup("control flow, sequence and optional values are not expressible in format v1")
+}
+
+func gelu(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	c.emitString("approximate", c.attrString("approximate", "none"))
+	c.setOut(0, x.dtype, x.shape)
+	return nil
+}
+
+func isInf(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	c.emitInt("detect_negative", c.attrInt("detect_negative", 1))
+	c.emitInt("detect_positive", c.attrInt("detect_positive", 1))
+	c.setOut(0, "bool", x.shape)
+	return nil
+}
+
+func bitShift(c *nodeCtx) error {
+	if err := nary("")(c); err != nil {
+		return err
+	}
+	c.emitString("direction", c.attrString("direction", ""))
+	return nil
+}
+
+func lrn(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	c.emitFloat("alpha", c.attrFloat("alpha", 1e-4))
+	c.emitFloat("beta", c.attrFloat("beta", 0.75))
+	c.emitFloat("bias", c.attrFloat("bias", 1))
+	c.emitInt("size", c.attrInt("size", 0))
+	c.setOut(0, x.dtype, x.shape)
+	return nil
+}
+
+func trilu(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	k := int64(0)
+	if c.opt(1) != nil {
+		ks, err := c.constInts(1, "k")
+		if err != nil {
+			return err
+		}
+		if len(ks) != 1 {
+			return unsup("k must be a scalar")
+		}
+		k = ks[0]
+	}
+	c.emitInt("k", k)
+	c.emitInt("upper", c.attrInt("upper", 1))
+	c.setOut(0, x.dtype, x.shape)
+	return nil
+}
+
+func cumSum(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	a, err := c.constInts(1, "axis")
+	if err != nil {
+		return err
+	}
+	if len(a) != 1 {
+		return unsup("axis must be a scalar")
+	}
+	axis, err := normAxis(a[0], len(x.shape))
+	if err != nil {
+		return err
+	}
+	c.emitInt("axis", int64(axis))
+	c.emitInt("exclusive", c.attrInt("exclusive", 0))
+	c.emitInt("reverse", c.attrInt("reverse", 0))
+	c.setOut(0, x.dtype, x.shape)
+	return nil
+}
