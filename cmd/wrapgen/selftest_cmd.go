@@ -97,6 +97,11 @@ func selftestGo(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Writer
 	if err := toolCommand(dir, stderr, "go", "build", "-o", bin, ".").Run(); err != nil {
 		return fmt.Errorf("selftest: building the generated Go for %s failed: %w", p.Graph.Name, err)
 	}
+	// Generated code is promised vet-clean (printf verbs in graph names,
+	// unused locals), which building alone does not check.
+	if err := toolCommand(dir, stderr, "go", "vet", "./wrapper").Run(); err != nil {
+		return fmt.Errorf("selftest: go vet of the generated Go for %s failed: %w", p.Graph.Name, err)
+	}
 	return runSelftestBinary(bin, dir, p.Graph.Name, stdout, stderr)
 }
 
@@ -217,7 +222,7 @@ func storeSelftest(built, cached string) string {
 
 // cxxFlags build generated C++ as strictly as users are promised it
 // compiles, with sanitizers that turn any memory error into a failure.
-var cxxFlags = []string{"-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+var cxxFlags = []string{"-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wshadow", "-Wconversion", "-Werror",
 	"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"}
 
 // cxxCompilers are $CXX, or g++ and clang++ where installed.

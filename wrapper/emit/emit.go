@@ -190,13 +190,13 @@ func ConstList(xs []expr.Expr) (string, bool) {
 }
 
 // TensorDoc describes a tensor for a generated comment: name, dtype, shape
-// and device.
-func TensorDoc(t *graph.Tensor) string {
+// and device, the name and device through the backend's comment quoting.
+func TensorDoc(t *graph.Tensor, comment func(string) string) string {
 	dims := make([]string, len(t.Shape))
 	for i, s := range t.Shape {
 		dims[i] = s.String()
 	}
-	return fmt.Sprintf("%q: %s [%s] on %s", t.Name, t.DType, strings.Join(dims, ", "), t.Device)
+	return fmt.Sprintf("%s: %s [%s] on %s", comment(t.Name), t.DType, strings.Join(dims, ", "), comment(t.Device))
 }
 
 // FloatLiteral spells a float attribute so that Go and C++ both read it as

@@ -13,6 +13,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
+	"github.com/wrapgen/wrapgen/wrapper/quote"
 )
 
 //go:embed sentinel/sentinel.go
@@ -72,7 +73,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		for _, t := range b.Names {
 			index[t] = len(storages)
 		}
-		storages = append(storages, jen.Values(jen.Lit(b.Owner().Name), jen.Lit(size)))
+		storages = append(storages, jen.Values(str(b.Owner().Name), jen.Lit(size)))
 	}
 	for _, t := range g.Inputs {
 		size, err := ev(t.StorageBytes())
@@ -80,7 +81,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 			return nil, err
 		}
 		index[t] = len(storages)
-		storages = append(storages, jen.Values(jen.Lit(t.Name), jen.Lit(size)))
+		storages = append(storages, jen.Values(str(t.Name), jen.Lit(size)))
 	}
 	views := jen.Dict{}
 	for _, t := range g.Tensors {
@@ -92,7 +93,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		if err != nil {
 			return nil, err
 		}
-		views[jen.Lit(t.Name)] = jen.Values(jen.Lit(s), jen.Lit(off))
+		views[str(t.Name)] = jen.Values(jen.Lit(s), jen.Lit(off))
 	}
 	forget := map[int][]int{}
 	for op, bufs := range pr.ForgetAfter() {
@@ -120,7 +121,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 			}
 			shape, strides = append(shape, jen.Lit(sz)), append(strides, jen.Lit(st))
 		}
-		inFields = append(inFields, field(n.tensor[t], jen.Id("c").Dot("Input").Call(jen.Lit(t.Name), jen.Qual(rtImport, dtypeConst(t.DType)),
+		inFields = append(inFields, field(n.tensor[t], jen.Id("c").Dot("Input").Call(str(t.Name), jen.Qual(rtImport, dtypeConst(t.DType)),
 			jen.Index().Int().Values(shape...), jen.Index().Int().Values(strides...))))
 	}
 	for _, s := range g.Symbols {
@@ -130,13 +131,13 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 	}
 	var checkOuts []jen.Code
 	for _, t := range g.Outputs {
-		checkOuts = append(checkOuts, jen.If(jen.Err().Op(":=").Id("c").Dot("CheckOutput").Call(jen.Lit(t.Name), jen.Id("out").Dot(n.tensor[t])), jen.Err().Op("!=").Nil()).Block(
+		checkOuts = append(checkOuts, jen.If(jen.Err().Op(":=").Id("c").Dot("CheckOutput").Call(str(t.Name), jen.Id("out").Dot(n.tensor[t])), jen.Err().Op("!=").Nil()).Block(
 			jen.Id("fail").Call(jen.Id("pass"), jen.Err())))
 	}
 
 	f := jen.NewFile("main")
 	f.HeaderComment(Banner)
-	f.HeaderComment(fmt.Sprintf("Selftest of graph %q at %s.", g.Name, envText(g, env)))
+	f.HeaderComment(fmt.Sprintf("Selftest of graph %s at %s.", quote.GoComment(g.Name), envText(g, env)))
 	f.ImportAlias(rtImport, "wgrt")
 	f.Func().Id("main").Params().Block(
 		jen.Id("c").Op(":=").Qual(sentinelImport, "New").Call(
@@ -160,7 +161,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		),
 		jen.If(jen.Err().Op(":=").Id("c").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Lit("checks"), jen.Err())),
 		jen.Qual("fmt", "Printf").Call(jen.Lit("selftest: ok: graph %s at %s: %d kernel calls, %d bytes written and %d read by sentinel kernels\n"),
-			jen.Lit(g.Name), jen.Lit(envText(g, env)), jen.Id("c").Dot("Calls"), jen.Id("c").Dot("BytesWrote"), jen.Id("c").Dot("BytesRead")),
+			str(g.Name), str(envText(g, env)), jen.Id("c").Dot("Calls"), jen.Id("c").Dot("BytesWrote"), jen.Id("c").Dot("BytesRead")),
 	)
 	f.Func().Id("fail").Params(jen.Id("pass").String(), jen.Err().Error()).Block(
 		jen.Qual("fmt", "Fprintf").Call(jen.Qual("os", "Stderr"), jen.Lit("selftest: FAIL (%s): %v\n"), jen.Id("pass"), jen.Err()),

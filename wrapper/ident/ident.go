@@ -6,7 +6,7 @@ package ident
 
 import (
 	"fmt"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wrapgen/wrapgen/graph"
@@ -137,16 +137,6 @@ func Set(words ...string) map[string]bool {
 	return m
 }
 
-// Sorted returns the keys of a set in order (for docs and tests).
-func Sorted(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Merge is the union of word sets.
 func Merge(sets ...map[string]bool) map[string]bool {
 	m := map[string]bool{}
@@ -170,4 +160,27 @@ func KernelParams(k *graph.Kernel) map[string]bool {
 		m[fmt.Sprintf("in%d", i)] = true
 	}
 	return m
+}
+
+// Unreachable reports whether no graph name can become id through Camel or
+// Lower: those never put a lower-case letter right after an underscore
+// (the letter after a run of underscores is capitalised). Numbered
+// families of generated identifiers (loop variables, tables, locals) are
+// spelled this way, so they need no reservation against graph names.
+func Unreachable(id string) bool {
+	for i := 0; i+1 < len(id); i++ {
+		if id[i] == '_' && id[i+1] >= 'a' && id[i+1] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// Numbered is member i of a family of generated identifiers named by
+// prefix, which must be Unreachable ("loop_iter" gives loop_iter0, ...).
+func Numbered(prefix string, i int) string {
+	if !Unreachable(prefix) {
+		panic("ident.Numbered: prefix " + prefix + " can be reached by a graph name") // a bug in wrapgen
+	}
+	return prefix + strconv.Itoa(i)
 }
