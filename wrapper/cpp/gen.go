@@ -362,36 +362,28 @@ func (g *gen) run() []string {
 				st = append(st, indent+l)
 			}
 		}
-		loops := 0
-		for _, l := range g.p.Lines {
-			switch l.Kind {
-			case plan.LinePoolCreate:
-				g.poolCreate(l.Pool, add)
-			case plan.LinePoolRelease:
-				i := g.pr.PoolIndex[l.Pool]
+		for _, s := range g.pr.Steps {
+			switch s.Kind {
+			case emit.Acquire:
+				g.poolCreate(s.Pool, add)
+			case emit.Release:
+				i := s.PoolIndex
 				add(fmt.Sprintf("pools->Release(%d, kPoolDevices[%d], pool[%d], pool_bytes[%d], kAlign);", i, i, i, i),
 					fmt.Sprintf("pool[%d] = nullptr;", i))
-			case plan.LineAllocFromPool:
-				i := g.pr.PoolIndex[l.Pool]
-				for _, t := range g.pr.Members[l.Buffer] {
-					o, _ := emit.ViewBytes(t, l.Buffer.Offset)
-					add(fmt.Sprintf("%s.data = pool[%d] + %s;", g.n.member[t], i, g.expr(o)),
-						fmt.Sprintf("%s.bytes = %s;", g.n.member[t], g.expr(t.StorageBytes())))
-				}
-			case plan.LineDeallocFromPool:
-				for _, t := range g.pr.Members[l.Buffer] {
-					add(fmt.Sprintf("%s.data = nullptr;", g.n.member[t]))
-				}
-			case plan.LineReuse:
-				add(fmt.Sprintf("// %s takes over the storage of %s in place.", quote.CppComment(l.Tensor.Name), quote.CppComment(l.From.Name)))
-			case plan.LineKernel:
-				add(g.call(l.Op)...)
-			case plan.LineLoopBegin:
-				v := ident.Numbered("loop_iter", loops)
-				loops++
-				add(fmt.Sprintf("// %s: loop", l.Op.Place), fmt.Sprintf("for (int64_t %s = 0; %s < %s; %s++) {", v, v, g.expr(l.Op.Loop.Count), v))
+			case emit.View:
+				m := g.n.member[s.Tensor]
+				add(fmt.Sprintf("%s.data = pool[%d] + %s;", m, s.PoolIndex, g.expr(s.Start)),
+					fmt.Sprintf("%s.bytes = %s;", m, g.expr(s.Bytes)))
+			case emit.Unview:
+				add(fmt.Sprintf("%s.data = nullptr;", g.n.member[s.Tensor]))
+			case emit.Reuse:
+				add(fmt.Sprintf("// %s takes over the storage of %s in place.", quote.CppComment(s.Tensor.Name), quote.CppComment(s.From.Name)))
+			case emit.Call:
+				add(g.call(s.Op)...)
+			case emit.Loop:
+				add(fmt.Sprintf("// %s: loop", s.Op.Place), fmt.Sprintf("for (int64_t %s = 0; %s < %s; %s++) {", s.Var, s.Var, g.expr(s.Count), s.Var))
 				indent += "  "
-			case plan.LineLoopEnd:
+			case emit.EndLoop:
 				indent = indent[2:]
 				add("}")
 			}

@@ -41,6 +41,8 @@ type Program struct {
 	MaxRank, MaxArgs int
 	// IntAttrs are the ops' int-list attributes, constant or symbolic.
 	IntAttrs *IntAttrs
+	// Steps are the plan's lines lowered to what a backend prints.
+	Steps []Step
 }
 
 // Binding reads a symbol from dimension Dim of Input, whose size is
@@ -101,6 +103,7 @@ func New(p *plan.Plan) *Program {
 		}
 	}
 	pr.findBindings()
+	pr.lower()
 	return pr
 }
 

@@ -487,42 +487,40 @@ func (g *gen) viewBytes(t *graph.Tensor, base expr.Expr) (start, end string) {
 func (g *gen) run(f *jen.File) {
 	body := g.withSymbols(func() []jen.Code {
 		var st []jen.Code
-		stack := [][]jen.Code{nil}
-		add := func(c ...jen.Code) { stack[len(stack)-1] = append(stack[len(stack)-1], c...) }
-		loopVars := 0
-		for _, l := range g.p.Lines {
-			switch l.Kind {
-			case plan.LinePoolCreate:
-				g.poolCreate(l.Pool, add)
-			case plan.LinePoolRelease:
-				i := g.pr.PoolIndex[l.Pool]
-				add(jen.Id("pools").Dot("Release").Call(jen.Lit(i), jen.Lit(l.Pool.Device), jen.Id("f").Dot("pool").Index(jen.Lit(i))),
-					jen.Id("f").Dot("pool").Index(jen.Lit(i)).Op("=").Nil())
-			case plan.LineAllocFromPool:
-				i := g.pr.PoolIndex[l.Pool]
-				for _, t := range g.pr.Members[l.Buffer] {
-					o, n := g.viewBytes(t, l.Buffer.Offset)
-					add(jen.Add(g.ft(t)).Dot("Data").Op("=").Id("f").Dot("pool").Index(jen.Lit(i)).Index(jen.Id(o).Op(":").Id(n).Op(":").Id(n)))
-				}
-			case plan.LineDeallocFromPool:
-				for _, t := range g.pr.Members[l.Buffer] {
-					add(jen.Add(g.ft(t)).Dot("Data").Op("=").Nil())
-				}
-			case plan.LineReuse:
-				add(jen.Commentf("%s takes over the storage of %s in place.", quote.GoComment(l.Tensor.Name), quote.GoComment(l.From.Name)))
-			case plan.LineKernel:
-				add(g.call(l.Op)...)
-			case plan.LineLoopBegin:
-				stack = append(stack, nil)
-			case plan.LineLoopEnd:
-				v := ident.Numbered("loop_iter", loopVars)
-				loopVars++
-				inner := stack[len(stack)-1]
+		// Each open loop collects its body; the loop statement is made when
+		// it closes.
+		type open struct {
+			loop emit.Step
+			body []jen.Code
+		}
+		stack := []open{{}}
+		add := func(c ...jen.Code) { stack[len(stack)-1].body = append(stack[len(stack)-1].body, c...) }
+		for _, s := range g.pr.Steps {
+			switch s.Kind {
+			case emit.Acquire:
+				g.poolCreate(s.Pool, add)
+			case emit.Release:
+				add(jen.Id("pools").Dot("Release").Call(jen.Lit(s.PoolIndex), str(s.Pool.Device), jen.Id("f").Dot("pool").Index(jen.Lit(s.PoolIndex))),
+					jen.Id("f").Dot("pool").Index(jen.Lit(s.PoolIndex)).Op("=").Nil())
+			case emit.View:
+				n := g.expr(expr.Add(s.Start, s.Bytes))
+				add(jen.Add(g.ft(s.Tensor)).Dot("Data").Op("=").Id("f").Dot("pool").Index(jen.Lit(s.PoolIndex)).Index(jen.Id(g.expr(s.Start)).Op(":").Id(n).Op(":").Id(n)))
+			case emit.Unview:
+				add(jen.Add(g.ft(s.Tensor)).Dot("Data").Op("=").Nil())
+			case emit.Reuse:
+				add(jen.Commentf("%s takes over the storage of %s in place.", quote.GoComment(s.Tensor.Name), quote.GoComment(s.From.Name)))
+			case emit.Call:
+				add(g.call(s.Op)...)
+			case emit.Loop:
+				stack = append(stack, open{loop: s})
+			case emit.EndLoop:
+				o := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				add(jen.Commentf("%s: loop", l.Op.Place), jen.For(jen.Id(v).Op(":=").Lit(0), jen.Id(v).Op("<").Id(g.expr(l.Op.Loop.Count)), jen.Id(v).Op("++")).Block(inner...))
+				v := o.loop.Var
+				add(jen.Commentf("%s: loop", o.loop.Op.Place), jen.For(jen.Id(v).Op(":=").Lit(0), jen.Id(v).Op("<").Id(g.expr(o.loop.Count)), jen.Id(v).Op("++")).Block(o.body...))
 			}
 		}
-		st = append(st, stack[0]...)
+		st = append(st, stack[0].body...)
 		for _, pool := range g.p.Pools {
 			if emit.IsOutputPool(pool) {
 				st = append(st, jen.Id("f").Dot("pool").Index(jen.Lit(g.pr.PoolIndex[pool])).Op("=").Nil().Comment("handed to the caller with the outputs"))
