@@ -13,6 +13,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/cpp"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 	"github.com/wrapgen/wrapgen/wrapper/golang"
 )
 
@@ -105,7 +106,7 @@ func selftestGo(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Writer
 	return runSelftestBinary(bin, dir, p.Graph.Name, stdout, stderr)
 }
 
-func writeUnder(dir string, files []golang.File) error {
+func writeUnder(dir string, files []emit.File) error {
 	var out []outFile
 	for _, f := range files {
 		out = append(out, outFile{filepath.Join(dir, filepath.FromSlash(f.Path)), f.Content})
@@ -148,11 +149,11 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Write
 	var sources []string
 	sum := sha256.New()
 	for _, f := range files {
-		out = append(out, outFile{filepath.Join(dir, f.Name), f.Content})
-		if strings.HasSuffix(f.Name, ".cc") {
-			sources = append(sources, f.Name)
+		out = append(out, outFile{filepath.Join(dir, f.Path), f.Content})
+		if strings.HasSuffix(f.Path, ".cc") {
+			sources = append(sources, f.Path)
 		}
-		fmt.Fprintf(sum, "%s %d\n", f.Name, len(f.Content))
+		fmt.Fprintf(sum, "%s %d\n", f.Path, len(f.Content))
 		sum.Write(f.Content)
 	}
 	if err := writeFiles(out); err != nil {

@@ -26,12 +26,6 @@ import (
 // RuntimeHeader is the name of the runtime header generated code includes.
 const RuntimeHeader = "wrapgen_runtime.h"
 
-// File is one generated file, by name within the output directory.
-type File struct {
-	Name    string
-	Content []byte
-}
-
 // Options say how the files are named.
 type Options struct {
 	Source string // the graph file as the user names it, for the header
@@ -40,17 +34,17 @@ type Options struct {
 var tmpl = template.Must(template.ParseFS(templates.FS, "cpp_*.tmpl"))
 
 // Runtime returns the runtime header.
-func Runtime() File {
+func Runtime() emit.File {
 	data, err := templates.FS.ReadFile(RuntimeHeader)
 	if err != nil {
 		panic(err) // embedded at build time
 	}
-	return File{Name: RuntimeHeader, Content: data}
+	return emit.File{Path: RuntimeHeader, Content: data}
 }
 
 // Generate returns <name>.h and <name>.cc for p. A graph whose names cannot
 // become C++ identifiers gives a graph.ErrorList.
-func Generate(p *plan.Plan, opts Options) ([]File, error) {
+func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	pr := emit.New(p)
 	n := nameGraph(p.Graph, pr.Kernels)
 	if pr.MaxRank > 8 {
@@ -83,7 +77,7 @@ func Generate(p *plan.Plan, opts Options) ([]File, error) {
 	if err := tmpl.ExecuteTemplate(&cc, "cpp_source.cc.tmpl", d); err != nil {
 		return nil, fmt.Errorf("cpp: %w (a bug in wrapgen)", err)
 	}
-	return []File{{base + ".h", h.Bytes()}, {base + ".cc", cc.Bytes()}}, nil
+	return []emit.File{{Path: base + ".h", Content: h.Bytes()}, {Path: base + ".cc", Content: cc.Bytes()}}, nil
 }
 
 // maxFileBase bounds the name of the generated files (without .h/.cc), far

@@ -22,7 +22,7 @@ const SelftestMain = "selftest_main.cc"
 // once and a Runner twice, at the symbol values given as name=value
 // arguments (default: the plan's hints). Built and run, it prints
 // "selftest: ok" and exits 0 only if every check passed.
-func SelftestFiles(p *plan.Plan) ([]File, error) {
+func SelftestFiles(p *plan.Plan) ([]emit.File, error) {
 	files, err := Generate(p, Options{Source: p.Graph.Name + ".json"})
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func SelftestFiles(p *plan.Plan) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(files, Runtime(), File{"sentinel.h", sentinel}, File{SelftestMain, main}), nil
+	return append(files, Runtime(), emit.File{Path: "sentinel.h", Content: sentinel}, emit.File{Path: SelftestMain, Content: main}), nil
 }
 
 type selftestData struct {

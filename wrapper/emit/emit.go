@@ -45,6 +45,13 @@ type Program struct {
 	Steps []Step
 }
 
+// File is one generated file, of any backend: a slash-separated path
+// relative to where the user asked files to go, and its content.
+type File struct {
+	Path    string
+	Content []byte
+}
+
 // Binding reads a symbol from dimension Dim of Input, whose size is
 // Scale*symbol + Bias.
 type Binding struct {

@@ -26,7 +26,7 @@ const selftestModule = "wrapgenselftest"
 // through a Runner twice, checking every input of every kernel and every
 // output. Its main prints "selftest: ok" and exits 0 only if every check
 // passed.
-func SelftestFiles(p *plan.Plan, env expr.Env) ([]File, error) {
+func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 	wrapperImport := selftestModule + "/wrapper"
 	rtImport := wrapperImport + "/wgrt"
 	src, err := Generate(p, Options{Package: "wrapper", RuntimeImport: rtImport, Source: p.Graph.Name + ".json"})
@@ -41,7 +41,7 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]File, error) {
 	if i := strings.IndexAny(goVersion, " -"); i >= 0 {
 		goVersion = goVersion[:i]
 	}
-	files := []File{
+	files := []emit.File{
 		{Path: "go.mod", Content: []byte("module " + selftestModule + "\n\ngo " + goVersion + "\n")},
 		{Path: "main.go", Content: mainSrc},
 		{Path: "wrapper/wrapper.go", Content: src},
