@@ -83,14 +83,18 @@ type Namer struct {
 	Suffix string
 
 	ids   map[string]string // identifier → graph name
-	names map[string]string // graph name → identifier
+	names map[string]string // place and graph name → identifier
 	probs graph.ErrorList
 }
 
-// Name returns the identifier of a graph name, recording a problem (with
-// file and place) when it has none or it collides.
+// Name returns the identifier of a graph name at a place, recording a
+// problem (with file and place) when it has none or it collides. Asking
+// again for the same place and name gives the same identifier; the same
+// name at another place (a tensor and a symbol both called "f", sharing
+// one struct) is a second identifier and collides.
 func (n *Namer) Name(file, place, name string) string {
-	if id, ok := n.names[name]; ok {
+	key := place + "\x00" + name
+	if id, ok := n.names[key]; ok {
 		return id
 	}
 	if n.ids == nil {
@@ -113,11 +117,14 @@ func (n *Namer) Name(file, place, name string) string {
 		}
 		id += n.Suffix
 	}
-	if other, taken := n.ids[id]; taken {
+	if other, taken := n.ids[id]; taken && other == name {
+		n.problem(file, place, "%s name %q is also used for another %s here, and both become %s identifier %q in one scope; rename one", n.Kind, name, n.Kind, n.Lang, id)
+		id = fmt.Sprintf("%s_%d", id, len(n.names))
+	} else if taken {
 		n.problem(file, place, "%s names %q and %q both become %s identifier %q; rename one", n.Kind, other, name, n.Lang, id)
 		id = fmt.Sprintf("%s_%d", id, len(n.names))
 	}
-	n.ids[id], n.names[name] = name, id
+	n.ids[id], n.names[key] = name, id
 	return id
 }
 

@@ -84,3 +84,14 @@ func TestGraphNamesCannotReachGeneratedFamilies(t *testing.T) {
 	assert.Equal(t, "loop_iter10", Numbered("loop_iter", 10))
 	assert.Panics(t, func() { Numbered("iter", 0) })
 }
+
+// A tensor and a symbol with the same name share the Inputs struct: the
+// second is a collision, not the first one's identifier again.
+func TestSameNameAtTwoPlacesCollides(t *testing.T) {
+	n := &Namer{Lang: "Go", Kind: "tensor or symbol"}
+	assert.Equal(t, "F", n.Name("g.json", `tensors["f"]`, "f"))
+	assert.Equal(t, "F", n.Name("g.json", `tensors["f"]`, "f"), "same place, same identifier")
+	assert.NotEqual(t, "F", n.Name("g.json", `symbols["f"]`, "f"))
+	require.Len(t, n.Problems(), 1)
+	assert.Contains(t, n.Problems()[0].Error(), `symbols["f"]: tensor or symbol name "f" is also used`)
+}
