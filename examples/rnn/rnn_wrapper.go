@@ -61,7 +61,7 @@ type Inputs struct {
 	Wx    wgrt.Tensor // "wx": f32 [32, 64] on "cpu"
 	Wh    wgrt.Tensor // "wh": f32 [64, 64] on "cpu"
 	B     wgrt.Tensor // "b": f32 [64] on "cpu"
-	Steps int         // symbol steps, which no input's shape gives
+	Steps int         // symbol "steps", which no input's shape gives
 }
 
 // Outputs are what graph "rnn" returns. A field with nil Data is filled with a

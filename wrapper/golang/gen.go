@@ -242,7 +242,7 @@ func (g *gen) entry(f *jen.File) {
 	}
 	for _, s := range g.g.Symbols {
 		if _, ok := g.pr.Bound[s.Name]; !ok {
-			inFields = append(inFields, jen.Id(g.n.symbol[s.Name]).Int().Comment(fmt.Sprintf("symbol %s, which no input's shape gives", s.Name)))
+			inFields = append(inFields, jen.Id(g.n.symbol[s.Name]).Int().Comment(fmt.Sprintf("symbol %s, which no input's shape gives", quote.GoComment(s.Name))))
 		}
 	}
 	docf(f, "Inputs are what graph %s reads. The wrapper never writes them.", quote.GoComment(g.g.Name))
