@@ -58,7 +58,7 @@ func generate(t *testing.T, name string, data []byte) map[string][]byte {
 	cc, err := cpp.Generate(p, cpp.Options{Source: name + ".json"})
 	require.NoError(t, err)
 	for _, f := range cc {
-		files["cpp/"+f.Name] = f.Content
+		files["cpp/"+f.Path] = f.Content
 	}
 	return files
 }

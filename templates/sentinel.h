@@ -156,7 +156,7 @@ class Checker {
     }
     auto it = forget_.find(op_->index);
     if (it != forget_.end()) {
-      for (int s : it->second) expected_[s].clear();
+      for (int s : it->second) expected_[static_cast<size_t>(s)].clear();
     }
     return wrapgen::Status();
   }
@@ -216,8 +216,8 @@ class Checker {
     }
     View v = it->second;
     writes_++;
-    std::vector<uint16_t>& exp = expected_[v.storage];
-    if (exp.empty()) exp.assign(static_cast<size_t>(bytes_[v.storage]), kUnknown);
+    std::vector<uint16_t>& exp = expected_[static_cast<size_t>(v.storage)];
+    if (exp.empty()) exp.assign(static_cast<size_t>(bytes_[static_cast<size_t>(v.storage)]), kUnknown);
     int64_t size = wrapgen::DTypeSize(t.dtype);
     uint32_t seed = writes_ * 0x9E3779B1U;
     Each(t, [&](int64_t, int64_t off) {
@@ -234,7 +234,7 @@ class Checker {
     auto it = views_.find(name);
     if (it == views_.end()) return wrapgen::Status::Error(std::string(where) + "tensor \"" + name + "\" is not in the selftest's table");
     View v = it->second;
-    const std::vector<uint16_t>& exp = expected_[v.storage];
+    const std::vector<uint16_t>& exp = expected_[static_cast<size_t>(v.storage)];
     if (exp.empty()) return wrapgen::Status();
     int64_t size = wrapgen::DTypeSize(t.dtype);
     std::string bad;
@@ -243,7 +243,7 @@ class Checker {
       for (int64_t j = 0; j < size; j++) {
         uint16_t want = exp[static_cast<size_t>(v.offset + off + j)];
         if (want != kUnknown && t.data[off + j] != want) {
-          bad = std::string(where) + "input \"" + name + "\" (storage of \"" + names_[v.storage] + "\") is corrupted: element " +
+          bad = std::string(where) + "input \"" + name + "\" (storage of \"" + names_[static_cast<size_t>(v.storage)] + "\") is corrupted: element " +
                 std::to_string(e) + " byte " + std::to_string(j) + " is " + std::to_string(t.data[off + j]) + ", but " +
                 std::to_string(want) + " was written there";
           return;

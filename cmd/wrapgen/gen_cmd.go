@@ -54,15 +54,11 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var files []outFile
-	switch gf.lang {
-	case "go":
-		files, err = gf.goFiles(p, path)
-	case "cpp", "c++":
-		files, err = gf.cppFiles(p, path)
-	default:
+	backend, ok := backends[gf.lang]
+	if !ok {
 		return &usageError{fmt.Sprintf("-lang %q: want go or cpp", gf.lang)}
 	}
+	files, err := backend(&gf, p, path)
 	if err != nil {
 		return err
 	}
@@ -73,6 +69,14 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return writeFiles(files)
+}
+
+// backends are the wrapper languages gen writes, by -lang value: each
+// returns every file to write, so writing (atomic, or -check) is shared.
+var backends = map[string]func(gf *genFlags, p *plan.Plan, graphPath string) ([]outFile, error){
+	"go":  (*genFlags).goFiles,
+	"cpp": (*genFlags).cppFiles,
+	"c++": (*genFlags).cppFiles,
 }
 
 // goFiles generates the Go wrapper and the vendored runtime.
@@ -133,7 +137,7 @@ func (gf *genFlags) cppFiles(p *plan.Plan, graphPath string) ([]outFile, error) 
 	}
 	var out []outFile
 	for _, f := range append(files, cpp.Runtime()) {
-		out = append(out, outFile{filepath.Join(gf.out, f.Name), f.Content})
+		out = append(out, outFile{filepath.Join(gf.out, f.Path), f.Content})
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/cpp"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 	"github.com/wrapgen/wrapgen/wrapper/golang"
 )
 
@@ -94,10 +95,15 @@ func selftestGo(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Writer
 	if err := toolCommand(dir, stderr, "go", "build", "-o", bin, ".").Run(); err != nil {
 		return fmt.Errorf("selftest: building the generated Go for %s failed: %w", p.Graph.Name, err)
 	}
+	// Generated code is promised vet-clean (printf verbs in graph names,
+	// unused locals), which building alone does not check.
+	if err := toolCommand(dir, stderr, "go", "vet", "./wrapper").Run(); err != nil {
+		return fmt.Errorf("selftest: go vet of the generated Go for %s failed: %w", p.Graph.Name, err)
+	}
 	return runSelftestBinary(bin, dir, p.Graph.Name, stdout, stderr)
 }
 
-func writeUnder(dir string, files []golang.File) error {
+func writeUnder(dir string, files []emit.File) error {
 	var out []outFile
 	for _, f := range files {
 		out = append(out, outFile{filepath.Join(dir, filepath.FromSlash(f.Path)), f.Content})
@@ -140,11 +146,11 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Write
 	var sources []string
 	sum := sha256.New()
 	for _, f := range files {
-		out = append(out, outFile{filepath.Join(dir, f.Name), f.Content})
-		if strings.HasSuffix(f.Name, ".cc") {
-			sources = append(sources, f.Name)
+		out = append(out, outFile{filepath.Join(dir, f.Path), f.Content})
+		if strings.HasSuffix(f.Path, ".cc") {
+			sources = append(sources, f.Path)
 		}
-		fmt.Fprintf(sum, "%s %d\n", f.Name, len(f.Content))
+		fmt.Fprintf(sum, "%s %d\n", f.Path, len(f.Content))
 		sum.Write(f.Content)
 	}
 	if err := writeFiles(out); err != nil {
@@ -214,7 +220,7 @@ func storeSelftest(built, cached string) string {
 
 // cxxFlags build generated C++ as strictly as users are promised it
 // compiles, with sanitizers that turn any memory error into a failure.
-var cxxFlags = []string{"-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+var cxxFlags = []string{"-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wshadow", "-Wconversion", "-Werror",
 	"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"}
 
 // cxxCompilers are $CXX, or g++ and clang++ where installed.

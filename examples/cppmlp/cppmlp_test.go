@@ -11,8 +11,8 @@ import (
 )
 
 // TestBuildAndRun compiles the generated wrapper with the example's kernels
-// as strictly as wrapgen promises (warnings are errors, sanitizers on) and
-// runs the checks in main.cc.
+// as strictly as wrapgen promises (-Wshadow and -Wconversion too, warnings
+// are errors, sanitizers on) and runs the checks in main.cc.
 func TestBuildAndRun(t *testing.T) {
 	cxx := os.Getenv("CXX")
 	if cxx == "" {
@@ -24,7 +24,7 @@ func TestBuildAndRun(t *testing.T) {
 		}
 	}
 	bin := filepath.Join(t.TempDir(), "cppmlp")
-	cmd := exec.Command(cxx, "-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+	cmd := exec.Command(cxx, "-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wshadow", "-Wconversion", "-Werror",
 		"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o", bin, "cpp/main.cc", "gen/mlp.cc")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "build: %s", out)

@@ -8,6 +8,8 @@ package cpp
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"strconv"
 	"strings"
 	"text/template"
@@ -17,16 +19,12 @@ import (
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/templates"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
+	"github.com/wrapgen/wrapgen/wrapper/ident"
+	"github.com/wrapgen/wrapgen/wrapper/quote"
 )
 
 // RuntimeHeader is the name of the runtime header generated code includes.
 const RuntimeHeader = "wrapgen_runtime.h"
-
-// File is one generated file, by name within the output directory.
-type File struct {
-	Name    string
-	Content []byte
-}
 
 // Options say how the files are named.
 type Options struct {
@@ -36,17 +34,17 @@ type Options struct {
 var tmpl = template.Must(template.ParseFS(templates.FS, "cpp_*.tmpl"))
 
 // Runtime returns the runtime header.
-func Runtime() File {
+func Runtime() emit.File {
 	data, err := templates.FS.ReadFile(RuntimeHeader)
 	if err != nil {
 		panic(err) // embedded at build time
 	}
-	return File{Name: RuntimeHeader, Content: data}
+	return emit.File{Path: RuntimeHeader, Content: data}
 }
 
 // Generate returns <name>.h and <name>.cc for p. A graph whose names cannot
 // become C++ identifiers gives a graph.ErrorList.
-func Generate(p *plan.Plan, opts Options) ([]File, error) {
+func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	pr := emit.New(p)
 	n := nameGraph(p.Graph, pr.Kernels)
 	if pr.MaxRank > 8 {
@@ -61,9 +59,9 @@ func Generate(p *plan.Plan, opts Options) ([]File, error) {
 	if src == "" {
 		src = p.Graph.File
 	}
-	base := n.namespace
+	base := FileBase(n.namespace)
 	d := &fileData{
-		Source: src, Graph: p.Graph.Name, Namespace: n.namespace, Guard: "WRAPGEN_" + strings.ToUpper(base) + "_H_",
+		SourceDoc: quote.CppComment(src), GraphDoc: quote.CppComment(p.Graph.Name), GraphLit: quote.Cpp(p.Graph.Name), Namespace: n.namespace, Guard: "WRAPGEN_" + strings.ToUpper(base) + "_H_",
 		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d", p.StrategyText(), p.Mode, p.Align),
 		NumPools: len(p.Pools), Align: p.Align, NumSymbols: len(p.Graph.Symbols), MaxArgs: pr.MaxArgs,
 	}
@@ -79,21 +77,38 @@ func Generate(p *plan.Plan, opts Options) ([]File, error) {
 	if err := tmpl.ExecuteTemplate(&cc, "cpp_source.cc.tmpl", d); err != nil {
 		return nil, fmt.Errorf("cpp: %w (a bug in wrapgen)", err)
 	}
-	return []File{{base + ".h", h.Bytes()}, {base + ".cc", cc.Bytes()}}, nil
+	return []emit.File{{Path: base + ".h", Content: h.Bytes()}, {Path: base + ".cc", Content: cc.Bytes()}}, nil
+}
+
+// maxFileBase bounds the name of the generated files (without .h/.cc), far
+// below any filesystem's 255-byte limit once a temporary suffix is added.
+const maxFileBase = 64
+
+// FileBase is the name of the generated .h and .cc: the graph's namespace,
+// or, when that is longer than maxFileBase, its first 55 characters, "_"
+// and 8 hex digits of its FNV-1a hash, so distinct long names stay apart.
+func FileBase(namespace string) string {
+	if len(namespace) <= maxFileBase {
+		return namespace
+	}
+	h := fnv.New32a()
+	h.Write([]byte(namespace))
+	return fmt.Sprintf("%s_%08x", namespace[:maxFileBase-9], h.Sum32())
 }
 
 type fileData struct {
-	Source, Graph, Namespace, Guard, HeaderFile, Plan string
-	Kernels                                           []kernelDecl
-	Inputs, Outputs                                   []fieldDecl
-	OpNames, IntLists                                 []listDecl
-	Ops                                               []string
-	NumPools, NumSymbols, NumInts, MaxArgs            int
-	Align                                             int64
-	PoolDevices                                       string
-	PoolDocs                                          []string
-	Tensors                                           []string
-	Bind, Run                                         []string
+	// SourceDoc and GraphDoc are for comments, GraphLit for string literals.
+	SourceDoc, GraphDoc, GraphLit, Namespace, Guard, HeaderFile, Plan string
+	Kernels                                                           []kernelDecl
+	Inputs, Outputs                                                   []fieldDecl
+	OpNames, IntLists                                                 []listDecl
+	Ops                                                               []string
+	NumPools, NumSymbols, NumInts, MaxArgs                            int
+	Align                                                             int64
+	PoolDevices                                                       string
+	PoolDocs                                                          []string
+	Tensors                                                           []string
+	Bind, Run                                                         []string
 }
 
 type kernelDecl struct{ Doc, Method, Params string }
@@ -112,10 +127,37 @@ type gen struct {
 }
 
 func (g *gen) expr(e expr.Expr) string {
-	return e.Format(expr.CppStyle(func(s string) string {
+	st := expr.CppStyle(func(s string) string {
 		g.used[s] = true
 		return g.n.symbol[s]
-	}, "wrapgen::FloorDiv", "wrapgen::Mod"))
+	}, "wrapgen::FloorDiv", "wrapgen::Mod")
+	st.Int = intLiteral
+	st.Max = func(a []string) string { return nest("std::max<int64_t>", a) }
+	st.Min = func(a []string) string { return nest("std::min<int64_t>", a) }
+	return e.Format(st)
+}
+
+// nest applies the binary fn to any number of arguments: one is itself,
+// more fold from the right (std::max has no one- or three-argument form
+// that takes mixed expressions).
+func nest(fn string, args []string) string {
+	if len(args) == 1 {
+		return "(" + args[0] + ")"
+	}
+	return fn + "(" + args[0] + ", " + nest(fn, args[1:]) + ")"
+}
+
+// intLiteral spells an int64 as C++: LL past 32 bits, and INT64_MIN as an
+// expression, since 9223372036854775808 is no int64 literal and -Wall
+// rejects it.
+func intLiteral(c int64) string {
+	switch {
+	case c == math.MinInt64:
+		return "(-9223372036854775807LL - 1)"
+	case c > math.MaxInt32 || c < math.MinInt32:
+		return strconv.FormatInt(c, 10) + "LL"
+	}
+	return strconv.FormatInt(c, 10)
 }
 
 // withSymbols declares, before body, the symbol locals body used.
@@ -138,13 +180,11 @@ func dtypeConst(d graph.DType) string {
 	return "wrapgen::DType::k" + strings.ToUpper(string(d))
 }
 
-func quote(s string) string { return strconv.Quote(s) }
-
 func (g *gen) header(d *fileData) {
 	for _, k := range g.pr.Kernels {
-		doc := fmt.Sprintf("%s is kernel %q: %d output(s), %d input(s)", g.n.kernel[k.Name], k.Name, k.Outputs, k.Inputs)
+		doc := fmt.Sprintf("%s is kernel %s: %d output(s), %d input(s)", g.n.kernel[k.Name], quote.CppComment(k.Name), k.Outputs, k.Inputs)
 		if k.Variadic {
-			doc = fmt.Sprintf("%s is kernel %q: %d output(s), inputs as one span (ops pass %d or more)", g.n.kernel[k.Name], k.Name, k.Outputs, k.Inputs)
+			doc = fmt.Sprintf("%s is kernel %s: %d output(s), inputs as one span (ops pass %d or more)", g.n.kernel[k.Name], quote.CppComment(k.Name), k.Outputs, k.Inputs)
 		}
 		var ps []string
 		for i := 0; i < k.Outputs; i++ {
@@ -164,15 +204,15 @@ func (g *gen) header(d *fileData) {
 		d.Kernels = append(d.Kernels, kernelDecl{Doc: doc + ".", Method: g.n.kernel[k.Name], Params: strings.Join(ps, ", ")})
 	}
 	for _, t := range g.g.Inputs {
-		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t)})
+		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})
 	}
 	for _, s := range g.g.Symbols {
 		if _, ok := g.pr.Bound[s.Name]; !ok {
-			d.Inputs = append(d.Inputs, fieldDecl{"int64_t", g.n.symField[s.Name], "symbol " + s.Name + ", which no input's shape gives"})
+			d.Inputs = append(d.Inputs, fieldDecl{"int64_t", g.n.symField[s.Name], "symbol " + quote.CppComment(s.Name) + ", which no input's shape gives"})
 		}
 	}
 	for _, t := range g.g.Outputs {
-		d.Outputs = append(d.Outputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t)})
+		d.Outputs = append(d.Outputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})
 	}
 }
 
@@ -194,7 +234,7 @@ func attrType(k graph.AttrKind) string {
 func quoteList(ts []*graph.Tensor) string {
 	var qs []string
 	for _, t := range ts {
-		qs = append(qs, quote(t.Name))
+		qs = append(qs, quote.Cpp(t.Name))
 	}
 	return strings.Join(qs, ", ")
 }
@@ -206,23 +246,23 @@ func (g *gen) tables(d *fileData) {
 			if len(ts) == 0 {
 				return "nullptr, 0"
 			}
-			v := fmt.Sprintf("kOp%d%s", i, kind)
+			v := ident.Numbered("k_op_"+kind, i)
 			d.OpNames = append(d.OpNames, listDecl{v, quoteList(ts)})
 			return fmt.Sprintf("%s, %d", v, len(ts))
 		}
-		in, out, mut := ref("Inputs", op.Args()), ref("Outputs", op.Outputs), ref("Mutates", op.Mutates)
-		d.Ops = append(d.Ops, fmt.Sprintf("%d, %s, %s, %s, %s, %s", i, quote(op.Place), quote(op.Kernel), in, out, mut))
+		in, out, mut := ref("inputs", op.Args()), ref("outputs", op.Outputs), ref("mutates", op.Mutates)
+		d.Ops = append(d.Ops, fmt.Sprintf("%d, %s, %s, %s, %s, %s", i, quote.Cpp(op.Place), quote.Cpp(op.Kernel), in, out, mut))
 	}
 	var devs []string
 	for i, pool := range g.p.Pools {
-		devs = append(devs, quote(pool.Device))
-		d.PoolDocs = append(d.PoolDocs, fmt.Sprintf("pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, pool.Device, pool.Size, len(pool.Buffers), pool.Begin, pool.End))
+		devs = append(devs, quote.Cpp(pool.Device))
+		d.PoolDocs = append(d.PoolDocs, fmt.Sprintf("pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.CppComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
 	}
 	d.PoolDevices = strings.Join(append(devs, `""`), ", ")
 	g.constVar = map[string]string{}
 	for _, lit := range g.pr.IntAttrs.Consts {
 		if lit != "" {
-			v := fmt.Sprintf("kAttrInts%d", len(g.constVar))
+			v := ident.Numbered("k_attr_ints", len(g.constVar))
 			g.constVar[lit] = v
 			d.IntLists = append(d.IntLists, listDecl{v, lit})
 		}
@@ -233,7 +273,7 @@ func (g *gen) tables(d *fileData) {
 }
 
 func (g *gen) fail(prefix string) string {
-	return fmt.Sprintf("if (!s.ok()) return wrapgen::Status::Error(%s + s.message());", quote(g.g.Name+": "+prefix))
+	return fmt.Sprintf("if (!s.ok()) return wrapgen::Status::Error(%s + s.message());", quote.Cpp(g.g.Name+": "+prefix))
 }
 
 // bind emits Frame::Bind.
@@ -246,12 +286,14 @@ func (g *gen) bind() []string {
 			nBound++
 		}
 	}
-	pre = append(pre, fmt.Sprintf("bool bound[%d + 1] = {};", nBound))
+	if nBound > 0 {
+		pre = append(pre, fmt.Sprintf("bool bound[%d] = {};", nBound))
+	}
 	bi := 0
 	for i, s := range g.g.Symbols {
 		if b, ok := g.pr.Bound[s.Name]; ok {
-			pre = append(pre, fmt.Sprintf("s = wrapgen::BindSymbol(&sym[%d], &bound[%d], %s, %s, in.%s, %d, %d, %dLL, %dLL);",
-				i, bi, quote(s.Name), quote(b.Input.Name), g.n.field[b.Input], len(b.Input.Shape), b.Dim, b.Scale, b.Bias), g.fail("input "))
+			pre = append(pre, fmt.Sprintf("s = wrapgen::BindSymbol(&sym[%d], &bound[%d], %s, %s, in.%s, %d, %d, %s, %s);",
+				i, bi, quote.Cpp(s.Name), quote.Cpp(b.Input.Name), g.n.field[b.Input], len(b.Input.Shape), b.Dim, intLiteral(b.Scale), intLiteral(b.Bias)), g.fail("input "))
 			bi++
 		} else {
 			pre = append(pre, fmt.Sprintf("sym[%d] = in.%s;", i, g.n.symField[s.Name]))
@@ -260,7 +302,7 @@ func (g *gen) bind() []string {
 		if s.HasMax {
 			max = s.Max
 		}
-		pre = append(pre, fmt.Sprintf("s = wrapgen::CheckRange(%s, sym[%d], %dLL, %dLL);", quote(s.Name), i, s.Min, max), g.fail(""))
+		pre = append(pre, fmt.Sprintf("s = wrapgen::CheckRange(%s, sym[%d], %s, %s);", quote.Cpp(s.Name), i, intLiteral(s.Min), intLiteral(max)), g.fail(""))
 	}
 	body := g.withSymbols(func() []string {
 		var st []string
@@ -270,11 +312,11 @@ func (g *gen) bind() []string {
 				shape = append(shape, g.expr(t.Shape[i]))
 				strides = append(strides, g.expr(t.Strides[i]))
 			}
-			st = append(st, fmt.Sprintf("wrapgen::SetLayout(&%s, %s, %s, {%s}, {%s});", g.n.member[t], dtypeConst(t.DType), quote(t.Device),
+			st = append(st, fmt.Sprintf("wrapgen::SetLayout(&%s, %s, %s, {%s}, {%s});", g.n.member[t], dtypeConst(t.DType), quote.Cpp(t.Device),
 				strings.Join(shape, ", "), strings.Join(strides, ", ")))
 		}
 		for _, t := range g.g.Inputs {
-			st = append(st, fmt.Sprintf("s = wrapgen::CheckTensor(%s, in.%s, %s);", quote(t.Name), g.n.field[t], g.n.member[t]), g.fail("input "))
+			st = append(st, fmt.Sprintf("s = wrapgen::CheckTensor(%s, in.%s, %s);", quote.Cpp(t.Name), g.n.field[t], g.n.member[t]), g.fail("input "))
 		}
 		for _, t := range g.g.Tensors {
 			if t.Root == nil || !t.Root.Input {
@@ -286,7 +328,7 @@ func (g *gen) bind() []string {
 		}
 		for _, t := range g.g.Outputs {
 			st = append(st, fmt.Sprintf("if (out.%s.data != nullptr) {", g.n.field[t]),
-				fmt.Sprintf("  s = wrapgen::CheckTensor(%s, out.%s, %s);", quote(t.Name), g.n.field[t], g.n.member[t]),
+				fmt.Sprintf("  s = wrapgen::CheckTensor(%s, out.%s, %s);", quote.Cpp(t.Name), g.n.field[t], g.n.member[t]),
 				"  "+g.fail("output buffer "), "}")
 		}
 		for _, op := range g.pr.Ops {
@@ -315,36 +357,28 @@ func (g *gen) run() []string {
 				st = append(st, indent+l)
 			}
 		}
-		loops := 0
-		for _, l := range g.p.Lines {
-			switch l.Kind {
-			case plan.LinePoolCreate:
-				g.poolCreate(l.Pool, add)
-			case plan.LinePoolRelease:
-				i := g.pr.PoolIndex[l.Pool]
+		for _, s := range g.pr.Steps {
+			switch s.Kind {
+			case emit.Acquire:
+				g.poolCreate(s.Pool, add)
+			case emit.Release:
+				i := s.PoolIndex
 				add(fmt.Sprintf("pools->Release(%d, kPoolDevices[%d], pool[%d], pool_bytes[%d], kAlign);", i, i, i, i),
 					fmt.Sprintf("pool[%d] = nullptr;", i))
-			case plan.LineAllocFromPool:
-				i := g.pr.PoolIndex[l.Pool]
-				for _, t := range g.pr.Members[l.Buffer] {
-					o, _ := emit.ViewBytes(t, l.Buffer.Offset)
-					add(fmt.Sprintf("%s.data = pool[%d] + %s;", g.n.member[t], i, g.expr(o)),
-						fmt.Sprintf("%s.bytes = %s;", g.n.member[t], g.expr(t.StorageBytes())))
-				}
-			case plan.LineDeallocFromPool:
-				for _, t := range g.pr.Members[l.Buffer] {
-					add(fmt.Sprintf("%s.data = nullptr;", g.n.member[t]))
-				}
-			case plan.LineReuse:
-				add(fmt.Sprintf("// %s takes over the storage of %s in place.", l.Tensor.Name, l.From.Name))
-			case plan.LineKernel:
-				add(g.call(l.Op)...)
-			case plan.LineLoopBegin:
-				v := fmt.Sprintf("iter%d", loops)
-				loops++
-				add(fmt.Sprintf("// %s: loop", l.Op.Place), fmt.Sprintf("for (int64_t %s = 0; %s < %s; %s++) {", v, v, g.expr(l.Op.Loop.Count), v))
+			case emit.View:
+				m := g.n.member[s.Tensor]
+				add(fmt.Sprintf("%s.data = pool[%d] + %s;", m, s.PoolIndex, g.expr(s.Start)),
+					fmt.Sprintf("%s.bytes = %s;", m, g.expr(s.Bytes)))
+			case emit.Unview:
+				add(fmt.Sprintf("%s.data = nullptr;", g.n.member[s.Tensor]))
+			case emit.Reuse:
+				add(fmt.Sprintf("// %s takes over the storage of %s in place.", quote.CppComment(s.Tensor.Name), quote.CppComment(s.From.Name)))
+			case emit.Call:
+				add(g.call(s.Op)...)
+			case emit.Loop:
+				add(fmt.Sprintf("// %s: loop", s.Op.Place), fmt.Sprintf("for (int64_t %s = 0; %s < %s; %s++) {", s.Var, s.Var, g.expr(s.Count), s.Var))
 				indent += "  "
-			case plan.LineLoopEnd:
+			case emit.EndLoop:
 				indent = indent[2:]
 				add("}")
 			}
@@ -354,14 +388,15 @@ func (g *gen) run() []string {
 				continue
 			}
 			i := g.pr.PoolIndex[pool]
-			add(fmt.Sprintf("std::shared_ptr<void> own%d;", i),
-				fmt.Sprintf("if (!caller_pool[%d]) own%d = pools->Own(%d, kPoolDevices[%d], pool[%d], pool_bytes[%d], kAlign);", i, i, i, i, i, i),
+			own := ident.Numbered("own_pool", i)
+			add(fmt.Sprintf("std::shared_ptr<void> %s;", own),
+				fmt.Sprintf("if (!caller_pool[%d]) %s = pools->Own(%d, kPoolDevices[%d], pool[%d], pool_bytes[%d], kAlign);", i, own, i, i, i, i),
 				fmt.Sprintf("pool[%d] = nullptr;  // handed to the caller with the outputs", i))
 		}
 		for _, t := range g.g.Outputs {
 			owner := "nullptr"
 			if pool := g.pr.OutputPool(t); pool != nil {
-				owner = fmt.Sprintf("own%d", g.pr.PoolIndex[pool])
+				owner = ident.Numbered("own_pool", g.pr.PoolIndex[pool])
 			}
 			add(fmt.Sprintf("wrapgen::Deliver(&out->%s, %s, %s);", g.n.field[t], g.n.member[t], owner))
 		}
@@ -379,7 +414,7 @@ func (g *gen) poolCreate(pool *plan.Pool, add func(...string)) {
 		fmt.Sprintf("pool[%d] = pools->Acquire(%d, kPoolDevices[%d], pool_bytes[%d], kAlign, &s);", i, i, i, i),
 		g.fail(fmt.Sprintf("pool %d: ", i)),
 	}
-	add(fmt.Sprintf("// pool %d: %s bytes on %s", i, pool.Size, pool.Device))
+	add(fmt.Sprintf("// pool %d: %s bytes on %s", i, pool.Size, quote.CppComment(pool.Device)))
 	t := g.pr.Direct[pool]
 	if t == nil {
 		add(acquire...)
@@ -424,7 +459,7 @@ func (g *gen) call(op *graph.Op) []string {
 		case graph.AttrBool:
 			args = append(args, strconv.FormatBool(a.Bool))
 		case graph.AttrString:
-			args = append(args, quote(a.Str))
+			args = append(args, quote.Cpp(a.Str))
 		case graph.AttrInts:
 			if sym, ok := g.pr.IntAttrs.Symbolic(op, i); ok {
 				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(ints + %d, %d)", sym.Offset, len(a.Ints)))
@@ -435,7 +470,7 @@ func (g *gen) call(op *graph.Op) []string {
 			}
 		}
 	}
-	out := []string{fmt.Sprintf("// %s", op.Label()), fmt.Sprintf("k.BeginOp(kOps[%d]);", ix)}
+	out := []string{fmt.Sprintf("// %s (kernel %s)", op.Place, quote.CppComment(op.Kernel)), fmt.Sprintf("k.BeginOp(kOps[%d]);", ix)}
 	out = append(out, pre...)
 	out = append(out, fmt.Sprintf("s = k.%s(%s);", g.n.kernel[op.Kernel], strings.Join(args, ", ")),
 		fmt.Sprintf("if (!s.ok()) return OpError(kOps[%d], s);", ix))

@@ -28,7 +28,11 @@ type names struct {
 var frameMembers = ident.Set("k", "in", "out", "f", "s", "pools", "sym", "pool", "pool_bytes", "caller_pool", "ints", "args",
 	"bound", "wrapgen", "kOps", "kAlign", "kNumPools", "kPoolDevices", "OpError", "Frame", "Bind", "Run", "ReleaseAll",
 	"c", "at", "argc", "argv", "r", "i", "pass", "Arg", "Fail", "Checker", "kStorages", "kViews", "kForget", "main",
-	"iter0", "iter1", "iter2", "iter3", "iter4", "iter5", "iter6", "iter7", "iter8", "iter9")
+	"State", "Runner", "Kernels", "Inputs", "Outputs", "Options", "SentinelKernels", "p", "t", "std", "idle", "done", "Done")
+
+// kernelReserved are the names a Kernels method cannot take (the class,
+// its observer hook): a kernel that would take one gets a "_" appended.
+var kernelReserved = ident.Merge(ident.CppKeywords, ident.Set("BeginOp", "Kernels"))
 
 // nameGraph names what g declares; kernels are g.Kernels() (from
 // emit.Program, computed once).
@@ -37,7 +41,7 @@ func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
 		symbol: map[string]string{}, symField: map[string]string{}, attr: map[string][]string{}}
 	ns := &ident.Namer{Lang: "C++", Kind: "graph", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.Set("wrapgen"))}
 	n.namespace = ns.Name(g.File, "name", g.Name)
-	kernelNames := &ident.Namer{Lang: "C++", Kind: "kernel", Reserved: ident.Merge(ident.CppKeywords, ident.Set("BeginOp", "Kernels"))}
+	kernelNames := &ident.Namer{Lang: "C++", Kind: "kernel", Reserved: kernelReserved, Suffix: "_"}
 	for _, k := range kernels {
 		n.kernel[k.Name] = kernelNames.Name(g.File, k.First.Label(), k.Name)
 		params := &ident.Namer{Lang: "C++", Kind: "attribute", Lower: true, Suffix: "_",

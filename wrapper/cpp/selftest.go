@@ -11,6 +11,7 @@ import (
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/templates"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
+	"github.com/wrapgen/wrapgen/wrapper/quote"
 )
 
 // SelftestMain is the file name of the selftest's main program.
@@ -21,7 +22,7 @@ const SelftestMain = "selftest_main.cc"
 // once and a Runner twice, at the symbol values given as name=value
 // arguments (default: the plan's hints). Built and run, it prints
 // "selftest: ok" and exits 0 only if every check passed.
-func SelftestFiles(p *plan.Plan) ([]File, error) {
+func SelftestFiles(p *plan.Plan) ([]emit.File, error) {
 	files, err := Generate(p, Options{Source: p.Graph.Name + ".json"})
 	if err != nil {
 		return nil, err
@@ -34,25 +35,25 @@ func SelftestFiles(p *plan.Plan) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(files, Runtime(), File{"sentinel.h", sentinel}, File{SelftestMain, main}), nil
+	return append(files, Runtime(), emit.File{Path: "sentinel.h", Content: sentinel}, emit.File{Path: SelftestMain, Content: main}), nil
 }
 
 type selftestData struct {
-	Graph, Namespace, HeaderFile string
-	Symbols                      []selftestSymbol
-	Kernels                      []selftestKernel
-	Storages, Views, Forget      []string
-	Permits                      []string
-	Inputs                       []string
-	Devices                      []string // quoted
-	Outputs                      []struct{ Name, Field string }
+	GraphDoc, GraphLit, Namespace, HeaderFile string
+	Symbols                                   []selftestSymbol
+	Kernels                                   []selftestKernel
+	Storages, Views, Forget                   []string
+	Permits                                   []string
+	Inputs                                    []string
+	Devices                                   []string // quoted
+	Outputs                                   []struct{ NameLit, Field string }
 }
 
 type selftestKernel struct{ Method, Params, Body string }
 
 type selftestSymbol struct {
-	Name, Local string
-	Hint        int64
+	NameLit, Local string
+	Hint           int64
 }
 
 func selftestMain(p *plan.Plan) ([]byte, error) {
@@ -63,9 +64,9 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 	// Sizes and offsets are C++ expressions over the symbols, read from the
 	// command line, so one build runs at any symbol values.
 	cx := func(e expr.Expr) string { return "(" + gg.expr(e) + ")" }
-	d := &selftestData{Graph: g.Name, Namespace: n.namespace, HeaderFile: n.namespace + ".h"}
+	d := &selftestData{GraphDoc: quote.CppComment(g.Name), GraphLit: quote.Cpp(g.Name), Namespace: n.namespace, HeaderFile: FileBase(n.namespace) + ".h"}
 	for _, s := range g.Symbols {
-		d.Symbols = append(d.Symbols, selftestSymbol{s.Name, n.symbol[s.Name], p.Hints[s.Name]})
+		d.Symbols = append(d.Symbols, selftestSymbol{quote.Cpp(s.Name), n.symbol[s.Name], p.Hints[s.Name]})
 	}
 
 	index := map[*graph.Tensor]int{}
@@ -73,7 +74,7 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 		for _, t := range ts {
 			index[t] = len(d.Storages)
 		}
-		d.Storages = append(d.Storages, fmt.Sprintf("%s, %s", quote(owner), cx(size)))
+		d.Storages = append(d.Storages, fmt.Sprintf("%s, %s", quote.Cpp(owner), cx(size)))
 	}
 	for _, b := range p.Buffers {
 		addStorage(b.Owner().Name, b.Size, b.Names...)
@@ -86,7 +87,7 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 		if !ok {
 			continue
 		}
-		d.Views = append(d.Views, fmt.Sprintf("%s, %d, %s", quote(t.Name), s, cx(expr.Scale(t.RootOffset(), t.DType.Size()))))
+		d.Views = append(d.Views, fmt.Sprintf("%s, %d, %s", quote.Cpp(t.Name), s, cx(expr.Scale(t.RootOffset(), t.DType.Size()))))
 	}
 	forget := pr.ForgetAfter()
 	var ops []int
@@ -108,7 +109,7 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 		for i := range t.Shape {
 			shape, strides = append(shape, cx(t.Shape[i])), append(strides, cx(t.Strides[i]))
 		}
-		d.Inputs = append(d.Inputs, fmt.Sprintf("in.%s = c.Input(%s, %s, %s, {%s}, {%s});", n.field[t], quote(t.Name), dtypeConst(t.DType), quote(t.Device),
+		d.Inputs = append(d.Inputs, fmt.Sprintf("in.%s = c.Input(%s, %s, %s, {%s}, {%s});", n.field[t], quote.Cpp(t.Name), dtypeConst(t.DType), quote.Cpp(t.Device),
 			strings.Join(shape, ", "), strings.Join(strides, ", ")))
 	}
 	for _, s := range g.Symbols {
@@ -117,10 +118,10 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 		}
 	}
 	for _, dev := range g.OtherDevices() {
-		d.Devices = append(d.Devices, quote(dev))
+		d.Devices = append(d.Devices, quote.Cpp(dev))
 	}
 	for _, t := range g.Outputs {
-		d.Outputs = append(d.Outputs, struct{ Name, Field string }{t.Name, n.field[t]})
+		d.Outputs = append(d.Outputs, struct{ NameLit, Field string }{quote.Cpp(t.Name), n.field[t]})
 	}
 	hd := &fileData{}
 	gg.header(hd)

@@ -41,6 +41,15 @@ type Program struct {
 	MaxRank, MaxArgs int
 	// IntAttrs are the ops' int-list attributes, constant or symbolic.
 	IntAttrs *IntAttrs
+	// Steps are the plan's lines lowered to what a backend prints.
+	Steps []Step
+}
+
+// File is one generated file, of any backend: a slash-separated path
+// relative to where the user asked files to go, and its content.
+type File struct {
+	Path    string
+	Content []byte
 }
 
 // Binding reads a symbol from dimension Dim of Input, whose size is
@@ -101,6 +110,7 @@ func New(p *plan.Plan) *Program {
 		}
 	}
 	pr.findBindings()
+	pr.lower()
 	return pr
 }
 
@@ -190,13 +200,13 @@ func ConstList(xs []expr.Expr) (string, bool) {
 }
 
 // TensorDoc describes a tensor for a generated comment: name, dtype, shape
-// and device.
-func TensorDoc(t *graph.Tensor) string {
+// and device, the name and device through the backend's comment quoting.
+func TensorDoc(t *graph.Tensor, comment func(string) string) string {
 	dims := make([]string, len(t.Shape))
 	for i, s := range t.Shape {
 		dims[i] = s.String()
 	}
-	return fmt.Sprintf("%q: %s [%s] on %s", t.Name, t.DType, strings.Join(dims, ", "), t.Device)
+	return fmt.Sprintf("%s: %s [%s] on %s", comment(t.Name), t.DType, strings.Join(dims, ", "), comment(t.Device))
 }
 
 // FloatLiteral spells a float attribute so that Go and C++ both read it as

@@ -16,6 +16,8 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
+	"github.com/wrapgen/wrapgen/wrapper/ident"
+	"github.com/wrapgen/wrapgen/wrapper/quote"
 )
 
 // Banner is the first line of every generated Go file.
@@ -42,8 +44,8 @@ func Generate(p *plan.Plan, opts Options) ([]byte, error) {
 	g := newGen(p, n, pr, opts)
 	f := jen.NewFile(opts.Package)
 	f.HeaderComment(Banner)
-	f.HeaderComment(fmt.Sprintf("Source: %s (graph %q). Plan: %s, memory pools %s, align %d.",
-		sourceName(opts.Source, p.Graph), p.Graph.Name, p.StrategyText(), p.Mode, p.Align))
+	f.HeaderComment(fmt.Sprintf("Source: %s (graph %s). Plan: %s, memory pools %s, align %d.",
+		quote.GoComment(sourceName(opts.Source, p.Graph)), quote.GoComment(p.Graph.Name), p.StrategyText(), p.Mode, p.Align))
 	f.ImportAlias(opts.RuntimeImport, "wgrt")
 	g.kernels(f)
 	g.adapter(f)
@@ -81,7 +83,7 @@ func newGen(p *plan.Plan, n *names, pr *emit.Program, opts Options) *gen {
 
 // constIntsVar names the package variable holding constant int list k of
 // emit.IntAttrs.Consts.
-func constIntsVar(k int) string { return fmt.Sprintf("attrInts%d", k) }
+func constIntsVar(k int) string { return ident.Numbered("const_ints", k) }
 
 // expr renders e as Go over the symbol locals, noting which it used.
 func (g *gen) expr(e expr.Expr) string {
@@ -130,14 +132,14 @@ func countText(n int, what string) string {
 func (g *gen) kernels(f *jen.File) {
 	var methods []jen.Code
 	for _, k := range g.pr.Kernels {
-		doc := fmt.Sprintf("%s is kernel %q: %s, %s", g.n.kernel[k.Name], k.Name, countText(k.Outputs, "output"), countText(k.Inputs, "input"))
+		doc := fmt.Sprintf("%s is kernel %s: %s, %s", g.n.kernel[k.Name], quote.GoComment(k.Name), countText(k.Outputs, "output"), countText(k.Inputs, "input"))
 		if k.Variadic {
-			doc = fmt.Sprintf("%s is kernel %q: %s, inputs as one list (ops call it with %d or more)", g.n.kernel[k.Name], k.Name, countText(k.Outputs, "output"), k.Inputs)
+			doc = fmt.Sprintf("%s is kernel %s: %s, inputs as one list (ops call it with %d or more)", g.n.kernel[k.Name], quote.GoComment(k.Name), countText(k.Outputs, "output"), k.Inputs)
 		}
 		if len(k.Attrs) > 0 {
 			var as []string
 			for _, a := range k.Attrs {
-				as = append(as, a.Name)
+				as = append(as, quote.GoComment(a.Name))
 			}
 			doc += "; attributes " + strings.Join(as, ", ")
 		}
@@ -147,7 +149,7 @@ func (g *gen) kernels(f *jen.File) {
 	docf(f, "Kernels are the kernels graph %s calls. Each method writes its outputs\n"+
 		"(out0, ...) from its inputs; the tensors view memory the wrapper owns and\n"+
 		"must not be kept after the method returns. A non-nil error stops the run.\n"+
-		"Implement wgrt.Observer as well to be told which op each call is for.", g.g.Name)
+		"Implement wgrt.Observer as well to be told which op each call is for.", quote.GoComment(g.g.Name))
 	f.Type().Id("Kernels").Interface(methods...)
 }
 
@@ -206,7 +208,7 @@ func (g *gen) adapter(f *jen.File) {
 		for i := 0; i < k.Outputs; i++ {
 			outs = append(outs, jen.Id(fmt.Sprintf("out%d", i)))
 		}
-		call := []jen.Code{field("Kernel", jen.Lit(k.Name)), field("Op", jen.Id("a").Dot("op"))}
+		call := []jen.Code{field("Kernel", str(k.Name)), field("Op", jen.Id("a").Dot("op"))}
 		if len(outs) > 0 {
 			call = append(call, field("Outputs", jen.Index().Add(g.tensorType()).Values(outs...)))
 		}
@@ -223,7 +225,7 @@ func (g *gen) adapter(f *jen.File) {
 		if len(k.Attrs) > 0 {
 			var attrs []jen.Code
 			for i, a := range k.Attrs {
-				attrs = append(attrs, jen.Values(field("Name", jen.Lit(a.Name)), field("Value", jen.Id(g.n.attr[k.Name][i]))))
+				attrs = append(attrs, jen.Values(field("Name", str(a.Name)), field("Value", jen.Id(g.n.attr[k.Name][i]))))
 			}
 			call = append(call, field("Attrs", jen.Index().Qual(g.rt, "Attr").Values(attrs...)))
 		}
@@ -237,23 +239,23 @@ func (g *gen) adapter(f *jen.File) {
 func (g *gen) entry(f *jen.File) {
 	var inFields []jen.Code
 	for _, t := range g.g.Inputs {
-		inFields = append(inFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t)))
+		inFields = append(inFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
 	}
 	for _, s := range g.g.Symbols {
 		if _, ok := g.pr.Bound[s.Name]; !ok {
-			inFields = append(inFields, jen.Id(g.n.symbol[s.Name]).Int().Comment(fmt.Sprintf("symbol %s, which no input's shape gives", s.Name)))
+			inFields = append(inFields, jen.Id(g.n.symbol[s.Name]).Int().Comment(fmt.Sprintf("symbol %s, which no input's shape gives", quote.GoComment(s.Name))))
 		}
 	}
-	docf(f, "Inputs are what graph %s reads. The wrapper never writes them.", g.g.Name)
+	docf(f, "Inputs are what graph %s reads. The wrapper never writes them.", quote.GoComment(g.g.Name))
 	f.Type().Id("Inputs").Struct(inFields...)
 
 	var outFields []jen.Code
 	for _, t := range g.g.Outputs {
-		outFields = append(outFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t)))
+		outFields = append(outFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
 	}
 	docf(f, "Outputs are what graph %s returns. A field with nil Data is filled with a\n"+
 		"view of memory the wrapper allocated; a field with Data is checked and\n"+
-		"written in place (the caller's buffer).", g.g.Name)
+		"written in place (the caller's buffer).", quote.GoComment(g.g.Name))
 	f.Type().Id("Outputs").Struct(outFields...)
 
 	doc(f, "Options change where the wrapper gets memory.")
@@ -265,7 +267,7 @@ func (g *gen) entry(f *jen.File) {
 	docf(f, "Run runs graph %s with memory from the Go heap: it checks the inputs,\n"+
 		"creates each pool at its first use and drops it after its last, and\n"+
 		"returns the outputs, which own their memory. Safe for concurrent use when\n"+
-		"the kernels are.", g.g.Name)
+		"the kernels are.", quote.GoComment(g.g.Name))
 	f.Func().Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
 		jen.Return(jen.Id("RunWith").Call(jen.Id("k"), jen.Id("in"), jen.Nil(), jen.Id("Options").Values())),
 	)
@@ -284,7 +286,7 @@ func (g *gen) entry(f *jen.File) {
 		"the caller gives no buffer for view the Runner's pools and stay valid\n"+
 		"only until its next call; give buffers in out to keep them. A Runner\n"+
 		"serves one call at a time: a call while another is running fails with\n"+
-		"an error instead of corrupting memory. Use one Runner per goroutine.", g.g.Name)
+		"an error instead of corrupting memory. Use one Runner per goroutine.", quote.GoComment(g.g.Name))
 	f.Type().Id("Runner").Struct(
 		jen.Id("pools").Qual(g.rt, "KeptPools"),
 		jen.Id("f").Id("frame"),
@@ -297,7 +299,7 @@ func (g *gen) entry(f *jen.File) {
 	doc(f, "Run runs the graph once, writing the outputs into out.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
 		jen.If(jen.Op("!").Id("r").Dot("busy").Dot("CompareAndSwap").Call(jen.False(), jen.True())).Block(
-			jen.Return(jen.Qual("errors", "New").Call(jen.Lit(g.g.Name+": Runner.Run called while another call on the same Runner is running; use one Runner per goroutine"))),
+			jen.Return(jen.Qual("errors", "New").Call(str(g.g.Name+": Runner.Run called while another call on the same Runner is running; use one Runner per goroutine"))),
 		),
 		jen.Defer().Id("r").Dot("busy").Dot("Store").Call(jen.False()),
 		jen.If(jen.Err().Op(":=").Id("r").Dot("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
@@ -337,21 +339,21 @@ func (g *gen) frame(f *jen.File) {
 	lines = append(lines, "frame is the state of one call: symbol values, a view per tensor, and the")
 	lines = append(lines, "pools. The plan's pools:")
 	for i, pool := range g.p.Pools {
-		lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, pool.Device, pool.Size, len(pool.Buffers), pool.Begin, pool.End))
+		lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.GoComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
 	}
 	doc(f, strings.Join(lines, "\n"))
 	f.Type().Id("frame").Struct(fields...)
 
 	var devs []jen.Code
 	for _, pool := range g.p.Pools {
-		devs = append(devs, jen.Lit(pool.Device))
+		devs = append(devs, str(pool.Device))
 	}
 	doc(f, "poolDevices is the device of each pool.")
 	f.Var().Id("poolDevices").Op("=").Index(jen.Lit(len(g.p.Pools))).String().Values(devs...)
 
 	var ops []jen.Code
 	for i, op := range g.pr.Ops {
-		d := []jen.Code{field("Index", jen.Lit(i)), field("Place", jen.Lit(op.Place)), field("Kernel", jen.Lit(op.Kernel))}
+		d := []jen.Code{field("Index", jen.Lit(i)), field("Place", str(op.Place)), field("Kernel", str(op.Kernel))}
 		if args := op.Args(); len(args) > 0 {
 			d = append(d, field("Inputs", jen.Index().String().Values(tensorNames(args)...)))
 		}
@@ -378,18 +380,16 @@ func (g *gen) frame(f *jen.File) {
 func tensorNames(ts []*graph.Tensor) []jen.Code {
 	var out []jen.Code
 	for _, t := range ts {
-		out = append(out, jen.Lit(t.Name))
+		out = append(out, str(t.Name))
 	}
 	return out
 }
 
-// collectAttrs gives constant int lists a package variable and symbolic
-// ones a slot in frame.ints.
 // bind emits frame.bind: symbols from inputs, shapes and strides of every
 // tensor, checks of inputs and caller-given outputs, input data.
 func (g *gen) bind(f *jen.File) {
 	fail := func(format string) *jen.Statement {
-		return jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(g.g.Name+": "+format), jen.Err()))
+		return jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: "+format), str(g.g.Name), jen.Err()))
 	}
 	var pre []jen.Code
 	nBound := 0
@@ -406,7 +406,7 @@ func (g *gen) bind(f *jen.File) {
 		field := jen.Id("f").Dot("sym").Dot(g.n.symbol[s.Name])
 		if b, ok := g.pr.Bound[s.Name]; ok {
 			pre = append(pre, jen.If(jen.Err().Op(":=").Qual(g.rt, "BindSymbol").Call(
-				jen.Op("&").Add(field), jen.Op("&").Id("bound").Index(jen.Lit(bi)), jen.Lit(s.Name), jen.Lit(b.Input.Name),
+				jen.Op("&").Add(field), jen.Op("&").Id("bound").Index(jen.Lit(bi)), str(s.Name), str(b.Input.Name),
 				jen.Id("in").Dot(g.n.tensor[b.Input]).Dot("Shape"), jen.Lit(len(b.Input.Shape)), jen.Lit(b.Dim), jen.Lit(int(b.Scale)), jen.Lit(int(b.Bias)),
 			), jen.Err().Op("!=").Nil()).Block(fail("input %w")))
 			bi++
@@ -417,7 +417,7 @@ func (g *gen) bind(f *jen.File) {
 		if s.HasMax {
 			max = s.Max
 		}
-		pre = append(pre, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckRange").Call(jen.Lit(s.Name), field.Clone(), jen.Lit(int(s.Min)), jen.Lit(int(max))), jen.Err().Op("!=").Nil()).Block(fail("%w")))
+		pre = append(pre, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckRange").Call(str(s.Name), field.Clone(), jen.Lit(int(s.Min)), jen.Lit(int(max))), jen.Err().Op("!=").Nil()).Block(fail("%w")))
 	}
 	body := g.withSymbols(func() []jen.Code {
 		var st []jen.Code
@@ -431,15 +431,15 @@ func (g *gen) bind(f *jen.File) {
 			}
 			st = append(st, jen.Add(g.ft(t)).Op("=").Qual(g.rt, "Tensor").Values(
 				field("DType", jen.Qual(g.rt, dtypeConst(t.DType))),
-				field("Device", jen.Lit(t.Device)),
+				field("Device", str(t.Device)),
 				field("Shape", jen.Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at + r))}, shape...)...)),
 				field("Strides", jen.Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at + r).Op(":").Lit(at + r).Op(":").Lit(at + 2*r))}, strides...)...)),
 			))
 			at += 2 * r
 		}
 		for _, t := range g.g.Inputs {
-			st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckTensor").Call(jen.Lit(t.Name), jen.Id("in").Dot(g.n.tensor[t]),
-				jen.Qual(g.rt, dtypeConst(t.DType)), jen.Lit(t.Device), g.ft(t).Dot("Shape"), g.ft(t).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("input %w")))
+			st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckTensor").Call(str(t.Name), jen.Id("in").Dot(g.n.tensor[t]),
+				jen.Qual(g.rt, dtypeConst(t.DType)), str(t.Device), g.ft(t).Dot("Shape"), g.ft(t).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("input %w")))
 		}
 		for _, t := range g.g.Tensors {
 			if t.Root == nil || !t.Root.Input {
@@ -450,8 +450,8 @@ func (g *gen) bind(f *jen.File) {
 		}
 		for _, t := range g.g.Outputs {
 			st = append(st, jen.If(jen.Id("out").Dot(g.n.tensor[t]).Dot("Data").Op("!=").Nil()).Block(
-				jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckTensor").Call(jen.Lit(t.Name), jen.Id("out").Dot(g.n.tensor[t]),
-					jen.Qual(g.rt, dtypeConst(t.DType)), jen.Lit(t.Device), g.ft(t).Dot("Shape"), g.ft(t).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("output buffer %w")),
+				jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckTensor").Call(str(t.Name), jen.Id("out").Dot(g.n.tensor[t]),
+					jen.Qual(g.rt, dtypeConst(t.DType)), str(t.Device), g.ft(t).Dot("Shape"), g.ft(t).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("output buffer %w")),
 			))
 		}
 		for _, op := range g.pr.Ops {
@@ -488,42 +488,40 @@ func (g *gen) viewBytes(t *graph.Tensor, base expr.Expr) (start, end string) {
 func (g *gen) run(f *jen.File) {
 	body := g.withSymbols(func() []jen.Code {
 		var st []jen.Code
-		stack := [][]jen.Code{nil}
-		add := func(c ...jen.Code) { stack[len(stack)-1] = append(stack[len(stack)-1], c...) }
-		loopVars := 0
-		for _, l := range g.p.Lines {
-			switch l.Kind {
-			case plan.LinePoolCreate:
-				g.poolCreate(l.Pool, add)
-			case plan.LinePoolRelease:
-				i := g.pr.PoolIndex[l.Pool]
-				add(jen.Id("pools").Dot("Release").Call(jen.Lit(i), jen.Lit(l.Pool.Device), jen.Id("f").Dot("pool").Index(jen.Lit(i))),
-					jen.Id("f").Dot("pool").Index(jen.Lit(i)).Op("=").Nil())
-			case plan.LineAllocFromPool:
-				i := g.pr.PoolIndex[l.Pool]
-				for _, t := range g.pr.Members[l.Buffer] {
-					o, n := g.viewBytes(t, l.Buffer.Offset)
-					add(jen.Add(g.ft(t)).Dot("Data").Op("=").Id("f").Dot("pool").Index(jen.Lit(i)).Index(jen.Id(o).Op(":").Id(n).Op(":").Id(n)))
-				}
-			case plan.LineDeallocFromPool:
-				for _, t := range g.pr.Members[l.Buffer] {
-					add(jen.Add(g.ft(t)).Dot("Data").Op("=").Nil())
-				}
-			case plan.LineReuse:
-				add(jen.Commentf("%s takes over the storage of %s in place.", l.Tensor.Name, l.From.Name))
-			case plan.LineKernel:
-				add(g.call(l.Op)...)
-			case plan.LineLoopBegin:
-				stack = append(stack, nil)
-			case plan.LineLoopEnd:
-				v := fmt.Sprintf("iter%d", loopVars)
-				loopVars++
-				inner := stack[len(stack)-1]
+		// Each open loop collects its body; the loop statement is made when
+		// it closes.
+		type open struct {
+			loop emit.Step
+			body []jen.Code
+		}
+		stack := []open{{}}
+		add := func(c ...jen.Code) { stack[len(stack)-1].body = append(stack[len(stack)-1].body, c...) }
+		for _, s := range g.pr.Steps {
+			switch s.Kind {
+			case emit.Acquire:
+				g.poolCreate(s.Pool, add)
+			case emit.Release:
+				add(jen.Id("pools").Dot("Release").Call(jen.Lit(s.PoolIndex), str(s.Pool.Device), jen.Id("f").Dot("pool").Index(jen.Lit(s.PoolIndex))),
+					jen.Id("f").Dot("pool").Index(jen.Lit(s.PoolIndex)).Op("=").Nil())
+			case emit.View:
+				n := g.expr(expr.Add(s.Start, s.Bytes))
+				add(jen.Add(g.ft(s.Tensor)).Dot("Data").Op("=").Id("f").Dot("pool").Index(jen.Lit(s.PoolIndex)).Index(jen.Id(g.expr(s.Start)).Op(":").Id(n).Op(":").Id(n)))
+			case emit.Unview:
+				add(jen.Add(g.ft(s.Tensor)).Dot("Data").Op("=").Nil())
+			case emit.Reuse:
+				add(jen.Commentf("%s takes over the storage of %s in place.", quote.GoComment(s.Tensor.Name), quote.GoComment(s.From.Name)))
+			case emit.Call:
+				add(g.call(s.Op)...)
+			case emit.Loop:
+				stack = append(stack, open{loop: s})
+			case emit.EndLoop:
+				o := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				add(jen.Commentf("%s: loop", l.Op.Place), jen.For(jen.Id(v).Op(":=").Lit(0), jen.Id(v).Op("<").Id(g.expr(l.Op.Loop.Count)), jen.Id(v).Op("++")).Block(inner...))
+				v := o.loop.Var
+				add(jen.Commentf("%s: loop", o.loop.Op.Place), jen.For(jen.Id(v).Op(":=").Lit(0), jen.Id(v).Op("<").Id(g.expr(o.loop.Count)), jen.Id(v).Op("++")).Block(o.body...))
 			}
 		}
-		st = append(st, stack[0]...)
+		st = append(st, stack[0].body...)
 		for _, pool := range g.p.Pools {
 			if emit.IsOutputPool(pool) {
 				st = append(st, jen.Id("f").Dot("pool").Index(jen.Lit(g.pr.PoolIndex[pool])).Op("=").Nil().Comment("handed to the caller with the outputs"))
@@ -538,8 +536,10 @@ func (g *gen) run(f *jen.File) {
 		jen.If(jen.List(jen.Id("a"), jen.Id("ok")).Op(":=").Id("k").Assert(jen.Op("*").Id("kernelsFunc")), jen.Id("ok")).Block(
 			jen.Id("k").Op("=").Op("&").Id("kernelsFunc").Values(jen.Dict{jen.Id("fn"): jen.Id("a").Dot("fn")}),
 		),
-		jen.List(jen.Id("obs"), jen.Id("_")).Op(":=").Id("k").Assert(jen.Qual(g.rt, "Observer")),
 		jen.Defer().Id("f").Dot("releaseAll").Call(jen.Id("pools")),
+	}
+	if len(g.pr.Ops) > 0 {
+		pre = append(pre, jen.List(jen.Id("obs"), jen.Id("_")).Op(":=").Id("k").Assert(jen.Qual(g.rt, "Observer")))
 	}
 	if g.needsErr() {
 		pre = append(pre, jen.Var().Err().Error())
@@ -567,10 +567,10 @@ func (g *gen) needsErr() bool { return len(g.p.Pools) > 0 }
 func (g *gen) poolCreate(pool *plan.Pool, add func(...jen.Code)) {
 	i := g.pr.PoolIndex[pool]
 	fp := jen.Id("f").Dot("pool").Index(jen.Lit(i))
-	acquire := jen.If(jen.List(fp.Clone(), jen.Err()).Op("=").Id("pools").Dot("Acquire").Call(jen.Lit(i), jen.Lit(pool.Device), jen.Id(g.expr(pool.Size)), jen.Lit(int(g.p.Align))), jen.Err().Op("!=").Nil()).Block(
-		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("%s: pool %d (%%d bytes on %s): %%w", g.g.Name, i, pool.Device)), jen.Id(g.expr(pool.Size)), jen.Err())),
+	acquire := jen.If(jen.List(fp.Clone(), jen.Err()).Op("=").Id("pools").Dot("Acquire").Call(jen.Lit(i), str(pool.Device), jen.Id(g.expr(pool.Size)), jen.Lit(int(g.p.Align))), jen.Err().Op("!=").Nil()).Block(
+		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("%%s: pool %d (%%d bytes on %%s): %%w", i)), str(g.g.Name), jen.Id(g.expr(pool.Size)), str(pool.Device), jen.Err())),
 	)
-	add(jen.Commentf("pool %d: %s bytes on %s", i, pool.Size, pool.Device))
+	add(jen.Commentf("pool %d: %s bytes on %s", i, pool.Size, quote.GoComment(pool.Device)))
 	t := g.pr.Direct[pool]
 	if t == nil {
 		add(acquire)
@@ -613,7 +613,7 @@ func (g *gen) call(op *graph.Op) []jen.Code {
 		case graph.AttrBool:
 			args = append(args, jen.Lit(a.Bool))
 		case graph.AttrString:
-			args = append(args, jen.Lit(a.Str))
+			args = append(args, str(a.Str))
 		case graph.AttrInts:
 			if sym, ok := g.pr.IntAttrs.Symbolic(op, i); ok {
 				args = append(args, jen.Id("f").Dot("ints").Index(jen.Lit(sym.Index)))
@@ -624,14 +624,18 @@ func (g *gen) call(op *graph.Op) []jen.Code {
 		}
 	}
 	opRef := jen.Op("&").Id("opTable").Index(jen.Lit(ix))
-	out := []jen.Code{jen.Commentf("%s", op.Label())}
+	out := []jen.Code{jen.Commentf("%s (kernel %s)", op.Place, quote.GoComment(op.Kernel))}
 	out = append(out, jen.If(jen.Id("obs").Op("!=").Nil()).Block(jen.Id("obs").Dot("BeginOp").Call(opRef.Clone())))
 	out = append(out, pre...)
 	out = append(out, jen.If(jen.Err().Op(":=").Id("k").Dot(g.n.kernel[op.Kernel]).Call(args...), jen.Err().Op("!=").Nil()).Block(
-		jen.Return(jen.Op("&").Qual(g.rt, "OpError").Values(field("Graph", jen.Lit(g.g.Name)), field("Op", opRef.Clone()), field("Err", jen.Err()))),
+		jen.Return(jen.Op("&").Qual(g.rt, "OpError").Values(field("Graph", str(g.g.Name)), field("Op", opRef.Clone()), field("Err", jen.Err()))),
 	))
 	return out
 }
+
+// str is a Go string literal of s: every graph-derived string reaches the
+// source through it.
+func str(s string) jen.Code { return jen.Id(quote.Go(s)) }
 
 // field is one "Key: value" of a composite literal, kept in the order given
 // (jen.Dict sorts its keys).

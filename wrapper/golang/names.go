@@ -19,17 +19,23 @@ type names struct {
 	probs  graph.ErrorList
 }
 
-// generatedLocals are identifiers the generated functions declare; symbol
-// locals and parameters must not shadow them.
-var generatedLocals = ident.Set("f", "k", "a", "obs", "pools", "err", "in", "out", "opts", "wgrt", "fmt", "ok", "bound",
-	"iter0", "iter1", "iter2", "iter3", "iter4", "iter5", "iter6", "iter7", "iter8", "iter9")
+// generatedLocals are the fixed identifiers the generated file declares or
+// imports (locals, package-level names); symbol locals and parameters must
+// not shadow them. Numbered families (loop variables, constant lists) are
+// ident.Numbered names, which no graph name reaches.
+var generatedLocals = ident.Set("f", "k", "a", "obs", "pools", "err", "in", "out", "opts", "wgrt", "fmt", "errors", "atomic", "ok", "bound",
+	"frame", "kernelsFunc", "opTable", "poolDevices", "i", "c", "r", "pass", "fail", "main", "sentinel", "os")
+
+// kernelReserved are the method names the generated code gives kernelsFunc
+// besides the kernels: a kernel that would take one gets a "_" appended.
+var kernelReserved = ident.Set("BeginOp")
 
 // nameGraph names what g declares; kernels are g.Kernels() (from
 // emit.Program, computed once).
 func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
 	n := &names{kernel: map[string]string{}, tensor: map[*graph.Tensor]string{}, symbol: map[string]string{},
 		local: map[string]string{}, attr: map[string][]string{}}
-	kernelNames := &ident.Namer{Lang: "Go", Kind: "kernel"}
+	kernelNames := &ident.Namer{Lang: "Go", Kind: "kernel", Reserved: kernelReserved, Suffix: "_"}
 	for _, k := range kernels {
 		n.kernel[k.Name] = kernelNames.Name(g.File, k.First.Label(), k.Name)
 		params := &ident.Namer{Lang: "Go", Kind: "attribute", Lower: true, Suffix: "_",

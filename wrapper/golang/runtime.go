@@ -6,6 +6,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 )
 
 // The runtime is a real package of this repository (tested there) that
@@ -15,21 +17,14 @@ import (
 //go:embed wgrt/*.go
 var runtimeFS embed.FS
 
-// File is one generated file: a path relative to where the user asked
-// files to go, and its content.
-type File struct {
-	Path    string
-	Content []byte
-}
-
 // RuntimeFiles returns the vendored runtime's source files (tests left
 // out), each under dir, with a banner saying where they come from.
-func RuntimeFiles(dir string) []File {
+func RuntimeFiles(dir string) []emit.File {
 	entries, err := fs.ReadDir(runtimeFS, "wgrt")
 	if err != nil {
 		panic(err) // embedded at build time
 	}
-	var files []File
+	var files []emit.File
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasSuffix(name, "_test.go") {
@@ -40,7 +35,7 @@ func RuntimeFiles(dir string) []File {
 			panic(err)
 		}
 		content := append([]byte("// "+Banner+"\n// Vendored runtime of github.com/wrapgen/wrapgen (wrapper/golang/wgrt).\n\n"), data...)
-		files = append(files, File{Path: path.Join(dir, name), Content: content})
+		files = append(files, emit.File{Path: path.Join(dir, name), Content: content})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files

@@ -13,6 +13,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
+	"github.com/wrapgen/wrapgen/wrapper/quote"
 )
 
 //go:embed sentinel/sentinel.go sentinel/device.go
@@ -25,7 +26,7 @@ const selftestModule = "wrapgenselftest"
 // through a Runner twice, checking every input of every kernel and every
 // output. Its main prints "selftest: ok" and exits 0 only if every check
 // passed.
-func SelftestFiles(p *plan.Plan, env expr.Env) ([]File, error) {
+func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 	wrapperImport := selftestModule + "/wrapper"
 	rtImport := wrapperImport + "/wgrt"
 	src, err := Generate(p, Options{Package: "wrapper", RuntimeImport: rtImport, Source: p.Graph.Name + ".json"})
@@ -40,7 +41,7 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]File, error) {
 	if i := strings.IndexAny(goVersion, " -"); i >= 0 {
 		goVersion = goVersion[:i]
 	}
-	files := []File{
+	files := []emit.File{
 		{Path: "go.mod", Content: []byte("module " + selftestModule + "\n\ngo " + goVersion + "\n")},
 		{Path: "main.go", Content: mainSrc},
 		{Path: "wrapper/wrapper.go", Content: src},
@@ -50,7 +51,7 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, File{Path: "sentinel/" + name, Content: bytes.ReplaceAll(data,
+		files = append(files, emit.File{Path: "sentinel/" + name, Content: bytes.ReplaceAll(data,
 			[]byte(`"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"`), []byte(`"`+rtImport+`"`))})
 	}
 	files = append(files, RuntimeFiles("wrapper/wgrt")...)
@@ -78,7 +79,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		for _, t := range b.Names {
 			index[t] = len(storages)
 		}
-		storages = append(storages, jen.Values(jen.Lit(b.Owner().Name), jen.Lit(size)))
+		storages = append(storages, jen.Values(str(b.Owner().Name), jen.Lit(size)))
 	}
 	for _, t := range g.Inputs {
 		size, err := ev(t.StorageBytes())
@@ -86,7 +87,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 			return nil, err
 		}
 		index[t] = len(storages)
-		storages = append(storages, jen.Values(jen.Lit(t.Name), jen.Lit(size)))
+		storages = append(storages, jen.Values(str(t.Name), jen.Lit(size)))
 	}
 	views := jen.Dict{}
 	for _, t := range g.Tensors {
@@ -98,7 +99,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		if err != nil {
 			return nil, err
 		}
-		views[jen.Lit(t.Name)] = jen.Values(jen.Lit(s), jen.Lit(off))
+		views[str(t.Name)] = jen.Values(jen.Lit(s), jen.Lit(off))
 	}
 	forget := map[int][]int{}
 	for op, bufs := range pr.ForgetAfter() {
@@ -131,7 +132,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 			}
 			shape, strides = append(shape, jen.Lit(sz)), append(strides, jen.Lit(st))
 		}
-		inFields = append(inFields, field(n.tensor[t], jen.Id("c").Dot("Input").Call(jen.Lit(t.Name), jen.Qual(rtImport, dtypeConst(t.DType)), jen.Lit(t.Device),
+		inFields = append(inFields, field(n.tensor[t], jen.Id("c").Dot("Input").Call(str(t.Name), jen.Qual(rtImport, dtypeConst(t.DType)), str(t.Device),
 			jen.Index().Int().Values(shape...), jen.Index().Int().Values(strides...))))
 	}
 	for _, s := range g.Symbols {
@@ -141,18 +142,18 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 	}
 	var checkOuts []jen.Code
 	for _, t := range g.Outputs {
-		checkOuts = append(checkOuts, jen.If(jen.Err().Op(":=").Id("c").Dot("CheckOutput").Call(jen.Lit(t.Name), jen.Id("out").Dot(n.tensor[t])), jen.Err().Op("!=").Nil()).Block(
+		checkOuts = append(checkOuts, jen.If(jen.Err().Op(":=").Id("c").Dot("CheckOutput").Call(str(t.Name), jen.Id("out").Dot(n.tensor[t])), jen.Err().Op("!=").Nil()).Block(
 			jen.Id("fail").Call(jen.Id("pass"), jen.Err())))
 	}
 
 	var devices []jen.Code
 	for _, d := range g.OtherDevices() {
-		devices = append(devices, jen.Lit(d))
+		devices = append(devices, str(d))
 	}
 
 	f := jen.NewFile("main")
 	f.HeaderComment(Banner)
-	f.HeaderComment(fmt.Sprintf("Selftest of graph %q at %s.", g.Name, envText(g, env)))
+	f.HeaderComment(fmt.Sprintf("Selftest of graph %s at %s.", quote.GoComment(g.Name), envText(g, env)))
 	f.ImportAlias(rtImport, "wgrt")
 	f.Func().Id("main").Params().Block(
 		jen.Id("c").Op(":=").Qual(sentinelImport, "New").Call(
@@ -180,7 +181,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		),
 		jen.If(jen.Err().Op(":=").Id("c").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Lit("checks"), jen.Err())),
 		jen.Qual("fmt", "Printf").Call(jen.Lit("selftest: ok: graph %s at %s: %d kernel calls, %d bytes written and %d read by sentinel kernels\n"),
-			jen.Lit(g.Name), jen.Lit(envText(g, env)), jen.Id("c").Dot("Calls"), jen.Id("c").Dot("BytesWrote"), jen.Id("c").Dot("BytesRead")),
+			str(g.Name), str(envText(g, env)), jen.Id("c").Dot("Calls"), jen.Id("c").Dot("BytesWrote"), jen.Id("c").Dot("BytesRead")),
 	)
 	f.Func().Id("fail").Params(jen.Id("pass").String(), jen.Err().Error()).Block(
 		jen.Qual("fmt", "Fprintf").Call(jen.Qual("os", "Stderr"), jen.Lit("selftest: FAIL (%s): %v\n"), jen.Id("pass"), jen.Err()),

@@ -6,7 +6,7 @@ package ident
 
 import (
 	"fmt"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wrapgen/wrapgen/graph"
@@ -83,14 +83,18 @@ type Namer struct {
 	Suffix string
 
 	ids   map[string]string // identifier → graph name
-	names map[string]string // graph name → identifier
+	names map[string]string // place and graph name → identifier
 	probs graph.ErrorList
 }
 
-// Name returns the identifier of a graph name, recording a problem (with
-// file and place) when it has none or it collides.
+// Name returns the identifier of a graph name at a place, recording a
+// problem (with file and place) when it has none or it collides. Asking
+// again for the same place and name gives the same identifier; the same
+// name at another place (a tensor and a symbol both called "f", sharing
+// one struct) is a second identifier and collides.
 func (n *Namer) Name(file, place, name string) string {
-	if id, ok := n.names[name]; ok {
+	key := place + "\x00" + name
+	if id, ok := n.names[key]; ok {
 		return id
 	}
 	if n.ids == nil {
@@ -113,11 +117,14 @@ func (n *Namer) Name(file, place, name string) string {
 		}
 		id += n.Suffix
 	}
-	if other, taken := n.ids[id]; taken {
+	if other, taken := n.ids[id]; taken && other == name {
+		n.problem(file, place, "%s name %q is also used for another %s here, and both become %s identifier %q in one scope; rename one", n.Kind, name, n.Kind, n.Lang, id)
+		id = fmt.Sprintf("%s_%d", id, len(n.names))
+	} else if taken {
 		n.problem(file, place, "%s names %q and %q both become %s identifier %q; rename one", n.Kind, other, name, n.Lang, id)
 		id = fmt.Sprintf("%s_%d", id, len(n.names))
 	}
-	n.ids[id], n.names[name] = name, id
+	n.ids[id], n.names[key] = name, id
 	return id
 }
 
@@ -135,16 +142,6 @@ func Set(words ...string) map[string]bool {
 		m[w] = true
 	}
 	return m
-}
-
-// Sorted returns the keys of a set in order (for docs and tests).
-func Sorted(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Merge is the union of word sets.
@@ -170,4 +167,27 @@ func KernelParams(k *graph.Kernel) map[string]bool {
 		m[fmt.Sprintf("in%d", i)] = true
 	}
 	return m
+}
+
+// Unreachable reports whether no graph name can become id through Camel or
+// Lower: those never put a lower-case letter right after an underscore
+// (the letter after a run of underscores is capitalised). Numbered
+// families of generated identifiers (loop variables, tables, locals) are
+// spelled this way, so they need no reservation against graph names.
+func Unreachable(id string) bool {
+	for i := 0; i+1 < len(id); i++ {
+		if id[i] == '_' && id[i+1] >= 'a' && id[i+1] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// Numbered is member i of a family of generated identifiers named by
+// prefix, which must be Unreachable ("loop_iter" gives loop_iter0, ...).
+func Numbered(prefix string, i int) string {
+	if !Unreachable(prefix) {
+		panic("ident.Numbered: prefix " + prefix + " can be reached by a graph name") // a bug in wrapgen
+	}
+	return prefix + strconv.Itoa(i)
 }

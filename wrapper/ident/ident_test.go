@@ -1,6 +1,7 @@
 package ident
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,4 +59,39 @@ func TestNamerCollisionsAndKeywords(t *testing.T) {
 	e.Name("g.json", "ops[0]", "+++")
 	require.Len(t, e.Problems(), 1)
 	assert.Contains(t, e.Problems()[0].Msg, "cannot become a Go identifier")
+}
+
+// TestGraphNamesCannotReachGeneratedFamilies draws names from an alphabet
+// rich in underscores and checks that no identifier made from them is in
+// the namespace of generated families.
+func TestGraphNamesCannotReachGeneratedFamilies(t *testing.T) {
+	alphabet := []byte("_aZz09_.é_")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, 1+rng.IntN(12))
+		for j := range b {
+			b[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		for _, conv := range []func(string) (string, bool){Camel, Lower} {
+			if id, ok := conv(string(b)); ok {
+				require.False(t, Unreachable(id), "%q becomes %q", b, id)
+			}
+		}
+	}
+	for _, id := range []string{"loop_iter", "const_ints", "k_attr_ints", "own_pool"} {
+		assert.True(t, Unreachable(id), id)
+	}
+	assert.Equal(t, "loop_iter10", Numbered("loop_iter", 10))
+	assert.Panics(t, func() { Numbered("iter", 0) })
+}
+
+// A tensor and a symbol with the same name share the Inputs struct: the
+// second is a collision, not the first one's identifier again.
+func TestSameNameAtTwoPlacesCollides(t *testing.T) {
+	n := &Namer{Lang: "Go", Kind: "tensor or symbol"}
+	assert.Equal(t, "F", n.Name("g.json", `tensors["f"]`, "f"))
+	assert.Equal(t, "F", n.Name("g.json", `tensors["f"]`, "f"), "same place, same identifier")
+	assert.NotEqual(t, "F", n.Name("g.json", `symbols["f"]`, "f"))
+	require.Len(t, n.Problems(), 1)
+	assert.Contains(t, n.Problems()[0].Error(), `symbols["f"]: tensor or symbol name "f" is also used`)
 }

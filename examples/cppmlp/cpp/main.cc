@@ -167,6 +167,14 @@ int main() {
     std::fprintf(stderr, "a wrong input shape was not reported: %s\n", s.message().c_str());
     return 1;
   }
+  // A wrong rank names both shapes, as the Go wrapper does.
+  bad.w1 = View(w[0], {784, 128});
+  bad.b1 = View(w[1], {1, 128});
+  s = mlp::Run(k, bad, &out);
+  if (s.ok() || s.message().find("mlp: input b1: rank is 2 (shape [1, 128]), want 1 (shape [128])") == std::string::npos) {
+    std::fprintf(stderr, "a wrong input rank was not reported: %s\n", s.message().c_str());
+    return 1;
+  }
   std::printf("cppmlp: ok\n");
   return 0;
 }

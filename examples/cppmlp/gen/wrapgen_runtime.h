@@ -386,7 +386,8 @@ inline Status CheckTensor(const char* name, const Tensor& t, const Tensor& want)
   if (t.device == nullptr || std::strcmp(t.device, want.device) != 0)
     return Status::Error(n + ": device is \"" + (t.device ? t.device : "(null)") + "\", want \"" + want.device + "\"");
   if (t.rank != want.rank)
-    return Status::Error(n + ": rank is " + std::to_string(t.rank) + ", want " + std::to_string(want.rank));
+    return Status::Error(n + ": rank is " + std::to_string(t.rank) + " (shape " + DimsText(t.shape, t.rank) + "), want " +
+                         std::to_string(want.rank) + " (shape " + DimsText(want.shape, want.rank) + ")");
   for (int i = 0; i < want.rank; i++) {
     if (t.shape[i] != want.shape[i])
       return Status::Error(n + ": shape is " + DimsText(t.shape, t.rank) + ", want " + DimsText(want.shape, want.rank) +
@@ -408,7 +409,9 @@ inline Status CheckTensor(const char* name, const Tensor& t, const Tensor& want)
 inline Status BindSymbol(int64_t* sym, bool* bound, const char* sym_name, const char* from, const Tensor& t, int rank,
                          int dim, int64_t scale, int64_t bias) {
   std::string f = from;
-  if (t.rank != rank) return Status::Error(f + ": rank is " + std::to_string(t.rank) + ", want " + std::to_string(rank));
+  if (t.rank != rank)
+    return Status::Error(f + ": rank is " + std::to_string(t.rank) + " (shape " + DimsText(t.shape, t.rank) + "), want " +
+                         std::to_string(rank));
   int64_t v = t.shape[dim] - bias;
   if (v % scale != 0)
     return Status::Error(f + ": dimension " + std::to_string(dim) + " is " + std::to_string(t.shape[dim]) + ", which is not " +

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Each graph in testdata/hostile holds one class of generated code that
+// once did not compile or compiled to the wrong thing; selftest builds it
+// in both languages (go vet, and C++ with -Wall -Wextra -Wshadow
+// -Wconversion -Werror and sanitizers) and runs it:
+//   - quoting: a graph name with `"`, `%s`, `??=` and a trailing `\`,
+//     tensor names with a newline and `*/`, string attributes with `??=`
+//     and control characters, an INT64_MIN attribute;
+//   - names_and_loops: symbols named after generated identifiers
+//     (attrInts0, opTable, kAttrInts0, own0, iter0, iter10, loop_iter0,
+//     obs, bound, ...), eleven loops counted by iter10, a kernel whose
+//     method would be BeginOp, max/min with one and three arguments;
+//   - no_ops_long_name: no kernel op, a symbol used only in a stride (no
+//     bound array), a 300-character graph name (file names bounded).
+var hostileCases = map[string]string{
+	"quoting.json":          "6 kernel calls",
+	"names_and_loops.json":  "105 kernel calls", // 1 + 11 loops × 3 + 1 per run, three runs: every loop ran
+	"no_ops_long_name.json": "0 kernel calls",
+}
+
+func TestHostileGraphsSelftest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs generated code")
+	}
+	for file, calls := range hostileCases {
+		for _, lang := range []string{"go", "cpp"} {
+			t.Run(file+"/"+lang, func(t *testing.T) {
+				if lang == "cpp" {
+					if _, err := exec.LookPath("g++"); err != nil {
+						t.Skip("no g++")
+					}
+				}
+				t.Parallel()
+				out, _, err := runCLI("selftest", "-lang", lang, filepath.Join("testdata", "hostile", file))
+				require.NoError(t, err)
+				assert.Contains(t, out, "selftest: ok")
+				assert.Contains(t, out, calls)
+			})
+		}
+	}
+}
+
+func TestLongGraphNameGivesBoundedFileNames(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := runCLI("gen", "-lang", "cpp", "-o", dir, filepath.Join("testdata", "hostile", "no_ops_long_name.json"))
+	require.NoError(t, err)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 3)
+	for _, e := range entries {
+		assert.LessOrEqual(t, len(e.Name()), 64+3, e.Name())
+	}
+}

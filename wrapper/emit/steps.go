@@ -1,0 +1,80 @@
+package emit
+
+import (
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/ident"
+)
+
+// StepKind is what one step of the lowered program does.
+type StepKind int
+
+const (
+	// Acquire creates pool Pool (from the caller's output buffer when
+	// Direct says so).
+	Acquire StepKind = iota
+	// Release gives pool Pool back.
+	Release
+	// View points Tensor at Bytes bytes starting Start bytes into pool Pool.
+	View
+	// Unview forgets Tensor's memory.
+	Unview
+	// Reuse notes that Tensor takes over From's storage in place.
+	Reuse
+	// Call calls Op's kernel.
+	Call
+	// Loop starts a loop of Count iterations over variable Var; EndLoop
+	// closes the innermost one.
+	Loop
+	EndLoop
+)
+
+// Step is one statement of the lowered program. Which fields are set
+// depends on Kind.
+type Step struct {
+	Kind      StepKind
+	Pool      *plan.Pool
+	Tensor    *graph.Tensor
+	From      *graph.Tensor
+	Start     expr.Expr
+	Bytes     expr.Expr
+	Op        *graph.Op
+	Var       string
+	Count     expr.Expr
+	PoolIndex int
+	OpIndex   int
+}
+
+// lower turns the plan's lines into steps, once for every backend: views
+// for each member of an allocated or freed storage, loop variables named
+// in program order from a family no graph name reaches.
+func (pr *Program) lower() {
+	loops := 0
+	for _, l := range pr.Plan.Lines {
+		switch l.Kind {
+		case plan.LinePoolCreate:
+			pr.Steps = append(pr.Steps, Step{Kind: Acquire, Pool: l.Pool, PoolIndex: pr.PoolIndex[l.Pool]})
+		case plan.LinePoolRelease:
+			pr.Steps = append(pr.Steps, Step{Kind: Release, Pool: l.Pool, PoolIndex: pr.PoolIndex[l.Pool]})
+		case plan.LineAllocFromPool:
+			for _, t := range pr.Members[l.Buffer] {
+				start, _ := ViewBytes(t, l.Buffer.Offset)
+				pr.Steps = append(pr.Steps, Step{Kind: View, Pool: l.Pool, PoolIndex: pr.PoolIndex[l.Pool], Tensor: t, Start: start, Bytes: t.StorageBytes()})
+			}
+		case plan.LineDeallocFromPool:
+			for _, t := range pr.Members[l.Buffer] {
+				pr.Steps = append(pr.Steps, Step{Kind: Unview, Tensor: t})
+			}
+		case plan.LineReuse:
+			pr.Steps = append(pr.Steps, Step{Kind: Reuse, Tensor: l.Tensor, From: l.From})
+		case plan.LineKernel:
+			pr.Steps = append(pr.Steps, Step{Kind: Call, Op: l.Op, OpIndex: pr.OpIndex[l.Op]})
+		case plan.LineLoopBegin:
+			pr.Steps = append(pr.Steps, Step{Kind: Loop, Op: l.Op, Var: ident.Numbered("loop_iter", loops), Count: l.Op.Loop.Count})
+			loops++
+		case plan.LineLoopEnd:
+			pr.Steps = append(pr.Steps, Step{Kind: EndLoop, Op: l.Op})
+		}
+	}
+}

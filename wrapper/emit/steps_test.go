@@ -1,0 +1,104 @@
+package emit
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/ident"
+)
+
+func program(t *testing.T, file string) *Program {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	g, err := graph.Parse(file, data)
+	require.NoError(t, err)
+	p, err := plan.Make(g, plan.Options{})
+	require.NoError(t, err)
+	return New(p)
+}
+
+// kinds spells the steps one letter each: a(cquire) r(elease) v(iew)
+// u(nview) R(euse) c(all) L(oop) E(nd loop).
+func kinds(steps []Step) string {
+	b := make([]byte, len(steps))
+	for i, s := range steps {
+		b[i] = "arvuRcLE"[s.Kind]
+	}
+	return string(b)
+}
+
+// The rnn example: the pool is acquired before the first view and released
+// after the last use; the loop body calls three kernels and is closed once.
+func TestStepsOfRNN(t *testing.T) {
+	pr := program(t, "../../examples/rnn/rnn.json")
+	k := kinds(pr.Steps)
+	// matmul, zeros; loop { matmul, add, tanh_into }; add: views before
+	// each use, unviews after the last, the pool released before the
+	// output's own pool is acquired.
+	assert.Equal(t, "avcavcLvcvcucuEuravcur", k)
+	var calls, loops int
+	for _, s := range pr.Steps {
+		switch s.Kind {
+		case Call:
+			assert.Equal(t, pr.OpIndex[s.Op], s.OpIndex)
+			calls++
+		case Loop:
+			assert.Equal(t, "loop_iter0", s.Var)
+			assert.Equal(t, "steps", s.Count.String())
+			loops++
+		case View:
+			assert.Same(t, pr.BufferOf[s.Tensor.Root].Pool, s.Pool)
+		}
+	}
+	assert.Equal(t, len(pr.Ops), calls, "every kernel op is called once in the program text")
+	assert.Equal(t, 1, loops)
+}
+
+// Eleven loops get eleven distinct variables, none of which is the
+// identifier of a symbol, even of ones named iter10 or loop_iter0: the
+// regression behind issue 15 (a loop bounded by itself never ran).
+func TestLoopVariablesAreDistinctFromSymbols(t *testing.T) {
+	pr := program(t, "../../cmd/wrapgen/testdata/hostile/names_and_loops.json")
+	seen := map[string]bool{}
+	for _, s := range pr.Steps {
+		if s.Kind == Loop {
+			assert.False(t, seen[s.Var], s.Var)
+			seen[s.Var] = true
+			for _, sym := range pr.Graph.Symbols {
+				for _, conv := range []func(string) (string, bool){ident.Camel, ident.Lower} {
+					id, _ := conv(sym.Name)
+					assert.NotEqual(t, s.Var, id, "symbol %s", sym.Name)
+				}
+			}
+		}
+	}
+	assert.Len(t, seen, 11)
+	assert.True(t, seen["loop_iter10"])
+}
+
+// Every view step's tensor is unviewed later at the same nesting, or is an
+// output (kept for the caller).
+func TestEveryViewIsUndoneOrDelivered(t *testing.T) {
+	for _, f := range []string{"../../examples/mlp/mlp.json", "../../examples/rnn/rnn.json"} {
+		pr := program(t, f)
+		live := map[*graph.Tensor]bool{}
+		for _, s := range pr.Steps {
+			switch s.Kind {
+			case View:
+				live[s.Tensor] = true
+			case Unview:
+				assert.True(t, live[s.Tensor], "%s: %s unviewed before it was viewed", f, s.Tensor.Name)
+				delete(live, s.Tensor)
+			}
+		}
+		for tn := range live {
+			assert.True(t, tn.Root.Output, "%s: %s still viewed at the end", f, tn.Name)
+		}
+	}
+}
