@@ -75,12 +75,12 @@ func TestEverySharedGraphPlansAndVerifies(t *testing.T) {
 	}
 }
 
-// TestRecordedModelsPlanAndVerify runs the other recorded torchvision
-// families (graph/testdata/models) through the default strategy in every
-// mode: they have concatenations, squeeze-excite blocks and attention that
-// the shipped three lack.
+// TestRecordedModelsPlanAndVerify runs the other recorded families
+// (testdata/recorded) through the default strategy in every mode: they
+// have concatenations, squeeze-excite blocks and attention that the
+// shipped three lack.
 func TestRecordedModelsPlanAndVerify(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(sharedGraphs, "models", "*.json"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "recorded", "*.json"))
 	require.NotEmpty(t, files)
 	for _, f := range files {
 		g, err := graph.Load(f)

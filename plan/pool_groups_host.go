@@ -58,6 +58,7 @@ func hostInOutputPools(req *Request, groups []poolGroup) []poolGroup {
 	}
 	// Largest rooms first: they take the most off the intermediates pool.
 	slices.SortStableFunc(hosts, func(a, b host) int { return cmp.Compare(b.room, a.room) })
+	best := estimateGroups(req, groups)
 	moved := false
 	for _, h := range hosts {
 		ii := inter[out[h.group].device]
@@ -76,38 +77,77 @@ func hostInOutputPools(req *Request, groups []poolGroup) []poolGroup {
 			}
 			return cmp.Compare(a.ID, b.ID)
 		})
-		load := newMaxTree(h.birth)
-		taken := make([]bool, len(req.Buffers))
-		took := false
+		// The pool's own size is one room to fill; growing it to hold one of
+		// the largest candidates can pay off when those are what is live at
+		// the intermediates' peak (a transformer's attention scores, larger
+		// than its last hidden state). Each room is tried; the lowest
+		// estimated peak is kept. A grown pool is handed to the caller with
+		// the output and kept as long as the output is, so growth must buy
+		// at least a 1% lower peak.
+		rooms := []int64{h.room}
 		for _, b := range cands {
-			n := alignInt(b.Hint, req.Align)
-			if load.max(b.Begin, b.End)+n > h.room {
+			if len(rooms) == maxHostRooms {
+				break
+			}
+			if n := alignInt(b.Hint, req.Align); n > rooms[len(rooms)-1] {
+				rooms = append(rooms, n)
+			}
+		}
+		for _, room := range rooms {
+			trial := hostInto(req, out, h.group, ii, h.birth, room, cands)
+			if trial == nil {
 				continue
 			}
-			load.add(b.Begin, b.End, n)
-			taken[b.ID], took = true, true
-		}
-		if !took {
-			continue
-		}
-		var rest []*Buffer
-		hosted := slices.Clone(out[h.group].buffers)
-		for _, b := range out[ii].buffers {
-			if taken[b.ID] {
-				hosted = append(hosted, b)
-			} else {
-				rest = append(rest, b)
+			e := estimateGroups(req, trial)
+			if room > h.room {
+				e += best / 100
+			}
+			if e < best {
+				best, out, moved = e, trial, true
 			}
 		}
-		out[h.group] = poolGroup{out[h.group].device, hosted}
-		out[ii] = poolGroup{out[ii].device, rest}
-		moved = true
 	}
-	if !moved || estimateGroups(req, out) >= estimateGroups(req, groups) {
+	if !moved {
 		return groups
 	}
 	// Drop an intermediates group left empty.
 	return slices.DeleteFunc(out, func(g poolGroup) bool { return len(g.buffers) == 0 })
+}
+
+// maxHostRooms bounds the pool sizes tried per output pool.
+const maxHostRooms = 4
+
+// hostInto returns groups with the candidates (largest first) that fit
+// within room at every step before birth moved from the intermediates
+// group ii into the output group host, or nil when none fits.
+func hostInto(req *Request, groups []poolGroup, host, ii, birth int, room int64, cands []*Buffer) []poolGroup {
+	load := newMaxTree(birth)
+	taken := make([]bool, len(req.Buffers))
+	took := false
+	for _, b := range cands {
+		n := alignInt(b.Hint, req.Align)
+		if load.max(b.Begin, b.End)+n > room {
+			continue
+		}
+		load.add(b.Begin, b.End, n)
+		taken[b.ID], took = true, true
+	}
+	if !took {
+		return nil
+	}
+	out := slices.Clone(groups)
+	var rest []*Buffer
+	hosted := slices.Clone(out[host].buffers)
+	for _, b := range out[ii].buffers {
+		if taken[b.ID] {
+			hosted = append(hosted, b)
+		} else {
+			rest = append(rest, b)
+		}
+	}
+	out[host] = poolGroup{out[host].device, hosted}
+	out[ii] = poolGroup{out[ii].device, rest}
+	return out
 }
 
 func hasOutput(g poolGroup) bool {

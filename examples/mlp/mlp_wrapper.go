@@ -140,8 +140,8 @@ func (r *Runner) Close() {
 // frame is the state of one call: symbol values, a view per tensor, and the
 // pools. The plan's pools:
 //
-//	pool 0 on "cpu": 64*((40*batch + 63)//64) bytes, 1 storages, steps [9, 11)
-//	pool 1 on "cpu": 1024*batch bytes, 6 storages, steps [1, 10)
+//	pool 0 on "cpu": 512*batch bytes, 5 storages, steps [1, 11)
+//	pool 1 on "cpu": 512*batch bytes, 2 storages, steps [2, 10)
 type frame struct {
 	sym struct {
 		Batch int
@@ -259,17 +259,21 @@ func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	obs, _ := k.(wgrt.Observer)
 	var err error
 	batch := f.sym.Batch
-	// pool 1: 1024*batch bytes on "cpu"
-	if f.pool[1], err = pools.Acquire(1, "cpu", 1024*batch, 64); err != nil {
-		return fmt.Errorf("%s: pool 1 (%d bytes on %s): %w", "mlp", 1024*batch, "cpu", err)
+	// pool 0: 512*batch bytes on "cpu"
+	if f.pool[0], err = pools.Acquire(0, "cpu", 512*batch, 64); err != nil {
+		return fmt.Errorf("%s: pool 0 (%d bytes on %s): %w", "mlp", 512*batch, "cpu", err)
 	}
-	f.t.H1.Data = f.pool[1][512*batch : 1024*batch : 1024*batch]
+	f.t.H1.Data = f.pool[0][0 : 512*batch : 512*batch]
 	// ops[0] (kernel "matmul")
 	if obs != nil {
 		obs.BeginOp(&opTable[0])
 	}
 	if err := k.Matmul(f.t.H1, f.t.X, f.t.W1); err != nil {
 		return &wgrt.OpError{Graph: "mlp", Op: &opTable[0], Err: err}
+	}
+	// pool 1: 512*batch bytes on "cpu"
+	if f.pool[1], err = pools.Acquire(1, "cpu", 512*batch, 64); err != nil {
+		return fmt.Errorf("%s: pool 1 (%d bytes on %s): %w", "mlp", 512*batch, "cpu", err)
 	}
 	f.t.H1b.Data = f.pool[1][0 : 512*batch : 512*batch]
 	f.t.A1.Data = f.pool[1][0 : 512*batch : 512*batch]
@@ -289,7 +293,7 @@ func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if err := k.Relu_(f.t.A1, f.t.H1b); err != nil {
 		return &wgrt.OpError{Graph: "mlp", Op: &opTable[2], Err: err}
 	}
-	f.t.H2.Data = f.pool[1][512*batch : 768*batch : 768*batch]
+	f.t.H2.Data = f.pool[0][256*batch : 512*batch : 512*batch]
 	// ops[3] (kernel "matmul")
 	if obs != nil {
 		obs.BeginOp(&opTable[3])
@@ -299,8 +303,8 @@ func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	}
 	f.t.H1b.Data = nil
 	f.t.A1.Data = nil
-	f.t.H2b.Data = f.pool[1][0 : 256*batch : 256*batch]
-	f.t.A2.Data = f.pool[1][0 : 256*batch : 256*batch]
+	f.t.H2b.Data = f.pool[0][0 : 256*batch : 256*batch]
+	f.t.A2.Data = f.pool[0][0 : 256*batch : 256*batch]
 	// ops[4] (kernel "bias_add")
 	if obs != nil {
 		obs.BeginOp(&opTable[4])
@@ -317,7 +321,7 @@ func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if err := k.Relu_(f.t.A2, f.t.H2b); err != nil {
 		return &wgrt.OpError{Graph: "mlp", Op: &opTable[5], Err: err}
 	}
-	f.t.Z.Data = f.pool[1][256*batch : 296*batch : 296*batch]
+	f.t.Z.Data = f.pool[0][256*batch : 296*batch : 296*batch]
 	// ops[6] (kernel "matmul")
 	if obs != nil {
 		obs.BeginOp(&opTable[6])
@@ -336,15 +340,6 @@ func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 		return &wgrt.OpError{Graph: "mlp", Op: &opTable[7], Err: err}
 	}
 	f.t.Z.Data = nil
-	// pool 0: 64*((40*batch + 63)//64) bytes on "cpu"
-	if len(out.Y.Data) >= 40*batch {
-		// The caller's output buffer is the pool.
-		f.pool[0], f.callerPool[0] = out.Y.Data[:40*batch:40*batch], true
-	} else {
-		if f.pool[0], err = pools.Acquire(0, "cpu", 64*wgrt.FloorDiv(40*batch+63, 64), 64); err != nil {
-			return fmt.Errorf("%s: pool 0 (%d bytes on %s): %w", "mlp", 64*wgrt.FloorDiv(40*batch+63, 64), "cpu", err)
-		}
-	}
 	f.t.Y.Data = f.pool[0][0 : 40*batch : 40*batch]
 	// ops[8] (kernel "softmax")
 	if obs != nil {

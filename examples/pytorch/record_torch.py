@@ -6,6 +6,11 @@ and writes every size, stride, offset and int attribute that differs between
 the two runs as an affine expression in `batch`.
 
     /usr/bin/python3 record_torch.py densenet121 out.json
+    /usr/bin/python3 record_torch.py --pointwise-traits densenet121 out.json
+
+--pointwise-traits adds a "kernels" object with may_alias pairs for the
+pointwise aten kernels it calls (docs/kernel-traits.md): what lets the
+planner run them in place.
 """
 import json
 import sys
@@ -212,6 +217,26 @@ def attr_exprs(op):
             op["attrs"][k] = [{"expr": e} if isinstance(e, str) and "batch" in e else e for e in v]
 
 
+# may_alias pairs of pointwise aten kernels: each output element is computed
+# from the same element of these inputs (batch and layer norm in inference,
+# softmax from its row, which it reads before writing).
+POINTWISE = {
+    "native_batch_norm": [[0, 0]], "native_layer_norm": [[0, 0]], "_softmax": [[0, 0]],
+    "add_Tensor": [[0, 0], [0, 1]], "mul_Tensor": [[0, 0], [0, 1]], "sub_Tensor": [[0, 0], [0, 1]],
+    "div_Tensor": [[0, 0], [0, 1]], "gelu": [[0, 0]], "relu": [[0, 0]], "sigmoid": [[0, 0]],
+    "hardsigmoid": [[0, 0]], "silu": [[0, 0]], "hardswish": [[0, 0]], "clone": [[0, 0]],
+    "masked_fill_Scalar": [[0, 0]],
+}
+
+
+def pointwise_traits(ops):
+    fewest = {}
+    for op in ops:
+        fewest[op["kernel"]] = min(fewest.get(op["kernel"], len(op["inputs"])), len(op["inputs"]))
+    return {k: {"may_alias": [p for p in POINTWISE[k] if p[1] < fewest[k]]}
+            for k in sorted(fewest) if k in POINTWISE}
+
+
 MODELS = {
     "vit_b_16": lambda: torchvision.models.vit_b_16(),
     "mobilenet_v2": lambda: torchvision.models.mobilenet_v2(),
@@ -263,7 +288,9 @@ def bert_like():
 
 
 def main():
-    name, path = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    traits = "--pointwise-traits" in args
+    name, path = [a for a in args if a != "--pointwise-traits"]
     if name == "bert_like":
         model, make_input = bert_like()
     else:
@@ -298,6 +325,8 @@ def main():
         ops.append(op)
     g = {"name": name, "symbols": {"batch": {"hint": 1, "min": 1}}, "tensors": merged["tensors"],
          "inputs": merged["inputs"], "outputs": merged["outputs"], "ops": ops}
+    if traits:
+        g["kernels"] = pointwise_traits(ops)
     with open(path, "w") as f:
         json.dump(g, f, indent=1)
         f.write("\n")

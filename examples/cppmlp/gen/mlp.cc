@@ -50,8 +50,8 @@ const char* const kPoolDevices[kNumPools + 1] = {"cpu", "cpu", ""};
 
 // Frame is the state of one call: symbol values, a view per tensor, pools.
 // The plan's pools:
-//   pool 0 on "cpu": 64*((40*batch + 63)//64) bytes, 1 storages, steps [9, 11)
-//   pool 1 on "cpu": 1024*batch bytes, 6 storages, steps [1, 10)
+//   pool 0 on "cpu": 512*batch bytes, 5 storages, steps [1, 11)
+//   pool 1 on "cpu": 512*batch bytes, 2 storages, steps [2, 10)
 struct Frame {
   explicit Frame(wrapgen::Pools* pools_in) : pools(pools_in) {}
   Frame(const Frame&) = delete;
@@ -162,16 +162,20 @@ wrapgen::Status Frame::Run(Kernels& k, Outputs* out) {
   wrapgen::Status s;
   (void)s;
   const int64_t batch = sym[0];
-  // pool 1: 1024*batch bytes on "cpu"
-  pool_bytes[1] = 1024*batch;
-  pool[1] = pools->Acquire(1, kPoolDevices[1], pool_bytes[1], kAlign, &s);
-  if (!s.ok()) return wrapgen::Status::Error("mlp: pool 1: " + s.message());
-  t_h1.data = pool[1] + 512*batch;
+  // pool 0: 512*batch bytes on "cpu"
+  pool_bytes[0] = 512*batch;
+  pool[0] = pools->Acquire(0, kPoolDevices[0], pool_bytes[0], kAlign, &s);
+  if (!s.ok()) return wrapgen::Status::Error("mlp: pool 0: " + s.message());
+  t_h1.data = pool[0] + 0;
   t_h1.bytes = 512*batch;
   // ops[0] (kernel "matmul")
   k.BeginOp(kOps[0]);
   s = k.Matmul(t_h1, t_x, t_w1);
   if (!s.ok()) return OpError(kOps[0], s);
+  // pool 1: 512*batch bytes on "cpu"
+  pool_bytes[1] = 512*batch;
+  pool[1] = pools->Acquire(1, kPoolDevices[1], pool_bytes[1], kAlign, &s);
+  if (!s.ok()) return wrapgen::Status::Error("mlp: pool 1: " + s.message());
   t_h1b.data = pool[1] + 0;
   t_h1b.bytes = 512*batch;
   t_a1.data = pool[1] + 0;
@@ -186,7 +190,7 @@ wrapgen::Status Frame::Run(Kernels& k, Outputs* out) {
   k.BeginOp(kOps[2]);
   s = k.Relu_(t_a1, t_h1b);
   if (!s.ok()) return OpError(kOps[2], s);
-  t_h2.data = pool[1] + 512*batch;
+  t_h2.data = pool[0] + 256*batch;
   t_h2.bytes = 256*batch;
   // ops[3] (kernel "matmul")
   k.BeginOp(kOps[3]);
@@ -194,9 +198,9 @@ wrapgen::Status Frame::Run(Kernels& k, Outputs* out) {
   if (!s.ok()) return OpError(kOps[3], s);
   t_h1b.data = nullptr;
   t_a1.data = nullptr;
-  t_h2b.data = pool[1] + 0;
+  t_h2b.data = pool[0] + 0;
   t_h2b.bytes = 256*batch;
-  t_a2.data = pool[1] + 0;
+  t_a2.data = pool[0] + 0;
   t_a2.bytes = 256*batch;
   // ops[4] (kernel "bias_add")
   k.BeginOp(kOps[4]);
@@ -208,7 +212,7 @@ wrapgen::Status Frame::Run(Kernels& k, Outputs* out) {
   k.BeginOp(kOps[5]);
   s = k.Relu_(t_a2, t_h2b);
   if (!s.ok()) return OpError(kOps[5], s);
-  t_z.data = pool[1] + 256*batch;
+  t_z.data = pool[0] + 256*batch;
   t_z.bytes = 40*batch;
   // ops[6] (kernel "matmul")
   k.BeginOp(kOps[6]);
@@ -223,17 +227,6 @@ wrapgen::Status Frame::Run(Kernels& k, Outputs* out) {
   s = k.BiasAdd(t_zb, t_z, t_b3);
   if (!s.ok()) return OpError(kOps[7], s);
   t_z.data = nullptr;
-  // pool 0: 64*((40*batch + 63)//64) bytes on "cpu"
-  if (out->y.data != nullptr && out->y.bytes >= (40*batch)) {
-    // The caller's output buffer is the pool.
-    pool[0] = out->y.data;
-    pool_bytes[0] = 40*batch;
-    caller_pool[0] = true;
-  } else {
-    pool_bytes[0] = 64*wrapgen::FloorDiv(40*batch + 63, 64);
-    pool[0] = pools->Acquire(0, kPoolDevices[0], pool_bytes[0], kAlign, &s);
-    if (!s.ok()) return wrapgen::Status::Error("mlp: pool 0: " + s.message());
-  }
   t_y.data = pool[0] + 0;
   t_y.bytes = 40*batch;
   // ops[8] (kernel "softmax")
