@@ -14,7 +14,7 @@ import (
 // The generated wrapper, run with the weights wrapgen took from cnn.onnx
 // and the Go kernels, gives PyTorch's recorded output.
 func TestMatchesPyTorch(t *testing.T) {
-	w, err := LoadWeights("cnn.safetensors")
+	w, err := wgrt.LoadSafetensors("cnn.safetensors")
 	require.NoError(t, err)
 	var want struct {
 		Shape []int     `json:"shape"`

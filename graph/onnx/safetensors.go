@@ -17,7 +17,7 @@ var safetensorsDTypes = map[graph.DType]string{
 
 // Safetensors writes weights in the safetensors format (an 8-byte header
 // length, a JSON header naming each tensor's dtype, shape and byte range,
-// then the data), which the Go runtime's wgrt.LoadWeights reads and which
+// then the data), which the Go runtime's wgrt.LoadSafetensors reads and which
 // Python's safetensors and PyTorch tooling read too. The output is
 // deterministic: tensors are laid out in the order given.
 func Safetensors(ws []Weight) ([]byte, error) {
