@@ -22,11 +22,14 @@ import (
 //     obs, bound, ...), eleven loops counted by iter10, a kernel whose
 //     method would be BeginOp, max/min with one and three arguments;
 //   - no_ops_long_name: no kernel op, a symbol used only in a stride (no
-//     bound array), a 300-character graph name (file names bounded).
+//     bound array), a 300-character graph name (file names bounded);
+//   - scalars: rank-0 tensors and an empty int-list attribute (no
+//     append with no values, which go vet refuses).
 var hostileCases = map[string]string{
 	"quoting.json":          "6 kernel calls",
 	"names_and_loops.json":  "105 kernel calls", // 1 + 11 loops × 3 + 1 per run, three runs: every loop ran
 	"no_ops_long_name.json": "0 kernel calls",
+	"scalars.json":          "6 kernel calls",
 }
 
 func TestHostileGraphsSelftest(t *testing.T) {

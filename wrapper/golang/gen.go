@@ -432,8 +432,8 @@ func (g *gen) bind(f *jen.File) {
 			st = append(st, jen.Add(g.ft(t)).Op("=").Qual(g.rt, "Tensor").Values(
 				field("DType", jen.Qual(g.rt, dtypeConst(t.DType))),
 				field("Device", str(t.Device)),
-				field("Shape", jen.Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at + r))}, shape...)...)),
-				field("Strides", jen.Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at + r).Op(":").Lit(at + r).Op(":").Lit(at + 2*r))}, strides...)...)),
+				field("Shape", appendTo(jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at+r)), shape)),
+				field("Strides", appendTo(jen.Id("f").Dot("dims").Index(jen.Lit(at+r).Op(":").Lit(at+r).Op(":").Lit(at+2*r)), strides)),
 			))
 			at += 2 * r
 		}
@@ -464,7 +464,7 @@ func (g *gen) bind(f *jen.File) {
 				for _, x := range a.Ints {
 					xs = append(xs, jen.Id(g.expr(x)))
 				}
-				st = append(st, jen.Id("f").Dot("ints").Index(jen.Lit(sym.Index)).Op("=").Append(append([]jen.Code{jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at + len(xs)))}, xs...)...))
+				st = append(st, jen.Id("f").Dot("ints").Index(jen.Lit(sym.Index)).Op("=").Add(appendTo(jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at+len(xs))), xs)))
 				at += len(xs)
 			}
 		}
@@ -597,7 +597,7 @@ func (g *gen) call(op *graph.Op) []jen.Code {
 		for _, t := range op.Args() {
 			ins = append(ins, g.ft(t))
 		}
-		pre = append(pre, jen.Id("f").Dot("args").Op("=").Append(append([]jen.Code{jen.Id("f").Dot("args").Index(jen.Op(":").Lit(0))}, ins...)...))
+		pre = append(pre, jen.Id("f").Dot("args").Op("=").Add(appendTo(jen.Id("f").Dot("args").Index(jen.Op(":").Lit(0)), ins)))
 		args = append(args, jen.Id("f").Dot("args"))
 	} else {
 		for _, t := range op.Args() {
@@ -635,6 +635,15 @@ func (g *gen) call(op *graph.Op) []jen.Code {
 
 // str is a Go string literal of s: every graph-derived string reaches the
 // source through it.
+// appendTo is append(dst, xs...), or dst itself when xs is empty (a rank-0
+// tensor, an empty list): go vet refuses an append with no values.
+func appendTo(dst *jen.Statement, xs []jen.Code) jen.Code {
+	if len(xs) == 0 {
+		return dst
+	}
+	return jen.Append(append([]jen.Code{dst}, xs...)...)
+}
+
 func str(s string) jen.Code { return jen.Id(quote.Go(s)) }
 
 // field is one "Key: value" of a composite literal, kept in the order given
