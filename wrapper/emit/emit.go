@@ -43,6 +43,8 @@ type Program struct {
 	IntAttrs *IntAttrs
 	// Steps are the plan's lines lowered to what a backend prints.
 	Steps []Step
+
+	tables *Tables // Tables, made on first use
 }
 
 // File is one generated file, of any backend: a slash-separated path

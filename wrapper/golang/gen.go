@@ -8,15 +8,14 @@ package golang
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/wrapgen/wrapgen/graph"
-	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/wrapper/ident"
 	"github.com/wrapgen/wrapgen/wrapper/quote"
 )
 
@@ -37,7 +36,7 @@ func Generate(p *plan.Plan, opts Options) ([]byte, error) {
 		return nil, fmt.Errorf("golang: package name and runtime import path are required")
 	}
 	pr := emit.New(p)
-	n := nameGraph(p.Graph, pr.Kernels)
+	n := nameGraph(p.Graph, pr.Kernels, pr.Bound)
 	if len(n.probs) > 0 {
 		return nil, n.probs
 	}
@@ -73,45 +72,13 @@ type gen struct {
 	n  *names
 	rt string
 	pr *emit.Program // ops, pools, storage members, symbol bindings
-
-	used map[string]bool // symbols the function being built refers to
 }
 
 func newGen(p *plan.Plan, n *names, pr *emit.Program, opts Options) *gen {
 	return &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, pr: pr}
 }
 
-// constIntsVar names the package variable holding constant int list k of
-// emit.IntAttrs.Consts.
-func constIntsVar(k int) string { return ident.Numbered("const_ints", k) }
-
-// expr renders e as Go over the symbol locals, noting which it used.
-func (g *gen) expr(e expr.Expr) string {
-	return e.Format(expr.GoStyle(func(s string) string {
-		g.used[s] = true
-		return g.n.local[s]
-	}, "wgrt.FloorDiv", "wgrt.Mod"))
-}
-
-// withSymbols builds a function body that may refer to symbol locals, and
-// declares those it used at its start, in graph order.
-func (g *gen) withSymbols(build func() []jen.Code) []jen.Code {
-	g.used = map[string]bool{}
-	body := build()
-	var decls []jen.Code
-	for _, s := range g.g.Symbols {
-		if g.used[s.Name] {
-			decls = append(decls, jen.Id(g.n.local[s.Name]).Op(":=").Id("f").Dot("sym").Dot(g.n.symbol[s.Name]))
-		}
-	}
-	return append(decls, body...)
-}
-
 func (g *gen) tensorType() *jen.Statement { return jen.Qual(g.rt, "Tensor") }
-
-func (g *gen) ft(t *graph.Tensor) *jen.Statement {
-	return jen.Id("f").Dot("t").Dot(g.n.tensor[t])
-}
 
 func dtypeConst(d graph.DType) string {
 	s := strings.ToUpper(string(d))
@@ -275,7 +242,7 @@ func (g *gen) entry(f *jen.File) {
 		"where out has them (out may be nil).")
 	f.Func().Id("RunWith").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
 		jen.If(jen.Id("out").Op("==").Nil()).Block(jen.Id("out").Op("=").New(jen.Id("Outputs"))),
-		jen.Id("f").Op(":=").New(jen.Id("frame")),
+		jen.Id("f").Op(":=").Id("newFrame").Call(),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("run").Call(jen.Id("k"), jen.Qual(g.rt, "FreshPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("out"), jen.Nil()),
@@ -289,12 +256,12 @@ func (g *gen) entry(f *jen.File) {
 		"an error instead of corrupting memory. Use one Runner per goroutine.", quote.GoComment(g.g.Name))
 	f.Type().Id("Runner").Struct(
 		jen.Id("pools").Qual(g.rt, "KeptPools"),
-		jen.Id("f").Id("frame"),
+		jen.Id("f").Op("*").Id("frame"),
 		jen.Id("busy").Qual("sync/atomic", "Bool"),
 	)
 	doc(f, "NewRunner returns a Runner that gets its pools from opts' allocators.")
 	f.Func().Id("NewRunner").Params(jen.Id("opts").Id("Options")).Op("*").Id("Runner").Block(
-		jen.Return(jen.Op("&").Id("Runner").Values(jen.Dict{jen.Id("pools"): jen.Qual(g.rt, "KeptPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")})})),
+		jen.Return(jen.Op("&").Id("Runner").Values(jen.Dict{jen.Id("pools"): jen.Qual(g.rt, "KeptPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("f"): jen.Id("newFrame").Call()})),
 	)
 	doc(f, "Run runs the graph once, writing the outputs into out.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
@@ -302,6 +269,7 @@ func (g *gen) entry(f *jen.File) {
 			jen.Return(jen.Qual("errors", "New").Call(str(g.g.Name+": Runner.Run called while another call on the same Runner is running; use one Runner per goroutine"))),
 		),
 		jen.Defer().Id("r").Dot("busy").Dot("Store").Call(jen.False()),
+		jen.If(jen.Id("r").Dot("f").Op("==").Nil()).Block(jen.Id("r").Dot("f").Op("=").Id("newFrame").Call()),
 		jen.If(jen.Err().Op(":=").Id("r").Dot("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Return(jen.Id("r").Dot("f").Dot("run").Call(jen.Id("k"), jen.Op("&").Id("r").Dot("pools"), jen.Id("out"))),
 	)
@@ -309,89 +277,180 @@ func (g *gen) entry(f *jen.File) {
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Close").Params().Block(jen.Id("r").Dot("pools").Dot("Close").Call())
 }
 
-// frame emits the per-call state: symbols, tensor views, pools, and the
-// ints backing shapes, strides and symbolic attributes.
+// frame emits the per-call state, the program's tables and newFrame.
 func (g *gen) frame(f *jen.File) {
-	var syms, tensors []jen.Code
-	for _, s := range g.g.Symbols {
-		syms = append(syms, jen.Id(g.n.symbol[s.Name]).Int())
-	}
-	for _, t := range g.g.Tensors {
-		tensors = append(tensors, jen.Id(g.n.tensor[t]).Add(g.tensorType()))
-	}
-	// frame.dims backs every shape and stride, then every symbolic list.
-	dims := g.pr.IntAttrs.NumValues
-	for _, t := range g.g.Tensors {
-		dims += 2 * len(t.Shape)
-	}
-	fields := []jen.Code{
-		jen.Id("sym").Struct(syms...),
-		jen.Id("t").Struct(tensors...),
-		jen.Id("pool").Index(jen.Lit(len(g.p.Pools))).Index().Byte(),
-		jen.Id("callerPool").Index(jen.Lit(len(g.p.Pools))).Bool().Comment("the pool is an output buffer the caller gave"),
-		jen.Id("dims").Index(jen.Lit(dims)).Int().Comment("backing of every shape, stride and symbolic int list"),
-		jen.Id("ints").Index(jen.Lit(g.pr.IntAttrs.NumSymbolic)).Index().Int().Comment("symbolic int list attributes"),
-	}
-	if g.pr.MaxArgs > 0 {
-		fields = append(fields, jen.Id("args").Index().Add(g.tensorType()).Comment("inputs of a variadic kernel call"))
-	}
 	var lines []string
-	lines = append(lines, "frame is the state of one call: symbol values, a view per tensor, and the")
-	lines = append(lines, "pools. The plan's pools:")
+	lines = append(lines, "frame is the state of one call (see wgrt.Frame) and the kernels it calls.")
+	lines = append(lines, "The plan's pools:")
 	for i, pool := range g.p.Pools {
 		lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.GoComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
 	}
 	doc(f, strings.Join(lines, "\n"))
+	fields := []jen.Code{jen.Op("*").Qual(g.rt, "Frame"), jen.Id("k").Id("Kernels")}
+	if g.pr.MaxArgs > 0 {
+		fields = append(fields, jen.Id("args").Index().Add(g.tensorType()).Comment("inputs of a variadic kernel call"))
+	}
 	f.Type().Id("frame").Struct(fields...)
+	f.Func().Id("newFrame").Params().Op("*").Id("frame").Block(
+		jen.Return(jen.Op("&").Id("frame").Values(jen.Dict{jen.Id("Frame"): jen.Qual(g.rt, "NewFrame").Call(
+			jen.Op("&").Id("program"), jen.Lit(len(g.g.Symbols)), jen.Lit(len(g.g.Inputs)), jen.Lit(len(g.g.Outputs)))})),
+	)
+	g.tables(f)
+}
 
-	var devs []jen.Code
-	for _, pool := range g.p.Pools {
-		devs = append(devs, str(pool.Device))
+// tables emits the program as data: values, layouts, steps, op rows.
+func (g *gen) tables(f *jen.File) {
+	t := g.pr.Tables()
+	var code []string
+	for _, in := range t.Code {
+		code = append(code, fmt.Sprintf("%d, %d, %d,", in.Op, in.A, in.B))
 	}
-	doc(f, "poolDevices is the device of each pool.")
-	f.Var().Id("poolDevices").Op("=").Index(jen.Lit(len(g.p.Pools))).String().Values(devs...)
-
-	var ops []jen.Code
+	var layouts []string
+	for _, r := range t.Tensors {
+		layouts = append(layouts, intRow([]int{r.DType, r.Device, len(r.Tensor.Shape), r.Dims})+" // "+quote.GoComment(r.Tensor.Name))
+	}
+	var lists []string
+	for _, l := range t.Lists {
+		lists = append(lists, intRow(append([]int{len(l)}, l...)))
+	}
+	var inViews []string
+	for _, v := range t.InputViews {
+		inViews = append(inViews, intRow([]int{v.Tensor, v.Input, v.Start, v.End})+" // "+quote.GoComment(g.g.Tensors[v.Tensor].Name))
+	}
+	var steps []string
+	for _, s := range t.Steps {
+		steps = append(steps, intRow(append([]int{s.Kind}, s.Args...))+" // "+s.Comment(quote.GoComment))
+	}
+	var ops []string
 	for i, op := range g.pr.Ops {
-		d := []jen.Code{field("Index", jen.Lit(i)), field("Place", str(op.Place)), field("Kernel", str(op.Kernel))}
-		if args := op.Args(); len(args) > 0 {
-			d = append(d, field("Inputs", jen.Index().String().Values(tensorNames(args)...)))
+		d := []string{fmt.Sprintf("Index: %d, Place: %s, Kernel: %s", i, quote.Go(op.Place), quote.Go(op.Kernel))}
+		for _, x := range []struct {
+			key string
+			ts  []*graph.Tensor
+		}{{"Inputs", op.Args()}, {"Outputs", op.Outputs}, {"Mutates", op.Mutates}} {
+			if len(x.ts) > 0 {
+				d = append(d, x.key+": []string{"+strings.Join(quotedNames(x.ts), ", ")+"}")
+			}
 		}
-		if len(op.Outputs) > 0 {
-			d = append(d, field("Outputs", jen.Index().String().Values(tensorNames(op.Outputs)...)))
-		}
-		if len(op.Mutates) > 0 {
-			d = append(d, field("Mutates", jen.Index().String().Values(tensorNames(op.Mutates)...)))
-		}
-		ops = append(ops, jen.Line().Values(d...))
+		ops = append(ops, "{"+strings.Join(d, ", ")+"},")
 	}
-	doc(f, "opTable describes every kernel op, for observers and errors.")
-	f.Var().Id("opTable").Op("=").Index(jen.Lit(len(g.pr.Ops))).Qual(g.rt, "Op").Values(append(ops, jen.Line())...)
-	if consts := g.pr.IntAttrs.Consts; len(consts) > 0 {
-		doc(f, "Constant int list attributes; kernels must not modify them.")
+	var devs []string
+	for _, pool := range g.p.Pools {
+		devs = append(devs, pool.Device)
+	}
+	outPools := make([]int, len(t.OutputPools))
+	copy(outPools, t.OutputPools)
+	doc(f, "program is the plan as data, which wgrt.Frame runs: values computed from\n"+
+		"the symbols, tensor layouts in those values, and the steps.")
+	f.Var().Id("program").Op("=").Qual(g.rt, "Program").Values(
+		jen.Line().Id("Graph").Op(":").Add(str(g.g.Name)),
+		jen.Line().Id("Code").Op(":").Id(literal("[]int", code)),
+		jen.Line().Id("Tensors").Op(":").Id(literal("[]int32", layouts)),
+		jen.Line().Id("Devices").Op(":").Id("[]string{"+strings.Join(quoteAll(t.Devices), ", ")+"}"),
+		jen.Line().Id("Dims").Op(":").Id(literal("[]int32", chunks(t.Dims))),
+		jen.Line().Id("Lists").Op(":").Id(literal("[]int32", lists)),
+		jen.Line().Id("InputViews").Op(":").Id(literal("[]int32", inViews)),
+		jen.Line().Id("Steps").Op(":").Id(literal("[]int32", steps)),
+		jen.Line().Id("Ops").Op(":").Id(literal("[]wgrt.Op", ops)),
+		jen.Line().Id("PoolDevices").Op(":").Id("[]string{"+strings.Join(quoteAll(devs), ", ")+"}"),
+		jen.Line().Id("OutputPools").Op(":").Id("[]int32{"+strings.TrimSuffix(intRow(outPools), ",")+"}"),
+		jen.Line().Id("Align").Op(":").Lit(int(g.p.Align)),
+		jen.Line().Id("NumLoops").Op(":").Lit(t.NumLoops),
+		jen.Line(),
+	)
+	var starts []int
+	var args []string
+	at := 0
+	for i, row := range t.OpArgs {
+		starts = append(starts, at)
+		at += len(row)
+		args = append(args, intRow(row)+" // "+g.pr.Ops[i].Place+": "+quote.GoComment(g.pr.Ops[i].Kernel))
+	}
+	starts = append(starts, at)
+	doc(f, "opArgs are each op's kernel number, tensors and attributes; op i's row\n"+
+		"is opArgs[opStart[i]:opStart[i+1]].")
+	f.Var().Defs(
+		jen.Id("opArgs").Op("=").Id(literal("[...]int32", args)),
+		jen.Id("opStart").Op("=").Id(literal("[...]int32", chunks(starts))),
+	)
+	if len(t.Floats) > 0 || len(t.Strings) > 0 {
+		doc(f, "Float and string attributes, by number.")
 		var defs []jen.Code
-		for k, lit := range consts {
-			defs = append(defs, jen.Id(constIntsVar(k)).Op("=").Id("[]int{"+lit+"}"))
+		if len(t.Floats) > 0 {
+			var fs []string
+			for _, x := range t.Floats {
+				fs = append(fs, emit.FloatLiteral(x))
+			}
+			defs = append(defs, jen.Id("floatAttrs").Op("=").Id("[...]float64{"+strings.Join(fs, ", ")+"}"))
+		}
+		if len(t.Strings) > 0 {
+			var ss []string
+			for _, x := range t.Strings {
+				ss = append(ss, quote.Go(x))
+			}
+			defs = append(defs, jen.Id("stringAttrs").Op("=").Id("[...]string{"+strings.Join(ss, ", ")+"}"))
 		}
 		f.Var().Defs(defs...)
 	}
 }
 
-func tensorNames(ts []*graph.Tensor) []jen.Code {
-	var out []jen.Code
-	for _, t := range ts {
-		out = append(out, str(t.Name))
+// intRow is "a, b, c," for a table row.
+func intRow(xs []int) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Itoa(x))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// chunks are xs as rows of up to 16.
+func chunks(xs []int) []string {
+	var rows []string
+	for len(xs) > 16 {
+		rows = append(rows, intRow(xs[:16]))
+		xs = xs[16:]
+	}
+	if len(xs) > 0 {
+		rows = append(rows, intRow(xs))
+	}
+	return rows
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = quote.Go(s)
 	}
 	return out
 }
 
-// bind emits frame.bind: symbols from inputs, shapes and strides of every
-// tensor, checks of inputs and caller-given outputs, input data.
+// literal is a composite literal of type typ with one row per line.
+func literal(typ string, rows []string) string {
+	if len(rows) == 0 {
+		return typ + "{}"
+	}
+	return typ + "{\n" + strings.Join(rows, "\n") + "\n}"
+}
+
+func quotedNames(ts []*graph.Tensor) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, quote.Go(t.Name))
+	}
+	return out
+}
+
+// bind emits frame.bind: symbols from inputs, the program's layout at
+// them, checks of inputs and caller-given outputs, input data.
 func (g *gen) bind(f *jen.File) {
 	fail := func(format string) *jen.Statement {
 		return jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: "+format), str(g.g.Name), jen.Err()))
 	}
-	var pre []jen.Code
+	var st []jen.Code
 	nBound := 0
 	for _, s := range g.g.Symbols {
 		if _, ok := g.pr.Bound[s.Name]; ok {
@@ -399,251 +458,135 @@ func (g *gen) bind(f *jen.File) {
 		}
 	}
 	if nBound > 0 {
-		pre = append(pre, jen.Var().Id("bound").Index(jen.Lit(nBound)).Bool())
+		st = append(st, jen.Var().Id("bound").Index(jen.Lit(nBound)).Bool())
 	}
 	bi := 0
-	for _, s := range g.g.Symbols {
-		field := jen.Id("f").Dot("sym").Dot(g.n.symbol[s.Name])
+	for i, s := range g.g.Symbols {
+		sym := jen.Id("f").Dot("Sym").Index(jen.Lit(i))
 		if b, ok := g.pr.Bound[s.Name]; ok {
-			pre = append(pre, jen.If(jen.Err().Op(":=").Qual(g.rt, "BindSymbol").Call(
-				jen.Op("&").Add(field), jen.Op("&").Id("bound").Index(jen.Lit(bi)), str(s.Name), str(b.Input.Name),
+			st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "BindSymbol").Call(
+				jen.Op("&").Add(sym), jen.Op("&").Id("bound").Index(jen.Lit(bi)), str(s.Name), str(b.Input.Name),
 				jen.Id("in").Dot(g.n.tensor[b.Input]).Dot("Shape"), jen.Lit(len(b.Input.Shape)), jen.Lit(b.Dim), jen.Lit(int(b.Scale)), jen.Lit(int(b.Bias)),
 			), jen.Err().Op("!=").Nil()).Block(fail("input %w")))
 			bi++
 		} else {
-			pre = append(pre, jen.Add(field).Op("=").Id("in").Dot(g.n.symbol[s.Name]))
+			st = append(st, jen.Add(sym).Op("=").Id("in").Dot(g.n.symbol[s.Name]))
 		}
 		max := int64(-1)
 		if s.HasMax {
 			max = s.Max
 		}
-		pre = append(pre, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckRange").Call(str(s.Name), field.Clone(), jen.Lit(int(s.Min)), jen.Lit(int(max))), jen.Err().Op("!=").Nil()).Block(fail("%w")))
+		st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckRange").Call(str(s.Name), sym.Clone(), jen.Lit(int(s.Min)), jen.Lit(int(max))), jen.Err().Op("!=").Nil()).Block(fail("%w")))
 	}
-	body := g.withSymbols(func() []jen.Code {
-		var st []jen.Code
-		at := 0
-		for _, t := range g.g.Tensors {
-			r := len(t.Shape)
-			var shape, strides []jen.Code
-			for i := range t.Shape {
-				shape = append(shape, jen.Id(g.expr(t.Shape[i])))
-				strides = append(strides, jen.Id(g.expr(t.Strides[i])))
-			}
-			st = append(st, jen.Add(g.ft(t)).Op("=").Qual(g.rt, "Tensor").Values(
-				field("DType", jen.Qual(g.rt, dtypeConst(t.DType))),
-				field("Device", str(t.Device)),
-				field("Shape", appendTo(jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at+r)), shape)),
-				field("Strides", appendTo(jen.Id("f").Dot("dims").Index(jen.Lit(at+r).Op(":").Lit(at+r).Op(":").Lit(at+2*r)), strides)),
-			))
-			at += 2 * r
-		}
-		for _, t := range g.g.Inputs {
-			st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckTensor").Call(str(t.Name), jen.Id("in").Dot(g.n.tensor[t]),
-				jen.Qual(g.rt, dtypeConst(t.DType)), str(t.Device), g.ft(t).Dot("Shape"), g.ft(t).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("input %w")))
-		}
-		for _, t := range g.g.Tensors {
-			if t.Root == nil || !t.Root.Input {
-				continue
-			}
-			o, n := g.viewBytes(t, expr.Const(0))
-			st = append(st, jen.Add(g.ft(t)).Dot("Data").Op("=").Id("in").Dot(g.n.tensor[t.Root]).Dot("Data").Index(jen.Id(o).Op(":").Id(n).Op(":").Id(n)))
-		}
-		for _, t := range g.g.Outputs {
-			st = append(st, jen.If(jen.Id("out").Dot(g.n.tensor[t]).Dot("Data").Op("!=").Nil()).Block(
-				jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckTensor").Call(str(t.Name), jen.Id("out").Dot(g.n.tensor[t]),
-					jen.Qual(g.rt, dtypeConst(t.DType)), str(t.Device), g.ft(t).Dot("Shape"), g.ft(t).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("output buffer %w")),
-			))
-		}
-		for _, op := range g.pr.Ops {
-			for i, a := range op.Attrs {
-				sym, ok := g.pr.IntAttrs.Symbolic(op, i)
-				if !ok {
-					continue
-				}
-				var xs []jen.Code
-				for _, x := range a.Ints {
-					xs = append(xs, jen.Id(g.expr(x)))
-				}
-				st = append(st, jen.Id("f").Dot("ints").Index(jen.Lit(sym.Index)).Op("=").Add(appendTo(jen.Id("f").Dot("dims").Index(jen.Lit(at).Op(":").Lit(at).Op(":").Lit(at+len(xs))), xs)))
-				at += len(xs)
-			}
-		}
-		return st
-	})
-	doc(f, "bind sets the symbols from the inputs, checks the inputs (and the output\n"+
-		"buffers the caller gave), and sets every tensor's shape and strides.")
+	st = append(st, jen.Id("f").Dot("Layout").Call(jen.Op("&").Id("program")))
+	t := g.pr.Tables()
+	ft := func(x *graph.Tensor) *jen.Statement { return jen.Id("f").Dot("T").Index(jen.Lit(t.TensorIndex[x])) }
+	for i, x := range g.g.Inputs {
+		st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckTensor").Call(str(x.Name), jen.Id("in").Dot(g.n.tensor[x]),
+			jen.Qual(g.rt, dtypeConst(x.DType)), str(x.Device), ft(x).Dot("Shape"), ft(x).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("input %w")),
+			jen.Id("f").Dot("In").Index(jen.Lit(i)).Op("=").Id("in").Dot(g.n.tensor[x]).Dot("Data"))
+	}
+	if len(t.InputViews) > 0 {
+		st = append(st, jen.Id("f").Dot("BindInputs").Call(jen.Op("&").Id("program")))
+	}
+	for i, x := range g.g.Outputs {
+		st = append(st, jen.If(jen.Id("out").Dot(g.n.tensor[x]).Dot("Data").Op("!=").Nil()).Block(
+			jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckTensor").Call(str(x.Name), jen.Id("out").Dot(g.n.tensor[x]),
+				jen.Qual(g.rt, dtypeConst(x.DType)), str(x.Device), ft(x).Dot("Shape"), ft(x).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("output buffer %w")),
+		), jen.Id("f").Dot("Out").Index(jen.Lit(i)).Op("=").Id("out").Dot(g.n.tensor[x]).Dot("Data"))
+	}
+	doc(f, "bind sets the symbols from the inputs, lays the tensors out at them, and\n"+
+		"checks the inputs (and the output buffers the caller gave).")
 	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("bind").Params(jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
-		append(append(pre, body...), jen.Return(jen.Nil()))...,
+		append(st, jen.Return(jen.Nil()))...,
 	)
 }
 
-// viewBytes is where t starts and ends, in bytes, within memory whose
-// first byte is at base bytes from the start of t's root storage.
-func (g *gen) viewBytes(t *graph.Tensor, base expr.Expr) (start, end string) {
-	o, e := emit.ViewBytes(t, base)
-	return g.expr(o), g.expr(e)
-}
-
-// run emits frame.run: the plan's lines.
+// run emits frame.run, which runs the program's steps and delivers the
+// outputs, and frame.CallOp, the typed dispatch from an op number to its
+// kernel.
 func (g *gen) run(f *jen.File) {
-	body := g.withSymbols(func() []jen.Code {
-		var st []jen.Code
-		// Each open loop collects its body; the loop statement is made when
-		// it closes.
-		type open struct {
-			loop emit.Step
-			body []jen.Code
-		}
-		stack := []open{{}}
-		add := func(c ...jen.Code) { stack[len(stack)-1].body = append(stack[len(stack)-1].body, c...) }
-		for _, s := range g.pr.Steps {
-			switch s.Kind {
-			case emit.Acquire:
-				g.poolCreate(s.Pool, add)
-			case emit.Release:
-				add(jen.Id("pools").Dot("Release").Call(jen.Lit(s.PoolIndex), str(s.Pool.Device), jen.Id("f").Dot("pool").Index(jen.Lit(s.PoolIndex))),
-					jen.Id("f").Dot("pool").Index(jen.Lit(s.PoolIndex)).Op("=").Nil())
-			case emit.View:
-				n := g.expr(expr.Add(s.Start, s.Bytes))
-				add(jen.Add(g.ft(s.Tensor)).Dot("Data").Op("=").Id("f").Dot("pool").Index(jen.Lit(s.PoolIndex)).Index(jen.Id(g.expr(s.Start)).Op(":").Id(n).Op(":").Id(n)))
-			case emit.Unview:
-				add(jen.Add(g.ft(s.Tensor)).Dot("Data").Op("=").Nil())
-			case emit.Reuse:
-				add(jen.Commentf("%s takes over the storage of %s in place.", quote.GoComment(s.Tensor.Name), quote.GoComment(s.From.Name)))
-			case emit.Call:
-				add(g.call(s.Op)...)
-			case emit.Loop:
-				stack = append(stack, open{loop: s})
-			case emit.EndLoop:
-				o := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				v := o.loop.Var
-				add(jen.Commentf("%s: loop", o.loop.Op.Place), jen.For(jen.Id(v).Op(":=").Lit(0), jen.Id(v).Op("<").Id(g.expr(o.loop.Count)), jen.Id(v).Op("++")).Block(o.body...))
-			}
-		}
-		st = append(st, stack[0].body...)
-		for _, pool := range g.p.Pools {
-			if emit.IsOutputPool(pool) {
-				st = append(st, jen.Id("f").Dot("pool").Index(jen.Lit(g.pr.PoolIndex[pool])).Op("=").Nil().Comment("handed to the caller with the outputs"))
-			}
-		}
-		for _, t := range g.g.Outputs {
-			st = append(st, jen.Qual(g.rt, "Deliver").Call(jen.Op("&").Id("out").Dot(g.n.tensor[t]), g.ft(t)))
-		}
-		return st
-	})
-	pre := []jen.Code{
+	t := g.pr.Tables()
+	st := []jen.Code{
 		jen.If(jen.List(jen.Id("a"), jen.Id("ok")).Op(":=").Id("k").Assert(jen.Op("*").Id("kernelsFunc")), jen.Id("ok")).Block(
 			jen.Id("k").Op("=").Op("&").Id("kernelsFunc").Values(jen.Dict{jen.Id("fn"): jen.Id("a").Dot("fn")}),
 		),
-		jen.Defer().Id("f").Dot("releaseAll").Call(jen.Id("pools")),
+		jen.Defer().Id("f").Dot("ReleaseAll").Call(jen.Op("&").Id("program"), jen.Id("pools")),
+		jen.List(jen.Id("obs"), jen.Id("_")).Op(":=").Id("k").Assert(jen.Qual(g.rt, "Observer")),
+		jen.Id("f").Dot("k").Op("=").Id("k"),
+		jen.Err().Op(":=").Id("f").Dot("Exec").Call(jen.Op("&").Id("program"), jen.Id("pools"), jen.Id("f"), jen.Id("obs")),
+		jen.Id("f").Dot("k").Op("=").Nil(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
-	if len(g.pr.Ops) > 0 {
-		pre = append(pre, jen.List(jen.Id("obs"), jen.Id("_")).Op(":=").Id("k").Assert(jen.Qual(g.rt, "Observer")))
+	for _, x := range g.g.Outputs {
+		st = append(st, jen.Qual(g.rt, "Deliver").Call(jen.Op("&").Id("out").Dot(g.n.tensor[x]), jen.Id("f").Dot("T").Index(jen.Lit(t.TensorIndex[x]))))
 	}
-	if g.needsErr() {
-		pre = append(pre, jen.Var().Err().Error())
-	}
-	doc(f, "run runs the plan's lines: pools created at first use and released after\n"+
-		"their last, tensor data as views into them, the kernel calls.")
+	doc(f, "run runs the program's steps: pools created at first use and released\n"+
+		"after their last, tensor data as views into them, the kernel calls.")
 	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("run").Params(jen.Id("k").Id("Kernels"), jen.Id("pools").Qual(g.rt, "Pools"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
-		append(append(pre, body...), jen.Return(jen.Nil()))...,
+		append(st, jen.Return(jen.Nil()))...,
 	)
-	doc(f, "releaseAll releases the pools still held: after a failure, every pool;\n"+
-		"after success, none (output pools were handed to the caller).")
-	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("releaseAll").Params(jen.Id("pools").Qual(g.rt, "Pools")).Block(
-		jen.For(jen.Id("i").Op(":=").Range().Id("f").Dot("pool")).Block(
-			jen.If(jen.Id("f").Dot("pool").Index(jen.Id("i")).Op("!=").Nil().Op("&&").Op("!").Id("f").Dot("callerPool").Index(jen.Id("i"))).Block(
-				jen.Id("pools").Dot("Release").Call(jen.Id("i"), jen.Id("poolDevices").Index(jen.Id("i")), jen.Id("f").Dot("pool").Index(jen.Id("i"))),
-			),
-			jen.Id("f").Dot("pool").Index(jen.Id("i")).Op("=").Nil(),
-			jen.Id("f").Dot("callerPool").Index(jen.Id("i")).Op("=").False(),
-		),
+
+	var cases []jen.Code
+	for ki, k := range g.pr.Kernels {
+		cases = append(cases, jen.Case(jen.Lit(ki)).Block(append([]jen.Code{jen.Comment(quote.GoComment(k.Name))}, g.dispatch(k)...)...))
+	}
+	doc(f, "CallOp calls op i's kernel with the tensors and attributes its row in\n"+
+		"opArgs names.")
+	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("CallOp").Params(jen.Id("i").Int()).Error().Block(
+		jen.Id("a").Op(":=").Id("opArgs").Index(jen.Id("opStart").Index(jen.Id("i")).Op(":").Id("opStart").Index(jen.Id("i").Op("+").Lit(1))),
+		jen.Id("t").Op(":=").Id("f").Dot("T"),
+		jen.Switch(jen.Id("a").Index(jen.Lit(0))).Block(cases...),
+		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("op %d has unknown kernel %d (the generated tables were edited)"), jen.Id("i"), jen.Id("a").Index(jen.Lit(0)))),
 	)
 }
 
-func (g *gen) needsErr() bool { return len(g.p.Pools) > 0 }
-
-func (g *gen) poolCreate(pool *plan.Pool, add func(...jen.Code)) {
-	i := g.pr.PoolIndex[pool]
-	fp := jen.Id("f").Dot("pool").Index(jen.Lit(i))
-	acquire := jen.If(jen.List(fp.Clone(), jen.Err()).Op("=").Id("pools").Dot("Acquire").Call(jen.Lit(i), str(pool.Device), jen.Id(g.expr(pool.Size)), jen.Lit(int(g.p.Align))), jen.Err().Op("!=").Nil()).Block(
-		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("%%s: pool %d (%%d bytes on %%s): %%w", i)), str(g.g.Name), jen.Id(g.expr(pool.Size)), str(pool.Device), jen.Err())),
-	)
-	add(jen.Commentf("pool %d: %s bytes on %s", i, pool.Size, quote.GoComment(pool.Device)))
-	t := g.pr.Direct[pool]
-	if t == nil {
-		add(acquire)
-		return
+// dispatch is the body of kernel k's case in CallOp: its call with the
+// row's operands.
+func (g *gen) dispatch(k *graph.Kernel) []jen.Code {
+	var pre, args []jen.Code
+	at := 1
+	for i := 0; i < k.Outputs; i++ {
+		args = append(args, jen.Id("t").Index(jen.Id("a").Index(jen.Lit(at))))
+		at++
 	}
-	n := g.expr(pool.Buffers[0].Size)
-	od := jen.Id("out").Dot(g.n.tensor[t]).Dot("Data")
-	add(jen.If(jen.Len(od.Clone()).Op(">=").Id(n)).Block(
-		jen.Comment("The caller's output buffer is the pool."),
-		jen.List(fp.Clone(), jen.Id("f").Dot("callerPool").Index(jen.Lit(i))).Op("=").List(jen.Add(od.Clone()).Index(jen.Op(":").Id(n).Op(":").Id(n)), jen.True()),
-	).Else().Block(acquire))
-}
-
-// call emits one kernel call.
-func (g *gen) call(op *graph.Op) []jen.Code {
-	ix := g.pr.OpIndex[op]
-	var args []jen.Code
-	var pre []jen.Code
-	for _, t := range op.Outputs {
-		args = append(args, g.ft(t))
-	}
-	if g.pr.Kernel[op.Kernel].Variadic {
-		var ins []jen.Code
-		for _, t := range op.Args() {
-			ins = append(ins, g.ft(t))
-		}
-		pre = append(pre, jen.Id("f").Dot("args").Op("=").Add(appendTo(jen.Id("f").Dot("args").Index(jen.Op(":").Lit(0)), ins)))
+	// Operands after a variadic input list sit at a[base+n].
+	attr := func(j int) *jen.Statement { return jen.Id("a").Index(jen.Lit(at + j)) }
+	if k.Variadic {
+		n := at
+		pre = append(pre,
+			jen.Id("n").Op(":=").Lit(n+1).Op("+").Int().Call(jen.Id("a").Index(jen.Lit(n))),
+			jen.Id("f").Dot("args").Op("=").Id("f").Dot("args").Index(jen.Op(":").Lit(0)),
+			jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Id("a").Index(jen.Lit(n+1).Op(":").Id("n"))).Block(
+				jen.Id("f").Dot("args").Op("=").Append(jen.Id("f").Dot("args"), jen.Id("t").Index(jen.Id("x"))),
+			))
 		args = append(args, jen.Id("f").Dot("args"))
+		attr = func(j int) *jen.Statement { return jen.Id("a").Index(jen.Id("n").Op("+").Lit(j)) }
 	} else {
-		for _, t := range op.Args() {
-			args = append(args, g.ft(t))
+		for i := 0; i < k.Inputs; i++ {
+			args = append(args, jen.Id("t").Index(jen.Id("a").Index(jen.Lit(at))))
+			at++
 		}
 	}
-	for i, a := range op.Attrs {
+	for j, a := range k.Attrs {
 		switch a.Kind {
 		case graph.AttrInt:
-			args = append(args, jen.Id(g.expr(a.Int)))
+			args = append(args, jen.Id("f").Dot("Vals").Index(attr(j)))
 		case graph.AttrFloat:
-			args = append(args, jen.Id(emit.FloatLiteral(a.Float)))
+			args = append(args, jen.Id("floatAttrs").Index(attr(j)))
 		case graph.AttrBool:
-			args = append(args, jen.Lit(a.Bool))
+			args = append(args, attr(j).Op("!=").Lit(0))
 		case graph.AttrString:
-			args = append(args, str(a.Str))
+			args = append(args, jen.Id("stringAttrs").Index(attr(j)))
 		case graph.AttrInts:
-			if sym, ok := g.pr.IntAttrs.Symbolic(op, i); ok {
-				args = append(args, jen.Id("f").Dot("ints").Index(jen.Lit(sym.Index)))
-			} else {
-				lit, _ := emit.ConstList(a.Ints)
-				args = append(args, jen.Id(constIntsVar(g.pr.IntAttrs.Const(lit))))
-			}
+			args = append(args, jen.Id("f").Dot("Lists").Index(attr(j)))
 		}
 	}
-	opRef := jen.Op("&").Id("opTable").Index(jen.Lit(ix))
-	out := []jen.Code{jen.Commentf("%s (kernel %s)", op.Place, quote.GoComment(op.Kernel))}
-	out = append(out, jen.If(jen.Id("obs").Op("!=").Nil()).Block(jen.Id("obs").Dot("BeginOp").Call(opRef.Clone())))
-	out = append(out, pre...)
-	out = append(out, jen.If(jen.Err().Op(":=").Id("k").Dot(g.n.kernel[op.Kernel]).Call(args...), jen.Err().Op("!=").Nil()).Block(
-		jen.Return(jen.Op("&").Qual(g.rt, "OpError").Values(field("Graph", str(g.g.Name)), field("Op", opRef.Clone()), field("Err", jen.Err()))),
-	))
-	return out
+	return append(pre, jen.Return(jen.Id("f").Dot("k").Dot(g.n.kernel[k.Name]).Call(args...)))
 }
 
 // str is a Go string literal of s: every graph-derived string reaches the
 // source through it.
-// appendTo is append(dst, xs...), or dst itself when xs is empty (a rank-0
-// tensor, an empty list): go vet refuses an append with no values.
-func appendTo(dst *jen.Statement, xs []jen.Code) jen.Code {
-	if len(xs) == 0 {
-		return dst
-	}
-	return jen.Append(append([]jen.Code{dst}, xs...)...)
-}
-
 func str(s string) jen.Code { return jen.Id(quote.Go(s)) }
 
 // field is one "Key: value" of a composite literal, kept in the order given

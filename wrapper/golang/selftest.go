@@ -61,7 +61,7 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([]byte, error) {
 	g := p.Graph
 	pr := emit.New(p)
-	n := nameGraph(g, pr.Kernels)
+	n := nameGraph(g, pr.Kernels, pr.Bound)
 	ev := func(e expr.Expr) (int, error) {
 		v, err := e.Eval(env)
 		return int(v), err

@@ -1,0 +1,353 @@
+package emit
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// The lowered program as data. A generated wrapper is mostly tables that
+// its runtime (wgrt, wrapgen_runtime.h) interprets: every integer it needs
+// is a value computed once per symbol binding by Code; tensors, steps and
+// op arguments are rows of small integers naming those values. Source then
+// grows by table rows, not statements, and compiles in seconds at any size.
+// The numbers below are shared with both runtimes; TestOpcodesMatchRuntimes
+// holds them together.
+
+// Opcodes of Code: value i is Op applied to earlier values A and B (or to
+// the constant A, or to symbol number A).
+const (
+	IntConst = iota
+	IntSym
+	IntAdd
+	IntMul
+	IntFloorDiv
+	IntMod
+	IntMax
+	IntMin
+)
+
+// Step row kinds and their operands, in this order.
+const (
+	StepAcquire = iota // pool, size value, output number whose buffer may be the pool (-1: none), that output's bytes value
+	StepRelease        // pool
+	StepView           // tensor, pool, start value, end value (bytes into the pool)
+	StepUnview         // tensor
+	StepCall           // op
+	StepLoop           // loop, count value, index of the row after its StepEndLoop
+	StepEndLoop        // loop, index of the loop's first body row
+)
+
+// stepWidth is how many operands follow each step kind.
+var stepWidth = [...]int{StepAcquire: 4, StepRelease: 1, StepView: 4, StepUnview: 1, StepCall: 1, StepLoop: 3, StepEndLoop: 2}
+
+// Instr is one value of Code.
+type Instr struct {
+	Op   int
+	A, B int64
+}
+
+// TensorRow is a tensor's layout: its dtype and device, and where its
+// shape then strides start in Tables.Dims (rank values each).
+type TensorRow struct {
+	Tensor *graph.Tensor
+	DType  int // index into graph.DTypes, the runtimes' numbering
+	Device int // index into Tables.Devices
+	Dims   int
+}
+
+// DTypeCode is d's number in both runtimes: its index in graph.DTypes.
+func DTypeCode(d graph.DType) int {
+	for i, x := range graph.DTypes {
+		if x == d {
+			return i
+		}
+	}
+	panic("emit: unknown dtype " + string(d)) // validated at parse
+}
+
+// InputView makes tensor Tensor a view of input number Input (an index
+// into the graph's inputs), bytes [Start, End) by value.
+type InputView struct{ Tensor, Input, Start, End int }
+
+// StepRow is one step: its kind, operands, and what it does in words (for
+// a comment beside the row): Doc with each %s standing for one of Names,
+// graph-derived text that each backend quotes its own way.
+type StepRow struct {
+	Kind  int
+	Args  []int
+	Doc   string
+	Names []string
+}
+
+// Comment is the row's description with its names quoted by quote.
+func (s StepRow) Comment(quote func(string) string) string {
+	args := make([]any, len(s.Names))
+	for i, n := range s.Names {
+		args[i] = quote(n)
+	}
+	return fmt.Sprintf(s.Doc, args...)
+}
+
+// Tables is a Program as data.
+type Tables struct {
+	Code    []Instr
+	Devices []string
+	Tensors []TensorRow
+	// Dims are value numbers: every tensor's shape then strides.
+	Dims []int
+	// Lists are the int list attributes, distinct, as value numbers.
+	Lists   [][]int
+	Floats  []float64
+	Strings []string
+	// InputViews are the tensors that view an input's memory.
+	InputViews []InputView
+	Steps      []StepRow
+	// OpArgs is each op's row: kernel number, output tensors, then (with
+	// the count first when the kernel is variadic) input tensors, then
+	// one operand per attribute: a value (int), an index into Floats or
+	// Strings, 0 or 1 (bool), an index into Lists (int list).
+	OpArgs   [][]int
+	NumLoops int
+	// PoolSize is each pool's size value; OutputPools the pools handed to
+	// the caller with the outputs.
+	PoolSize    []int
+	OutputPools []int
+	// TensorIndex numbers the graph's tensors (graph order).
+	TensorIndex map[*graph.Tensor]int
+}
+
+// StepPC is the index in the flattened steps of each row: a row is its
+// kind then its operands.
+func (t *Tables) StepPC() []int {
+	pcs := make([]int, len(t.Steps)+1)
+	for i, s := range t.Steps {
+		pcs[i+1] = pcs[i] + 1 + len(s.Args)
+	}
+	return pcs
+}
+
+// NumDims is how many ints back every tensor's shape and strides.
+func (t *Tables) NumDims() int { return len(t.Dims) }
+
+// NumListValues is how many ints back every int list attribute.
+func (t *Tables) NumListValues() int {
+	n := 0
+	for _, l := range t.Lists {
+		n += len(l)
+	}
+	return n
+}
+
+// Tables lowers the program to data, once for every backend.
+func (pr *Program) Tables() *Tables {
+	if pr.tables != nil {
+		return pr.tables
+	}
+	g := pr.Graph
+	t := &Tables{TensorIndex: map[*graph.Tensor]int{}}
+	b := newCodeBuilder(t, g)
+	devices := map[string]int{}
+	device := func(d string) int {
+		i, ok := devices[d]
+		if !ok {
+			i = len(t.Devices)
+			devices[d] = i
+			t.Devices = append(t.Devices, d)
+		}
+		return i
+	}
+	for i, x := range g.Tensors {
+		t.TensorIndex[x] = i
+		row := TensorRow{Tensor: x, DType: DTypeCode(x.DType), Device: device(x.Device), Dims: len(t.Dims)}
+		for _, s := range x.Shape {
+			t.Dims = append(t.Dims, s.Lower(b))
+		}
+		for _, s := range x.Strides {
+			t.Dims = append(t.Dims, s.Lower(b))
+		}
+		t.Tensors = append(t.Tensors, row)
+	}
+	inputNumber := map[*graph.Tensor]int{}
+	for i, in := range g.Inputs {
+		inputNumber[in] = i
+	}
+	for _, x := range g.Tensors {
+		if x.Root == nil || !x.Root.Input {
+			continue
+		}
+		start, end := ViewBytes(x, expr.Const(0))
+		t.InputViews = append(t.InputViews, InputView{t.TensorIndex[x], inputNumber[x.Root], start.Lower(b), end.Lower(b)})
+	}
+	for _, pool := range pr.Plan.Pools {
+		t.PoolSize = append(t.PoolSize, pool.Size.Lower(b))
+		if IsOutputPool(pool) {
+			t.OutputPools = append(t.OutputPools, pr.PoolIndex[pool])
+		}
+	}
+	outputNumber := map[*graph.Tensor]int{}
+	for i, out := range g.Outputs {
+		outputNumber[out] = i
+	}
+	kernelNumber := map[string]int{}
+	for i, k := range pr.Kernels {
+		kernelNumber[k.Name] = i
+	}
+	lists := map[string]int{}
+	floats := map[uint64]int{}
+	strs := map[string]int{}
+	for _, op := range pr.Ops {
+		row := []int{kernelNumber[op.Kernel]}
+		for _, x := range op.Outputs {
+			row = append(row, t.TensorIndex[x])
+		}
+		args := op.Args()
+		if pr.Kernel[op.Kernel].Variadic {
+			row = append(row, len(args))
+		}
+		for _, x := range args {
+			row = append(row, t.TensorIndex[x])
+		}
+		for _, a := range op.Attrs {
+			switch a.Kind {
+			case graph.AttrInt:
+				row = append(row, a.Int.Lower(b))
+			case graph.AttrFloat:
+				bits := math.Float64bits(a.Float)
+				i, ok := floats[bits]
+				if !ok {
+					i = len(t.Floats)
+					floats[bits] = i
+					t.Floats = append(t.Floats, a.Float)
+				}
+				row = append(row, i)
+			case graph.AttrBool:
+				v := 0
+				if a.Bool {
+					v = 1
+				}
+				row = append(row, v)
+			case graph.AttrString:
+				i, ok := strs[a.Str]
+				if !ok {
+					i = len(t.Strings)
+					strs[a.Str] = i
+					t.Strings = append(t.Strings, a.Str)
+				}
+				row = append(row, i)
+			case graph.AttrInts:
+				vals := make([]int, len(a.Ints))
+				for j, x := range a.Ints {
+					vals[j] = x.Lower(b)
+				}
+				key := fmt.Sprint(vals)
+				i, ok := lists[key]
+				if !ok {
+					i = len(t.Lists)
+					lists[key] = i
+					t.Lists = append(t.Lists, vals)
+				}
+				row = append(row, i)
+			}
+		}
+		t.OpArgs = append(t.OpArgs, row)
+	}
+	t.lowerSteps(pr, b, outputNumber)
+	pr.tables = t
+	return t
+}
+
+// lowerSteps turns the program's steps into rows; loops get their numbers
+// and jump targets.
+func (t *Tables) lowerSteps(pr *Program, b *codeBuilder, outputNumber map[*graph.Tensor]int) {
+	type open struct{ row, loop int }
+	var stack []open
+	var reuses []Step // noted on the call that follows them
+	for _, s := range pr.Steps {
+		switch s.Kind {
+		case Acquire:
+			direct, bytes := -1, -1
+			if out := pr.Direct[s.Pool]; out != nil {
+				direct, bytes = outputNumber[out], s.Pool.Buffers[0].Size.Lower(b)
+			}
+			t.Steps = append(t.Steps, StepRow{StepAcquire, []int{s.PoolIndex, t.PoolSize[s.PoolIndex], direct, bytes},
+				fmt.Sprintf("acquire pool %d: %s bytes on %%s", s.PoolIndex, s.Pool.Size), []string{s.Pool.Device}})
+		case Release:
+			t.Steps = append(t.Steps, StepRow{StepRelease, []int{s.PoolIndex}, fmt.Sprintf("release pool %d", s.PoolIndex), nil})
+		case View:
+			t.Steps = append(t.Steps, StepRow{StepView, []int{t.TensorIndex[s.Tensor], s.PoolIndex, s.Start.Lower(b), expr.Add(s.Start, s.Bytes).Lower(b)},
+				fmt.Sprintf("view %%s: pool %d at %s, %s bytes", s.PoolIndex, s.Start, s.Bytes), []string{s.Tensor.Name}})
+		case Unview:
+			t.Steps = append(t.Steps, StepRow{StepUnview, []int{t.TensorIndex[s.Tensor]}, "unview %s", []string{s.Tensor.Name}})
+		case Reuse:
+			// Nothing to do at run time: the output is viewed where the
+			// input is. Noted on the call.
+			reuses = append(reuses, s)
+		case Call:
+			row := StepRow{StepCall, []int{s.OpIndex}, s.Op.Place + ": %s", []string{s.Op.Kernel}}
+			for _, r := range reuses {
+				row.Doc += "; %s takes over the storage of %s in place"
+				row.Names = append(row.Names, r.Tensor.Name, r.From.Name)
+			}
+			reuses = nil
+			t.Steps = append(t.Steps, row)
+		case Loop:
+			stack = append(stack, open{len(t.Steps), t.NumLoops})
+			t.Steps = append(t.Steps, StepRow{StepLoop, []int{t.NumLoops, s.Count.Lower(b), 0}, fmt.Sprintf("%s: loop %s times", s.Op.Place, s.Count), nil})
+			t.NumLoops++
+		case EndLoop:
+			o := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			t.Steps = append(t.Steps, StepRow{StepEndLoop, []int{o.loop, o.row + 1}, s.Op.Place + ": end of loop", nil})
+			t.Steps[o.row].Args[2] = len(t.Steps)
+		}
+	}
+	// Jump targets so far are row numbers; the runtimes index the
+	// flattened array.
+	pcs := t.StepPC()
+	for i := range t.Steps {
+		switch t.Steps[i].Kind {
+		case StepLoop:
+			t.Steps[i].Args[2] = pcs[t.Steps[i].Args[2]]
+		case StepEndLoop:
+			t.Steps[i].Args[1] = pcs[t.Steps[i].Args[1]]
+		}
+	}
+}
+
+// codeBuilder lowers expressions into Tables.Code, computing each distinct
+// operation once.
+type codeBuilder struct {
+	t    *Tables
+	syms map[string]int
+	seen map[Instr]int
+}
+
+func newCodeBuilder(t *Tables, g *graph.Graph) *codeBuilder {
+	b := &codeBuilder{t: t, syms: map[string]int{}, seen: map[Instr]int{}}
+	for i, s := range g.Symbols {
+		b.syms[s.Name] = i
+	}
+	return b
+}
+
+func (b *codeBuilder) add(in Instr) int {
+	if v, ok := b.seen[in]; ok {
+		return v
+	}
+	v := len(b.t.Code)
+	b.t.Code = append(b.t.Code, in)
+	b.seen[in] = v
+	return v
+}
+
+func (b *codeBuilder) Const(c int64) int     { return b.add(Instr{IntConst, c, 0}) }
+func (b *codeBuilder) Sym(name string) int   { return b.add(Instr{IntSym, int64(b.syms[name]), 0}) }
+func (b *codeBuilder) Add(x, y int) int      { return b.add(Instr{IntAdd, int64(x), int64(y)}) }
+func (b *codeBuilder) Mul(x, y int) int      { return b.add(Instr{IntMul, int64(x), int64(y)}) }
+func (b *codeBuilder) FloorDiv(x, y int) int { return b.add(Instr{IntFloorDiv, int64(x), int64(y)}) }
+func (b *codeBuilder) Mod(x, y int) int      { return b.add(Instr{IntMod, int64(x), int64(y)}) }
+func (b *codeBuilder) Max(x, y int) int      { return b.add(Instr{IntMax, int64(x), int64(y)}) }
+func (b *codeBuilder) Min(x, y int) int      { return b.add(Instr{IntMin, int64(x), int64(y)}) }

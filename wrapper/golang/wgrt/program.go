@@ -1,0 +1,257 @@
+package wgrt
+
+import "fmt"
+
+// Program is a generated wrapper's plan as data: Code computes every
+// integer the plan needs from the symbols, Tensors and Dims give each
+// tensor's layout in those values, and Steps acquire and release pools,
+// point tensors into them and call the ops. Generated code declares one
+// Program and a frame that calls its kernels; Frame interprets the rest.
+// The numbering is wrapgen's (package emit) and must not be edited by hand.
+type Program struct {
+	Graph string
+	// Code is triples (opcode, a, b); value i is instruction i.
+	Code []int
+	// Tensors are the layouts, graph order, as quadruples: dtype, device
+	// (an index into Devices), rank, and where the shape starts in Dims
+	// (the strides follow), whose entries are value numbers.
+	Tensors []int32
+	Devices []string
+	Dims    []int32
+	// Lists are the int list attributes: each its length, then values.
+	Lists []int32
+	// InputViews are quadruples (tensor, input, start value, end value):
+	// tensors that view an input's bytes.
+	InputViews []int32
+	Steps      []int32
+	Ops        []Op
+	// PoolDevices is each pool's device; OutputPools the pools handed to
+	// the caller with the outputs.
+	PoolDevices []string
+	OutputPools []int32
+	Align       int
+	NumLoops    int
+}
+
+// Opcodes of Program.Code.
+const (
+	intConst = iota
+	intSym
+	intAdd
+	intMul
+	intFloorDiv
+	intMod
+	intMax
+	intMin
+)
+
+// Step kinds of Program.Steps; the operands that follow each are in
+// parentheses.
+const (
+	stepAcquire = iota // (pool, size value, output number or -1, that output's bytes value)
+	stepRelease        // (pool)
+	stepView           // (tensor, pool, start value, end value)
+	stepUnview         // (tensor)
+	stepCall           // (op)
+	stepLoop           // (loop, count value, index after its end)
+	stepEndLoop        // (loop, index of its first body step)
+)
+
+// OpCaller calls op number i of a Program with its typed kernel: what
+// generated code provides.
+type OpCaller interface {
+	CallOp(i int) error
+}
+
+// Frame is the state of one call of a Program: symbol values, the values
+// computed from them, a view per tensor, the pools.
+type Frame struct {
+	Sym []int
+	T   []Tensor
+	// In is each input's data, Out each output's caller buffer (nil when
+	// the caller gave none), set before Bind and Exec.
+	In, Out [][]byte
+	// Vals are the values of Code; Lists the int list attributes.
+	Vals  []int
+	Lists [][]int
+
+	dims, listVals []int
+	pool           [][]byte
+	callerPool     []bool
+	loops          []int
+	laidOut        []int // the symbols Vals were computed for
+	valid          bool
+}
+
+// NewFrame returns a frame for p with numSymbols symbols, inputs and
+// outputs: everything a call needs, allocated once.
+func NewFrame(p *Program, numSymbols, inputs, outputs int) *Frame {
+	numLists, numListVals := 0, 0
+	for i := 0; i < len(p.Lists); i += 1 + int(p.Lists[i]) {
+		numLists++
+		numListVals += int(p.Lists[i])
+	}
+	return &Frame{
+		Sym: make([]int, numSymbols), T: make([]Tensor, len(p.Tensors)/4),
+		In: make([][]byte, inputs), Out: make([][]byte, outputs),
+		Vals: make([]int, len(p.Code)/3), Lists: make([][]int, numLists),
+		dims: make([]int, len(p.Dims)), listVals: make([]int, numListVals),
+		pool: make([][]byte, len(p.PoolDevices)), callerPool: make([]bool, len(p.PoolDevices)),
+		loops: make([]int, p.NumLoops), laidOut: make([]int, numSymbols),
+	}
+}
+
+// Layout computes the values at f.Sym and gives every tensor its dtype,
+// device, shape and strides, and no data. Values are kept while the
+// symbols stay the same.
+func (f *Frame) Layout(p *Program) {
+	if !f.valid || !equalInts(f.laidOut, f.Sym) {
+		f.eval(p)
+		copy(f.laidOut, f.Sym)
+		f.valid = true
+	}
+	for i := range f.T {
+		l := p.Tensors[4*i : 4*i+4]
+		r, d := int(l[2]), int(l[3])
+		for j := d; j < d+2*r; j++ {
+			f.dims[j] = f.Vals[p.Dims[j]]
+		}
+		f.T[i] = Tensor{DType: DType(l[0]), Device: p.Devices[l[1]], Shape: f.dims[d : d+r : d+r], Strides: f.dims[d+r : d+2*r : d+2*r]}
+	}
+	at, list := 0, 0
+	for i := 0; i < len(p.Lists); i += 1 + int(p.Lists[i]) {
+		n := int(p.Lists[i])
+		for j := 0; j < n; j++ {
+			f.listVals[at+j] = f.Vals[p.Lists[i+1+j]]
+		}
+		f.Lists[list] = f.listVals[at : at+n : at+n]
+		at += n
+		list++
+	}
+}
+
+func (f *Frame) eval(p *Program) {
+	v := f.Vals
+	for i := range v {
+		a, b := p.Code[3*i+1], p.Code[3*i+2]
+		switch p.Code[3*i] {
+		case intConst:
+			v[i] = a
+		case intSym:
+			v[i] = f.Sym[a]
+		case intAdd:
+			v[i] = v[a] + v[b]
+		case intMul:
+			v[i] = v[a] * v[b]
+		case intFloorDiv:
+			v[i] = FloorDiv(v[a], v[b])
+		case intMod:
+			v[i] = Mod(v[a], v[b])
+		case intMax:
+			v[i] = max(v[a], v[b])
+		case intMin:
+			v[i] = min(v[a], v[b])
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// BindInputs points the tensors that view inputs at f.In; the inputs have
+// been checked to hold them.
+func (f *Frame) BindInputs(p *Program) {
+	for i := 0; i+3 < len(p.InputViews); i += 4 {
+		t, in := p.InputViews[i], p.InputViews[i+1]
+		s, e := f.Vals[p.InputViews[i+2]], f.Vals[p.InputViews[i+3]]
+		f.T[t].Data = f.In[in][s:e:e]
+	}
+}
+
+// Exec runs p's steps: each pool acquired at its first use (from the
+// caller's output buffer when it is one) and released after its last,
+// tensors viewed into the pools, the ops called through calls, obs told
+// of each first when not nil. After an error, ReleaseAll gives back what
+// is held.
+func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) error {
+	s, v := p.Steps, f.Vals
+	for pc := 0; pc < len(s); {
+		switch s[pc] {
+		case stepAcquire:
+			i, size, out := s[pc+1], v[s[pc+2]], s[pc+3]
+			if out >= 0 {
+				if n := v[s[pc+4]]; len(f.Out[out]) >= n {
+					f.pool[i], f.callerPool[i] = f.Out[out][:n:n], true
+					pc += 5
+					continue
+				}
+			}
+			buf, err := pools.Acquire(int(i), p.PoolDevices[i], size, p.Align)
+			if err != nil {
+				return fmt.Errorf("%s: pool %d (%d bytes on %s): %w", p.Graph, i, size, p.PoolDevices[i], err)
+			}
+			f.pool[i] = buf
+			pc += 5
+		case stepRelease:
+			i := s[pc+1]
+			pools.Release(int(i), p.PoolDevices[i], f.pool[i])
+			f.pool[i] = nil
+			pc += 2
+		case stepView:
+			st, e := v[s[pc+3]], v[s[pc+4]]
+			f.T[s[pc+1]].Data = f.pool[s[pc+2]][st:e:e]
+			pc += 5
+		case stepUnview:
+			f.T[s[pc+1]].Data = nil
+			pc += 2
+		case stepCall:
+			i := int(s[pc+1])
+			if obs != nil {
+				obs.BeginOp(&p.Ops[i])
+			}
+			if err := calls.CallOp(i); err != nil {
+				return &OpError{Graph: p.Graph, Op: &p.Ops[i], Err: err}
+			}
+			pc += 2
+		case stepLoop:
+			n := v[s[pc+2]]
+			if n <= 0 {
+				pc = int(s[pc+3])
+				continue
+			}
+			f.loops[s[pc+1]] = n
+			pc += 4
+		case stepEndLoop:
+			l := s[pc+1]
+			if f.loops[l]--; f.loops[l] > 0 {
+				pc = int(s[pc+2])
+			} else {
+				pc += 3
+			}
+		default:
+			return fmt.Errorf("%s: step %d has unknown kind %d (the generated tables were edited)", p.Graph, pc, s[pc])
+		}
+	}
+	for _, i := range p.OutputPools {
+		// Handed to the caller with the outputs.
+		f.pool[i], f.callerPool[i] = nil, false
+	}
+	return nil
+}
+
+// ReleaseAll releases the pools still held: after a failure, every pool;
+// after success, none (output pools went to the caller).
+func (f *Frame) ReleaseAll(p *Program, pools Pools) {
+	for i := range f.pool {
+		if f.pool[i] != nil && !f.callerPool[i] {
+			pools.Release(i, p.PoolDevices[i], f.pool[i])
+		}
+		f.pool[i], f.callerPool[i] = nil, false
+	}
+}
