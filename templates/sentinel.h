@@ -58,6 +58,14 @@ class Checker {
     const char* name;
     int64_t bytes;
   };
+  struct InputEntry {
+    const char* name;
+    wrapgen::DType dtype;
+    const char* device;
+    int rank;
+    int64_t shape[wrapgen::kMaxRank];
+    int64_t strides[wrapgen::kMaxRank];
+  };
   struct ViewEntry {
     const char* name;
     int storage;
@@ -90,10 +98,17 @@ class Checker {
   // Input makes a graph input filled with its pattern, in host memory
   // whatever its device (as FakeDevice gives); the checker owns its memory.
   // device must outlive the checker (a string literal).
-  wrapgen::Tensor Input(const char* name, wrapgen::DType dtype, const char* device, std::initializer_list<int64_t> shape,
-                        std::initializer_list<int64_t> strides) {
+  wrapgen::Tensor Input(const InputEntry& e) {
+    const char* name = e.name;
     wrapgen::Tensor t;
-    wrapgen::SetLayout(&t, dtype, device, shape, strides);
+    t.dtype = e.dtype;
+    t.device = e.device;
+    t.rank = e.rank;
+    for (int i = 0; i < e.rank; i++) {
+      t.shape[i] = e.shape[i];
+      t.strides[i] = e.strides[i];
+    }
+    const wrapgen::DType dtype = e.dtype;
     t.bytes = t.ExtentElements() * wrapgen::DTypeSize(dtype);
     inputs_.emplace_back(static_cast<size_t>(t.bytes) + 1);
     t.data = inputs_.back().data();

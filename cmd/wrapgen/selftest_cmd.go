@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
@@ -171,14 +173,7 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Write
 		bin, cached := selftestCache(fmt.Sprintf("%x", key.Sum(nil)))
 		if !cached {
 			tmp := filepath.Join(dir, "selftest-"+filepath.Base(cxx))
-			cargs := append(append([]string{}, cxxFlags...), "-o", tmp)
-			if base := filepath.Base(cxx); strings.HasSuffix(base, "g++") && !strings.Contains(base, "clang") {
-				// Large generated functions exceed GCC's variable-tracking
-				// budget; it then prints notes and retries. Skip the attempt.
-				cargs = append(cargs, "-fno-var-tracking-assignments")
-			}
-			cargs = append(cargs, sources...)
-			if err := toolCommand(dir, stderr, cxx, cargs...).Run(); err != nil {
+			if err := buildCpp(dir, stderr, cxx, sources, tmp); err != nil {
 				return fmt.Errorf("selftest: compiling the generated C++ for %s with %s failed: %w", p.Graph.Name, cxx, err)
 			}
 			bin = storeSelftest(tmp, bin)
@@ -188,6 +183,38 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Write
 		}
 	}
 	return nil
+}
+
+// buildCpp compiles each source with cxxFlags, all at once (sanitizer
+// builds are slow and the sources independent), then links them into bin.
+func buildCpp(dir string, stderr io.Writer, cxx string, sources []string, bin string) error {
+	flags := append([]string{}, cxxFlags...)
+	if base := filepath.Base(cxx); strings.HasSuffix(base, "g++") && !strings.Contains(base, "clang") {
+		// Large generated functions exceed GCC's variable-tracking
+		// budget; it then prints notes and retries. Skip the attempt.
+		flags = append(flags, "-fno-var-tracking-assignments")
+	}
+	objects := make([]string, len(sources))
+	logs := make([]bytes.Buffer, len(sources))
+	errs := make([]error, len(sources))
+	var wg sync.WaitGroup
+	for i, src := range sources {
+		objects[i] = strings.TrimSuffix(src, filepath.Ext(src)) + ".o"
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := append(append([]string{}, flags...), "-c", src, "-o", objects[i])
+			errs[i] = toolCommand(dir, &logs[i], cxx, args...).Run()
+		}()
+	}
+	wg.Wait()
+	for i := range sources {
+		stderr.Write(logs[i].Bytes())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return toolCommand(dir, stderr, cxx, append(append(flags, "-o", bin), objects...)...).Run()
 }
 
 // selftestCache is where a selftest binary built from sources with this key

@@ -93,7 +93,7 @@ func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error
 	if out == nil {
 		out = new(Outputs)
 	}
-	f := new(frame)
+	f := newFrame()
 	if err := f.bind(in, out); err != nil {
 		return nil, err
 	}
@@ -111,13 +111,16 @@ func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error
 // an error instead of corrupting memory. Use one Runner per goroutine.
 type Runner struct {
 	pools wgrt.KeptPools
-	f     frame
+	f     *frame
 	busy  atomic.Bool
 }
 
 // NewRunner returns a Runner that gets its pools from opts' allocators.
 func NewRunner(opts Options) *Runner {
-	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}}
+	return &Runner{
+		f:     newFrame(),
+		pools: wgrt.KeptPools{Allocators: opts.Allocators},
+	}
 }
 
 // Run runs the graph once, writing the outputs into out.
@@ -126,6 +129,9 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 		return errors.New("mlp: Runner.Run called while another call on the same Runner is running; use one Runner per goroutine")
 	}
 	defer r.busy.Store(false)
+	if r.f == nil {
+		r.f = newFrame()
+	}
 	if err := r.f.bind(in, out); err != nil {
 		return err
 	}
@@ -137,233 +143,220 @@ func (r *Runner) Close() {
 	r.pools.Close()
 }
 
-// frame is the state of one call: symbol values, a view per tensor, and the
-// pools. The plan's pools:
+// frame is the state of one call (see wgrt.Frame) and the kernels it calls.
+// The plan's pools:
 //
 //	pool 0 on "cpu": 512*batch bytes, 5 storages, steps [1, 11)
 //	pool 1 on "cpu": 512*batch bytes, 2 storages, steps [2, 10)
 type frame struct {
-	sym struct {
-		Batch int
-	}
-	t struct {
-		X   wgrt.Tensor
-		W1  wgrt.Tensor
-		B1  wgrt.Tensor
-		W2  wgrt.Tensor
-		B2  wgrt.Tensor
-		W3  wgrt.Tensor
-		B3  wgrt.Tensor
-		H1  wgrt.Tensor
-		H1b wgrt.Tensor
-		A1  wgrt.Tensor
-		H2  wgrt.Tensor
-		H2b wgrt.Tensor
-		A2  wgrt.Tensor
-		Z   wgrt.Tensor
-		Zb  wgrt.Tensor
-		Y   wgrt.Tensor
-	}
-	pool       [2][]byte
-	callerPool [2]bool  // the pool is an output buffer the caller gave
-	dims       [58]int  // backing of every shape, stride and symbolic int list
-	ints       [0][]int // symbolic int list attributes
+	*wgrt.Frame
+	k Kernels
 }
 
-// poolDevices is the device of each pool.
-var poolDevices = [2]string{"cpu", "cpu"}
-
-// opTable describes every kernel op, for observers and errors.
-var opTable = [9]wgrt.Op{
-	{Index: 0, Place: "ops[0]", Kernel: "matmul", Inputs: []string{"x", "w1"}, Outputs: []string{"h1"}},
-	{Index: 1, Place: "ops[1]", Kernel: "bias_add", Inputs: []string{"h1", "b1"}, Outputs: []string{"h1b"}},
-	{Index: 2, Place: "ops[2]", Kernel: "relu_", Inputs: []string{"h1b"}, Outputs: []string{"a1"}},
-	{Index: 3, Place: "ops[3]", Kernel: "matmul", Inputs: []string{"a1", "w2"}, Outputs: []string{"h2"}},
-	{Index: 4, Place: "ops[4]", Kernel: "bias_add", Inputs: []string{"h2", "b2"}, Outputs: []string{"h2b"}},
-	{Index: 5, Place: "ops[5]", Kernel: "relu_", Inputs: []string{"h2b"}, Outputs: []string{"a2"}},
-	{Index: 6, Place: "ops[6]", Kernel: "matmul", Inputs: []string{"a2", "w3"}, Outputs: []string{"z"}},
-	{Index: 7, Place: "ops[7]", Kernel: "bias_add", Inputs: []string{"z", "b3"}, Outputs: []string{"zb"}},
-	{Index: 8, Place: "ops[8]", Kernel: "softmax", Inputs: []string{"zb"}, Outputs: []string{"y"}},
+func newFrame() *frame {
+	return &frame{Frame: wgrt.NewFrame(&program, 1, 7, 1)}
 }
 
-// bind sets the symbols from the inputs, checks the inputs (and the output
-// buffers the caller gave), and sets every tensor's shape and strides.
+// program is the plan as data, which wgrt.Frame runs: values computed from
+// the symbols, tensor layouts in those values, and the steps.
+var program = wgrt.Program{
+	Graph: "mlp",
+	Code: []int{
+		1, 0, 0,
+		0, 784, 0,
+		0, 1, 0,
+		0, 128, 0,
+		0, 64, 0,
+		0, 10, 0,
+		0, 0, 0,
+		0, 3136, 0,
+		3, 7, 0,
+		0, 401408, 0,
+		0, 512, 0,
+		0, 32768, 0,
+		0, 256, 0,
+		0, 2560, 0,
+		0, 40, 0,
+		3, 10, 0,
+		0, -1, 0,
+		3, 12, 0,
+		0, 296, 0,
+		3, 18, 0,
+		3, 14, 0,
+	},
+	Tensors: []int32{
+		11, 0, 2, 0, // "x"
+		11, 0, 2, 4, // "w1"
+		11, 0, 1, 8, // "b1"
+		11, 0, 2, 10, // "w2"
+		11, 0, 1, 14, // "b2"
+		11, 0, 2, 16, // "w3"
+		11, 0, 1, 20, // "b3"
+		11, 0, 2, 22, // "h1"
+		11, 0, 2, 26, // "h1b"
+		11, 0, 2, 30, // "a1"
+		11, 0, 2, 34, // "h2"
+		11, 0, 2, 38, // "h2b"
+		11, 0, 2, 42, // "a2"
+		11, 0, 2, 46, // "z"
+		11, 0, 2, 50, // "zb"
+		11, 0, 2, 54, // "y"
+	},
+	Devices: []string{"cpu"},
+	Dims: []int32{
+		0, 1, 1, 2, 1, 3, 3, 2, 3, 2, 3, 4, 4, 2, 4, 2,
+		4, 5, 5, 2, 5, 2, 0, 3, 3, 2, 0, 3, 3, 2, 0, 3,
+		3, 2, 0, 4, 4, 2, 0, 4, 4, 2, 0, 4, 4, 2, 0, 5,
+		5, 2, 0, 5, 5, 2, 0, 5, 5, 2,
+	},
+	Lists: []int32{},
+	Inputs: []int32{
+		0, 1, 2, 3, 4, 5, 6,
+	},
+	Outputs: []int32{
+		15,
+	},
+	InputNames: []string{
+		"x",
+		"w1",
+		"b1",
+		"w2",
+		"b2",
+		"w3",
+		"b3",
+	},
+	OutputNames: []string{
+		"y",
+	},
+	InputViews: []int32{
+		0, 0, 6, 8, // "x"
+		1, 1, 6, 9, // "w1"
+		2, 2, 6, 10, // "b1"
+		3, 3, 6, 11, // "w2"
+		4, 4, 6, 12, // "b2"
+		5, 5, 6, 13, // "w3"
+		6, 6, 6, 14, // "b3"
+	},
+	Steps: []int32{
+		0, 0, 15, -1, -1, // acquire pool 0: 512*batch bytes on "cpu"
+		2, 7, 0, 6, 15, // view "h1": pool 0 at 0, 512*batch bytes
+		4, 0, // ops[0]: "matmul"
+		0, 1, 15, -1, -1, // acquire pool 1: 512*batch bytes on "cpu"
+		2, 8, 1, 6, 15, // view "h1b": pool 1 at 0, 512*batch bytes
+		2, 9, 1, 6, 15, // view "a1": pool 1 at 0, 512*batch bytes
+		4, 1, // ops[1]: "bias_add"
+		3, 7, // unview "h1"
+		4, 2, // ops[2]: "relu_"; "a1" takes over the storage of "h1b" in place
+		2, 10, 0, 17, 15, // view "h2": pool 0 at 256*batch, 256*batch bytes
+		4, 3, // ops[3]: "matmul"
+		3, 8, // unview "h1b"
+		3, 9, // unview "a1"
+		2, 11, 0, 6, 17, // view "h2b": pool 0 at 0, 256*batch bytes
+		2, 12, 0, 6, 17, // view "a2": pool 0 at 0, 256*batch bytes
+		4, 4, // ops[4]: "bias_add"
+		3, 10, // unview "h2"
+		4, 5, // ops[5]: "relu_"; "a2" takes over the storage of "h2b" in place
+		2, 13, 0, 17, 19, // view "z": pool 0 at 256*batch, 40*batch bytes
+		4, 6, // ops[6]: "matmul"
+		3, 11, // unview "h2b"
+		3, 12, // unview "a2"
+		2, 14, 1, 6, 20, // view "zb": pool 1 at 0, 40*batch bytes
+		4, 7, // ops[7]: "bias_add"
+		3, 13, // unview "z"
+		2, 15, 0, 6, 20, // view "y": pool 0 at 0, 40*batch bytes
+		4, 8, // ops[8]: "softmax"
+		3, 14, // unview "zb"
+		1, 1, // release pool 1
+	},
+	Ops: []wgrt.Op{
+		{Index: 0, Place: "ops[0]", Kernel: "matmul", Inputs: []string{"x", "w1"}, Outputs: []string{"h1"}},
+		{Index: 1, Place: "ops[1]", Kernel: "bias_add", Inputs: []string{"h1", "b1"}, Outputs: []string{"h1b"}},
+		{Index: 2, Place: "ops[2]", Kernel: "relu_", Inputs: []string{"h1b"}, Outputs: []string{"a1"}},
+		{Index: 3, Place: "ops[3]", Kernel: "matmul", Inputs: []string{"a1", "w2"}, Outputs: []string{"h2"}},
+		{Index: 4, Place: "ops[4]", Kernel: "bias_add", Inputs: []string{"h2", "b2"}, Outputs: []string{"h2b"}},
+		{Index: 5, Place: "ops[5]", Kernel: "relu_", Inputs: []string{"h2b"}, Outputs: []string{"a2"}},
+		{Index: 6, Place: "ops[6]", Kernel: "matmul", Inputs: []string{"a2", "w3"}, Outputs: []string{"z"}},
+		{Index: 7, Place: "ops[7]", Kernel: "bias_add", Inputs: []string{"z", "b3"}, Outputs: []string{"zb"}},
+		{Index: 8, Place: "ops[8]", Kernel: "softmax", Inputs: []string{"zb"}, Outputs: []string{"y"}},
+	},
+	PoolDevices: []string{"cpu", "cpu"},
+	OutputPools: []int32{0},
+	Align:       64,
+	NumLoops:    0,
+}
+
+// opArgs are each op's kernel number, tensors and attributes; op i's row
+// is opArgs[opStart[i]:opStart[i+1]].
+var (
+	opArgs = [...]int32{
+		0, 7, 0, 1, // ops[0]: "matmul"
+		1, 8, 7, 2, // ops[1]: "bias_add"
+		2, 9, 8, // ops[2]: "relu_"
+		0, 10, 9, 3, // ops[3]: "matmul"
+		1, 11, 10, 4, // ops[4]: "bias_add"
+		2, 12, 11, // ops[5]: "relu_"
+		0, 13, 12, 5, // ops[6]: "matmul"
+		1, 14, 13, 6, // ops[7]: "bias_add"
+		3, 15, 14, 16, // ops[8]: "softmax"
+	}
+	opStart = [...]int32{
+		0, 4, 8, 11, 15, 19, 22, 26, 30, 34,
+	}
+)
+
+// bind sets the symbols from the inputs, lays the tensors out at them, and
+// checks the inputs (and the output buffers the caller gave).
 func (f *frame) bind(in *Inputs, out *Outputs) error {
 	var bound [1]bool
-	if err := wgrt.BindSymbol(&f.sym.Batch, &bound[0], "batch", "x", in.X.Shape, 2, 0, 1, 0); err != nil {
+	if err := wgrt.BindSymbol(&f.Sym[0], &bound[0], "batch", "x", in.X.Shape, 2, 0, 1, 0); err != nil {
 		return fmt.Errorf("%s: input %w", "mlp", err)
 	}
-	if err := wgrt.CheckRange("batch", f.sym.Batch, 1, 4096); err != nil {
+	if err := wgrt.CheckRange("batch", f.Sym[0], 1, 4096); err != nil {
 		return fmt.Errorf("%s: %w", "mlp", err)
 	}
-	batch := f.sym.Batch
-	f.t.X = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[0:0:2], batch, 784), Strides: append(f.dims[2:2:4], 784, 1)}
-	f.t.W1 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[4:4:6], 784, 128), Strides: append(f.dims[6:6:8], 128, 1)}
-	f.t.B1 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[8:8:9], 128), Strides: append(f.dims[9:9:10], 1)}
-	f.t.W2 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[10:10:12], 128, 64), Strides: append(f.dims[12:12:14], 64, 1)}
-	f.t.B2 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[14:14:15], 64), Strides: append(f.dims[15:15:16], 1)}
-	f.t.W3 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[16:16:18], 64, 10), Strides: append(f.dims[18:18:20], 10, 1)}
-	f.t.B3 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[20:20:21], 10), Strides: append(f.dims[21:21:22], 1)}
-	f.t.H1 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[22:22:24], batch, 128), Strides: append(f.dims[24:24:26], 128, 1)}
-	f.t.H1b = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[26:26:28], batch, 128), Strides: append(f.dims[28:28:30], 128, 1)}
-	f.t.A1 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[30:30:32], batch, 128), Strides: append(f.dims[32:32:34], 128, 1)}
-	f.t.H2 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[34:34:36], batch, 64), Strides: append(f.dims[36:36:38], 64, 1)}
-	f.t.H2b = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[38:38:40], batch, 64), Strides: append(f.dims[40:40:42], 64, 1)}
-	f.t.A2 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[42:42:44], batch, 64), Strides: append(f.dims[44:44:46], 64, 1)}
-	f.t.Z = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[46:46:48], batch, 10), Strides: append(f.dims[48:48:50], 10, 1)}
-	f.t.Zb = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[50:50:52], batch, 10), Strides: append(f.dims[52:52:54], 10, 1)}
-	f.t.Y = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[54:54:56], batch, 10), Strides: append(f.dims[56:56:58], 10, 1)}
-	if err := wgrt.CheckTensor("x", in.X, wgrt.F32, "cpu", f.t.X.Shape, f.t.X.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "mlp", err)
+	f.Layout(&program)
+	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.X, &in.W1, &in.B1, &in.W2, &in.B2, &in.W3, &in.B3}); err != nil {
+		return err
 	}
-	if err := wgrt.CheckTensor("w1", in.W1, wgrt.F32, "cpu", f.t.W1.Shape, f.t.W1.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "mlp", err)
-	}
-	if err := wgrt.CheckTensor("b1", in.B1, wgrt.F32, "cpu", f.t.B1.Shape, f.t.B1.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "mlp", err)
-	}
-	if err := wgrt.CheckTensor("w2", in.W2, wgrt.F32, "cpu", f.t.W2.Shape, f.t.W2.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "mlp", err)
-	}
-	if err := wgrt.CheckTensor("b2", in.B2, wgrt.F32, "cpu", f.t.B2.Shape, f.t.B2.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "mlp", err)
-	}
-	if err := wgrt.CheckTensor("w3", in.W3, wgrt.F32, "cpu", f.t.W3.Shape, f.t.W3.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "mlp", err)
-	}
-	if err := wgrt.CheckTensor("b3", in.B3, wgrt.F32, "cpu", f.t.B3.Shape, f.t.B3.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "mlp", err)
-	}
-	f.t.X.Data = in.X.Data[0 : 3136*batch : 3136*batch]
-	f.t.W1.Data = in.W1.Data[0:401408:401408]
-	f.t.B1.Data = in.B1.Data[0:512:512]
-	f.t.W2.Data = in.W2.Data[0:32768:32768]
-	f.t.B2.Data = in.B2.Data[0:256:256]
-	f.t.W3.Data = in.W3.Data[0:2560:2560]
-	f.t.B3.Data = in.B3.Data[0:40:40]
-	if out.Y.Data != nil {
-		if err := wgrt.CheckTensor("y", out.Y, wgrt.F32, "cpu", f.t.Y.Shape, f.t.Y.Strides); err != nil {
-			return fmt.Errorf("%s: output buffer %w", "mlp", err)
-		}
-	}
-	return nil
+	return f.BindOutputs(&program, []*wgrt.Tensor{&out.Y})
 }
 
-// run runs the plan's lines: pools created at first use and released after
-// their last, tensor data as views into them, the kernel calls.
+// run runs the program's steps: pools created at first use and released
+// after their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
 		k = &kernelsFunc{fn: a.fn}
 	}
-	defer f.releaseAll(pools)
+	defer f.ReleaseAll(&program, pools)
 	obs, _ := k.(wgrt.Observer)
-	var err error
-	batch := f.sym.Batch
-	// pool 0: 512*batch bytes on "cpu"
-	if f.pool[0], err = pools.Acquire(0, "cpu", 512*batch, 64); err != nil {
-		return fmt.Errorf("%s: pool 0 (%d bytes on %s): %w", "mlp", 512*batch, "cpu", err)
+	f.k = k
+	err := f.Exec(&program, pools, f, obs)
+	f.k = nil
+	if err != nil {
+		return err
 	}
-	f.t.H1.Data = f.pool[0][0 : 512*batch : 512*batch]
-	// ops[0] (kernel "matmul")
-	if obs != nil {
-		obs.BeginOp(&opTable[0])
-	}
-	if err := k.Matmul(f.t.H1, f.t.X, f.t.W1); err != nil {
-		return &wgrt.OpError{Graph: "mlp", Op: &opTable[0], Err: err}
-	}
-	// pool 1: 512*batch bytes on "cpu"
-	if f.pool[1], err = pools.Acquire(1, "cpu", 512*batch, 64); err != nil {
-		return fmt.Errorf("%s: pool 1 (%d bytes on %s): %w", "mlp", 512*batch, "cpu", err)
-	}
-	f.t.H1b.Data = f.pool[1][0 : 512*batch : 512*batch]
-	f.t.A1.Data = f.pool[1][0 : 512*batch : 512*batch]
-	// ops[1] (kernel "bias_add")
-	if obs != nil {
-		obs.BeginOp(&opTable[1])
-	}
-	if err := k.BiasAdd(f.t.H1b, f.t.H1, f.t.B1); err != nil {
-		return &wgrt.OpError{Graph: "mlp", Op: &opTable[1], Err: err}
-	}
-	f.t.H1.Data = nil
-	// "a1" takes over the storage of "h1b" in place.
-	// ops[2] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[2])
-	}
-	if err := k.Relu_(f.t.A1, f.t.H1b); err != nil {
-		return &wgrt.OpError{Graph: "mlp", Op: &opTable[2], Err: err}
-	}
-	f.t.H2.Data = f.pool[0][256*batch : 512*batch : 512*batch]
-	// ops[3] (kernel "matmul")
-	if obs != nil {
-		obs.BeginOp(&opTable[3])
-	}
-	if err := k.Matmul(f.t.H2, f.t.A1, f.t.W2); err != nil {
-		return &wgrt.OpError{Graph: "mlp", Op: &opTable[3], Err: err}
-	}
-	f.t.H1b.Data = nil
-	f.t.A1.Data = nil
-	f.t.H2b.Data = f.pool[0][0 : 256*batch : 256*batch]
-	f.t.A2.Data = f.pool[0][0 : 256*batch : 256*batch]
-	// ops[4] (kernel "bias_add")
-	if obs != nil {
-		obs.BeginOp(&opTable[4])
-	}
-	if err := k.BiasAdd(f.t.H2b, f.t.H2, f.t.B2); err != nil {
-		return &wgrt.OpError{Graph: "mlp", Op: &opTable[4], Err: err}
-	}
-	f.t.H2.Data = nil
-	// "a2" takes over the storage of "h2b" in place.
-	// ops[5] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[5])
-	}
-	if err := k.Relu_(f.t.A2, f.t.H2b); err != nil {
-		return &wgrt.OpError{Graph: "mlp", Op: &opTable[5], Err: err}
-	}
-	f.t.Z.Data = f.pool[0][256*batch : 296*batch : 296*batch]
-	// ops[6] (kernel "matmul")
-	if obs != nil {
-		obs.BeginOp(&opTable[6])
-	}
-	if err := k.Matmul(f.t.Z, f.t.A2, f.t.W3); err != nil {
-		return &wgrt.OpError{Graph: "mlp", Op: &opTable[6], Err: err}
-	}
-	f.t.H2b.Data = nil
-	f.t.A2.Data = nil
-	f.t.Zb.Data = f.pool[1][0 : 40*batch : 40*batch]
-	// ops[7] (kernel "bias_add")
-	if obs != nil {
-		obs.BeginOp(&opTable[7])
-	}
-	if err := k.BiasAdd(f.t.Zb, f.t.Z, f.t.B3); err != nil {
-		return &wgrt.OpError{Graph: "mlp", Op: &opTable[7], Err: err}
-	}
-	f.t.Z.Data = nil
-	f.t.Y.Data = f.pool[0][0 : 40*batch : 40*batch]
-	// ops[8] (kernel "softmax")
-	if obs != nil {
-		obs.BeginOp(&opTable[8])
-	}
-	if err := k.Softmax(f.t.Y, f.t.Zb, -1); err != nil {
-		return &wgrt.OpError{Graph: "mlp", Op: &opTable[8], Err: err}
-	}
-	f.t.Zb.Data = nil
-	pools.Release(1, "cpu", f.pool[1])
-	f.pool[1] = nil
-	f.pool[0] = nil // handed to the caller with the outputs
-	wgrt.Deliver(&out.Y, f.t.Y)
+	wgrt.Deliver(&out.Y, f.T[15])
 	return nil
 }
 
-// releaseAll releases the pools still held: after a failure, every pool;
-// after success, none (output pools were handed to the caller).
-func (f *frame) releaseAll(pools wgrt.Pools) {
-	for i := range f.pool {
-		if f.pool[i] != nil && !f.callerPool[i] {
-			pools.Release(i, poolDevices[i], f.pool[i])
-		}
-		f.pool[i] = nil
-		f.callerPool[i] = false
+// CallOp calls op i's kernel with the tensors and attributes its row in
+// opArgs names.
+func (f *frame) CallOp(i int) error {
+	a := opArgs[opStart[i]:opStart[i+1]]
+	t := f.T
+	switch a[0] {
+	case 0:
+		// "matmul"
+		return f.k.Matmul(t[a[1]], t[a[2]], t[a[3]])
+	case 1:
+		// "bias_add"
+		return f.k.BiasAdd(t[a[1]], t[a[2]], t[a[3]])
+	case 2:
+		// "relu_"
+		return f.k.Relu_(t[a[1]], t[a[2]])
+	case 3:
+		// "softmax"
+		return f.k.Softmax(t[a[1]], t[a[2]], f.Vals[a[3]])
 	}
+	return fmt.Errorf("op %d has unknown kernel %d (the generated tables were edited)", i, a[0])
 }

@@ -98,7 +98,7 @@ func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error
 	if out == nil {
 		out = new(Outputs)
 	}
-	f := new(frame)
+	f := newFrame()
 	if err := f.bind(in, out); err != nil {
 		return nil, err
 	}
@@ -116,13 +116,16 @@ func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error
 // an error instead of corrupting memory. Use one Runner per goroutine.
 type Runner struct {
 	pools wgrt.KeptPools
-	f     frame
+	f     *frame
 	busy  atomic.Bool
 }
 
 // NewRunner returns a Runner that gets its pools from opts' allocators.
 func NewRunner(opts Options) *Runner {
-	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}}
+	return &Runner{
+		f:     newFrame(),
+		pools: wgrt.KeptPools{Allocators: opts.Allocators},
+	}
 }
 
 // Run runs the graph once, writing the outputs into out.
@@ -131,6 +134,9 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 		return errors.New("cnn: Runner.Run called while another call on the same Runner is running; use one Runner per goroutine")
 	}
 	defer r.busy.Store(false)
+	if r.f == nil {
+		r.f = newFrame()
+	}
 	if err := r.f.bind(in, out); err != nil {
 		return err
 	}
@@ -142,222 +148,234 @@ func (r *Runner) Close() {
 	r.pools.Close()
 }
 
-// frame is the state of one call: symbol values, a view per tensor, and the
-// pools. The plan's pools:
+// frame is the state of one call (see wgrt.Frame) and the kernels it calls.
+// The plan's pools:
 //
 //	pool 0 on "cpu": 4096*batch bytes, 3 storages, steps [1, 9)
 //	pool 1 on "cpu": 2048*batch bytes, 2 storages, steps [3, 8)
 type frame struct {
-	sym struct {
-		Batch int
-	}
-	t struct {
-		Image              wgrt.Tensor
-		Conv1Weight        wgrt.Tensor
-		Conv1Bias          wgrt.Tensor
-		Conv1ConvOutput0   wgrt.Tensor
-		ReluOutput0        wgrt.Tensor
-		Conv2Weight        wgrt.Tensor
-		Conv2Bias          wgrt.Tensor
-		Conv2ConvOutput0   wgrt.Tensor
-		Relu1Output0       wgrt.Tensor
-		PoolMaxPoolOutput0 wgrt.Tensor
-		FlattenOutput0     wgrt.Tensor
-		FcWeight           wgrt.Tensor
-		FcBias             wgrt.Tensor
-		FcGemmOutput0      wgrt.Tensor
-		Probs              wgrt.Tensor
-	}
-	pool       [2][]byte
-	callerPool [2]bool  // the pool is an output buffer the caller gave
-	dims       [86]int  // backing of every shape, stride and symbolic int list
-	ints       [0][]int // symbolic int list attributes
+	*wgrt.Frame
+	k Kernels
 }
 
-// poolDevices is the device of each pool.
-var poolDevices = [2]string{"cpu", "cpu"}
-
-// opTable describes every kernel op, for observers and errors.
-var opTable = [7]wgrt.Op{
-	{Index: 0, Place: "ops[0]", Kernel: "Conv", Inputs: []string{"image", "conv1.weight", "conv1.bias"}, Outputs: []string{"/conv1/Conv_output_0"}},
-	{Index: 1, Place: "ops[1]", Kernel: "Relu", Inputs: []string{"/conv1/Conv_output_0"}, Outputs: []string{"/Relu_output_0"}},
-	{Index: 2, Place: "ops[2]", Kernel: "Conv", Inputs: []string{"/Relu_output_0", "conv2.weight", "conv2.bias"}, Outputs: []string{"/conv2/Conv_output_0"}},
-	{Index: 3, Place: "ops[3]", Kernel: "Relu", Inputs: []string{"/conv2/Conv_output_0"}, Outputs: []string{"/Relu_1_output_0"}},
-	{Index: 4, Place: "ops[4]", Kernel: "MaxPool", Inputs: []string{"/Relu_1_output_0"}, Outputs: []string{"/pool/MaxPool_output_0"}},
-	{Index: 5, Place: "ops[5]", Kernel: "Gemm", Inputs: []string{"/Flatten_output_0", "fc.weight", "fc.bias"}, Outputs: []string{"/fc/Gemm_output_0"}},
-	{Index: 6, Place: "ops[6]", Kernel: "Softmax", Inputs: []string{"/fc/Gemm_output_0"}, Outputs: []string{"probs"}},
+func newFrame() *frame {
+	return &frame{Frame: wgrt.NewFrame(&program, 1, 7, 1)}
 }
 
-// Constant int list attributes; kernels must not modify them.
+// program is the plan as data, which wgrt.Frame runs: values computed from
+// the symbols, tensor layouts in those values, and the steps.
+var program = wgrt.Program{
+	Graph: "cnn",
+	Code: []int{
+		1, 0, 0,
+		0, 1, 0,
+		0, 16, 0,
+		0, 256, 0,
+		0, 4, 0,
+		0, 3, 0,
+		0, 9, 0,
+		0, 1024, 0,
+		0, 8, 0,
+		0, 36, 0,
+		0, 512, 0,
+		0, 64, 0,
+		0, 128, 0,
+		0, 10, 0,
+		0, 0, 0,
+		3, 7, 0,
+		0, 144, 0,
+		0, 1152, 0,
+		0, 32, 0,
+		0, 5120, 0,
+		0, 40, 0,
+		0, 4096, 0,
+		3, 21, 0,
+		0, 2048, 0,
+		3, 23, 0,
+		0, 2, 0,
+		3, 10, 0,
+		3, 20, 0,
+	},
+	Tensors: []int32{
+		11, 0, 4, 0, // "image"
+		11, 0, 4, 8, // "conv1.weight"
+		11, 0, 1, 16, // "conv1.bias"
+		11, 0, 4, 18, // "/conv1/Conv_output_0"
+		11, 0, 4, 26, // "/Relu_output_0"
+		11, 0, 4, 34, // "conv2.weight"
+		11, 0, 1, 42, // "conv2.bias"
+		11, 0, 4, 44, // "/conv2/Conv_output_0"
+		11, 0, 4, 52, // "/Relu_1_output_0"
+		11, 0, 4, 60, // "/pool/MaxPool_output_0"
+		11, 0, 2, 68, // "/Flatten_output_0"
+		11, 0, 2, 72, // "fc.weight"
+		11, 0, 1, 76, // "fc.bias"
+		11, 0, 2, 78, // "/fc/Gemm_output_0"
+		11, 0, 2, 82, // "probs"
+	},
+	Devices: []string{"cpu"},
+	Dims: []int32{
+		0, 1, 2, 2, 3, 3, 2, 1, 4, 1, 5, 5, 6, 6, 5, 1,
+		4, 1, 0, 4, 2, 2, 7, 3, 2, 1, 0, 4, 2, 2, 7, 3,
+		2, 1, 8, 4, 5, 5, 9, 6, 5, 1, 8, 1, 0, 8, 8, 8,
+		10, 11, 8, 1, 0, 8, 8, 8, 10, 11, 8, 1, 0, 8, 4, 4,
+		12, 2, 4, 1, 0, 12, 12, 1, 13, 12, 12, 1, 13, 1, 0, 13,
+		13, 1, 0, 13, 13, 1,
+	},
+	Lists: []int32{
+		2, 5, 5,
+		2, 1, 1,
+		4, 1, 1, 1, 1,
+		2, 25, 25,
+		4, 14, 14, 14, 14,
+	},
+	Inputs: []int32{
+		0, 1, 2, 5, 6, 11, 12,
+	},
+	Outputs: []int32{
+		14,
+	},
+	InputNames: []string{
+		"image",
+		"conv1.weight",
+		"conv1.bias",
+		"conv2.weight",
+		"conv2.bias",
+		"fc.weight",
+		"fc.bias",
+	},
+	OutputNames: []string{
+		"probs",
+	},
+	InputViews: []int32{
+		0, 0, 14, 15, // "image"
+		1, 1, 14, 16, // "conv1.weight"
+		2, 2, 14, 2, // "conv1.bias"
+		5, 3, 14, 17, // "conv2.weight"
+		6, 4, 14, 18, // "conv2.bias"
+		11, 5, 14, 19, // "fc.weight"
+		12, 6, 14, 20, // "fc.bias"
+	},
+	Steps: []int32{
+		0, 0, 22, -1, -1, // acquire pool 0: 4096*batch bytes on "cpu"
+		2, 3, 0, 14, 22, // view "/conv1/Conv_output_0": pool 0 at 0, 4096*batch bytes
+		2, 4, 0, 14, 22, // view "/Relu_output_0": pool 0 at 0, 4096*batch bytes
+		4, 0, // ops[0]: "Conv"
+		4, 1, // ops[1]: "Relu"; "/Relu_output_0" takes over the storage of "/conv1/Conv_output_0" in place
+		0, 1, 24, -1, -1, // acquire pool 1: 2048*batch bytes on "cpu"
+		2, 7, 1, 14, 24, // view "/conv2/Conv_output_0": pool 1 at 0, 2048*batch bytes
+		2, 8, 1, 14, 24, // view "/Relu_1_output_0": pool 1 at 0, 2048*batch bytes
+		4, 2, // ops[2]: "Conv"
+		3, 3, // unview "/conv1/Conv_output_0"
+		3, 4, // unview "/Relu_output_0"
+		4, 3, // ops[3]: "Relu"; "/Relu_1_output_0" takes over the storage of "/conv2/Conv_output_0" in place
+		2, 9, 0, 14, 26, // view "/pool/MaxPool_output_0": pool 0 at 0, 512*batch bytes
+		2, 10, 0, 14, 26, // view "/Flatten_output_0": pool 0 at 0, 512*batch bytes
+		4, 4, // ops[4]: "MaxPool"
+		3, 7, // unview "/conv2/Conv_output_0"
+		3, 8, // unview "/Relu_1_output_0"
+		2, 13, 1, 14, 27, // view "/fc/Gemm_output_0": pool 1 at 0, 40*batch bytes
+		4, 5, // ops[5]: "Gemm"
+		3, 9, // unview "/pool/MaxPool_output_0"
+		3, 10, // unview "/Flatten_output_0"
+		2, 14, 0, 14, 27, // view "probs": pool 0 at 0, 40*batch bytes
+		4, 6, // ops[6]: "Softmax"
+		3, 13, // unview "/fc/Gemm_output_0"
+		1, 1, // release pool 1
+	},
+	Ops: []wgrt.Op{
+		{Index: 0, Place: "ops[0]", Kernel: "Conv", Inputs: []string{"image", "conv1.weight", "conv1.bias"}, Outputs: []string{"/conv1/Conv_output_0"}},
+		{Index: 1, Place: "ops[1]", Kernel: "Relu", Inputs: []string{"/conv1/Conv_output_0"}, Outputs: []string{"/Relu_output_0"}},
+		{Index: 2, Place: "ops[2]", Kernel: "Conv", Inputs: []string{"/Relu_output_0", "conv2.weight", "conv2.bias"}, Outputs: []string{"/conv2/Conv_output_0"}},
+		{Index: 3, Place: "ops[3]", Kernel: "Relu", Inputs: []string{"/conv2/Conv_output_0"}, Outputs: []string{"/Relu_1_output_0"}},
+		{Index: 4, Place: "ops[4]", Kernel: "MaxPool", Inputs: []string{"/Relu_1_output_0"}, Outputs: []string{"/pool/MaxPool_output_0"}},
+		{Index: 5, Place: "ops[5]", Kernel: "Gemm", Inputs: []string{"/Flatten_output_0", "fc.weight", "fc.bias"}, Outputs: []string{"/fc/Gemm_output_0"}},
+		{Index: 6, Place: "ops[6]", Kernel: "Softmax", Inputs: []string{"/fc/Gemm_output_0"}, Outputs: []string{"probs"}},
+	},
+	PoolDevices: []string{"cpu", "cpu"},
+	OutputPools: []int32{0},
+	Align:       64,
+	NumLoops:    0,
+}
+
+// opArgs are each op's kernel number, tensors and attributes; op i's row
+// is opArgs[opStart[i]:opStart[i+1]].
 var (
-	const_ints0 = []int{3, 3}
-	const_ints1 = []int{1, 1}
-	const_ints2 = []int{1, 1, 1, 1}
-	const_ints3 = []int{2, 2}
-	const_ints4 = []int{0, 0, 0, 0}
+	opArgs = [...]int32{
+		0, 3, 0, 1, 2, 0, 1, 2, 1, 1, // ops[0]: "Conv"
+		1, 4, 3, // ops[1]: "Relu"
+		0, 7, 4, 5, 6, 0, 3, 2, 1, 1, // ops[2]: "Conv"
+		1, 8, 7, // ops[3]: "Relu"
+		2, 9, 8, 3, 3, 4, 1, 14, 14, // ops[4]: "MaxPool"
+		3, 13, 10, 11, 12, 0, 0, 14, 1, // ops[5]: "Gemm"
+		4, 14, 13, 1, 0, // ops[6]: "Softmax"
+	}
+	opStart = [...]int32{
+		0, 10, 13, 23, 26, 35, 44, 49,
+	}
 )
 
-// bind sets the symbols from the inputs, checks the inputs (and the output
-// buffers the caller gave), and sets every tensor's shape and strides.
+// Float and string attributes, by number.
+var (
+	floatAttrs = [...]float64{1.0}
+)
+
+// bind sets the symbols from the inputs, lays the tensors out at them, and
+// checks the inputs (and the output buffers the caller gave).
 func (f *frame) bind(in *Inputs, out *Outputs) error {
 	var bound [1]bool
-	if err := wgrt.BindSymbol(&f.sym.Batch, &bound[0], "batch", "image", in.Image.Shape, 4, 0, 1, 0); err != nil {
+	if err := wgrt.BindSymbol(&f.Sym[0], &bound[0], "batch", "image", in.Image.Shape, 4, 0, 1, 0); err != nil {
 		return fmt.Errorf("%s: input %w", "cnn", err)
 	}
-	if err := wgrt.CheckRange("batch", f.sym.Batch, 1, -1); err != nil {
+	if err := wgrt.CheckRange("batch", f.Sym[0], 1, -1); err != nil {
 		return fmt.Errorf("%s: %w", "cnn", err)
 	}
-	batch := f.sym.Batch
-	f.t.Image = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[0:0:4], batch, 1, 16, 16), Strides: append(f.dims[4:4:8], 256, 256, 16, 1)}
-	f.t.Conv1Weight = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[8:8:12], 4, 1, 3, 3), Strides: append(f.dims[12:12:16], 9, 9, 3, 1)}
-	f.t.Conv1Bias = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[16:16:17], 4), Strides: append(f.dims[17:17:18], 1)}
-	f.t.Conv1ConvOutput0 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[18:18:22], batch, 4, 16, 16), Strides: append(f.dims[22:22:26], 1024, 256, 16, 1)}
-	f.t.ReluOutput0 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[26:26:30], batch, 4, 16, 16), Strides: append(f.dims[30:30:34], 1024, 256, 16, 1)}
-	f.t.Conv2Weight = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[34:34:38], 8, 4, 3, 3), Strides: append(f.dims[38:38:42], 36, 9, 3, 1)}
-	f.t.Conv2Bias = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[42:42:43], 8), Strides: append(f.dims[43:43:44], 1)}
-	f.t.Conv2ConvOutput0 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[44:44:48], batch, 8, 8, 8), Strides: append(f.dims[48:48:52], 512, 64, 8, 1)}
-	f.t.Relu1Output0 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[52:52:56], batch, 8, 8, 8), Strides: append(f.dims[56:56:60], 512, 64, 8, 1)}
-	f.t.PoolMaxPoolOutput0 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[60:60:64], batch, 8, 4, 4), Strides: append(f.dims[64:64:68], 128, 16, 4, 1)}
-	f.t.FlattenOutput0 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[68:68:70], batch, 128), Strides: append(f.dims[70:70:72], 128, 1)}
-	f.t.FcWeight = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[72:72:74], 10, 128), Strides: append(f.dims[74:74:76], 128, 1)}
-	f.t.FcBias = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[76:76:77], 10), Strides: append(f.dims[77:77:78], 1)}
-	f.t.FcGemmOutput0 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[78:78:80], batch, 10), Strides: append(f.dims[80:80:82], 10, 1)}
-	f.t.Probs = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[82:82:84], batch, 10), Strides: append(f.dims[84:84:86], 10, 1)}
-	if err := wgrt.CheckTensor("image", in.Image, wgrt.F32, "cpu", f.t.Image.Shape, f.t.Image.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "cnn", err)
+	f.Layout(&program)
+	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.Image, &in.Conv1Weight, &in.Conv1Bias, &in.Conv2Weight, &in.Conv2Bias, &in.FcWeight, &in.FcBias}); err != nil {
+		return err
 	}
-	if err := wgrt.CheckTensor("conv1.weight", in.Conv1Weight, wgrt.F32, "cpu", f.t.Conv1Weight.Shape, f.t.Conv1Weight.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "cnn", err)
-	}
-	if err := wgrt.CheckTensor("conv1.bias", in.Conv1Bias, wgrt.F32, "cpu", f.t.Conv1Bias.Shape, f.t.Conv1Bias.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "cnn", err)
-	}
-	if err := wgrt.CheckTensor("conv2.weight", in.Conv2Weight, wgrt.F32, "cpu", f.t.Conv2Weight.Shape, f.t.Conv2Weight.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "cnn", err)
-	}
-	if err := wgrt.CheckTensor("conv2.bias", in.Conv2Bias, wgrt.F32, "cpu", f.t.Conv2Bias.Shape, f.t.Conv2Bias.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "cnn", err)
-	}
-	if err := wgrt.CheckTensor("fc.weight", in.FcWeight, wgrt.F32, "cpu", f.t.FcWeight.Shape, f.t.FcWeight.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "cnn", err)
-	}
-	if err := wgrt.CheckTensor("fc.bias", in.FcBias, wgrt.F32, "cpu", f.t.FcBias.Shape, f.t.FcBias.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "cnn", err)
-	}
-	f.t.Image.Data = in.Image.Data[0 : 1024*batch : 1024*batch]
-	f.t.Conv1Weight.Data = in.Conv1Weight.Data[0:144:144]
-	f.t.Conv1Bias.Data = in.Conv1Bias.Data[0:16:16]
-	f.t.Conv2Weight.Data = in.Conv2Weight.Data[0:1152:1152]
-	f.t.Conv2Bias.Data = in.Conv2Bias.Data[0:32:32]
-	f.t.FcWeight.Data = in.FcWeight.Data[0:5120:5120]
-	f.t.FcBias.Data = in.FcBias.Data[0:40:40]
-	if out.Probs.Data != nil {
-		if err := wgrt.CheckTensor("probs", out.Probs, wgrt.F32, "cpu", f.t.Probs.Shape, f.t.Probs.Strides); err != nil {
-			return fmt.Errorf("%s: output buffer %w", "cnn", err)
-		}
-	}
-	return nil
+	return f.BindOutputs(&program, []*wgrt.Tensor{&out.Probs})
 }
 
-// run runs the plan's lines: pools created at first use and released after
-// their last, tensor data as views into them, the kernel calls.
+// run runs the program's steps: pools created at first use and released
+// after their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
 		k = &kernelsFunc{fn: a.fn}
 	}
-	defer f.releaseAll(pools)
+	defer f.ReleaseAll(&program, pools)
 	obs, _ := k.(wgrt.Observer)
-	var err error
-	batch := f.sym.Batch
-	// pool 0: 4096*batch bytes on "cpu"
-	if f.pool[0], err = pools.Acquire(0, "cpu", 4096*batch, 64); err != nil {
-		return fmt.Errorf("%s: pool 0 (%d bytes on %s): %w", "cnn", 4096*batch, "cpu", err)
+	f.k = k
+	err := f.Exec(&program, pools, f, obs)
+	f.k = nil
+	if err != nil {
+		return err
 	}
-	f.t.Conv1ConvOutput0.Data = f.pool[0][0 : 4096*batch : 4096*batch]
-	f.t.ReluOutput0.Data = f.pool[0][0 : 4096*batch : 4096*batch]
-	// ops[0] (kernel "Conv")
-	if obs != nil {
-		obs.BeginOp(&opTable[0])
-	}
-	if err := k.Conv(f.t.Conv1ConvOutput0, f.t.Image, f.t.Conv1Weight, f.t.Conv1Bias, const_ints0, const_ints1, const_ints2, const_ints1, 1); err != nil {
-		return &wgrt.OpError{Graph: "cnn", Op: &opTable[0], Err: err}
-	}
-	// "/Relu_output_0" takes over the storage of "/conv1/Conv_output_0" in place.
-	// ops[1] (kernel "Relu")
-	if obs != nil {
-		obs.BeginOp(&opTable[1])
-	}
-	if err := k.Relu(f.t.ReluOutput0, f.t.Conv1ConvOutput0); err != nil {
-		return &wgrt.OpError{Graph: "cnn", Op: &opTable[1], Err: err}
-	}
-	// pool 1: 2048*batch bytes on "cpu"
-	if f.pool[1], err = pools.Acquire(1, "cpu", 2048*batch, 64); err != nil {
-		return fmt.Errorf("%s: pool 1 (%d bytes on %s): %w", "cnn", 2048*batch, "cpu", err)
-	}
-	f.t.Conv2ConvOutput0.Data = f.pool[1][0 : 2048*batch : 2048*batch]
-	f.t.Relu1Output0.Data = f.pool[1][0 : 2048*batch : 2048*batch]
-	// ops[2] (kernel "Conv")
-	if obs != nil {
-		obs.BeginOp(&opTable[2])
-	}
-	if err := k.Conv(f.t.Conv2ConvOutput0, f.t.ReluOutput0, f.t.Conv2Weight, f.t.Conv2Bias, const_ints0, const_ints3, const_ints2, const_ints1, 1); err != nil {
-		return &wgrt.OpError{Graph: "cnn", Op: &opTable[2], Err: err}
-	}
-	f.t.Conv1ConvOutput0.Data = nil
-	f.t.ReluOutput0.Data = nil
-	// "/Relu_1_output_0" takes over the storage of "/conv2/Conv_output_0" in place.
-	// ops[3] (kernel "Relu")
-	if obs != nil {
-		obs.BeginOp(&opTable[3])
-	}
-	if err := k.Relu(f.t.Relu1Output0, f.t.Conv2ConvOutput0); err != nil {
-		return &wgrt.OpError{Graph: "cnn", Op: &opTable[3], Err: err}
-	}
-	f.t.PoolMaxPoolOutput0.Data = f.pool[0][0 : 512*batch : 512*batch]
-	f.t.FlattenOutput0.Data = f.pool[0][0 : 512*batch : 512*batch]
-	// ops[4] (kernel "MaxPool")
-	if obs != nil {
-		obs.BeginOp(&opTable[4])
-	}
-	if err := k.MaxPool(f.t.PoolMaxPoolOutput0, f.t.Relu1Output0, const_ints3, const_ints3, const_ints4, const_ints1, 0, 0); err != nil {
-		return &wgrt.OpError{Graph: "cnn", Op: &opTable[4], Err: err}
-	}
-	f.t.Conv2ConvOutput0.Data = nil
-	f.t.Relu1Output0.Data = nil
-	f.t.FcGemmOutput0.Data = f.pool[1][0 : 40*batch : 40*batch]
-	// ops[5] (kernel "Gemm")
-	if obs != nil {
-		obs.BeginOp(&opTable[5])
-	}
-	if err := k.Gemm(f.t.FcGemmOutput0, f.t.FlattenOutput0, f.t.FcWeight, f.t.FcBias, 1.0, 1.0, 0, 1); err != nil {
-		return &wgrt.OpError{Graph: "cnn", Op: &opTable[5], Err: err}
-	}
-	f.t.PoolMaxPoolOutput0.Data = nil
-	f.t.FlattenOutput0.Data = nil
-	f.t.Probs.Data = f.pool[0][0 : 40*batch : 40*batch]
-	// ops[6] (kernel "Softmax")
-	if obs != nil {
-		obs.BeginOp(&opTable[6])
-	}
-	if err := k.Softmax(f.t.Probs, f.t.FcGemmOutput0, 1, false); err != nil {
-		return &wgrt.OpError{Graph: "cnn", Op: &opTable[6], Err: err}
-	}
-	f.t.FcGemmOutput0.Data = nil
-	pools.Release(1, "cpu", f.pool[1])
-	f.pool[1] = nil
-	f.pool[0] = nil // handed to the caller with the outputs
-	wgrt.Deliver(&out.Probs, f.t.Probs)
+	wgrt.Deliver(&out.Probs, f.T[14])
 	return nil
 }
 
-// releaseAll releases the pools still held: after a failure, every pool;
-// after success, none (output pools were handed to the caller).
-func (f *frame) releaseAll(pools wgrt.Pools) {
-	for i := range f.pool {
-		if f.pool[i] != nil && !f.callerPool[i] {
-			pools.Release(i, poolDevices[i], f.pool[i])
-		}
-		f.pool[i] = nil
-		f.callerPool[i] = false
+// CallOp calls op i's kernel with the tensors and attributes its row in
+// opArgs names.
+func (f *frame) CallOp(i int) error {
+	a := opArgs[opStart[i]:opStart[i+1]]
+	t := f.T
+	switch a[0] {
+	case 0:
+		// "Conv"
+		return f.k.Conv(t[a[1]], t[a[2]], t[a[3]], t[a[4]], f.Lists[a[5]], f.Lists[a[6]], f.Lists[a[7]], f.Lists[a[8]], f.Vals[a[9]])
+	case 1:
+		// "Relu"
+		return f.k.Relu(t[a[1]], t[a[2]])
+	case 2:
+		// "MaxPool"
+		return f.k.MaxPool(t[a[1]], t[a[2]], f.Lists[a[3]], f.Lists[a[4]], f.Lists[a[5]], f.Lists[a[6]], f.Vals[a[7]], f.Vals[a[8]])
+	case 3:
+		// "Gemm"
+		return f.k.Gemm(t[a[1]], t[a[2]], t[a[3]], t[a[4]], floatAttrs[a[5]], floatAttrs[a[6]], f.Vals[a[7]], f.Vals[a[8]])
+	case 4:
+		// "Softmax"
+		return f.k.Softmax(t[a[1]], t[a[2]], f.Vals[a[3]], a[4] != 0)
 	}
+	return fmt.Errorf("op %d has unknown kernel %d (the generated tables were edited)", i, a[0])
 }

@@ -209,7 +209,7 @@ func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error
 	if out == nil {
 		out = new(Outputs)
 	}
-	f := new(frame)
+	f := newFrame()
 	if err := f.bind(in, out); err != nil {
 		return nil, err
 	}
@@ -227,13 +227,16 @@ func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error
 // an error instead of corrupting memory. Use one Runner per goroutine.
 type Runner struct {
 	pools wgrt.KeptPools
-	f     frame
+	f     *frame
 	busy  atomic.Bool
 }
 
 // NewRunner returns a Runner that gets its pools from opts' allocators.
 func NewRunner(opts Options) *Runner {
-	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}}
+	return &Runner{
+		f:     newFrame(),
+		pools: wgrt.KeptPools{Allocators: opts.Allocators},
+	}
 }
 
 // Run runs the graph once, writing the outputs into out.
@@ -242,6 +245,9 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 		return errors.New("resnet18: Runner.Run called while another call on the same Runner is running; use one Runner per goroutine")
 	}
 	defer r.busy.Store(false)
+	if r.f == nil {
+		r.f = newFrame()
+	}
 	if err := r.f.bind(in, out); err != nil {
 		return err
 	}
@@ -253,1966 +259,1270 @@ func (r *Runner) Close() {
 	r.pools.Close()
 }
 
-// frame is the state of one call: symbol values, a view per tensor, and the
-// pools. The plan's pools:
+// frame is the state of one call (see wgrt.Frame) and the kernels it calls.
+// The plan's pools:
 //
 //	pool 0 on "cpu": 64*((32*batch + 63)//64) + 3968*batch bytes, 1 storages, steps [88, 90)
 //	pool 1 on "cpu": 6422528*batch bytes, 103 storages, steps [1, 89)
 type frame struct {
-	sym struct {
-		Batch int
-	}
-	t struct {
-		In1   wgrt.Tensor
-		In2   wgrt.Tensor
-		T3    wgrt.Tensor
-		T4    wgrt.Tensor
-		In5   wgrt.Tensor
-		In6   wgrt.Tensor
-		In7   wgrt.Tensor
-		In8   wgrt.Tensor
-		T9    wgrt.Tensor
-		T10   wgrt.Tensor
-		T11   wgrt.Tensor
-		T12   wgrt.Tensor
-		T13   wgrt.Tensor
-		T14   wgrt.Tensor
-		In15  wgrt.Tensor
-		T16   wgrt.Tensor
-		T17   wgrt.Tensor
-		In18  wgrt.Tensor
-		In19  wgrt.Tensor
-		In20  wgrt.Tensor
-		In21  wgrt.Tensor
-		T22   wgrt.Tensor
-		T23   wgrt.Tensor
-		T24   wgrt.Tensor
-		T25   wgrt.Tensor
-		In26  wgrt.Tensor
-		T27   wgrt.Tensor
-		T28   wgrt.Tensor
-		In29  wgrt.Tensor
-		In30  wgrt.Tensor
-		In31  wgrt.Tensor
-		In32  wgrt.Tensor
-		T33   wgrt.Tensor
-		T34   wgrt.Tensor
-		T35   wgrt.Tensor
-		T36   wgrt.Tensor
-		T37   wgrt.Tensor
-		In38  wgrt.Tensor
-		T39   wgrt.Tensor
-		T40   wgrt.Tensor
-		In41  wgrt.Tensor
-		In42  wgrt.Tensor
-		In43  wgrt.Tensor
-		In44  wgrt.Tensor
-		T45   wgrt.Tensor
-		T46   wgrt.Tensor
-		T47   wgrt.Tensor
-		T48   wgrt.Tensor
-		In49  wgrt.Tensor
-		T50   wgrt.Tensor
-		T51   wgrt.Tensor
-		In52  wgrt.Tensor
-		In53  wgrt.Tensor
-		In54  wgrt.Tensor
-		In55  wgrt.Tensor
-		T56   wgrt.Tensor
-		T57   wgrt.Tensor
-		T58   wgrt.Tensor
-		T59   wgrt.Tensor
-		T60   wgrt.Tensor
-		In61  wgrt.Tensor
-		T62   wgrt.Tensor
-		T63   wgrt.Tensor
-		In64  wgrt.Tensor
-		In65  wgrt.Tensor
-		In66  wgrt.Tensor
-		In67  wgrt.Tensor
-		T68   wgrt.Tensor
-		T69   wgrt.Tensor
-		T70   wgrt.Tensor
-		T71   wgrt.Tensor
-		In72  wgrt.Tensor
-		T73   wgrt.Tensor
-		T74   wgrt.Tensor
-		In75  wgrt.Tensor
-		In76  wgrt.Tensor
-		In77  wgrt.Tensor
-		In78  wgrt.Tensor
-		T79   wgrt.Tensor
-		T80   wgrt.Tensor
-		T81   wgrt.Tensor
-		In82  wgrt.Tensor
-		T83   wgrt.Tensor
-		T84   wgrt.Tensor
-		In85  wgrt.Tensor
-		In86  wgrt.Tensor
-		In87  wgrt.Tensor
-		In88  wgrt.Tensor
-		T89   wgrt.Tensor
-		T90   wgrt.Tensor
-		T91   wgrt.Tensor
-		T92   wgrt.Tensor
-		T93   wgrt.Tensor
-		In94  wgrt.Tensor
-		T95   wgrt.Tensor
-		T96   wgrt.Tensor
-		In97  wgrt.Tensor
-		In98  wgrt.Tensor
-		In99  wgrt.Tensor
-		In100 wgrt.Tensor
-		T101  wgrt.Tensor
-		T102  wgrt.Tensor
-		T103  wgrt.Tensor
-		T104  wgrt.Tensor
-		In105 wgrt.Tensor
-		T106  wgrt.Tensor
-		T107  wgrt.Tensor
-		In108 wgrt.Tensor
-		In109 wgrt.Tensor
-		In110 wgrt.Tensor
-		In111 wgrt.Tensor
-		T112  wgrt.Tensor
-		T113  wgrt.Tensor
-		T114  wgrt.Tensor
-		T115  wgrt.Tensor
-		T116  wgrt.Tensor
-		In117 wgrt.Tensor
-		T118  wgrt.Tensor
-		T119  wgrt.Tensor
-		In120 wgrt.Tensor
-		In121 wgrt.Tensor
-		In122 wgrt.Tensor
-		In123 wgrt.Tensor
-		T124  wgrt.Tensor
-		T125  wgrt.Tensor
-		T126  wgrt.Tensor
-		T127  wgrt.Tensor
-		In128 wgrt.Tensor
-		T129  wgrt.Tensor
-		T130  wgrt.Tensor
-		In131 wgrt.Tensor
-		In132 wgrt.Tensor
-		In133 wgrt.Tensor
-		In134 wgrt.Tensor
-		T135  wgrt.Tensor
-		T136  wgrt.Tensor
-		T137  wgrt.Tensor
-		In138 wgrt.Tensor
-		T139  wgrt.Tensor
-		T140  wgrt.Tensor
-		In141 wgrt.Tensor
-		In142 wgrt.Tensor
-		In143 wgrt.Tensor
-		In144 wgrt.Tensor
-		T145  wgrt.Tensor
-		T146  wgrt.Tensor
-		T147  wgrt.Tensor
-		T148  wgrt.Tensor
-		T149  wgrt.Tensor
-		In150 wgrt.Tensor
-		T151  wgrt.Tensor
-		T152  wgrt.Tensor
-		In153 wgrt.Tensor
-		In154 wgrt.Tensor
-		In155 wgrt.Tensor
-		In156 wgrt.Tensor
-		T157  wgrt.Tensor
-		T158  wgrt.Tensor
-		T159  wgrt.Tensor
-		T160  wgrt.Tensor
-		In161 wgrt.Tensor
-		T162  wgrt.Tensor
-		T163  wgrt.Tensor
-		In164 wgrt.Tensor
-		In165 wgrt.Tensor
-		In166 wgrt.Tensor
-		In167 wgrt.Tensor
-		T168  wgrt.Tensor
-		T169  wgrt.Tensor
-		T170  wgrt.Tensor
-		T171  wgrt.Tensor
-		T172  wgrt.Tensor
-		In173 wgrt.Tensor
-		T174  wgrt.Tensor
-		T175  wgrt.Tensor
-		In176 wgrt.Tensor
-		In177 wgrt.Tensor
-		In178 wgrt.Tensor
-		In179 wgrt.Tensor
-		T180  wgrt.Tensor
-		T181  wgrt.Tensor
-		T182  wgrt.Tensor
-		T183  wgrt.Tensor
-		In184 wgrt.Tensor
-		T185  wgrt.Tensor
-		T186  wgrt.Tensor
-		In187 wgrt.Tensor
-		In188 wgrt.Tensor
-		In189 wgrt.Tensor
-		In190 wgrt.Tensor
-		T191  wgrt.Tensor
-		T192  wgrt.Tensor
-		T193  wgrt.Tensor
-		In194 wgrt.Tensor
-		T195  wgrt.Tensor
-		T196  wgrt.Tensor
-		In197 wgrt.Tensor
-		In198 wgrt.Tensor
-		In199 wgrt.Tensor
-		In200 wgrt.Tensor
-		T201  wgrt.Tensor
-		T202  wgrt.Tensor
-		T203  wgrt.Tensor
-		T204  wgrt.Tensor
-		T205  wgrt.Tensor
-		In206 wgrt.Tensor
-		T207  wgrt.Tensor
-		T208  wgrt.Tensor
-		In209 wgrt.Tensor
-		In210 wgrt.Tensor
-		In211 wgrt.Tensor
-		In212 wgrt.Tensor
-		T213  wgrt.Tensor
-		T214  wgrt.Tensor
-		T215  wgrt.Tensor
-		T216  wgrt.Tensor
-		In217 wgrt.Tensor
-		T218  wgrt.Tensor
-		T219  wgrt.Tensor
-		In220 wgrt.Tensor
-		In221 wgrt.Tensor
-		In222 wgrt.Tensor
-		In223 wgrt.Tensor
-		T224  wgrt.Tensor
-		T225  wgrt.Tensor
-		T226  wgrt.Tensor
-		T227  wgrt.Tensor
-		T228  wgrt.Tensor
-		T229  wgrt.Tensor
-		V230  wgrt.Tensor
-		In231 wgrt.Tensor
-		V232  wgrt.Tensor
-		In233 wgrt.Tensor
-		T234  wgrt.Tensor
-	}
-	pool       [2][]byte
-	callerPool [2]bool   // the pool is an output buffer the caller gave
-	dims       [1010]int // backing of every shape, stride and symbolic int list
-	ints       [0][]int  // symbolic int list attributes
+	*wgrt.Frame
+	k Kernels
 }
 
-// poolDevices is the device of each pool.
-var poolDevices = [2]string{"cpu", "cpu"}
-
-// opTable describes every kernel op, for observers and errors.
-var opTable = [88]wgrt.Op{
-	{Index: 0, Place: "ops[0]", Kernel: "convolution", Inputs: []string{"in1", "in2"}, Outputs: []string{"t3"}},
-	{Index: 1, Place: "ops[1]", Kernel: "empty_memory_format", Outputs: []string{"t4"}},
-	{Index: 2, Place: "ops[2]", Kernel: "native_batch_norm", Inputs: []string{"t3", "in5", "in6", "in7", "in8"}, Outputs: []string{"t9", "t10", "t11"}},
-	{Index: 3, Place: "ops[3]", Kernel: "relu_", Inputs: []string{"t9"}, Outputs: []string{"t12"}},
-	{Index: 4, Place: "ops[4]", Kernel: "max_pool2d_with_indices", Inputs: []string{"t12"}, Outputs: []string{"t13", "t14"}},
-	{Index: 5, Place: "ops[5]", Kernel: "convolution", Inputs: []string{"t13", "in15"}, Outputs: []string{"t16"}},
-	{Index: 6, Place: "ops[6]", Kernel: "empty_memory_format", Outputs: []string{"t17"}},
-	{Index: 7, Place: "ops[7]", Kernel: "native_batch_norm", Inputs: []string{"t16", "in18", "in19", "in20", "in21"}, Outputs: []string{"t22", "t23", "t24"}},
-	{Index: 8, Place: "ops[8]", Kernel: "relu_", Inputs: []string{"t22"}, Outputs: []string{"t25"}},
-	{Index: 9, Place: "ops[9]", Kernel: "convolution", Inputs: []string{"t25", "in26"}, Outputs: []string{"t27"}},
-	{Index: 10, Place: "ops[10]", Kernel: "empty_memory_format", Outputs: []string{"t28"}},
-	{Index: 11, Place: "ops[11]", Kernel: "native_batch_norm", Inputs: []string{"t27", "in29", "in30", "in31", "in32"}, Outputs: []string{"t33", "t34", "t35"}},
-	{Index: 12, Place: "ops[12]", Kernel: "add__Tensor", Inputs: []string{"t33", "t13"}, Outputs: []string{"t36"}},
-	{Index: 13, Place: "ops[13]", Kernel: "relu_", Inputs: []string{"t36"}, Outputs: []string{"t37"}},
-	{Index: 14, Place: "ops[14]", Kernel: "convolution", Inputs: []string{"t37", "in38"}, Outputs: []string{"t39"}},
-	{Index: 15, Place: "ops[15]", Kernel: "empty_memory_format", Outputs: []string{"t40"}},
-	{Index: 16, Place: "ops[16]", Kernel: "native_batch_norm", Inputs: []string{"t39", "in41", "in42", "in43", "in44"}, Outputs: []string{"t45", "t46", "t47"}},
-	{Index: 17, Place: "ops[17]", Kernel: "relu_", Inputs: []string{"t45"}, Outputs: []string{"t48"}},
-	{Index: 18, Place: "ops[18]", Kernel: "convolution", Inputs: []string{"t48", "in49"}, Outputs: []string{"t50"}},
-	{Index: 19, Place: "ops[19]", Kernel: "empty_memory_format", Outputs: []string{"t51"}},
-	{Index: 20, Place: "ops[20]", Kernel: "native_batch_norm", Inputs: []string{"t50", "in52", "in53", "in54", "in55"}, Outputs: []string{"t56", "t57", "t58"}},
-	{Index: 21, Place: "ops[21]", Kernel: "add__Tensor", Inputs: []string{"t56", "t37"}, Outputs: []string{"t59"}},
-	{Index: 22, Place: "ops[22]", Kernel: "relu_", Inputs: []string{"t59"}, Outputs: []string{"t60"}},
-	{Index: 23, Place: "ops[23]", Kernel: "convolution", Inputs: []string{"t60", "in61"}, Outputs: []string{"t62"}},
-	{Index: 24, Place: "ops[24]", Kernel: "empty_memory_format", Outputs: []string{"t63"}},
-	{Index: 25, Place: "ops[25]", Kernel: "native_batch_norm", Inputs: []string{"t62", "in64", "in65", "in66", "in67"}, Outputs: []string{"t68", "t69", "t70"}},
-	{Index: 26, Place: "ops[26]", Kernel: "relu_", Inputs: []string{"t68"}, Outputs: []string{"t71"}},
-	{Index: 27, Place: "ops[27]", Kernel: "convolution", Inputs: []string{"t71", "in72"}, Outputs: []string{"t73"}},
-	{Index: 28, Place: "ops[28]", Kernel: "empty_memory_format", Outputs: []string{"t74"}},
-	{Index: 29, Place: "ops[29]", Kernel: "native_batch_norm", Inputs: []string{"t73", "in75", "in76", "in77", "in78"}, Outputs: []string{"t79", "t80", "t81"}},
-	{Index: 30, Place: "ops[30]", Kernel: "convolution", Inputs: []string{"t60", "in82"}, Outputs: []string{"t83"}},
-	{Index: 31, Place: "ops[31]", Kernel: "empty_memory_format", Outputs: []string{"t84"}},
-	{Index: 32, Place: "ops[32]", Kernel: "native_batch_norm", Inputs: []string{"t83", "in85", "in86", "in87", "in88"}, Outputs: []string{"t89", "t90", "t91"}},
-	{Index: 33, Place: "ops[33]", Kernel: "add__Tensor", Inputs: []string{"t79", "t89"}, Outputs: []string{"t92"}},
-	{Index: 34, Place: "ops[34]", Kernel: "relu_", Inputs: []string{"t92"}, Outputs: []string{"t93"}},
-	{Index: 35, Place: "ops[35]", Kernel: "convolution", Inputs: []string{"t93", "in94"}, Outputs: []string{"t95"}},
-	{Index: 36, Place: "ops[36]", Kernel: "empty_memory_format", Outputs: []string{"t96"}},
-	{Index: 37, Place: "ops[37]", Kernel: "native_batch_norm", Inputs: []string{"t95", "in97", "in98", "in99", "in100"}, Outputs: []string{"t101", "t102", "t103"}},
-	{Index: 38, Place: "ops[38]", Kernel: "relu_", Inputs: []string{"t101"}, Outputs: []string{"t104"}},
-	{Index: 39, Place: "ops[39]", Kernel: "convolution", Inputs: []string{"t104", "in105"}, Outputs: []string{"t106"}},
-	{Index: 40, Place: "ops[40]", Kernel: "empty_memory_format", Outputs: []string{"t107"}},
-	{Index: 41, Place: "ops[41]", Kernel: "native_batch_norm", Inputs: []string{"t106", "in108", "in109", "in110", "in111"}, Outputs: []string{"t112", "t113", "t114"}},
-	{Index: 42, Place: "ops[42]", Kernel: "add__Tensor", Inputs: []string{"t112", "t93"}, Outputs: []string{"t115"}},
-	{Index: 43, Place: "ops[43]", Kernel: "relu_", Inputs: []string{"t115"}, Outputs: []string{"t116"}},
-	{Index: 44, Place: "ops[44]", Kernel: "convolution", Inputs: []string{"t116", "in117"}, Outputs: []string{"t118"}},
-	{Index: 45, Place: "ops[45]", Kernel: "empty_memory_format", Outputs: []string{"t119"}},
-	{Index: 46, Place: "ops[46]", Kernel: "native_batch_norm", Inputs: []string{"t118", "in120", "in121", "in122", "in123"}, Outputs: []string{"t124", "t125", "t126"}},
-	{Index: 47, Place: "ops[47]", Kernel: "relu_", Inputs: []string{"t124"}, Outputs: []string{"t127"}},
-	{Index: 48, Place: "ops[48]", Kernel: "convolution", Inputs: []string{"t127", "in128"}, Outputs: []string{"t129"}},
-	{Index: 49, Place: "ops[49]", Kernel: "empty_memory_format", Outputs: []string{"t130"}},
-	{Index: 50, Place: "ops[50]", Kernel: "native_batch_norm", Inputs: []string{"t129", "in131", "in132", "in133", "in134"}, Outputs: []string{"t135", "t136", "t137"}},
-	{Index: 51, Place: "ops[51]", Kernel: "convolution", Inputs: []string{"t116", "in138"}, Outputs: []string{"t139"}},
-	{Index: 52, Place: "ops[52]", Kernel: "empty_memory_format", Outputs: []string{"t140"}},
-	{Index: 53, Place: "ops[53]", Kernel: "native_batch_norm", Inputs: []string{"t139", "in141", "in142", "in143", "in144"}, Outputs: []string{"t145", "t146", "t147"}},
-	{Index: 54, Place: "ops[54]", Kernel: "add__Tensor", Inputs: []string{"t135", "t145"}, Outputs: []string{"t148"}},
-	{Index: 55, Place: "ops[55]", Kernel: "relu_", Inputs: []string{"t148"}, Outputs: []string{"t149"}},
-	{Index: 56, Place: "ops[56]", Kernel: "convolution", Inputs: []string{"t149", "in150"}, Outputs: []string{"t151"}},
-	{Index: 57, Place: "ops[57]", Kernel: "empty_memory_format", Outputs: []string{"t152"}},
-	{Index: 58, Place: "ops[58]", Kernel: "native_batch_norm", Inputs: []string{"t151", "in153", "in154", "in155", "in156"}, Outputs: []string{"t157", "t158", "t159"}},
-	{Index: 59, Place: "ops[59]", Kernel: "relu_", Inputs: []string{"t157"}, Outputs: []string{"t160"}},
-	{Index: 60, Place: "ops[60]", Kernel: "convolution", Inputs: []string{"t160", "in161"}, Outputs: []string{"t162"}},
-	{Index: 61, Place: "ops[61]", Kernel: "empty_memory_format", Outputs: []string{"t163"}},
-	{Index: 62, Place: "ops[62]", Kernel: "native_batch_norm", Inputs: []string{"t162", "in164", "in165", "in166", "in167"}, Outputs: []string{"t168", "t169", "t170"}},
-	{Index: 63, Place: "ops[63]", Kernel: "add__Tensor", Inputs: []string{"t168", "t149"}, Outputs: []string{"t171"}},
-	{Index: 64, Place: "ops[64]", Kernel: "relu_", Inputs: []string{"t171"}, Outputs: []string{"t172"}},
-	{Index: 65, Place: "ops[65]", Kernel: "convolution", Inputs: []string{"t172", "in173"}, Outputs: []string{"t174"}},
-	{Index: 66, Place: "ops[66]", Kernel: "empty_memory_format", Outputs: []string{"t175"}},
-	{Index: 67, Place: "ops[67]", Kernel: "native_batch_norm", Inputs: []string{"t174", "in176", "in177", "in178", "in179"}, Outputs: []string{"t180", "t181", "t182"}},
-	{Index: 68, Place: "ops[68]", Kernel: "relu_", Inputs: []string{"t180"}, Outputs: []string{"t183"}},
-	{Index: 69, Place: "ops[69]", Kernel: "convolution", Inputs: []string{"t183", "in184"}, Outputs: []string{"t185"}},
-	{Index: 70, Place: "ops[70]", Kernel: "empty_memory_format", Outputs: []string{"t186"}},
-	{Index: 71, Place: "ops[71]", Kernel: "native_batch_norm", Inputs: []string{"t185", "in187", "in188", "in189", "in190"}, Outputs: []string{"t191", "t192", "t193"}},
-	{Index: 72, Place: "ops[72]", Kernel: "convolution", Inputs: []string{"t172", "in194"}, Outputs: []string{"t195"}},
-	{Index: 73, Place: "ops[73]", Kernel: "empty_memory_format", Outputs: []string{"t196"}},
-	{Index: 74, Place: "ops[74]", Kernel: "native_batch_norm", Inputs: []string{"t195", "in197", "in198", "in199", "in200"}, Outputs: []string{"t201", "t202", "t203"}},
-	{Index: 75, Place: "ops[75]", Kernel: "add__Tensor", Inputs: []string{"t191", "t201"}, Outputs: []string{"t204"}},
-	{Index: 76, Place: "ops[76]", Kernel: "relu_", Inputs: []string{"t204"}, Outputs: []string{"t205"}},
-	{Index: 77, Place: "ops[77]", Kernel: "convolution", Inputs: []string{"t205", "in206"}, Outputs: []string{"t207"}},
-	{Index: 78, Place: "ops[78]", Kernel: "empty_memory_format", Outputs: []string{"t208"}},
-	{Index: 79, Place: "ops[79]", Kernel: "native_batch_norm", Inputs: []string{"t207", "in209", "in210", "in211", "in212"}, Outputs: []string{"t213", "t214", "t215"}},
-	{Index: 80, Place: "ops[80]", Kernel: "relu_", Inputs: []string{"t213"}, Outputs: []string{"t216"}},
-	{Index: 81, Place: "ops[81]", Kernel: "convolution", Inputs: []string{"t216", "in217"}, Outputs: []string{"t218"}},
-	{Index: 82, Place: "ops[82]", Kernel: "empty_memory_format", Outputs: []string{"t219"}},
-	{Index: 83, Place: "ops[83]", Kernel: "native_batch_norm", Inputs: []string{"t218", "in220", "in221", "in222", "in223"}, Outputs: []string{"t224", "t225", "t226"}},
-	{Index: 84, Place: "ops[84]", Kernel: "add__Tensor", Inputs: []string{"t224", "t205"}, Outputs: []string{"t227"}},
-	{Index: 85, Place: "ops[85]", Kernel: "relu_", Inputs: []string{"t227"}, Outputs: []string{"t228"}},
-	{Index: 86, Place: "ops[86]", Kernel: "mean_dim", Inputs: []string{"t228"}, Outputs: []string{"t229"}},
-	{Index: 87, Place: "ops[87]", Kernel: "addmm", Inputs: []string{"in233", "v230", "v232"}, Outputs: []string{"t234"}},
+func newFrame() *frame {
+	return &frame{Frame: wgrt.NewFrame(&program, 1, 103, 1)}
 }
 
-// Constant int list attributes; kernels must not modify them.
+// program is the plan as data, which wgrt.Frame runs: values computed from
+// the symbols, tensor layouts in those values, and the steps.
+var program = wgrt.Program{
+	Graph: "resnet18",
+	Code: []int{
+		1, 0, 0,
+		0, 3, 0,
+		0, 224, 0,
+		0, 150528, 0,
+		0, 50176, 0,
+		0, 1, 0,
+		0, 64, 0,
+		0, 7, 0,
+		0, 147, 0,
+		0, 49, 0,
+		0, 112, 0,
+		0, 802816, 0,
+		0, 12544, 0,
+		0, 0, 0,
+		0, 56, 0,
+		0, 200704, 0,
+		0, 3136, 0,
+		0, 576, 0,
+		0, 9, 0,
+		0, 128, 0,
+		0, 28, 0,
+		0, 100352, 0,
+		0, 784, 0,
+		0, 1152, 0,
+		0, 256, 0,
+		0, 14, 0,
+		0, 196, 0,
+		0, 2304, 0,
+		0, 512, 0,
+		0, 25088, 0,
+		0, 4608, 0,
+		0, 1000, 0,
+		0, 602112, 0,
+		3, 32, 0,
+		0, 37632, 0,
+		0, 147456, 0,
+		0, 294912, 0,
+		0, 589824, 0,
+		0, 32768, 0,
+		0, 1179648, 0,
+		0, 1024, 0,
+		0, 2359296, 0,
+		0, 131072, 0,
+		0, 4718592, 0,
+		0, 2048, 0,
+		0, 9437184, 0,
+		0, 524288, 0,
+		0, 2048000, 0,
+		0, 4000, 0,
+		0, 32, 0,
+		3, 49, 0,
+		0, 63, 0,
+		2, 50, 51,
+		4, 52, 6,
+		3, 6, 53,
+		0, 3968, 0,
+		3, 55, 0,
+		2, 54, 56,
+		0, 6422528, 0,
+		3, 58, 0,
+		0, 2, 0,
+		0, -1, 0,
+		0, -2, 0,
+		0, 3211264, 0,
+		3, 63, 0,
+		0, 1605632, 0,
+		3, 65, 0,
+		0, 2408448, 0,
+		3, 67, 0,
+		3, 11, 0,
+		0, 401408, 0,
+		3, 70, 0,
+		0, 2007040, 0,
+		3, 72, 0,
+		0, 1204224, 0,
+		3, 74, 0,
+		3, 15, 0,
+		0, 1003520, 0,
+		3, 77, 0,
+		3, 21, 0,
+		0, 501760, 0,
+		3, 80, 0,
+		0, 301056, 0,
+		3, 82, 0,
+		3, 44, 0,
+		3, 48, 0,
+	},
+	Tensors: []int32{
+		11, 0, 4, 0, // "in1"
+		11, 0, 4, 8, // "in2"
+		11, 0, 4, 16, // "t3"
+		2, 0, 1, 24, // "t4"
+		11, 0, 1, 26, // "in5"
+		11, 0, 1, 28, // "in6"
+		11, 0, 1, 30, // "in7"
+		11, 0, 1, 32, // "in8"
+		11, 0, 4, 34, // "t9"
+		11, 0, 1, 42, // "t10"
+		11, 0, 1, 44, // "t11"
+		11, 0, 4, 46, // "t12"
+		11, 0, 4, 54, // "t13"
+		7, 0, 4, 62, // "t14"
+		11, 0, 4, 70, // "in15"
+		11, 0, 4, 78, // "t16"
+		2, 0, 1, 86, // "t17"
+		11, 0, 1, 88, // "in18"
+		11, 0, 1, 90, // "in19"
+		11, 0, 1, 92, // "in20"
+		11, 0, 1, 94, // "in21"
+		11, 0, 4, 96, // "t22"
+		11, 0, 1, 104, // "t23"
+		11, 0, 1, 106, // "t24"
+		11, 0, 4, 108, // "t25"
+		11, 0, 4, 116, // "in26"
+		11, 0, 4, 124, // "t27"
+		2, 0, 1, 132, // "t28"
+		11, 0, 1, 134, // "in29"
+		11, 0, 1, 136, // "in30"
+		11, 0, 1, 138, // "in31"
+		11, 0, 1, 140, // "in32"
+		11, 0, 4, 142, // "t33"
+		11, 0, 1, 150, // "t34"
+		11, 0, 1, 152, // "t35"
+		11, 0, 4, 154, // "t36"
+		11, 0, 4, 162, // "t37"
+		11, 0, 4, 170, // "in38"
+		11, 0, 4, 178, // "t39"
+		2, 0, 1, 186, // "t40"
+		11, 0, 1, 188, // "in41"
+		11, 0, 1, 190, // "in42"
+		11, 0, 1, 192, // "in43"
+		11, 0, 1, 194, // "in44"
+		11, 0, 4, 196, // "t45"
+		11, 0, 1, 204, // "t46"
+		11, 0, 1, 206, // "t47"
+		11, 0, 4, 208, // "t48"
+		11, 0, 4, 216, // "in49"
+		11, 0, 4, 224, // "t50"
+		2, 0, 1, 232, // "t51"
+		11, 0, 1, 234, // "in52"
+		11, 0, 1, 236, // "in53"
+		11, 0, 1, 238, // "in54"
+		11, 0, 1, 240, // "in55"
+		11, 0, 4, 242, // "t56"
+		11, 0, 1, 250, // "t57"
+		11, 0, 1, 252, // "t58"
+		11, 0, 4, 254, // "t59"
+		11, 0, 4, 262, // "t60"
+		11, 0, 4, 270, // "in61"
+		11, 0, 4, 278, // "t62"
+		2, 0, 1, 286, // "t63"
+		11, 0, 1, 288, // "in64"
+		11, 0, 1, 290, // "in65"
+		11, 0, 1, 292, // "in66"
+		11, 0, 1, 294, // "in67"
+		11, 0, 4, 296, // "t68"
+		11, 0, 1, 304, // "t69"
+		11, 0, 1, 306, // "t70"
+		11, 0, 4, 308, // "t71"
+		11, 0, 4, 316, // "in72"
+		11, 0, 4, 324, // "t73"
+		2, 0, 1, 332, // "t74"
+		11, 0, 1, 334, // "in75"
+		11, 0, 1, 336, // "in76"
+		11, 0, 1, 338, // "in77"
+		11, 0, 1, 340, // "in78"
+		11, 0, 4, 342, // "t79"
+		11, 0, 1, 350, // "t80"
+		11, 0, 1, 352, // "t81"
+		11, 0, 4, 354, // "in82"
+		11, 0, 4, 362, // "t83"
+		2, 0, 1, 370, // "t84"
+		11, 0, 1, 372, // "in85"
+		11, 0, 1, 374, // "in86"
+		11, 0, 1, 376, // "in87"
+		11, 0, 1, 378, // "in88"
+		11, 0, 4, 380, // "t89"
+		11, 0, 1, 388, // "t90"
+		11, 0, 1, 390, // "t91"
+		11, 0, 4, 392, // "t92"
+		11, 0, 4, 400, // "t93"
+		11, 0, 4, 408, // "in94"
+		11, 0, 4, 416, // "t95"
+		2, 0, 1, 424, // "t96"
+		11, 0, 1, 426, // "in97"
+		11, 0, 1, 428, // "in98"
+		11, 0, 1, 430, // "in99"
+		11, 0, 1, 432, // "in100"
+		11, 0, 4, 434, // "t101"
+		11, 0, 1, 442, // "t102"
+		11, 0, 1, 444, // "t103"
+		11, 0, 4, 446, // "t104"
+		11, 0, 4, 454, // "in105"
+		11, 0, 4, 462, // "t106"
+		2, 0, 1, 470, // "t107"
+		11, 0, 1, 472, // "in108"
+		11, 0, 1, 474, // "in109"
+		11, 0, 1, 476, // "in110"
+		11, 0, 1, 478, // "in111"
+		11, 0, 4, 480, // "t112"
+		11, 0, 1, 488, // "t113"
+		11, 0, 1, 490, // "t114"
+		11, 0, 4, 492, // "t115"
+		11, 0, 4, 500, // "t116"
+		11, 0, 4, 508, // "in117"
+		11, 0, 4, 516, // "t118"
+		2, 0, 1, 524, // "t119"
+		11, 0, 1, 526, // "in120"
+		11, 0, 1, 528, // "in121"
+		11, 0, 1, 530, // "in122"
+		11, 0, 1, 532, // "in123"
+		11, 0, 4, 534, // "t124"
+		11, 0, 1, 542, // "t125"
+		11, 0, 1, 544, // "t126"
+		11, 0, 4, 546, // "t127"
+		11, 0, 4, 554, // "in128"
+		11, 0, 4, 562, // "t129"
+		2, 0, 1, 570, // "t130"
+		11, 0, 1, 572, // "in131"
+		11, 0, 1, 574, // "in132"
+		11, 0, 1, 576, // "in133"
+		11, 0, 1, 578, // "in134"
+		11, 0, 4, 580, // "t135"
+		11, 0, 1, 588, // "t136"
+		11, 0, 1, 590, // "t137"
+		11, 0, 4, 592, // "in138"
+		11, 0, 4, 600, // "t139"
+		2, 0, 1, 608, // "t140"
+		11, 0, 1, 610, // "in141"
+		11, 0, 1, 612, // "in142"
+		11, 0, 1, 614, // "in143"
+		11, 0, 1, 616, // "in144"
+		11, 0, 4, 618, // "t145"
+		11, 0, 1, 626, // "t146"
+		11, 0, 1, 628, // "t147"
+		11, 0, 4, 630, // "t148"
+		11, 0, 4, 638, // "t149"
+		11, 0, 4, 646, // "in150"
+		11, 0, 4, 654, // "t151"
+		2, 0, 1, 662, // "t152"
+		11, 0, 1, 664, // "in153"
+		11, 0, 1, 666, // "in154"
+		11, 0, 1, 668, // "in155"
+		11, 0, 1, 670, // "in156"
+		11, 0, 4, 672, // "t157"
+		11, 0, 1, 680, // "t158"
+		11, 0, 1, 682, // "t159"
+		11, 0, 4, 684, // "t160"
+		11, 0, 4, 692, // "in161"
+		11, 0, 4, 700, // "t162"
+		2, 0, 1, 708, // "t163"
+		11, 0, 1, 710, // "in164"
+		11, 0, 1, 712, // "in165"
+		11, 0, 1, 714, // "in166"
+		11, 0, 1, 716, // "in167"
+		11, 0, 4, 718, // "t168"
+		11, 0, 1, 726, // "t169"
+		11, 0, 1, 728, // "t170"
+		11, 0, 4, 730, // "t171"
+		11, 0, 4, 738, // "t172"
+		11, 0, 4, 746, // "in173"
+		11, 0, 4, 754, // "t174"
+		2, 0, 1, 762, // "t175"
+		11, 0, 1, 764, // "in176"
+		11, 0, 1, 766, // "in177"
+		11, 0, 1, 768, // "in178"
+		11, 0, 1, 770, // "in179"
+		11, 0, 4, 772, // "t180"
+		11, 0, 1, 780, // "t181"
+		11, 0, 1, 782, // "t182"
+		11, 0, 4, 784, // "t183"
+		11, 0, 4, 792, // "in184"
+		11, 0, 4, 800, // "t185"
+		2, 0, 1, 808, // "t186"
+		11, 0, 1, 810, // "in187"
+		11, 0, 1, 812, // "in188"
+		11, 0, 1, 814, // "in189"
+		11, 0, 1, 816, // "in190"
+		11, 0, 4, 818, // "t191"
+		11, 0, 1, 826, // "t192"
+		11, 0, 1, 828, // "t193"
+		11, 0, 4, 830, // "in194"
+		11, 0, 4, 838, // "t195"
+		2, 0, 1, 846, // "t196"
+		11, 0, 1, 848, // "in197"
+		11, 0, 1, 850, // "in198"
+		11, 0, 1, 852, // "in199"
+		11, 0, 1, 854, // "in200"
+		11, 0, 4, 856, // "t201"
+		11, 0, 1, 864, // "t202"
+		11, 0, 1, 866, // "t203"
+		11, 0, 4, 868, // "t204"
+		11, 0, 4, 876, // "t205"
+		11, 0, 4, 884, // "in206"
+		11, 0, 4, 892, // "t207"
+		2, 0, 1, 900, // "t208"
+		11, 0, 1, 902, // "in209"
+		11, 0, 1, 904, // "in210"
+		11, 0, 1, 906, // "in211"
+		11, 0, 1, 908, // "in212"
+		11, 0, 4, 910, // "t213"
+		11, 0, 1, 918, // "t214"
+		11, 0, 1, 920, // "t215"
+		11, 0, 4, 922, // "t216"
+		11, 0, 4, 930, // "in217"
+		11, 0, 4, 938, // "t218"
+		2, 0, 1, 946, // "t219"
+		11, 0, 1, 948, // "in220"
+		11, 0, 1, 950, // "in221"
+		11, 0, 1, 952, // "in222"
+		11, 0, 1, 954, // "in223"
+		11, 0, 4, 956, // "t224"
+		11, 0, 1, 964, // "t225"
+		11, 0, 1, 966, // "t226"
+		11, 0, 4, 968, // "t227"
+		11, 0, 4, 976, // "t228"
+		11, 0, 4, 984, // "t229"
+		11, 0, 2, 992, // "v230"
+		11, 0, 2, 996, // "in231"
+		11, 0, 2, 1000, // "v232"
+		11, 0, 1, 1004, // "in233"
+		11, 0, 2, 1006, // "t234"
+	},
+	Devices: []string{"cpu"},
+	Dims: []int32{
+		0, 1, 2, 2, 3, 4, 2, 5, 6, 1, 7, 7, 8, 9, 7, 5,
+		0, 6, 10, 10, 11, 12, 10, 5, 13, 5, 6, 5, 6, 5, 6, 5,
+		6, 5, 0, 6, 10, 10, 11, 12, 10, 5, 13, 5, 13, 5, 0, 6,
+		10, 10, 11, 12, 10, 5, 0, 6, 14, 14, 15, 16, 14, 5, 0, 6,
+		14, 14, 15, 16, 14, 5, 6, 6, 1, 1, 17, 18, 1, 5, 0, 6,
+		14, 14, 15, 16, 14, 5, 13, 5, 6, 5, 6, 5, 6, 5, 6, 5,
+		0, 6, 14, 14, 15, 16, 14, 5, 13, 5, 13, 5, 0, 6, 14, 14,
+		15, 16, 14, 5, 6, 6, 1, 1, 17, 18, 1, 5, 0, 6, 14, 14,
+		15, 16, 14, 5, 13, 5, 6, 5, 6, 5, 6, 5, 6, 5, 0, 6,
+		14, 14, 15, 16, 14, 5, 13, 5, 13, 5, 0, 6, 14, 14, 15, 16,
+		14, 5, 0, 6, 14, 14, 15, 16, 14, 5, 6, 6, 1, 1, 17, 18,
+		1, 5, 0, 6, 14, 14, 15, 16, 14, 5, 13, 5, 6, 5, 6, 5,
+		6, 5, 6, 5, 0, 6, 14, 14, 15, 16, 14, 5, 13, 5, 13, 5,
+		0, 6, 14, 14, 15, 16, 14, 5, 6, 6, 1, 1, 17, 18, 1, 5,
+		0, 6, 14, 14, 15, 16, 14, 5, 13, 5, 6, 5, 6, 5, 6, 5,
+		6, 5, 0, 6, 14, 14, 15, 16, 14, 5, 13, 5, 13, 5, 0, 6,
+		14, 14, 15, 16, 14, 5, 0, 6, 14, 14, 15, 16, 14, 5, 19, 6,
+		1, 1, 17, 18, 1, 5, 0, 19, 20, 20, 21, 22, 20, 5, 13, 5,
+		19, 5, 19, 5, 19, 5, 19, 5, 0, 19, 20, 20, 21, 22, 20, 5,
+		13, 5, 13, 5, 0, 19, 20, 20, 21, 22, 20, 5, 19, 19, 1, 1,
+		23, 18, 1, 5, 0, 19, 20, 20, 21, 22, 20, 5, 13, 5, 19, 5,
+		19, 5, 19, 5, 19, 5, 0, 19, 20, 20, 21, 22, 20, 5, 13, 5,
+		13, 5, 19, 6, 5, 5, 6, 5, 5, 5, 0, 19, 20, 20, 21, 22,
+		20, 5, 13, 5, 19, 5, 19, 5, 19, 5, 19, 5, 0, 19, 20, 20,
+		21, 22, 20, 5, 13, 5, 13, 5, 0, 19, 20, 20, 21, 22, 20, 5,
+		0, 19, 20, 20, 21, 22, 20, 5, 19, 19, 1, 1, 23, 18, 1, 5,
+		0, 19, 20, 20, 21, 22, 20, 5, 13, 5, 19, 5, 19, 5, 19, 5,
+		19, 5, 0, 19, 20, 20, 21, 22, 20, 5, 13, 5, 13, 5, 0, 19,
+		20, 20, 21, 22, 20, 5, 19, 19, 1, 1, 23, 18, 1, 5, 0, 19,
+		20, 20, 21, 22, 20, 5, 13, 5, 19, 5, 19, 5, 19, 5, 19, 5,
+		0, 19, 20, 20, 21, 22, 20, 5, 13, 5, 13, 5, 0, 19, 20, 20,
+		21, 22, 20, 5, 0, 19, 20, 20, 21, 22, 20, 5, 24, 19, 1, 1,
+		23, 18, 1, 5, 0, 24, 25, 25, 4, 26, 25, 5, 13, 5, 24, 5,
+		24, 5, 24, 5, 24, 5, 0, 24, 25, 25, 4, 26, 25, 5, 13, 5,
+		13, 5, 0, 24, 25, 25, 4, 26, 25, 5, 24, 24, 1, 1, 27, 18,
+		1, 5, 0, 24, 25, 25, 4, 26, 25, 5, 13, 5, 24, 5, 24, 5,
+		24, 5, 24, 5, 0, 24, 25, 25, 4, 26, 25, 5, 13, 5, 13, 5,
+		24, 19, 5, 5, 19, 5, 5, 5, 0, 24, 25, 25, 4, 26, 25, 5,
+		13, 5, 24, 5, 24, 5, 24, 5, 24, 5, 0, 24, 25, 25, 4, 26,
+		25, 5, 13, 5, 13, 5, 0, 24, 25, 25, 4, 26, 25, 5, 0, 24,
+		25, 25, 4, 26, 25, 5, 24, 24, 1, 1, 27, 18, 1, 5, 0, 24,
+		25, 25, 4, 26, 25, 5, 13, 5, 24, 5, 24, 5, 24, 5, 24, 5,
+		0, 24, 25, 25, 4, 26, 25, 5, 13, 5, 13, 5, 0, 24, 25, 25,
+		4, 26, 25, 5, 24, 24, 1, 1, 27, 18, 1, 5, 0, 24, 25, 25,
+		4, 26, 25, 5, 13, 5, 24, 5, 24, 5, 24, 5, 24, 5, 0, 24,
+		25, 25, 4, 26, 25, 5, 13, 5, 13, 5, 0, 24, 25, 25, 4, 26,
+		25, 5, 0, 24, 25, 25, 4, 26, 25, 5, 28, 24, 1, 1, 27, 18,
+		1, 5, 0, 28, 7, 7, 29, 9, 7, 5, 13, 5, 28, 5, 28, 5,
+		28, 5, 28, 5, 0, 28, 7, 7, 29, 9, 7, 5, 13, 5, 13, 5,
+		0, 28, 7, 7, 29, 9, 7, 5, 28, 28, 1, 1, 30, 18, 1, 5,
+		0, 28, 7, 7, 29, 9, 7, 5, 13, 5, 28, 5, 28, 5, 28, 5,
+		28, 5, 0, 28, 7, 7, 29, 9, 7, 5, 13, 5, 13, 5, 28, 24,
+		5, 5, 24, 5, 5, 5, 0, 28, 7, 7, 29, 9, 7, 5, 13, 5,
+		28, 5, 28, 5, 28, 5, 28, 5, 0, 28, 7, 7, 29, 9, 7, 5,
+		13, 5, 13, 5, 0, 28, 7, 7, 29, 9, 7, 5, 0, 28, 7, 7,
+		29, 9, 7, 5, 28, 28, 1, 1, 30, 18, 1, 5, 0, 28, 7, 7,
+		29, 9, 7, 5, 13, 5, 28, 5, 28, 5, 28, 5, 28, 5, 0, 28,
+		7, 7, 29, 9, 7, 5, 13, 5, 13, 5, 0, 28, 7, 7, 29, 9,
+		7, 5, 28, 28, 1, 1, 30, 18, 1, 5, 0, 28, 7, 7, 29, 9,
+		7, 5, 13, 5, 28, 5, 28, 5, 28, 5, 28, 5, 0, 28, 7, 7,
+		29, 9, 7, 5, 13, 5, 13, 5, 0, 28, 7, 7, 29, 9, 7, 5,
+		0, 28, 7, 7, 29, 9, 7, 5, 0, 28, 5, 5, 28, 5, 5, 5,
+		0, 28, 28, 5, 31, 28, 28, 5, 28, 31, 5, 28, 31, 5, 0, 31,
+		31, 5,
+	},
+	Lists: []int32{
+		2, 60, 60,
+		2, 1, 1,
+		2, 5, 5,
+		2, 13, 13,
+		1, 13,
+		2, 61, 62,
+	},
+	Inputs: []int32{
+		0, 1, 4, 5, 6, 7, 14, 17, 18, 19, 20, 25, 28, 29, 30, 31,
+		37, 40, 41, 42, 43, 48, 51, 52, 53, 54, 60, 63, 64, 65, 66, 71,
+		74, 75, 76, 77, 81, 84, 85, 86, 87, 93, 96, 97, 98, 99, 104, 107,
+		108, 109, 110, 116, 119, 120, 121, 122, 127, 130, 131, 132, 133, 137, 140, 141,
+		142, 143, 149, 152, 153, 154, 155, 160, 163, 164, 165, 166, 172, 175, 176, 177,
+		178, 183, 186, 187, 188, 189, 193, 196, 197, 198, 199, 205, 208, 209, 210, 211,
+		216, 219, 220, 221, 222, 230, 232,
+	},
+	Outputs: []int32{
+		233,
+	},
+	InputNames: []string{
+		"in1",
+		"in2",
+		"in5",
+		"in6",
+		"in7",
+		"in8",
+		"in15",
+		"in18",
+		"in19",
+		"in20",
+		"in21",
+		"in26",
+		"in29",
+		"in30",
+		"in31",
+		"in32",
+		"in38",
+		"in41",
+		"in42",
+		"in43",
+		"in44",
+		"in49",
+		"in52",
+		"in53",
+		"in54",
+		"in55",
+		"in61",
+		"in64",
+		"in65",
+		"in66",
+		"in67",
+		"in72",
+		"in75",
+		"in76",
+		"in77",
+		"in78",
+		"in82",
+		"in85",
+		"in86",
+		"in87",
+		"in88",
+		"in94",
+		"in97",
+		"in98",
+		"in99",
+		"in100",
+		"in105",
+		"in108",
+		"in109",
+		"in110",
+		"in111",
+		"in117",
+		"in120",
+		"in121",
+		"in122",
+		"in123",
+		"in128",
+		"in131",
+		"in132",
+		"in133",
+		"in134",
+		"in138",
+		"in141",
+		"in142",
+		"in143",
+		"in144",
+		"in150",
+		"in153",
+		"in154",
+		"in155",
+		"in156",
+		"in161",
+		"in164",
+		"in165",
+		"in166",
+		"in167",
+		"in173",
+		"in176",
+		"in177",
+		"in178",
+		"in179",
+		"in184",
+		"in187",
+		"in188",
+		"in189",
+		"in190",
+		"in194",
+		"in197",
+		"in198",
+		"in199",
+		"in200",
+		"in206",
+		"in209",
+		"in210",
+		"in211",
+		"in212",
+		"in217",
+		"in220",
+		"in221",
+		"in222",
+		"in223",
+		"in231",
+		"in233",
+	},
+	OutputNames: []string{
+		"t234",
+	},
+	InputViews: []int32{
+		0, 0, 13, 33, // "in1"
+		1, 1, 13, 34, // "in2"
+		4, 2, 13, 24, // "in5"
+		5, 3, 13, 24, // "in6"
+		6, 4, 13, 24, // "in7"
+		7, 5, 13, 24, // "in8"
+		14, 6, 13, 35, // "in15"
+		17, 7, 13, 24, // "in18"
+		18, 8, 13, 24, // "in19"
+		19, 9, 13, 24, // "in20"
+		20, 10, 13, 24, // "in21"
+		25, 11, 13, 35, // "in26"
+		28, 12, 13, 24, // "in29"
+		29, 13, 13, 24, // "in30"
+		30, 14, 13, 24, // "in31"
+		31, 15, 13, 24, // "in32"
+		37, 16, 13, 35, // "in38"
+		40, 17, 13, 24, // "in41"
+		41, 18, 13, 24, // "in42"
+		42, 19, 13, 24, // "in43"
+		43, 20, 13, 24, // "in44"
+		48, 21, 13, 35, // "in49"
+		51, 22, 13, 24, // "in52"
+		52, 23, 13, 24, // "in53"
+		53, 24, 13, 24, // "in54"
+		54, 25, 13, 24, // "in55"
+		60, 26, 13, 36, // "in61"
+		63, 27, 13, 28, // "in64"
+		64, 28, 13, 28, // "in65"
+		65, 29, 13, 28, // "in66"
+		66, 30, 13, 28, // "in67"
+		71, 31, 13, 37, // "in72"
+		74, 32, 13, 28, // "in75"
+		75, 33, 13, 28, // "in76"
+		76, 34, 13, 28, // "in77"
+		77, 35, 13, 28, // "in78"
+		81, 36, 13, 38, // "in82"
+		84, 37, 13, 28, // "in85"
+		85, 38, 13, 28, // "in86"
+		86, 39, 13, 28, // "in87"
+		87, 40, 13, 28, // "in88"
+		93, 41, 13, 37, // "in94"
+		96, 42, 13, 28, // "in97"
+		97, 43, 13, 28, // "in98"
+		98, 44, 13, 28, // "in99"
+		99, 45, 13, 28, // "in100"
+		104, 46, 13, 37, // "in105"
+		107, 47, 13, 28, // "in108"
+		108, 48, 13, 28, // "in109"
+		109, 49, 13, 28, // "in110"
+		110, 50, 13, 28, // "in111"
+		116, 51, 13, 39, // "in117"
+		119, 52, 13, 40, // "in120"
+		120, 53, 13, 40, // "in121"
+		121, 54, 13, 40, // "in122"
+		122, 55, 13, 40, // "in123"
+		127, 56, 13, 41, // "in128"
+		130, 57, 13, 40, // "in131"
+		131, 58, 13, 40, // "in132"
+		132, 59, 13, 40, // "in133"
+		133, 60, 13, 40, // "in134"
+		137, 61, 13, 42, // "in138"
+		140, 62, 13, 40, // "in141"
+		141, 63, 13, 40, // "in142"
+		142, 64, 13, 40, // "in143"
+		143, 65, 13, 40, // "in144"
+		149, 66, 13, 41, // "in150"
+		152, 67, 13, 40, // "in153"
+		153, 68, 13, 40, // "in154"
+		154, 69, 13, 40, // "in155"
+		155, 70, 13, 40, // "in156"
+		160, 71, 13, 41, // "in161"
+		163, 72, 13, 40, // "in164"
+		164, 73, 13, 40, // "in165"
+		165, 74, 13, 40, // "in166"
+		166, 75, 13, 40, // "in167"
+		172, 76, 13, 43, // "in173"
+		175, 77, 13, 44, // "in176"
+		176, 78, 13, 44, // "in177"
+		177, 79, 13, 44, // "in178"
+		178, 80, 13, 44, // "in179"
+		183, 81, 13, 45, // "in184"
+		186, 82, 13, 44, // "in187"
+		187, 83, 13, 44, // "in188"
+		188, 84, 13, 44, // "in189"
+		189, 85, 13, 44, // "in190"
+		193, 86, 13, 46, // "in194"
+		196, 87, 13, 44, // "in197"
+		197, 88, 13, 44, // "in198"
+		198, 89, 13, 44, // "in199"
+		199, 90, 13, 44, // "in200"
+		205, 91, 13, 45, // "in206"
+		208, 92, 13, 44, // "in209"
+		209, 93, 13, 44, // "in210"
+		210, 94, 13, 44, // "in211"
+		211, 95, 13, 44, // "in212"
+		216, 96, 13, 45, // "in217"
+		219, 97, 13, 44, // "in220"
+		220, 98, 13, 44, // "in221"
+		221, 99, 13, 44, // "in222"
+		222, 100, 13, 44, // "in223"
+		230, 101, 13, 47, // "in231"
+		231, 101, 13, 47, // "v232"
+		232, 102, 13, 48, // "in233"
+	},
+	Steps: []int32{
+		0, 1, 59, -1, -1, // acquire pool 1: 6422528*batch bytes on "cpu"
+		2, 2, 1, 13, 64, // view "t3": pool 1 at 0, 3211264*batch bytes
+		4, 0, // ops[0]: "convolution"
+		2, 3, 1, 13, 13, // view "t4": pool 1 at 0, 0 bytes
+		4, 1, // ops[1]: "empty_memory_format"
+		3, 3, // unview "t4"
+		2, 8, 1, 64, 59, // view "t9": pool 1 at 3211264*batch, 3211264*batch bytes
+		2, 11, 1, 64, 59, // view "t12": pool 1 at 3211264*batch, 3211264*batch bytes
+		2, 9, 1, 13, 13, // view "t10": pool 1 at 0, 0 bytes
+		2, 10, 1, 13, 13, // view "t11": pool 1 at 0, 0 bytes
+		4, 2, // ops[2]: "native_batch_norm"
+		3, 2, // unview "t3"
+		3, 9, // unview "t10"
+		3, 10, // unview "t11"
+		4, 3, // ops[3]: "relu_"; "t12" takes over the storage of "t9" in place
+		2, 12, 1, 66, 68, // view "t13": pool 1 at 1605632*batch, 802816*batch bytes
+		2, 13, 1, 13, 66, // view "t14": pool 1 at 0, 1605632*batch bytes
+		4, 4, // ops[4]: "max_pool2d_with_indices"
+		3, 8, // unview "t9"
+		3, 11, // unview "t12"
+		3, 13, // unview "t14"
+		2, 15, 1, 13, 69, // view "t16": pool 1 at 0, 802816*batch bytes
+		4, 5, // ops[5]: "convolution"
+		2, 16, 1, 13, 13, // view "t17": pool 1 at 0, 0 bytes
+		4, 6, // ops[6]: "empty_memory_format"
+		3, 16, // unview "t17"
+		2, 21, 1, 69, 66, // view "t22": pool 1 at 802816*batch, 802816*batch bytes
+		2, 24, 1, 69, 66, // view "t25": pool 1 at 802816*batch, 802816*batch bytes
+		2, 22, 1, 13, 13, // view "t23": pool 1 at 0, 0 bytes
+		2, 23, 1, 13, 13, // view "t24": pool 1 at 0, 0 bytes
+		4, 7, // ops[7]: "native_batch_norm"
+		3, 15, // unview "t16"
+		3, 22, // unview "t23"
+		3, 23, // unview "t24"
+		4, 8, // ops[8]: "relu_"; "t25" takes over the storage of "t22" in place
+		2, 26, 1, 68, 64, // view "t27": pool 1 at 2408448*batch, 802816*batch bytes
+		4, 9, // ops[9]: "convolution"
+		3, 21, // unview "t22"
+		3, 24, // unview "t25"
+		2, 27, 1, 13, 13, // view "t28": pool 1 at 0, 0 bytes
+		4, 10, // ops[10]: "empty_memory_format"
+		3, 27, // unview "t28"
+		2, 32, 1, 13, 69, // view "t33": pool 1 at 0, 802816*batch bytes
+		2, 35, 1, 13, 69, // view "t36": pool 1 at 0, 802816*batch bytes
+		2, 36, 1, 13, 69, // view "t37": pool 1 at 0, 802816*batch bytes
+		2, 33, 1, 13, 13, // view "t34": pool 1 at 0, 0 bytes
+		2, 34, 1, 13, 13, // view "t35": pool 1 at 0, 0 bytes
+		4, 11, // ops[11]: "native_batch_norm"
+		3, 26, // unview "t27"
+		3, 33, // unview "t34"
+		3, 34, // unview "t35"
+		4, 12, // ops[12]: "add__Tensor"; "t36" takes over the storage of "t33" in place
+		3, 12, // unview "t13"
+		4, 13, // ops[13]: "relu_"; "t37" takes over the storage of "t36" in place
+		2, 38, 1, 69, 66, // view "t39": pool 1 at 802816*batch, 802816*batch bytes
+		4, 14, // ops[14]: "convolution"
+		2, 39, 1, 13, 13, // view "t40": pool 1 at 0, 0 bytes
+		4, 15, // ops[15]: "empty_memory_format"
+		3, 39, // unview "t40"
+		2, 44, 1, 66, 68, // view "t45": pool 1 at 1605632*batch, 802816*batch bytes
+		2, 47, 1, 66, 68, // view "t48": pool 1 at 1605632*batch, 802816*batch bytes
+		2, 45, 1, 13, 13, // view "t46": pool 1 at 0, 0 bytes
+		2, 46, 1, 13, 13, // view "t47": pool 1 at 0, 0 bytes
+		4, 16, // ops[16]: "native_batch_norm"
+		3, 38, // unview "t39"
+		3, 45, // unview "t46"
+		3, 46, // unview "t47"
+		4, 17, // ops[17]: "relu_"; "t48" takes over the storage of "t45" in place
+		2, 49, 1, 68, 64, // view "t50": pool 1 at 2408448*batch, 802816*batch bytes
+		4, 18, // ops[18]: "convolution"
+		3, 44, // unview "t45"
+		3, 47, // unview "t48"
+		2, 50, 1, 13, 13, // view "t51": pool 1 at 0, 0 bytes
+		4, 19, // ops[19]: "empty_memory_format"
+		3, 50, // unview "t51"
+		2, 55, 1, 69, 66, // view "t56": pool 1 at 802816*batch, 802816*batch bytes
+		2, 58, 1, 69, 66, // view "t59": pool 1 at 802816*batch, 802816*batch bytes
+		2, 59, 1, 69, 66, // view "t60": pool 1 at 802816*batch, 802816*batch bytes
+		2, 56, 1, 13, 13, // view "t57": pool 1 at 0, 0 bytes
+		2, 57, 1, 13, 13, // view "t58": pool 1 at 0, 0 bytes
+		4, 20, // ops[20]: "native_batch_norm"
+		3, 49, // unview "t50"
+		3, 56, // unview "t57"
+		3, 57, // unview "t58"
+		4, 21, // ops[21]: "add__Tensor"; "t59" takes over the storage of "t56" in place
+		3, 32, // unview "t33"
+		3, 35, // unview "t36"
+		3, 36, // unview "t37"
+		4, 22, // ops[22]: "relu_"; "t60" takes over the storage of "t59" in place
+		2, 61, 1, 13, 71, // view "t62": pool 1 at 0, 401408*batch bytes
+		4, 23, // ops[23]: "convolution"
+		2, 62, 1, 13, 13, // view "t63": pool 1 at 0, 0 bytes
+		4, 24, // ops[24]: "empty_memory_format"
+		3, 62, // unview "t63"
+		2, 67, 1, 71, 69, // view "t68": pool 1 at 401408*batch, 401408*batch bytes
+		2, 70, 1, 71, 69, // view "t71": pool 1 at 401408*batch, 401408*batch bytes
+		2, 68, 1, 13, 13, // view "t69": pool 1 at 0, 0 bytes
+		2, 69, 1, 13, 13, // view "t70": pool 1 at 0, 0 bytes
+		4, 25, // ops[25]: "native_batch_norm"
+		3, 61, // unview "t62"
+		3, 68, // unview "t69"
+		3, 69, // unview "t70"
+		4, 26, // ops[26]: "relu_"; "t71" takes over the storage of "t68" in place
+		2, 72, 1, 66, 73, // view "t73": pool 1 at 1605632*batch, 401408*batch bytes
+		4, 27, // ops[27]: "convolution"
+		3, 67, // unview "t68"
+		3, 70, // unview "t71"
+		2, 73, 1, 13, 13, // view "t74": pool 1 at 0, 0 bytes
+		4, 28, // ops[28]: "empty_memory_format"
+		3, 73, // unview "t74"
+		2, 78, 1, 13, 71, // view "t79": pool 1 at 0, 401408*batch bytes
+		2, 91, 1, 13, 71, // view "t92": pool 1 at 0, 401408*batch bytes
+		2, 92, 1, 13, 71, // view "t93": pool 1 at 0, 401408*batch bytes
+		2, 79, 1, 13, 13, // view "t80": pool 1 at 0, 0 bytes
+		2, 80, 1, 13, 13, // view "t81": pool 1 at 0, 0 bytes
+		4, 29, // ops[29]: "native_batch_norm"
+		3, 72, // unview "t73"
+		3, 79, // unview "t80"
+		3, 80, // unview "t81"
+		2, 82, 1, 71, 69, // view "t83": pool 1 at 401408*batch, 401408*batch bytes
+		4, 30, // ops[30]: "convolution"
+		3, 55, // unview "t56"
+		3, 58, // unview "t59"
+		3, 59, // unview "t60"
+		2, 83, 1, 13, 13, // view "t84": pool 1 at 0, 0 bytes
+		4, 31, // ops[31]: "empty_memory_format"
+		3, 83, // unview "t84"
+		2, 88, 1, 69, 75, // view "t89": pool 1 at 802816*batch, 401408*batch bytes
+		2, 89, 1, 13, 13, // view "t90": pool 1 at 0, 0 bytes
+		2, 90, 1, 13, 13, // view "t91": pool 1 at 0, 0 bytes
+		4, 32, // ops[32]: "native_batch_norm"
+		3, 82, // unview "t83"
+		3, 89, // unview "t90"
+		3, 90, // unview "t91"
+		4, 33, // ops[33]: "add__Tensor"; "t92" takes over the storage of "t79" in place
+		3, 88, // unview "t89"
+		4, 34, // ops[34]: "relu_"; "t93" takes over the storage of "t92" in place
+		2, 94, 1, 71, 69, // view "t95": pool 1 at 401408*batch, 401408*batch bytes
+		4, 35, // ops[35]: "convolution"
+		2, 95, 1, 13, 13, // view "t96": pool 1 at 0, 0 bytes
+		4, 36, // ops[36]: "empty_memory_format"
+		3, 95, // unview "t96"
+		2, 100, 1, 69, 75, // view "t101": pool 1 at 802816*batch, 401408*batch bytes
+		2, 103, 1, 69, 75, // view "t104": pool 1 at 802816*batch, 401408*batch bytes
+		2, 101, 1, 13, 13, // view "t102": pool 1 at 0, 0 bytes
+		2, 102, 1, 13, 13, // view "t103": pool 1 at 0, 0 bytes
+		4, 37, // ops[37]: "native_batch_norm"
+		3, 94, // unview "t95"
+		3, 101, // unview "t102"
+		3, 102, // unview "t103"
+		4, 38, // ops[38]: "relu_"; "t104" takes over the storage of "t101" in place
+		2, 105, 1, 75, 66, // view "t106": pool 1 at 1204224*batch, 401408*batch bytes
+		4, 39, // ops[39]: "convolution"
+		3, 100, // unview "t101"
+		3, 103, // unview "t104"
+		2, 106, 1, 13, 13, // view "t107": pool 1 at 0, 0 bytes
+		4, 40, // ops[40]: "empty_memory_format"
+		3, 106, // unview "t107"
+		2, 111, 1, 71, 69, // view "t112": pool 1 at 401408*batch, 401408*batch bytes
+		2, 114, 1, 71, 69, // view "t115": pool 1 at 401408*batch, 401408*batch bytes
+		2, 115, 1, 71, 69, // view "t116": pool 1 at 401408*batch, 401408*batch bytes
+		2, 112, 1, 13, 13, // view "t113": pool 1 at 0, 0 bytes
+		2, 113, 1, 13, 13, // view "t114": pool 1 at 0, 0 bytes
+		4, 41, // ops[41]: "native_batch_norm"
+		3, 105, // unview "t106"
+		3, 112, // unview "t113"
+		3, 113, // unview "t114"
+		4, 42, // ops[42]: "add__Tensor"; "t115" takes over the storage of "t112" in place
+		3, 78, // unview "t79"
+		3, 91, // unview "t92"
+		3, 92, // unview "t93"
+		4, 43, // ops[43]: "relu_"; "t116" takes over the storage of "t115" in place
+		2, 117, 1, 13, 76, // view "t118": pool 1 at 0, 200704*batch bytes
+		4, 44, // ops[44]: "convolution"
+		2, 118, 1, 13, 13, // view "t119": pool 1 at 0, 0 bytes
+		4, 45, // ops[45]: "empty_memory_format"
+		3, 118, // unview "t119"
+		2, 123, 1, 76, 71, // view "t124": pool 1 at 200704*batch, 200704*batch bytes
+		2, 126, 1, 76, 71, // view "t127": pool 1 at 200704*batch, 200704*batch bytes
+		2, 124, 1, 13, 13, // view "t125": pool 1 at 0, 0 bytes
+		2, 125, 1, 13, 13, // view "t126": pool 1 at 0, 0 bytes
+		4, 46, // ops[46]: "native_batch_norm"
+		3, 117, // unview "t118"
+		3, 124, // unview "t125"
+		3, 125, // unview "t126"
+		4, 47, // ops[47]: "relu_"; "t127" takes over the storage of "t124" in place
+		2, 128, 1, 69, 78, // view "t129": pool 1 at 802816*batch, 200704*batch bytes
+		4, 48, // ops[48]: "convolution"
+		3, 123, // unview "t124"
+		3, 126, // unview "t127"
+		2, 129, 1, 13, 13, // view "t130": pool 1 at 0, 0 bytes
+		4, 49, // ops[49]: "empty_memory_format"
+		3, 129, // unview "t130"
+		2, 134, 1, 13, 76, // view "t135": pool 1 at 0, 200704*batch bytes
+		2, 147, 1, 13, 76, // view "t148": pool 1 at 0, 200704*batch bytes
+		2, 148, 1, 13, 76, // view "t149": pool 1 at 0, 200704*batch bytes
+		2, 135, 1, 13, 13, // view "t136": pool 1 at 0, 0 bytes
+		2, 136, 1, 13, 13, // view "t137": pool 1 at 0, 0 bytes
+		4, 50, // ops[50]: "native_batch_norm"
+		3, 128, // unview "t129"
+		3, 135, // unview "t136"
+		3, 136, // unview "t137"
+		2, 138, 1, 76, 71, // view "t139": pool 1 at 200704*batch, 200704*batch bytes
+		4, 51, // ops[51]: "convolution"
+		3, 111, // unview "t112"
+		3, 114, // unview "t115"
+		3, 115, // unview "t116"
+		2, 139, 1, 13, 13, // view "t140": pool 1 at 0, 0 bytes
+		4, 52, // ops[52]: "empty_memory_format"
+		3, 139, // unview "t140"
+		2, 144, 1, 71, 33, // view "t145": pool 1 at 401408*batch, 200704*batch bytes
+		2, 145, 1, 13, 13, // view "t146": pool 1 at 0, 0 bytes
+		2, 146, 1, 13, 13, // view "t147": pool 1 at 0, 0 bytes
+		4, 53, // ops[53]: "native_batch_norm"
+		3, 138, // unview "t139"
+		3, 145, // unview "t146"
+		3, 146, // unview "t147"
+		4, 54, // ops[54]: "add__Tensor"; "t148" takes over the storage of "t135" in place
+		3, 144, // unview "t145"
+		4, 55, // ops[55]: "relu_"; "t149" takes over the storage of "t148" in place
+		2, 150, 1, 76, 71, // view "t151": pool 1 at 200704*batch, 200704*batch bytes
+		4, 56, // ops[56]: "convolution"
+		2, 151, 1, 13, 13, // view "t152": pool 1 at 0, 0 bytes
+		4, 57, // ops[57]: "empty_memory_format"
+		3, 151, // unview "t152"
+		2, 156, 1, 71, 33, // view "t157": pool 1 at 401408*batch, 200704*batch bytes
+		2, 159, 1, 71, 33, // view "t160": pool 1 at 401408*batch, 200704*batch bytes
+		2, 157, 1, 13, 13, // view "t158": pool 1 at 0, 0 bytes
+		2, 158, 1, 13, 13, // view "t159": pool 1 at 0, 0 bytes
+		4, 58, // ops[58]: "native_batch_norm"
+		3, 150, // unview "t151"
+		3, 157, // unview "t158"
+		3, 158, // unview "t159"
+		4, 59, // ops[59]: "relu_"; "t160" takes over the storage of "t157" in place
+		2, 161, 1, 33, 69, // view "t162": pool 1 at 602112*batch, 200704*batch bytes
+		4, 60, // ops[60]: "convolution"
+		3, 156, // unview "t157"
+		3, 159, // unview "t160"
+		2, 162, 1, 13, 13, // view "t163": pool 1 at 0, 0 bytes
+		4, 61, // ops[61]: "empty_memory_format"
+		3, 162, // unview "t163"
+		2, 167, 1, 76, 71, // view "t168": pool 1 at 200704*batch, 200704*batch bytes
+		2, 170, 1, 76, 71, // view "t171": pool 1 at 200704*batch, 200704*batch bytes
+		2, 171, 1, 76, 71, // view "t172": pool 1 at 200704*batch, 200704*batch bytes
+		2, 168, 1, 13, 13, // view "t169": pool 1 at 0, 0 bytes
+		2, 169, 1, 13, 13, // view "t170": pool 1 at 0, 0 bytes
+		4, 62, // ops[62]: "native_batch_norm"
+		3, 161, // unview "t162"
+		3, 168, // unview "t169"
+		3, 169, // unview "t170"
+		4, 63, // ops[63]: "add__Tensor"; "t171" takes over the storage of "t168" in place
+		3, 134, // unview "t135"
+		3, 147, // unview "t148"
+		3, 148, // unview "t149"
+		4, 64, // ops[64]: "relu_"; "t172" takes over the storage of "t171" in place
+		2, 173, 1, 13, 79, // view "t174": pool 1 at 0, 100352*batch bytes
+		4, 65, // ops[65]: "convolution"
+		2, 174, 1, 13, 13, // view "t175": pool 1 at 0, 0 bytes
+		4, 66, // ops[66]: "empty_memory_format"
+		3, 174, // unview "t175"
+		2, 179, 1, 79, 76, // view "t180": pool 1 at 100352*batch, 100352*batch bytes
+		2, 182, 1, 79, 76, // view "t183": pool 1 at 100352*batch, 100352*batch bytes
+		2, 180, 1, 13, 13, // view "t181": pool 1 at 0, 0 bytes
+		2, 181, 1, 13, 13, // view "t182": pool 1 at 0, 0 bytes
+		4, 67, // ops[67]: "native_batch_norm"
+		3, 173, // unview "t174"
+		3, 180, // unview "t181"
+		3, 181, // unview "t182"
+		4, 68, // ops[68]: "relu_"; "t183" takes over the storage of "t180" in place
+		2, 184, 1, 71, 81, // view "t185": pool 1 at 401408*batch, 100352*batch bytes
+		4, 69, // ops[69]: "convolution"
+		3, 179, // unview "t180"
+		3, 182, // unview "t183"
+		2, 185, 1, 13, 13, // view "t186": pool 1 at 0, 0 bytes
+		4, 70, // ops[70]: "empty_memory_format"
+		3, 185, // unview "t186"
+		2, 190, 1, 13, 79, // view "t191": pool 1 at 0, 100352*batch bytes
+		2, 203, 1, 13, 79, // view "t204": pool 1 at 0, 100352*batch bytes
+		2, 204, 1, 13, 79, // view "t205": pool 1 at 0, 100352*batch bytes
+		2, 191, 1, 13, 13, // view "t192": pool 1 at 0, 0 bytes
+		2, 192, 1, 13, 13, // view "t193": pool 1 at 0, 0 bytes
+		4, 71, // ops[71]: "native_batch_norm"
+		3, 184, // unview "t185"
+		3, 191, // unview "t192"
+		3, 192, // unview "t193"
+		2, 194, 1, 79, 76, // view "t195": pool 1 at 100352*batch, 100352*batch bytes
+		4, 72, // ops[72]: "convolution"
+		3, 167, // unview "t168"
+		3, 170, // unview "t171"
+		3, 171, // unview "t172"
+		2, 195, 1, 13, 13, // view "t196": pool 1 at 0, 0 bytes
+		4, 73, // ops[73]: "empty_memory_format"
+		3, 195, // unview "t196"
+		2, 200, 1, 76, 83, // view "t201": pool 1 at 200704*batch, 100352*batch bytes
+		2, 201, 1, 13, 13, // view "t202": pool 1 at 0, 0 bytes
+		2, 202, 1, 13, 13, // view "t203": pool 1 at 0, 0 bytes
+		4, 74, // ops[74]: "native_batch_norm"
+		3, 194, // unview "t195"
+		3, 201, // unview "t202"
+		3, 202, // unview "t203"
+		4, 75, // ops[75]: "add__Tensor"; "t204" takes over the storage of "t191" in place
+		3, 200, // unview "t201"
+		4, 76, // ops[76]: "relu_"; "t205" takes over the storage of "t204" in place
+		2, 206, 1, 79, 76, // view "t207": pool 1 at 100352*batch, 100352*batch bytes
+		4, 77, // ops[77]: "convolution"
+		2, 207, 1, 13, 13, // view "t208": pool 1 at 0, 0 bytes
+		4, 78, // ops[78]: "empty_memory_format"
+		3, 207, // unview "t208"
+		2, 212, 1, 76, 83, // view "t213": pool 1 at 200704*batch, 100352*batch bytes
+		2, 215, 1, 76, 83, // view "t216": pool 1 at 200704*batch, 100352*batch bytes
+		2, 213, 1, 13, 13, // view "t214": pool 1 at 0, 0 bytes
+		2, 214, 1, 13, 13, // view "t215": pool 1 at 0, 0 bytes
+		4, 79, // ops[79]: "native_batch_norm"
+		3, 206, // unview "t207"
+		3, 213, // unview "t214"
+		3, 214, // unview "t215"
+		4, 80, // ops[80]: "relu_"; "t216" takes over the storage of "t213" in place
+		2, 217, 1, 83, 71, // view "t218": pool 1 at 301056*batch, 100352*batch bytes
+		4, 81, // ops[81]: "convolution"
+		3, 212, // unview "t213"
+		3, 215, // unview "t216"
+		2, 218, 1, 13, 13, // view "t219": pool 1 at 0, 0 bytes
+		4, 82, // ops[82]: "empty_memory_format"
+		3, 218, // unview "t219"
+		2, 223, 1, 79, 76, // view "t224": pool 1 at 100352*batch, 100352*batch bytes
+		2, 226, 1, 79, 76, // view "t227": pool 1 at 100352*batch, 100352*batch bytes
+		2, 227, 1, 79, 76, // view "t228": pool 1 at 100352*batch, 100352*batch bytes
+		2, 224, 1, 13, 13, // view "t225": pool 1 at 0, 0 bytes
+		2, 225, 1, 13, 13, // view "t226": pool 1 at 0, 0 bytes
+		4, 83, // ops[83]: "native_batch_norm"
+		3, 217, // unview "t218"
+		3, 224, // unview "t225"
+		3, 225, // unview "t226"
+		4, 84, // ops[84]: "add__Tensor"; "t227" takes over the storage of "t224" in place
+		3, 190, // unview "t191"
+		3, 203, // unview "t204"
+		3, 204, // unview "t205"
+		4, 85, // ops[85]: "relu_"; "t228" takes over the storage of "t227" in place
+		2, 228, 1, 13, 84, // view "t229": pool 1 at 0, 2048*batch bytes
+		2, 229, 1, 13, 84, // view "v230": pool 1 at 0, 2048*batch bytes
+		4, 86, // ops[86]: "mean_dim"
+		3, 223, // unview "t224"
+		3, 226, // unview "t227"
+		3, 227, // unview "t228"
+		0, 0, 57, 0, 85, // acquire pool 0: 64*((32*batch + 63)//64) + 3968*batch bytes on "cpu"
+		2, 233, 0, 13, 85, // view "t234": pool 0 at 0, 4000*batch bytes
+		4, 87, // ops[87]: "addmm"
+		3, 228, // unview "t229"
+		3, 229, // unview "v230"
+		1, 1, // release pool 1
+	},
+	Ops: []wgrt.Op{
+		{Index: 0, Place: "ops[0]", Kernel: "convolution", Inputs: []string{"in1", "in2"}, Outputs: []string{"t3"}},
+		{Index: 1, Place: "ops[1]", Kernel: "empty_memory_format", Outputs: []string{"t4"}},
+		{Index: 2, Place: "ops[2]", Kernel: "native_batch_norm", Inputs: []string{"t3", "in5", "in6", "in7", "in8"}, Outputs: []string{"t9", "t10", "t11"}},
+		{Index: 3, Place: "ops[3]", Kernel: "relu_", Inputs: []string{"t9"}, Outputs: []string{"t12"}},
+		{Index: 4, Place: "ops[4]", Kernel: "max_pool2d_with_indices", Inputs: []string{"t12"}, Outputs: []string{"t13", "t14"}},
+		{Index: 5, Place: "ops[5]", Kernel: "convolution", Inputs: []string{"t13", "in15"}, Outputs: []string{"t16"}},
+		{Index: 6, Place: "ops[6]", Kernel: "empty_memory_format", Outputs: []string{"t17"}},
+		{Index: 7, Place: "ops[7]", Kernel: "native_batch_norm", Inputs: []string{"t16", "in18", "in19", "in20", "in21"}, Outputs: []string{"t22", "t23", "t24"}},
+		{Index: 8, Place: "ops[8]", Kernel: "relu_", Inputs: []string{"t22"}, Outputs: []string{"t25"}},
+		{Index: 9, Place: "ops[9]", Kernel: "convolution", Inputs: []string{"t25", "in26"}, Outputs: []string{"t27"}},
+		{Index: 10, Place: "ops[10]", Kernel: "empty_memory_format", Outputs: []string{"t28"}},
+		{Index: 11, Place: "ops[11]", Kernel: "native_batch_norm", Inputs: []string{"t27", "in29", "in30", "in31", "in32"}, Outputs: []string{"t33", "t34", "t35"}},
+		{Index: 12, Place: "ops[12]", Kernel: "add__Tensor", Inputs: []string{"t33", "t13"}, Outputs: []string{"t36"}},
+		{Index: 13, Place: "ops[13]", Kernel: "relu_", Inputs: []string{"t36"}, Outputs: []string{"t37"}},
+		{Index: 14, Place: "ops[14]", Kernel: "convolution", Inputs: []string{"t37", "in38"}, Outputs: []string{"t39"}},
+		{Index: 15, Place: "ops[15]", Kernel: "empty_memory_format", Outputs: []string{"t40"}},
+		{Index: 16, Place: "ops[16]", Kernel: "native_batch_norm", Inputs: []string{"t39", "in41", "in42", "in43", "in44"}, Outputs: []string{"t45", "t46", "t47"}},
+		{Index: 17, Place: "ops[17]", Kernel: "relu_", Inputs: []string{"t45"}, Outputs: []string{"t48"}},
+		{Index: 18, Place: "ops[18]", Kernel: "convolution", Inputs: []string{"t48", "in49"}, Outputs: []string{"t50"}},
+		{Index: 19, Place: "ops[19]", Kernel: "empty_memory_format", Outputs: []string{"t51"}},
+		{Index: 20, Place: "ops[20]", Kernel: "native_batch_norm", Inputs: []string{"t50", "in52", "in53", "in54", "in55"}, Outputs: []string{"t56", "t57", "t58"}},
+		{Index: 21, Place: "ops[21]", Kernel: "add__Tensor", Inputs: []string{"t56", "t37"}, Outputs: []string{"t59"}},
+		{Index: 22, Place: "ops[22]", Kernel: "relu_", Inputs: []string{"t59"}, Outputs: []string{"t60"}},
+		{Index: 23, Place: "ops[23]", Kernel: "convolution", Inputs: []string{"t60", "in61"}, Outputs: []string{"t62"}},
+		{Index: 24, Place: "ops[24]", Kernel: "empty_memory_format", Outputs: []string{"t63"}},
+		{Index: 25, Place: "ops[25]", Kernel: "native_batch_norm", Inputs: []string{"t62", "in64", "in65", "in66", "in67"}, Outputs: []string{"t68", "t69", "t70"}},
+		{Index: 26, Place: "ops[26]", Kernel: "relu_", Inputs: []string{"t68"}, Outputs: []string{"t71"}},
+		{Index: 27, Place: "ops[27]", Kernel: "convolution", Inputs: []string{"t71", "in72"}, Outputs: []string{"t73"}},
+		{Index: 28, Place: "ops[28]", Kernel: "empty_memory_format", Outputs: []string{"t74"}},
+		{Index: 29, Place: "ops[29]", Kernel: "native_batch_norm", Inputs: []string{"t73", "in75", "in76", "in77", "in78"}, Outputs: []string{"t79", "t80", "t81"}},
+		{Index: 30, Place: "ops[30]", Kernel: "convolution", Inputs: []string{"t60", "in82"}, Outputs: []string{"t83"}},
+		{Index: 31, Place: "ops[31]", Kernel: "empty_memory_format", Outputs: []string{"t84"}},
+		{Index: 32, Place: "ops[32]", Kernel: "native_batch_norm", Inputs: []string{"t83", "in85", "in86", "in87", "in88"}, Outputs: []string{"t89", "t90", "t91"}},
+		{Index: 33, Place: "ops[33]", Kernel: "add__Tensor", Inputs: []string{"t79", "t89"}, Outputs: []string{"t92"}},
+		{Index: 34, Place: "ops[34]", Kernel: "relu_", Inputs: []string{"t92"}, Outputs: []string{"t93"}},
+		{Index: 35, Place: "ops[35]", Kernel: "convolution", Inputs: []string{"t93", "in94"}, Outputs: []string{"t95"}},
+		{Index: 36, Place: "ops[36]", Kernel: "empty_memory_format", Outputs: []string{"t96"}},
+		{Index: 37, Place: "ops[37]", Kernel: "native_batch_norm", Inputs: []string{"t95", "in97", "in98", "in99", "in100"}, Outputs: []string{"t101", "t102", "t103"}},
+		{Index: 38, Place: "ops[38]", Kernel: "relu_", Inputs: []string{"t101"}, Outputs: []string{"t104"}},
+		{Index: 39, Place: "ops[39]", Kernel: "convolution", Inputs: []string{"t104", "in105"}, Outputs: []string{"t106"}},
+		{Index: 40, Place: "ops[40]", Kernel: "empty_memory_format", Outputs: []string{"t107"}},
+		{Index: 41, Place: "ops[41]", Kernel: "native_batch_norm", Inputs: []string{"t106", "in108", "in109", "in110", "in111"}, Outputs: []string{"t112", "t113", "t114"}},
+		{Index: 42, Place: "ops[42]", Kernel: "add__Tensor", Inputs: []string{"t112", "t93"}, Outputs: []string{"t115"}},
+		{Index: 43, Place: "ops[43]", Kernel: "relu_", Inputs: []string{"t115"}, Outputs: []string{"t116"}},
+		{Index: 44, Place: "ops[44]", Kernel: "convolution", Inputs: []string{"t116", "in117"}, Outputs: []string{"t118"}},
+		{Index: 45, Place: "ops[45]", Kernel: "empty_memory_format", Outputs: []string{"t119"}},
+		{Index: 46, Place: "ops[46]", Kernel: "native_batch_norm", Inputs: []string{"t118", "in120", "in121", "in122", "in123"}, Outputs: []string{"t124", "t125", "t126"}},
+		{Index: 47, Place: "ops[47]", Kernel: "relu_", Inputs: []string{"t124"}, Outputs: []string{"t127"}},
+		{Index: 48, Place: "ops[48]", Kernel: "convolution", Inputs: []string{"t127", "in128"}, Outputs: []string{"t129"}},
+		{Index: 49, Place: "ops[49]", Kernel: "empty_memory_format", Outputs: []string{"t130"}},
+		{Index: 50, Place: "ops[50]", Kernel: "native_batch_norm", Inputs: []string{"t129", "in131", "in132", "in133", "in134"}, Outputs: []string{"t135", "t136", "t137"}},
+		{Index: 51, Place: "ops[51]", Kernel: "convolution", Inputs: []string{"t116", "in138"}, Outputs: []string{"t139"}},
+		{Index: 52, Place: "ops[52]", Kernel: "empty_memory_format", Outputs: []string{"t140"}},
+		{Index: 53, Place: "ops[53]", Kernel: "native_batch_norm", Inputs: []string{"t139", "in141", "in142", "in143", "in144"}, Outputs: []string{"t145", "t146", "t147"}},
+		{Index: 54, Place: "ops[54]", Kernel: "add__Tensor", Inputs: []string{"t135", "t145"}, Outputs: []string{"t148"}},
+		{Index: 55, Place: "ops[55]", Kernel: "relu_", Inputs: []string{"t148"}, Outputs: []string{"t149"}},
+		{Index: 56, Place: "ops[56]", Kernel: "convolution", Inputs: []string{"t149", "in150"}, Outputs: []string{"t151"}},
+		{Index: 57, Place: "ops[57]", Kernel: "empty_memory_format", Outputs: []string{"t152"}},
+		{Index: 58, Place: "ops[58]", Kernel: "native_batch_norm", Inputs: []string{"t151", "in153", "in154", "in155", "in156"}, Outputs: []string{"t157", "t158", "t159"}},
+		{Index: 59, Place: "ops[59]", Kernel: "relu_", Inputs: []string{"t157"}, Outputs: []string{"t160"}},
+		{Index: 60, Place: "ops[60]", Kernel: "convolution", Inputs: []string{"t160", "in161"}, Outputs: []string{"t162"}},
+		{Index: 61, Place: "ops[61]", Kernel: "empty_memory_format", Outputs: []string{"t163"}},
+		{Index: 62, Place: "ops[62]", Kernel: "native_batch_norm", Inputs: []string{"t162", "in164", "in165", "in166", "in167"}, Outputs: []string{"t168", "t169", "t170"}},
+		{Index: 63, Place: "ops[63]", Kernel: "add__Tensor", Inputs: []string{"t168", "t149"}, Outputs: []string{"t171"}},
+		{Index: 64, Place: "ops[64]", Kernel: "relu_", Inputs: []string{"t171"}, Outputs: []string{"t172"}},
+		{Index: 65, Place: "ops[65]", Kernel: "convolution", Inputs: []string{"t172", "in173"}, Outputs: []string{"t174"}},
+		{Index: 66, Place: "ops[66]", Kernel: "empty_memory_format", Outputs: []string{"t175"}},
+		{Index: 67, Place: "ops[67]", Kernel: "native_batch_norm", Inputs: []string{"t174", "in176", "in177", "in178", "in179"}, Outputs: []string{"t180", "t181", "t182"}},
+		{Index: 68, Place: "ops[68]", Kernel: "relu_", Inputs: []string{"t180"}, Outputs: []string{"t183"}},
+		{Index: 69, Place: "ops[69]", Kernel: "convolution", Inputs: []string{"t183", "in184"}, Outputs: []string{"t185"}},
+		{Index: 70, Place: "ops[70]", Kernel: "empty_memory_format", Outputs: []string{"t186"}},
+		{Index: 71, Place: "ops[71]", Kernel: "native_batch_norm", Inputs: []string{"t185", "in187", "in188", "in189", "in190"}, Outputs: []string{"t191", "t192", "t193"}},
+		{Index: 72, Place: "ops[72]", Kernel: "convolution", Inputs: []string{"t172", "in194"}, Outputs: []string{"t195"}},
+		{Index: 73, Place: "ops[73]", Kernel: "empty_memory_format", Outputs: []string{"t196"}},
+		{Index: 74, Place: "ops[74]", Kernel: "native_batch_norm", Inputs: []string{"t195", "in197", "in198", "in199", "in200"}, Outputs: []string{"t201", "t202", "t203"}},
+		{Index: 75, Place: "ops[75]", Kernel: "add__Tensor", Inputs: []string{"t191", "t201"}, Outputs: []string{"t204"}},
+		{Index: 76, Place: "ops[76]", Kernel: "relu_", Inputs: []string{"t204"}, Outputs: []string{"t205"}},
+		{Index: 77, Place: "ops[77]", Kernel: "convolution", Inputs: []string{"t205", "in206"}, Outputs: []string{"t207"}},
+		{Index: 78, Place: "ops[78]", Kernel: "empty_memory_format", Outputs: []string{"t208"}},
+		{Index: 79, Place: "ops[79]", Kernel: "native_batch_norm", Inputs: []string{"t207", "in209", "in210", "in211", "in212"}, Outputs: []string{"t213", "t214", "t215"}},
+		{Index: 80, Place: "ops[80]", Kernel: "relu_", Inputs: []string{"t213"}, Outputs: []string{"t216"}},
+		{Index: 81, Place: "ops[81]", Kernel: "convolution", Inputs: []string{"t216", "in217"}, Outputs: []string{"t218"}},
+		{Index: 82, Place: "ops[82]", Kernel: "empty_memory_format", Outputs: []string{"t219"}},
+		{Index: 83, Place: "ops[83]", Kernel: "native_batch_norm", Inputs: []string{"t218", "in220", "in221", "in222", "in223"}, Outputs: []string{"t224", "t225", "t226"}},
+		{Index: 84, Place: "ops[84]", Kernel: "add__Tensor", Inputs: []string{"t224", "t205"}, Outputs: []string{"t227"}},
+		{Index: 85, Place: "ops[85]", Kernel: "relu_", Inputs: []string{"t227"}, Outputs: []string{"t228"}},
+		{Index: 86, Place: "ops[86]", Kernel: "mean_dim", Inputs: []string{"t228"}, Outputs: []string{"t229"}},
+		{Index: 87, Place: "ops[87]", Kernel: "addmm", Inputs: []string{"in233", "v230", "v232"}, Outputs: []string{"t234"}},
+	},
+	PoolDevices: []string{"cpu", "cpu"},
+	OutputPools: []int32{0},
+	Align:       64,
+	NumLoops:    0,
+}
+
+// opArgs are each op's kernel number, tensors and attributes; op i's row
+// is opArgs[opStart[i]:opStart[i+1]].
 var (
-	const_ints0 = []int{2, 2}
-	const_ints1 = []int{3, 3}
-	const_ints2 = []int{1, 1}
-	const_ints3 = []int{0, 0}
-	const_ints4 = []int{0}
-	const_ints5 = []int{-1, -2}
+	opArgs = [...]int32{
+		0, 2, 0, 1, 0, 1, 2, 0, 3, 5, // ops[0]: "convolution"
+		1, 3, 4, // ops[1]: "empty_memory_format"
+		2, 8, 9, 10, 2, 4, 5, 6, 7, 0, 0, 1, // ops[2]: "native_batch_norm"
+		3, 11, 8, // ops[3]: "relu_"
+		4, 12, 13, 11, 1, 0, 2, // ops[4]: "max_pool2d_with_indices"
+		0, 15, 12, 14, 2, 2, 2, 0, 3, 5, // ops[5]: "convolution"
+		1, 16, 4, // ops[6]: "empty_memory_format"
+		2, 21, 22, 23, 15, 17, 18, 19, 20, 0, 0, 1, // ops[7]: "native_batch_norm"
+		3, 24, 21, // ops[8]: "relu_"
+		0, 26, 24, 25, 2, 2, 2, 0, 3, 5, // ops[9]: "convolution"
+		1, 27, 4, // ops[10]: "empty_memory_format"
+		2, 32, 33, 34, 26, 28, 29, 30, 31, 0, 0, 1, // ops[11]: "native_batch_norm"
+		5, 35, 32, 12, // ops[12]: "add__Tensor"
+		3, 36, 35, // ops[13]: "relu_"
+		0, 38, 36, 37, 2, 2, 2, 0, 3, 5, // ops[14]: "convolution"
+		1, 39, 4, // ops[15]: "empty_memory_format"
+		2, 44, 45, 46, 38, 40, 41, 42, 43, 0, 0, 1, // ops[16]: "native_batch_norm"
+		3, 47, 44, // ops[17]: "relu_"
+		0, 49, 47, 48, 2, 2, 2, 0, 3, 5, // ops[18]: "convolution"
+		1, 50, 4, // ops[19]: "empty_memory_format"
+		2, 55, 56, 57, 49, 51, 52, 53, 54, 0, 0, 1, // ops[20]: "native_batch_norm"
+		5, 58, 55, 36, // ops[21]: "add__Tensor"
+		3, 59, 58, // ops[22]: "relu_"
+		0, 61, 59, 60, 0, 2, 2, 0, 3, 5, // ops[23]: "convolution"
+		1, 62, 4, // ops[24]: "empty_memory_format"
+		2, 67, 68, 69, 61, 63, 64, 65, 66, 0, 0, 1, // ops[25]: "native_batch_norm"
+		3, 70, 67, // ops[26]: "relu_"
+		0, 72, 70, 71, 2, 2, 2, 0, 3, 5, // ops[27]: "convolution"
+		1, 73, 4, // ops[28]: "empty_memory_format"
+		2, 78, 79, 80, 72, 74, 75, 76, 77, 0, 0, 1, // ops[29]: "native_batch_norm"
+		0, 82, 59, 81, 0, 3, 2, 0, 3, 5, // ops[30]: "convolution"
+		1, 83, 4, // ops[31]: "empty_memory_format"
+		2, 88, 89, 90, 82, 84, 85, 86, 87, 0, 0, 1, // ops[32]: "native_batch_norm"
+		5, 91, 78, 88, // ops[33]: "add__Tensor"
+		3, 92, 91, // ops[34]: "relu_"
+		0, 94, 92, 93, 2, 2, 2, 0, 3, 5, // ops[35]: "convolution"
+		1, 95, 4, // ops[36]: "empty_memory_format"
+		2, 100, 101, 102, 94, 96, 97, 98, 99, 0, 0, 1, // ops[37]: "native_batch_norm"
+		3, 103, 100, // ops[38]: "relu_"
+		0, 105, 103, 104, 2, 2, 2, 0, 3, 5, // ops[39]: "convolution"
+		1, 106, 4, // ops[40]: "empty_memory_format"
+		2, 111, 112, 113, 105, 107, 108, 109, 110, 0, 0, 1, // ops[41]: "native_batch_norm"
+		5, 114, 111, 92, // ops[42]: "add__Tensor"
+		3, 115, 114, // ops[43]: "relu_"
+		0, 117, 115, 116, 0, 2, 2, 0, 3, 5, // ops[44]: "convolution"
+		1, 118, 4, // ops[45]: "empty_memory_format"
+		2, 123, 124, 125, 117, 119, 120, 121, 122, 0, 0, 1, // ops[46]: "native_batch_norm"
+		3, 126, 123, // ops[47]: "relu_"
+		0, 128, 126, 127, 2, 2, 2, 0, 3, 5, // ops[48]: "convolution"
+		1, 129, 4, // ops[49]: "empty_memory_format"
+		2, 134, 135, 136, 128, 130, 131, 132, 133, 0, 0, 1, // ops[50]: "native_batch_norm"
+		0, 138, 115, 137, 0, 3, 2, 0, 3, 5, // ops[51]: "convolution"
+		1, 139, 4, // ops[52]: "empty_memory_format"
+		2, 144, 145, 146, 138, 140, 141, 142, 143, 0, 0, 1, // ops[53]: "native_batch_norm"
+		5, 147, 134, 144, // ops[54]: "add__Tensor"
+		3, 148, 147, // ops[55]: "relu_"
+		0, 150, 148, 149, 2, 2, 2, 0, 3, 5, // ops[56]: "convolution"
+		1, 151, 4, // ops[57]: "empty_memory_format"
+		2, 156, 157, 158, 150, 152, 153, 154, 155, 0, 0, 1, // ops[58]: "native_batch_norm"
+		3, 159, 156, // ops[59]: "relu_"
+		0, 161, 159, 160, 2, 2, 2, 0, 3, 5, // ops[60]: "convolution"
+		1, 162, 4, // ops[61]: "empty_memory_format"
+		2, 167, 168, 169, 161, 163, 164, 165, 166, 0, 0, 1, // ops[62]: "native_batch_norm"
+		5, 170, 167, 148, // ops[63]: "add__Tensor"
+		3, 171, 170, // ops[64]: "relu_"
+		0, 173, 171, 172, 0, 2, 2, 0, 3, 5, // ops[65]: "convolution"
+		1, 174, 4, // ops[66]: "empty_memory_format"
+		2, 179, 180, 181, 173, 175, 176, 177, 178, 0, 0, 1, // ops[67]: "native_batch_norm"
+		3, 182, 179, // ops[68]: "relu_"
+		0, 184, 182, 183, 2, 2, 2, 0, 3, 5, // ops[69]: "convolution"
+		1, 185, 4, // ops[70]: "empty_memory_format"
+		2, 190, 191, 192, 184, 186, 187, 188, 189, 0, 0, 1, // ops[71]: "native_batch_norm"
+		0, 194, 171, 193, 0, 3, 2, 0, 3, 5, // ops[72]: "convolution"
+		1, 195, 4, // ops[73]: "empty_memory_format"
+		2, 200, 201, 202, 194, 196, 197, 198, 199, 0, 0, 1, // ops[74]: "native_batch_norm"
+		5, 203, 190, 200, // ops[75]: "add__Tensor"
+		3, 204, 203, // ops[76]: "relu_"
+		0, 206, 204, 205, 2, 2, 2, 0, 3, 5, // ops[77]: "convolution"
+		1, 207, 4, // ops[78]: "empty_memory_format"
+		2, 212, 213, 214, 206, 208, 209, 210, 211, 0, 0, 1, // ops[79]: "native_batch_norm"
+		3, 215, 212, // ops[80]: "relu_"
+		0, 217, 215, 216, 2, 2, 2, 0, 3, 5, // ops[81]: "convolution"
+		1, 218, 4, // ops[82]: "empty_memory_format"
+		2, 223, 224, 225, 217, 219, 220, 221, 222, 0, 0, 1, // ops[83]: "native_batch_norm"
+		5, 226, 223, 204, // ops[84]: "add__Tensor"
+		3, 227, 226, // ops[85]: "relu_"
+		6, 228, 227, 5, 1, // ops[86]: "mean_dim"
+		7, 233, 232, 229, 231, // ops[87]: "addmm"
+	}
+	opStart = [...]int32{
+		0, 10, 13, 25, 28, 35, 45, 48, 60, 63, 73, 76, 88, 92, 95, 105,
+		108, 120, 123, 133, 136, 148, 152, 155, 165, 168, 180, 183, 193, 196, 208, 218,
+		221, 233, 237, 240, 250, 253, 265, 268, 278, 281, 293, 297, 300, 310, 313, 325,
+		328, 338, 341, 353, 363, 366, 378, 382, 385, 395, 398, 410, 413, 423, 426, 438,
+		442, 445, 455, 458, 470, 473, 483, 486, 498, 508, 511, 523, 527, 530, 540, 543,
+		555, 558, 568, 571, 583, 587, 590, 595, 600,
+	}
 )
 
-// bind sets the symbols from the inputs, checks the inputs (and the output
-// buffers the caller gave), and sets every tensor's shape and strides.
+// Float and string attributes, by number.
+var (
+	floatAttrs = [...]float64{0.1, 1e-05}
+)
+
+// bind sets the symbols from the inputs, lays the tensors out at them, and
+// checks the inputs (and the output buffers the caller gave).
 func (f *frame) bind(in *Inputs, out *Outputs) error {
 	var bound [1]bool
-	if err := wgrt.BindSymbol(&f.sym.Batch, &bound[0], "batch", "in1", in.In1.Shape, 4, 0, 1, 0); err != nil {
+	if err := wgrt.BindSymbol(&f.Sym[0], &bound[0], "batch", "in1", in.In1.Shape, 4, 0, 1, 0); err != nil {
 		return fmt.Errorf("%s: input %w", "resnet18", err)
 	}
-	if err := wgrt.CheckRange("batch", f.sym.Batch, 1, -1); err != nil {
+	if err := wgrt.CheckRange("batch", f.Sym[0], 1, -1); err != nil {
 		return fmt.Errorf("%s: %w", "resnet18", err)
 	}
-	batch := f.sym.Batch
-	f.t.In1 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[0:0:4], batch, 3, 224, 224), Strides: append(f.dims[4:4:8], 150528, 50176, 224, 1)}
-	f.t.In2 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[8:8:12], 64, 3, 7, 7), Strides: append(f.dims[12:12:16], 147, 49, 7, 1)}
-	f.t.T3 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[16:16:20], batch, 64, 112, 112), Strides: append(f.dims[20:20:24], 802816, 12544, 112, 1)}
-	f.t.T4 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[24:24:25], 0), Strides: append(f.dims[25:25:26], 1)}
-	f.t.In5 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[26:26:27], 64), Strides: append(f.dims[27:27:28], 1)}
-	f.t.In6 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[28:28:29], 64), Strides: append(f.dims[29:29:30], 1)}
-	f.t.In7 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[30:30:31], 64), Strides: append(f.dims[31:31:32], 1)}
-	f.t.In8 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[32:32:33], 64), Strides: append(f.dims[33:33:34], 1)}
-	f.t.T9 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[34:34:38], batch, 64, 112, 112), Strides: append(f.dims[38:38:42], 802816, 12544, 112, 1)}
-	f.t.T10 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[42:42:43], 0), Strides: append(f.dims[43:43:44], 1)}
-	f.t.T11 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[44:44:45], 0), Strides: append(f.dims[45:45:46], 1)}
-	f.t.T12 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[46:46:50], batch, 64, 112, 112), Strides: append(f.dims[50:50:54], 802816, 12544, 112, 1)}
-	f.t.T13 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[54:54:58], batch, 64, 56, 56), Strides: append(f.dims[58:58:62], 200704, 3136, 56, 1)}
-	f.t.T14 = wgrt.Tensor{DType: wgrt.I64, Device: "cpu", Shape: append(f.dims[62:62:66], batch, 64, 56, 56), Strides: append(f.dims[66:66:70], 200704, 3136, 56, 1)}
-	f.t.In15 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[70:70:74], 64, 64, 3, 3), Strides: append(f.dims[74:74:78], 576, 9, 3, 1)}
-	f.t.T16 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[78:78:82], batch, 64, 56, 56), Strides: append(f.dims[82:82:86], 200704, 3136, 56, 1)}
-	f.t.T17 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[86:86:87], 0), Strides: append(f.dims[87:87:88], 1)}
-	f.t.In18 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[88:88:89], 64), Strides: append(f.dims[89:89:90], 1)}
-	f.t.In19 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[90:90:91], 64), Strides: append(f.dims[91:91:92], 1)}
-	f.t.In20 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[92:92:93], 64), Strides: append(f.dims[93:93:94], 1)}
-	f.t.In21 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[94:94:95], 64), Strides: append(f.dims[95:95:96], 1)}
-	f.t.T22 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[96:96:100], batch, 64, 56, 56), Strides: append(f.dims[100:100:104], 200704, 3136, 56, 1)}
-	f.t.T23 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[104:104:105], 0), Strides: append(f.dims[105:105:106], 1)}
-	f.t.T24 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[106:106:107], 0), Strides: append(f.dims[107:107:108], 1)}
-	f.t.T25 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[108:108:112], batch, 64, 56, 56), Strides: append(f.dims[112:112:116], 200704, 3136, 56, 1)}
-	f.t.In26 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[116:116:120], 64, 64, 3, 3), Strides: append(f.dims[120:120:124], 576, 9, 3, 1)}
-	f.t.T27 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[124:124:128], batch, 64, 56, 56), Strides: append(f.dims[128:128:132], 200704, 3136, 56, 1)}
-	f.t.T28 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[132:132:133], 0), Strides: append(f.dims[133:133:134], 1)}
-	f.t.In29 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[134:134:135], 64), Strides: append(f.dims[135:135:136], 1)}
-	f.t.In30 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[136:136:137], 64), Strides: append(f.dims[137:137:138], 1)}
-	f.t.In31 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[138:138:139], 64), Strides: append(f.dims[139:139:140], 1)}
-	f.t.In32 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[140:140:141], 64), Strides: append(f.dims[141:141:142], 1)}
-	f.t.T33 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[142:142:146], batch, 64, 56, 56), Strides: append(f.dims[146:146:150], 200704, 3136, 56, 1)}
-	f.t.T34 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[150:150:151], 0), Strides: append(f.dims[151:151:152], 1)}
-	f.t.T35 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[152:152:153], 0), Strides: append(f.dims[153:153:154], 1)}
-	f.t.T36 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[154:154:158], batch, 64, 56, 56), Strides: append(f.dims[158:158:162], 200704, 3136, 56, 1)}
-	f.t.T37 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[162:162:166], batch, 64, 56, 56), Strides: append(f.dims[166:166:170], 200704, 3136, 56, 1)}
-	f.t.In38 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[170:170:174], 64, 64, 3, 3), Strides: append(f.dims[174:174:178], 576, 9, 3, 1)}
-	f.t.T39 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[178:178:182], batch, 64, 56, 56), Strides: append(f.dims[182:182:186], 200704, 3136, 56, 1)}
-	f.t.T40 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[186:186:187], 0), Strides: append(f.dims[187:187:188], 1)}
-	f.t.In41 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[188:188:189], 64), Strides: append(f.dims[189:189:190], 1)}
-	f.t.In42 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[190:190:191], 64), Strides: append(f.dims[191:191:192], 1)}
-	f.t.In43 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[192:192:193], 64), Strides: append(f.dims[193:193:194], 1)}
-	f.t.In44 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[194:194:195], 64), Strides: append(f.dims[195:195:196], 1)}
-	f.t.T45 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[196:196:200], batch, 64, 56, 56), Strides: append(f.dims[200:200:204], 200704, 3136, 56, 1)}
-	f.t.T46 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[204:204:205], 0), Strides: append(f.dims[205:205:206], 1)}
-	f.t.T47 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[206:206:207], 0), Strides: append(f.dims[207:207:208], 1)}
-	f.t.T48 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[208:208:212], batch, 64, 56, 56), Strides: append(f.dims[212:212:216], 200704, 3136, 56, 1)}
-	f.t.In49 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[216:216:220], 64, 64, 3, 3), Strides: append(f.dims[220:220:224], 576, 9, 3, 1)}
-	f.t.T50 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[224:224:228], batch, 64, 56, 56), Strides: append(f.dims[228:228:232], 200704, 3136, 56, 1)}
-	f.t.T51 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[232:232:233], 0), Strides: append(f.dims[233:233:234], 1)}
-	f.t.In52 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[234:234:235], 64), Strides: append(f.dims[235:235:236], 1)}
-	f.t.In53 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[236:236:237], 64), Strides: append(f.dims[237:237:238], 1)}
-	f.t.In54 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[238:238:239], 64), Strides: append(f.dims[239:239:240], 1)}
-	f.t.In55 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[240:240:241], 64), Strides: append(f.dims[241:241:242], 1)}
-	f.t.T56 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[242:242:246], batch, 64, 56, 56), Strides: append(f.dims[246:246:250], 200704, 3136, 56, 1)}
-	f.t.T57 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[250:250:251], 0), Strides: append(f.dims[251:251:252], 1)}
-	f.t.T58 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[252:252:253], 0), Strides: append(f.dims[253:253:254], 1)}
-	f.t.T59 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[254:254:258], batch, 64, 56, 56), Strides: append(f.dims[258:258:262], 200704, 3136, 56, 1)}
-	f.t.T60 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[262:262:266], batch, 64, 56, 56), Strides: append(f.dims[266:266:270], 200704, 3136, 56, 1)}
-	f.t.In61 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[270:270:274], 128, 64, 3, 3), Strides: append(f.dims[274:274:278], 576, 9, 3, 1)}
-	f.t.T62 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[278:278:282], batch, 128, 28, 28), Strides: append(f.dims[282:282:286], 100352, 784, 28, 1)}
-	f.t.T63 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[286:286:287], 0), Strides: append(f.dims[287:287:288], 1)}
-	f.t.In64 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[288:288:289], 128), Strides: append(f.dims[289:289:290], 1)}
-	f.t.In65 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[290:290:291], 128), Strides: append(f.dims[291:291:292], 1)}
-	f.t.In66 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[292:292:293], 128), Strides: append(f.dims[293:293:294], 1)}
-	f.t.In67 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[294:294:295], 128), Strides: append(f.dims[295:295:296], 1)}
-	f.t.T68 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[296:296:300], batch, 128, 28, 28), Strides: append(f.dims[300:300:304], 100352, 784, 28, 1)}
-	f.t.T69 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[304:304:305], 0), Strides: append(f.dims[305:305:306], 1)}
-	f.t.T70 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[306:306:307], 0), Strides: append(f.dims[307:307:308], 1)}
-	f.t.T71 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[308:308:312], batch, 128, 28, 28), Strides: append(f.dims[312:312:316], 100352, 784, 28, 1)}
-	f.t.In72 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[316:316:320], 128, 128, 3, 3), Strides: append(f.dims[320:320:324], 1152, 9, 3, 1)}
-	f.t.T73 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[324:324:328], batch, 128, 28, 28), Strides: append(f.dims[328:328:332], 100352, 784, 28, 1)}
-	f.t.T74 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[332:332:333], 0), Strides: append(f.dims[333:333:334], 1)}
-	f.t.In75 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[334:334:335], 128), Strides: append(f.dims[335:335:336], 1)}
-	f.t.In76 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[336:336:337], 128), Strides: append(f.dims[337:337:338], 1)}
-	f.t.In77 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[338:338:339], 128), Strides: append(f.dims[339:339:340], 1)}
-	f.t.In78 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[340:340:341], 128), Strides: append(f.dims[341:341:342], 1)}
-	f.t.T79 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[342:342:346], batch, 128, 28, 28), Strides: append(f.dims[346:346:350], 100352, 784, 28, 1)}
-	f.t.T80 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[350:350:351], 0), Strides: append(f.dims[351:351:352], 1)}
-	f.t.T81 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[352:352:353], 0), Strides: append(f.dims[353:353:354], 1)}
-	f.t.In82 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[354:354:358], 128, 64, 1, 1), Strides: append(f.dims[358:358:362], 64, 1, 1, 1)}
-	f.t.T83 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[362:362:366], batch, 128, 28, 28), Strides: append(f.dims[366:366:370], 100352, 784, 28, 1)}
-	f.t.T84 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[370:370:371], 0), Strides: append(f.dims[371:371:372], 1)}
-	f.t.In85 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[372:372:373], 128), Strides: append(f.dims[373:373:374], 1)}
-	f.t.In86 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[374:374:375], 128), Strides: append(f.dims[375:375:376], 1)}
-	f.t.In87 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[376:376:377], 128), Strides: append(f.dims[377:377:378], 1)}
-	f.t.In88 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[378:378:379], 128), Strides: append(f.dims[379:379:380], 1)}
-	f.t.T89 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[380:380:384], batch, 128, 28, 28), Strides: append(f.dims[384:384:388], 100352, 784, 28, 1)}
-	f.t.T90 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[388:388:389], 0), Strides: append(f.dims[389:389:390], 1)}
-	f.t.T91 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[390:390:391], 0), Strides: append(f.dims[391:391:392], 1)}
-	f.t.T92 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[392:392:396], batch, 128, 28, 28), Strides: append(f.dims[396:396:400], 100352, 784, 28, 1)}
-	f.t.T93 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[400:400:404], batch, 128, 28, 28), Strides: append(f.dims[404:404:408], 100352, 784, 28, 1)}
-	f.t.In94 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[408:408:412], 128, 128, 3, 3), Strides: append(f.dims[412:412:416], 1152, 9, 3, 1)}
-	f.t.T95 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[416:416:420], batch, 128, 28, 28), Strides: append(f.dims[420:420:424], 100352, 784, 28, 1)}
-	f.t.T96 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[424:424:425], 0), Strides: append(f.dims[425:425:426], 1)}
-	f.t.In97 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[426:426:427], 128), Strides: append(f.dims[427:427:428], 1)}
-	f.t.In98 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[428:428:429], 128), Strides: append(f.dims[429:429:430], 1)}
-	f.t.In99 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[430:430:431], 128), Strides: append(f.dims[431:431:432], 1)}
-	f.t.In100 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[432:432:433], 128), Strides: append(f.dims[433:433:434], 1)}
-	f.t.T101 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[434:434:438], batch, 128, 28, 28), Strides: append(f.dims[438:438:442], 100352, 784, 28, 1)}
-	f.t.T102 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[442:442:443], 0), Strides: append(f.dims[443:443:444], 1)}
-	f.t.T103 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[444:444:445], 0), Strides: append(f.dims[445:445:446], 1)}
-	f.t.T104 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[446:446:450], batch, 128, 28, 28), Strides: append(f.dims[450:450:454], 100352, 784, 28, 1)}
-	f.t.In105 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[454:454:458], 128, 128, 3, 3), Strides: append(f.dims[458:458:462], 1152, 9, 3, 1)}
-	f.t.T106 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[462:462:466], batch, 128, 28, 28), Strides: append(f.dims[466:466:470], 100352, 784, 28, 1)}
-	f.t.T107 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[470:470:471], 0), Strides: append(f.dims[471:471:472], 1)}
-	f.t.In108 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[472:472:473], 128), Strides: append(f.dims[473:473:474], 1)}
-	f.t.In109 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[474:474:475], 128), Strides: append(f.dims[475:475:476], 1)}
-	f.t.In110 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[476:476:477], 128), Strides: append(f.dims[477:477:478], 1)}
-	f.t.In111 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[478:478:479], 128), Strides: append(f.dims[479:479:480], 1)}
-	f.t.T112 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[480:480:484], batch, 128, 28, 28), Strides: append(f.dims[484:484:488], 100352, 784, 28, 1)}
-	f.t.T113 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[488:488:489], 0), Strides: append(f.dims[489:489:490], 1)}
-	f.t.T114 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[490:490:491], 0), Strides: append(f.dims[491:491:492], 1)}
-	f.t.T115 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[492:492:496], batch, 128, 28, 28), Strides: append(f.dims[496:496:500], 100352, 784, 28, 1)}
-	f.t.T116 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[500:500:504], batch, 128, 28, 28), Strides: append(f.dims[504:504:508], 100352, 784, 28, 1)}
-	f.t.In117 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[508:508:512], 256, 128, 3, 3), Strides: append(f.dims[512:512:516], 1152, 9, 3, 1)}
-	f.t.T118 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[516:516:520], batch, 256, 14, 14), Strides: append(f.dims[520:520:524], 50176, 196, 14, 1)}
-	f.t.T119 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[524:524:525], 0), Strides: append(f.dims[525:525:526], 1)}
-	f.t.In120 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[526:526:527], 256), Strides: append(f.dims[527:527:528], 1)}
-	f.t.In121 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[528:528:529], 256), Strides: append(f.dims[529:529:530], 1)}
-	f.t.In122 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[530:530:531], 256), Strides: append(f.dims[531:531:532], 1)}
-	f.t.In123 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[532:532:533], 256), Strides: append(f.dims[533:533:534], 1)}
-	f.t.T124 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[534:534:538], batch, 256, 14, 14), Strides: append(f.dims[538:538:542], 50176, 196, 14, 1)}
-	f.t.T125 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[542:542:543], 0), Strides: append(f.dims[543:543:544], 1)}
-	f.t.T126 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[544:544:545], 0), Strides: append(f.dims[545:545:546], 1)}
-	f.t.T127 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[546:546:550], batch, 256, 14, 14), Strides: append(f.dims[550:550:554], 50176, 196, 14, 1)}
-	f.t.In128 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[554:554:558], 256, 256, 3, 3), Strides: append(f.dims[558:558:562], 2304, 9, 3, 1)}
-	f.t.T129 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[562:562:566], batch, 256, 14, 14), Strides: append(f.dims[566:566:570], 50176, 196, 14, 1)}
-	f.t.T130 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[570:570:571], 0), Strides: append(f.dims[571:571:572], 1)}
-	f.t.In131 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[572:572:573], 256), Strides: append(f.dims[573:573:574], 1)}
-	f.t.In132 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[574:574:575], 256), Strides: append(f.dims[575:575:576], 1)}
-	f.t.In133 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[576:576:577], 256), Strides: append(f.dims[577:577:578], 1)}
-	f.t.In134 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[578:578:579], 256), Strides: append(f.dims[579:579:580], 1)}
-	f.t.T135 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[580:580:584], batch, 256, 14, 14), Strides: append(f.dims[584:584:588], 50176, 196, 14, 1)}
-	f.t.T136 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[588:588:589], 0), Strides: append(f.dims[589:589:590], 1)}
-	f.t.T137 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[590:590:591], 0), Strides: append(f.dims[591:591:592], 1)}
-	f.t.In138 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[592:592:596], 256, 128, 1, 1), Strides: append(f.dims[596:596:600], 128, 1, 1, 1)}
-	f.t.T139 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[600:600:604], batch, 256, 14, 14), Strides: append(f.dims[604:604:608], 50176, 196, 14, 1)}
-	f.t.T140 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[608:608:609], 0), Strides: append(f.dims[609:609:610], 1)}
-	f.t.In141 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[610:610:611], 256), Strides: append(f.dims[611:611:612], 1)}
-	f.t.In142 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[612:612:613], 256), Strides: append(f.dims[613:613:614], 1)}
-	f.t.In143 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[614:614:615], 256), Strides: append(f.dims[615:615:616], 1)}
-	f.t.In144 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[616:616:617], 256), Strides: append(f.dims[617:617:618], 1)}
-	f.t.T145 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[618:618:622], batch, 256, 14, 14), Strides: append(f.dims[622:622:626], 50176, 196, 14, 1)}
-	f.t.T146 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[626:626:627], 0), Strides: append(f.dims[627:627:628], 1)}
-	f.t.T147 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[628:628:629], 0), Strides: append(f.dims[629:629:630], 1)}
-	f.t.T148 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[630:630:634], batch, 256, 14, 14), Strides: append(f.dims[634:634:638], 50176, 196, 14, 1)}
-	f.t.T149 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[638:638:642], batch, 256, 14, 14), Strides: append(f.dims[642:642:646], 50176, 196, 14, 1)}
-	f.t.In150 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[646:646:650], 256, 256, 3, 3), Strides: append(f.dims[650:650:654], 2304, 9, 3, 1)}
-	f.t.T151 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[654:654:658], batch, 256, 14, 14), Strides: append(f.dims[658:658:662], 50176, 196, 14, 1)}
-	f.t.T152 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[662:662:663], 0), Strides: append(f.dims[663:663:664], 1)}
-	f.t.In153 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[664:664:665], 256), Strides: append(f.dims[665:665:666], 1)}
-	f.t.In154 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[666:666:667], 256), Strides: append(f.dims[667:667:668], 1)}
-	f.t.In155 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[668:668:669], 256), Strides: append(f.dims[669:669:670], 1)}
-	f.t.In156 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[670:670:671], 256), Strides: append(f.dims[671:671:672], 1)}
-	f.t.T157 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[672:672:676], batch, 256, 14, 14), Strides: append(f.dims[676:676:680], 50176, 196, 14, 1)}
-	f.t.T158 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[680:680:681], 0), Strides: append(f.dims[681:681:682], 1)}
-	f.t.T159 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[682:682:683], 0), Strides: append(f.dims[683:683:684], 1)}
-	f.t.T160 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[684:684:688], batch, 256, 14, 14), Strides: append(f.dims[688:688:692], 50176, 196, 14, 1)}
-	f.t.In161 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[692:692:696], 256, 256, 3, 3), Strides: append(f.dims[696:696:700], 2304, 9, 3, 1)}
-	f.t.T162 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[700:700:704], batch, 256, 14, 14), Strides: append(f.dims[704:704:708], 50176, 196, 14, 1)}
-	f.t.T163 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[708:708:709], 0), Strides: append(f.dims[709:709:710], 1)}
-	f.t.In164 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[710:710:711], 256), Strides: append(f.dims[711:711:712], 1)}
-	f.t.In165 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[712:712:713], 256), Strides: append(f.dims[713:713:714], 1)}
-	f.t.In166 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[714:714:715], 256), Strides: append(f.dims[715:715:716], 1)}
-	f.t.In167 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[716:716:717], 256), Strides: append(f.dims[717:717:718], 1)}
-	f.t.T168 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[718:718:722], batch, 256, 14, 14), Strides: append(f.dims[722:722:726], 50176, 196, 14, 1)}
-	f.t.T169 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[726:726:727], 0), Strides: append(f.dims[727:727:728], 1)}
-	f.t.T170 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[728:728:729], 0), Strides: append(f.dims[729:729:730], 1)}
-	f.t.T171 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[730:730:734], batch, 256, 14, 14), Strides: append(f.dims[734:734:738], 50176, 196, 14, 1)}
-	f.t.T172 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[738:738:742], batch, 256, 14, 14), Strides: append(f.dims[742:742:746], 50176, 196, 14, 1)}
-	f.t.In173 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[746:746:750], 512, 256, 3, 3), Strides: append(f.dims[750:750:754], 2304, 9, 3, 1)}
-	f.t.T174 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[754:754:758], batch, 512, 7, 7), Strides: append(f.dims[758:758:762], 25088, 49, 7, 1)}
-	f.t.T175 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[762:762:763], 0), Strides: append(f.dims[763:763:764], 1)}
-	f.t.In176 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[764:764:765], 512), Strides: append(f.dims[765:765:766], 1)}
-	f.t.In177 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[766:766:767], 512), Strides: append(f.dims[767:767:768], 1)}
-	f.t.In178 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[768:768:769], 512), Strides: append(f.dims[769:769:770], 1)}
-	f.t.In179 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[770:770:771], 512), Strides: append(f.dims[771:771:772], 1)}
-	f.t.T180 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[772:772:776], batch, 512, 7, 7), Strides: append(f.dims[776:776:780], 25088, 49, 7, 1)}
-	f.t.T181 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[780:780:781], 0), Strides: append(f.dims[781:781:782], 1)}
-	f.t.T182 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[782:782:783], 0), Strides: append(f.dims[783:783:784], 1)}
-	f.t.T183 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[784:784:788], batch, 512, 7, 7), Strides: append(f.dims[788:788:792], 25088, 49, 7, 1)}
-	f.t.In184 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[792:792:796], 512, 512, 3, 3), Strides: append(f.dims[796:796:800], 4608, 9, 3, 1)}
-	f.t.T185 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[800:800:804], batch, 512, 7, 7), Strides: append(f.dims[804:804:808], 25088, 49, 7, 1)}
-	f.t.T186 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[808:808:809], 0), Strides: append(f.dims[809:809:810], 1)}
-	f.t.In187 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[810:810:811], 512), Strides: append(f.dims[811:811:812], 1)}
-	f.t.In188 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[812:812:813], 512), Strides: append(f.dims[813:813:814], 1)}
-	f.t.In189 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[814:814:815], 512), Strides: append(f.dims[815:815:816], 1)}
-	f.t.In190 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[816:816:817], 512), Strides: append(f.dims[817:817:818], 1)}
-	f.t.T191 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[818:818:822], batch, 512, 7, 7), Strides: append(f.dims[822:822:826], 25088, 49, 7, 1)}
-	f.t.T192 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[826:826:827], 0), Strides: append(f.dims[827:827:828], 1)}
-	f.t.T193 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[828:828:829], 0), Strides: append(f.dims[829:829:830], 1)}
-	f.t.In194 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[830:830:834], 512, 256, 1, 1), Strides: append(f.dims[834:834:838], 256, 1, 1, 1)}
-	f.t.T195 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[838:838:842], batch, 512, 7, 7), Strides: append(f.dims[842:842:846], 25088, 49, 7, 1)}
-	f.t.T196 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[846:846:847], 0), Strides: append(f.dims[847:847:848], 1)}
-	f.t.In197 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[848:848:849], 512), Strides: append(f.dims[849:849:850], 1)}
-	f.t.In198 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[850:850:851], 512), Strides: append(f.dims[851:851:852], 1)}
-	f.t.In199 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[852:852:853], 512), Strides: append(f.dims[853:853:854], 1)}
-	f.t.In200 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[854:854:855], 512), Strides: append(f.dims[855:855:856], 1)}
-	f.t.T201 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[856:856:860], batch, 512, 7, 7), Strides: append(f.dims[860:860:864], 25088, 49, 7, 1)}
-	f.t.T202 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[864:864:865], 0), Strides: append(f.dims[865:865:866], 1)}
-	f.t.T203 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[866:866:867], 0), Strides: append(f.dims[867:867:868], 1)}
-	f.t.T204 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[868:868:872], batch, 512, 7, 7), Strides: append(f.dims[872:872:876], 25088, 49, 7, 1)}
-	f.t.T205 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[876:876:880], batch, 512, 7, 7), Strides: append(f.dims[880:880:884], 25088, 49, 7, 1)}
-	f.t.In206 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[884:884:888], 512, 512, 3, 3), Strides: append(f.dims[888:888:892], 4608, 9, 3, 1)}
-	f.t.T207 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[892:892:896], batch, 512, 7, 7), Strides: append(f.dims[896:896:900], 25088, 49, 7, 1)}
-	f.t.T208 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[900:900:901], 0), Strides: append(f.dims[901:901:902], 1)}
-	f.t.In209 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[902:902:903], 512), Strides: append(f.dims[903:903:904], 1)}
-	f.t.In210 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[904:904:905], 512), Strides: append(f.dims[905:905:906], 1)}
-	f.t.In211 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[906:906:907], 512), Strides: append(f.dims[907:907:908], 1)}
-	f.t.In212 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[908:908:909], 512), Strides: append(f.dims[909:909:910], 1)}
-	f.t.T213 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[910:910:914], batch, 512, 7, 7), Strides: append(f.dims[914:914:918], 25088, 49, 7, 1)}
-	f.t.T214 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[918:918:919], 0), Strides: append(f.dims[919:919:920], 1)}
-	f.t.T215 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[920:920:921], 0), Strides: append(f.dims[921:921:922], 1)}
-	f.t.T216 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[922:922:926], batch, 512, 7, 7), Strides: append(f.dims[926:926:930], 25088, 49, 7, 1)}
-	f.t.In217 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[930:930:934], 512, 512, 3, 3), Strides: append(f.dims[934:934:938], 4608, 9, 3, 1)}
-	f.t.T218 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[938:938:942], batch, 512, 7, 7), Strides: append(f.dims[942:942:946], 25088, 49, 7, 1)}
-	f.t.T219 = wgrt.Tensor{DType: wgrt.U8, Device: "cpu", Shape: append(f.dims[946:946:947], 0), Strides: append(f.dims[947:947:948], 1)}
-	f.t.In220 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[948:948:949], 512), Strides: append(f.dims[949:949:950], 1)}
-	f.t.In221 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[950:950:951], 512), Strides: append(f.dims[951:951:952], 1)}
-	f.t.In222 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[952:952:953], 512), Strides: append(f.dims[953:953:954], 1)}
-	f.t.In223 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[954:954:955], 512), Strides: append(f.dims[955:955:956], 1)}
-	f.t.T224 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[956:956:960], batch, 512, 7, 7), Strides: append(f.dims[960:960:964], 25088, 49, 7, 1)}
-	f.t.T225 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[964:964:965], 0), Strides: append(f.dims[965:965:966], 1)}
-	f.t.T226 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[966:966:967], 0), Strides: append(f.dims[967:967:968], 1)}
-	f.t.T227 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[968:968:972], batch, 512, 7, 7), Strides: append(f.dims[972:972:976], 25088, 49, 7, 1)}
-	f.t.T228 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[976:976:980], batch, 512, 7, 7), Strides: append(f.dims[980:980:984], 25088, 49, 7, 1)}
-	f.t.T229 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[984:984:988], batch, 512, 1, 1), Strides: append(f.dims[988:988:992], 512, 1, 1, 1)}
-	f.t.V230 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[992:992:994], batch, 512), Strides: append(f.dims[994:994:996], 512, 1)}
-	f.t.In231 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[996:996:998], 1000, 512), Strides: append(f.dims[998:998:1000], 512, 1)}
-	f.t.V232 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[1000:1000:1002], 512, 1000), Strides: append(f.dims[1002:1002:1004], 1, 512)}
-	f.t.In233 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[1004:1004:1005], 1000), Strides: append(f.dims[1005:1005:1006], 1)}
-	f.t.T234 = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[1006:1006:1008], batch, 1000), Strides: append(f.dims[1008:1008:1010], 1000, 1)}
-	if err := wgrt.CheckTensor("in1", in.In1, wgrt.F32, "cpu", f.t.In1.Shape, f.t.In1.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in2", in.In2, wgrt.F32, "cpu", f.t.In2.Shape, f.t.In2.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in5", in.In5, wgrt.F32, "cpu", f.t.In5.Shape, f.t.In5.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in6", in.In6, wgrt.F32, "cpu", f.t.In6.Shape, f.t.In6.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in7", in.In7, wgrt.F32, "cpu", f.t.In7.Shape, f.t.In7.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in8", in.In8, wgrt.F32, "cpu", f.t.In8.Shape, f.t.In8.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in15", in.In15, wgrt.F32, "cpu", f.t.In15.Shape, f.t.In15.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in18", in.In18, wgrt.F32, "cpu", f.t.In18.Shape, f.t.In18.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in19", in.In19, wgrt.F32, "cpu", f.t.In19.Shape, f.t.In19.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in20", in.In20, wgrt.F32, "cpu", f.t.In20.Shape, f.t.In20.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in21", in.In21, wgrt.F32, "cpu", f.t.In21.Shape, f.t.In21.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in26", in.In26, wgrt.F32, "cpu", f.t.In26.Shape, f.t.In26.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in29", in.In29, wgrt.F32, "cpu", f.t.In29.Shape, f.t.In29.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in30", in.In30, wgrt.F32, "cpu", f.t.In30.Shape, f.t.In30.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in31", in.In31, wgrt.F32, "cpu", f.t.In31.Shape, f.t.In31.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in32", in.In32, wgrt.F32, "cpu", f.t.In32.Shape, f.t.In32.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in38", in.In38, wgrt.F32, "cpu", f.t.In38.Shape, f.t.In38.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in41", in.In41, wgrt.F32, "cpu", f.t.In41.Shape, f.t.In41.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in42", in.In42, wgrt.F32, "cpu", f.t.In42.Shape, f.t.In42.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in43", in.In43, wgrt.F32, "cpu", f.t.In43.Shape, f.t.In43.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in44", in.In44, wgrt.F32, "cpu", f.t.In44.Shape, f.t.In44.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in49", in.In49, wgrt.F32, "cpu", f.t.In49.Shape, f.t.In49.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in52", in.In52, wgrt.F32, "cpu", f.t.In52.Shape, f.t.In52.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in53", in.In53, wgrt.F32, "cpu", f.t.In53.Shape, f.t.In53.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in54", in.In54, wgrt.F32, "cpu", f.t.In54.Shape, f.t.In54.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in55", in.In55, wgrt.F32, "cpu", f.t.In55.Shape, f.t.In55.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in61", in.In61, wgrt.F32, "cpu", f.t.In61.Shape, f.t.In61.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in64", in.In64, wgrt.F32, "cpu", f.t.In64.Shape, f.t.In64.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in65", in.In65, wgrt.F32, "cpu", f.t.In65.Shape, f.t.In65.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in66", in.In66, wgrt.F32, "cpu", f.t.In66.Shape, f.t.In66.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in67", in.In67, wgrt.F32, "cpu", f.t.In67.Shape, f.t.In67.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in72", in.In72, wgrt.F32, "cpu", f.t.In72.Shape, f.t.In72.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in75", in.In75, wgrt.F32, "cpu", f.t.In75.Shape, f.t.In75.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in76", in.In76, wgrt.F32, "cpu", f.t.In76.Shape, f.t.In76.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in77", in.In77, wgrt.F32, "cpu", f.t.In77.Shape, f.t.In77.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in78", in.In78, wgrt.F32, "cpu", f.t.In78.Shape, f.t.In78.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in82", in.In82, wgrt.F32, "cpu", f.t.In82.Shape, f.t.In82.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in85", in.In85, wgrt.F32, "cpu", f.t.In85.Shape, f.t.In85.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in86", in.In86, wgrt.F32, "cpu", f.t.In86.Shape, f.t.In86.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in87", in.In87, wgrt.F32, "cpu", f.t.In87.Shape, f.t.In87.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in88", in.In88, wgrt.F32, "cpu", f.t.In88.Shape, f.t.In88.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in94", in.In94, wgrt.F32, "cpu", f.t.In94.Shape, f.t.In94.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in97", in.In97, wgrt.F32, "cpu", f.t.In97.Shape, f.t.In97.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in98", in.In98, wgrt.F32, "cpu", f.t.In98.Shape, f.t.In98.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in99", in.In99, wgrt.F32, "cpu", f.t.In99.Shape, f.t.In99.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in100", in.In100, wgrt.F32, "cpu", f.t.In100.Shape, f.t.In100.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in105", in.In105, wgrt.F32, "cpu", f.t.In105.Shape, f.t.In105.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in108", in.In108, wgrt.F32, "cpu", f.t.In108.Shape, f.t.In108.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in109", in.In109, wgrt.F32, "cpu", f.t.In109.Shape, f.t.In109.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in110", in.In110, wgrt.F32, "cpu", f.t.In110.Shape, f.t.In110.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in111", in.In111, wgrt.F32, "cpu", f.t.In111.Shape, f.t.In111.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in117", in.In117, wgrt.F32, "cpu", f.t.In117.Shape, f.t.In117.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in120", in.In120, wgrt.F32, "cpu", f.t.In120.Shape, f.t.In120.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in121", in.In121, wgrt.F32, "cpu", f.t.In121.Shape, f.t.In121.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in122", in.In122, wgrt.F32, "cpu", f.t.In122.Shape, f.t.In122.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in123", in.In123, wgrt.F32, "cpu", f.t.In123.Shape, f.t.In123.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in128", in.In128, wgrt.F32, "cpu", f.t.In128.Shape, f.t.In128.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in131", in.In131, wgrt.F32, "cpu", f.t.In131.Shape, f.t.In131.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in132", in.In132, wgrt.F32, "cpu", f.t.In132.Shape, f.t.In132.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in133", in.In133, wgrt.F32, "cpu", f.t.In133.Shape, f.t.In133.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in134", in.In134, wgrt.F32, "cpu", f.t.In134.Shape, f.t.In134.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in138", in.In138, wgrt.F32, "cpu", f.t.In138.Shape, f.t.In138.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in141", in.In141, wgrt.F32, "cpu", f.t.In141.Shape, f.t.In141.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in142", in.In142, wgrt.F32, "cpu", f.t.In142.Shape, f.t.In142.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in143", in.In143, wgrt.F32, "cpu", f.t.In143.Shape, f.t.In143.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in144", in.In144, wgrt.F32, "cpu", f.t.In144.Shape, f.t.In144.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in150", in.In150, wgrt.F32, "cpu", f.t.In150.Shape, f.t.In150.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in153", in.In153, wgrt.F32, "cpu", f.t.In153.Shape, f.t.In153.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in154", in.In154, wgrt.F32, "cpu", f.t.In154.Shape, f.t.In154.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in155", in.In155, wgrt.F32, "cpu", f.t.In155.Shape, f.t.In155.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in156", in.In156, wgrt.F32, "cpu", f.t.In156.Shape, f.t.In156.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in161", in.In161, wgrt.F32, "cpu", f.t.In161.Shape, f.t.In161.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in164", in.In164, wgrt.F32, "cpu", f.t.In164.Shape, f.t.In164.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in165", in.In165, wgrt.F32, "cpu", f.t.In165.Shape, f.t.In165.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in166", in.In166, wgrt.F32, "cpu", f.t.In166.Shape, f.t.In166.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in167", in.In167, wgrt.F32, "cpu", f.t.In167.Shape, f.t.In167.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in173", in.In173, wgrt.F32, "cpu", f.t.In173.Shape, f.t.In173.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in176", in.In176, wgrt.F32, "cpu", f.t.In176.Shape, f.t.In176.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in177", in.In177, wgrt.F32, "cpu", f.t.In177.Shape, f.t.In177.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in178", in.In178, wgrt.F32, "cpu", f.t.In178.Shape, f.t.In178.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in179", in.In179, wgrt.F32, "cpu", f.t.In179.Shape, f.t.In179.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in184", in.In184, wgrt.F32, "cpu", f.t.In184.Shape, f.t.In184.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in187", in.In187, wgrt.F32, "cpu", f.t.In187.Shape, f.t.In187.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in188", in.In188, wgrt.F32, "cpu", f.t.In188.Shape, f.t.In188.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in189", in.In189, wgrt.F32, "cpu", f.t.In189.Shape, f.t.In189.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in190", in.In190, wgrt.F32, "cpu", f.t.In190.Shape, f.t.In190.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in194", in.In194, wgrt.F32, "cpu", f.t.In194.Shape, f.t.In194.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in197", in.In197, wgrt.F32, "cpu", f.t.In197.Shape, f.t.In197.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in198", in.In198, wgrt.F32, "cpu", f.t.In198.Shape, f.t.In198.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in199", in.In199, wgrt.F32, "cpu", f.t.In199.Shape, f.t.In199.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in200", in.In200, wgrt.F32, "cpu", f.t.In200.Shape, f.t.In200.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in206", in.In206, wgrt.F32, "cpu", f.t.In206.Shape, f.t.In206.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in209", in.In209, wgrt.F32, "cpu", f.t.In209.Shape, f.t.In209.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in210", in.In210, wgrt.F32, "cpu", f.t.In210.Shape, f.t.In210.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in211", in.In211, wgrt.F32, "cpu", f.t.In211.Shape, f.t.In211.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in212", in.In212, wgrt.F32, "cpu", f.t.In212.Shape, f.t.In212.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in217", in.In217, wgrt.F32, "cpu", f.t.In217.Shape, f.t.In217.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in220", in.In220, wgrt.F32, "cpu", f.t.In220.Shape, f.t.In220.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in221", in.In221, wgrt.F32, "cpu", f.t.In221.Shape, f.t.In221.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in222", in.In222, wgrt.F32, "cpu", f.t.In222.Shape, f.t.In222.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in223", in.In223, wgrt.F32, "cpu", f.t.In223.Shape, f.t.In223.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in231", in.In231, wgrt.F32, "cpu", f.t.In231.Shape, f.t.In231.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	if err := wgrt.CheckTensor("in233", in.In233, wgrt.F32, "cpu", f.t.In233.Shape, f.t.In233.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "resnet18", err)
-	}
-	f.t.In1.Data = in.In1.Data[0 : 602112*batch : 602112*batch]
-	f.t.In2.Data = in.In2.Data[0:37632:37632]
-	f.t.In5.Data = in.In5.Data[0:256:256]
-	f.t.In6.Data = in.In6.Data[0:256:256]
-	f.t.In7.Data = in.In7.Data[0:256:256]
-	f.t.In8.Data = in.In8.Data[0:256:256]
-	f.t.In15.Data = in.In15.Data[0:147456:147456]
-	f.t.In18.Data = in.In18.Data[0:256:256]
-	f.t.In19.Data = in.In19.Data[0:256:256]
-	f.t.In20.Data = in.In20.Data[0:256:256]
-	f.t.In21.Data = in.In21.Data[0:256:256]
-	f.t.In26.Data = in.In26.Data[0:147456:147456]
-	f.t.In29.Data = in.In29.Data[0:256:256]
-	f.t.In30.Data = in.In30.Data[0:256:256]
-	f.t.In31.Data = in.In31.Data[0:256:256]
-	f.t.In32.Data = in.In32.Data[0:256:256]
-	f.t.In38.Data = in.In38.Data[0:147456:147456]
-	f.t.In41.Data = in.In41.Data[0:256:256]
-	f.t.In42.Data = in.In42.Data[0:256:256]
-	f.t.In43.Data = in.In43.Data[0:256:256]
-	f.t.In44.Data = in.In44.Data[0:256:256]
-	f.t.In49.Data = in.In49.Data[0:147456:147456]
-	f.t.In52.Data = in.In52.Data[0:256:256]
-	f.t.In53.Data = in.In53.Data[0:256:256]
-	f.t.In54.Data = in.In54.Data[0:256:256]
-	f.t.In55.Data = in.In55.Data[0:256:256]
-	f.t.In61.Data = in.In61.Data[0:294912:294912]
-	f.t.In64.Data = in.In64.Data[0:512:512]
-	f.t.In65.Data = in.In65.Data[0:512:512]
-	f.t.In66.Data = in.In66.Data[0:512:512]
-	f.t.In67.Data = in.In67.Data[0:512:512]
-	f.t.In72.Data = in.In72.Data[0:589824:589824]
-	f.t.In75.Data = in.In75.Data[0:512:512]
-	f.t.In76.Data = in.In76.Data[0:512:512]
-	f.t.In77.Data = in.In77.Data[0:512:512]
-	f.t.In78.Data = in.In78.Data[0:512:512]
-	f.t.In82.Data = in.In82.Data[0:32768:32768]
-	f.t.In85.Data = in.In85.Data[0:512:512]
-	f.t.In86.Data = in.In86.Data[0:512:512]
-	f.t.In87.Data = in.In87.Data[0:512:512]
-	f.t.In88.Data = in.In88.Data[0:512:512]
-	f.t.In94.Data = in.In94.Data[0:589824:589824]
-	f.t.In97.Data = in.In97.Data[0:512:512]
-	f.t.In98.Data = in.In98.Data[0:512:512]
-	f.t.In99.Data = in.In99.Data[0:512:512]
-	f.t.In100.Data = in.In100.Data[0:512:512]
-	f.t.In105.Data = in.In105.Data[0:589824:589824]
-	f.t.In108.Data = in.In108.Data[0:512:512]
-	f.t.In109.Data = in.In109.Data[0:512:512]
-	f.t.In110.Data = in.In110.Data[0:512:512]
-	f.t.In111.Data = in.In111.Data[0:512:512]
-	f.t.In117.Data = in.In117.Data[0:1179648:1179648]
-	f.t.In120.Data = in.In120.Data[0:1024:1024]
-	f.t.In121.Data = in.In121.Data[0:1024:1024]
-	f.t.In122.Data = in.In122.Data[0:1024:1024]
-	f.t.In123.Data = in.In123.Data[0:1024:1024]
-	f.t.In128.Data = in.In128.Data[0:2359296:2359296]
-	f.t.In131.Data = in.In131.Data[0:1024:1024]
-	f.t.In132.Data = in.In132.Data[0:1024:1024]
-	f.t.In133.Data = in.In133.Data[0:1024:1024]
-	f.t.In134.Data = in.In134.Data[0:1024:1024]
-	f.t.In138.Data = in.In138.Data[0:131072:131072]
-	f.t.In141.Data = in.In141.Data[0:1024:1024]
-	f.t.In142.Data = in.In142.Data[0:1024:1024]
-	f.t.In143.Data = in.In143.Data[0:1024:1024]
-	f.t.In144.Data = in.In144.Data[0:1024:1024]
-	f.t.In150.Data = in.In150.Data[0:2359296:2359296]
-	f.t.In153.Data = in.In153.Data[0:1024:1024]
-	f.t.In154.Data = in.In154.Data[0:1024:1024]
-	f.t.In155.Data = in.In155.Data[0:1024:1024]
-	f.t.In156.Data = in.In156.Data[0:1024:1024]
-	f.t.In161.Data = in.In161.Data[0:2359296:2359296]
-	f.t.In164.Data = in.In164.Data[0:1024:1024]
-	f.t.In165.Data = in.In165.Data[0:1024:1024]
-	f.t.In166.Data = in.In166.Data[0:1024:1024]
-	f.t.In167.Data = in.In167.Data[0:1024:1024]
-	f.t.In173.Data = in.In173.Data[0:4718592:4718592]
-	f.t.In176.Data = in.In176.Data[0:2048:2048]
-	f.t.In177.Data = in.In177.Data[0:2048:2048]
-	f.t.In178.Data = in.In178.Data[0:2048:2048]
-	f.t.In179.Data = in.In179.Data[0:2048:2048]
-	f.t.In184.Data = in.In184.Data[0:9437184:9437184]
-	f.t.In187.Data = in.In187.Data[0:2048:2048]
-	f.t.In188.Data = in.In188.Data[0:2048:2048]
-	f.t.In189.Data = in.In189.Data[0:2048:2048]
-	f.t.In190.Data = in.In190.Data[0:2048:2048]
-	f.t.In194.Data = in.In194.Data[0:524288:524288]
-	f.t.In197.Data = in.In197.Data[0:2048:2048]
-	f.t.In198.Data = in.In198.Data[0:2048:2048]
-	f.t.In199.Data = in.In199.Data[0:2048:2048]
-	f.t.In200.Data = in.In200.Data[0:2048:2048]
-	f.t.In206.Data = in.In206.Data[0:9437184:9437184]
-	f.t.In209.Data = in.In209.Data[0:2048:2048]
-	f.t.In210.Data = in.In210.Data[0:2048:2048]
-	f.t.In211.Data = in.In211.Data[0:2048:2048]
-	f.t.In212.Data = in.In212.Data[0:2048:2048]
-	f.t.In217.Data = in.In217.Data[0:9437184:9437184]
-	f.t.In220.Data = in.In220.Data[0:2048:2048]
-	f.t.In221.Data = in.In221.Data[0:2048:2048]
-	f.t.In222.Data = in.In222.Data[0:2048:2048]
-	f.t.In223.Data = in.In223.Data[0:2048:2048]
-	f.t.In231.Data = in.In231.Data[0:2048000:2048000]
-	f.t.V232.Data = in.In231.Data[0:2048000:2048000]
-	f.t.In233.Data = in.In233.Data[0:4000:4000]
-	if out.T234.Data != nil {
-		if err := wgrt.CheckTensor("t234", out.T234, wgrt.F32, "cpu", f.t.T234.Shape, f.t.T234.Strides); err != nil {
-			return fmt.Errorf("%s: output buffer %w", "resnet18", err)
-		}
-	}
-	return nil
+	f.Layout(&program)
+	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.In1, &in.In2, &in.In5, &in.In6, &in.In7, &in.In8, &in.In15, &in.In18, &in.In19, &in.In20, &in.In21, &in.In26, &in.In29, &in.In30, &in.In31, &in.In32, &in.In38, &in.In41, &in.In42, &in.In43, &in.In44, &in.In49, &in.In52, &in.In53, &in.In54, &in.In55, &in.In61, &in.In64, &in.In65, &in.In66, &in.In67, &in.In72, &in.In75, &in.In76, &in.In77, &in.In78, &in.In82, &in.In85, &in.In86, &in.In87, &in.In88, &in.In94, &in.In97, &in.In98, &in.In99, &in.In100, &in.In105, &in.In108, &in.In109, &in.In110, &in.In111, &in.In117, &in.In120, &in.In121, &in.In122, &in.In123, &in.In128, &in.In131, &in.In132, &in.In133, &in.In134, &in.In138, &in.In141, &in.In142, &in.In143, &in.In144, &in.In150, &in.In153, &in.In154, &in.In155, &in.In156, &in.In161, &in.In164, &in.In165, &in.In166, &in.In167, &in.In173, &in.In176, &in.In177, &in.In178, &in.In179, &in.In184, &in.In187, &in.In188, &in.In189, &in.In190, &in.In194, &in.In197, &in.In198, &in.In199, &in.In200, &in.In206, &in.In209, &in.In210, &in.In211, &in.In212, &in.In217, &in.In220, &in.In221, &in.In222, &in.In223, &in.In231, &in.In233}); err != nil {
+		return err
+	}
+	return f.BindOutputs(&program, []*wgrt.Tensor{&out.T234})
 }
 
-// run runs the plan's lines: pools created at first use and released after
-// their last, tensor data as views into them, the kernel calls.
+// run runs the program's steps: pools created at first use and released
+// after their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
 		k = &kernelsFunc{fn: a.fn}
 	}
-	defer f.releaseAll(pools)
+	defer f.ReleaseAll(&program, pools)
 	obs, _ := k.(wgrt.Observer)
-	var err error
-	batch := f.sym.Batch
-	// pool 1: 6422528*batch bytes on "cpu"
-	if f.pool[1], err = pools.Acquire(1, "cpu", 6422528*batch, 64); err != nil {
-		return fmt.Errorf("%s: pool 1 (%d bytes on %s): %w", "resnet18", 6422528*batch, "cpu", err)
-	}
-	f.t.T3.Data = f.pool[1][0 : 3211264*batch : 3211264*batch]
-	// ops[0] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[0])
-	}
-	if err := k.Convolution(f.t.T3, f.t.In1, f.t.In2, const_ints0, const_ints1, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[0], Err: err}
-	}
-	f.t.T4.Data = f.pool[1][0:0:0]
-	// ops[1] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[1])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T4, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[1], Err: err}
-	}
-	f.t.T4.Data = nil
-	f.t.T9.Data = f.pool[1][3211264*batch : 6422528*batch : 6422528*batch]
-	f.t.T12.Data = f.pool[1][3211264*batch : 6422528*batch : 6422528*batch]
-	f.t.T10.Data = f.pool[1][0:0:0]
-	f.t.T11.Data = f.pool[1][0:0:0]
-	// ops[2] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[2])
-	}
-	if err := k.NativeBatchNorm(f.t.T9, f.t.T10, f.t.T11, f.t.T3, f.t.In5, f.t.In6, f.t.In7, f.t.In8, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[2], Err: err}
-	}
-	f.t.T3.Data = nil
-	f.t.T10.Data = nil
-	f.t.T11.Data = nil
-	// "t12" takes over the storage of "t9" in place.
-	// ops[3] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[3])
-	}
-	if err := k.Relu_(f.t.T12, f.t.T9); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[3], Err: err}
-	}
-	f.t.T13.Data = f.pool[1][1605632*batch : 2408448*batch : 2408448*batch]
-	f.t.T14.Data = f.pool[1][0 : 1605632*batch : 1605632*batch]
-	// ops[4] (kernel "max_pool2d_with_indices")
-	if obs != nil {
-		obs.BeginOp(&opTable[4])
-	}
-	if err := k.MaxPool2dWithIndices(f.t.T13, f.t.T14, f.t.T12, const_ints1, const_ints0, const_ints2); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[4], Err: err}
-	}
-	f.t.T9.Data = nil
-	f.t.T12.Data = nil
-	f.t.T14.Data = nil
-	f.t.T16.Data = f.pool[1][0 : 802816*batch : 802816*batch]
-	// ops[5] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[5])
-	}
-	if err := k.Convolution(f.t.T16, f.t.T13, f.t.In15, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[5], Err: err}
-	}
-	f.t.T17.Data = f.pool[1][0:0:0]
-	// ops[6] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[6])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T17, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[6], Err: err}
-	}
-	f.t.T17.Data = nil
-	f.t.T22.Data = f.pool[1][802816*batch : 1605632*batch : 1605632*batch]
-	f.t.T25.Data = f.pool[1][802816*batch : 1605632*batch : 1605632*batch]
-	f.t.T23.Data = f.pool[1][0:0:0]
-	f.t.T24.Data = f.pool[1][0:0:0]
-	// ops[7] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[7])
-	}
-	if err := k.NativeBatchNorm(f.t.T22, f.t.T23, f.t.T24, f.t.T16, f.t.In18, f.t.In19, f.t.In20, f.t.In21, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[7], Err: err}
-	}
-	f.t.T16.Data = nil
-	f.t.T23.Data = nil
-	f.t.T24.Data = nil
-	// "t25" takes over the storage of "t22" in place.
-	// ops[8] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[8])
-	}
-	if err := k.Relu_(f.t.T25, f.t.T22); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[8], Err: err}
-	}
-	f.t.T27.Data = f.pool[1][2408448*batch : 3211264*batch : 3211264*batch]
-	// ops[9] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[9])
-	}
-	if err := k.Convolution(f.t.T27, f.t.T25, f.t.In26, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[9], Err: err}
-	}
-	f.t.T22.Data = nil
-	f.t.T25.Data = nil
-	f.t.T28.Data = f.pool[1][0:0:0]
-	// ops[10] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[10])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T28, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[10], Err: err}
-	}
-	f.t.T28.Data = nil
-	f.t.T33.Data = f.pool[1][0 : 802816*batch : 802816*batch]
-	f.t.T36.Data = f.pool[1][0 : 802816*batch : 802816*batch]
-	f.t.T37.Data = f.pool[1][0 : 802816*batch : 802816*batch]
-	f.t.T34.Data = f.pool[1][0:0:0]
-	f.t.T35.Data = f.pool[1][0:0:0]
-	// ops[11] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[11])
-	}
-	if err := k.NativeBatchNorm(f.t.T33, f.t.T34, f.t.T35, f.t.T27, f.t.In29, f.t.In30, f.t.In31, f.t.In32, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[11], Err: err}
-	}
-	f.t.T27.Data = nil
-	f.t.T34.Data = nil
-	f.t.T35.Data = nil
-	// "t36" takes over the storage of "t33" in place.
-	// ops[12] (kernel "add__Tensor")
-	if obs != nil {
-		obs.BeginOp(&opTable[12])
-	}
-	if err := k.Add_Tensor(f.t.T36, f.t.T33, f.t.T13); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[12], Err: err}
-	}
-	f.t.T13.Data = nil
-	// "t37" takes over the storage of "t36" in place.
-	// ops[13] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[13])
-	}
-	if err := k.Relu_(f.t.T37, f.t.T36); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[13], Err: err}
-	}
-	f.t.T39.Data = f.pool[1][802816*batch : 1605632*batch : 1605632*batch]
-	// ops[14] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[14])
-	}
-	if err := k.Convolution(f.t.T39, f.t.T37, f.t.In38, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[14], Err: err}
-	}
-	f.t.T40.Data = f.pool[1][0:0:0]
-	// ops[15] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[15])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T40, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[15], Err: err}
-	}
-	f.t.T40.Data = nil
-	f.t.T45.Data = f.pool[1][1605632*batch : 2408448*batch : 2408448*batch]
-	f.t.T48.Data = f.pool[1][1605632*batch : 2408448*batch : 2408448*batch]
-	f.t.T46.Data = f.pool[1][0:0:0]
-	f.t.T47.Data = f.pool[1][0:0:0]
-	// ops[16] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[16])
-	}
-	if err := k.NativeBatchNorm(f.t.T45, f.t.T46, f.t.T47, f.t.T39, f.t.In41, f.t.In42, f.t.In43, f.t.In44, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[16], Err: err}
-	}
-	f.t.T39.Data = nil
-	f.t.T46.Data = nil
-	f.t.T47.Data = nil
-	// "t48" takes over the storage of "t45" in place.
-	// ops[17] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[17])
-	}
-	if err := k.Relu_(f.t.T48, f.t.T45); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[17], Err: err}
-	}
-	f.t.T50.Data = f.pool[1][2408448*batch : 3211264*batch : 3211264*batch]
-	// ops[18] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[18])
-	}
-	if err := k.Convolution(f.t.T50, f.t.T48, f.t.In49, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[18], Err: err}
-	}
-	f.t.T45.Data = nil
-	f.t.T48.Data = nil
-	f.t.T51.Data = f.pool[1][0:0:0]
-	// ops[19] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[19])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T51, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[19], Err: err}
-	}
-	f.t.T51.Data = nil
-	f.t.T56.Data = f.pool[1][802816*batch : 1605632*batch : 1605632*batch]
-	f.t.T59.Data = f.pool[1][802816*batch : 1605632*batch : 1605632*batch]
-	f.t.T60.Data = f.pool[1][802816*batch : 1605632*batch : 1605632*batch]
-	f.t.T57.Data = f.pool[1][0:0:0]
-	f.t.T58.Data = f.pool[1][0:0:0]
-	// ops[20] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[20])
-	}
-	if err := k.NativeBatchNorm(f.t.T56, f.t.T57, f.t.T58, f.t.T50, f.t.In52, f.t.In53, f.t.In54, f.t.In55, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[20], Err: err}
-	}
-	f.t.T50.Data = nil
-	f.t.T57.Data = nil
-	f.t.T58.Data = nil
-	// "t59" takes over the storage of "t56" in place.
-	// ops[21] (kernel "add__Tensor")
-	if obs != nil {
-		obs.BeginOp(&opTable[21])
-	}
-	if err := k.Add_Tensor(f.t.T59, f.t.T56, f.t.T37); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[21], Err: err}
-	}
-	f.t.T33.Data = nil
-	f.t.T36.Data = nil
-	f.t.T37.Data = nil
-	// "t60" takes over the storage of "t59" in place.
-	// ops[22] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[22])
-	}
-	if err := k.Relu_(f.t.T60, f.t.T59); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[22], Err: err}
-	}
-	f.t.T62.Data = f.pool[1][0 : 401408*batch : 401408*batch]
-	// ops[23] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[23])
-	}
-	if err := k.Convolution(f.t.T62, f.t.T60, f.t.In61, const_ints0, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[23], Err: err}
-	}
-	f.t.T63.Data = f.pool[1][0:0:0]
-	// ops[24] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[24])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T63, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[24], Err: err}
-	}
-	f.t.T63.Data = nil
-	f.t.T68.Data = f.pool[1][401408*batch : 802816*batch : 802816*batch]
-	f.t.T71.Data = f.pool[1][401408*batch : 802816*batch : 802816*batch]
-	f.t.T69.Data = f.pool[1][0:0:0]
-	f.t.T70.Data = f.pool[1][0:0:0]
-	// ops[25] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[25])
-	}
-	if err := k.NativeBatchNorm(f.t.T68, f.t.T69, f.t.T70, f.t.T62, f.t.In64, f.t.In65, f.t.In66, f.t.In67, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[25], Err: err}
-	}
-	f.t.T62.Data = nil
-	f.t.T69.Data = nil
-	f.t.T70.Data = nil
-	// "t71" takes over the storage of "t68" in place.
-	// ops[26] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[26])
-	}
-	if err := k.Relu_(f.t.T71, f.t.T68); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[26], Err: err}
-	}
-	f.t.T73.Data = f.pool[1][1605632*batch : 2007040*batch : 2007040*batch]
-	// ops[27] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[27])
-	}
-	if err := k.Convolution(f.t.T73, f.t.T71, f.t.In72, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[27], Err: err}
-	}
-	f.t.T68.Data = nil
-	f.t.T71.Data = nil
-	f.t.T74.Data = f.pool[1][0:0:0]
-	// ops[28] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[28])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T74, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[28], Err: err}
-	}
-	f.t.T74.Data = nil
-	f.t.T79.Data = f.pool[1][0 : 401408*batch : 401408*batch]
-	f.t.T92.Data = f.pool[1][0 : 401408*batch : 401408*batch]
-	f.t.T93.Data = f.pool[1][0 : 401408*batch : 401408*batch]
-	f.t.T80.Data = f.pool[1][0:0:0]
-	f.t.T81.Data = f.pool[1][0:0:0]
-	// ops[29] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[29])
-	}
-	if err := k.NativeBatchNorm(f.t.T79, f.t.T80, f.t.T81, f.t.T73, f.t.In75, f.t.In76, f.t.In77, f.t.In78, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[29], Err: err}
-	}
-	f.t.T73.Data = nil
-	f.t.T80.Data = nil
-	f.t.T81.Data = nil
-	f.t.T83.Data = f.pool[1][401408*batch : 802816*batch : 802816*batch]
-	// ops[30] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[30])
-	}
-	if err := k.Convolution(f.t.T83, f.t.T60, f.t.In82, const_ints0, const_ints3, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[30], Err: err}
-	}
-	f.t.T56.Data = nil
-	f.t.T59.Data = nil
-	f.t.T60.Data = nil
-	f.t.T84.Data = f.pool[1][0:0:0]
-	// ops[31] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[31])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T84, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[31], Err: err}
-	}
-	f.t.T84.Data = nil
-	f.t.T89.Data = f.pool[1][802816*batch : 1204224*batch : 1204224*batch]
-	f.t.T90.Data = f.pool[1][0:0:0]
-	f.t.T91.Data = f.pool[1][0:0:0]
-	// ops[32] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[32])
-	}
-	if err := k.NativeBatchNorm(f.t.T89, f.t.T90, f.t.T91, f.t.T83, f.t.In85, f.t.In86, f.t.In87, f.t.In88, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[32], Err: err}
-	}
-	f.t.T83.Data = nil
-	f.t.T90.Data = nil
-	f.t.T91.Data = nil
-	// "t92" takes over the storage of "t79" in place.
-	// ops[33] (kernel "add__Tensor")
-	if obs != nil {
-		obs.BeginOp(&opTable[33])
-	}
-	if err := k.Add_Tensor(f.t.T92, f.t.T79, f.t.T89); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[33], Err: err}
-	}
-	f.t.T89.Data = nil
-	// "t93" takes over the storage of "t92" in place.
-	// ops[34] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[34])
-	}
-	if err := k.Relu_(f.t.T93, f.t.T92); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[34], Err: err}
-	}
-	f.t.T95.Data = f.pool[1][401408*batch : 802816*batch : 802816*batch]
-	// ops[35] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[35])
-	}
-	if err := k.Convolution(f.t.T95, f.t.T93, f.t.In94, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[35], Err: err}
-	}
-	f.t.T96.Data = f.pool[1][0:0:0]
-	// ops[36] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[36])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T96, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[36], Err: err}
-	}
-	f.t.T96.Data = nil
-	f.t.T101.Data = f.pool[1][802816*batch : 1204224*batch : 1204224*batch]
-	f.t.T104.Data = f.pool[1][802816*batch : 1204224*batch : 1204224*batch]
-	f.t.T102.Data = f.pool[1][0:0:0]
-	f.t.T103.Data = f.pool[1][0:0:0]
-	// ops[37] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[37])
-	}
-	if err := k.NativeBatchNorm(f.t.T101, f.t.T102, f.t.T103, f.t.T95, f.t.In97, f.t.In98, f.t.In99, f.t.In100, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[37], Err: err}
-	}
-	f.t.T95.Data = nil
-	f.t.T102.Data = nil
-	f.t.T103.Data = nil
-	// "t104" takes over the storage of "t101" in place.
-	// ops[38] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[38])
-	}
-	if err := k.Relu_(f.t.T104, f.t.T101); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[38], Err: err}
-	}
-	f.t.T106.Data = f.pool[1][1204224*batch : 1605632*batch : 1605632*batch]
-	// ops[39] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[39])
-	}
-	if err := k.Convolution(f.t.T106, f.t.T104, f.t.In105, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[39], Err: err}
-	}
-	f.t.T101.Data = nil
-	f.t.T104.Data = nil
-	f.t.T107.Data = f.pool[1][0:0:0]
-	// ops[40] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[40])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T107, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[40], Err: err}
-	}
-	f.t.T107.Data = nil
-	f.t.T112.Data = f.pool[1][401408*batch : 802816*batch : 802816*batch]
-	f.t.T115.Data = f.pool[1][401408*batch : 802816*batch : 802816*batch]
-	f.t.T116.Data = f.pool[1][401408*batch : 802816*batch : 802816*batch]
-	f.t.T113.Data = f.pool[1][0:0:0]
-	f.t.T114.Data = f.pool[1][0:0:0]
-	// ops[41] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[41])
-	}
-	if err := k.NativeBatchNorm(f.t.T112, f.t.T113, f.t.T114, f.t.T106, f.t.In108, f.t.In109, f.t.In110, f.t.In111, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[41], Err: err}
-	}
-	f.t.T106.Data = nil
-	f.t.T113.Data = nil
-	f.t.T114.Data = nil
-	// "t115" takes over the storage of "t112" in place.
-	// ops[42] (kernel "add__Tensor")
-	if obs != nil {
-		obs.BeginOp(&opTable[42])
-	}
-	if err := k.Add_Tensor(f.t.T115, f.t.T112, f.t.T93); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[42], Err: err}
-	}
-	f.t.T79.Data = nil
-	f.t.T92.Data = nil
-	f.t.T93.Data = nil
-	// "t116" takes over the storage of "t115" in place.
-	// ops[43] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[43])
-	}
-	if err := k.Relu_(f.t.T116, f.t.T115); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[43], Err: err}
-	}
-	f.t.T118.Data = f.pool[1][0 : 200704*batch : 200704*batch]
-	// ops[44] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[44])
-	}
-	if err := k.Convolution(f.t.T118, f.t.T116, f.t.In117, const_ints0, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[44], Err: err}
-	}
-	f.t.T119.Data = f.pool[1][0:0:0]
-	// ops[45] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[45])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T119, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[45], Err: err}
-	}
-	f.t.T119.Data = nil
-	f.t.T124.Data = f.pool[1][200704*batch : 401408*batch : 401408*batch]
-	f.t.T127.Data = f.pool[1][200704*batch : 401408*batch : 401408*batch]
-	f.t.T125.Data = f.pool[1][0:0:0]
-	f.t.T126.Data = f.pool[1][0:0:0]
-	// ops[46] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[46])
-	}
-	if err := k.NativeBatchNorm(f.t.T124, f.t.T125, f.t.T126, f.t.T118, f.t.In120, f.t.In121, f.t.In122, f.t.In123, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[46], Err: err}
-	}
-	f.t.T118.Data = nil
-	f.t.T125.Data = nil
-	f.t.T126.Data = nil
-	// "t127" takes over the storage of "t124" in place.
-	// ops[47] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[47])
-	}
-	if err := k.Relu_(f.t.T127, f.t.T124); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[47], Err: err}
-	}
-	f.t.T129.Data = f.pool[1][802816*batch : 1003520*batch : 1003520*batch]
-	// ops[48] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[48])
-	}
-	if err := k.Convolution(f.t.T129, f.t.T127, f.t.In128, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[48], Err: err}
-	}
-	f.t.T124.Data = nil
-	f.t.T127.Data = nil
-	f.t.T130.Data = f.pool[1][0:0:0]
-	// ops[49] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[49])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T130, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[49], Err: err}
-	}
-	f.t.T130.Data = nil
-	f.t.T135.Data = f.pool[1][0 : 200704*batch : 200704*batch]
-	f.t.T148.Data = f.pool[1][0 : 200704*batch : 200704*batch]
-	f.t.T149.Data = f.pool[1][0 : 200704*batch : 200704*batch]
-	f.t.T136.Data = f.pool[1][0:0:0]
-	f.t.T137.Data = f.pool[1][0:0:0]
-	// ops[50] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[50])
-	}
-	if err := k.NativeBatchNorm(f.t.T135, f.t.T136, f.t.T137, f.t.T129, f.t.In131, f.t.In132, f.t.In133, f.t.In134, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[50], Err: err}
-	}
-	f.t.T129.Data = nil
-	f.t.T136.Data = nil
-	f.t.T137.Data = nil
-	f.t.T139.Data = f.pool[1][200704*batch : 401408*batch : 401408*batch]
-	// ops[51] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[51])
-	}
-	if err := k.Convolution(f.t.T139, f.t.T116, f.t.In138, const_ints0, const_ints3, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[51], Err: err}
-	}
-	f.t.T112.Data = nil
-	f.t.T115.Data = nil
-	f.t.T116.Data = nil
-	f.t.T140.Data = f.pool[1][0:0:0]
-	// ops[52] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[52])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T140, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[52], Err: err}
-	}
-	f.t.T140.Data = nil
-	f.t.T145.Data = f.pool[1][401408*batch : 602112*batch : 602112*batch]
-	f.t.T146.Data = f.pool[1][0:0:0]
-	f.t.T147.Data = f.pool[1][0:0:0]
-	// ops[53] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[53])
-	}
-	if err := k.NativeBatchNorm(f.t.T145, f.t.T146, f.t.T147, f.t.T139, f.t.In141, f.t.In142, f.t.In143, f.t.In144, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[53], Err: err}
-	}
-	f.t.T139.Data = nil
-	f.t.T146.Data = nil
-	f.t.T147.Data = nil
-	// "t148" takes over the storage of "t135" in place.
-	// ops[54] (kernel "add__Tensor")
-	if obs != nil {
-		obs.BeginOp(&opTable[54])
-	}
-	if err := k.Add_Tensor(f.t.T148, f.t.T135, f.t.T145); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[54], Err: err}
-	}
-	f.t.T145.Data = nil
-	// "t149" takes over the storage of "t148" in place.
-	// ops[55] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[55])
-	}
-	if err := k.Relu_(f.t.T149, f.t.T148); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[55], Err: err}
-	}
-	f.t.T151.Data = f.pool[1][200704*batch : 401408*batch : 401408*batch]
-	// ops[56] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[56])
-	}
-	if err := k.Convolution(f.t.T151, f.t.T149, f.t.In150, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[56], Err: err}
-	}
-	f.t.T152.Data = f.pool[1][0:0:0]
-	// ops[57] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[57])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T152, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[57], Err: err}
-	}
-	f.t.T152.Data = nil
-	f.t.T157.Data = f.pool[1][401408*batch : 602112*batch : 602112*batch]
-	f.t.T160.Data = f.pool[1][401408*batch : 602112*batch : 602112*batch]
-	f.t.T158.Data = f.pool[1][0:0:0]
-	f.t.T159.Data = f.pool[1][0:0:0]
-	// ops[58] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[58])
-	}
-	if err := k.NativeBatchNorm(f.t.T157, f.t.T158, f.t.T159, f.t.T151, f.t.In153, f.t.In154, f.t.In155, f.t.In156, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[58], Err: err}
-	}
-	f.t.T151.Data = nil
-	f.t.T158.Data = nil
-	f.t.T159.Data = nil
-	// "t160" takes over the storage of "t157" in place.
-	// ops[59] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[59])
-	}
-	if err := k.Relu_(f.t.T160, f.t.T157); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[59], Err: err}
-	}
-	f.t.T162.Data = f.pool[1][602112*batch : 802816*batch : 802816*batch]
-	// ops[60] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[60])
-	}
-	if err := k.Convolution(f.t.T162, f.t.T160, f.t.In161, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[60], Err: err}
-	}
-	f.t.T157.Data = nil
-	f.t.T160.Data = nil
-	f.t.T163.Data = f.pool[1][0:0:0]
-	// ops[61] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[61])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T163, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[61], Err: err}
-	}
-	f.t.T163.Data = nil
-	f.t.T168.Data = f.pool[1][200704*batch : 401408*batch : 401408*batch]
-	f.t.T171.Data = f.pool[1][200704*batch : 401408*batch : 401408*batch]
-	f.t.T172.Data = f.pool[1][200704*batch : 401408*batch : 401408*batch]
-	f.t.T169.Data = f.pool[1][0:0:0]
-	f.t.T170.Data = f.pool[1][0:0:0]
-	// ops[62] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[62])
-	}
-	if err := k.NativeBatchNorm(f.t.T168, f.t.T169, f.t.T170, f.t.T162, f.t.In164, f.t.In165, f.t.In166, f.t.In167, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[62], Err: err}
-	}
-	f.t.T162.Data = nil
-	f.t.T169.Data = nil
-	f.t.T170.Data = nil
-	// "t171" takes over the storage of "t168" in place.
-	// ops[63] (kernel "add__Tensor")
-	if obs != nil {
-		obs.BeginOp(&opTable[63])
-	}
-	if err := k.Add_Tensor(f.t.T171, f.t.T168, f.t.T149); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[63], Err: err}
-	}
-	f.t.T135.Data = nil
-	f.t.T148.Data = nil
-	f.t.T149.Data = nil
-	// "t172" takes over the storage of "t171" in place.
-	// ops[64] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[64])
-	}
-	if err := k.Relu_(f.t.T172, f.t.T171); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[64], Err: err}
-	}
-	f.t.T174.Data = f.pool[1][0 : 100352*batch : 100352*batch]
-	// ops[65] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[65])
-	}
-	if err := k.Convolution(f.t.T174, f.t.T172, f.t.In173, const_ints0, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[65], Err: err}
-	}
-	f.t.T175.Data = f.pool[1][0:0:0]
-	// ops[66] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[66])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T175, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[66], Err: err}
-	}
-	f.t.T175.Data = nil
-	f.t.T180.Data = f.pool[1][100352*batch : 200704*batch : 200704*batch]
-	f.t.T183.Data = f.pool[1][100352*batch : 200704*batch : 200704*batch]
-	f.t.T181.Data = f.pool[1][0:0:0]
-	f.t.T182.Data = f.pool[1][0:0:0]
-	// ops[67] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[67])
-	}
-	if err := k.NativeBatchNorm(f.t.T180, f.t.T181, f.t.T182, f.t.T174, f.t.In176, f.t.In177, f.t.In178, f.t.In179, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[67], Err: err}
-	}
-	f.t.T174.Data = nil
-	f.t.T181.Data = nil
-	f.t.T182.Data = nil
-	// "t183" takes over the storage of "t180" in place.
-	// ops[68] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[68])
-	}
-	if err := k.Relu_(f.t.T183, f.t.T180); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[68], Err: err}
-	}
-	f.t.T185.Data = f.pool[1][401408*batch : 501760*batch : 501760*batch]
-	// ops[69] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[69])
-	}
-	if err := k.Convolution(f.t.T185, f.t.T183, f.t.In184, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[69], Err: err}
-	}
-	f.t.T180.Data = nil
-	f.t.T183.Data = nil
-	f.t.T186.Data = f.pool[1][0:0:0]
-	// ops[70] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[70])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T186, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[70], Err: err}
-	}
-	f.t.T186.Data = nil
-	f.t.T191.Data = f.pool[1][0 : 100352*batch : 100352*batch]
-	f.t.T204.Data = f.pool[1][0 : 100352*batch : 100352*batch]
-	f.t.T205.Data = f.pool[1][0 : 100352*batch : 100352*batch]
-	f.t.T192.Data = f.pool[1][0:0:0]
-	f.t.T193.Data = f.pool[1][0:0:0]
-	// ops[71] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[71])
-	}
-	if err := k.NativeBatchNorm(f.t.T191, f.t.T192, f.t.T193, f.t.T185, f.t.In187, f.t.In188, f.t.In189, f.t.In190, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[71], Err: err}
-	}
-	f.t.T185.Data = nil
-	f.t.T192.Data = nil
-	f.t.T193.Data = nil
-	f.t.T195.Data = f.pool[1][100352*batch : 200704*batch : 200704*batch]
-	// ops[72] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[72])
-	}
-	if err := k.Convolution(f.t.T195, f.t.T172, f.t.In194, const_ints0, const_ints3, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[72], Err: err}
-	}
-	f.t.T168.Data = nil
-	f.t.T171.Data = nil
-	f.t.T172.Data = nil
-	f.t.T196.Data = f.pool[1][0:0:0]
-	// ops[73] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[73])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T196, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[73], Err: err}
-	}
-	f.t.T196.Data = nil
-	f.t.T201.Data = f.pool[1][200704*batch : 301056*batch : 301056*batch]
-	f.t.T202.Data = f.pool[1][0:0:0]
-	f.t.T203.Data = f.pool[1][0:0:0]
-	// ops[74] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[74])
-	}
-	if err := k.NativeBatchNorm(f.t.T201, f.t.T202, f.t.T203, f.t.T195, f.t.In197, f.t.In198, f.t.In199, f.t.In200, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[74], Err: err}
-	}
-	f.t.T195.Data = nil
-	f.t.T202.Data = nil
-	f.t.T203.Data = nil
-	// "t204" takes over the storage of "t191" in place.
-	// ops[75] (kernel "add__Tensor")
-	if obs != nil {
-		obs.BeginOp(&opTable[75])
-	}
-	if err := k.Add_Tensor(f.t.T204, f.t.T191, f.t.T201); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[75], Err: err}
-	}
-	f.t.T201.Data = nil
-	// "t205" takes over the storage of "t204" in place.
-	// ops[76] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[76])
-	}
-	if err := k.Relu_(f.t.T205, f.t.T204); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[76], Err: err}
-	}
-	f.t.T207.Data = f.pool[1][100352*batch : 200704*batch : 200704*batch]
-	// ops[77] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[77])
-	}
-	if err := k.Convolution(f.t.T207, f.t.T205, f.t.In206, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[77], Err: err}
-	}
-	f.t.T208.Data = f.pool[1][0:0:0]
-	// ops[78] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[78])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T208, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[78], Err: err}
-	}
-	f.t.T208.Data = nil
-	f.t.T213.Data = f.pool[1][200704*batch : 301056*batch : 301056*batch]
-	f.t.T216.Data = f.pool[1][200704*batch : 301056*batch : 301056*batch]
-	f.t.T214.Data = f.pool[1][0:0:0]
-	f.t.T215.Data = f.pool[1][0:0:0]
-	// ops[79] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[79])
-	}
-	if err := k.NativeBatchNorm(f.t.T213, f.t.T214, f.t.T215, f.t.T207, f.t.In209, f.t.In210, f.t.In211, f.t.In212, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[79], Err: err}
-	}
-	f.t.T207.Data = nil
-	f.t.T214.Data = nil
-	f.t.T215.Data = nil
-	// "t216" takes over the storage of "t213" in place.
-	// ops[80] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[80])
-	}
-	if err := k.Relu_(f.t.T216, f.t.T213); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[80], Err: err}
-	}
-	f.t.T218.Data = f.pool[1][301056*batch : 401408*batch : 401408*batch]
-	// ops[81] (kernel "convolution")
-	if obs != nil {
-		obs.BeginOp(&opTable[81])
-	}
-	if err := k.Convolution(f.t.T218, f.t.T216, f.t.In217, const_ints2, const_ints2, const_ints2, false, const_ints3, 1); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[81], Err: err}
-	}
-	f.t.T213.Data = nil
-	f.t.T216.Data = nil
-	f.t.T219.Data = f.pool[1][0:0:0]
-	// ops[82] (kernel "empty_memory_format")
-	if obs != nil {
-		obs.BeginOp(&opTable[82])
-	}
-	if err := k.EmptyMemoryFormat(f.t.T219, const_ints4); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[82], Err: err}
-	}
-	f.t.T219.Data = nil
-	f.t.T224.Data = f.pool[1][100352*batch : 200704*batch : 200704*batch]
-	f.t.T227.Data = f.pool[1][100352*batch : 200704*batch : 200704*batch]
-	f.t.T228.Data = f.pool[1][100352*batch : 200704*batch : 200704*batch]
-	f.t.T225.Data = f.pool[1][0:0:0]
-	f.t.T226.Data = f.pool[1][0:0:0]
-	// ops[83] (kernel "native_batch_norm")
-	if obs != nil {
-		obs.BeginOp(&opTable[83])
-	}
-	if err := k.NativeBatchNorm(f.t.T224, f.t.T225, f.t.T226, f.t.T218, f.t.In220, f.t.In221, f.t.In222, f.t.In223, false, 0.1, 1e-05); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[83], Err: err}
-	}
-	f.t.T218.Data = nil
-	f.t.T225.Data = nil
-	f.t.T226.Data = nil
-	// "t227" takes over the storage of "t224" in place.
-	// ops[84] (kernel "add__Tensor")
-	if obs != nil {
-		obs.BeginOp(&opTable[84])
-	}
-	if err := k.Add_Tensor(f.t.T227, f.t.T224, f.t.T205); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[84], Err: err}
-	}
-	f.t.T191.Data = nil
-	f.t.T204.Data = nil
-	f.t.T205.Data = nil
-	// "t228" takes over the storage of "t227" in place.
-	// ops[85] (kernel "relu_")
-	if obs != nil {
-		obs.BeginOp(&opTable[85])
-	}
-	if err := k.Relu_(f.t.T228, f.t.T227); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[85], Err: err}
-	}
-	f.t.T229.Data = f.pool[1][0 : 2048*batch : 2048*batch]
-	f.t.V230.Data = f.pool[1][0 : 2048*batch : 2048*batch]
-	// ops[86] (kernel "mean_dim")
-	if obs != nil {
-		obs.BeginOp(&opTable[86])
-	}
-	if err := k.MeanDim(f.t.T229, f.t.T228, const_ints5, true); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[86], Err: err}
-	}
-	f.t.T224.Data = nil
-	f.t.T227.Data = nil
-	f.t.T228.Data = nil
-	// pool 0: 64*((32*batch + 63)//64) + 3968*batch bytes on "cpu"
-	if len(out.T234.Data) >= 4000*batch {
-		// The caller's output buffer is the pool.
-		f.pool[0], f.callerPool[0] = out.T234.Data[:4000*batch:4000*batch], true
-	} else {
-		if f.pool[0], err = pools.Acquire(0, "cpu", 64*wgrt.FloorDiv(32*batch+63, 64)+3968*batch, 64); err != nil {
-			return fmt.Errorf("%s: pool 0 (%d bytes on %s): %w", "resnet18", 64*wgrt.FloorDiv(32*batch+63, 64)+3968*batch, "cpu", err)
-		}
-	}
-	f.t.T234.Data = f.pool[0][0 : 4000*batch : 4000*batch]
-	// ops[87] (kernel "addmm")
-	if obs != nil {
-		obs.BeginOp(&opTable[87])
-	}
-	if err := k.Addmm(f.t.T234, f.t.In233, f.t.V230, f.t.V232); err != nil {
-		return &wgrt.OpError{Graph: "resnet18", Op: &opTable[87], Err: err}
-	}
-	f.t.T229.Data = nil
-	f.t.V230.Data = nil
-	pools.Release(1, "cpu", f.pool[1])
-	f.pool[1] = nil
-	f.pool[0] = nil // handed to the caller with the outputs
-	wgrt.Deliver(&out.T234, f.t.T234)
+	f.k = k
+	err := f.Exec(&program, pools, f, obs)
+	f.k = nil
+	if err != nil {
+		return err
+	}
+	wgrt.Deliver(&out.T234, f.T[233])
 	return nil
 }
 
-// releaseAll releases the pools still held: after a failure, every pool;
-// after success, none (output pools were handed to the caller).
-func (f *frame) releaseAll(pools wgrt.Pools) {
-	for i := range f.pool {
-		if f.pool[i] != nil && !f.callerPool[i] {
-			pools.Release(i, poolDevices[i], f.pool[i])
-		}
-		f.pool[i] = nil
-		f.callerPool[i] = false
+// CallOp calls op i's kernel with the tensors and attributes its row in
+// opArgs names.
+func (f *frame) CallOp(i int) error {
+	a := opArgs[opStart[i]:opStart[i+1]]
+	t := f.T
+	switch a[0] {
+	case 0:
+		// "convolution"
+		return f.k.Convolution(t[a[1]], t[a[2]], t[a[3]], f.Lists[a[4]], f.Lists[a[5]], f.Lists[a[6]], a[7] != 0, f.Lists[a[8]], f.Vals[a[9]])
+	case 1:
+		// "empty_memory_format"
+		return f.k.EmptyMemoryFormat(t[a[1]], f.Lists[a[2]])
+	case 2:
+		// "native_batch_norm"
+		return f.k.NativeBatchNorm(t[a[1]], t[a[2]], t[a[3]], t[a[4]], t[a[5]], t[a[6]], t[a[7]], t[a[8]], a[9] != 0, floatAttrs[a[10]], floatAttrs[a[11]])
+	case 3:
+		// "relu_"
+		return f.k.Relu_(t[a[1]], t[a[2]])
+	case 4:
+		// "max_pool2d_with_indices"
+		return f.k.MaxPool2dWithIndices(t[a[1]], t[a[2]], t[a[3]], f.Lists[a[4]], f.Lists[a[5]], f.Lists[a[6]])
+	case 5:
+		// "add__Tensor"
+		return f.k.Add_Tensor(t[a[1]], t[a[2]], t[a[3]])
+	case 6:
+		// "mean_dim"
+		return f.k.MeanDim(t[a[1]], t[a[2]], f.Lists[a[3]], a[4] != 0)
+	case 7:
+		// "addmm"
+		return f.k.Addmm(t[a[1]], t[a[2]], t[a[3]], t[a[4]])
 	}
+	return fmt.Errorf("op %d has unknown kernel %d (the generated tables were edited)", i, a[0])
 }

@@ -91,7 +91,7 @@ func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error
 	if out == nil {
 		out = new(Outputs)
 	}
-	f := new(frame)
+	f := newFrame()
 	if err := f.bind(in, out); err != nil {
 		return nil, err
 	}
@@ -109,13 +109,16 @@ func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error
 // an error instead of corrupting memory. Use one Runner per goroutine.
 type Runner struct {
 	pools wgrt.KeptPools
-	f     frame
+	f     *frame
 	busy  atomic.Bool
 }
 
 // NewRunner returns a Runner that gets its pools from opts' allocators.
 func NewRunner(opts Options) *Runner {
-	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}}
+	return &Runner{
+		f:     newFrame(),
+		pools: wgrt.KeptPools{Allocators: opts.Allocators},
+	}
 }
 
 // Run runs the graph once, writing the outputs into out.
@@ -124,6 +127,9 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 		return errors.New("rnn: Runner.Run called while another call on the same Runner is running; use one Runner per goroutine")
 	}
 	defer r.busy.Store(false)
+	if r.f == nil {
+		r.f = newFrame()
+	}
 	if err := r.f.bind(in, out); err != nil {
 		return err
 	}
@@ -135,185 +141,196 @@ func (r *Runner) Close() {
 	r.pools.Close()
 }
 
-// frame is the state of one call: symbol values, a view per tensor, and the
-// pools. The plan's pools:
+// frame is the state of one call (see wgrt.Frame) and the kernels it calls.
+// The plan's pools:
 //
 //	pool 0 on "cpu": 256*batch bytes, 2 storages, steps [1, 9)
 //	pool 1 on "cpu": 768*batch bytes, 3 storages, steps [2, 8)
 type frame struct {
-	sym struct {
-		Batch int
-		Steps int
-	}
-	t struct {
-		X   wgrt.Tensor
-		Wx  wgrt.Tensor
-		Wh  wgrt.Tensor
-		B   wgrt.Tensor
-		Xp  wgrt.Tensor
-		H   wgrt.Tensor
-		Hw  wgrt.Tensor
-		Pre wgrt.Tensor
-		Y   wgrt.Tensor
-	}
-	pool       [2][]byte
-	callerPool [2]bool       // the pool is an output buffer the caller gave
-	dims       [34]int       // backing of every shape, stride and symbolic int list
-	ints       [0][]int      // symbolic int list attributes
-	args       []wgrt.Tensor // inputs of a variadic kernel call
+	*wgrt.Frame
+	k    Kernels
+	args []wgrt.Tensor // inputs of a variadic kernel call
 }
 
-// poolDevices is the device of each pool.
-var poolDevices = [2]string{"cpu", "cpu"}
-
-// opTable describes every kernel op, for observers and errors.
-var opTable = [6]wgrt.Op{
-	{Index: 0, Place: "ops[0]", Kernel: "matmul", Inputs: []string{"x", "wx"}, Outputs: []string{"xp"}},
-	{Index: 1, Place: "ops[1]", Kernel: "zeros", Outputs: []string{"h"}},
-	{Index: 2, Place: "ops[2].loop.body[0]", Kernel: "matmul", Inputs: []string{"h", "wh"}, Outputs: []string{"hw"}},
-	{Index: 3, Place: "ops[2].loop.body[1]", Kernel: "add", Inputs: []string{"hw", "xp", "b"}, Outputs: []string{"pre"}},
-	{Index: 4, Place: "ops[2].loop.body[2]", Kernel: "tanh_into", Inputs: []string{"pre", "h"}, Mutates: []string{"h"}},
-	{Index: 5, Place: "ops[3]", Kernel: "add", Inputs: []string{"h", "b"}, Outputs: []string{"y"}},
+func newFrame() *frame {
+	return &frame{Frame: wgrt.NewFrame(&program, 2, 4, 1)}
 }
 
-// bind sets the symbols from the inputs, checks the inputs (and the output
-// buffers the caller gave), and sets every tensor's shape and strides.
+// program is the plan as data, which wgrt.Frame runs: values computed from
+// the symbols, tensor layouts in those values, and the steps.
+var program = wgrt.Program{
+	Graph: "rnn",
+	Code: []int{
+		1, 0, 0,
+		0, 32, 0,
+		0, 1, 0,
+		0, 64, 0,
+		0, 0, 0,
+		0, 128, 0,
+		3, 5, 0,
+		0, 8192, 0,
+		0, 16384, 0,
+		0, 256, 0,
+		3, 9, 0,
+		0, 768, 0,
+		3, 11, 0,
+		1, 1, 0,
+		0, 512, 0,
+		3, 14, 0,
+	},
+	Tensors: []int32{
+		11, 0, 2, 0, // "x"
+		11, 0, 2, 4, // "wx"
+		11, 0, 2, 8, // "wh"
+		11, 0, 1, 12, // "b"
+		11, 0, 2, 14, // "xp"
+		11, 0, 2, 18, // "h"
+		11, 0, 2, 22, // "hw"
+		11, 0, 2, 26, // "pre"
+		11, 0, 2, 30, // "y"
+	},
+	Devices: []string{"cpu"},
+	Dims: []int32{
+		0, 1, 1, 2, 1, 3, 3, 2, 3, 3, 3, 2, 3, 2, 0, 3,
+		3, 2, 0, 3, 3, 2, 0, 3, 3, 2, 0, 3, 3, 2, 0, 3,
+		3, 2,
+	},
+	Lists: []int32{},
+	Inputs: []int32{
+		0, 1, 2, 3,
+	},
+	Outputs: []int32{
+		8,
+	},
+	InputNames: []string{
+		"x",
+		"wx",
+		"wh",
+		"b",
+	},
+	OutputNames: []string{
+		"y",
+	},
+	InputViews: []int32{
+		0, 0, 4, 6, // "x"
+		1, 1, 4, 7, // "wx"
+		2, 2, 4, 8, // "wh"
+		3, 3, 4, 9, // "b"
+	},
+	Steps: []int32{
+		0, 0, 10, -1, -1, // acquire pool 0: 256*batch bytes on "cpu"
+		2, 4, 0, 4, 10, // view "xp": pool 0 at 0, 256*batch bytes
+		4, 0, // ops[0]: "matmul"
+		0, 1, 12, -1, -1, // acquire pool 1: 768*batch bytes on "cpu"
+		2, 5, 1, 4, 10, // view "h": pool 1 at 0, 256*batch bytes
+		4, 1, // ops[1]: "zeros"
+		5, 0, 13, 51, // ops[2]: loop steps times
+		2, 6, 1, 10, 15, // view "hw": pool 1 at 256*batch, 256*batch bytes
+		4, 2, // ops[2].loop.body[0]: "matmul"
+		2, 7, 1, 15, 12, // view "pre": pool 1 at 512*batch, 256*batch bytes
+		4, 3, // ops[2].loop.body[1]: "add"
+		3, 6, // unview "hw"
+		4, 4, // ops[2].loop.body[2]: "tanh_into"
+		3, 7, // unview "pre"
+		6, 0, 28, // ops[2]: end of loop
+		3, 4, // unview "xp"
+		2, 8, 0, 4, 10, // view "y": pool 0 at 0, 256*batch bytes
+		4, 5, // ops[3]: "add"
+		3, 5, // unview "h"
+		1, 1, // release pool 1
+	},
+	Ops: []wgrt.Op{
+		{Index: 0, Place: "ops[0]", Kernel: "matmul", Inputs: []string{"x", "wx"}, Outputs: []string{"xp"}},
+		{Index: 1, Place: "ops[1]", Kernel: "zeros", Outputs: []string{"h"}},
+		{Index: 2, Place: "ops[2].loop.body[0]", Kernel: "matmul", Inputs: []string{"h", "wh"}, Outputs: []string{"hw"}},
+		{Index: 3, Place: "ops[2].loop.body[1]", Kernel: "add", Inputs: []string{"hw", "xp", "b"}, Outputs: []string{"pre"}},
+		{Index: 4, Place: "ops[2].loop.body[2]", Kernel: "tanh_into", Inputs: []string{"pre", "h"}, Mutates: []string{"h"}},
+		{Index: 5, Place: "ops[3]", Kernel: "add", Inputs: []string{"h", "b"}, Outputs: []string{"y"}},
+	},
+	PoolDevices: []string{"cpu", "cpu"},
+	OutputPools: []int32{0},
+	Align:       64,
+	NumLoops:    1,
+}
+
+// opArgs are each op's kernel number, tensors and attributes; op i's row
+// is opArgs[opStart[i]:opStart[i+1]].
+var (
+	opArgs = [...]int32{
+		0, 4, 0, 1, // ops[0]: "matmul"
+		1, 5, // ops[1]: "zeros"
+		0, 6, 5, 2, // ops[2].loop.body[0]: "matmul"
+		2, 7, 3, 6, 4, 3, // ops[2].loop.body[1]: "add"
+		3, 7, 5, // ops[2].loop.body[2]: "tanh_into"
+		2, 8, 2, 5, 3, // ops[3]: "add"
+	}
+	opStart = [...]int32{
+		0, 4, 6, 10, 16, 19, 24,
+	}
+)
+
+// bind sets the symbols from the inputs, lays the tensors out at them, and
+// checks the inputs (and the output buffers the caller gave).
 func (f *frame) bind(in *Inputs, out *Outputs) error {
 	var bound [1]bool
-	if err := wgrt.BindSymbol(&f.sym.Batch, &bound[0], "batch", "x", in.X.Shape, 2, 0, 1, 0); err != nil {
+	if err := wgrt.BindSymbol(&f.Sym[0], &bound[0], "batch", "x", in.X.Shape, 2, 0, 1, 0); err != nil {
 		return fmt.Errorf("%s: input %w", "rnn", err)
 	}
-	if err := wgrt.CheckRange("batch", f.sym.Batch, 1, 1024); err != nil {
+	if err := wgrt.CheckRange("batch", f.Sym[0], 1, 1024); err != nil {
 		return fmt.Errorf("%s: %w", "rnn", err)
 	}
-	f.sym.Steps = in.Steps
-	if err := wgrt.CheckRange("steps", f.sym.Steps, 0, 10000); err != nil {
+	f.Sym[1] = in.Steps
+	if err := wgrt.CheckRange("steps", f.Sym[1], 0, 10000); err != nil {
 		return fmt.Errorf("%s: %w", "rnn", err)
 	}
-	batch := f.sym.Batch
-	f.t.X = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[0:0:2], batch, 32), Strides: append(f.dims[2:2:4], 32, 1)}
-	f.t.Wx = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[4:4:6], 32, 64), Strides: append(f.dims[6:6:8], 64, 1)}
-	f.t.Wh = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[8:8:10], 64, 64), Strides: append(f.dims[10:10:12], 64, 1)}
-	f.t.B = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[12:12:13], 64), Strides: append(f.dims[13:13:14], 1)}
-	f.t.Xp = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[14:14:16], batch, 64), Strides: append(f.dims[16:16:18], 64, 1)}
-	f.t.H = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[18:18:20], batch, 64), Strides: append(f.dims[20:20:22], 64, 1)}
-	f.t.Hw = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[22:22:24], batch, 64), Strides: append(f.dims[24:24:26], 64, 1)}
-	f.t.Pre = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[26:26:28], batch, 64), Strides: append(f.dims[28:28:30], 64, 1)}
-	f.t.Y = wgrt.Tensor{DType: wgrt.F32, Device: "cpu", Shape: append(f.dims[30:30:32], batch, 64), Strides: append(f.dims[32:32:34], 64, 1)}
-	if err := wgrt.CheckTensor("x", in.X, wgrt.F32, "cpu", f.t.X.Shape, f.t.X.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "rnn", err)
+	f.Layout(&program)
+	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.X, &in.Wx, &in.Wh, &in.B}); err != nil {
+		return err
 	}
-	if err := wgrt.CheckTensor("wx", in.Wx, wgrt.F32, "cpu", f.t.Wx.Shape, f.t.Wx.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "rnn", err)
-	}
-	if err := wgrt.CheckTensor("wh", in.Wh, wgrt.F32, "cpu", f.t.Wh.Shape, f.t.Wh.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "rnn", err)
-	}
-	if err := wgrt.CheckTensor("b", in.B, wgrt.F32, "cpu", f.t.B.Shape, f.t.B.Strides); err != nil {
-		return fmt.Errorf("%s: input %w", "rnn", err)
-	}
-	f.t.X.Data = in.X.Data[0 : 128*batch : 128*batch]
-	f.t.Wx.Data = in.Wx.Data[0:8192:8192]
-	f.t.Wh.Data = in.Wh.Data[0:16384:16384]
-	f.t.B.Data = in.B.Data[0:256:256]
-	if out.Y.Data != nil {
-		if err := wgrt.CheckTensor("y", out.Y, wgrt.F32, "cpu", f.t.Y.Shape, f.t.Y.Strides); err != nil {
-			return fmt.Errorf("%s: output buffer %w", "rnn", err)
-		}
-	}
-	return nil
+	return f.BindOutputs(&program, []*wgrt.Tensor{&out.Y})
 }
 
-// run runs the plan's lines: pools created at first use and released after
-// their last, tensor data as views into them, the kernel calls.
+// run runs the program's steps: pools created at first use and released
+// after their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
 		k = &kernelsFunc{fn: a.fn}
 	}
-	defer f.releaseAll(pools)
+	defer f.ReleaseAll(&program, pools)
 	obs, _ := k.(wgrt.Observer)
-	var err error
-	batch := f.sym.Batch
-	steps := f.sym.Steps
-	// pool 0: 256*batch bytes on "cpu"
-	if f.pool[0], err = pools.Acquire(0, "cpu", 256*batch, 64); err != nil {
-		return fmt.Errorf("%s: pool 0 (%d bytes on %s): %w", "rnn", 256*batch, "cpu", err)
+	f.k = k
+	err := f.Exec(&program, pools, f, obs)
+	f.k = nil
+	if err != nil {
+		return err
 	}
-	f.t.Xp.Data = f.pool[0][0 : 256*batch : 256*batch]
-	// ops[0] (kernel "matmul")
-	if obs != nil {
-		obs.BeginOp(&opTable[0])
-	}
-	if err := k.Matmul(f.t.Xp, f.t.X, f.t.Wx); err != nil {
-		return &wgrt.OpError{Graph: "rnn", Op: &opTable[0], Err: err}
-	}
-	// pool 1: 768*batch bytes on "cpu"
-	if f.pool[1], err = pools.Acquire(1, "cpu", 768*batch, 64); err != nil {
-		return fmt.Errorf("%s: pool 1 (%d bytes on %s): %w", "rnn", 768*batch, "cpu", err)
-	}
-	f.t.H.Data = f.pool[1][0 : 256*batch : 256*batch]
-	// ops[1] (kernel "zeros")
-	if obs != nil {
-		obs.BeginOp(&opTable[1])
-	}
-	if err := k.Zeros(f.t.H); err != nil {
-		return &wgrt.OpError{Graph: "rnn", Op: &opTable[1], Err: err}
-	}
-	// ops[2]: loop
-	for loop_iter0 := 0; loop_iter0 < steps; loop_iter0++ {
-		f.t.Hw.Data = f.pool[1][256*batch : 512*batch : 512*batch]
-		// ops[2].loop.body[0] (kernel "matmul")
-		if obs != nil {
-			obs.BeginOp(&opTable[2])
-		}
-		if err := k.Matmul(f.t.Hw, f.t.H, f.t.Wh); err != nil {
-			return &wgrt.OpError{Graph: "rnn", Op: &opTable[2], Err: err}
-		}
-		f.t.Pre.Data = f.pool[1][512*batch : 768*batch : 768*batch]
-		// ops[2].loop.body[1] (kernel "add")
-		if obs != nil {
-			obs.BeginOp(&opTable[3])
-		}
-		f.args = append(f.args[:0], f.t.Hw, f.t.Xp, f.t.B)
-		if err := k.Add(f.t.Pre, f.args); err != nil {
-			return &wgrt.OpError{Graph: "rnn", Op: &opTable[3], Err: err}
-		}
-		f.t.Hw.Data = nil
-		// ops[2].loop.body[2] (kernel "tanh_into")
-		if obs != nil {
-			obs.BeginOp(&opTable[4])
-		}
-		if err := k.TanhInto(f.t.Pre, f.t.H); err != nil {
-			return &wgrt.OpError{Graph: "rnn", Op: &opTable[4], Err: err}
-		}
-		f.t.Pre.Data = nil
-	}
-	f.t.Xp.Data = nil
-	f.t.Y.Data = f.pool[0][0 : 256*batch : 256*batch]
-	// ops[3] (kernel "add")
-	if obs != nil {
-		obs.BeginOp(&opTable[5])
-	}
-	f.args = append(f.args[:0], f.t.H, f.t.B)
-	if err := k.Add(f.t.Y, f.args); err != nil {
-		return &wgrt.OpError{Graph: "rnn", Op: &opTable[5], Err: err}
-	}
-	f.t.H.Data = nil
-	pools.Release(1, "cpu", f.pool[1])
-	f.pool[1] = nil
-	f.pool[0] = nil // handed to the caller with the outputs
-	wgrt.Deliver(&out.Y, f.t.Y)
+	wgrt.Deliver(&out.Y, f.T[8])
 	return nil
 }
 
-// releaseAll releases the pools still held: after a failure, every pool;
-// after success, none (output pools were handed to the caller).
-func (f *frame) releaseAll(pools wgrt.Pools) {
-	for i := range f.pool {
-		if f.pool[i] != nil && !f.callerPool[i] {
-			pools.Release(i, poolDevices[i], f.pool[i])
+// CallOp calls op i's kernel with the tensors and attributes its row in
+// opArgs names.
+func (f *frame) CallOp(i int) error {
+	a := opArgs[opStart[i]:opStart[i+1]]
+	t := f.T
+	switch a[0] {
+	case 0:
+		// "matmul"
+		return f.k.Matmul(t[a[1]], t[a[2]], t[a[3]])
+	case 1:
+		// "zeros"
+		return f.k.Zeros(t[a[1]])
+	case 2:
+		// "add"
+		n := 3 + int(a[2])
+		f.args = f.args[:0]
+		for _, x := range a[3:n] {
+			f.args = append(f.args, t[x])
 		}
-		f.pool[i] = nil
-		f.callerPool[i] = false
+		return f.k.Add(t[a[1]], f.args)
+	case 3:
+		// "tanh_into"
+		return f.k.TanhInto(t[a[1]], t[a[2]])
 	}
+	return fmt.Errorf("op %d has unknown kernel %d (the generated tables were edited)", i, a[0])
 }

@@ -69,7 +69,6 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	g.tables(d)
 	d.Bind = g.bind()
 	d.Run = g.run()
-	d.NumInts = pr.IntAttrs.NumValues
 	var h, cc bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&h, "cpp_header.h.tmpl", d); err != nil {
 		return nil, fmt.Errorf("cpp: %w (a bug in wrapgen)", err)
@@ -101,14 +100,17 @@ type fileData struct {
 	SourceDoc, GraphDoc, GraphLit, Namespace, Guard, HeaderFile, Plan string
 	Kernels                                                           []kernelDecl
 	Inputs, Outputs                                                   []fieldDecl
-	OpNames, IntLists                                                 []listDecl
+	OpNames                                                           []listDecl
 	Ops                                                               []string
-	NumPools, NumSymbols, NumInts, MaxArgs                            int
+	NumPools, NumSymbols, MaxArgs, NumLoops                           int
 	Align                                                             int64
-	PoolDevices                                                       string
+	PoolDevices, Devices, OutputPools, InputTensors, OutputTensors    string
+	InputNames, OutputNames, InputFields, OutputFields                []string
 	PoolDocs                                                          []string
-	Tensors                                                           []string
-	Bind, Run                                                         []string
+	// The program's arrays, a row per line; Cases are Frame::CallOp's.
+	Code, Tensors, Dims, Lists, InputViews, Steps, OpArgs, OpStart []string
+	Floats, Strings, Cases                                         []string
+	Bind, Run                                                      []string
 }
 
 type kernelDecl struct{ Doc, Method, Params string }
@@ -120,17 +122,10 @@ type gen struct {
 	g  *graph.Graph
 	n  *names
 	pr *emit.Program
-	// constVar names the array of each non-empty constant int list (C++
-	// has no empty arrays), by the list as emit.ConstList writes it.
-	constVar map[string]string
-	used     map[string]bool
 }
 
 func (g *gen) expr(e expr.Expr) string {
-	st := expr.CppStyle(func(s string) string {
-		g.used[s] = true
-		return g.n.symbol[s]
-	}, "wrapgen::FloorDiv", "wrapgen::Mod")
+	st := expr.CppStyle(func(s string) string { return g.n.symbol[s] }, "wrapgen::FloorDiv", "wrapgen::Mod")
 	st.Int = intLiteral
 	st.Max = func(a []string) string { return nest("std::max<int64_t>", a) }
 	st.Min = func(a []string) string { return nest("std::min<int64_t>", a) }
@@ -158,19 +153,6 @@ func intLiteral(c int64) string {
 		return strconv.FormatInt(c, 10) + "LL"
 	}
 	return strconv.FormatInt(c, 10)
-}
-
-// withSymbols declares, before body, the symbol locals body used.
-func (g *gen) withSymbols(build func() []string) []string {
-	g.used = map[string]bool{}
-	body := build()
-	var decls []string
-	for i, s := range g.g.Symbols {
-		if g.used[s.Name] {
-			decls = append(decls, fmt.Sprintf("const int64_t %s = sym[%d];", g.n.symbol[s.Name], i))
-		}
-	}
-	return append(decls, body...)
 }
 
 func dtypeConst(d graph.DType) string {
@@ -239,7 +221,7 @@ func quoteList(ts []*graph.Tensor) string {
 	return strings.Join(qs, ", ")
 }
 
-// tables fills the op table, pool devices, constant int lists and members.
+// tables fills the op table, pool devices and the program's arrays.
 func (g *gen) tables(d *fileData) {
 	for i, op := range g.pr.Ops {
 		ref := func(kind string, ts []*graph.Tensor) string {
@@ -258,18 +240,83 @@ func (g *gen) tables(d *fileData) {
 		devs = append(devs, quote.Cpp(pool.Device))
 		d.PoolDocs = append(d.PoolDocs, fmt.Sprintf("pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.CppComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
 	}
-	d.PoolDevices = strings.Join(append(devs, `""`), ", ")
-	g.constVar = map[string]string{}
-	for _, lit := range g.pr.IntAttrs.Consts {
-		if lit != "" {
-			v := ident.Numbered("k_attr_ints", len(g.constVar))
-			g.constVar[lit] = v
-			d.IntLists = append(d.IntLists, listDecl{v, lit})
+	d.PoolDevices = strings.Join(append(devs, "nullptr"), ", ")
+	t := g.pr.Tables()
+	for _, in := range t.Code {
+		d.Code = append(d.Code, fmt.Sprintf("%d, %s, %d,", in.Op, intLiteral(in.A), in.B))
+	}
+	for _, r := range t.Tensors {
+		d.Tensors = append(d.Tensors, intRow([]int{r.DType, r.Device, len(r.Tensor.Shape), r.Dims})+"  // "+quote.CppComment(r.Tensor.Name))
+	}
+	var devices []string
+	for _, x := range t.Devices {
+		devices = append(devices, quote.Cpp(x))
+	}
+	d.Devices = strings.Join(append(devices, "nullptr"), ", ")
+	d.Dims = chunks(t.Dims)
+	for _, l := range t.Lists {
+		d.Lists = append(d.Lists, intRow(append([]int{len(l)}, l...)))
+	}
+	for _, v := range t.InputViews {
+		d.InputViews = append(d.InputViews, intRow([]int{v.Tensor, v.Input, v.Start, v.End})+"  // "+quote.CppComment(g.g.Tensors[v.Tensor].Name))
+	}
+	for _, s := range t.Steps {
+		d.Steps = append(d.Steps, intRow(append([]int{s.Kind}, s.Args...))+"  // "+s.Comment(quote.CppComment))
+	}
+	d.OutputPools = intRow(t.OutputPools)
+	d.InputTensors, d.OutputTensors = intRow(t.Inputs), intRow(t.Outputs)
+	for _, x := range g.g.Inputs {
+		d.InputNames = append(d.InputNames, quote.Cpp(x.Name)+",")
+		d.InputFields = append(d.InputFields, "&Inputs::"+g.n.field[x]+",")
+	}
+	for _, x := range g.g.Outputs {
+		d.OutputNames = append(d.OutputNames, quote.Cpp(x.Name)+",")
+		d.OutputFields = append(d.OutputFields, "&Outputs::"+g.n.field[x]+",")
+	}
+	d.NumLoops = t.NumLoops
+	var starts []int
+	at := 0
+	for i, row := range t.OpArgs {
+		starts = append(starts, at)
+		at += len(row)
+		d.OpArgs = append(d.OpArgs, intRow(row)+"  // "+g.pr.Ops[i].Place+": "+quote.CppComment(g.pr.Ops[i].Kernel))
+	}
+	d.OpStart = chunks(append(starts, at))
+	for _, x := range t.Floats {
+		d.Floats = append(d.Floats, emit.FloatLiteral(x)+",")
+	}
+	for _, x := range t.Strings {
+		d.Strings = append(d.Strings, quote.Cpp(x)+",")
+	}
+	for ki, k := range g.pr.Kernels {
+		d.Cases = append(d.Cases, g.dispatch(ki, k)...)
+	}
+}
+
+// intRow is "a, b, c," for a table row.
+func intRow(xs []int) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteByte(' ')
 		}
+		b.WriteString(strconv.Itoa(x))
+		b.WriteByte(',')
 	}
-	for _, t := range g.g.Tensors {
-		d.Tensors = append(d.Tensors, g.n.member[t])
+	return b.String()
+}
+
+// chunks are xs as rows of up to 16.
+func chunks(xs []int) []string {
+	var rows []string
+	for len(xs) > 16 {
+		rows = append(rows, intRow(xs[:16]))
+		xs = xs[16:]
 	}
+	if len(xs) > 0 {
+		rows = append(rows, intRow(xs))
+	}
+	return rows
 }
 
 func (g *gen) fail(prefix string) string {
@@ -278,8 +325,8 @@ func (g *gen) fail(prefix string) string {
 
 // bind emits Frame::Bind.
 func (g *gen) bind() []string {
-	var pre []string
-	pre = append(pre, "wrapgen::Status s;")
+	var st []string
+	st = append(st, "wrapgen::Status s;")
 	nBound := 0
 	for _, s := range g.g.Symbols {
 		if _, ok := g.pr.Bound[s.Name]; ok {
@@ -287,192 +334,89 @@ func (g *gen) bind() []string {
 		}
 	}
 	if nBound > 0 {
-		pre = append(pre, fmt.Sprintf("bool bound[%d] = {};", nBound))
+		st = append(st, fmt.Sprintf("bool bound[%d] = {};", nBound))
 	}
 	bi := 0
 	for i, s := range g.g.Symbols {
 		if b, ok := g.pr.Bound[s.Name]; ok {
-			pre = append(pre, fmt.Sprintf("s = wrapgen::BindSymbol(&sym[%d], &bound[%d], %s, %s, in.%s, %d, %d, %s, %s);",
+			st = append(st, fmt.Sprintf("s = wrapgen::BindSymbol(&rt_.sym[%d], &bound[%d], %s, %s, in.%s, %d, %d, %s, %s);",
 				i, bi, quote.Cpp(s.Name), quote.Cpp(b.Input.Name), g.n.field[b.Input], len(b.Input.Shape), b.Dim, intLiteral(b.Scale), intLiteral(b.Bias)), g.fail("input "))
 			bi++
 		} else {
-			pre = append(pre, fmt.Sprintf("sym[%d] = in.%s;", i, g.n.symField[s.Name]))
+			st = append(st, fmt.Sprintf("rt_.sym[%d] = in.%s;", i, g.n.symField[s.Name]))
 		}
 		max := int64(-1)
 		if s.HasMax {
 			max = s.Max
 		}
-		pre = append(pre, fmt.Sprintf("s = wrapgen::CheckRange(%s, sym[%d], %s, %s);", quote.Cpp(s.Name), i, intLiteral(s.Min), intLiteral(max)), g.fail(""))
+		st = append(st, fmt.Sprintf("s = wrapgen::CheckRange(%s, rt_.sym[%d], %s, %s);", quote.Cpp(s.Name), i, intLiteral(s.Min), intLiteral(max)), g.fail(""))
 	}
-	body := g.withSymbols(func() []string {
-		var st []string
-		for _, t := range g.g.Tensors {
-			var shape, strides []string
-			for i := range t.Shape {
-				shape = append(shape, g.expr(t.Shape[i]))
-				strides = append(strides, g.expr(t.Strides[i]))
-			}
-			st = append(st, fmt.Sprintf("wrapgen::SetLayout(&%s, %s, %s, {%s}, {%s});", g.n.member[t], dtypeConst(t.DType), quote.Cpp(t.Device),
-				strings.Join(shape, ", "), strings.Join(strides, ", ")))
-		}
-		for _, t := range g.g.Inputs {
-			st = append(st, fmt.Sprintf("s = wrapgen::CheckTensor(%s, in.%s, %s);", quote.Cpp(t.Name), g.n.field[t], g.n.member[t]), g.fail("input "))
-		}
-		for _, t := range g.g.Tensors {
-			if t.Root == nil || !t.Root.Input {
-				continue
-			}
-			o, _ := emit.ViewBytes(t, expr.Const(0))
-			st = append(st, fmt.Sprintf("%s.data = in.%s.data + (%s);", g.n.member[t], g.n.field[t.Root], g.expr(o)),
-				fmt.Sprintf("%s.bytes = %s;", g.n.member[t], g.expr(t.StorageBytes())))
-		}
-		for _, t := range g.g.Outputs {
-			st = append(st, fmt.Sprintf("if (out.%s.data != nullptr) {", g.n.field[t]),
-				fmt.Sprintf("  s = wrapgen::CheckTensor(%s, out.%s, %s);", quote.Cpp(t.Name), g.n.field[t], g.n.member[t]),
-				"  "+g.fail("output buffer "), "}")
-		}
-		for _, op := range g.pr.Ops {
-			for i, a := range op.Attrs {
-				sym, ok := g.pr.IntAttrs.Symbolic(op, i)
-				if !ok {
-					continue
-				}
-				for j, x := range a.Ints {
-					st = append(st, fmt.Sprintf("ints[%d] = %s;", sym.Offset+j, g.expr(x)))
-				}
-			}
-		}
-		return st
-	})
-	return append(pre, body...)
+	st = append(st, "rt_.Layout();")
+	st = append(st, "for (int j = 0; j < kProgram.num_inputs; j++) rt_.in[static_cast<size_t>(j)] = &(in.*kInputFields[j]);",
+		"s = rt_.BindInputs();", "if (!s.ok()) return s;",
+		"for (int j = 0; j < kProgram.num_outputs; j++) {",
+		"  s = rt_.CheckOutput(j, out.*kOutputFields[j]);",
+		"  if (!s.ok()) return s;",
+		"}",
+		"return s;")
+	return st
 }
 
-// run emits Frame::Run: the plan's lines.
+// run emits Frame::Run: the steps, then the outputs delivered.
 func (g *gen) run() []string {
-	body := g.withSymbols(func() []string {
-		var st []string
-		indent := ""
-		add := func(lines ...string) {
-			for _, l := range lines {
-				st = append(st, indent+l)
-			}
+	t := g.pr.Tables()
+	st := []string{"for (int j = 0; j < kProgram.num_outputs; j++) rt_.out[static_cast<size_t>(j)] = &(out->*kOutputFields[j]);",
+		"k_ = &k;", "wrapgen::Status s = rt_.Exec(*this);", "k_ = nullptr;", "if (!s.ok()) return s;"}
+	for _, x := range g.g.Outputs {
+		pool := -1
+		if p := g.pr.OutputPool(x); p != nil {
+			pool = g.pr.PoolIndex[p]
 		}
-		for _, s := range g.pr.Steps {
-			switch s.Kind {
-			case emit.Acquire:
-				g.poolCreate(s.Pool, add)
-			case emit.Release:
-				i := s.PoolIndex
-				add(fmt.Sprintf("pools->Release(%d, kPoolDevices[%d], pool[%d], pool_bytes[%d], kAlign);", i, i, i, i),
-					fmt.Sprintf("pool[%d] = nullptr;", i))
-			case emit.View:
-				m := g.n.member[s.Tensor]
-				add(fmt.Sprintf("%s.data = pool[%d] + %s;", m, s.PoolIndex, g.expr(s.Start)),
-					fmt.Sprintf("%s.bytes = %s;", m, g.expr(s.Bytes)))
-			case emit.Unview:
-				add(fmt.Sprintf("%s.data = nullptr;", g.n.member[s.Tensor]))
-			case emit.Reuse:
-				add(fmt.Sprintf("// %s takes over the storage of %s in place.", quote.CppComment(s.Tensor.Name), quote.CppComment(s.From.Name)))
-			case emit.Call:
-				add(g.call(s.Op)...)
-			case emit.Loop:
-				add(fmt.Sprintf("// %s: loop", s.Op.Place), fmt.Sprintf("for (int64_t %s = 0; %s < %s; %s++) {", s.Var, s.Var, g.expr(s.Count), s.Var))
-				indent += "  "
-			case emit.EndLoop:
-				indent = indent[2:]
-				add("}")
-			}
-		}
-		for _, pool := range g.p.Pools {
-			if !emit.IsOutputPool(pool) {
-				continue
-			}
-			i := g.pr.PoolIndex[pool]
-			own := ident.Numbered("own_pool", i)
-			add(fmt.Sprintf("std::shared_ptr<void> %s;", own),
-				fmt.Sprintf("if (!caller_pool[%d]) %s = pools->Own(%d, kPoolDevices[%d], pool[%d], pool_bytes[%d], kAlign);", i, own, i, i, i, i),
-				fmt.Sprintf("pool[%d] = nullptr;  // handed to the caller with the outputs", i))
-		}
-		for _, t := range g.g.Outputs {
-			owner := "nullptr"
-			if pool := g.pr.OutputPool(t); pool != nil {
-				owner = ident.Numbered("own_pool", g.pr.PoolIndex[pool])
-			}
-			add(fmt.Sprintf("wrapgen::Deliver(&out->%s, %s, %s);", g.n.field[t], g.n.member[t], owner))
-		}
-		return st
-	})
-	pre := []string{"wrapgen::Status s;", "(void)s;"}
-	return append(pre, body...)
+		st = append(st, fmt.Sprintf("wrapgen::Deliver(&out->%s, rt_.t[%d], rt_.Owner(%d));", g.n.field[x], t.TensorIndex[x], pool))
+	}
+	return st
 }
 
-func (g *gen) poolCreate(pool *plan.Pool, add func(...string)) {
-	i := g.pr.PoolIndex[pool]
-	size := g.expr(pool.Size)
-	acquire := []string{
-		fmt.Sprintf("pool_bytes[%d] = %s;", i, size),
-		fmt.Sprintf("pool[%d] = pools->Acquire(%d, kPoolDevices[%d], pool_bytes[%d], kAlign, &s);", i, i, i, i),
-		g.fail(fmt.Sprintf("pool %d: ", i)),
+// dispatch is kernel number ki's case in Frame::CallOp: its call with the
+// row's operands.
+func (g *gen) dispatch(ki int, k *graph.Kernel) []string {
+	var args []string
+	at := 1
+	for i := 0; i < k.Outputs; i++ {
+		args = append(args, fmt.Sprintf("t[a[%d]]", at))
+		at++
 	}
-	add(fmt.Sprintf("// pool %d: %s bytes on %s", i, pool.Size, quote.CppComment(pool.Device)))
-	t := g.pr.Direct[pool]
-	if t == nil {
-		add(acquire...)
-		return
-	}
-	n := g.expr(pool.Buffers[0].Size)
-	add(fmt.Sprintf("if (out->%s.data != nullptr && out->%s.bytes >= (%s)) {", g.n.field[t], g.n.field[t], n),
-		"  // The caller's output buffer is the pool.",
-		fmt.Sprintf("  pool[%d] = out->%s.data;", i, g.n.field[t]),
-		fmt.Sprintf("  pool_bytes[%d] = %s;", i, n),
-		fmt.Sprintf("  caller_pool[%d] = true;", i),
-		"} else {")
-	for _, l := range acquire {
-		add("  " + l)
-	}
-	add("}")
-}
-
-// call emits one kernel call.
-func (g *gen) call(op *graph.Op) []string {
-	ix := g.pr.OpIndex[op]
-	var args, pre []string
-	for _, t := range op.Outputs {
-		args = append(args, g.n.member[t])
-	}
-	if g.pr.Kernel[op.Kernel].Variadic {
-		for j, t := range op.Args() {
-			pre = append(pre, fmt.Sprintf("args[%d] = %s;", j, g.n.member[t]))
-		}
-		args = append(args, fmt.Sprintf("wrapgen::Span<wrapgen::Tensor>(args, %d)", len(op.Args())))
+	attr := func(j int) string { return fmt.Sprintf("a[%d]", at+j) }
+	var pre []string
+	if k.Variadic {
+		n := at
+		pre = append(pre, fmt.Sprintf("const int n = %d + a[%d];", n+1, n),
+			fmt.Sprintf("for (int j = %d; j < n; j++) args_[j - %d] = t[a[j]];", n+1, n+1))
+		args = append(args, fmt.Sprintf("wrapgen::Span<wrapgen::Tensor>(args_, static_cast<size_t>(a[%d]))", n))
+		attr = func(j int) string { return fmt.Sprintf("a[n + %d]", j) }
 	} else {
-		for _, t := range op.Args() {
-			args = append(args, g.n.member[t])
+		for i := 0; i < k.Inputs; i++ {
+			args = append(args, fmt.Sprintf("t[a[%d]]", at))
+			at++
 		}
 	}
-	for i, a := range op.Attrs {
+	for j, a := range k.Attrs {
 		switch a.Kind {
 		case graph.AttrInt:
-			args = append(args, "static_cast<int64_t>("+g.expr(a.Int)+")")
+			args = append(args, "vals["+attr(j)+"]")
 		case graph.AttrFloat:
-			args = append(args, emit.FloatLiteral(a.Float))
+			args = append(args, "kFloatAttrs["+attr(j)+"]")
 		case graph.AttrBool:
-			args = append(args, strconv.FormatBool(a.Bool))
+			args = append(args, attr(j)+" != 0")
 		case graph.AttrString:
-			args = append(args, quote.Cpp(a.Str))
+			args = append(args, "kStringAttrs["+attr(j)+"]")
 		case graph.AttrInts:
-			if sym, ok := g.pr.IntAttrs.Symbolic(op, i); ok {
-				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(ints + %d, %d)", sym.Offset, len(a.Ints)))
-			} else if lit, _ := emit.ConstList(a.Ints); len(a.Ints) > 0 {
-				args = append(args, fmt.Sprintf("wrapgen::Span<int64_t>(%s, %d)", g.constVar[lit], len(a.Ints)))
-			} else {
-				args = append(args, "wrapgen::Span<int64_t>()")
-			}
+			args = append(args, "lists["+attr(j)+"]")
 		}
 	}
-	out := []string{fmt.Sprintf("// %s (kernel %s)", op.Place, quote.CppComment(op.Kernel)), fmt.Sprintf("k.BeginOp(kOps[%d]);", ix)}
-	out = append(out, pre...)
-	out = append(out, fmt.Sprintf("s = k.%s(%s);", g.n.kernel[op.Kernel], strings.Join(args, ", ")),
-		fmt.Sprintf("if (!s.ok()) return OpError(kOps[%d], s);", ix))
-	return out
+	out := []string{fmt.Sprintf("case %d: {  // %s", ki, quote.CppComment(k.Name))}
+	for _, l := range pre {
+		out = append(out, "  "+l)
+	}
+	return append(out, fmt.Sprintf("  return k_->%s(%s);", g.n.kernel[k.Name], strings.Join(args, ", ")), "}")
 }

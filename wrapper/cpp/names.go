@@ -16,17 +16,18 @@ type names struct {
 	namespace string
 	kernel    map[string]string
 	field     map[*graph.Tensor]string // Inputs / Outputs field
-	member    map[*graph.Tensor]string // Frame member
 	symbol    map[string]string        // local variable
 	symField  map[string]string        // Inputs field for a symbol no input gives
 	attr      map[string][]string
 	probs     graph.ErrorList
 }
 
-// frameMembers are the identifiers generated code declares in Frame and
-// its functions; locals must not shadow them.
-var frameMembers = ident.Set("k", "in", "out", "f", "s", "pools", "sym", "pool", "pool_bytes", "caller_pool", "ints", "args",
-	"bound", "wrapgen", "kOps", "kAlign", "kNumPools", "kPoolDevices", "OpError", "Frame", "Bind", "Run", "ReleaseAll",
+// frameMembers are the identifiers generated code declares in Frame, its
+// functions and the selftest's main; symbol locals must not shadow them.
+var frameMembers = ident.Set("k", "in", "out", "f", "s", "a", "j", "n", "vals", "lists", "pools", "rt_", "k_", "args_", "inputs", "outputs",
+	"bound", "wrapgen", "kOps", "kAlign", "kNumPools", "kPoolDevices", "kProgram", "kCode", "kTensors", "kDevices", "kDims", "kLists",
+	"kInputs", "kInputNames", "kOutputs", "kOutputNames", "kInputFields", "kOutputFields", "kInputViews", "kSteps", "kOutputPools",
+	"kArrayEnd", "kOpArgs", "kOpStart", "kFloatAttrs", "kStringAttrs", "CallOp", "Frame", "Bind", "Run", "ReleaseAll",
 	"c", "at", "argc", "argv", "r", "i", "pass", "Arg", "Fail", "Checker", "kStorages", "kViews", "kForget", "main",
 	"State", "Runner", "Kernels", "Inputs", "Outputs", "Options", "SentinelKernels", "p", "t", "std", "idle", "done", "Done")
 
@@ -37,7 +38,7 @@ var kernelReserved = ident.Merge(ident.CppKeywords, ident.Set("BeginOp", "Kernel
 // nameGraph names what g declares; kernels are g.Kernels() (from
 // emit.Program, computed once).
 func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
-	n := &names{kernel: map[string]string{}, field: map[*graph.Tensor]string{}, member: map[*graph.Tensor]string{},
+	n := &names{kernel: map[string]string{}, field: map[*graph.Tensor]string{},
 		symbol: map[string]string{}, symField: map[string]string{}, attr: map[string][]string{}}
 	ns := &ident.Namer{Lang: "C++", Kind: "graph", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.Set("wrapgen"))}
 	n.namespace = ns.Name(g.File, "name", g.Name)
@@ -52,13 +53,11 @@ func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
 		n.probs = append(n.probs, params.Problems()...)
 	}
 	fields := &ident.Namer{Lang: "C++", Kind: "tensor or symbol", Lower: true, Reserved: ident.CppKeywords}
-	members := &ident.Namer{Lang: "C++", Kind: "tensor", Lower: true}
 	for _, t := range g.Tensors {
 		place := fmt.Sprintf("tensors[%q]", t.Name)
 		if t.Input || t.Output {
 			n.field[t] = fields.Name(g.File, place, t.Name)
 		}
-		n.member[t] = "t_" + members.Name(g.File, place, t.Name)
 	}
 	locals := &ident.Namer{Lang: "C++", Kind: "symbol", Lower: true, Suffix: "_", Reserved: ident.Merge(ident.CppKeywords, frameMembers)}
 	for _, s := range g.Symbols {
@@ -66,7 +65,7 @@ func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
 		n.symbol[s.Name] = locals.Name(g.File, place, s.Name)
 		n.symField[s.Name] = fields.Name(g.File, place, s.Name)
 	}
-	for _, p := range []*ident.Namer{ns, kernelNames, fields, members, locals} {
+	for _, p := range []*ident.Namer{ns, kernelNames, fields, locals} {
 		n.probs = append(n.probs, p.Problems()...)
 	}
 	return n

@@ -44,9 +44,10 @@ type selftestData struct {
 	Kernels                                   []selftestKernel
 	Storages, Views, Forget                   []string
 	Permits                                   []string
-	Inputs                                    []string
-	Devices                                   []string // quoted
-	Outputs                                   []struct{ NameLit, Field string }
+	// Inputs are rows of Checker::InputEntry, InputFields where each goes.
+	Inputs, InputFields, SymbolInputs []string
+	Devices                           []string // quoted
+	Outputs                           []struct{ NameLit, Field string }
 }
 
 type selftestKernel struct{ Method, Params, Body string }
@@ -60,7 +61,7 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 	g := p.Graph
 	pr := emit.New(p)
 	n := nameGraph(g, pr.Kernels)
-	gg := &gen{p: p, g: g, n: n, pr: pr, used: map[string]bool{}}
+	gg := &gen{p: p, g: g, n: n, pr: pr}
 	// Sizes and offsets are C++ expressions over the symbols, read from the
 	// command line, so one build runs at any symbol values.
 	cx := func(e expr.Expr) string { return "(" + gg.expr(e) + ")" }
@@ -109,12 +110,13 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 		for i := range t.Shape {
 			shape, strides = append(shape, cx(t.Shape[i])), append(strides, cx(t.Strides[i]))
 		}
-		d.Inputs = append(d.Inputs, fmt.Sprintf("in.%s = c.Input(%s, %s, %s, {%s}, {%s});", n.field[t], quote.Cpp(t.Name), dtypeConst(t.DType), quote.Cpp(t.Device),
-			strings.Join(shape, ", "), strings.Join(strides, ", ")))
+		d.Inputs = append(d.Inputs, fmt.Sprintf("{%s, %s, %s, %d, {%s}, {%s}},", quote.Cpp(t.Name), dtypeConst(t.DType), quote.Cpp(t.Device),
+			len(t.Shape), strings.Join(shape, ", "), strings.Join(strides, ", ")))
+		d.InputFields = append(d.InputFields, "&"+n.namespace+"::Inputs::"+n.field[t]+",")
 	}
 	for _, s := range g.Symbols {
 		if _, ok := pr.Bound[s.Name]; !ok {
-			d.Inputs = append(d.Inputs, fmt.Sprintf("in.%s = %s;", n.symField[s.Name], n.symbol[s.Name]))
+			d.SymbolInputs = append(d.SymbolInputs, fmt.Sprintf("in.%s = %s;", n.symField[s.Name], n.symbol[s.Name]))
 		}
 	}
 	for _, dev := range g.OtherDevices() {

@@ -39,8 +39,6 @@ type Program struct {
 	// MaxRank is the largest rank of any tensor; MaxArgs the most inputs any
 	// variadic call passes.
 	MaxRank, MaxArgs int
-	// IntAttrs are the ops' int-list attributes, constant or symbolic.
-	IntAttrs *IntAttrs
 	// Steps are the plan's lines lowered to what a backend prints.
 	Steps []Step
 
@@ -72,7 +70,6 @@ func New(p *plan.Plan) *Program {
 		pr.OpIndex[op] = len(pr.Ops)
 		pr.Ops = append(pr.Ops, op)
 	})
-	pr.IntAttrs = newIntAttrs(pr.Ops)
 	pr.Kernels = g.Kernels()
 	for _, k := range pr.Kernels {
 		pr.Kernel[k.Name] = k
@@ -184,21 +181,6 @@ func (pr *Program) ForgetAfter() map[int][]*plan.Buffer {
 		}
 	}
 	return forget
-}
-
-// ConstList is a list of integer expressions written as its constants
-// joined by ", ", when every entry is constant: how both backends spell a
-// constant int list attribute (and key the table that shares it).
-func ConstList(xs []expr.Expr) (string, bool) {
-	parts := make([]string, 0, len(xs))
-	for _, x := range xs {
-		c, ok := x.IsConst()
-		if !ok {
-			return "", false
-		}
-		parts = append(parts, strconv.FormatInt(c, 10))
-	}
-	return strings.Join(parts, ", "), true
 }
 
 // TensorDoc describes a tensor for a generated comment: name, dtype, shape

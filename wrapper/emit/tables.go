@@ -115,6 +115,8 @@ type Tables struct {
 	// the caller with the outputs.
 	PoolSize    []int
 	OutputPools []int
+	// Inputs and Outputs are the graph's, as tensor numbers.
+	Inputs, Outputs []int
 	// TensorIndex numbers the graph's tensors (graph order).
 	TensorIndex map[*graph.Tensor]int
 }
@@ -173,6 +175,10 @@ func (pr *Program) Tables() *Tables {
 	inputNumber := map[*graph.Tensor]int{}
 	for i, in := range g.Inputs {
 		inputNumber[in] = i
+		t.Inputs = append(t.Inputs, t.TensorIndex[in])
+	}
+	for _, out := range g.Outputs {
+		t.Outputs = append(t.Outputs, t.TensorIndex[out])
 	}
 	for _, x := range g.Tensors {
 		if x.Root == nil || !x.Root.Input {

@@ -349,6 +349,10 @@ func (g *gen) tables(f *jen.File) {
 		jen.Line().Id("Devices").Op(":").Id("[]string{"+strings.Join(quoteAll(t.Devices), ", ")+"}"),
 		jen.Line().Id("Dims").Op(":").Id(literal("[]int32", chunks(t.Dims))),
 		jen.Line().Id("Lists").Op(":").Id(literal("[]int32", lists)),
+		jen.Line().Id("Inputs").Op(":").Id(literal("[]int32", chunks(t.Inputs))),
+		jen.Line().Id("Outputs").Op(":").Id(literal("[]int32", chunks(t.Outputs))),
+		jen.Line().Id("InputNames").Op(":").Id(literal("[]string", quotedRows(g.g.Inputs))),
+		jen.Line().Id("OutputNames").Op(":").Id(literal("[]string", quotedRows(g.g.Outputs))),
 		jen.Line().Id("InputViews").Op(":").Id(literal("[]int32", inViews)),
 		jen.Line().Id("Steps").Op(":").Id(literal("[]int32", steps)),
 		jen.Line().Id("Ops").Op(":").Id(literal("[]wgrt.Op", ops)),
@@ -436,6 +440,15 @@ func literal(typ string, rows []string) string {
 	return typ + "{\n" + strings.Join(rows, "\n") + "\n}"
 }
 
+// quotedRows are the tensors' names as string literals, one per row.
+func quotedRows(ts []*graph.Tensor) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, quote.Go(t.Name)+",")
+	}
+	return out
+}
+
 func quotedNames(ts []*graph.Tensor) []string {
 	var out []string
 	for _, t := range ts {
@@ -479,27 +492,19 @@ func (g *gen) bind(f *jen.File) {
 		st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckRange").Call(str(s.Name), sym.Clone(), jen.Lit(int(s.Min)), jen.Lit(int(max))), jen.Err().Op("!=").Nil()).Block(fail("%w")))
 	}
 	st = append(st, jen.Id("f").Dot("Layout").Call(jen.Op("&").Id("program")))
-	t := g.pr.Tables()
-	ft := func(x *graph.Tensor) *jen.Statement { return jen.Id("f").Dot("T").Index(jen.Lit(t.TensorIndex[x])) }
-	for i, x := range g.g.Inputs {
-		st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckTensor").Call(str(x.Name), jen.Id("in").Dot(g.n.tensor[x]),
-			jen.Qual(g.rt, dtypeConst(x.DType)), str(x.Device), ft(x).Dot("Shape"), ft(x).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("input %w")),
-			jen.Id("f").Dot("In").Index(jen.Lit(i)).Op("=").Id("in").Dot(g.n.tensor[x]).Dot("Data"))
+	var ins, outs []jen.Code
+	for _, x := range g.g.Inputs {
+		ins = append(ins, jen.Op("&").Id("in").Dot(g.n.tensor[x]))
 	}
-	if len(t.InputViews) > 0 {
-		st = append(st, jen.Id("f").Dot("BindInputs").Call(jen.Op("&").Id("program")))
+	for _, x := range g.g.Outputs {
+		outs = append(outs, jen.Op("&").Id("out").Dot(g.n.tensor[x]))
 	}
-	for i, x := range g.g.Outputs {
-		st = append(st, jen.If(jen.Id("out").Dot(g.n.tensor[x]).Dot("Data").Op("!=").Nil()).Block(
-			jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckTensor").Call(str(x.Name), jen.Id("out").Dot(g.n.tensor[x]),
-				jen.Qual(g.rt, dtypeConst(x.DType)), str(x.Device), ft(x).Dot("Shape"), ft(x).Dot("Strides")), jen.Err().Op("!=").Nil()).Block(fail("output buffer %w")),
-		), jen.Id("f").Dot("Out").Index(jen.Lit(i)).Op("=").Id("out").Dot(g.n.tensor[x]).Dot("Data"))
-	}
+	st = append(st,
+		jen.If(jen.Err().Op(":=").Id("f").Dot("BindInputs").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Qual(g.rt, "Tensor").Values(ins...)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Return(jen.Id("f").Dot("BindOutputs").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Qual(g.rt, "Tensor").Values(outs...))))
 	doc(f, "bind sets the symbols from the inputs, lays the tensors out at them, and\n"+
 		"checks the inputs (and the output buffers the caller gave).")
-	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("bind").Params(jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
-		append(st, jen.Return(jen.Nil()))...,
-	)
+	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("bind").Params(jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(st...)
 }
 
 // run emits frame.run, which runs the program's steps and delivers the
@@ -533,12 +538,16 @@ func (g *gen) run(f *jen.File) {
 	}
 	doc(f, "CallOp calls op i's kernel with the tensors and attributes its row in\n"+
 		"opArgs names.")
-	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("CallOp").Params(jen.Id("i").Int()).Error().Block(
-		jen.Id("a").Op(":=").Id("opArgs").Index(jen.Id("opStart").Index(jen.Id("i")).Op(":").Id("opStart").Index(jen.Id("i").Op("+").Lit(1))),
-		jen.Id("t").Op(":=").Id("f").Dot("T"),
-		jen.Switch(jen.Id("a").Index(jen.Lit(0))).Block(cases...),
-		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("op %d has unknown kernel %d (the generated tables were edited)"), jen.Id("i"), jen.Id("a").Index(jen.Lit(0)))),
-	)
+	body := []jen.Code{jen.Id("a").Op(":=").Id("opArgs").Index(jen.Id("opStart").Index(jen.Id("i")).Op(":").Id("opStart").Index(jen.Id("i").Op("+").Lit(1)))}
+	for _, k := range g.pr.Kernels {
+		if k.Outputs+k.Inputs > 0 || k.Variadic {
+			body = append(body, jen.Id("t").Op(":=").Id("f").Dot("T"))
+			break
+		}
+	}
+	body = append(body, jen.Switch(jen.Id("a").Index(jen.Lit(0))).Block(cases...),
+		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("op %d has unknown kernel %d (the generated tables were edited)"), jen.Id("i"), jen.Id("a").Index(jen.Lit(0)))))
+	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("CallOp").Params(jen.Id("i").Int()).Error().Block(body...)
 }
 
 // dispatch is the body of kernel k's case in CallOp: its call with the

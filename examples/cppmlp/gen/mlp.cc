@@ -28,7 +28,7 @@ const char* const k_op_inputs8[] = {"zb"};
 const char* const k_op_outputs8[] = {"y"};
 
 // kOps describes every kernel op, for observers and errors.
-const wrapgen::Op kOps[9] = {
+const wrapgen::Op kOps[] = {
     {0, "ops[0]", "matmul", k_op_inputs0, 2, k_op_outputs0, 1, nullptr, 0},
     {1, "ops[1]", "bias_add", k_op_inputs1, 2, k_op_outputs1, 1, nullptr, 0},
     {2, "ops[2]", "relu_", k_op_inputs2, 1, k_op_outputs2, 1, nullptr, 0},
@@ -38,209 +38,249 @@ const wrapgen::Op kOps[9] = {
     {6, "ops[6]", "matmul", k_op_inputs6, 2, k_op_outputs6, 1, nullptr, 0},
     {7, "ops[7]", "bias_add", k_op_inputs7, 2, k_op_outputs7, 1, nullptr, 0},
     {8, "ops[8]", "softmax", k_op_inputs8, 1, k_op_outputs8, 1, nullptr, 0},
+    {0, nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr, 0},
 };
 
 constexpr int kNumPools = 2;
 constexpr int64_t kAlign = 64;
-const char* const kPoolDevices[kNumPools + 1] = {"cpu", "cpu", ""};
+const char* const kPoolDevices[kNumPools + 1] = {"cpu", "cpu", nullptr};
 
-[[maybe_unused]] wrapgen::Status OpError(const wrapgen::Op& op, const wrapgen::Status& s) {
-  return wrapgen::Status::Error(std::string("mlp" ": ") + op.place + " (kernel \"" + op.kernel + "\"): " + s.message());
-}
+// The plan as data, which wrapgen::ProgramFrame runs: values computed from
+// the symbols (opcode, a, b), tensor layouts in those values (dtype,
+// device, rank, where the shape starts in kDims), the steps. Every array
+// ends with an unused 0 (C++ has no empty arrays).
+const int64_t kCode[] = {
+    1, 0, 0,
+    0, 784, 0,
+    0, 1, 0,
+    0, 128, 0,
+    0, 64, 0,
+    0, 10, 0,
+    0, 0, 0,
+    0, 3136, 0,
+    3, 7, 0,
+    0, 401408, 0,
+    0, 512, 0,
+    0, 32768, 0,
+    0, 256, 0,
+    0, 2560, 0,
+    0, 40, 0,
+    3, 10, 0,
+    0, -1, 0,
+    3, 12, 0,
+    0, 296, 0,
+    3, 18, 0,
+    3, 14, 0,
+    0};
+const int32_t kTensors[] = {
+    11, 0, 2, 0,  // "x"
+    11, 0, 2, 4,  // "w1"
+    11, 0, 1, 8,  // "b1"
+    11, 0, 2, 10,  // "w2"
+    11, 0, 1, 14,  // "b2"
+    11, 0, 2, 16,  // "w3"
+    11, 0, 1, 20,  // "b3"
+    11, 0, 2, 22,  // "h1"
+    11, 0, 2, 26,  // "h1b"
+    11, 0, 2, 30,  // "a1"
+    11, 0, 2, 34,  // "h2"
+    11, 0, 2, 38,  // "h2b"
+    11, 0, 2, 42,  // "a2"
+    11, 0, 2, 46,  // "z"
+    11, 0, 2, 50,  // "zb"
+    11, 0, 2, 54,  // "y"
+    0};
+const char* const kDevices[] = {"cpu", nullptr};
+const int32_t kDims[] = {
+    0, 1, 1, 2, 1, 3, 3, 2, 3, 2, 3, 4, 4, 2, 4, 2,
+    4, 5, 5, 2, 5, 2, 0, 3, 3, 2, 0, 3, 3, 2, 0, 3,
+    3, 2, 0, 4, 4, 2, 0, 4, 4, 2, 0, 4, 4, 2, 0, 5,
+    5, 2, 0, 5, 5, 2, 0, 5, 5, 2,
+    0};
+const int32_t kLists[] = {
+    0};
+const int32_t kInputs[] = {0, 1, 2, 3, 4, 5, 6, 0};
+const char* const kInputNames[] = {
+    "x",
+    "w1",
+    "b1",
+    "w2",
+    "b2",
+    "w3",
+    "b3",
+    nullptr};
+const int32_t kOutputs[] = {15, 0};
+const char* const kOutputNames[] = {
+    "y",
+    nullptr};
+// Where each input and output is in Inputs and Outputs.
+wrapgen::Tensor Inputs::*const kInputFields[] = {
+    &Inputs::x,
+    &Inputs::w1,
+    &Inputs::b1,
+    &Inputs::w2,
+    &Inputs::b2,
+    &Inputs::w3,
+    &Inputs::b3,
+    nullptr};
+wrapgen::OwnedTensor Outputs::*const kOutputFields[] = {
+    &Outputs::y,
+    nullptr};
+const int32_t kInputViews[] = {
+    0, 0, 6, 8,  // "x"
+    1, 1, 6, 9,  // "w1"
+    2, 2, 6, 10,  // "b1"
+    3, 3, 6, 11,  // "w2"
+    4, 4, 6, 12,  // "b2"
+    5, 5, 6, 13,  // "w3"
+    6, 6, 6, 14,  // "b3"
+    0};
+const int32_t kSteps[] = {
+    0, 0, 15, -1, -1,  // acquire pool 0: 512*batch bytes on "cpu"
+    2, 7, 0, 6, 15,  // view "h1": pool 0 at 0, 512*batch bytes
+    4, 0,  // ops[0]: "matmul"
+    0, 1, 15, -1, -1,  // acquire pool 1: 512*batch bytes on "cpu"
+    2, 8, 1, 6, 15,  // view "h1b": pool 1 at 0, 512*batch bytes
+    2, 9, 1, 6, 15,  // view "a1": pool 1 at 0, 512*batch bytes
+    4, 1,  // ops[1]: "bias_add"
+    3, 7,  // unview "h1"
+    4, 2,  // ops[2]: "relu_"; "a1" takes over the storage of "h1b" in place
+    2, 10, 0, 17, 15,  // view "h2": pool 0 at 256*batch, 256*batch bytes
+    4, 3,  // ops[3]: "matmul"
+    3, 8,  // unview "h1b"
+    3, 9,  // unview "a1"
+    2, 11, 0, 6, 17,  // view "h2b": pool 0 at 0, 256*batch bytes
+    2, 12, 0, 6, 17,  // view "a2": pool 0 at 0, 256*batch bytes
+    4, 4,  // ops[4]: "bias_add"
+    3, 10,  // unview "h2"
+    4, 5,  // ops[5]: "relu_"; "a2" takes over the storage of "h2b" in place
+    2, 13, 0, 17, 19,  // view "z": pool 0 at 256*batch, 40*batch bytes
+    4, 6,  // ops[6]: "matmul"
+    3, 11,  // unview "h2b"
+    3, 12,  // unview "a2"
+    2, 14, 1, 6, 20,  // view "zb": pool 1 at 0, 40*batch bytes
+    4, 7,  // ops[7]: "bias_add"
+    3, 13,  // unview "z"
+    2, 15, 0, 6, 20,  // view "y": pool 0 at 0, 40*batch bytes
+    4, 8,  // ops[8]: "softmax"
+    3, 14,  // unview "zb"
+    1, 1,  // release pool 1
+    0};
+const int32_t kOutputPools[] = {0, 0};
 
-// Frame is the state of one call: symbol values, a view per tensor, pools.
-// The plan's pools:
+constexpr int kArrayEnd = 1;  // the unused 0 each array ends with
+const wrapgen::Program kProgram = {
+    "mlp",
+    kCode, static_cast<int>(sizeof(kCode) / sizeof(kCode[0]) - kArrayEnd) / 3,
+    kTensors, static_cast<int>(sizeof(kTensors) / sizeof(kTensors[0]) - kArrayEnd) / 4,
+    kDevices,
+    kDims, static_cast<int>(sizeof(kDims) / sizeof(kDims[0]) - kArrayEnd),
+    kLists, static_cast<int>(sizeof(kLists) / sizeof(kLists[0]) - kArrayEnd),
+    kInputs, kInputNames, static_cast<int>(sizeof(kInputs) / sizeof(kInputs[0]) - kArrayEnd),
+    kOutputs, kOutputNames, static_cast<int>(sizeof(kOutputs) / sizeof(kOutputs[0]) - kArrayEnd),
+    kInputViews, static_cast<int>(sizeof(kInputViews) / sizeof(kInputViews[0]) - kArrayEnd) / 4,
+    kSteps, static_cast<int>(sizeof(kSteps) / sizeof(kSteps[0]) - kArrayEnd),
+    kOps,
+    kPoolDevices, kNumPools,
+    kOutputPools, static_cast<int>(sizeof(kOutputPools) / sizeof(kOutputPools[0]) - kArrayEnd),
+    kAlign,
+    0,
+};
+
+// Each op's kernel number, tensors and attributes; op i's row starts at
+// kOpArgs[kOpStart[i]].
+const int32_t kOpArgs[] = {
+    0, 7, 0, 1,  // ops[0]: "matmul"
+    1, 8, 7, 2,  // ops[1]: "bias_add"
+    2, 9, 8,  // ops[2]: "relu_"
+    0, 10, 9, 3,  // ops[3]: "matmul"
+    1, 11, 10, 4,  // ops[4]: "bias_add"
+    2, 12, 11,  // ops[5]: "relu_"
+    0, 13, 12, 5,  // ops[6]: "matmul"
+    1, 14, 13, 6,  // ops[7]: "bias_add"
+    3, 15, 14, 16,  // ops[8]: "softmax"
+    0};
+const int32_t kOpStart[] = {
+    0, 4, 8, 11, 15, 19, 22, 26, 30, 34,
+    0};
+[[maybe_unused]] const double kFloatAttrs[] = {0.0};
+[[maybe_unused]] const char* const kStringAttrs[] = {nullptr};
+
+// Frame is the state of one call (see wrapgen::ProgramFrame) and the
+// kernels it calls. The plan's pools:
 //   pool 0 on "cpu": 512*batch bytes, 5 storages, steps [1, 11)
 //   pool 1 on "cpu": 512*batch bytes, 2 storages, steps [2, 10)
-struct Frame {
-  explicit Frame(wrapgen::Pools* pools_in) : pools(pools_in) {}
+class Frame final : public wrapgen::OpCaller {
+ public:
+  explicit Frame(wrapgen::Pools* pools) : rt_(&kProgram, pools, 1) {}
   Frame(const Frame&) = delete;
   Frame& operator=(const Frame&) = delete;
-  // Releases what is still held: after a failure (or an exception from a
-  // kernel) every pool; after success, none.
-  ~Frame() { ReleaseAll(); }
-
-  void ReleaseAll() {
-    for (int i = 0; i < kNumPools; i++) {
-      if (pool[i] != nullptr && !caller_pool[i]) pools->Release(i, kPoolDevices[i], pool[i], pool_bytes[i], kAlign);
-      pool[i] = nullptr;
-      caller_pool[i] = false;
-    }
-  }
+  ~Frame() = default;
 
   wrapgen::Status Bind(const Inputs& in, const Outputs& out);
   wrapgen::Status Run(Kernels& k, Outputs* out);
+  wrapgen::Status CallOp(int i) override;
+  void ReleaseAll() { rt_.ReleaseAll(); }
 
-  wrapgen::Pools* pools;
-  int64_t sym[1 + 1] = {};
-  wrapgen::Tensor t_x;
-  wrapgen::Tensor t_w1;
-  wrapgen::Tensor t_b1;
-  wrapgen::Tensor t_w2;
-  wrapgen::Tensor t_b2;
-  wrapgen::Tensor t_w3;
-  wrapgen::Tensor t_b3;
-  wrapgen::Tensor t_h1;
-  wrapgen::Tensor t_h1b;
-  wrapgen::Tensor t_a1;
-  wrapgen::Tensor t_h2;
-  wrapgen::Tensor t_h2b;
-  wrapgen::Tensor t_a2;
-  wrapgen::Tensor t_z;
-  wrapgen::Tensor t_zb;
-  wrapgen::Tensor t_y;
-  uint8_t* pool[kNumPools + 1] = {};
-  int64_t pool_bytes[kNumPools + 1] = {};
-  bool caller_pool[kNumPools + 1] = {};
-  int64_t ints[0 + 1] = {};
-  wrapgen::Tensor args[0 + 1];
+ private:
+  wrapgen::ProgramFrame rt_;
+  Kernels* k_ = nullptr;
+  wrapgen::Tensor args_[0 + 1];
 };
 
 wrapgen::Status Frame::Bind(const Inputs& in, const Outputs& out) {
-  (void)out;
   wrapgen::Status s;
   bool bound[1] = {};
-  s = wrapgen::BindSymbol(&sym[0], &bound[0], "batch", "x", in.x, 2, 0, 1, 0);
+  s = wrapgen::BindSymbol(&rt_.sym[0], &bound[0], "batch", "x", in.x, 2, 0, 1, 0);
   if (!s.ok()) return wrapgen::Status::Error("mlp: input " + s.message());
-  s = wrapgen::CheckRange("batch", sym[0], 1, 4096);
+  s = wrapgen::CheckRange("batch", rt_.sym[0], 1, 4096);
   if (!s.ok()) return wrapgen::Status::Error("mlp: " + s.message());
-  const int64_t batch = sym[0];
-  wrapgen::SetLayout(&t_x, wrapgen::DType::kF32, "cpu", {batch, 784}, {784, 1});
-  wrapgen::SetLayout(&t_w1, wrapgen::DType::kF32, "cpu", {784, 128}, {128, 1});
-  wrapgen::SetLayout(&t_b1, wrapgen::DType::kF32, "cpu", {128}, {1});
-  wrapgen::SetLayout(&t_w2, wrapgen::DType::kF32, "cpu", {128, 64}, {64, 1});
-  wrapgen::SetLayout(&t_b2, wrapgen::DType::kF32, "cpu", {64}, {1});
-  wrapgen::SetLayout(&t_w3, wrapgen::DType::kF32, "cpu", {64, 10}, {10, 1});
-  wrapgen::SetLayout(&t_b3, wrapgen::DType::kF32, "cpu", {10}, {1});
-  wrapgen::SetLayout(&t_h1, wrapgen::DType::kF32, "cpu", {batch, 128}, {128, 1});
-  wrapgen::SetLayout(&t_h1b, wrapgen::DType::kF32, "cpu", {batch, 128}, {128, 1});
-  wrapgen::SetLayout(&t_a1, wrapgen::DType::kF32, "cpu", {batch, 128}, {128, 1});
-  wrapgen::SetLayout(&t_h2, wrapgen::DType::kF32, "cpu", {batch, 64}, {64, 1});
-  wrapgen::SetLayout(&t_h2b, wrapgen::DType::kF32, "cpu", {batch, 64}, {64, 1});
-  wrapgen::SetLayout(&t_a2, wrapgen::DType::kF32, "cpu", {batch, 64}, {64, 1});
-  wrapgen::SetLayout(&t_z, wrapgen::DType::kF32, "cpu", {batch, 10}, {10, 1});
-  wrapgen::SetLayout(&t_zb, wrapgen::DType::kF32, "cpu", {batch, 10}, {10, 1});
-  wrapgen::SetLayout(&t_y, wrapgen::DType::kF32, "cpu", {batch, 10}, {10, 1});
-  s = wrapgen::CheckTensor("x", in.x, t_x);
-  if (!s.ok()) return wrapgen::Status::Error("mlp: input " + s.message());
-  s = wrapgen::CheckTensor("w1", in.w1, t_w1);
-  if (!s.ok()) return wrapgen::Status::Error("mlp: input " + s.message());
-  s = wrapgen::CheckTensor("b1", in.b1, t_b1);
-  if (!s.ok()) return wrapgen::Status::Error("mlp: input " + s.message());
-  s = wrapgen::CheckTensor("w2", in.w2, t_w2);
-  if (!s.ok()) return wrapgen::Status::Error("mlp: input " + s.message());
-  s = wrapgen::CheckTensor("b2", in.b2, t_b2);
-  if (!s.ok()) return wrapgen::Status::Error("mlp: input " + s.message());
-  s = wrapgen::CheckTensor("w3", in.w3, t_w3);
-  if (!s.ok()) return wrapgen::Status::Error("mlp: input " + s.message());
-  s = wrapgen::CheckTensor("b3", in.b3, t_b3);
-  if (!s.ok()) return wrapgen::Status::Error("mlp: input " + s.message());
-  t_x.data = in.x.data + (0);
-  t_x.bytes = 3136*batch;
-  t_w1.data = in.w1.data + (0);
-  t_w1.bytes = 401408;
-  t_b1.data = in.b1.data + (0);
-  t_b1.bytes = 512;
-  t_w2.data = in.w2.data + (0);
-  t_w2.bytes = 32768;
-  t_b2.data = in.b2.data + (0);
-  t_b2.bytes = 256;
-  t_w3.data = in.w3.data + (0);
-  t_w3.bytes = 2560;
-  t_b3.data = in.b3.data + (0);
-  t_b3.bytes = 40;
-  if (out.y.data != nullptr) {
-    s = wrapgen::CheckTensor("y", out.y, t_y);
-    if (!s.ok()) return wrapgen::Status::Error("mlp: output buffer " + s.message());
+  rt_.Layout();
+  for (int j = 0; j < kProgram.num_inputs; j++) rt_.in[static_cast<size_t>(j)] = &(in.*kInputFields[j]);
+  s = rt_.BindInputs();
+  if (!s.ok()) return s;
+  for (int j = 0; j < kProgram.num_outputs; j++) {
+    s = rt_.CheckOutput(j, out.*kOutputFields[j]);
+    if (!s.ok()) return s;
   }
-  return wrapgen::Status();
+  return s;
 }
 
 wrapgen::Status Frame::Run(Kernels& k, Outputs* out) {
-  (void)k;
   (void)out;
-  wrapgen::Status s;
-  (void)s;
-  const int64_t batch = sym[0];
-  // pool 0: 512*batch bytes on "cpu"
-  pool_bytes[0] = 512*batch;
-  pool[0] = pools->Acquire(0, kPoolDevices[0], pool_bytes[0], kAlign, &s);
-  if (!s.ok()) return wrapgen::Status::Error("mlp: pool 0: " + s.message());
-  t_h1.data = pool[0] + 0;
-  t_h1.bytes = 512*batch;
-  // ops[0] (kernel "matmul")
-  k.BeginOp(kOps[0]);
-  s = k.Matmul(t_h1, t_x, t_w1);
-  if (!s.ok()) return OpError(kOps[0], s);
-  // pool 1: 512*batch bytes on "cpu"
-  pool_bytes[1] = 512*batch;
-  pool[1] = pools->Acquire(1, kPoolDevices[1], pool_bytes[1], kAlign, &s);
-  if (!s.ok()) return wrapgen::Status::Error("mlp: pool 1: " + s.message());
-  t_h1b.data = pool[1] + 0;
-  t_h1b.bytes = 512*batch;
-  t_a1.data = pool[1] + 0;
-  t_a1.bytes = 512*batch;
-  // ops[1] (kernel "bias_add")
-  k.BeginOp(kOps[1]);
-  s = k.BiasAdd(t_h1b, t_h1, t_b1);
-  if (!s.ok()) return OpError(kOps[1], s);
-  t_h1.data = nullptr;
-  // "a1" takes over the storage of "h1b" in place.
-  // ops[2] (kernel "relu_")
-  k.BeginOp(kOps[2]);
-  s = k.Relu_(t_a1, t_h1b);
-  if (!s.ok()) return OpError(kOps[2], s);
-  t_h2.data = pool[0] + 256*batch;
-  t_h2.bytes = 256*batch;
-  // ops[3] (kernel "matmul")
-  k.BeginOp(kOps[3]);
-  s = k.Matmul(t_h2, t_a1, t_w2);
-  if (!s.ok()) return OpError(kOps[3], s);
-  t_h1b.data = nullptr;
-  t_a1.data = nullptr;
-  t_h2b.data = pool[0] + 0;
-  t_h2b.bytes = 256*batch;
-  t_a2.data = pool[0] + 0;
-  t_a2.bytes = 256*batch;
-  // ops[4] (kernel "bias_add")
-  k.BeginOp(kOps[4]);
-  s = k.BiasAdd(t_h2b, t_h2, t_b2);
-  if (!s.ok()) return OpError(kOps[4], s);
-  t_h2.data = nullptr;
-  // "a2" takes over the storage of "h2b" in place.
-  // ops[5] (kernel "relu_")
-  k.BeginOp(kOps[5]);
-  s = k.Relu_(t_a2, t_h2b);
-  if (!s.ok()) return OpError(kOps[5], s);
-  t_z.data = pool[0] + 256*batch;
-  t_z.bytes = 40*batch;
-  // ops[6] (kernel "matmul")
-  k.BeginOp(kOps[6]);
-  s = k.Matmul(t_z, t_a2, t_w3);
-  if (!s.ok()) return OpError(kOps[6], s);
-  t_h2b.data = nullptr;
-  t_a2.data = nullptr;
-  t_zb.data = pool[1] + 0;
-  t_zb.bytes = 40*batch;
-  // ops[7] (kernel "bias_add")
-  k.BeginOp(kOps[7]);
-  s = k.BiasAdd(t_zb, t_z, t_b3);
-  if (!s.ok()) return OpError(kOps[7], s);
-  t_z.data = nullptr;
-  t_y.data = pool[0] + 0;
-  t_y.bytes = 40*batch;
-  // ops[8] (kernel "softmax")
-  k.BeginOp(kOps[8]);
-  s = k.Softmax(t_y, t_zb, static_cast<int64_t>(-1));
-  if (!s.ok()) return OpError(kOps[8], s);
-  t_zb.data = nullptr;
-  pools->Release(1, kPoolDevices[1], pool[1], pool_bytes[1], kAlign);
-  pool[1] = nullptr;
-  std::shared_ptr<void> own_pool0;
-  if (!caller_pool[0]) own_pool0 = pools->Own(0, kPoolDevices[0], pool[0], pool_bytes[0], kAlign);
-  pool[0] = nullptr;  // handed to the caller with the outputs
-  wrapgen::Deliver(&out->y, t_y, own_pool0);
+  for (int j = 0; j < kProgram.num_outputs; j++) rt_.out[static_cast<size_t>(j)] = &(out->*kOutputFields[j]);
+  k_ = &k;
+  wrapgen::Status s = rt_.Exec(*this);
+  k_ = nullptr;
+  if (!s.ok()) return s;
+  wrapgen::Deliver(&out->y, rt_.t[15], rt_.Owner(0));
   return wrapgen::Status();
+}
+
+wrapgen::Status Frame::CallOp(int i) {
+  const int32_t* a = kOpArgs + kOpStart[i];
+  const wrapgen::Tensor* t = rt_.t.data();
+  [[maybe_unused]] const int64_t* vals = rt_.vals.data();
+  [[maybe_unused]] const wrapgen::Span<int64_t>* lists = rt_.lists.data();
+  (void)t;
+  k_->BeginOp(kOps[i]);
+  switch (a[0]) {
+    case 0: {  // "matmul"
+      return k_->Matmul(t[a[1]], t[a[2]], t[a[3]]);
+    }
+    case 1: {  // "bias_add"
+      return k_->BiasAdd(t[a[1]], t[a[2]], t[a[3]]);
+    }
+    case 2: {  // "relu_"
+      return k_->Relu_(t[a[1]], t[a[2]]);
+    }
+    case 3: {  // "softmax"
+      return k_->Softmax(t[a[1]], t[a[2]], vals[a[3]]);
+    }
+    default:
+      break;
+  }
+  return wrapgen::Status::Error("op " + std::to_string(i) + " has an unknown kernel (the generated tables were edited)");
 }
 
 }  // namespace

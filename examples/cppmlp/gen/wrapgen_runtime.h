@@ -115,20 +115,6 @@ struct Tensor {
   }
 };
 
-// SetLayout gives t a dtype, device, shape and strides, and no data.
-inline void SetLayout(Tensor* t, DType dtype, const char* device, std::initializer_list<int64_t> shape,
-                      std::initializer_list<int64_t> strides) {
-  t->dtype = dtype;
-  t->device = device;
-  t->rank = static_cast<int>(shape.size());
-  int i = 0;
-  for (int64_t s : shape) t->shape[i++] = s;
-  i = 0;
-  for (int64_t s : strides) t->strides[i++] = s;
-  t->data = nullptr;
-  t->bytes = 0;
-}
-
 // DTypeOf<T>::value is the dtype of the C++ element type T, for FromVector.
 // Types with no dtype (f16, bf16, f8: no standard C++ type) have none; use
 // View with the dtype for those.
@@ -443,6 +429,283 @@ inline void Deliver(OwnedTensor* dst, const Tensor& t, std::shared_ptr<void> own
   }
   if (dst->data != t.data && t.bytes > 0) std::memcpy(dst->data, t.data, static_cast<size_t>(t.bytes));
 }
+
+// Program is a generated wrapper's plan as data: code computes every
+// integer the plan needs from the symbols (triples: opcode, a, b), tensors
+// give each tensor's layout in those values (quadruples: dtype, device,
+// rank, where its shape starts in dims; the strides follow), and steps
+// acquire and release pools, point tensors into them and call the ops.
+// The numbering is wrapgen's (package emit); the arrays are generated.
+struct Program {
+  const char* graph;
+  const int64_t* code;
+  int num_values;
+  const int32_t* tensors;
+  int num_tensors;
+  const char* const* devices;
+  const int32_t* dims;
+  int num_dims;
+  const int32_t* lists;  // each list: its length, then value numbers
+  int lists_len;
+  const int32_t* inputs;  // the graph's inputs and outputs, as tensor numbers and names
+  const char* const* input_names;
+  int num_inputs;
+  const int32_t* outputs;
+  const char* const* output_names;
+  int num_outputs;
+  const int32_t* input_views;  // quadruples: tensor, input, start value, end value
+  int num_input_views;
+  const int32_t* steps;
+  int steps_len;
+  const Op* ops;
+  const char* const* pool_devices;
+  int num_pools;
+  const int32_t* output_pools;
+  int num_output_pools;
+  int64_t align;
+  int num_loops;
+};
+
+// OpCaller calls op i of a Program with its typed kernel: what generated
+// code provides.
+class OpCaller {
+ public:
+  virtual Status CallOp(int i) = 0;
+
+ protected:
+  ~OpCaller() = default;
+};
+
+// ProgramFrame is the state of one call of a Program: symbol values, the
+// values computed from them, a view per tensor, the pools. Everything is
+// allocated once, at construction.
+class ProgramFrame {
+ public:
+  ProgramFrame(const Program* program, Pools* pools, int num_symbols)
+      : p_(program),
+        pools_(pools),
+        sym(static_cast<size_t>(num_symbols) + 1),
+        t(static_cast<size_t>(program->num_tensors) + 1),
+        in(static_cast<size_t>(program->num_inputs) + 1),
+        out(static_cast<size_t>(program->num_outputs) + 1),
+        vals(static_cast<size_t>(program->num_values) + 1),
+        laid_out_(sym.size()),
+        pool_(static_cast<size_t>(program->num_pools) + 1),
+        pool_bytes_(pool_.size()),
+        caller_pool_(pool_.size()),
+        owner_(pool_.size()),
+        loops_(static_cast<size_t>(program->num_loops) + 1) {
+    size_t n = 0, values = 0;
+    for (int i = 0; i < p_->lists_len; i += 1 + p_->lists[i]) {
+      n++;
+      values += static_cast<size_t>(p_->lists[i]);
+    }
+    lists.resize(n + 1);
+    list_vals_.resize(values + 1);
+  }
+  ProgramFrame(const ProgramFrame&) = delete;
+  ProgramFrame& operator=(const ProgramFrame&) = delete;
+  ~ProgramFrame() { ReleaseAll(); }
+
+  // Layout computes the values at sym and gives every tensor its dtype,
+  // device, shape and strides, and no data. Values are kept while the
+  // symbols stay the same.
+  void Layout() {
+    if (!valid_ || laid_out_ != sym) {
+      Eval();
+      laid_out_ = sym;
+      valid_ = true;
+    }
+    const int64_t* v = vals.data();
+    for (int i = 0; i < p_->num_tensors; i++) {
+      const int32_t* l = p_->tensors + 4 * i;
+      Tensor& x = t[static_cast<size_t>(i)];
+      x.dtype = static_cast<DType>(l[0]);
+      x.device = p_->devices[l[1]];
+      x.rank = l[2];
+      for (int j = 0; j < l[2]; j++) {
+        x.shape[j] = v[p_->dims[l[3] + j]];
+        x.strides[j] = v[p_->dims[l[3] + l[2] + j]];
+      }
+      x.data = nullptr;
+      x.bytes = 0;
+    }
+    size_t at = 0, list = 0;
+    for (int i = 0; i < p_->lists_len; i += 1 + p_->lists[i]) {
+      const int n = p_->lists[i];
+      for (int j = 0; j < n; j++) list_vals_[at + static_cast<size_t>(j)] = v[p_->lists[i + 1 + j]];
+      lists[list++] = Span<int64_t>(list_vals_.data() + at, static_cast<size_t>(n));
+      at += static_cast<size_t>(n);
+    }
+  }
+
+  // BindInputs checks each input (in, set by the caller) against its
+  // tensor's layout (after Layout) and points the tensors that view inputs
+  // into them.
+  Status BindInputs() {
+    for (int j = 0; j < p_->num_inputs; j++) {
+      Status st = CheckTensor(p_->input_names[j], *in[static_cast<size_t>(j)], t[static_cast<size_t>(p_->inputs[j])]);
+      if (!st.ok()) return Status::Error(std::string(p_->graph) + ": input " + st.message());
+    }
+    const int64_t* v = vals.data();
+    for (int i = 0; i < p_->num_input_views; i++) {
+      const int32_t* r = p_->input_views + 4 * i;
+      Tensor& x = t[static_cast<size_t>(r[0])];
+      x.data = in[static_cast<size_t>(r[1])]->data + v[r[2]];
+      x.bytes = v[r[3]] - v[r[2]];
+    }
+    return Status();
+  }
+
+  // CheckOutput checks output j's buffer, when the caller gave one (it has
+  // data), against its tensor's layout.
+  Status CheckOutput(int j, const Tensor& o) const {
+    if (o.data == nullptr) return Status();
+    Status st = CheckTensor(p_->output_names[j], o, t[static_cast<size_t>(p_->outputs[j])]);
+    if (!st.ok()) return Status::Error(std::string(p_->graph) + ": output buffer " + st.message());
+    return Status();
+  }
+
+  // Exec runs the steps: each pool acquired at its first use (from the
+  // caller's output buffer when it is one) and released after its last,
+  // tensors viewed into the pools, the ops called through calls. Output
+  // pools are then handed over (see Owner).
+  Status Exec(OpCaller& calls) {
+    const int32_t* s = p_->steps;
+    const int64_t* v = vals.data();
+    for (int pc = 0; pc < p_->steps_len;) {
+      switch (s[pc]) {
+        case 0: {  // acquire (pool, size value, output or -1, its bytes value)
+          const size_t i = static_cast<size_t>(s[pc + 1]);
+          const int64_t size = v[s[pc + 2]];
+          if (s[pc + 3] >= 0) {
+            OwnedTensor* o = out[static_cast<size_t>(s[pc + 3])];
+            const int64_t n = v[s[pc + 4]];
+            if (o->data != nullptr && o->bytes >= n) {
+              pool_[i] = o->data;
+              pool_bytes_[i] = n;
+              caller_pool_[i] = true;
+              pc += 5;
+              break;
+            }
+          }
+          Status st;
+          pool_bytes_[i] = size;
+          pool_[i] = pools_->Acquire(s[pc + 1], p_->pool_devices[i], size, p_->align, &st);
+          if (!st.ok()) return Status::Error(std::string(p_->graph) + ": pool " + std::to_string(i) + ": " + st.message());
+          pc += 5;
+          break;
+        }
+        case 1: {  // release (pool)
+          const size_t i = static_cast<size_t>(s[pc + 1]);
+          pools_->Release(s[pc + 1], p_->pool_devices[i], pool_[i], pool_bytes_[i], p_->align);
+          pool_[i] = nullptr;
+          pc += 2;
+          break;
+        }
+        case 2: {  // view (tensor, pool, start value, end value)
+          Tensor& x = t[static_cast<size_t>(s[pc + 1])];
+          x.data = pool_[static_cast<size_t>(s[pc + 2])] + v[s[pc + 3]];
+          x.bytes = v[s[pc + 4]] - v[s[pc + 3]];
+          pc += 5;
+          break;
+        }
+        case 3:  // unview (tensor)
+          t[static_cast<size_t>(s[pc + 1])].data = nullptr;
+          pc += 2;
+          break;
+        case 4: {  // call (op)
+          Status st = calls.CallOp(s[pc + 1]);
+          if (!st.ok()) {
+            const Op& op = p_->ops[s[pc + 1]];
+            return Status::Error(std::string(p_->graph) + ": " + op.place + " (kernel \"" + op.kernel + "\"): " + st.message());
+          }
+          pc += 2;
+          break;
+        }
+        case 5: {  // loop (loop, count value, index after its end)
+          const int64_t n = v[s[pc + 2]];
+          if (n <= 0) {
+            pc = s[pc + 3];
+            break;
+          }
+          loops_[static_cast<size_t>(s[pc + 1])] = n;
+          pc += 4;
+          break;
+        }
+        case 6: {  // end of loop (loop, index of its first body step)
+          int64_t& left = loops_[static_cast<size_t>(s[pc + 1])];
+          pc = --left > 0 ? s[pc + 2] : pc + 3;
+          break;
+        }
+        default:
+          return Status::Error(std::string(p_->graph) + ": step " + std::to_string(pc) + " has an unknown kind (the generated tables were edited)");
+      }
+    }
+    for (int j = 0; j < p_->num_output_pools; j++) {
+      const size_t i = static_cast<size_t>(p_->output_pools[j]);
+      if (!caller_pool_[i]) owner_[i] = pools_->Own(p_->output_pools[j], p_->pool_devices[i], pool_[i], pool_bytes_[i], p_->align);
+      pool_[i] = nullptr;  // handed to the caller with the outputs
+      caller_pool_[i] = false;
+    }
+    return Status();
+  }
+
+  // Owner is what keeps output pool i alive once handed over (empty when
+  // the pools keep it, or when i is -1: an output that views an input).
+  std::shared_ptr<void> Owner(int i) { return i < 0 ? nullptr : std::move(owner_[static_cast<size_t>(i)]); }
+
+  // ReleaseAll releases what is still held: after a failure (or an
+  // exception from a kernel) every pool; after success, none.
+  void ReleaseAll() {
+    for (size_t i = 0; i + 1 < pool_.size(); i++) {
+      if (pool_[i] != nullptr && !caller_pool_[i])
+        pools_->Release(static_cast<int>(i), p_->pool_devices[i], pool_[i], pool_bytes_[i], p_->align);
+      pool_[i] = nullptr;
+      caller_pool_[i] = false;
+      owner_[i] = nullptr;
+    }
+  }
+
+ private:
+  void Eval() {
+    const int64_t* c = p_->code;
+    int64_t* v = vals.data();
+    for (int i = 0; i < p_->num_values; i++, c += 3) {
+      switch (c[0]) {
+        case 0: v[i] = c[1]; break;
+        case 1: v[i] = sym[static_cast<size_t>(c[1])]; break;
+        case 2: v[i] = v[c[1]] + v[c[2]]; break;
+        case 3: v[i] = v[c[1]] * v[c[2]]; break;
+        case 4: v[i] = FloorDiv(v[c[1]], v[c[2]]); break;
+        case 5: v[i] = Mod(v[c[1]], v[c[2]]); break;
+        case 6: v[i] = std::max(v[c[1]], v[c[2]]); break;
+        default: v[i] = std::min(v[c[1]], v[c[2]]); break;
+      }
+    }
+  }
+
+  const Program* p_;
+  Pools* pools_;
+
+ public:
+  std::vector<int64_t> sym;
+  std::vector<Tensor> t;
+  std::vector<const Tensor*> in;  // the inputs, set before BindInputs
+  std::vector<OwnedTensor*> out;  // the outputs, set before Exec
+  std::vector<int64_t> vals;
+  std::vector<Span<int64_t>> lists;
+
+ private:
+  std::vector<int64_t> laid_out_;
+  bool valid_ = false;
+  std::vector<int64_t> list_vals_;
+  std::vector<uint8_t*> pool_;
+  std::vector<int64_t> pool_bytes_;
+  std::vector<bool> caller_pool_;
+  std::vector<std::shared_ptr<void>> owner_;
+  std::vector<int64_t> loops_;
+};
 
 }  // namespace wrapgen
 

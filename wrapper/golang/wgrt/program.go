@@ -20,6 +20,9 @@ type Program struct {
 	Dims    []int32
 	// Lists are the int list attributes: each its length, then values.
 	Lists []int32
+	// Inputs and Outputs are the graph's, as tensor numbers and names.
+	Inputs, Outputs         []int32
+	InputNames, OutputNames []string
 	// InputViews are quadruples (tensor, input, start value, end value):
 	// tensors that view an input's bytes.
 	InputViews []int32
@@ -164,14 +167,38 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-// BindInputs points the tensors that view inputs at f.In; the inputs have
-// been checked to hold them.
-func (f *Frame) BindInputs(p *Program) {
-	for i := 0; i+3 < len(p.InputViews); i += 4 {
-		t, in := p.InputViews[i], p.InputViews[i+1]
-		s, e := f.Vals[p.InputViews[i+2]], f.Vals[p.InputViews[i+3]]
-		f.T[t].Data = f.In[in][s:e:e]
+// BindInputs checks each input against its tensor's layout (after Layout)
+// and points the tensors that view inputs into them.
+func (f *Frame) BindInputs(p *Program, in []*Tensor) error {
+	for j, x := range p.Inputs {
+		want := f.T[x]
+		if err := CheckTensor(p.InputNames[j], *in[j], want.DType, want.Device, want.Shape, want.Strides); err != nil {
+			return fmt.Errorf("%s: input %w", p.Graph, err)
+		}
+		f.In[j] = in[j].Data
 	}
+	for i := 0; i+3 < len(p.InputViews); i += 4 {
+		t, v := p.InputViews[i], p.InputViews[i+1]
+		s, e := f.Vals[p.InputViews[i+2]], f.Vals[p.InputViews[i+3]]
+		f.T[t].Data = f.In[v][s:e:e]
+	}
+	return nil
+}
+
+// BindOutputs checks the output buffers the caller gave (those with data)
+// against their tensors' layouts.
+func (f *Frame) BindOutputs(p *Program, out []*Tensor) error {
+	for j, x := range p.Outputs {
+		f.Out[j] = out[j].Data
+		if out[j].Data == nil {
+			continue
+		}
+		want := f.T[x]
+		if err := CheckTensor(p.OutputNames[j], *out[j], want.DType, want.Device, want.Shape, want.Strides); err != nil {
+			return fmt.Errorf("%s: output buffer %w", p.Graph, err)
+		}
+	}
+	return nil
 }
 
 // Exec runs p's steps: each pool acquired at its first use (from the
