@@ -508,14 +508,14 @@ class ProgramFrame {
   ~ProgramFrame() { ReleaseAll(); }
 
   // Layout computes the values at sym and gives every tensor its dtype,
-  // device, shape and strides, and no data. Values are kept while the
-  // symbols stay the same.
+  // device, shape and strides, and no data. All is kept while the symbols
+  // stay the same (a Runner called again and again): kernels must not
+  // modify the tensors they are given.
   void Layout() {
-    if (!valid_ || laid_out_ != sym) {
-      Eval();
-      laid_out_ = sym;
-      valid_ = true;
-    }
+    if (valid_ && laid_out_ == sym) return;
+    Eval();
+    laid_out_ = sym;
+    valid_ = true;
     const int64_t* v = vals.data();
     for (int i = 0; i < p_->num_tensors; i++) {
       const int32_t* l = p_->tensors + 4 * i;

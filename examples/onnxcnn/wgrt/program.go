@@ -108,14 +108,16 @@ func NewFrame(p *Program, numSymbols, inputs, outputs int) *Frame {
 }
 
 // Layout computes the values at f.Sym and gives every tensor its dtype,
-// device, shape and strides, and no data. Values are kept while the
-// symbols stay the same.
+// device, shape and strides, and no data. All is kept while the symbols
+// stay the same (a Runner called again and again): kernels must not
+// modify the shapes and strides they are given.
 func (f *Frame) Layout(p *Program) {
-	if !f.valid || !equalInts(f.laidOut, f.Sym) {
-		f.eval(p)
-		copy(f.laidOut, f.Sym)
-		f.valid = true
+	if f.valid && equalInts(f.laidOut, f.Sym) {
+		return
 	}
+	f.eval(p)
+	copy(f.laidOut, f.Sym)
+	f.valid = true
 	for i := range f.T {
 		l := p.Tensors[4*i : 4*i+4]
 		r, d := int(l[2]), int(l[3])
