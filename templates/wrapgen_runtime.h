@@ -430,6 +430,11 @@ inline void Deliver(OwnedTensor* dst, const Tensor& t, std::shared_ptr<void> own
   if (dst->data != t.data && t.bytes > 0) std::memcpy(dst->data, t.data, static_cast<size_t>(t.bytes));
 }
 
+// Opcodes of Program::code and step kinds of Program::steps: wrapgen's
+// numbering (its package emit; a test holds the two together).
+enum ProgramCode : int64_t { kIntConst = 0, kIntSym = 1, kIntAdd = 2, kIntMul = 3, kIntFloorDiv = 4, kIntMod = 5, kIntMax = 6, kIntMin = 7 };
+enum ProgramStep : int32_t { kStepAcquire = 0, kStepRelease = 1, kStepView = 2, kStepUnview = 3, kStepCall = 4, kStepLoop = 5, kStepEndLoop = 6 };
+
 // Program is a generated wrapper's plan as data: code computes every
 // integer the plan needs from the symbols (triples: opcode, a, b), tensors
 // give each tensor's layout in those values (quadruples: dtype, device,
@@ -575,7 +580,7 @@ class ProgramFrame {
     const int64_t* v = vals.data();
     for (int pc = 0; pc < p_->steps_len;) {
       switch (s[pc]) {
-        case 0: {  // acquire (pool, size value, output or -1, its bytes value)
+        case kStepAcquire: {  // (pool, size value, output or -1, its bytes value)
           const size_t i = static_cast<size_t>(s[pc + 1]);
           const int64_t size = v[s[pc + 2]];
           if (s[pc + 3] >= 0) {
@@ -596,25 +601,25 @@ class ProgramFrame {
           pc += 5;
           break;
         }
-        case 1: {  // release (pool)
+        case kStepRelease: {  // (pool)
           const size_t i = static_cast<size_t>(s[pc + 1]);
           pools_->Release(s[pc + 1], p_->pool_devices[i], pool_[i], pool_bytes_[i], p_->align);
           pool_[i] = nullptr;
           pc += 2;
           break;
         }
-        case 2: {  // view (tensor, pool, start value, end value)
+        case kStepView: {  // (tensor, pool, start value, end value)
           Tensor& x = t[static_cast<size_t>(s[pc + 1])];
           x.data = pool_[static_cast<size_t>(s[pc + 2])] + v[s[pc + 3]];
           x.bytes = v[s[pc + 4]] - v[s[pc + 3]];
           pc += 5;
           break;
         }
-        case 3:  // unview (tensor)
+        case kStepUnview:  // (tensor)
           t[static_cast<size_t>(s[pc + 1])].data = nullptr;
           pc += 2;
           break;
-        case 4: {  // call (op)
+        case kStepCall: {  // (op)
           Status st = calls.CallOp(s[pc + 1]);
           if (!st.ok()) {
             const Op& op = p_->ops[s[pc + 1]];
@@ -623,7 +628,7 @@ class ProgramFrame {
           pc += 2;
           break;
         }
-        case 5: {  // loop (loop, count value, index after its end)
+        case kStepLoop: {  // (loop, count value, index after its end)
           const int64_t n = v[s[pc + 2]];
           if (n <= 0) {
             pc = s[pc + 3];
@@ -633,7 +638,7 @@ class ProgramFrame {
           pc += 4;
           break;
         }
-        case 6: {  // end of loop (loop, index of its first body step)
+        case kStepEndLoop: {  // (loop, index of its first body step)
           int64_t& left = loops_[static_cast<size_t>(s[pc + 1])];
           pc = --left > 0 ? s[pc + 2] : pc + 3;
           break;
@@ -673,14 +678,14 @@ class ProgramFrame {
     int64_t* v = vals.data();
     for (int i = 0; i < p_->num_values; i++, c += 3) {
       switch (c[0]) {
-        case 0: v[i] = c[1]; break;
-        case 1: v[i] = sym[static_cast<size_t>(c[1])]; break;
-        case 2: v[i] = v[c[1]] + v[c[2]]; break;
-        case 3: v[i] = v[c[1]] * v[c[2]]; break;
-        case 4: v[i] = FloorDiv(v[c[1]], v[c[2]]); break;
-        case 5: v[i] = Mod(v[c[1]], v[c[2]]); break;
-        case 6: v[i] = std::max(v[c[1]], v[c[2]]); break;
-        default: v[i] = std::min(v[c[1]], v[c[2]]); break;
+        case kIntConst: v[i] = c[1]; break;
+        case kIntSym: v[i] = sym[static_cast<size_t>(c[1])]; break;
+        case kIntAdd: v[i] = v[c[1]] + v[c[2]]; break;
+        case kIntMul: v[i] = v[c[1]] * v[c[2]]; break;
+        case kIntFloorDiv: v[i] = FloorDiv(v[c[1]], v[c[2]]); break;
+        case kIntMod: v[i] = Mod(v[c[1]], v[c[2]]); break;
+        case kIntMax: v[i] = std::max(v[c[1]], v[c[2]]); break;
+        default: v[i] = std::min(v[c[1]], v[c[2]]); break;  // kIntMin
       }
     }
   }

@@ -22,7 +22,11 @@ static bool Contains(const std::string& s, const std::string& part) { return s.f
 
 static wrapgen::Tensor Want(std::initializer_list<int64_t> shape, std::initializer_list<int64_t> strides) {
   wrapgen::Tensor t;
-  wrapgen::SetLayout(&t, wrapgen::DType::kF32, "cpu", shape, strides);
+  t.rank = static_cast<int>(shape.size());
+  int i = 0;
+  for (int64_t s : shape) t.shape[i++] = s;
+  i = 0;
+  for (int64_t s : strides) t.strides[i++] = s;
   return t;
 }
 

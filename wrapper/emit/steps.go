@@ -4,7 +4,6 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
-	"github.com/wrapgen/wrapgen/wrapper/ident"
 )
 
 // StepKind is what one step of the lowered program does.
@@ -24,8 +23,8 @@ const (
 	Reuse
 	// Call calls Op's kernel.
 	Call
-	// Loop starts a loop of Count iterations over variable Var; EndLoop
-	// closes the innermost one.
+	// Loop starts a loop of Count iterations; EndLoop closes the innermost
+	// one.
 	Loop
 	EndLoop
 )
@@ -40,17 +39,14 @@ type Step struct {
 	Start     expr.Expr
 	Bytes     expr.Expr
 	Op        *graph.Op
-	Var       string
 	Count     expr.Expr
 	PoolIndex int
 	OpIndex   int
 }
 
 // lower turns the plan's lines into steps, once for every backend: views
-// for each member of an allocated or freed storage, loop variables named
-// in program order from a family no graph name reaches.
+// for each member of an allocated or freed storage.
 func (pr *Program) lower() {
-	loops := 0
 	for _, l := range pr.Plan.Lines {
 		switch l.Kind {
 		case plan.LinePoolCreate:
@@ -71,8 +67,7 @@ func (pr *Program) lower() {
 		case plan.LineKernel:
 			pr.Steps = append(pr.Steps, Step{Kind: Call, Op: l.Op, OpIndex: pr.OpIndex[l.Op]})
 		case plan.LineLoopBegin:
-			pr.Steps = append(pr.Steps, Step{Kind: Loop, Op: l.Op, Var: ident.Numbered("loop_iter", loops), Count: l.Op.Loop.Count})
-			loops++
+			pr.Steps = append(pr.Steps, Step{Kind: Loop, Op: l.Op, Count: l.Op.Loop.Count})
 		case plan.LineLoopEnd:
 			pr.Steps = append(pr.Steps, Step{Kind: EndLoop, Op: l.Op})
 		}

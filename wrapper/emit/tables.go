@@ -40,8 +40,8 @@ const (
 	StepEndLoop        // loop, index of the loop's first body row
 )
 
-// stepWidth is how many operands follow each step kind.
-var stepWidth = [...]int{StepAcquire: 4, StepRelease: 1, StepView: 4, StepUnview: 1, StepCall: 1, StepLoop: 3, StepEndLoop: 2}
+// StepWidth is how many operands follow each step kind.
+var StepWidth = [...]int{StepAcquire: 4, StepRelease: 1, StepView: 4, StepUnview: 1, StepCall: 1, StepLoop: 3, StepEndLoop: 2}
 
 // Instr is one value of Code.
 type Instr struct {

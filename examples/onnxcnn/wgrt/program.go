@@ -63,6 +63,9 @@ const (
 	stepEndLoop        // (loop, index of its first body step)
 )
 
+// stepWidth is how many operands follow each step kind.
+var stepWidth = [...]int{stepAcquire: 4, stepRelease: 1, stepView: 4, stepUnview: 1, stepCall: 1, stepLoop: 3, stepEndLoop: 2}
+
 // OpCaller calls op number i of a Program with its typed kernel: what
 // generated code provides.
 type OpCaller interface {

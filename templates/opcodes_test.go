@@ -1,0 +1,26 @@
+package templates
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/wrapper/emit"
+)
+
+// The C++ runtime numbers opcodes and step kinds as package emit does:
+// generated tables are emit's numbers, interpreted by the header.
+func TestOpcodesMatchEmit(t *testing.T) {
+	header, err := FS.ReadFile("wrapgen_runtime.h")
+	require.NoError(t, err)
+	for name, v := range map[string]int{
+		"kIntConst": emit.IntConst, "kIntSym": emit.IntSym, "kIntAdd": emit.IntAdd, "kIntMul": emit.IntMul,
+		"kIntFloorDiv": emit.IntFloorDiv, "kIntMod": emit.IntMod, "kIntMax": emit.IntMax, "kIntMin": emit.IntMin,
+		"kStepAcquire": emit.StepAcquire, "kStepRelease": emit.StepRelease, "kStepView": emit.StepView,
+		"kStepUnview": emit.StepUnview, "kStepCall": emit.StepCall, "kStepLoop": emit.StepLoop, "kStepEndLoop": emit.StepEndLoop,
+	} {
+		assert.Contains(t, string(header), fmt.Sprintf("%s = %d", name, v))
+	}
+}
