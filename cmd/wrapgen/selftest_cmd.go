@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
@@ -37,12 +38,17 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	fs.Var(at, "at", "run at symbol `name=value` (the plan is made at the hints; repeatable)")
 	fault := fs.String("fault", "", "inject a fault before generating: overlap, or alias (an output placed on an input the kernel may not alias)")
 	keep := fs.String("keep", "", "build in `dir` and keep it, instead of a temporary directory")
+	runIt := fs.Bool("run", true, "run what was built (-run=false: generate, build and vet only, e.g. to time the build)")
 	if help, err := parseFlags(fs, selftestUsage, args); help || err != nil {
 		return err
 	}
 	path, err := oneGraph(fs)
 	if err != nil {
 		return err
+	}
+	selftest, ok := selftests[*lang]
+	if !ok {
+		return &usageError{fmt.Sprintf("-lang %q: want go or cpp", *lang)}
 	}
 	inject := map[string]func(*plan.Plan, expr.Env) (string, error){"overlap": plan.InjectOverlap, "alias": plan.InjectAlias}
 	if *fault != "" && inject[*fault] == nil {
@@ -76,16 +82,16 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 		}
 		defer os.RemoveAll(dir)
 	}
-	switch *lang {
-	case "go":
-		return selftestGo(p, env, dir, stdout, stderr)
-	case "cpp", "c++":
-		return selftestCpp(p, env, dir, stdout, stderr)
-	}
-	return &usageError{fmt.Sprintf("-lang %q: want go or cpp", *lang)}
+	return selftest(p, env, dir, *runIt, stdout, stderr)
 }
 
-func selftestGo(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Writer) error {
+// selftests are the backends selftest builds, by -lang value (as gen's
+// backends).
+var selftests = map[string]func(p *plan.Plan, env expr.Env, dir string, runIt bool, stdout, stderr io.Writer) error{
+	"go": selftestGo, "cpp": selftestCpp, "c++": selftestCpp,
+}
+
+func selftestGo(p *plan.Plan, env expr.Env, dir string, runIt bool, stdout, stderr io.Writer) error {
 	files, err := golang.SelftestFiles(p, env)
 	if err != nil {
 		return err
@@ -101,6 +107,10 @@ func selftestGo(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Writer
 	// unused locals), which building alone does not check.
 	if err := toolCommand(dir, stderr, "go", "vet", "./wrapper").Run(); err != nil {
 		return fmt.Errorf("selftest: go vet of the generated Go for %s failed: %w", p.Graph.Name, err)
+	}
+	if !runIt {
+		fmt.Fprintf(stdout, "selftest: built %s (Go), not run\n", p.Graph.Name)
+		return nil
 	}
 	return runSelftestBinary(bin, dir, p.Graph.Name, stdout, stderr)
 }
@@ -139,7 +149,7 @@ func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer, args ...
 	return nil
 }
 
-func selftestCpp(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Writer) error {
+func selftestCpp(p *plan.Plan, env expr.Env, dir string, runIt bool, stdout, stderr io.Writer) error {
 	files, err := cpp.SelftestFiles(p)
 	if err != nil {
 		return err
@@ -173,10 +183,16 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, stdout, stderr io.Write
 		bin, cached := selftestCache(fmt.Sprintf("%x", key.Sum(nil)))
 		if !cached {
 			tmp := filepath.Join(dir, "selftest-"+filepath.Base(cxx))
+			start := time.Now()
 			if err := buildCpp(dir, stderr, cxx, sources, tmp); err != nil {
 				return fmt.Errorf("selftest: compiling the generated C++ for %s with %s failed: %w", p.Graph.Name, cxx, err)
 			}
+			fmt.Fprintf(stderr, "selftest: built %s with %s and sanitizers in %.1f s\n", p.Graph.Name, filepath.Base(cxx), time.Since(start).Seconds())
 			bin = storeSelftest(tmp, bin)
+		}
+		if !runIt {
+			fmt.Fprintf(stdout, "selftest: built %s (C++, %s), not run\n", p.Graph.Name, filepath.Base(cxx))
+			continue
 		}
 		if err := runSelftestBinary(bin, dir, p.Graph.Name, stdout, stderr, args...); err != nil {
 			return err
