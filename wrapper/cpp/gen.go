@@ -242,29 +242,16 @@ func (g *gen) tables(d *fileData) {
 	}
 	d.PoolDevices = strings.Join(append(devs, "nullptr"), ", ")
 	t := g.pr.Tables()
-	for _, in := range t.Code {
-		d.Code = append(d.Code, fmt.Sprintf("%d, %s, %d,", in.Op, intLiteral(in.A), in.B))
-	}
-	for _, r := range t.Tensors {
-		d.Tensors = append(d.Tensors, intRow([]int{r.DType, r.Device, len(r.Tensor.Shape), r.Dims})+"  // "+quote.CppComment(r.Tensor.Name))
-	}
+	rows := g.pr.Rows(quote.CppComment, intLiteral)
+	d.Code, d.Tensors, d.Dims, d.Lists, d.InputViews, d.Steps = rows.Code, rows.Tensors, rows.Dims, rows.Lists, rows.InputViews, rows.Steps
+	d.OpArgs, d.OpStart = rows.OpArgs, rows.OpStart
 	var devices []string
 	for _, x := range t.Devices {
 		devices = append(devices, quote.Cpp(x))
 	}
 	d.Devices = strings.Join(append(devices, "nullptr"), ", ")
-	d.Dims = chunks(t.Dims)
-	for _, l := range t.Lists {
-		d.Lists = append(d.Lists, intRow(append([]int{len(l)}, l...)))
-	}
-	for _, v := range t.InputViews {
-		d.InputViews = append(d.InputViews, intRow([]int{v.Tensor, v.Input, v.Start, v.End})+"  // "+quote.CppComment(g.g.Tensors[v.Tensor].Name))
-	}
-	for _, s := range t.Steps {
-		d.Steps = append(d.Steps, intRow(append([]int{s.Kind}, s.Args...))+"  // "+s.Comment(quote.CppComment))
-	}
-	d.OutputPools = intRow(t.OutputPools)
-	d.InputTensors, d.OutputTensors = intRow(t.Inputs), intRow(t.Outputs)
+	d.OutputPools = emit.IntRow(t.OutputPools)
+	d.InputTensors, d.OutputTensors = emit.IntRow(t.Inputs), emit.IntRow(t.Outputs)
 	for _, x := range g.g.Inputs {
 		d.InputNames = append(d.InputNames, quote.Cpp(x.Name)+",")
 		d.InputFields = append(d.InputFields, "&Inputs::"+g.n.field[x]+",")
@@ -274,14 +261,6 @@ func (g *gen) tables(d *fileData) {
 		d.OutputFields = append(d.OutputFields, "&Outputs::"+g.n.field[x]+",")
 	}
 	d.NumLoops = t.NumLoops
-	var starts []int
-	at := 0
-	for i, row := range t.OpArgs {
-		starts = append(starts, at)
-		at += len(row)
-		d.OpArgs = append(d.OpArgs, intRow(row)+"  // "+g.pr.Ops[i].Place+": "+quote.CppComment(g.pr.Ops[i].Kernel))
-	}
-	d.OpStart = chunks(append(starts, at))
 	for _, x := range t.Floats {
 		d.Floats = append(d.Floats, emit.FloatLiteral(x)+",")
 	}
@@ -291,32 +270,6 @@ func (g *gen) tables(d *fileData) {
 	for ki, k := range g.pr.Kernels {
 		d.Cases = append(d.Cases, g.dispatch(ki, k)...)
 	}
-}
-
-// intRow is "a, b, c," for a table row.
-func intRow(xs []int) string {
-	var b strings.Builder
-	for i, x := range xs {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(strconv.Itoa(x))
-		b.WriteByte(',')
-	}
-	return b.String()
-}
-
-// chunks are xs as rows of up to 16.
-func chunks(xs []int) []string {
-	var rows []string
-	for len(xs) > 16 {
-		rows = append(rows, intRow(xs[:16]))
-		xs = xs[16:]
-	}
-	if len(xs) > 0 {
-		rows = append(rows, intRow(xs))
-	}
-	return rows
 }
 
 func (g *gen) fail(prefix string) string {

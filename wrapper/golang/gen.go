@@ -301,26 +301,7 @@ func (g *gen) frame(f *jen.File) {
 // tables emits the program as data: values, layouts, steps, op rows.
 func (g *gen) tables(f *jen.File) {
 	t := g.pr.Tables()
-	var code []string
-	for _, in := range t.Code {
-		code = append(code, fmt.Sprintf("%d, %d, %d,", in.Op, in.A, in.B))
-	}
-	var layouts []string
-	for _, r := range t.Tensors {
-		layouts = append(layouts, intRow([]int{r.DType, r.Device, len(r.Tensor.Shape), r.Dims})+" // "+quote.GoComment(r.Tensor.Name))
-	}
-	var lists []string
-	for _, l := range t.Lists {
-		lists = append(lists, intRow(append([]int{len(l)}, l...)))
-	}
-	var inViews []string
-	for _, v := range t.InputViews {
-		inViews = append(inViews, intRow([]int{v.Tensor, v.Input, v.Start, v.End})+" // "+quote.GoComment(g.g.Tensors[v.Tensor].Name))
-	}
-	var steps []string
-	for _, s := range t.Steps {
-		steps = append(steps, intRow(append([]int{s.Kind}, s.Args...))+" // "+s.Comment(quote.GoComment))
-	}
+	rows := g.pr.Rows(quote.GoComment, func(c int64) string { return strconv.FormatInt(c, 10) })
 	var ops []string
 	for i, op := range g.pr.Ops {
 		d := []string{fmt.Sprintf("Index: %d, Place: %s, Kernel: %s", i, quote.Go(op.Place), quote.Go(op.Kernel))}
@@ -338,44 +319,33 @@ func (g *gen) tables(f *jen.File) {
 	for _, pool := range g.p.Pools {
 		devs = append(devs, pool.Device)
 	}
-	outPools := make([]int, len(t.OutputPools))
-	copy(outPools, t.OutputPools)
 	doc(f, "program is the plan as data, which wgrt.Frame runs: values computed from\n"+
 		"the symbols, tensor layouts in those values, and the steps.")
 	f.Var().Id("program").Op("=").Qual(g.rt, "Program").Values(
 		jen.Line().Id("Graph").Op(":").Add(str(g.g.Name)),
-		jen.Line().Id("Code").Op(":").Id(literal("[]int", code)),
-		jen.Line().Id("Tensors").Op(":").Id(literal("[]int32", layouts)),
+		jen.Line().Id("Code").Op(":").Id(literal("[]int", rows.Code)),
+		jen.Line().Id("Tensors").Op(":").Id(literal("[]int32", rows.Tensors)),
 		jen.Line().Id("Devices").Op(":").Id("[]string{"+strings.Join(quoteAll(t.Devices), ", ")+"}"),
-		jen.Line().Id("Dims").Op(":").Id(literal("[]int32", chunks(t.Dims))),
-		jen.Line().Id("Lists").Op(":").Id(literal("[]int32", lists)),
-		jen.Line().Id("Inputs").Op(":").Id(literal("[]int32", chunks(t.Inputs))),
-		jen.Line().Id("Outputs").Op(":").Id(literal("[]int32", chunks(t.Outputs))),
+		jen.Line().Id("Dims").Op(":").Id(literal("[]int32", rows.Dims)),
+		jen.Line().Id("Lists").Op(":").Id(literal("[]int32", rows.Lists)),
+		jen.Line().Id("Inputs").Op(":").Id(literal("[]int32", emit.Chunks(t.Inputs))),
+		jen.Line().Id("Outputs").Op(":").Id(literal("[]int32", emit.Chunks(t.Outputs))),
 		jen.Line().Id("InputNames").Op(":").Id(literal("[]string", quotedRows(g.g.Inputs))),
 		jen.Line().Id("OutputNames").Op(":").Id(literal("[]string", quotedRows(g.g.Outputs))),
-		jen.Line().Id("InputViews").Op(":").Id(literal("[]int32", inViews)),
-		jen.Line().Id("Steps").Op(":").Id(literal("[]int32", steps)),
+		jen.Line().Id("InputViews").Op(":").Id(literal("[]int32", rows.InputViews)),
+		jen.Line().Id("Steps").Op(":").Id(literal("[]int32", rows.Steps)),
 		jen.Line().Id("Ops").Op(":").Id(literal("[]wgrt.Op", ops)),
 		jen.Line().Id("PoolDevices").Op(":").Id("[]string{"+strings.Join(quoteAll(devs), ", ")+"}"),
-		jen.Line().Id("OutputPools").Op(":").Id("[]int32{"+strings.TrimSuffix(intRow(outPools), ",")+"}"),
+		jen.Line().Id("OutputPools").Op(":").Id("[]int32{"+strings.TrimSuffix(emit.IntRow(t.OutputPools), ",")+"}"),
 		jen.Line().Id("Align").Op(":").Lit(int(g.p.Align)),
 		jen.Line().Id("NumLoops").Op(":").Lit(t.NumLoops),
 		jen.Line(),
 	)
-	var starts []int
-	var args []string
-	at := 0
-	for i, row := range t.OpArgs {
-		starts = append(starts, at)
-		at += len(row)
-		args = append(args, intRow(row)+" // "+g.pr.Ops[i].Place+": "+quote.GoComment(g.pr.Ops[i].Kernel))
-	}
-	starts = append(starts, at)
 	doc(f, "opArgs are each op's kernel number, tensors and attributes; op i's row\n"+
 		"is opArgs[opStart[i]:opStart[i+1]].")
 	f.Var().Defs(
-		jen.Id("opArgs").Op("=").Id(literal("[...]int32", args)),
-		jen.Id("opStart").Op("=").Id(literal("[...]int32", chunks(starts))),
+		jen.Id("opArgs").Op("=").Id(literal("[...]int32", rows.OpArgs)),
+		jen.Id("opStart").Op("=").Id(literal("[...]int32", rows.OpStart)),
 	)
 	if len(t.Floats) > 0 || len(t.Strings) > 0 {
 		doc(f, "Float and string attributes, by number.")
@@ -396,32 +366,6 @@ func (g *gen) tables(f *jen.File) {
 		}
 		f.Var().Defs(defs...)
 	}
-}
-
-// intRow is "a, b, c," for a table row.
-func intRow(xs []int) string {
-	var b strings.Builder
-	for i, x := range xs {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(strconv.Itoa(x))
-		b.WriteByte(',')
-	}
-	return b.String()
-}
-
-// chunks are xs as rows of up to 16.
-func chunks(xs []int) []string {
-	var rows []string
-	for len(xs) > 16 {
-		rows = append(rows, intRow(xs[:16]))
-		xs = xs[16:]
-	}
-	if len(xs) > 0 {
-		rows = append(rows, intRow(xs))
-	}
-	return rows
 }
 
 func quoteAll(ss []string) []string {

@@ -1,0 +1,71 @@
+package emit
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Rows are the tables as source text, a row per line with a comment where
+// it helps a reader: what both backends print inside their own array
+// syntax (both write integer lists as "a, b," and comments as //).
+type Rows struct {
+	Code, Tensors, Dims, Lists, InputViews, Steps, OpArgs, OpStart []string
+}
+
+// Rows spells t's tables; comment quotes graph-derived text for the
+// backend's comments, intLit spells a constant that may not fit 32 bits.
+func (pr *Program) Rows(comment func(string) string, intLit func(int64) string) Rows {
+	t := pr.Tables()
+	var r Rows
+	for _, in := range t.Code {
+		r.Code = append(r.Code, strconv.Itoa(in.Op)+", "+intLit(in.A)+", "+strconv.FormatInt(in.B, 10)+",")
+	}
+	for _, x := range t.Tensors {
+		r.Tensors = append(r.Tensors, IntRow([]int{x.DType, x.Device, len(x.Tensor.Shape), x.Dims})+"  // "+comment(x.Tensor.Name))
+	}
+	r.Dims = Chunks(t.Dims)
+	for _, l := range t.Lists {
+		r.Lists = append(r.Lists, IntRow(append([]int{len(l)}, l...)))
+	}
+	for _, v := range t.InputViews {
+		r.InputViews = append(r.InputViews, IntRow([]int{v.Tensor, v.Input, v.Start, v.End})+"  // "+comment(pr.Graph.Tensors[v.Tensor].Name))
+	}
+	for _, s := range t.Steps {
+		r.Steps = append(r.Steps, IntRow(append([]int{s.Kind}, s.Args...))+"  // "+s.Comment(comment))
+	}
+	var starts []int
+	at := 0
+	for i, row := range t.OpArgs {
+		starts = append(starts, at)
+		at += len(row)
+		r.OpArgs = append(r.OpArgs, IntRow(row)+"  // "+pr.Ops[i].Place+": "+comment(pr.Ops[i].Kernel))
+	}
+	r.OpStart = Chunks(append(starts, at))
+	return r
+}
+
+// IntRow is "a, b, c," for a table row.
+func IntRow(xs []int) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Itoa(x))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// Chunks are xs as rows of up to 16.
+func Chunks(xs []int) []string {
+	var rows []string
+	for len(xs) > 16 {
+		rows = append(rows, IntRow(xs[:16]))
+		xs = xs[16:]
+	}
+	if len(xs) > 0 {
+		rows = append(rows, IntRow(xs))
+	}
+	return rows
+}
