@@ -9,12 +9,12 @@ import (
 // storage of one tensor together with every tensor that took it over in
 // place.
 type Buffer struct {
-	ID     int             // index in Plan.Buffers
-	Names  []*graph.Tensor // the owner first, then in-place successors
-	Device string
-	Size   expr.Expr // bytes
-	Hint   int64     // Size at the planning hints
-	Output bool      // an output is (or views) this storage: never freed
+	ID      int             // index in Plan.Buffers
+	Tensors []*graph.Tensor // the owner first, then the tensors that took it over in place (declared, or chosen by the planner)
+	Device  string
+	Size    expr.Expr // bytes
+	Hint    int64     // Size at the planning hints
+	Output  bool      // an output is (or views) this storage: never freed
 
 	// Live range in timesteps, [Begin, End): Begin is the step of its
 	// allocation, End the step of its free (outputs: one past the last step).
@@ -26,7 +26,7 @@ type Buffer struct {
 }
 
 // Owner is the tensor that first owns the storage.
-func (b *Buffer) Owner() *graph.Tensor { return b.Names[0] }
+func (b *Buffer) Owner() *graph.Tensor { return b.Tensors[0] }
 
 // Len is the number of timesteps the buffer is live.
 func (b *Buffer) Len() int { return b.End - b.Begin }

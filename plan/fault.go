@@ -59,7 +59,7 @@ func InjectOverlap(p *Plan, env expr.Env) (string, error) {
 func InjectAlias(p *Plan, env expr.Env) (string, error) {
 	bufOf := map[*graph.Tensor]*Buffer{}
 	for _, b := range p.Buffers {
-		for _, t := range b.Names {
+		for _, t := range b.Tensors {
 			bufOf[t] = b
 		}
 	}

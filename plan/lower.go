@@ -138,7 +138,7 @@ func (lw *lowering) findBuffers() error {
 			}
 			lw.group[ip.Out.Index] = b
 			lw.inplaced[ip.Out.Index] = true
-			b.Names = append(b.Names, ip.Out)
+			b.Tensors = append(b.Tensors, ip.Out)
 		}
 		for t := range touched(op) {
 			root := t.Root
@@ -152,7 +152,7 @@ func (lw *lowering) findBuffers() error {
 				if err != nil {
 					return fmt.Errorf("%s: size of %q: %v", op.Label(), root.Name, err)
 				}
-				b = &Buffer{ID: len(lw.buffers), Names: []*graph.Tensor{root}, Device: root.Device, Size: size, Hint: hint}
+				b = &Buffer{ID: len(lw.buffers), Tensors: []*graph.Tensor{root}, Device: root.Device, Size: size, Hint: hint}
 				lw.buffers = append(lw.buffers, b)
 				lw.group[root.Index] = b
 				lw.defLoops = append(lw.defLoops, opLoops)
@@ -227,7 +227,7 @@ func (lw *lowering) inplace(ki int) []graph.Inplace {
 
 func (lw *lowering) emitFrees(pos, depth int) {
 	for _, b := range lw.freesAt[pos] {
-		lw.lines = append(lw.lines, lw.line(Line{Kind: LineFree, Buffer: b, Tensor: b.Names[len(b.Names)-1], Depth: depth}))
+		lw.lines = append(lw.lines, lw.line(Line{Kind: LineFree, Buffer: b, Tensor: b.Tensors[len(b.Tensors)-1], Depth: depth}))
 	}
 }
 

@@ -114,7 +114,7 @@ func mustPlan(t *testing.T, src string, opts Options) *Plan {
 
 func bufferOf(p *Plan, name string) *Buffer {
 	for _, b := range p.Buffers {
-		for _, n := range b.Names {
+		for _, n := range b.Tensors {
 			if n.Name == name {
 				return b
 			}

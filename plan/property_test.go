@@ -13,7 +13,7 @@ import (
 // touches reports whether a kernel op reads, writes or mutates b's memory.
 func touches(op *graph.Op, b *Buffer) bool {
 	in := func(t *graph.Tensor) bool {
-		for _, n := range b.Names {
+		for _, n := range b.Tensors {
 			if t.Root == n {
 				return true
 			}
@@ -64,7 +64,7 @@ func checkProperties(t *testing.T, p *Plan, what string) {
 		}
 	}
 	for _, b := range p.Buffers {
-		for _, n := range b.Names {
+		for _, n := range b.Tensors {
 			require.False(t, n.Input, "%s: input %s is planned", what, n.Name)
 		}
 		if !b.Output {

@@ -110,8 +110,8 @@ func writeMemoryMap(ew *errWriter, p *Plan, f *Figures) {
 }
 
 func tensorNames(b *Buffer) []string {
-	out := make([]string, len(b.Names))
-	for i, t := range b.Names {
+	out := make([]string, len(b.Tensors))
+	for i, t := range b.Tensors {
 		out[i] = t.Name
 	}
 	return out

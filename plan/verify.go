@@ -122,7 +122,7 @@ func (v *verifier) checkLines() {
 	poolDone := map[*Pool]bool{}
 	bufOf := make([]*Buffer, len(v.p.Graph.Tensors))
 	for _, b := range v.p.Buffers {
-		for _, t := range b.Names {
+		for _, t := range b.Tensors {
 			bufOf[t.Index] = b
 		}
 	}

@@ -123,12 +123,12 @@ func (ac *aliasChecker) checkPair(l *Line) {
 // earlierNames are the names the storage had before r's takeover: the
 // buffer's names up to r's new one.
 func earlierNames(r *Line) []*graph.Tensor {
-	for i, t := range r.Buffer.Names {
+	for i, t := range r.Buffer.Tensors {
 		if t == r.Tensor {
-			return r.Buffer.Names[:i]
+			return r.Buffer.Tensors[:i]
 		}
 	}
-	return r.Buffer.Names
+	return r.Buffer.Tensors
 }
 
 // outputStorage reports whether an output is, or views, a name the storage

@@ -62,7 +62,7 @@ func planJSON(p *plan.Plan, f *plan.Figures) jsonPlan {
 	}
 	for _, b := range p.Buffers {
 		var names []string
-		for _, t := range b.Names {
+		for _, t := range b.Tensors {
 			names = append(names, t.Name)
 		}
 		out.Buffers = append(out.Buffers, jsonBuffer{

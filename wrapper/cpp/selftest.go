@@ -78,7 +78,7 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 		d.Storages = append(d.Storages, fmt.Sprintf("%s, %s", quote.Cpp(owner), cx(size)))
 	}
 	for _, b := range p.Buffers {
-		addStorage(b.Owner().Name, b.Size, b.Names...)
+		addStorage(b.Owner().Name, b.Size, b.Tensors...)
 	}
 	for _, t := range g.Inputs {
 		addStorage(t.Name, t.StorageBytes(), t)

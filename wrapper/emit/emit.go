@@ -83,7 +83,7 @@ func New(p *plan.Plan) *Program {
 		pr.PoolIndex[pool] = i
 	}
 	for _, b := range p.Buffers {
-		for _, t := range b.Names {
+		for _, t := range b.Tensors {
 			pr.BufferOf[t] = b
 		}
 	}
@@ -101,7 +101,7 @@ func New(p *plan.Plan) *Program {
 		if off, ok := b.Offset.IsConst(); !ok || off != 0 {
 			continue
 		}
-		for _, t := range b.Names {
+		for _, t := range b.Tensors {
 			if t.Output {
 				pr.Direct[pool] = t
 				break

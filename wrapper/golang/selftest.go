@@ -76,7 +76,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range b.Names {
+		for _, t := range b.Tensors {
 			index[t] = len(storages)
 		}
 		storages = append(storages, jen.Values(str(b.Owner().Name), jen.Lit(size)))
