@@ -18,6 +18,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/plan/report"
 	"github.com/wrapgen/wrapgen/wrapper/cpp"
 	"github.com/wrapgen/wrapgen/wrapper/golang"
 )
@@ -45,11 +46,11 @@ func generate(t *testing.T, name string, data []byte) map[string][]byte {
 	f, err := p.Figures(p.Hints)
 	require.NoError(t, err)
 	var listing bytes.Buffer
-	require.NoError(t, plan.WriteReport(&listing, p, f, plan.ReportOptions{Lines: true}))
+	require.NoError(t, report.WriteReport(&listing, p, f, report.ReportOptions{Lines: true}))
 	src, err := golang.Generate(p, golang.Options{Package: "wrapper", RuntimeImport: "example.com/wrapper/wgrt", Source: name + ".json"})
 	require.NoError(t, err)
 	var svg bytes.Buffer
-	require.NoError(t, plan.WriteSVG(&svg, p, f))
+	require.NoError(t, report.WriteSVG(&svg, p, f))
 	files := map[string][]byte{
 		"plan.txt":   listing.Bytes(),
 		"plan.svg":   svg.Bytes(),

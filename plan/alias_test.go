@@ -68,7 +68,7 @@ func TestChosenAliases(t *testing.T) {
 		assert.Equal(t, int64(128+64), f.LoadBytes, s)
 		var names []string
 		for _, b := range p.Buffers {
-			names = append(names, strings.Join(tensorNames(b), "="))
+			names = append(names, strings.Join(b.TensorNames(), "="))
 		}
 		assert.Contains(t, names, "a=b", s)
 		assert.Contains(t, names, "h=y", s)
@@ -131,24 +131,6 @@ func TestVerifierCatchesBadAlias(t *testing.T) {
 	err := Verify(p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `ops[3] (kernel "add"): d may not take over c in place: the kernel's may_alias does not allow it`)
-}
-
-// TestSVGMarksAliasedStorages: the storages the planner joined are drawn
-// with a dashed outline and their own class.
-func TestSVGMarksAliasedStorages(t *testing.T) {
-	p := mustPlan(t, aliasGraph, Options{Strategy: "search"})
-	f, err := p.Figures(nil)
-	require.NoError(t, err)
-	var buf strings.Builder
-	require.NoError(t, WriteSVG(&buf, p, f))
-	assert.Equal(t, 3, strings.Count(buf.String(), `class="storage aliased"`), "a=b, c=d, h=y")
-	assert.Len(t, p.AliasedBuffers(), 3)
-	off := mustPlan(t, aliasGraph, Options{Strategy: "search", NoAlias: true})
-	fOff, err := off.Figures(nil)
-	require.NoError(t, err)
-	buf.Reset()
-	require.NoError(t, WriteSVG(&buf, off, fOff))
-	assert.NotContains(t, buf.String(), "aliased")
 }
 
 // TestAliasKeepsViewsOfDeclaredInplace: a view of a tensor taken over by

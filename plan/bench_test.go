@@ -68,7 +68,7 @@ func encoder(tb testing.TB, layers int) *graph.Graph {
 
 // BenchmarkInductorEncoder times the ported seed algorithm alone (lowering
 // done once) on 96-layer encoders, and on one with 2,208 storages (the
-// size the issue measured the seed's Python at), to compare with the
+// size the issue measured Inductor's planner (Python) at), to compare with the
 // Python on the same buffers (see README).
 func BenchmarkInductorEncoder(b *testing.B) {
 	for _, layers := range []int{96, 221} {
@@ -89,12 +89,12 @@ func BenchmarkInductorEncoder(b *testing.B) {
 }
 
 // TestDumpEncoderForSeed writes the 96-layer encoder's buffers in the
-// format of the seed harness (name hint begin end output) when
+// format of the harness around Inductor's planner (name hint begin end output) when
 // WRAPGEN_DUMP_SEED names a file; it is how the Python comparison is fed.
 func TestDumpEncoderForSeed(t *testing.T) {
 	path := os.Getenv("WRAPGEN_DUMP_SEED")
 	if path == "" {
-		t.Skip("set WRAPGEN_DUMP_SEED=FILE to write the encoder's buffers for the seed's Python")
+		t.Skip("set WRAPGEN_DUMP_SEED=FILE to write the encoder's buffers for Inductor's planner (Python)")
 	}
 	layers := 96
 	if v := os.Getenv("WRAPGEN_DUMP_LAYERS"); v != "" {

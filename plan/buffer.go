@@ -52,3 +52,12 @@ func (p *Pool) updateRange() {
 		}
 	}
 }
+
+// TensorNames are the names of Tensors, in order.
+func (b *Buffer) TensorNames() []string {
+	out := make([]string, len(b.Tensors))
+	for i, t := range b.Tensors {
+		out[i] = t.Name
+	}
+	return out
+}

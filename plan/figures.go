@@ -69,7 +69,7 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 		}
 		f.BufferBytes[b.ID], f.Offsets[b.ID] = n, off
 		f.NaiveBytes += n
-		loads = append(loads, event{b.Begin, alignInt(n, p.Align)}, event{b.End, -alignInt(n, p.Align)})
+		loads = append(loads, event{b.Begin, AlignUp(n, p.Align)}, event{b.End, -AlignUp(n, p.Align)})
 	}
 	for _, pool := range p.Pools {
 		n, err := pool.Size.Eval(env)
@@ -88,7 +88,7 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 			if err != nil {
 				return nil, fmt.Errorf("size of %s: %w", b.Owner().Name, err)
 			}
-			plain = append(plain, event{b.Begin, alignInt(n, p.Align)}, event{b.End, -alignInt(n, p.Align)})
+			plain = append(plain, event{b.Begin, AlignUp(n, p.Align)}, event{b.End, -AlignUp(n, p.Align)})
 		}
 		f.DeclaredLoadBytes = maxLive(plain)
 	}
@@ -106,7 +106,7 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 // outputs' pools and the intermediates live from then on are all reserved.
 func (p *Plan) modeBound(f *Figures) int64 {
 	req := &Request{Buffers: p.Buffers, Mode: p.Mode}
-	size := func(b *Buffer) int64 { return alignInt(f.BufferBytes[b.ID], p.Align) }
+	size := func(b *Buffer) int64 { return AlignUp(f.BufferBytes[b.ID], p.Align) }
 	if p.Mode != PoolIntermediates && p.Mode != PoolOutputs {
 		var groupEvs []event
 		for _, g := range modeGroups(req) {

@@ -33,12 +33,12 @@ func checkCountable(p *Plan) error {
 		for _, pool := range p.Pools {
 			if _, err := pool.Size.Eval(env); err != nil {
 				return fmt.Errorf("%s: at %s, pool %s on %s would hold %s bytes, more than int64 counts; lower the symbols' max",
-					g.Name, envString(env), pool.Name, pool.Device, pool.Size)
+					g.Name, EnvText(env), pool.Name, pool.Device, pool.Size)
 			}
 			for _, b := range pool.Buffers {
 				if end := expr.Add(b.Offset, b.Size); !evaluates(end, env) {
 					return fmt.Errorf("%s: at %s, tensor %q in pool %s would end at byte %s, more than int64 counts; lower the symbols' max",
-						g.Name, envString(env), b.Owner().Name, pool.Name, end)
+						g.Name, EnvText(env), b.Owner().Name, pool.Name, end)
 				}
 			}
 		}

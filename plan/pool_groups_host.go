@@ -89,7 +89,7 @@ func hostInOutputPools(req *Request, groups []poolGroup) []poolGroup {
 			if len(rooms) == maxHostRooms {
 				break
 			}
-			if n := alignInt(b.Hint, req.Align); n > rooms[len(rooms)-1] {
+			if n := AlignUp(b.Hint, req.Align); n > rooms[len(rooms)-1] {
 				rooms = append(rooms, n)
 			}
 		}
@@ -125,7 +125,7 @@ func hostInto(req *Request, groups []poolGroup, host, ii, birth int, room int64,
 	taken := make([]bool, len(req.Buffers))
 	took := false
 	for _, b := range cands {
-		n := alignInt(b.Hint, req.Align)
+		n := AlignUp(b.Hint, req.Align)
 		if load.max(b.Begin, b.End)+n > room {
 			continue
 		}

@@ -117,7 +117,7 @@ func newPoolProblem(ctx *boundsCtx, buffers []*Buffer, hints expr.Env) *poolProb
 			a = aligned{expr.AlignUp(b.Size, ctx.align), ctx.alignedSpan(b.Size)}
 			seen[b.Size.String()] = a
 		}
-		pp.bufs = append(pp.bufs, &gbuf{b: b, size: a.size, sizeBounds: a.sizeBounds, hint: alignInt(b.Hint, ctx.align)})
+		pp.bufs = append(pp.bufs, &gbuf{b: b, size: a.size, sizeBounds: a.sizeBounds, hint: AlignUp(b.Hint, ctx.align)})
 	}
 	pp.findConflicts()
 	return pp

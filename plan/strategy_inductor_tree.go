@@ -318,7 +318,7 @@ func (s *spatialSplit) liveRanges() liveRanges {
 
 func (s *spatialSplit) sizeHint() int64 {
 	if !s.haveHint {
-		s.hint, s.haveHint = alignInt(s.left.sizeHint(), s.align)+s.right.sizeHint(), true
+		s.hint, s.haveHint = AlignUp(s.left.sizeHint(), s.align)+s.right.sizeHint(), true
 	}
 	return s.hint
 }
@@ -342,7 +342,9 @@ func (s *spatialSplit) finalize(p *inductorPool, off expr.Expr) treeNode {
 	return s
 }
 
-func alignInt(n, align int64) int64 {
+// AlignUp is n rounded up to a multiple of align (n itself when align is
+// 0 or 1).
+func AlignUp(n, align int64) int64 {
 	if align <= 1 {
 		return n
 	}

@@ -144,7 +144,7 @@ func measurePart(req *Request, g poolGroup) timePart {
 	// (releases first) makes them.
 	delta := make([]int64, p.end-p.begin+1)
 	for _, b := range g.buffers {
-		if n := alignInt(b.Hint, req.Align); n > 0 {
+		if n := AlignUp(b.Hint, req.Align); n > 0 {
 			delta[b.Begin-p.begin] += n
 			delta[b.End-p.begin] -= n
 		}
@@ -177,7 +177,7 @@ type bufEvent struct {
 func partEvents(req *Request, p timePart) []bufEvent {
 	evs := make([]bufEvent, 0, 2*len(p.grp.buffers))
 	for _, b := range p.grp.buffers {
-		if n := alignInt(b.Hint, req.Align); n > 0 {
+		if n := AlignUp(b.Hint, req.Align); n > 0 {
 			evs = append(evs, bufEvent{b.Begin, n, b}, bufEvent{b.End, -n, b})
 		}
 	}

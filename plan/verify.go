@@ -265,7 +265,7 @@ func (v *verifier) placementExprs() placementExprs {
 }
 
 func (v *verifier) checkPlacement(env expr.Env, events [][]poolEvent, pe placementExprs) {
-	at := func() string { return fmt.Sprintf(" (at %s)", envString(env)) }
+	at := func() string { return fmt.Sprintf(" (at %s)", EnvText(env)) }
 	vals := make([]int64, len(pe.syms))
 	for i, s := range pe.syms {
 		vals[i] = env[s]
@@ -333,7 +333,9 @@ func (v *verifier) overlap(pool *Pool, a, b placed, at string) {
 		a.b.Owner().Name, a.off, a.end, a.b.Begin, a.b.End, b.b.Owner().Name, b.off, b.end, b.b.Begin, b.b.End, at)
 }
 
-func envString(env expr.Env) string {
+// EnvText is symbol values as "a=1, b=2", sorted, for messages and
+// reports.
+func EnvText(env expr.Env) string {
 	var parts []string
 	for k, val := range env {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, val))

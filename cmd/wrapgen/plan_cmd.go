@@ -13,6 +13,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/plan/report"
 )
 
 // planFlags are the flags that choose how a plan is made, shared by every
@@ -138,7 +139,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	if *svg != "" {
 		var buf bytes.Buffer
-		if err := plan.WriteSVG(&buf, p, fig); err != nil {
+		if err := report.WriteSVG(&buf, p, fig); err != nil {
 			return err
 		}
 		if err := writeFiles([]outFile{{*svg, buf.Bytes()}}); err != nil {
@@ -148,7 +149,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(planJSON(p, fig))
+		return enc.Encode(report.JSON(p, fig))
 	}
-	return plan.WriteReport(stdout, p, fig, plan.ReportOptions{Lines: *lines, MemoryMap: *memMap})
+	return report.WriteReport(stdout, p, fig, report.ReportOptions{Lines: *lines, MemoryMap: *memMap})
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/plan/report"
 )
 
 // sharedGraphs holds in-repository copies of ../shared/graphs (the real
@@ -25,7 +27,7 @@ func runCLI(args ...string) (string, string, error) {
 func TestPlanJSON(t *testing.T) {
 	out, _, err := runCLI("plan", "-json", "-strategy", "inductor", filepath.Join(sharedGraphs, "resnet18.json"))
 	require.NoError(t, err)
-	var p jsonPlan
+	var p report.Plan
 	require.NoError(t, json.Unmarshal([]byte(out), &p))
 	assert.Equal(t, "resnet18", p.Graph)
 	assert.Equal(t, "inductor", p.Strategy)
@@ -47,7 +49,7 @@ func TestPlanJSON(t *testing.T) {
 func TestPlanAtOtherBatch(t *testing.T) {
 	out, _, err := runCLI("plan", "-json", "-strategy", "inductor", "-at", "batch=8", filepath.Join(sharedGraphs, "resnet18.json"))
 	require.NoError(t, err)
-	var p jsonPlan
+	var p report.Plan
 	require.NoError(t, json.Unmarshal([]byte(out), &p))
 	assert.Equal(t, int64(8), p.Symbols["batch"])
 	assert.Equal(t, int64(1), p.Hints["batch"], "planned at the hint")
@@ -105,7 +107,7 @@ func TestPlanSVGEveryGraph(t *testing.T) {
 		svg := filepath.Join(t.TempDir(), "plan.svg")
 		out, _, err := runCLI("plan", "-json", "-svg", svg, g)
 		require.NoError(t, err, g)
-		var p jsonPlan
+		var p report.Plan
 		require.NoError(t, json.Unmarshal([]byte(out), &p))
 		data, err := os.ReadFile(svg)
 		require.NoError(t, err)

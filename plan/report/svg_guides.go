@@ -1,7 +1,8 @@
-package plan
+package report
 
 import (
 	"fmt"
+	"github.com/wrapgen/wrapgen/plan"
 	"math"
 	"sort"
 
@@ -32,7 +33,7 @@ type poolLabel struct {
 
 // placePoolLabels lays out one label per pool, top to bottom, at least a
 // line apart; tops and heights are the pools' in the picture.
-func placePoolLabels(p *Plan, f *Figures, tops, heights []float64) []poolLabel {
+func placePoolLabels(p *plan.Plan, f *plan.Figures, tops, heights []float64) []poolLabel {
 	labels := make([]poolLabel, len(p.Pools))
 	floor := math.Inf(-1) // lowest baseline allowed for the next label
 	for i, pool := range p.Pools {
@@ -135,7 +136,7 @@ type kernelUse struct {
 
 // legendKernels lists the kernels whose colour some storage has, most
 // storages first, then by name.
-func legendKernels(p *Plan, prod map[*graph.Tensor]string) []kernelUse {
+func legendKernels(p *plan.Plan, prod map[*graph.Tensor]string) []kernelUse {
 	count := map[string]int{}
 	for _, b := range p.Buffers {
 		count[producer(prod, b)]++

@@ -1,8 +1,9 @@
-package plan
+package report
 
 import (
 	"bufio"
 	"fmt"
+	"github.com/wrapgen/wrapgen/plan"
 	"hash/fnv"
 	"html"
 	"io"
@@ -32,14 +33,14 @@ const (
 // live bytes at each step against the lower bound and the peak of the
 // pools alive, so the gap between peak and bound is visible. Rectangles
 // carry data-* attributes with the numbers they are drawn from.
-func WriteSVG(w io.Writer, p *Plan, f *Figures) error {
+func WriteSVG(w io.Writer, p *plan.Plan, f *plan.Figures) error {
 	bw := bufio.NewWriter(w)
 	ew := &errWriter{w: bw}
 	steps := max(p.Steps+1, 1)
 	plotW := float64(svgWidth - svgLeft - svgRight)
 	x := func(step int) float64 { return svgLeft + plotW*float64(step)/float64(steps) }
 
-	// Pool heights: proportional to bytes, with a floor so small pools show.
+	// plan.Pool heights: proportional to bytes, with a floor so small pools show.
 	var total int64
 	for _, b := range f.PoolBytes {
 		total += b
@@ -71,7 +72,7 @@ func WriteSVG(w io.Writer, p *Plan, f *Figures) error {
 	ew.printf("<title>%s</title>\n", esc(fmt.Sprintf("wrapgen memory plan of %s", p.Graph.Name)))
 	ew.printf(`<rect x="0" y="0" width="%d" height="%.0f" fill="#ffffff"/>`+"\n", svgWidth, height)
 	ew.printf(`<text x="10" y="20" font-size="15" font-weight="bold">%s</text>`+"\n",
-		esc(fmt.Sprintf("%s: %s, memory pools %s, at %s", p.Graph.Name, p.StrategyText(), p.Mode, envString(f.Symbols))))
+		esc(fmt.Sprintf("%s: %s, memory pools %s, at %s", p.Graph.Name, p.StrategyText(), p.Mode, plan.EnvText(f.Symbols))))
 	ew.printf(`<text x="10" y="40">%s</text>`+"\n", esc(fmt.Sprintf("%d storages in %d pools over %d steps · lower bound %s · peak %s (%.4f×) · naive %s",
 		len(p.Buffers), len(p.Pools), p.Steps, Bytes(f.LoadBytes), Bytes(f.PeakBytes), f.Ratio(), Bytes(f.NaiveBytes))))
 
@@ -132,11 +133,11 @@ func WriteSVG(w io.Writer, p *Plan, f *Figures) error {
 
 // liveSeries gives, for each step, the aligned bytes of live storages and
 // the bytes of pools alive (the quantities behind LoadBytes and PeakBytes).
-func liveSeries(p *Plan, f *Figures) (live, pools []int64) {
+func liveSeries(p *plan.Plan, f *plan.Figures) (live, pools []int64) {
 	n := p.Steps + 2
 	dl, dp := make([]int64, n+1), make([]int64, n+1)
 	for _, b := range p.Buffers {
-		sz := alignInt(f.BufferBytes[b.ID], p.Align)
+		sz := plan.AlignUp(f.BufferBytes[b.ID], p.Align)
 		dl[min(b.Begin, n)] += sz
 		dl[min(b.End, n)] -= sz
 	}
@@ -167,15 +168,15 @@ func steps2points(vals []int64, x func(int) float64, y func(int64) float64) stri
 	return strings.TrimSpace(b.String())
 }
 
-func storageTitle(prod map[*graph.Tensor]string, f *Figures, b *Buffer) string {
-	names := tensorNames(b)
+func storageTitle(prod map[*graph.Tensor]string, f *plan.Figures, b *plan.Buffer) string {
+	names := b.TensorNames()
 	return fmt.Sprintf("%s: %s at offset %s of %s, steps [%d, %d), written by %s", strings.Join(names, " → "),
 		Bytes(f.BufferBytes[b.ID]), groupDigits(f.Offsets[b.ID]), b.Pool.Name, b.Begin, b.End, producer(prod, b))
 }
 
 // producers maps each storage owner to the kernel that first writes it
 // (the storage's colour).
-func producers(p *Plan) map[*graph.Tensor]string {
+func producers(p *plan.Plan) map[*graph.Tensor]string {
 	m := map[*graph.Tensor]string{}
 	graph.Walk(p.Graph.Ops, func(op *graph.Op, _ []*graph.Op) {
 		for _, t := range append(op.Outputs, op.Mutates...) {
@@ -187,7 +188,7 @@ func producers(p *Plan) map[*graph.Tensor]string {
 	return m
 }
 
-func producer(m map[*graph.Tensor]string, b *Buffer) string {
+func producer(m map[*graph.Tensor]string, b *plan.Buffer) string {
 	if k, ok := m[b.Owner()]; ok {
 		return k
 	}

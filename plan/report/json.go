@@ -1,12 +1,13 @@
-package main
+package report
 
 import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 )
 
-// The -json form of a plan. Byte figures are evaluated at Symbols.
-type jsonPlan struct {
+// Plan is the -json form of a plan (wrapgen plan -json). Byte figures are
+// evaluated at Symbols.
+type Plan struct {
 	Graph      string   `json:"graph"`
 	Strategy   string   `json:"strategy"`
 	Winner     string   `json:"winner,omitempty"`
@@ -17,18 +18,19 @@ type jsonPlan struct {
 	LoadBytes  int64    `json:"load_bytes"`
 	// DeclaredLoad is the lower bound with declared inplace pairs only,
 	// before the planner's aliasing; AliasedOps the ops it made in place.
-	DeclaredLoad int64        `json:"declared_load_bytes"`
-	AliasedOps   int          `json:"aliased_ops"`
-	ModeBound    int64        `json:"mode_bound_bytes"`
-	PeakBytes    int64        `json:"peak_bytes"`
-	NaiveBytes   int64        `json:"naive_bytes"`
-	Ratio        float64      `json:"peak_over_load"`
-	Steps        int          `json:"steps"`
-	Pools        []jsonPool   `json:"pools"`
-	Buffers      []jsonBuffer `json:"buffers"`
+	DeclaredLoad int64    `json:"declared_load_bytes"`
+	AliasedOps   int      `json:"aliased_ops"`
+	ModeBound    int64    `json:"mode_bound_bytes"`
+	PeakBytes    int64    `json:"peak_bytes"`
+	NaiveBytes   int64    `json:"naive_bytes"`
+	Ratio        float64  `json:"peak_over_load"`
+	Steps        int      `json:"steps"`
+	Pools        []Pool   `json:"pools"`
+	Buffers      []Buffer `json:"buffers"`
 }
 
-type jsonPool struct {
+// Pool is one pool of a Plan.
+type Pool struct {
 	Name     string `json:"name"`
 	Device   string `json:"device"`
 	Bytes    int64  `json:"bytes"`
@@ -37,7 +39,8 @@ type jsonPool struct {
 	End      int    `json:"end"`
 }
 
-type jsonBuffer struct {
+// Buffer is one storage of a Plan; Names lists every tensor sharing it.
+type Buffer struct {
 	Tensor     string   `json:"tensor"`
 	Names      []string `json:"names"`
 	Pool       string   `json:"pool"`
@@ -50,22 +53,23 @@ type jsonBuffer struct {
 	Output     bool     `json:"output"`
 }
 
-func planJSON(p *plan.Plan, f *plan.Figures) jsonPlan {
-	out := jsonPlan{
+// JSON is p's -json form with its figures f.
+func JSON(p *plan.Plan, f *plan.Figures) Plan {
+	out := Plan{
 		Graph: p.Graph.Name, Strategy: p.Strategy, Winner: p.Winner, MemoryPool: string(p.Mode), Align: p.Align,
 		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, DeclaredLoad: f.DeclaredLoadBytes, AliasedOps: p.AliasedOps, ModeBound: f.ModeBoundBytes, PeakBytes: f.PeakBytes,
 		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.Steps,
-		Pools: []jsonPool{}, Buffers: []jsonBuffer{},
+		Pools: []Pool{}, Buffers: []Buffer{},
 	}
 	for i, pool := range p.Pools {
-		out.Pools = append(out.Pools, jsonPool{pool.Name, pool.Device, f.PoolBytes[i], pool.Size.String(), pool.Begin, pool.End})
+		out.Pools = append(out.Pools, Pool{pool.Name, pool.Device, f.PoolBytes[i], pool.Size.String(), pool.Begin, pool.End})
 	}
 	for _, b := range p.Buffers {
 		var names []string
 		for _, t := range b.Tensors {
 			names = append(names, t.Name)
 		}
-		out.Buffers = append(out.Buffers, jsonBuffer{
+		out.Buffers = append(out.Buffers, Buffer{
 			Tensor: b.Owner().Name, Names: names, Pool: b.Pool.Name,
 			Offset: f.Offsets[b.ID], Bytes: f.BufferBytes[b.ID],
 			OffsetExpr: b.Offset.String(), SizeExpr: b.Size.String(),

@@ -1,8 +1,9 @@
-package plan
+package report
 
 import (
 	"bytes"
 	"encoding/xml"
+	"github.com/wrapgen/wrapgen/plan"
 	"strconv"
 	"testing"
 
@@ -45,7 +46,7 @@ func (n svgNode) num(t *testing.T, name string) float64 {
 
 // checkSVG parses the picture and checks it against the plan: one shape per
 // storage, in its pool, at a position that follows from its offset.
-func checkSVG(t *testing.T, p *Plan) {
+func checkSVG(t *testing.T, p *plan.Plan) {
 	f, err := p.Figures(nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
@@ -91,9 +92,9 @@ func checkSVG(t *testing.T, p *Plan) {
 }
 
 func TestSVGSmallGraph(t *testing.T) {
-	g, err := graph.Load("../examples/mlp/mlp.json")
+	g, err := graph.Load("../../examples/mlp/mlp.json")
 	require.NoError(t, err)
-	p, err := Make(g, Options{})
+	p, err := plan.Make(g, plan.Options{})
 	require.NoError(t, err)
 	checkSVG(t, p)
 }
@@ -103,17 +104,17 @@ func TestSVGManyStorages(t *testing.T) {
 	require.NoError(t, err)
 	g, err := graph.Parse("synth.json", data)
 	require.NoError(t, err)
-	p, err := Make(g, Options{})
+	p, err := plan.Make(g, plan.Options{})
 	require.NoError(t, err)
 	require.Greater(t, len(p.Buffers), 2500)
 	checkSVG(t, p)
 }
 
 func TestSVGEveryMode(t *testing.T) {
-	g, err := graph.Load("../examples/mlp/mlp.json")
+	g, err := graph.Load("../../examples/mlp/mlp.json")
 	require.NoError(t, err)
-	for _, m := range MemoryPools {
-		p, err := Make(g, Options{MemoryPool: m})
+	for _, m := range plan.MemoryPools {
+		p, err := plan.Make(g, plan.Options{MemoryPool: m})
 		require.NoError(t, err)
 		checkSVG(t, p)
 	}

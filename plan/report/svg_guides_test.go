@@ -1,9 +1,10 @@
-package plan
+package report
 
 import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"github.com/wrapgen/wrapgen/plan"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,11 +41,11 @@ type guideSVG struct {
 	} `xml:"g"`
 }
 
-func drawGuides(t *testing.T, path string, opts Options) (*Plan, *Figures, guideSVG) {
+func drawGuides(t *testing.T, path string, opts plan.Options) (*plan.Plan, *plan.Figures, guideSVG) {
 	t.Helper()
 	g, err := graph.Load(path)
 	require.NoError(t, err)
-	p, err := Make(g, opts)
+	p, err := plan.Make(g, opts)
 	require.NoError(t, err)
 	f, err := p.Figures(nil)
 	require.NoError(t, err)
@@ -64,7 +65,7 @@ func float(t *testing.T, s string) float64 {
 // The legend lists each kernel that colours a storage once, with that
 // colour, and every storage's colour is in it.
 func TestSVGLegendNamesEveryColour(t *testing.T) {
-	p, _, doc := drawGuides(t, "../graph/testdata/resnet18.json", Options{})
+	p, _, doc := drawGuides(t, "../../graph/testdata/resnet18.json", plan.Options{})
 	swatches := map[string]string{} // kernel -> fill
 	fills := map[string]string{}    // fill -> kernel
 	storageFills := map[string]bool{}
@@ -112,7 +113,7 @@ func TestStepTicks(t *testing.T) {
 
 // The axis's ticks sit where storages that begin at those steps are drawn.
 func TestSVGStepAxisMatchesStorages(t *testing.T) {
-	p, _, doc := drawGuides(t, "../examples/mlp/mlp.json", Options{})
+	p, _, doc := drawGuides(t, "../../examples/mlp/mlp.json", plan.Options{})
 	tickX := map[string]float64{}
 	for _, g := range doc.Groups {
 		if g.Class != "step-axis" {
@@ -140,7 +141,7 @@ func TestSVGStepAxisMatchesStorages(t *testing.T) {
 // Every pool gets its name and size, however thin, and no two labels
 // overlap: 104 pools, most a few pixels high.
 func TestSVGEveryPoolLabelled(t *testing.T) {
-	p, f, doc := drawGuides(t, "../graph/testdata/resnet18.json", Options{MemoryPool: PoolNone})
+	p, f, doc := drawGuides(t, "../../graph/testdata/resnet18.json", plan.Options{MemoryPool: plan.PoolNone})
 	require.Greater(t, len(p.Pools), 100)
 	var baselines []float64
 	chartTop := 0.0

@@ -1,7 +1,11 @@
-package plan
+// Package report formats a plan for people: the text report of wrapgen
+// plan, the SVG memory map, and (ReportJSON) the -json form. The planner
+// is package plan; this only reads what it made.
+package report
 
 import (
 	"fmt"
+	"github.com/wrapgen/wrapgen/plan"
 	"io"
 	"sort"
 	"strings"
@@ -50,7 +54,7 @@ type ReportOptions struct {
 // WriteReport prints a plan for people: a summary table, one line per
 // pool, and optionally the program and a memory map. f holds the figures at
 // the symbol values to report.
-func WriteReport(w io.Writer, p *Plan, f *Figures, opts ReportOptions) error {
+func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts ReportOptions) error {
 	ew := &errWriter{w: w}
 	if opts.Lines {
 		ew.printf("program:\n")
@@ -66,7 +70,7 @@ func WriteReport(w io.Writer, p *Plan, f *Figures, opts ReportOptions) error {
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "graph\t%s\n", p.Graph.Name)
 	fmt.Fprintf(tw, "strategy\t%s (memory pool %s, align %d)\n", p.StrategyText(), p.Mode, p.Align)
-	fmt.Fprintf(tw, "symbols\t%s\n", envString(f.Symbols))
+	fmt.Fprintf(tw, "symbols\t%s\n", plan.EnvText(f.Symbols))
 	fmt.Fprintf(tw, "storages\t%d in %d pools, %d steps\n", len(p.Buffers), len(p.Pools), p.Steps)
 	fmt.Fprintf(tw, "lower bound\t%s\n", Bytes(f.LoadBytes))
 	if p.AliasedOps > 0 {
@@ -95,26 +99,18 @@ func WriteReport(w io.Writer, p *Plan, f *Figures, opts ReportOptions) error {
 
 // writeMemoryMap prints each pool's storages by offset with their live
 // steps, like TFLite Micro's PrintMemoryPlan, so a gap is visible.
-func writeMemoryMap(ew *errWriter, p *Plan, f *Figures) {
+func writeMemoryMap(ew *errWriter, p *plan.Plan, f *plan.Figures) {
 	for i, pool := range p.Pools {
 		ew.printf("\nmemory map of %s (%s bytes):\n", pool.Name, groupDigits(f.PoolBytes[i]))
-		bs := append([]*Buffer(nil), pool.Buffers...)
+		bs := append([]*plan.Buffer(nil), pool.Buffers...)
 		sort.SliceStable(bs, func(a, b int) bool { return f.Offsets[bs[a].ID] < f.Offsets[bs[b].ID] })
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  offset\tbytes\tsteps\tstorage\n")
 		for _, b := range bs {
-			fmt.Fprintf(tw, "  %s\t%s\t[%d, %d)\t%s\n", groupDigits(f.Offsets[b.ID]), groupDigits(f.BufferBytes[b.ID]), b.Begin, b.End, strings.Join(tensorNames(b), " = "))
+			fmt.Fprintf(tw, "  %s\t%s\t[%d, %d)\t%s\n", groupDigits(f.Offsets[b.ID]), groupDigits(f.BufferBytes[b.ID]), b.Begin, b.End, strings.Join(b.TensorNames(), " = "))
 		}
 		tw.Flush()
 	}
-}
-
-func tensorNames(b *Buffer) []string {
-	out := make([]string, len(b.Tensors))
-	for i, t := range b.Tensors {
-		out[i] = t.Name
-	}
-	return out
 }
 
 type errWriter struct {
