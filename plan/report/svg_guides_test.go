@@ -11,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/wrapgen/wrapgen/graph"
 )
 
 // guideSVG is the part of the picture the guides tests read.
@@ -43,12 +41,7 @@ type guideSVG struct {
 
 func drawGuides(t *testing.T, path string, opts plan.Options) (*plan.Plan, *plan.Figures, guideSVG) {
 	t.Helper()
-	g, err := graph.Load(path)
-	require.NoError(t, err)
-	p, err := plan.Make(g, opts)
-	require.NoError(t, err)
-	f, err := p.Figures(nil)
-	require.NoError(t, err)
+	p, f := planOf(t, path, opts)
 	var buf bytes.Buffer
 	require.NoError(t, WriteSVG(&buf, p, f))
 	var doc guideSVG
