@@ -10,8 +10,10 @@ import (
 // Figures are a plan's memory numbers at one set of symbol values.
 type Figures struct {
 	Symbols expr.Env
-	// LoadBytes is the lower bound: the largest total of aligned live
-	// storage at any step.
+	// LoadBytes is the lower bound: the largest total of live storage
+	// bytes at any step. Sizes are not rounded up to the alignment: a
+	// storage alone in its pool (or last in it) needs no padding, so only
+	// the exact sizes bound every plan from below.
 	LoadBytes int64
 	// DeclaredLoadBytes is the lower bound with declared inplace pairs
 	// only: what LoadBytes would be without the planner's aliasing.
@@ -69,7 +71,7 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 		}
 		f.BufferBytes[b.ID], f.Offsets[b.ID] = n, off
 		f.NaiveBytes += n
-		loads = append(loads, event{b.Begin, AlignUp(n, p.Align)}, event{b.End, -AlignUp(n, p.Align)})
+		loads = append(loads, event{b.Begin, n}, event{b.End, -n})
 	}
 	for _, pool := range p.Pools {
 		n, err := pool.Size.Eval(env)
@@ -88,7 +90,7 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 			if err != nil {
 				return nil, fmt.Errorf("size of %s: %w", b.Owner().Name, err)
 			}
-			plain = append(plain, event{b.Begin, AlignUp(n, p.Align)}, event{b.End, -AlignUp(n, p.Align)})
+			plain = append(plain, event{b.Begin, n}, event{b.End, -n})
 		}
 		f.DeclaredLoadBytes = maxLive(plain)
 	}
@@ -106,7 +108,7 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 // outputs' pools and the intermediates live from then on are all reserved.
 func (p *Plan) modeBound(f *Figures) int64 {
 	req := &Request{Buffers: p.Buffers, Mode: p.Mode}
-	size := func(b *Buffer) int64 { return AlignUp(f.BufferBytes[b.ID], p.Align) }
+	size := func(b *Buffer) int64 { return f.BufferBytes[b.ID] } // exact, as LoadBytes
 	if p.Mode != PoolIntermediates && p.Mode != PoolOutputs {
 		var groupEvs []event
 		for _, g := range modeGroups(req) {

@@ -38,6 +38,7 @@ func checkProperties(t *testing.T, p *Plan, what string) {
 	f, err := p.Figures(nil)
 	require.NoError(t, err, what)
 	require.LessOrEqual(t, f.LoadBytes, f.ModeBoundBytes, "%s: the mode bound is below the plain one", what)
+	require.LessOrEqual(t, f.LoadBytes, f.PeakBytes, "%s: the lower bound is above the peak", what)
 	freed := map[*Buffer]int{}
 	for i, l := range p.Lines {
 		if l.Kind != LineDeallocFromPool {
