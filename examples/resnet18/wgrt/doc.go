@@ -2,8 +2,9 @@
 // Vendored runtime of github.com/wrapgen/wrapgen (wrapper/golang/wgrt).
 
 // Package wgrt is the runtime that wrapgen-generated Go wrappers use: tensor
-// views over byte buffers, pools allocated per device, and the checks a
-// wrapper runs on its inputs.
+// views over byte buffers, pools allocated per device, the checks a
+// wrapper runs on its inputs, and Frame, which runs a wrapper's Program
+// (the plan as tables: see docs/generated-code.md in wrapgen).
 //
 // wrapgen writes a copy of this package into the user's tree (gen -runtime
 // DIR), so generated code depends on it and the standard library only,
