@@ -152,18 +152,9 @@ func (pr *Program) Tables() *Tables {
 	t := &Tables{TensorIndex: map[*graph.Tensor]int{}}
 	b := newCodeBuilder(t, g)
 	devices := map[string]int{}
-	device := func(d string) int {
-		i, ok := devices[d]
-		if !ok {
-			i = len(t.Devices)
-			devices[d] = i
-			t.Devices = append(t.Devices, d)
-		}
-		return i
-	}
 	for i, x := range g.Tensors {
 		t.TensorIndex[x] = i
-		row := TensorRow{Tensor: x, DType: DTypeCode(x.DType), Device: device(x.Device), Dims: len(t.Dims)}
+		row := TensorRow{Tensor: x, DType: DTypeCode(x.DType), Device: intern(devices, &t.Devices, x.Device, x.Device), Dims: len(t.Dims)}
 		for _, s := range x.Shape {
 			t.Dims = append(t.Dims, s.Lower(b))
 		}
@@ -177,7 +168,9 @@ func (pr *Program) Tables() *Tables {
 		inputNumber[in] = i
 		t.Inputs = append(t.Inputs, t.TensorIndex[in])
 	}
-	for _, out := range g.Outputs {
+	outputNumber := map[*graph.Tensor]int{}
+	for i, out := range g.Outputs {
+		outputNumber[out] = i
 		t.Outputs = append(t.Outputs, t.TensorIndex[out])
 	}
 	for _, x := range g.Tensors {
@@ -192,10 +185,6 @@ func (pr *Program) Tables() *Tables {
 		if IsOutputPool(pool) {
 			t.OutputPools = append(t.OutputPools, pr.PoolIndex[pool])
 		}
-	}
-	outputNumber := map[*graph.Tensor]int{}
-	for i, out := range g.Outputs {
-		outputNumber[out] = i
 	}
 	kernelNumber := map[string]int{}
 	for i, k := range pr.Kernels {
@@ -221,14 +210,7 @@ func (pr *Program) Tables() *Tables {
 			case graph.AttrInt:
 				row = append(row, a.Int.Lower(b))
 			case graph.AttrFloat:
-				bits := math.Float64bits(a.Float)
-				i, ok := floats[bits]
-				if !ok {
-					i = len(t.Floats)
-					floats[bits] = i
-					t.Floats = append(t.Floats, a.Float)
-				}
-				row = append(row, i)
+				row = append(row, intern(floats, &t.Floats, math.Float64bits(a.Float), a.Float))
 			case graph.AttrBool:
 				v := 0
 				if a.Bool {
@@ -236,26 +218,13 @@ func (pr *Program) Tables() *Tables {
 				}
 				row = append(row, v)
 			case graph.AttrString:
-				i, ok := strs[a.Str]
-				if !ok {
-					i = len(t.Strings)
-					strs[a.Str] = i
-					t.Strings = append(t.Strings, a.Str)
-				}
-				row = append(row, i)
+				row = append(row, intern(strs, &t.Strings, a.Str, a.Str))
 			case graph.AttrInts:
 				vals := make([]int, len(a.Ints))
 				for j, x := range a.Ints {
 					vals[j] = x.Lower(b)
 				}
-				key := fmt.Sprint(vals)
-				i, ok := lists[key]
-				if !ok {
-					i = len(t.Lists)
-					lists[key] = i
-					t.Lists = append(t.Lists, vals)
-				}
-				row = append(row, i)
+				row = append(row, intern(lists, &t.Lists, fmt.Sprint(vals), vals))
 			}
 		}
 		t.OpArgs = append(t.OpArgs, row)
@@ -263,6 +232,18 @@ func (pr *Program) Tables() *Tables {
 	t.lowerSteps(pr, b, outputNumber)
 	pr.tables = t
 	return t
+}
+
+// intern is the number of key in seen, adding v to list under a new number
+// the first time key is seen.
+func intern[K comparable, V any](seen map[K]int, list *[]V, key K, v V) int {
+	i, ok := seen[key]
+	if !ok {
+		i = len(*list)
+		seen[key] = i
+		*list = append(*list, v)
+	}
+	return i
 }
 
 // lowerSteps turns the program's steps into rows; loops get their numbers
