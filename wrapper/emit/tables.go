@@ -131,18 +131,6 @@ func (t *Tables) StepPC() []int {
 	return pcs
 }
 
-// NumDims is how many ints back every tensor's shape and strides.
-func (t *Tables) NumDims() int { return len(t.Dims) }
-
-// NumListValues is how many ints back every int list attribute.
-func (t *Tables) NumListValues() int {
-	n := 0
-	for _, l := range t.Lists {
-		n += len(l)
-	}
-	return n
-}
-
 // Tables lowers the program to data, once for every backend.
 func (pr *Program) Tables() *Tables {
 	if pr.tables != nil {
