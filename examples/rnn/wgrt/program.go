@@ -63,8 +63,21 @@ const (
 	stepEndLoop        // (loop, index of its first body step)
 )
 
-// stepWidth is how many operands follow each step kind.
-var stepWidth = [...]int{stepAcquire: 4, stepRelease: 1, stepView: 4, stepUnview: 1, stepCall: 1, stepLoop: 3, stepEndLoop: 2}
+// How many operands follow each step kind: constants, so that Exec steps
+// over them at no cost; stepWidth lists them for the test that holds them
+// to package emit's.
+const (
+	acquireWidth = 4
+	releaseWidth = 1
+	viewWidth    = 4
+	unviewWidth  = 1
+	callWidth    = 1
+	loopWidth    = 3
+	endLoopWidth = 2
+)
+
+var stepWidth = [...]int{stepAcquire: acquireWidth, stepRelease: releaseWidth, stepView: viewWidth, stepUnview: unviewWidth,
+	stepCall: callWidth, stepLoop: loopWidth, stepEndLoop: endLoopWidth}
 
 // OpCaller calls op number i of a Program with its typed kernel: what
 // generated code provides.
@@ -223,7 +236,7 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 			if out >= 0 {
 				if n := v[s[pc+4]]; len(f.Out[out]) >= n {
 					f.pool[i], f.callerPool[i] = f.Out[out][:n:n], true
-					pc += 5
+					pc += 1 + acquireWidth
 					continue
 				}
 			}
@@ -232,19 +245,19 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 				return fmt.Errorf("%s: pool %d (%d bytes on %s): %w", p.Graph, i, size, p.PoolDevices[i], err)
 			}
 			f.pool[i] = buf
-			pc += 5
+			pc += 1 + acquireWidth
 		case stepRelease:
 			i := s[pc+1]
 			pools.Release(int(i), p.PoolDevices[i], f.pool[i])
 			f.pool[i] = nil
-			pc += 2
+			pc += 1 + releaseWidth
 		case stepView:
 			st, e := v[s[pc+3]], v[s[pc+4]]
 			f.T[s[pc+1]].Data = f.pool[s[pc+2]][st:e:e]
-			pc += 5
+			pc += 1 + viewWidth
 		case stepUnview:
 			f.T[s[pc+1]].Data = nil
-			pc += 2
+			pc += 1 + unviewWidth
 		case stepCall:
 			i := int(s[pc+1])
 			if obs != nil {
@@ -253,7 +266,7 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 			if err := calls.CallOp(i); err != nil {
 				return &OpError{Graph: p.Graph, Op: &p.Ops[i], Err: err}
 			}
-			pc += 2
+			pc += 1 + callWidth
 		case stepLoop:
 			n := v[s[pc+2]]
 			if n <= 0 {
@@ -261,13 +274,13 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 				continue
 			}
 			f.loops[s[pc+1]] = n
-			pc += 4
+			pc += 1 + loopWidth
 		case stepEndLoop:
 			l := s[pc+1]
 			if f.loops[l]--; f.loops[l] > 0 {
 				pc = int(s[pc+2])
 			} else {
-				pc += 3
+				pc += 1 + endLoopWidth
 			}
 		default:
 			return fmt.Errorf("%s: step %d has unknown kind %d (the generated tables were edited)", p.Graph, pc, s[pc])

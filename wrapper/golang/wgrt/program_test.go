@@ -101,3 +101,13 @@ func TestExecCallerBufferIsThePool(t *testing.T) {
 		assert.Nil(t, f.pool[0], "the output's pool is handed over")
 	}
 }
+
+// An edited table is reported, not run.
+func TestExecRefusesUnknownStep(t *testing.T) {
+	for _, kind := range []int32{-1, 7, 99} {
+		p := &Program{Graph: "g", Steps: []int32{kind, 0}}
+		f := NewFrame(p, 0, 0, 0)
+		err := f.Exec(p, FreshPools{}, &calls{fail: -1}, nil)
+		assert.ErrorContains(t, err, "step 0 has unknown kind", "kind %d", kind)
+	}
+}
