@@ -276,7 +276,8 @@ func (g *gen) fail(prefix string) string {
 	return fmt.Sprintf("if (!s.ok()) return wrapgen::Status::Error(%s + s.message());", quote.Cpp(g.g.Name+": "+prefix))
 }
 
-// bind emits Frame::Bind.
+// bind emits the symbol binding that starts Frame::Bind (the template
+// goes on with the layout and the checks).
 func (g *gen) bind() []string {
 	var st []string
 	st = append(st, "wrapgen::Status s;")
@@ -304,22 +305,14 @@ func (g *gen) bind() []string {
 		}
 		st = append(st, fmt.Sprintf("s = wrapgen::CheckRange(%s, rt_.sym[%d], %s, %s);", quote.Cpp(s.Name), i, intLiteral(s.Min), intLiteral(max)), g.fail(""))
 	}
-	st = append(st, "rt_.Layout();")
-	st = append(st, "for (int j = 0; j < kProgram.num_inputs; j++) rt_.in[static_cast<size_t>(j)] = &(in.*kInputFields[j]);",
-		"s = rt_.BindInputs();", "if (!s.ok()) return s;",
-		"for (int j = 0; j < kProgram.num_outputs; j++) {",
-		"  s = rt_.CheckOutput(j, out.*kOutputFields[j]);",
-		"  if (!s.ok()) return s;",
-		"}",
-		"return s;")
 	return st
 }
 
-// run emits Frame::Run: the steps, then the outputs delivered.
+// run emits the end of Frame::Run, after the template ran the steps: the
+// outputs delivered.
 func (g *gen) run() []string {
 	t := g.pr.Tables()
-	st := []string{"for (int j = 0; j < kProgram.num_outputs; j++) rt_.out[static_cast<size_t>(j)] = &(out->*kOutputFields[j]);",
-		"k_ = &k;", "wrapgen::Status s = rt_.Exec(*this);", "k_ = nullptr;", "if (!s.ok()) return s;"}
+	var st []string
 	for _, x := range g.g.Outputs {
 		pool := -1
 		if p := g.pr.OutputPool(x); p != nil {

@@ -247,7 +247,6 @@ wrapgen::Status Frame::Bind(const Inputs& in, const Outputs& out) {
 }
 
 wrapgen::Status Frame::Run(Kernels& k, Outputs* out) {
-  (void)out;
   for (int j = 0; j < kProgram.num_outputs; j++) rt_.out[static_cast<size_t>(j)] = &(out->*kOutputFields[j]);
   k_ = &k;
   wrapgen::Status s = rt_.Exec(*this);
