@@ -1,0 +1,205 @@
+// Package interp runs a plan in process: the tables a generated Go wrapper
+// holds (package emit makes them once for every backend), interpreted by
+// the same runtime (wgrt), each kernel called by name through a
+// wgrt.KernelFunc. `wrapgen run` is built on it.
+package interp
+
+import (
+	"fmt"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+// Model is a plan ready to run again and again.
+type Model struct {
+	Graph *graph.Graph
+	pr    *emit.Program
+	t     *emit.Tables
+	prog  wgrt.Program
+	f     *wgrt.Frame
+	pools wgrt.KeptPools
+	bound []bool
+	calls []wgrt.Call // one per op, reused call after call
+	k     wgrt.KernelFunc
+}
+
+// New prepares p to run; memory comes from the Go heap, kept between runs.
+func New(p *plan.Plan) *Model {
+	pr := emit.New(p)
+	t := pr.Tables()
+	g := p.Graph
+	m := &Model{Graph: g, pr: pr, t: t}
+	prog := wgrt.Program{Graph: g.Name, Align: int(p.Align), NumLoops: t.NumLoops, Devices: t.Devices}
+	for _, in := range t.Code {
+		prog.Code = append(prog.Code, in.Op, int(in.A), int(in.B))
+	}
+	for _, x := range t.Tensors {
+		prog.Tensors = append(prog.Tensors, int32(x.DType), int32(x.Device), int32(len(x.Tensor.Shape)), int32(x.Dims))
+	}
+	prog.Dims = int32s(t.Dims)
+	for _, l := range t.Lists {
+		prog.Lists = append(prog.Lists, int32(len(l)))
+		prog.Lists = append(prog.Lists, int32s(l)...)
+	}
+	prog.Inputs, prog.Outputs = int32s(t.Inputs), int32s(t.Outputs)
+	for _, x := range g.Inputs {
+		prog.InputNames = append(prog.InputNames, x.Name)
+	}
+	for _, x := range g.Outputs {
+		prog.OutputNames = append(prog.OutputNames, x.Name)
+	}
+	for _, v := range t.InputViews {
+		prog.InputViews = append(prog.InputViews, int32(v.Tensor), int32(v.Input), int32(v.Start), int32(v.End))
+	}
+	for _, s := range t.Steps {
+		prog.Steps = append(prog.Steps, int32(s.Kind))
+		prog.Steps = append(prog.Steps, int32s(s.Args)...)
+	}
+	for i, op := range pr.Ops {
+		o := wgrt.Op{Index: i, Place: op.Place, Kernel: op.Kernel}
+		for _, x := range op.Args() {
+			o.Inputs = append(o.Inputs, x.Name)
+		}
+		for _, x := range op.Outputs {
+			o.Outputs = append(o.Outputs, x.Name)
+		}
+		for _, x := range op.Mutates {
+			o.Mutates = append(o.Mutates, x.Name)
+		}
+		prog.Ops = append(prog.Ops, o)
+	}
+	for _, pool := range p.Pools {
+		prog.PoolDevices = append(prog.PoolDevices, pool.Device)
+	}
+	prog.OutputPools = int32s(t.OutputPools)
+	m.prog = prog
+	m.f = wgrt.NewFrame(&m.prog, len(g.Symbols), len(g.Inputs), len(g.Outputs))
+	m.bound = make([]bool, len(g.Symbols))
+	m.calls = make([]wgrt.Call, len(pr.Ops))
+	for i, op := range pr.Ops {
+		c := &m.calls[i]
+		c.Kernel, c.Op = op.Kernel, &m.prog.Ops[i]
+		c.Outputs = make([]wgrt.Tensor, len(op.Outputs))
+		c.Inputs = make([]wgrt.Tensor, len(op.Args()))
+		c.Attrs = make([]wgrt.Attr, len(op.Attrs))
+		for j, a := range op.Attrs {
+			c.Attrs[j].Name = a.Name
+		}
+	}
+	return m
+}
+
+func int32s(xs []int) []int32 {
+	out := make([]int32, len(xs))
+	for i, x := range xs {
+		out[i] = int32(x)
+	}
+	return out
+}
+
+// Run binds the symbols (from the inputs' shapes, else from at), checks
+// the inputs, runs every op through k and returns the outputs, in the
+// graph's order. The outputs view memory the model keeps: they stay valid
+// until the next Run.
+func (m *Model) Run(k wgrt.KernelFunc, at map[string]int, inputs []wgrt.Tensor) ([]wgrt.Tensor, error) {
+	g := m.Graph
+	if len(inputs) != len(g.Inputs) {
+		return nil, fmt.Errorf("%s: %d inputs given, the graph has %d", g.Name, len(inputs), len(g.Inputs))
+	}
+	f := m.f
+	for i := range m.bound {
+		m.bound[i] = false
+	}
+	index := map[*graph.Tensor]int{}
+	for i, x := range g.Inputs {
+		index[x] = i
+	}
+	for i, s := range g.Symbols {
+		if b, ok := m.pr.Bound[s.Name]; ok {
+			in := inputs[index[b.Input]]
+			if err := wgrt.BindSymbol(&f.Sym[i], &m.bound[i], s.Name, b.Input.Name, in.Shape, len(b.Input.Shape), b.Dim, int(b.Scale), int(b.Bias)); err != nil {
+				return nil, fmt.Errorf("%s: input %w", g.Name, err)
+			}
+			if v, ok := at[s.Name]; ok && v != f.Sym[i] {
+				return nil, fmt.Errorf("%s: symbol %s is %d by input %q, not %d as given", g.Name, s.Name, f.Sym[i], b.Input.Name, v)
+			}
+		} else if v, ok := at[s.Name]; ok {
+			f.Sym[i] = v
+		} else {
+			f.Sym[i] = int(s.Hint)
+		}
+		max := -1
+		if s.HasMax {
+			max = int(s.Max)
+		}
+		if err := wgrt.CheckRange(s.Name, f.Sym[i], int(s.Min), max); err != nil {
+			return nil, fmt.Errorf("%s: %w", g.Name, err)
+		}
+	}
+	f.Layout(&m.prog)
+	ins := make([]*wgrt.Tensor, len(inputs))
+	for i := range inputs {
+		ins[i] = &inputs[i]
+	}
+	if err := f.BindInputs(&m.prog, ins); err != nil {
+		return nil, err
+	}
+	outs := make([]wgrt.Tensor, len(g.Outputs))
+	outPtrs := make([]*wgrt.Tensor, len(outs))
+	for i := range outs {
+		outPtrs[i] = &outs[i]
+	}
+	if err := f.BindOutputs(&m.prog, outPtrs); err != nil {
+		return nil, err
+	}
+	m.k = k
+	defer func() { m.k = nil }()
+	defer f.ReleaseAll(&m.prog, &m.pools)
+	if err := f.Exec(&m.prog, &m.pools, m, nil); err != nil {
+		return nil, err
+	}
+	for i, x := range m.t.Outputs {
+		wgrt.Deliver(&outs[i], f.T[x])
+	}
+	return outs, nil
+}
+
+// Close frees the memory the model keeps.
+func (m *Model) Close() { m.pools.Close() }
+
+// CallOp calls op i's kernel by name, decoding its row as the generated
+// CallOp does with types.
+func (m *Model) CallOp(i int) error {
+	row, c, f := m.t.OpArgs[i], &m.calls[i], m.f
+	at := 1
+	for j := range c.Outputs {
+		c.Outputs[j] = f.T[row[at]]
+		at++
+	}
+	if m.pr.Kernel[c.Kernel].Variadic {
+		at++ // the count, which c.Inputs already has
+	}
+	for j := range c.Inputs {
+		c.Inputs[j] = f.T[row[at]]
+		at++
+	}
+	for j, a := range m.pr.Ops[i].Attrs {
+		v := row[at+j]
+		switch a.Kind {
+		case graph.AttrInt:
+			c.Attrs[j].Value = f.Vals[v]
+		case graph.AttrFloat:
+			c.Attrs[j].Value = m.t.Floats[v]
+		case graph.AttrBool:
+			c.Attrs[j].Value = v != 0
+		case graph.AttrString:
+			c.Attrs[j].Value = m.t.Strings[v]
+		case graph.AttrInts:
+			c.Attrs[j].Value = f.Lists[v]
+		}
+	}
+	return m.k(c)
+}

@@ -1,0 +1,254 @@
+package interp
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/onnx"
+	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+// nodeTestDir is where Debian's libonnx-testdata puts ONNX's backend node
+// tests: one folder per test, each a model.onnx and test_data_set_0/.
+const nodeTestDir = "/usr/share/libonnx-testdata/data/node"
+
+// nodeResult is how one node test went.
+type nodeResult struct {
+	name, op string
+	imported bool
+	err      string // "" when every output matched
+}
+
+// TestNodeTests runs every ONNX node test that imports through the
+// reference kernels and compares each output with the test's expected one.
+// WRAPGEN_NODE_REPORT=file writes every test's result; WRAPGEN_NODE_RUN=re
+// runs only the tests whose folder name matches.
+func TestNodeTests(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(nodeTestDir, "test_*"))
+	require.NoError(t, err)
+	if len(dirs) == 0 {
+		t.Skipf("no ONNX node tests in %s (install Debian's libonnx-testdata)", nodeTestDir)
+	}
+	if re := os.Getenv("WRAPGEN_NODE_RUN"); re != "" {
+		pick := regexp.MustCompile(re)
+		var keep []string
+		for _, d := range dirs {
+			if pick.MatchString(filepath.Base(d)) {
+				keep = append(keep, d)
+			}
+		}
+		dirs = keep
+	}
+	var results []nodeResult
+	imported, matched := 0, 0
+	for _, dir := range dirs {
+		r := runNodeTest(dir)
+		results = append(results, r)
+		if r.imported {
+			imported++
+			if r.err == "" {
+				matched++
+			}
+		}
+	}
+	t.Logf("node tests: %d, imported %d, matched %d (%.1f%% of those imported)", len(dirs), imported, matched, 100*float64(matched)/float64(max(imported, 1)))
+	if out := os.Getenv("WRAPGEN_NODE_REPORT"); out != "" {
+		var b strings.Builder
+		sort.Slice(results, func(i, j int) bool { return results[i].name < results[j].name })
+		for _, r := range results {
+			switch {
+			case !r.imported:
+				fmt.Fprintf(&b, "%s\t%s\tnot imported\t%s\n", r.name, r.op, oneLine(r.err))
+			case r.err != "":
+				fmt.Fprintf(&b, "%s\t%s\tFAIL\t%s\n", r.name, r.op, oneLine(r.err))
+			default:
+				fmt.Fprintf(&b, "%s\t%s\tok\n", r.name, r.op)
+			}
+		}
+		require.NoError(t, os.WriteFile(out, []byte(b.String()), 0o644))
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+// runNodeTest imports, plans and runs one node test and compares.
+func runNodeTest(dir string) (r nodeResult) {
+	r.name = filepath.Base(dir)
+	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		r.err = err.Error()
+		return r
+	}
+	res, err := importNodeTest(dir, data)
+	if err != nil {
+		r.err = err.Error()
+		return r
+	}
+	g, err := graph.Parse(r.name+".json", res.JSON)
+	if err != nil {
+		r.err = err.Error()
+		return r
+	}
+	r.imported = true
+	for _, op := range g.Ops {
+		r.op = op.Kernel
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.err = fmt.Sprintf("panic: %v", p)
+		}
+	}()
+	names, err := onnx.InputNames(data)
+	if err != nil {
+		r.err = err.Error()
+		return r
+	}
+	given := map[string]wgrt.Tensor{}
+	for i, name := range names {
+		pb, err := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", i)))
+		if err != nil {
+			continue // an initializer
+		}
+		w, err := onnx.DecodeTensor(pb)
+		if err != nil {
+			r.err = fmt.Sprintf("input_%d.pb: %v", i, err)
+			return r
+		}
+		given[name] = tensorOf(w)
+	}
+	for _, w := range res.Weights {
+		given[w.Name] = tensorOf(w)
+	}
+	var inputs []wgrt.Tensor
+	for _, in := range g.Inputs {
+		x, ok := given[in.Name]
+		if !ok {
+			r.err = fmt.Sprintf("no data for input %q", in.Name)
+			return r
+		}
+		if x.DType == wgrt.U16 && in.DType == "bf16" {
+			x.DType = wgrt.BF16 // the test data stores bfloat16 as uint16
+		}
+		inputs = append(inputs, x)
+	}
+	p, err := plan.Make(g, plan.Options{})
+	if err != nil {
+		r.err = "plan: " + err.Error()
+		return r
+	}
+	m := New(p)
+	defer m.Close()
+	done := make(chan struct{})
+	var outs []wgrt.Tensor
+	go func() {
+		defer close(done)
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		outs, err = m.Run(wgref.Call, nil, inputs)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		r.err = "timed out after 20 s"
+		return r
+	}
+	if err != nil {
+		r.err = err.Error()
+		return r
+	}
+	for i, out := range outs {
+		pb, err := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("output_%d.pb", i)))
+		if err != nil {
+			r.err = err.Error()
+			return r
+		}
+		w, err := onnx.DecodeTensor(pb)
+		if err != nil {
+			r.err = fmt.Sprintf("output_%d.pb: %v", i, err)
+			return r
+		}
+		want := tensorOf(w)
+		if want.DType == wgrt.U16 && out.DType == wgrt.BF16 {
+			want.DType = wgrt.BF16 // the test data stores bfloat16 as uint16
+		}
+		if msg := Compare(out, want, ONNXTolerance); msg != "" {
+			r.err = fmt.Sprintf("output %d (%q): %s", i, g.Outputs[i].Name, msg)
+			return r
+		}
+	}
+	return r
+}
+
+// tensorOf is a decoded tensor as a row-major wgrt.Tensor.
+func tensorOf(w onnx.Weight) wgrt.Tensor {
+	shape := make([]int, len(w.Shape))
+	for i, d := range w.Shape {
+		shape[i] = int(d)
+	}
+	dt := wgrt.DType(255)
+	for i, d := range graph.DTypes {
+		if d == w.DType {
+			dt = wgrt.DType(i)
+		}
+	}
+	return wgrt.Tensor{DType: dt, Shape: shape, Strides: wgrt.RowMajor(make([]int, len(shape)), shape), Device: "cpu", Data: w.Data}
+}
+
+var runTimeInput = regexp.MustCompile(`input \d+ (?:\([a-z_A-Z]+\) )?"([^"]+)" (?:of \w+ )?is computed`)
+
+// importNodeTest imports a node test's model. Node tests pass reshape
+// targets, slice bounds and the like as graph inputs; when the import asks
+// for one at import time, it is fixed to the test's input_<i>.pb and the
+// import retried, as a user would with onnx.Options.Values.
+func importNodeTest(dir string, data []byte) (*onnx.Result, error) {
+	name := filepath.Base(dir)
+	opts := onnx.Options{Values: map[string][]byte{}}
+	names, err := onnx.InputNames(data)
+	if err != nil {
+		return onnx.Import(name+"/model.onnx", data, opts)
+	}
+	for {
+		res, err := onnx.Import(name+"/model.onnx", data, opts)
+		if err == nil {
+			return res, nil
+		}
+		sub := runTimeInput.FindStringSubmatch(err.Error())
+		if sub == nil || opts.Values[sub[1]] != nil {
+			return nil, err
+		}
+		idx := -1
+		for i, in := range names {
+			if in == sub[1] {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, err
+		}
+		pb, rerr := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", idx)))
+		if rerr != nil {
+			return nil, err
+		}
+		opts.Values[sub[1]] = pb
+	}
+}
