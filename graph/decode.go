@@ -266,7 +266,7 @@ func (d *decoder) decodeGraph(root *jsonNode) *Graph {
 		d.err(root, "", "expected a JSON object describing a graph, found %s", root.kind)
 		return nil
 	}
-	f := d.fields(root, "", "name", "symbols", "tensors", "inputs", "outputs", "ops", "kernels")
+	f := d.fields(root, "", "name", "symbols", "tensors", "inputs", "params", "outputs", "ops", "kernels")
 	g := &Graph{File: d.file, byName: map[string]*Tensor{}}
 	d.g = g
 	d.symbols = map[string]*Symbol{}
@@ -290,6 +290,7 @@ func (d *decoder) decodeGraph(root *jsonNode) *Graph {
 		d.decodeTensors(n)
 	}
 	g.Inputs = d.tensorList(f.get("inputs"), "inputs")
+	g.Params = d.tensorList(f.get("params"), "params")
 	g.Outputs = d.tensorList(f.get("outputs"), "outputs")
 	if n := f.get("ops"); n != nil {
 		g.Ops = d.decodeOps(n, "ops")

@@ -11,8 +11,12 @@ type Graph struct {
 	Symbols []*Symbol // in file order
 	Tensors []*Tensor // in file order
 	Inputs  []*Tensor
-	Outputs []*Tensor
-	Ops     []*Op
+	// Params are bound once, when a runner is made, and read by every call;
+	// Constants are the tensors whose contents the graph gives ("data").
+	Params    []*Tensor
+	Constants []*Tensor
+	Outputs   []*Tensor
+	Ops       []*Op
 	// Traits is what the "kernels" object declares, by kernel name.
 	Traits map[string]Traits
 
@@ -75,7 +79,11 @@ type Tensor struct {
 	ViewOf  *Tensor   // nil for a tensor with its own storage
 	Offset  expr.Expr // elements into the base; views only
 	Input   bool      // listed in the graph's inputs
-	Output  bool      // listed in the graph's outputs
+	Param   bool      // listed in the graph's params
+	// Data is an inline constant's contents, little-endian and row-major;
+	// nil for every other tensor.
+	Data   []byte
+	Output bool // listed in the graph's outputs
 
 	// Root is the tensor owning the storage (itself for a non-view).
 	Root *Tensor
@@ -87,6 +95,22 @@ type Tensor struct {
 	hasBytes bool
 	// mayBeEmpty is set when some symbol value makes a size 0.
 	mayBeEmpty bool
+}
+
+// External reports whether t's memory is not the wrapper's to plan or
+// write: a graph input, a param or a constant.
+func (t *Tensor) External() bool { return t.Input || t.Param || t.Data != nil }
+
+// Role says what an external tensor is, for messages: "graph input",
+// "param" or "constant".
+func (t *Tensor) Role() string {
+	switch {
+	case t.Param:
+		return "param"
+	case t.Data != nil:
+		return "constant"
+	}
+	return "graph input"
 }
 
 // IsView reports whether t aliases another tensor's storage.
@@ -117,14 +141,18 @@ func (t *Tensor) RootOffset() expr.Expr {
 
 // Op is one step of the program: a kernel call or a loop.
 type Op struct {
-	Place   string // e.g. `ops[3]` or `ops[7].loop.body[1]`
-	Kernel  string // empty for a loop
-	Inputs  []*Tensor
-	Outputs []*Tensor
-	Attrs   []Attr
-	Inplace []Inplace
-	Mutates []*Tensor
-	Loop    *Loop
+	Place  string // e.g. `ops[3]` or `ops[7].loop.body[1]`
+	Kernel string // empty for a loop
+	Inputs []*Tensor
+	// Params are bound once, when a runner is made, and read by every call;
+	// Constants are the tensors whose contents the graph gives ("data").
+	Params    []*Tensor
+	Constants []*Tensor
+	Outputs   []*Tensor
+	Attrs     []Attr
+	Inplace   []Inplace
+	Mutates   []*Tensor
+	Loop      *Loop
 }
 
 // Inplace says Out takes over In's storage.

@@ -40,8 +40,41 @@ func (d *decoder) checkProgram(root *jsonNode) {
 		}
 		c.define(t, nil)
 	}
+	for _, t := range g.Params {
+		switch {
+		case t.Input:
+			d.err(root, "params", "%q is both an input and a param", t.Name)
+		case t.IsView():
+			d.err(root, "params", "param %q is a view; params own their storage (pass the base instead)", t.Name)
+		case t.Data != nil:
+			d.err(root, "params", "param %q has inline data: a constant is not a param (drop one of the two)", t.Name)
+		}
+		for _, s := range t.Shape {
+			if _, ok := s.IsConst(); !ok {
+				d.err(root, "params", "param %q has shape dimension %s: a param's shape is fixed (it is checked once, before any symbol is known)", t.Name, s)
+				break
+			}
+		}
+		t.Param = true
+		c.define(t, nil)
+	}
+	for _, t := range g.Tensors {
+		if t.Data == nil {
+			continue
+		}
+		if t.Input {
+			d.err(root, "inputs", "input %q has inline data: a constant is not an input", t.Name)
+		}
+		g.Constants = append(g.Constants, t)
+		if !t.Param {
+			c.define(t, nil)
+		}
+	}
 	for _, t := range g.Outputs {
 		t.Output = true
+		if t.Param || t.Data != nil {
+			d.err(root, "outputs", "output %q is a %s; the wrapper returns only what its ops compute (copy it with an op)", t.Name, t.Role())
+		}
 	}
 	c.ops(g.Ops)
 	for _, t := range g.Outputs {
@@ -124,8 +157,8 @@ func (c *programChecker) kernel(op *Op) {
 	}
 	for _, t := range op.Mutates {
 		switch {
-		case t.Root != nil && t.Root.Input:
-			c.errOp(op, "mutates %q, which is (a view of) graph input %q; the wrapper never writes inputs", t.Name, t.Root.Name)
+		case t.Root != nil && t.Root.External():
+			c.errOp(op, "mutates %q, which is (a view of) %s %q; the wrapper never writes inputs, params or constants", t.Name, t.Root.Role(), t.Root.Name)
 		case c.consumed[t.Index] != nil:
 			c.errOp(op, "mutates %q, which was taken over in place by %s", t.Name, c.consumed[t.Index].Label())
 		case !c.available(t):
@@ -137,11 +170,11 @@ func (c *programChecker) kernel(op *Op) {
 		case slices.Contains(op.Outputs[:i], t):
 			c.errOp(op, "output %q is listed twice", t.Name)
 			continue
-		case t.Input:
-			c.errOp(op, "writes graph input %q; the wrapper never writes inputs", t.Name)
+		case t.External():
+			c.errOp(op, "writes %s %q; the wrapper never writes inputs, params or constants", t.Role(), t.Name)
 			continue
-		case t.Root != nil && t.Root.Input:
-			c.errOp(op, "output %q is a view of graph input %q; the wrapper never writes inputs", t.Name, t.Root.Name)
+		case t.Root != nil && t.Root.External():
+			c.errOp(op, "output %q is a view of %s %q; the wrapper never writes inputs, params or constants", t.Name, t.Root.Role(), t.Root.Name)
 			continue
 		}
 		if c.isDefined[t.Index] {
@@ -166,8 +199,8 @@ func (c *programChecker) kernel(op *Op) {
 func (c *programChecker) checkInplace(op *Op, ip Inplace) {
 	in, out := ip.In, ip.Out
 	switch {
-	case in.Input:
-		c.errOp(op, "inplace %q takes over graph input %q; the wrapper never writes inputs", out.Name, in.Name)
+	case in.External():
+		c.errOp(op, "inplace %q takes over %s %q; the wrapper never writes inputs, params or constants", out.Name, in.Role(), in.Name)
 	case in.Output:
 		c.errOp(op, "inplace %q takes over graph output %q, which must stay intact", out.Name, in.Name)
 	case in.IsView():

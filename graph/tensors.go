@@ -43,7 +43,7 @@ func (d *decoder) decodeTensors(n *jsonNode) {
 			d.errAt(m.keyOff, placeOf(), "tensor name is empty")
 			continue
 		}
-		f := d.fieldsAt(&m.val, placeOf, "dtype", "shape", "strides", "device", "view_of", "offset")
+		f := d.fieldsAt(&m.val, placeOf, "dtype", "shape", "strides", "device", "view_of", "offset", "data")
 		if f == nil {
 			continue
 		}
@@ -134,6 +134,9 @@ func (d *decoder) decodeTensorFields(r *rawTensor) {
 	}
 	if t.Strides == nil && len(t.Shape) > 0 {
 		t.Strides = d.rowMajor(t.Shape)
+	}
+	if n := f.get("data"); n != nil {
+		d.decodeData(r, n)
 	}
 }
 

@@ -71,7 +71,7 @@ func (lw *lowering) chooseAliases() (chosen [][]graph.Inplace, ops int) {
 		var cands []aliasCandidate
 		for _, pr := range pairs {
 			out, in := k.op.Outputs[pr.Out], k.op.Inputs[pr.In]
-			if taken[in.Index] || in.IsView() || in.Root.Input {
+			if taken[in.Index] || in.IsView() || in.Root.External() {
 				continue
 			}
 			s := storage[in.Index]

@@ -142,7 +142,7 @@ func (lw *lowering) findBuffers() error {
 		}
 		for t := range touched(op) {
 			root := t.Root
-			if root.Input {
+			if root.External() {
 				continue
 			}
 			b := lw.group[root.Index]
@@ -196,7 +196,7 @@ func (lw *lowering) emit(ops []*graph.Op, depth int, next *int) {
 			continue
 		}
 		for t := range touched(op) {
-			if t.Root.Input || lw.inplaced[t.Index] {
+			if t.Root.External() || lw.inplaced[t.Index] {
 				continue
 			}
 			b := lw.group[t.Root.Index]

@@ -182,7 +182,7 @@ func (v *verifier) checkLines() {
 			freed[b.ID] = true
 		case LineKernel:
 			for t := range touched(l.Op) {
-				if t.Root.Input {
+				if t.Root.External() {
 					continue
 				}
 				b := bufOf[t.Root.Index]

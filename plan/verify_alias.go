@@ -109,7 +109,7 @@ func (ac *aliasChecker) checkPair(l *Line) {
 		fail("it is not an input of the op")
 	case !allowed:
 		fail("the kernel's may_alias does not allow it at every position the op reads it")
-	case in.IsView() || in.Root.Input:
+	case in.IsView() || in.Root.External():
 		fail("the input has no storage of its own")
 	case ac.outputStorage(l):
 		fail("the input's storage is an output's")
