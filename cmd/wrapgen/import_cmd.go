@@ -6,6 +6,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 )
 
 // loadGraph reads a format-v1 graph, or imports an ONNX model (by the .onnx
@@ -22,17 +23,26 @@ func loadGraph(path string, hints symbolValues) (*graph.Graph, error) {
 func runImport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("import", stderr)
 	out := fs.String("o", "", "write the format-v1 graph to `file` (default: standard output)")
-	weights := fs.String("weights", "", "also write the weights stored in the model (initializers, constants that feed kernels) to `file` in safetensors format")
+	weights := fs.String("weights", "", "also write the graph's params (initializers, large constants, -params tensors) to `file` in safetensors format")
+	params := fs.String("params", "", "make every graph input that the safetensors `file` holds a param with those contents (models exported with weights as inputs)")
 	hints := symbolValues{}
 	fs.Var(hints, "hint", "hint of symbol `name=value` (default "+fmt.Sprint(onnx.DefaultHint)+"; repeatable)")
-	if help, err := parseFlags(fs, "wrapgen import [-o GRAPH.json] [-weights FILE.safetensors] [-hint name=value] MODEL.onnx", args); help || err != nil {
+	if help, err := parseFlags(fs, "wrapgen import [-o GRAPH.json] [-weights FILE.safetensors] [-params FILE.safetensors] [-hint name=value] MODEL.onnx", args); help || err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return &usageError{fmt.Sprintf("import takes one model file, got %d arguments", fs.NArg())}
 	}
 	path := fs.Arg(0)
-	_, res, err := onnx.Load(path, onnx.Options{Hints: hints})
+	opts := onnx.Options{Hints: hints}
+	if *params != "" {
+		ps, err := readParams(*params)
+		if err != nil {
+			return err
+		}
+		opts.Params = ps
+	}
+	_, res, err := onnx.Load(path, opts)
 	if err != nil {
 		return err
 	}
@@ -55,4 +65,21 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writeFiles(append(files, outFile{*out, res.JSON}))
+}
+
+// readParams reads a safetensors file into the importer's weights.
+func readParams(path string) (map[string]onnx.Weight, error) {
+	ts, err := wgrt.LoadSafetensors(path)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]onnx.Weight, len(ts))
+	for name, t := range ts {
+		shape := make([]int64, len(t.Shape))
+		for i, d := range t.Shape {
+			shape[i] = int64(d)
+		}
+		out[name] = onnx.Weight{Name: name, DType: graph.DTypes[t.DType], Shape: shape, Data: t.Data}
+	}
+	return out, nil
 }

@@ -23,6 +23,7 @@ type docTensor struct {
 	dtype  graph.DType
 	shape  []expr.Expr
 	viewOf string
+	data   []byte // an inline constant's contents
 }
 
 type docAttr struct {
@@ -47,6 +48,7 @@ type document struct {
 	symbols []docSymbol
 	tensors []*docTensor
 	inputs  []string
+	params  []string
 	outputs []string
 	ops     []*docOp
 	// mayAlias holds each kernel's may_alias pairs ([output, input]), for
@@ -131,10 +133,24 @@ func (d *document) json() []byte {
 		}
 		b.WriteString(", \"shape\": ")
 		writeExprs(&b, t.shape)
+		if t.data != nil {
+			b.WriteString(", \"data\": [")
+			for i := 0; i < len(t.data)/int(t.dtype.Size()); i++ {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(graph.ElementText(t.dtype, t.data, i))
+			}
+			b.WriteString("]")
+		}
 		b.WriteString("}")
 	}
 	b.WriteString("\n  },\n  \"inputs\": ")
 	writeNames(&b, d.inputs)
+	if len(d.params) > 0 {
+		b.WriteString(",\n  \"params\": ")
+		writeNames(&b, d.params)
+	}
 	b.WriteString(",\n  \"outputs\": ")
 	writeNames(&b, d.outputs)
 	if len(d.kernelOrder) > 0 {

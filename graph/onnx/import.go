@@ -25,10 +25,19 @@ type Options struct {
 	// that takes a reshape target or slice bounds as an input imports when
 	// those are given here.
 	Values map[string][]byte
+	// Params turns the graph inputs it names into params with the given
+	// contents (what `import -params FILE.safetensors` reads): for models
+	// exported with their weights as inputs.
+	Params map[string]Weight
 }
 
-// Weight is a constant the graph takes as an input: an initializer or a
-// Constant node's value that feeds a kernel.
+// InlineLimit is the largest constant, in bytes, that an import writes
+// into the graph as inline data; larger ones, and every initializer,
+// become params.
+const InlineLimit = 4096
+
+// Weight is the contents of a param: an initializer, or a constant too
+// large to write inline.
 type Weight struct {
 	Name  string
 	DType graph.DType
@@ -43,7 +52,7 @@ type Result struct {
 	// Notes say what the import decided that the model did not state:
 	// generated symbol names and renamed symbols.
 	Notes []string
-	// Weights are the contents of the graph inputs the model stores.
+	// Weights are the contents of the graph's params, in its order.
 	Weights []Weight
 }
 
@@ -142,6 +151,7 @@ func (im *importer) run() error {
 		if err != nil {
 			return im.problem(fmt.Sprintf("graph.initializer[%d]", i), "%v", err)
 		}
+		v.stored = true
 		im.vals[t.name] = v
 	}
 	for name, b := range im.opts.Values {
@@ -159,6 +169,12 @@ func (im *importer) run() error {
 	for i, in := range g.inputs {
 		if _, ok := im.vals[in.name]; ok {
 			continue // an initializer: a default the caller may override; wrapgen takes it as stored
+		}
+		if w, ok := im.opts.Params[in.name]; ok {
+			if err := im.addParam(i, in, w); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := im.addInput(i, in); err != nil {
 			return err
@@ -306,9 +322,7 @@ func (im *importer) materialize(v *value, output bool) error {
 	b, concrete := bytesOf(v)
 	shape, _ := concreteShapeOf(v)
 	if concrete && !output {
-		im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
-		im.doc.inputs = append(im.doc.inputs, v.name)
-		im.weights = append(im.weights, Weight{Name: v.name, DType: v.dtype, Shape: shape, Data: b})
+		im.addConstant(v.name, v, shape, b)
 		return nil
 	}
 	if !isIntDType(v.dtype) {
@@ -317,9 +331,7 @@ func (im *importer) materialize(v *value, output bool) error {
 		}
 		// A float constant the graph returns: a weight copied out.
 		src := v.name + ".value"
-		im.doc.tensors = append(im.doc.tensors, &docTensor{name: src, dtype: v.dtype, shape: v.shape})
-		im.doc.inputs = append(im.doc.inputs, src)
-		im.weights = append(im.weights, Weight{Name: src, DType: v.dtype, Shape: shape, Data: b})
+		im.addConstant(src, v, shape, b)
 		im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
 		im.doc.ops = append(im.doc.ops, &docOp{kernel: "Identity", inputs: []string{src}, outputs: []string{v.name}})
 		return nil
@@ -328,6 +340,24 @@ func (im *importer) materialize(v *value, output bool) error {
 	im.doc.ops = append(im.doc.ops, &docOp{kernel: "Constant", outputs: []string{v.name},
 		attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}})
 	return nil
+}
+
+// addConstant puts a constant known at import time into the document as
+// name: a param (its contents in Result.Weights) when the model stores it
+// or it is large, else a tensor with inline data.
+func (im *importer) addConstant(name string, v *value, shape []int64, data []byte) {
+	t := &docTensor{name: name, dtype: v.dtype, shape: v.shape}
+	im.doc.tensors = append(im.doc.tensors, t)
+	switch v.dtype {
+	case "c64", "c128", "f8e4m3fn", "f8e5m2": // format v1 has no inline form for these
+	default:
+		if !v.stored && len(data) <= InlineLimit {
+			t.data = data
+			return
+		}
+	}
+	im.doc.params = append(im.doc.params, name)
+	im.weights = append(im.weights, Weight{Name: name, DType: v.dtype, Shape: shape, Data: data})
 }
 
 func concreteShapeOf(v *value) ([]int64, bool) { return concrete(v.shape) }
@@ -353,4 +383,44 @@ func InputNames(data []byte) ([]string, error) {
 		out = append(out, in.name)
 	}
 	return out, nil
+}
+
+// addParam makes graph input in a param with the contents w, as an
+// initializer would be, after checking w against the input's type.
+func (im *importer) addParam(i int, in *valueInfo, w Weight) error {
+	place := fmt.Sprintf("graph.input[%d] (%q)", i, in.name)
+	t := in.typ
+	if t == nil || t.kind != "tensor" {
+		return im.problem(place, "a param must be a tensor input")
+	}
+	d, err := dtypeOf(t.elemType)
+	if err != nil {
+		return im.problem(place, "unsupported: %v", err)
+	}
+	if d != w.DType {
+		return im.problem(place, "the params file gives it dtype %s, the model declares %s", w.DType, d)
+	}
+	if t.hasShape {
+		if len(t.dims) != len(w.Shape) {
+			return im.problem(place, "the params file gives it shape %v, the model declares rank %d", w.Shape, len(t.dims))
+		}
+		for k, dim := range t.dims {
+			if dim.hasValue && dim.value != w.Shape[k] {
+				return im.problem(place, "the params file gives it shape %v, the model declares %d at dimension %d", w.Shape, dim.value, k)
+			}
+		}
+	}
+	code := int64(-1)
+	for c, dt := range onnxDTypes {
+		if dt == d {
+			code = c
+		}
+	}
+	v, err := tensorValue(&tensorProto{name: in.name, dims: w.Shape, dataType: code, rawData: w.Data, hasRaw: true})
+	if err != nil {
+		return im.problem(place, "params file: %v", err)
+	}
+	v.stored = true
+	im.vals[in.name] = v
+	return nil
 }

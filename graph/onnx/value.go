@@ -26,6 +26,9 @@ type value struct {
 
 	inDoc bool // the tensor is in the format-v1 document (an input or defined by an op)
 	node  int  // index of the defining node; -1 for graph inputs and initializers
+	// stored is set for an initializer (or a graph input -params gives):
+	// the model's weights, which become params whatever their size.
+	stored bool
 }
 
 // onnxDTypes maps TensorProto.DataType to format-v1 dtypes. Types absent
