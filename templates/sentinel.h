@@ -182,6 +182,14 @@ class Checker {
     return s;
   }
 
+  // CheckParam checks that a param still holds the pattern it was made
+  // with: no call wrote it.
+  wrapgen::Status CheckParam(const char* name, const wrapgen::Tensor& t) {
+    wrapgen::Status s = Check("param written: ", name, t);
+    if (!s.ok()) Fail(s.message());
+    return s;
+  }
+
   const std::string& first_error() const { return first_; }
 
   int64_t calls = 0, bytes_written = 0, bytes_read = 0;

@@ -471,6 +471,12 @@ struct Program {
   int num_output_pools;
   int64_t align;
   int num_loops;
+  const int32_t* params;  // bound once for many calls, as tensor numbers and names
+  const char* const* param_names;
+  int num_params;
+  const int32_t* constants;  // tensors whose contents the program holds
+  const uint8_t* const* const_data;
+  int num_constants;
 };
 
 // OpCaller calls op i of a Program with its typed kernel: what generated
@@ -483,6 +489,219 @@ class OpCaller {
   ~OpCaller() = default;
 };
 
+// Safetensors is a safetensors file read into memory (as `wrapgen import
+// -weights` writes it): its tensors by name, contiguous, each aligned to 64
+// bytes in memory that storage keeps alive.
+struct Safetensors {
+  std::map<std::string, Tensor> tensors;
+  std::shared_ptr<void> storage;
+};
+
+namespace detail {
+
+// SafetensorsHeader reads the JSON header of a safetensors file: an object
+// of tensors {"dtype": "F32", "shape": [..], "data_offsets": [a, b]} and an
+// optional "__metadata__" object of strings. Only what that schema needs.
+class SafetensorsHeader {
+ public:
+  SafetensorsHeader(const char* p, size_t n) : p_(p), end_(p + n) {}
+
+  struct Entry {
+    std::string dtype;
+    std::vector<int64_t> shape, offsets;
+  };
+
+  bool Parse(std::map<std::string, Entry>* out, std::string* err) {
+    if (!Lit('{')) return Fail("expected an object", err);
+    if (Lit('}')) return true;
+    do {
+      std::string key;
+      if (!String(&key) || !Lit(':')) return Fail("expected a tensor name", err);
+      if (key == "__metadata__") {
+        if (!SkipStringObject()) return Fail("bad __metadata__", err);
+        continue;
+      }
+      Entry e;
+      if (!Lit('{')) return Fail("tensor \"" + key + "\": expected an object", err);
+      do {
+        std::string field;
+        if (!String(&field) || !Lit(':')) return Fail("tensor \"" + key + "\": expected a field", err);
+        bool ok = field == "dtype" ? String(&e.dtype) : field == "shape" ? Ints(&e.shape) : field == "data_offsets" ? Ints(&e.offsets) : false;
+        if (!ok) return Fail("tensor \"" + key + "\": bad field \"" + field + "\"", err);
+      } while (Lit(','));
+      if (!Lit('}')) return Fail("tensor \"" + key + "\": expected }", err);
+      (*out)[key] = e;
+    } while (Lit(','));
+    if (!Lit('}')) return Fail("expected }", err);
+    return true;
+  }
+
+ private:
+  bool Fail(const std::string& what, std::string* err) {
+    *err = "header: " + what;
+    return false;
+  }
+  void Space() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) p_++;
+  }
+  bool Lit(char c) {
+    Space();
+    if (p_ < end_ && *p_ == c) {
+      p_++;
+      return true;
+    }
+    return false;
+  }
+  bool String(std::string* s) {
+    if (!Lit('"')) return false;
+    while (p_ < end_ && *p_ != '"') {
+      if (*p_ == '\\') {
+        if (++p_ >= end_) return false;
+        char c = *p_;
+        if (c == 'u') return false;  // tensor names with \u escapes are not supported
+        s->push_back(c == 'n' ? '\n' : c == 't' ? '\t' : c);
+      } else {
+        s->push_back(*p_);
+      }
+      p_++;
+    }
+    return Lit('"');
+  }
+  bool Ints(std::vector<int64_t>* v) {
+    if (!Lit('[')) return false;
+    if (Lit(']')) return true;
+    do {
+      Space();
+      int64_t x = 0;
+      const char* start = p_;
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') {
+        if (x > (INT64_MAX - 9) / 10) return false;
+        x = x * 10 + (*p_++ - '0');
+      }
+      if (p_ == start) return false;
+      v->push_back(x);
+    } while (Lit(','));
+    return Lit(']');
+  }
+  bool SkipStringObject() {
+    if (!Lit('{')) return false;
+    if (Lit('}')) return true;
+    do {
+      std::string k, v;
+      if (!String(&k) || !Lit(':') || !String(&v)) return false;
+    } while (Lit(','));
+    return Lit('}');
+  }
+
+  const char* p_;
+  const char* end_;
+};
+
+inline bool SafetensorsDType(const std::string& s, DType* d) {
+  static const char* const names[] = {"BOOL", "I8", "U8", "I16", "U16", "I32", "U32", "I64", "U64",
+                                      "F16", "BF16", "F32", "F64", nullptr, nullptr, "F8_E4M3", "F8_E5M2"};
+  for (int i = 0; i < 17; i++) {
+    if (names[i] != nullptr && s == names[i]) {
+      *d = static_cast<DType>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace detail
+
+// LoadSafetensors reads the file at path into out; sizes are checked with
+// overflow-safe arithmetic against the file's length.
+inline Status LoadSafetensors(const std::string& path, Safetensors* out) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::Error(path + ": cannot open");
+  std::vector<char> file;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) file.insert(file.end(), buf, buf + n);
+  std::fclose(f);
+  if (file.size() < 8) return Status::Error(path + ": too short for a safetensors file");
+  uint64_t hlen = 0;
+  for (int i = 7; i >= 0; i--) hlen = hlen << 8 | static_cast<uint8_t>(file[static_cast<size_t>(i)]);
+  if (hlen > file.size() - 8) return Status::Error(path + ": header length runs past the end of the file");
+  std::map<std::string, detail::SafetensorsHeader::Entry> entries;
+  std::string err;
+  if (!detail::SafetensorsHeader(file.data() + 8, static_cast<size_t>(hlen)).Parse(&entries, &err)) return Status::Error(path + ": " + err);
+  const char* body = file.data() + 8 + hlen;
+  const uint64_t body_len = file.size() - 8 - hlen;
+  size_t total = 0;
+  for (auto& kv : entries) total += (static_cast<size_t>(kv.second.offsets.size() == 2 ? kv.second.offsets[1] - kv.second.offsets[0] : 0) + 63) / 64 * 64;
+  std::shared_ptr<uint8_t> mem(static_cast<uint8_t*>(::operator new(total + 64, std::align_val_t(64))),
+                               [](uint8_t* p) { ::operator delete(p, std::align_val_t(64)); });
+  size_t at = 0;
+  for (auto& kv : entries) {
+    const std::string& name = kv.first;
+    const auto& e = kv.second;
+    Tensor t;
+    if (!detail::SafetensorsDType(e.dtype, &t.dtype)) return Status::Error(path + ": tensor \"" + name + "\": unknown dtype \"" + e.dtype + "\"");
+    if (e.offsets.size() != 2 || e.offsets[0] > e.offsets[1] || static_cast<uint64_t>(e.offsets[1]) > body_len)
+      return Status::Error(path + ": tensor \"" + name + "\": byte range is not inside the data");
+    if (e.shape.size() > static_cast<size_t>(kMaxRank)) return Status::Error(path + ": tensor \"" + name + "\": rank above " + std::to_string(kMaxRank));
+    int64_t elems = 1;
+    t.rank = static_cast<int>(e.shape.size());
+    for (int i = t.rank - 1; i >= 0; i--) {
+      t.shape[i] = e.shape[static_cast<size_t>(i)];
+      t.strides[i] = elems;
+      if (t.shape[i] != 0 && elems > INT64_MAX / 16 / t.shape[i]) return Status::Error(path + ": tensor \"" + name + "\": shape too large");
+      elems *= t.shape[i];
+    }
+    t.bytes = elems * DTypeSize(t.dtype);
+    if (t.bytes != e.offsets[1] - e.offsets[0])
+      return Status::Error(path + ": tensor \"" + name + "\": its shape needs " + std::to_string(t.bytes) + " bytes, the file gives " +
+                           std::to_string(e.offsets[1] - e.offsets[0]));
+    t.data = mem.get() + at;
+    if (t.bytes > 0) std::memcpy(t.data, body + e.offsets[0], static_cast<size_t>(t.bytes));
+    at += static_cast<size_t>(t.bytes + 63) / 64 * 64;
+    out->tensors[name] = t;
+  }
+  out->storage = mem;
+  return Status();
+}
+
+// CollectParams fills dst (one pointer per param, in p's order) from
+// tensors by name and checks each; the status names every missing, extra,
+// mis-typed or mis-shaped tensor.
+inline Status CollectParams(const Program* p, const std::map<std::string, Tensor>& tensors, Tensor* const* dst) {
+  std::string problems;
+  int bad = 0;
+  auto add = [&](const std::string& m) { problems += std::string(bad++ ? "\n\t" : "") + m; };
+  for (int j = 0; j < p->num_params; j++) {
+    auto it = tensors.find(p->param_names[j]);
+    if (it == tensors.end()) {
+      add(std::string("param ") + p->param_names[j] + " is missing");
+      continue;
+    }
+    const int32_t* l = p->tensors + 4 * p->params[j];
+    Tensor want;
+    want.dtype = static_cast<DType>(l[0]);
+    want.device = p->devices[l[1]];
+    want.rank = l[2];
+    for (int k = 0; k < l[2]; k++) {
+      want.shape[k] = p->code[3 * p->dims[l[3] + k] + 1];
+      want.strides[k] = p->code[3 * p->dims[l[3] + l[2] + k] + 1];
+    }
+    Status st = CheckTensor(p->param_names[j], it->second, want);
+    if (!st.ok()) {
+      add("param " + st.message());
+      continue;
+    }
+    *dst[j] = it->second;
+  }
+  for (const auto& kv : tensors) {
+    bool known = false;
+    for (int j = 0; j < p->num_params && !known; j++) known = kv.first == p->param_names[j];
+    if (!known) add("tensor " + kv.first + " is not a param of graph " + p->graph);
+  }
+  if (bad == 0) return Status();
+  return Status::Error(std::string(p->graph) + (bad == 1 ? ": " : ": " + std::to_string(bad) + " problems with the params:\n\t") + problems);
+}
+
 // ProgramFrame is the state of one call of a Program: symbol values, the
 // values computed from them, a view per tensor, the pools. Everything is
 // allocated once, at construction.
@@ -493,7 +712,7 @@ class ProgramFrame {
         pools_(pools),
         sym(static_cast<size_t>(num_symbols) + 1),
         t(static_cast<size_t>(program->num_tensors) + 1),
-        in(static_cast<size_t>(program->num_inputs) + 1),
+        in(static_cast<size_t>(program->num_inputs + program->num_params + program->num_constants) + 1),
         out(static_cast<size_t>(program->num_outputs) + 1),
         vals(static_cast<size_t>(program->num_values) + 1),
         laid_out_(sym.size()),
@@ -509,6 +728,15 @@ class ProgramFrame {
     }
     lists.resize(n + 1);
     list_vals_.resize(values + 1);
+    const_tensors_.resize(static_cast<size_t>(p_->num_constants) + 1);
+    for (int k = 0; k < p_->num_constants; k++) {
+      Tensor& c = const_tensors_[static_cast<size_t>(k)];
+      c = FixedLayout(p_->constants[k]);
+      // Kernels get non-const pointers; the program never writes a constant.
+      c.data = const_cast<uint8_t*>(p_->const_data[k]);
+      c.bytes = c.ExtentElements() * static_cast<int64_t>(DTypeSize(c.dtype));
+      in[static_cast<size_t>(p_->num_inputs + p_->num_params + k)] = &c;
+    }
   }
   ProgramFrame(const ProgramFrame&) = delete;
   ProgramFrame& operator=(const ProgramFrame&) = delete;
@@ -544,6 +772,28 @@ class ProgramFrame {
       lists[list++] = Span<int64_t>(list_vals_.data() + at, static_cast<size_t>(n));
       at += static_cast<size_t>(n);
     }
+  }
+
+  // BindParams checks every param against its tensor's layout (fixed,
+  // known before any symbol) and keeps them for every call that follows;
+  // the status names every param that does not fit.
+  Status BindParams(const Tensor* const* params) {
+    std::string problems;
+    int bad = 0;
+    for (int j = 0; j < p_->num_params; j++) {
+      Tensor want = FixedLayout(p_->params[j]);
+      const Tensor* got = params[j];
+      Status st = got == nullptr || (got->data == nullptr && got->rank == 0 && want.rank > 0)
+                      ? Status::Error(std::string(p_->param_names[j]) + " is not set")
+                      : CheckTensor(p_->param_names[j], *got, want);
+      if (!st.ok()) {
+        problems += std::string(bad++ ? "\n\t" : "") + "param " + st.message();
+        continue;
+      }
+      in[static_cast<size_t>(p_->num_inputs + j)] = got;
+    }
+    if (bad == 0) return Status();
+    return Status::Error(std::string(p_->graph) + (bad == 1 ? ": " : ": " + std::to_string(bad) + " problems with the params:\n\t") + problems);
   }
 
   // BindInputs checks each input (in, set by the caller) against its
@@ -658,6 +908,21 @@ class ProgramFrame {
     return Status();
   }
 
+  // FixedLayout is the layout of a tensor whose sizes are constants (a
+  // param's or a constant's), read from the code without evaluating it.
+  Tensor FixedLayout(int32_t i) const {
+    const int32_t* l = p_->tensors + 4 * i;
+    Tensor x;
+    x.dtype = static_cast<DType>(l[0]);
+    x.device = p_->devices[l[1]];
+    x.rank = l[2];
+    for (int j = 0; j < l[2]; j++) {
+      x.shape[j] = p_->code[3 * p_->dims[l[3] + j] + 1];
+      x.strides[j] = p_->code[3 * p_->dims[l[3] + l[2] + j] + 1];
+    }
+    return x;
+  }
+
   // Owner is what keeps output pool i alive once handed over (empty when
   // the pools keep it, or when i is -1: an output that views an input).
   std::shared_ptr<void> Owner(int i) { return i < 0 ? nullptr : std::move(owner_[static_cast<size_t>(i)]); }
@@ -712,6 +977,7 @@ class ProgramFrame {
   std::vector<bool> caller_pool_;
   std::vector<std::shared_ptr<void>> owner_;
   std::vector<int64_t> loops_;
+  std::vector<Tensor> const_tensors_;
 };
 
 }  // namespace wrapgen

@@ -12,7 +12,8 @@ import (
 func TestSteadyRunnerAllocatesNothing(t *testing.T) {
 	m := newModel(9)
 	in := m.inputs(randomX(8, 8), 8)
-	r := NewRunner(Options{})
+	r, err := NewRunner(nil, Options{})
+	require.NoError(t, err)
 	defer r.Close()
 	out := Outputs{Y: wgrt.New(wgrt.F32, 8, 10)}
 	require.NoError(t, r.Run(GoKernels{}, in, &out))
@@ -29,7 +30,8 @@ const benchBatch = 32
 func BenchmarkRunSteady(b *testing.B) {
 	m := newModel(9)
 	in := m.inputs(randomX(benchBatch, 1), benchBatch)
-	r := NewRunner(Options{})
+	r, err := NewRunner(nil, Options{})
+	require.NoError(b, err)
 	defer r.Close()
 	out := Outputs{Y: wgrt.New(wgrt.F32, benchBatch, 10)}
 	// The first call sizes the pools; steady state is every call after it.
@@ -49,7 +51,7 @@ func BenchmarkRunPlain(b *testing.B) {
 	in := m.inputs(randomX(benchBatch, 1), benchBatch)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Run(GoKernels{}, in); err != nil {
+		if _, err := Run(GoKernels{}, nil, in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -61,7 +63,7 @@ func BenchmarkRunNaive(b *testing.B) {
 	nin := naive.Inputs(*in)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := naive.Run(GoKernels{}, &nin); err != nil {
+		if _, err := naive.Run(GoKernels{}, nil, &nin); err != nil {
 			b.Fatal(err)
 		}
 	}

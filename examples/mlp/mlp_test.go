@@ -100,7 +100,7 @@ func TestRunMatchesDirectComputation(t *testing.T) {
 	m := newModel(1)
 	for _, batch := range []int{1, 8, 100} {
 		x := randomX(batch, uint64(batch))
-		out, err := Run(GoKernels{}, m.inputs(x, batch))
+		out, err := Run(GoKernels{}, nil, m.inputs(x, batch))
 		require.NoError(t, err, "batch %d", batch)
 		assert.Equal(t, []int{batch, 10}, out.Y.Shape)
 		assertClose(t, m.reference(x, batch), out.Y.Float32s())
@@ -109,7 +109,8 @@ func TestRunMatchesDirectComputation(t *testing.T) {
 
 func TestRunnerGrowsAndReuses(t *testing.T) {
 	m := newModel(2)
-	r := NewRunner(Options{})
+	r, err := NewRunner(nil, Options{})
+	require.NoError(t, err)
 	defer r.Close()
 	// Batch sizes up and down on one Runner: pools grow, then are reused.
 	for _, batch := range []int{2, 50, 3, 50, 1} {
@@ -125,13 +126,14 @@ func TestCallerOutputBuffer(t *testing.T) {
 	x := randomX(4, 4)
 	y := make([]float32, 4*10)
 	out := Outputs{Y: wgrt.FromFloat32s(y, 4, 10)}
-	r := NewRunner(Options{})
+	r, err := NewRunner(nil, Options{})
+	require.NoError(t, err)
 	require.NoError(t, r.Run(GoKernels{}, m.inputs(x, 4), &out))
 	assertClose(t, m.reference(x, 4), y) // written into the caller's slice
 
 	// A buffer of the wrong shape is refused before anything runs.
 	bad := Outputs{Y: wgrt.FromFloat32s(make([]float32, 30), 3, 10)}
-	err := r.Run(GoKernels{}, m.inputs(x, 4), &bad)
+	err = r.Run(GoKernels{}, m.inputs(x, 4), &bad)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "mlp: output buffer y: shape is [3, 10], want [4, 10]")
 }
@@ -156,7 +158,7 @@ func TestInputChecks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			in := m.inputs(x, 2)
 			c.edit(in)
-			_, err := Run(GoKernels{}, in)
+			_, err := Run(GoKernels{}, nil, in)
 			require.Error(t, err)
 			assert.EqualError(t, err, c.error)
 		})
@@ -170,7 +172,7 @@ func TestKernelsFuncSeesEveryOp(t *testing.T) {
 		places = append(places, c.Op.Place+" "+c.Kernel)
 		return nil
 	})
-	_, err := Run(k, m.inputs(randomX(1, 1), 1))
+	_, err := Run(k, nil, m.inputs(randomX(1, 1), 1))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ops[0] matmul", "ops[1] bias_add", "ops[2] relu_", "ops[3] matmul", "ops[4] bias_add",
 		"ops[5] relu_", "ops[6] matmul", "ops[7] bias_add", "ops[8] softmax"}, places)
@@ -178,7 +180,8 @@ func TestKernelsFuncSeesEveryOp(t *testing.T) {
 
 func TestRunnerRefusesConcurrentUse(t *testing.T) {
 	m := newModel(6)
-	r := NewRunner(Options{})
+	r, err := NewRunner(nil, Options{})
+	require.NoError(t, err)
 	in := m.inputs(randomX(1, 1), 1)
 	started, release := make(chan struct{}), make(chan struct{})
 	blocking := KernelsFunc(func(c *wgrt.Call) error {
@@ -195,7 +198,7 @@ func TestRunnerRefusesConcurrentUse(t *testing.T) {
 		assert.NoError(t, r.Run(blocking, in, &Outputs{}))
 	}()
 	<-started
-	err := r.Run(GoKernels{}, in, &Outputs{})
+	err = r.Run(GoKernels{}, in, &Outputs{})
 	close(release)
 	wg.Wait()
 	require.Error(t, err)

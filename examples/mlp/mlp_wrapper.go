@@ -55,7 +55,8 @@ func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, dim int) error 
 	return a.fn(&wgrt.Call{Kernel: "softmax", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0}, Attrs: []wgrt.Attr{{Name: "dim", Value: dim}}})
 }
 
-// Inputs are what graph "mlp" reads. The wrapper never writes them.
+// Inputs are the data graph "mlp" reads on each call. The wrapper never
+// writes them. A field left unset is an error that names it.
 type Inputs struct {
 	X  wgrt.Tensor // "x": f32 [batch, 784] on "cpu"
 	W1 wgrt.Tensor // "w1": f32 [784, 128] on "cpu"
@@ -64,6 +65,42 @@ type Inputs struct {
 	B2 wgrt.Tensor // "b2": f32 [64] on "cpu"
 	W3 wgrt.Tensor // "w3": f32 [64, 10] on "cpu"
 	B3 wgrt.Tensor // "b3": f32 [10] on "cpu"
+}
+
+// Params are the tensors graph "mlp" reads on every call but binds once (its
+// weights), by name; the wrapper never writes them. Make them with
+// LoadParams or ParamsFrom, which check every one.
+type Params struct{}
+
+// LoadParams reads the params from a safetensors file (as `wrapgen import
+// -weights` writes it), by name, and reports every missing, extra,
+// mis-typed or mis-shaped tensor at once.
+func LoadParams(path string) (*Params, error) {
+	ts, err := wgrt.LoadSafetensors(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParamsFrom(ts)
+}
+
+// ParamsFrom takes the params from tensors by name (embedded weights:
+// wgrt.ParseSafetensors of the bytes), without copying, and reports every
+// missing, extra, mis-typed or mis-shaped tensor at once.
+func ParamsFrom(tensors map[string]wgrt.Tensor) (*Params, error) {
+	p := new(Params)
+	if err := wgrt.CollectParams(&program, tensors, []*wgrt.Tensor{}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// bindParams checks the params and keeps their memory for the calls that
+// follow; p may be nil when the graph has none.
+func (f *frame) bindParams(p *Params) error {
+	if p == nil {
+		p = new(Params)
+	}
+	return f.BindParams(&program, []*wgrt.Tensor{})
 }
 
 // Outputs are what graph "mlp" returns. A field with nil Data is filled with a
@@ -83,17 +120,20 @@ type Options struct {
 // creates each pool at its first use and drops it after its last, and
 // returns the outputs, which own their memory. Safe for concurrent use when
 // the kernels are.
-func Run(k Kernels, in *Inputs) (*Outputs, error) {
-	return RunWith(k, in, nil, Options{})
+func Run(k Kernels, p *Params, in *Inputs) (*Outputs, error) {
+	return RunWith(k, p, in, nil, Options{})
 }
 
 // RunWith is Run with options, writing outputs into the caller's buffers
 // where out has them (out may be nil).
-func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error) {
+func RunWith(k Kernels, p *Params, in *Inputs, out *Outputs, opts Options) (*Outputs, error) {
 	if out == nil {
 		out = new(Outputs)
 	}
 	f := newFrame()
+	if err := f.bindParams(p); err != nil {
+		return nil, err
+	}
 	if err := f.bind(in, out); err != nil {
 		return nil, err
 	}
@@ -115,12 +155,18 @@ type Runner struct {
 	busy  atomic.Bool
 }
 
-// NewRunner returns a Runner that gets its pools from opts' allocators.
-func NewRunner(opts Options) *Runner {
-	return &Runner{
-		f:     newFrame(),
-		pools: wgrt.KeptPools{Allocators: opts.Allocators},
+// NewRunner returns a Runner bound to the params p, which it checks once
+// and reads on every call (they must not change while the Runner is used),
+// and that gets its pools from opts' allocators.
+func NewRunner(p *Params, opts Options) (*Runner, error) {
+	f := newFrame()
+	if err := f.bindParams(p); err != nil {
+		return nil, err
 	}
+	return &Runner{
+		f:     f,
+		pools: wgrt.KeptPools{Allocators: opts.Allocators},
+	}, nil
 }
 
 // Run runs the graph once, writing the outputs into out.
@@ -130,7 +176,7 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 	}
 	defer r.busy.Store(false)
 	if r.f == nil {
-		r.f = newFrame()
+		return errors.New("mlp: a Runner must be made by NewRunner, which binds its params")
 	}
 	if err := r.f.bind(in, out); err != nil {
 		return err
@@ -154,7 +200,7 @@ type frame struct {
 }
 
 func newFrame() *frame {
-	return &frame{Frame: wgrt.NewFrame(&program, 1, 7, 1)}
+	return &frame{Frame: wgrt.NewFrame(&program, 1)}
 }
 
 // program is the plan as data, which wgrt.Frame runs: values computed from
@@ -216,6 +262,8 @@ var program = wgrt.Program{
 	Outputs: []int32{
 		15,
 	},
+	Params:    []int32{},
+	Constants: []int32{},
 	InputNames: []string{
 		"x",
 		"w1",
@@ -228,6 +276,8 @@ var program = wgrt.Program{
 	OutputNames: []string{
 		"y",
 	},
+	ParamNames: []string{},
+	ConstData:  [][]byte{},
 	InputViews: []int32{
 		0, 0, 6, 8, // "x"
 		1, 1, 6, 9, // "w1"

@@ -14,7 +14,7 @@ import (
 // The generated wrapper, run with the weights wrapgen took from cnn.onnx
 // and the Go kernels, gives PyTorch's recorded output.
 func TestMatchesPyTorch(t *testing.T) {
-	w, err := wgrt.LoadSafetensors("cnn.safetensors")
+	params, err := LoadParams("cnn.safetensors")
 	require.NoError(t, err)
 	var want struct {
 		Shape []int     `json:"shape"`
@@ -28,13 +28,8 @@ func TestMatchesPyTorch(t *testing.T) {
 	for i := range image {
 		image[i] = float32(i)/512 - 0.5
 	}
-	in := &Inputs{
-		Image:       wgrt.FromFloat32s(image, 2, 1, 16, 16),
-		Conv1Weight: w["conv1.weight"], Conv1Bias: w["conv1.bias"],
-		Conv2Weight: w["conv2.weight"], Conv2Bias: w["conv2.bias"],
-		FcWeight: w["fc.weight"], FcBias: w["fc.bias"],
-	}
-	out, err := Run(OpKernels{}, in)
+	in := &Inputs{Image: wgrt.FromFloat32s(image, 2, 1, 16, 16)}
+	out, err := Run(OpKernels{}, params, in)
 	require.NoError(t, err)
 	require.Equal(t, want.Shape, out.Probs.Shape)
 	got := out.Probs.Float32s()

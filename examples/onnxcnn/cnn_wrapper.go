@@ -60,15 +60,53 @@ func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerc
 	return a.fn(&wgrt.Call{Kernel: "Softmax", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0}, Attrs: []wgrt.Attr{{Name: "axis", Value: axis}, {Name: "coerce_2d", Value: coerce2d}}})
 }
 
-// Inputs are what graph "cnn" reads. The wrapper never writes them.
+// Inputs are the data graph "cnn" reads on each call. The wrapper never
+// writes them. A field left unset is an error that names it.
 type Inputs struct {
-	Image       wgrt.Tensor // "image": f32 [batch, 1, 16, 16] on "cpu"
+	Image wgrt.Tensor // "image": f32 [batch, 1, 16, 16] on "cpu"
+}
+
+// Params are the tensors graph "cnn" reads on every call but binds once (its
+// weights), by name; the wrapper never writes them. Make them with
+// LoadParams or ParamsFrom, which check every one.
+type Params struct {
 	Conv1Weight wgrt.Tensor // "conv1.weight": f32 [4, 1, 3, 3] on "cpu"
 	Conv1Bias   wgrt.Tensor // "conv1.bias": f32 [4] on "cpu"
 	Conv2Weight wgrt.Tensor // "conv2.weight": f32 [8, 4, 3, 3] on "cpu"
 	Conv2Bias   wgrt.Tensor // "conv2.bias": f32 [8] on "cpu"
 	FcWeight    wgrt.Tensor // "fc.weight": f32 [10, 128] on "cpu"
 	FcBias      wgrt.Tensor // "fc.bias": f32 [10] on "cpu"
+}
+
+// LoadParams reads the params from a safetensors file (as `wrapgen import
+// -weights` writes it), by name, and reports every missing, extra,
+// mis-typed or mis-shaped tensor at once.
+func LoadParams(path string) (*Params, error) {
+	ts, err := wgrt.LoadSafetensors(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParamsFrom(ts)
+}
+
+// ParamsFrom takes the params from tensors by name (embedded weights:
+// wgrt.ParseSafetensors of the bytes), without copying, and reports every
+// missing, extra, mis-typed or mis-shaped tensor at once.
+func ParamsFrom(tensors map[string]wgrt.Tensor) (*Params, error) {
+	p := new(Params)
+	if err := wgrt.CollectParams(&program, tensors, []*wgrt.Tensor{&p.Conv1Weight, &p.Conv1Bias, &p.Conv2Weight, &p.Conv2Bias, &p.FcWeight, &p.FcBias}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// bindParams checks the params and keeps their memory for the calls that
+// follow; p may be nil when the graph has none.
+func (f *frame) bindParams(p *Params) error {
+	if p == nil {
+		p = new(Params)
+	}
+	return f.BindParams(&program, []*wgrt.Tensor{&p.Conv1Weight, &p.Conv1Bias, &p.Conv2Weight, &p.Conv2Bias, &p.FcWeight, &p.FcBias})
 }
 
 // Outputs are what graph "cnn" returns. A field with nil Data is filled with a
@@ -88,17 +126,20 @@ type Options struct {
 // creates each pool at its first use and drops it after its last, and
 // returns the outputs, which own their memory. Safe for concurrent use when
 // the kernels are.
-func Run(k Kernels, in *Inputs) (*Outputs, error) {
-	return RunWith(k, in, nil, Options{})
+func Run(k Kernels, p *Params, in *Inputs) (*Outputs, error) {
+	return RunWith(k, p, in, nil, Options{})
 }
 
 // RunWith is Run with options, writing outputs into the caller's buffers
 // where out has them (out may be nil).
-func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error) {
+func RunWith(k Kernels, p *Params, in *Inputs, out *Outputs, opts Options) (*Outputs, error) {
 	if out == nil {
 		out = new(Outputs)
 	}
 	f := newFrame()
+	if err := f.bindParams(p); err != nil {
+		return nil, err
+	}
 	if err := f.bind(in, out); err != nil {
 		return nil, err
 	}
@@ -120,12 +161,18 @@ type Runner struct {
 	busy  atomic.Bool
 }
 
-// NewRunner returns a Runner that gets its pools from opts' allocators.
-func NewRunner(opts Options) *Runner {
-	return &Runner{
-		f:     newFrame(),
-		pools: wgrt.KeptPools{Allocators: opts.Allocators},
+// NewRunner returns a Runner bound to the params p, which it checks once
+// and reads on every call (they must not change while the Runner is used),
+// and that gets its pools from opts' allocators.
+func NewRunner(p *Params, opts Options) (*Runner, error) {
+	f := newFrame()
+	if err := f.bindParams(p); err != nil {
+		return nil, err
 	}
+	return &Runner{
+		f:     f,
+		pools: wgrt.KeptPools{Allocators: opts.Allocators},
+	}, nil
 }
 
 // Run runs the graph once, writing the outputs into out.
@@ -135,7 +182,7 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 	}
 	defer r.busy.Store(false)
 	if r.f == nil {
-		r.f = newFrame()
+		return errors.New("cnn: a Runner must be made by NewRunner, which binds its params")
 	}
 	if err := r.f.bind(in, out); err != nil {
 		return err
@@ -159,7 +206,7 @@ type frame struct {
 }
 
 func newFrame() *frame {
-	return &frame{Frame: wgrt.NewFrame(&program, 1, 7, 1)}
+	return &frame{Frame: wgrt.NewFrame(&program, 1)}
 }
 
 // program is the plan as data, which wgrt.Frame runs: values computed from
@@ -230,13 +277,22 @@ var program = wgrt.Program{
 		4, 14, 14, 14, 14,
 	},
 	Inputs: []int32{
-		0, 1, 2, 5, 6, 11, 12,
+		0,
 	},
 	Outputs: []int32{
 		14,
 	},
+	Params: []int32{
+		1, 2, 5, 6, 11, 12,
+	},
+	Constants: []int32{},
 	InputNames: []string{
 		"image",
+	},
+	OutputNames: []string{
+		"probs",
+	},
+	ParamNames: []string{
 		"conv1.weight",
 		"conv1.bias",
 		"conv2.weight",
@@ -244,9 +300,7 @@ var program = wgrt.Program{
 		"fc.weight",
 		"fc.bias",
 	},
-	OutputNames: []string{
-		"probs",
-	},
+	ConstData: [][]byte{},
 	InputViews: []int32{
 		0, 0, 14, 15, // "image"
 		1, 1, 14, 16, // "conv1.weight"
@@ -331,7 +385,7 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 		return fmt.Errorf("%s: %w", "cnn", err)
 	}
 	f.Layout(&program)
-	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.Image, &in.Conv1Weight, &in.Conv1Bias, &in.Conv2Weight, &in.Conv2Bias, &in.FcWeight, &in.FcBias}); err != nil {
+	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.Image}); err != nil {
 		return err
 	}
 	return f.BindOutputs(&program, []*wgrt.Tensor{&out.Probs})

@@ -85,7 +85,7 @@ func TestNodeTestsThroughWrapper(t *testing.T) {
 			id, _ := ident.Camel(tn.Name)
 			fmt.Fprintf(&body, "\t\tin.%s = load(%q)\n", id, filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", idx)))
 		}
-		fmt.Fprintf(&body, "\t\tout, err := %s.Run(%s.KernelsFunc(onnxcnn.Dispatch), in)\n\t\tcheck(err)\n", pkg, pkg)
+		fmt.Fprintf(&body, "\t\tout, err := %s.Run(%s.KernelsFunc(onnxcnn.Dispatch), nil, in)\n\t\tcheck(err)\n", pkg, pkg)
 		for k, tn := range g.Outputs {
 			id, _ := ident.Camel(tn.Name)
 			fmt.Fprintf(&body, "\t\tcompare(%q, out.%s, %q)\n", nt.name, id, filepath.Join(dir, "test_data_set_0", fmt.Sprintf("output_%d.pb", k)))

@@ -37,7 +37,8 @@ func inputs(t testing.TB, batch int, in any) {
 func TestSteadyRunnerAllocatesNothing(t *testing.T) {
 	var in Inputs
 	inputs(t, 2, &in)
-	r := NewRunner(Options{})
+	r, err := NewRunner(nil, Options{})
+	require.NoError(t, err)
 	defer r.Close()
 	y := wgrt.New(wgrt.F32, 2, 1000)
 	out := Outputs{T234: y}
@@ -58,7 +59,8 @@ func benchInputs(b *testing.B, batch int) *Inputs {
 
 func BenchmarkRunSteady(b *testing.B) {
 	in := benchInputs(b, 1)
-	r := NewRunner(Options{})
+	r, err := NewRunner(nil, Options{})
+	require.NoError(b, err)
 	defer r.Close()
 	out := Outputs{T234: wgrt.New(wgrt.F32, 1, 1000)}
 	// The first call sizes the pools; steady state is every call after it.
@@ -77,7 +79,7 @@ func BenchmarkRunPlain(b *testing.B) {
 	in := benchInputs(b, 1)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Run(NoopKernels{}, in); err != nil {
+		if _, err := Run(NoopKernels{}, nil, in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -89,7 +91,7 @@ func BenchmarkRunNaive(b *testing.B) {
 	reflect.ValueOf(&nin).Elem().Set(reflect.ValueOf(*in).Convert(reflect.TypeOf(nin)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := naive.Run(NoopKernels{}, &nin); err != nil {
+		if _, err := naive.Run(NoopKernels{}, nil, &nin); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -52,7 +52,8 @@ func reference(x, wx, wh, b []float32, batch, steps int) []float64 {
 func TestLoopMatchesDirectComputation(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	wx, wh, b := randoms(r, 32*64), randoms(r, 64*64), randoms(r, 64)
-	runner := NewRunner(Options{})
+	runner, err := NewRunner(nil, Options{})
+	require.NoError(t, err)
 	defer runner.Close()
 	for _, c := range []struct{ batch, steps int }{{1, 0}, {1, 1}, {4, 8}, {3, 25}} {
 		x := randoms(r, c.batch*32)
@@ -62,7 +63,7 @@ func TestLoopMatchesDirectComputation(t *testing.T) {
 			Steps: c.steps,
 		}
 		want := reference(x, wx, wh, b, c.batch, c.steps)
-		out, err := Run(GoKernels{}, in)
+		out, err := Run(GoKernels{}, nil, in)
 		require.NoError(t, err)
 		var kept Outputs
 		require.NoError(t, runner.Run(GoKernels{}, in, &kept))
@@ -77,6 +78,6 @@ func TestLoopMatchesDirectComputation(t *testing.T) {
 
 func TestStepsOutOfRange(t *testing.T) {
 	in := &Inputs{X: wgrt.New(wgrt.F32, 1, 32), Wx: wgrt.New(wgrt.F32, 32, 64), Wh: wgrt.New(wgrt.F32, 64, 64), B: wgrt.New(wgrt.F32, 64), Steps: -1}
-	_, err := Run(GoKernels{}, in)
+	_, err := Run(GoKernels{}, nil, in)
 	require.EqualError(t, err, "rnn: symbol steps = -1 is outside [0, 10000]")
 }

@@ -99,7 +99,7 @@ type fileData struct {
 	// SourceDoc and GraphDoc are for comments, GraphLit for string literals.
 	SourceDoc, GraphDoc, GraphLit, Namespace, Guard, HeaderFile, Plan string
 	Kernels                                                           []kernelDecl
-	Inputs, Outputs                                                   []fieldDecl
+	Inputs, Params, Outputs                                           []fieldDecl
 	OpNames                                                           []listDecl
 	Ops                                                               []string
 	NumPools, NumSymbols, MaxArgs, NumLoops                           int
@@ -111,6 +111,11 @@ type fileData struct {
 	Code, Tensors, Dims, Lists, InputViews, Steps, OpArgs, OpStart []string
 	Floats, Strings, Cases                                         []string
 	Bind, Run                                                      []string
+	// Params and constants: tensor numbers, names, fields; constants'
+	// contents as arrays.
+	ParamTensors, ConstTensors string
+	ParamNames, ParamFields    []string
+	Consts                     []listDecl
 }
 
 type kernelDecl struct{ Doc, Method, Params string }
@@ -193,6 +198,9 @@ func (g *gen) header(d *fileData) {
 			d.Inputs = append(d.Inputs, fieldDecl{"int64_t", g.n.symField[s.Name], "symbol " + quote.CppComment(s.Name) + ", which no input's shape gives"})
 		}
 	}
+	for _, t := range g.g.Params {
+		d.Params = append(d.Params, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})
+	}
 	for _, t := range g.g.Outputs {
 		d.Outputs = append(d.Outputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})
 	}
@@ -255,6 +263,18 @@ func (g *gen) tables(d *fileData) {
 	for _, x := range g.g.Inputs {
 		d.InputNames = append(d.InputNames, quote.Cpp(x.Name)+",")
 		d.InputFields = append(d.InputFields, "&Inputs::"+g.n.field[x]+",")
+	}
+	d.ParamTensors, d.ConstTensors = emit.IntRow(t.Params), emit.IntRow(t.Constants)
+	for _, x := range g.g.Params {
+		d.ParamNames = append(d.ParamNames, quote.Cpp(x.Name)+",")
+		d.ParamFields = append(d.ParamFields, "&Params::"+g.n.field[x]+",")
+	}
+	for i, x := range g.g.Constants {
+		bs := make([]string, len(x.Data))
+		for j, b := range x.Data {
+			bs[j] = strconv.Itoa(int(b))
+		}
+		d.Consts = append(d.Consts, listDecl{ident.Numbered("k_const_", i), strings.Join(append(bs, "0"), ", ")})
 	}
 	for _, x := range g.g.Outputs {
 		d.OutputNames = append(d.OutputNames, quote.Cpp(x.Name)+",")

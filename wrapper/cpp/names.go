@@ -52,10 +52,11 @@ func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
 		}
 		n.probs = append(n.probs, params.Problems()...)
 	}
-	fields := &ident.Namer{Lang: "C++", Kind: "tensor or symbol", Lower: true, Reserved: ident.CppKeywords}
+	// Params also has a member "storage" keeping loaded memory alive.
+	fields := &ident.Namer{Lang: "C++", Kind: "tensor or symbol", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.Set("storage"))}
 	for _, t := range g.Tensors {
 		place := fmt.Sprintf("tensors[%q]", t.Name)
-		if t.Input || t.Output {
+		if t.Input || t.Output || t.Param {
 			n.field[t] = fields.Name(g.File, place, t.Name)
 		}
 	}

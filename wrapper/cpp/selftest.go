@@ -46,8 +46,10 @@ type selftestData struct {
 	Permits                                   []string
 	// Inputs are rows of Checker::InputEntry, InputFields where each goes.
 	Inputs, InputFields, SymbolInputs []string
-	Devices                           []string // quoted
-	Outputs                           []struct{ NameLit, Field string }
+	// ParamEntries and ParamFields are the same for the params.
+	ParamEntries, ParamFields []string
+	Devices                   []string // quoted
+	Outputs                   []struct{ NameLit, Field string }
 }
 
 type selftestKernel struct{ Method, Params, Body string }
@@ -80,8 +82,12 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 	for _, b := range p.Buffers {
 		addStorage(b.Owner().Name, b.Size, b.Tensors...)
 	}
-	for _, t := range g.Inputs {
-		addStorage(t.Name, t.StorageBytes(), t)
+	// Inputs and params are made by the checker, filled with its pattern;
+	// constants hold the wrapper's own data, read but never checked.
+	for _, ts := range [][]*graph.Tensor{g.Inputs, g.Params, g.Constants} {
+		for _, t := range ts {
+			addStorage(t.Name, t.StorageBytes(), t)
+		}
 	}
 	for _, t := range g.Tensors {
 		s, ok := index[t.Root]
@@ -105,14 +111,21 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 		d.Permits = append(d.Permits, fmt.Sprintf("%d, %d, %d", a.Op, a.Out, a.In))
 	}
 
-	for _, t := range g.Inputs {
+	entry := func(t *graph.Tensor) string {
 		var shape, strides []string
 		for i := range t.Shape {
 			shape, strides = append(shape, cx(t.Shape[i])), append(strides, cx(t.Strides[i]))
 		}
-		d.Inputs = append(d.Inputs, fmt.Sprintf("{%s, %s, %s, %d, {%s}, {%s}},", quote.Cpp(t.Name), dtypeConst(t.DType), quote.Cpp(t.Device),
-			len(t.Shape), strings.Join(shape, ", "), strings.Join(strides, ", ")))
+		return fmt.Sprintf("{%s, %s, %s, %d, {%s}, {%s}},", quote.Cpp(t.Name), dtypeConst(t.DType), quote.Cpp(t.Device),
+			len(t.Shape), strings.Join(shape, ", "), strings.Join(strides, ", "))
+	}
+	for _, t := range g.Inputs {
+		d.Inputs = append(d.Inputs, entry(t))
 		d.InputFields = append(d.InputFields, "&"+n.namespace+"::Inputs::"+n.field[t]+",")
+	}
+	for _, t := range g.Params {
+		d.ParamEntries = append(d.ParamEntries, entry(t))
+		d.ParamFields = append(d.ParamFields, "&"+n.namespace+"::Params::"+n.field[t]+",")
 	}
 	for _, s := range g.Symbols {
 		if _, ok := pr.Bound[s.Name]; !ok {

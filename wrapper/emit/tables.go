@@ -68,8 +68,9 @@ func DTypeCode(d graph.DType) int {
 	panic("emit: unknown dtype " + string(d)) // validated at parse
 }
 
-// InputView makes tensor Tensor a view of input number Input (an index
-// into the graph's inputs), bytes [Start, End) by value.
+// InputView makes tensor Tensor a view of the memory of external tensor
+// number Input (inputs, then params, then constants), bytes [Start, End)
+// by value.
 type InputView struct{ Tensor, Input, Start, End int }
 
 // StepRow is one step: its kind, operands, and what it does in words (for
@@ -115,8 +116,10 @@ type Tables struct {
 	// the caller with the outputs.
 	PoolSize    []int
 	OutputPools []int
-	// Inputs and Outputs are the graph's, as tensor numbers.
-	Inputs, Outputs []int
+	// Inputs, Params, Constants and Outputs are the graph's, as tensor
+	// numbers; InputViews number their sources in the order inputs,
+	// params, constants.
+	Inputs, Params, Constants, Outputs []int
 	// TensorIndex numbers the graph's tensors (graph order).
 	TensorIndex map[*graph.Tensor]int
 }
@@ -152,9 +155,17 @@ func (pr *Program) Tables() *Tables {
 		t.Tensors = append(t.Tensors, row)
 	}
 	inputNumber := map[*graph.Tensor]int{}
-	for i, in := range g.Inputs {
-		inputNumber[in] = i
+	for _, in := range g.Inputs {
+		inputNumber[in] = len(inputNumber)
 		t.Inputs = append(t.Inputs, t.TensorIndex[in])
+	}
+	for _, x := range g.Params {
+		inputNumber[x] = len(inputNumber)
+		t.Params = append(t.Params, t.TensorIndex[x])
+	}
+	for _, x := range g.Constants {
+		inputNumber[x] = len(inputNumber)
+		t.Constants = append(t.Constants, t.TensorIndex[x])
 	}
 	outputNumber := map[*graph.Tensor]int{}
 	for i, out := range g.Outputs {
@@ -162,7 +173,7 @@ func (pr *Program) Tables() *Tables {
 		t.Outputs = append(t.Outputs, t.TensorIndex[out])
 	}
 	for _, x := range g.Tensors {
-		if x.Root == nil || !x.Root.Input {
+		if x.Root == nil || !x.Root.External() {
 			continue
 		}
 		start, end := ViewBytes(x, expr.Const(0))

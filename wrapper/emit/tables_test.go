@@ -94,7 +94,7 @@ func TestTablesRunTheRNN(t *testing.T) {
 	pr := program(t, "../../examples/rnn/rnn.json")
 	p := runtimeProgram(pr)
 	for _, steps := range []int{0, 1, 3} {
-		f := wgrt.NewFrame(p, 2, len(pr.Graph.Inputs), len(pr.Graph.Outputs))
+		f := wgrt.NewFrame(p, 2)
 		f.Sym[0], f.Sym[1] = 2, steps
 		f.Layout(p)
 		bindInputs(t, pr, p, f)
@@ -113,7 +113,7 @@ func TestTablesRunTheRNN(t *testing.T) {
 func TestTablesRunElevenLoops(t *testing.T) {
 	pr := program(t, "../../cmd/wrapgen/testdata/hostile/names_and_loops.json")
 	p := runtimeProgram(pr)
-	f := wgrt.NewFrame(p, len(pr.Graph.Symbols), len(pr.Graph.Inputs), len(pr.Graph.Outputs))
+	f := wgrt.NewFrame(p, len(pr.Graph.Symbols))
 	env := expr.Env{}
 	for i, s := range pr.Graph.Symbols {
 		v := int64(2)
@@ -144,7 +144,7 @@ func TestCodeComputesEveryValue(t *testing.T) {
 		p := runtimeProgram(pr)
 		tb := pr.Tables()
 		for trial := 0; trial < 5; trial++ {
-			f := wgrt.NewFrame(p, len(pr.Graph.Symbols), len(pr.Graph.Inputs), len(pr.Graph.Outputs))
+			f := wgrt.NewFrame(p, len(pr.Graph.Symbols))
 			env := expr.Env{}
 			for i, s := range pr.Graph.Symbols {
 				hi := s.Min + 64

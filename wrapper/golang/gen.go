@@ -213,8 +213,10 @@ func (g *gen) entry(f *jen.File) {
 			inFields = append(inFields, jen.Id(g.n.symbol[s.Name]).Int().Comment(fmt.Sprintf("symbol %s, which no input's shape gives", quote.GoComment(s.Name))))
 		}
 	}
-	docf(f, "Inputs are what graph %s reads. The wrapper never writes them.", quote.GoComment(g.g.Name))
+	docf(f, "Inputs are the data graph %s reads on each call. The wrapper never\n"+
+		"writes them. A field left unset is an error that names it.", quote.GoComment(g.g.Name))
 	f.Type().Id("Inputs").Struct(inFields...)
+	g.params(f)
 
 	var outFields []jen.Code
 	for _, t := range g.g.Outputs {
@@ -235,14 +237,15 @@ func (g *gen) entry(f *jen.File) {
 		"creates each pool at its first use and drops it after its last, and\n"+
 		"returns the outputs, which own their memory. Safe for concurrent use when\n"+
 		"the kernels are.", quote.GoComment(g.g.Name))
-	f.Func().Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
-		jen.Return(jen.Id("RunWith").Call(jen.Id("k"), jen.Id("in"), jen.Nil(), jen.Id("Options").Values())),
+	f.Func().Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("p").Op("*").Id("Params"), jen.Id("in").Op("*").Id("Inputs")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
+		jen.Return(jen.Id("RunWith").Call(jen.Id("k"), jen.Id("p"), jen.Id("in"), jen.Nil(), jen.Id("Options").Values())),
 	)
 	doc(f, "RunWith is Run with options, writing outputs into the caller's buffers\n"+
 		"where out has them (out may be nil).")
-	f.Func().Id("RunWith").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
+	f.Func().Id("RunWith").Params(jen.Id("k").Id("Kernels"), jen.Id("p").Op("*").Id("Params"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
 		jen.If(jen.Id("out").Op("==").Nil()).Block(jen.Id("out").Op("=").New(jen.Id("Outputs"))),
 		jen.Id("f").Op(":=").Id("newFrame").Call(),
+		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("run").Call(jen.Id("k"), jen.Qual(g.rt, "FreshPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("out"), jen.Nil()),
@@ -259,9 +262,13 @@ func (g *gen) entry(f *jen.File) {
 		jen.Id("f").Op("*").Id("frame"),
 		jen.Id("busy").Qual("sync/atomic", "Bool"),
 	)
-	doc(f, "NewRunner returns a Runner that gets its pools from opts' allocators.")
-	f.Func().Id("NewRunner").Params(jen.Id("opts").Id("Options")).Op("*").Id("Runner").Block(
-		jen.Return(jen.Op("&").Id("Runner").Values(jen.Dict{jen.Id("pools"): jen.Qual(g.rt, "KeptPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("f"): jen.Id("newFrame").Call()})),
+	doc(f, "NewRunner returns a Runner bound to the params p, which it checks once\n"+
+		"and reads on every call (they must not change while the Runner is used),\n"+
+		"and that gets its pools from opts' allocators.")
+	f.Func().Id("NewRunner").Params(jen.Id("p").Op("*").Id("Params"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Runner"), jen.Error()).Block(
+		jen.Id("f").Op(":=").Id("newFrame").Call(),
+		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Op("&").Id("Runner").Values(jen.Dict{jen.Id("pools"): jen.Qual(g.rt, "KeptPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("f"): jen.Id("f")}), jen.Nil()),
 	)
 	doc(f, "Run runs the graph once, writing the outputs into out.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
@@ -269,7 +276,7 @@ func (g *gen) entry(f *jen.File) {
 			jen.Return(jen.Qual("errors", "New").Call(str(g.g.Name+": Runner.Run called while another call on the same Runner is running; use one Runner per goroutine"))),
 		),
 		jen.Defer().Id("r").Dot("busy").Dot("Store").Call(jen.False()),
-		jen.If(jen.Id("r").Dot("f").Op("==").Nil()).Block(jen.Id("r").Dot("f").Op("=").Id("newFrame").Call()),
+		jen.If(jen.Id("r").Dot("f").Op("==").Nil()).Block(jen.Return(jen.Qual("errors", "New").Call(str(g.g.Name+": a Runner must be made by NewRunner, which binds its params")))),
 		jen.If(jen.Err().Op(":=").Id("r").Dot("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Return(jen.Id("r").Dot("f").Dot("run").Call(jen.Id("k"), jen.Op("&").Id("r").Dot("pools"), jen.Id("out"))),
 	)
@@ -293,7 +300,7 @@ func (g *gen) frame(f *jen.File) {
 	f.Type().Id("frame").Struct(fields...)
 	f.Func().Id("newFrame").Params().Op("*").Id("frame").Block(
 		jen.Return(jen.Op("&").Id("frame").Values(jen.Dict{jen.Id("Frame"): jen.Qual(g.rt, "NewFrame").Call(
-			jen.Op("&").Id("program"), jen.Lit(len(g.g.Symbols)), jen.Lit(len(g.g.Inputs)), jen.Lit(len(g.g.Outputs)))})),
+			jen.Op("&").Id("program"), jen.Lit(len(g.g.Symbols)))})),
 	)
 	g.tables(f)
 }
@@ -330,8 +337,12 @@ func (g *gen) tables(f *jen.File) {
 		jen.Line().Id("Lists").Op(":").Id(literal("[]int32", rows.Lists)),
 		jen.Line().Id("Inputs").Op(":").Id(literal("[]int32", emit.Chunks(t.Inputs))),
 		jen.Line().Id("Outputs").Op(":").Id(literal("[]int32", emit.Chunks(t.Outputs))),
+		jen.Line().Id("Params").Op(":").Id(literal("[]int32", emit.Chunks(t.Params))),
+		jen.Line().Id("Constants").Op(":").Id(literal("[]int32", emit.Chunks(t.Constants))),
 		jen.Line().Id("InputNames").Op(":").Id(literal("[]string", quotedRows(g.g.Inputs))),
 		jen.Line().Id("OutputNames").Op(":").Id(literal("[]string", quotedRows(g.g.Outputs))),
+		jen.Line().Id("ParamNames").Op(":").Id(literal("[]string", quotedRows(g.g.Params))),
+		jen.Line().Id("ConstData").Op(":").Id(literal("[][]byte", constRows(g.g.Constants))),
 		jen.Line().Id("InputViews").Op(":").Id(literal("[]int32", rows.InputViews)),
 		jen.Line().Id("Steps").Op(":").Id(literal("[]int32", rows.Steps)),
 		jen.Line().Id("Ops").Op(":").Id(literal("[]wgrt.Op", ops)),

@@ -13,7 +13,7 @@ import (
 // collide) are collected for the user rather than emitted as broken code.
 type names struct {
 	kernel map[string]string        // kernel name → method
-	tensor map[*graph.Tensor]string // input or output → field of Inputs or Outputs
+	tensor map[*graph.Tensor]string // input, param or output → field of Inputs, Params or Outputs
 	symbol map[string]string        // symbol no input gives → field of Inputs
 	attr   map[string][]string      // kernel → attribute parameter names
 	probs  graph.ErrorList
@@ -45,11 +45,11 @@ func nameGraph(g *graph.Graph, kernels []*graph.Kernel, bound map[string]emit.Bi
 		}
 		n.probs = append(n.probs, params.Problems()...)
 	}
-	// Inputs, outputs and unbound symbols are fields of Inputs and
-	// Outputs; one namer keeps a tensor's field the same in both.
+	// Inputs, params, outputs and unbound symbols are fields of Inputs,
+	// Params and Outputs; one namer keeps every field name distinct.
 	fields := &ident.Namer{Lang: "Go", Kind: "tensor or symbol"}
 	for _, t := range g.Tensors {
-		if t.Input || t.Output {
+		if t.Input || t.Output || t.Param {
 			n.tensor[t] = fields.Name(g.File, fmt.Sprintf("tensors[%q]", t.Name), t.Name)
 		}
 	}

@@ -81,7 +81,10 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		}
 		storages = append(storages, jen.Values(str(b.Owner().Name), jen.Lit(size)))
 	}
-	for _, t := range g.Inputs {
+	// Inputs and params are made by the checker, filled with its pattern;
+	// constants hold the wrapper's own data, read but never checked.
+	external := append(append(append([]*graph.Tensor(nil), g.Inputs...), g.Params...), g.Constants...)
+	for _, t := range external {
 		size, err := ev(t.StorageBytes())
 		if err != nil {
 			return nil, err
@@ -121,19 +124,35 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		permits = append(permits, jen.Values(jen.Lit(a.Op), jen.Lit(a.Out), jen.Lit(a.In)))
 	}
 
-	var inFields []jen.Code
-	for _, t := range g.Inputs {
+	made := func(t *graph.Tensor) (jen.Code, error) {
 		var shape, strides []jen.Code
 		for d := range t.Shape {
 			sz, err1 := ev(t.Shape[d])
 			st, err2 := ev(t.Strides[d])
 			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("input %s at %v: %v %v", t.Name, env, err1, err2)
+				return nil, fmt.Errorf("%s %s at %v: %v %v", t.Role(), t.Name, env, err1, err2)
 			}
 			shape, strides = append(shape, jen.Lit(sz)), append(strides, jen.Lit(st))
 		}
-		inFields = append(inFields, field(n.tensor[t], jen.Id("c").Dot("Input").Call(str(t.Name), jen.Qual(rtImport, dtypeConst(t.DType)), str(t.Device),
-			jen.Index().Int().Values(shape...), jen.Index().Int().Values(strides...))))
+		return field(n.tensor[t], jen.Id("c").Dot("Input").Call(str(t.Name), jen.Qual(rtImport, dtypeConst(t.DType)), str(t.Device),
+			jen.Index().Int().Values(shape...), jen.Index().Int().Values(strides...))), nil
+	}
+	var inFields, paramFields, checkParams []jen.Code
+	for _, t := range g.Inputs {
+		fd, err := made(t)
+		if err != nil {
+			return nil, err
+		}
+		inFields = append(inFields, fd)
+	}
+	for _, t := range g.Params {
+		fd, err := made(t)
+		if err != nil {
+			return nil, err
+		}
+		paramFields = append(paramFields, fd)
+		checkParams = append(checkParams, jen.If(jen.Err().Op(":=").Id("c").Dot("CheckParam").Call(str(t.Name), jen.Id("p").Dot(n.tensor[t])), jen.Err().Op("!=").Nil()).Block(
+			jen.Id("fail").Call(jen.Lit("params"), jen.Err())))
 	}
 	for _, s := range g.Symbols {
 		if _, ok := pr.Bound[s.Name]; !ok {
@@ -162,15 +181,17 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 			jen.Map(jen.Int()).Index().Int().Values(forgetDict),
 		),
 		jen.Id("c").Dot("Permit").Call(jen.Index().Index(jen.Lit(3)).Int().Values(permits...)),
+		jen.Id("p").Op(":=").Op("&").Qual(wrapperImport, "Params").Values(paramFields...),
 		jen.Id("in").Op(":=").Op("&").Qual(wrapperImport, "Inputs").Values(inFields...),
 		jen.Id("k").Op(":=").Qual(wrapperImport, "KernelsFunc").Call(jen.Id("c").Dot("Call")),
 		jen.Id("opts").Op(":=").Qual(wrapperImport, "Options").Values(jen.Id("Allocators").Op(":").Id("c").Dot("Allocators").Call(devices...)),
 		jen.Id("pass").Op(":=").Lit("Run"),
 		jen.Id("c").Dot("BeginCall").Call(),
-		jen.List(jen.Id("out"), jen.Err()).Op(":=").Qual(wrapperImport, "RunWith").Call(jen.Id("k"), jen.Id("in"), jen.Nil(), jen.Id("opts")),
+		jen.List(jen.Id("out"), jen.Err()).Op(":=").Qual(wrapperImport, "RunWith").Call(jen.Id("k"), jen.Id("p"), jen.Id("in"), jen.Nil(), jen.Id("opts")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Id("pass"), jen.Err())),
 		jen.Block(checkOuts...),
-		jen.Id("r").Op(":=").Qual(wrapperImport, "NewRunner").Call(jen.Id("opts")),
+		jen.List(jen.Id("r"), jen.Err()).Op(":=").Qual(wrapperImport, "NewRunner").Call(jen.Id("p"), jen.Id("opts")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Lit("NewRunner"), jen.Err())),
 		jen.Defer().Id("r").Dot("Close").Call(),
 		jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Lit(2), jen.Id("i").Op("++")).Block(
 			jen.Id("pass").Op("=").Qual("fmt", "Sprintf").Call(jen.Lit("Runner call %d"), jen.Id("i").Op("+").Lit(1)),
@@ -179,6 +200,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 			jen.If(jen.Err().Op(":=").Id("r").Dot("Run").Call(jen.Id("k"), jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Id("pass"), jen.Err())),
 			jen.Block(checkOuts...),
 		),
+		jen.Block(checkParams...),
 		jen.If(jen.Err().Op(":=").Id("c").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(jen.Id("fail").Call(jen.Lit("checks"), jen.Err())),
 		jen.Qual("fmt", "Printf").Call(jen.Lit("selftest: ok: graph %s at %s: %d kernel calls, %d bytes written and %d read by sentinel kernels\n"),
 			str(g.Name), str(envText(g, env)), jen.Id("c").Dot("Calls"), jen.Id("c").Dot("BytesWrote"), jen.Id("c").Dot("BytesRead")),

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace mlp {
 namespace {
@@ -126,6 +127,13 @@ wrapgen::Tensor Inputs::*const kInputFields[] = {
 wrapgen::OwnedTensor Outputs::*const kOutputFields[] = {
     &Outputs::y,
     nullptr};
+const int32_t kParams[] = { 0};
+const char* const kParamNames[] = {
+    nullptr};
+wrapgen::Tensor Params::*const kParamFields[] = {
+    nullptr};
+const int32_t kConstants[] = { 0};
+const uint8_t* const kConstData[] = {nullptr};
 const int32_t kInputViews[] = {
     0, 0, 6, 8,  // "x"
     1, 1, 6, 9,  // "w1"
@@ -185,6 +193,8 @@ const wrapgen::Program kProgram = {
     kOutputPools, static_cast<int>(sizeof(kOutputPools) / sizeof(kOutputPools[0]) - kArrayEnd),
     kAlign,
     0,
+    kParams, kParamNames, static_cast<int>(sizeof(kParams) / sizeof(kParams[0]) - kArrayEnd),
+    kConstants, kConstData, static_cast<int>(sizeof(kConstants) / sizeof(kConstants[0]) - kArrayEnd),
 };
 
 // Each op's kernel number, tensors and attributes; op i's row starts at
@@ -217,6 +227,7 @@ class Frame final : public wrapgen::OpCaller {
   Frame& operator=(const Frame&) = delete;
   ~Frame() = default;
 
+  wrapgen::Status BindParams(const Params& params);
   wrapgen::Status Bind(const Inputs& in, const Outputs& out);
   wrapgen::Status Run(Kernels& k, Outputs* out);
   wrapgen::Status CallOp(int i) override;
@@ -227,6 +238,12 @@ class Frame final : public wrapgen::OpCaller {
   Kernels* k_ = nullptr;
   wrapgen::Tensor args_[0 + 1];
 };
+
+wrapgen::Status Frame::BindParams(const Params& params) {
+  std::vector<const wrapgen::Tensor*> ps(static_cast<size_t>(kProgram.num_params) + 1);
+  for (int j = 0; j < kProgram.num_params; j++) ps[static_cast<size_t>(j)] = &(params.*kParamFields[j]);
+  return rt_.BindParams(ps.data());
+}
 
 wrapgen::Status Frame::Bind(const Inputs& in, const Outputs& out) {
   wrapgen::Status s;
@@ -284,23 +301,43 @@ wrapgen::Status Frame::CallOp(int i) {
 
 }  // namespace
 
-wrapgen::Status Run(Kernels& k, const Inputs& in, Outputs* out, const Options& opts) {
+wrapgen::Status ParamsFrom(const std::map<std::string, wrapgen::Tensor>& tensors, Params* out) {
+  std::vector<wrapgen::Tensor*> dst(static_cast<size_t>(kProgram.num_params) + 1);
+  for (int j = 0; j < kProgram.num_params; j++) dst[static_cast<size_t>(j)] = &(out->*kParamFields[j]);
+  return wrapgen::CollectParams(&kProgram, tensors, dst.data());
+}
+
+wrapgen::Status LoadParams(const std::string& path, Params* out) {
+  wrapgen::Safetensors st;
+  wrapgen::Status s = wrapgen::LoadSafetensors(path, &st);
+  if (!s.ok()) return s;
+  s = ParamsFrom(st.tensors, out);
+  if (!s.ok()) return s;
+  out->storage = st.storage;
+  return s;
+}
+
+wrapgen::Status Run(Kernels& k, const Params& params, const Inputs& in, Outputs* out, const Options& opts) {
   wrapgen::FreshPools pools(&opts.allocators);
   Frame f(&pools);
-  wrapgen::Status s = f.Bind(in, *out);
+  wrapgen::Status s = f.BindParams(params);
+  if (!s.ok()) return s;
+  s = f.Bind(in, *out);
   if (!s.ok()) return s;
   return f.Run(k, out);
 }
 
 struct Runner::State {
-  explicit State(const Options& options) : opts(options), pools(&opts.allocators), frame(&pools) {}
+  State(const Params& p, const Options& options) : params(&p), opts(options), pools(&opts.allocators), frame(&pools) {}
+  const Params* params;
+  bool bound = false;  // the params were checked and bound
   Options opts;
   wrapgen::KeptPools pools;
   Frame frame;
   std::atomic<bool> busy{false};
 };
 
-Runner::Runner(const Options& opts) : state_(new State(opts)) {}
+Runner::Runner(const Params& params, const Options& opts) : state_(new State(params, opts)) {}
 
 Runner::~Runner() = default;
 
@@ -313,6 +350,11 @@ wrapgen::Status Runner::Run(Kernels& k, const Inputs& in, Outputs* out) {
     std::atomic<bool>* busy;
     ~Done() { busy->store(false); }
   } done{&state_->busy};
+  if (!state_->bound) {
+    wrapgen::Status s = state_->frame.BindParams(*state_->params);
+    if (!s.ok()) return s;
+    state_->bound = true;
+  }
   wrapgen::Status s = state_->frame.Bind(in, *out);
   if (!s.ok()) return s;
   s = state_->frame.Run(k, out);

@@ -4,7 +4,9 @@
 #define WRAPGEN_MLP_H_
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "wrapgen_runtime.h"
 
@@ -30,7 +32,8 @@ class Kernels {
   virtual void BeginOp(const wrapgen::Op& op) { (void)op; }
 };
 
-// Inputs are what graph "mlp" reads. The wrapper never writes them.
+// Inputs are the data graph "mlp" reads on each call. The wrapper
+// never writes them.
 struct Inputs {
   wrapgen::Tensor x{};  // "x": f32 [batch, 784] on "cpu"
   wrapgen::Tensor w1{};  // "w1": f32 [784, 128] on "cpu"
@@ -40,6 +43,22 @@ struct Inputs {
   wrapgen::Tensor w3{};  // "w3": f32 [64, 10] on "cpu"
   wrapgen::Tensor b3{};  // "b3": f32 [10] on "cpu"
 };
+
+// Params are the tensors graph "mlp" reads on every call but binds
+// once (its weights), by name; the wrapper never writes them. Fill them with
+// LoadParams or ParamsFrom, which check every one.
+struct Params {
+  std::shared_ptr<void> storage;  // keeps memory LoadParams read alive
+};
+
+// LoadParams reads the params from a safetensors file (as `wrapgen import
+// -weights` writes it), by name; the status names every missing, extra,
+// mis-typed or mis-shaped tensor.
+wrapgen::Status LoadParams(const std::string& path, Params* out);
+
+// ParamsFrom takes the params from tensors by name (views: their memory
+// must outlive every use), checked as LoadParams does.
+wrapgen::Status ParamsFrom(const std::map<std::string, wrapgen::Tensor>& tensors, Params* out);
 
 // Outputs are what graph "mlp" returns. A tensor without data is filled
 // with a view of memory the wrapper allocated (its owner keeps that memory
@@ -57,16 +76,18 @@ struct Options {
 // use and releases it after its last, calls the kernels and fills out.
 // Never throws itself; errors come back as a status. Safe to call
 // concurrently when the kernels are.
-wrapgen::Status Run(Kernels& k, const Inputs& in, Outputs* out, const Options& opts = Options());
+wrapgen::Status Run(Kernels& k, const Params& params, const Inputs& in, Outputs* out, const Options& opts = Options());
 
-// Runner runs graph "mlp" again and again without allocating: it keeps
-// its pools between calls, grown to the largest size a call needed. Outputs
+// Runner runs graph "mlp" again and again without allocating: it is
+// bound to params (which must outlive it and not change), checked once, at
+// the first call, and keeps its pools between calls, grown to the largest
+// size a call needed. Outputs
 // without caller data view the Runner's pools and stay valid only until its
 // next call. One call at a time: a call while another is running returns
 // an error status. Use one Runner per thread.
 class Runner {
  public:
-  explicit Runner(const Options& opts = Options());
+  explicit Runner(const Params& params, const Options& opts = Options());
   ~Runner();
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;

@@ -23,11 +23,15 @@ type Program struct {
 	Dims    []int32
 	// Lists are the int list attributes: each its length, then values.
 	Lists []int32
-	// Inputs and Outputs are the graph's, as tensor numbers and names.
-	Inputs, Outputs         []int32
-	InputNames, OutputNames []string
-	// InputViews are quadruples (tensor, input, start value, end value):
-	// tensors that view an input's bytes.
+	// Inputs and Outputs are the graph's, as tensor numbers and names;
+	// Params are bound once for many calls; Constants are the tensors
+	// whose contents ConstData holds.
+	Inputs, Outputs, Params, Constants  []int32
+	InputNames, OutputNames, ParamNames []string
+	ConstData                           [][]byte
+	// InputViews are quadruples (tensor, source, start value, end value):
+	// tensors that view the bytes of an input, a param or a constant
+	// (sources number them in that order).
 	InputViews []int32
 	Steps      []int32
 	Ops        []Op
@@ -105,22 +109,24 @@ type Frame struct {
 	valid          bool
 }
 
-// NewFrame returns a frame for p with numSymbols symbols, inputs and
-// outputs: everything a call needs, allocated once.
-func NewFrame(p *Program, numSymbols, inputs, outputs int) *Frame {
+// NewFrame returns a frame for p with numSymbols symbols: everything a
+// call needs, allocated once, and the constants in place.
+func NewFrame(p *Program, numSymbols int) *Frame {
 	numLists, numListVals := 0, 0
 	for i := 0; i < len(p.Lists); i += 1 + int(p.Lists[i]) {
 		numLists++
 		numListVals += int(p.Lists[i])
 	}
-	return &Frame{
+	f := &Frame{
 		Sym: make([]int, numSymbols), T: make([]Tensor, len(p.Tensors)/4),
-		In: make([][]byte, inputs), Out: make([][]byte, outputs),
+		In: make([][]byte, len(p.Inputs)+len(p.Params)+len(p.Constants)), Out: make([][]byte, len(p.Outputs)),
 		Vals: make([]int, len(p.Code)/3), Lists: make([][]int, numLists),
 		dims: make([]int, len(p.Dims)), listVals: make([]int, numListVals),
 		pool: make([][]byte, len(p.PoolDevices)), callerPool: make([]bool, len(p.PoolDevices)),
 		loops: make([]int, p.NumLoops), laidOut: make([]int, numSymbols),
 	}
+	copy(f.In[len(p.Inputs)+len(p.Params):], p.ConstData)
+	return f
 }
 
 // Layout computes the values at f.Sym and gives every tensor its dtype,
@@ -188,11 +194,48 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
+// BindParams checks every param against its tensor's layout (fixed, known
+// before any symbol) and keeps their data for every call that follows.
+// It reports every param that does not fit, not only the first.
+func (f *Frame) BindParams(p *Program, params []*Tensor) error {
+	var errs []error
+	for j, x := range p.Params {
+		dtype, device, shape, strides := p.fixedLayout(x)
+		t := params[j]
+		if t.Data == nil && t.Shape == nil {
+			errs = append(errs, fmt.Errorf("param %s is not set", p.ParamNames[j]))
+			continue
+		}
+		if err := CheckTensor(p.ParamNames[j], *t, dtype, device, shape, strides); err != nil {
+			errs = append(errs, fmt.Errorf("param %w", err))
+			continue
+		}
+		f.In[len(p.Inputs)+j] = t.Data
+	}
+	return joinErrors(p.Graph, errs)
+}
+
+// fixedLayout is the layout of a tensor whose sizes are constants (a
+// param's), read from the code without evaluating it.
+func (p *Program) fixedLayout(x int32) (dtype DType, device string, shape, strides []int) {
+	l := p.Tensors[4*x : 4*x+4]
+	r, d := int(l[2]), int(l[3])
+	dims := make([]int, 2*r)
+	for j := range dims {
+		v := p.Dims[d+j]
+		dims[j] = p.Code[3*v+1] // an intConst: validation made every param size a constant
+	}
+	return DType(l[0]), p.Devices[l[1]], dims[:r:r], dims[r:]
+}
+
 // BindInputs checks each input against its tensor's layout (after Layout)
-// and points the tensors that view inputs into them.
+// and points the tensors that view inputs, params and constants into them.
 func (f *Frame) BindInputs(p *Program, in []*Tensor) error {
 	for j, x := range p.Inputs {
 		want := f.T[x]
+		if in[j].Data == nil && in[j].Shape == nil {
+			return fmt.Errorf("%s: input %s is not set", p.Graph, p.InputNames[j])
+		}
 		if err := CheckTensor(p.InputNames[j], *in[j], want.DType, want.Device, want.Shape, want.Strides); err != nil {
 			return fmt.Errorf("%s: input %w", p.Graph, err)
 		}

@@ -75,7 +75,8 @@ func (a *kernelsFunc) Addmm(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, 
 	return a.fn(&wgrt.Call{Kernel: "addmm", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0, in1, in2}})
 }
 
-// Inputs are what graph "resnet18" reads. The wrapper never writes them.
+// Inputs are the data graph "resnet18" reads on each call. The wrapper never
+// writes them. A field left unset is an error that names it.
 type Inputs struct {
 	In1   wgrt.Tensor // "in1": f32 [batch, 3, 224, 224] on "cpu"
 	In2   wgrt.Tensor // "in2": f32 [64, 3, 7, 7] on "cpu"
@@ -182,6 +183,42 @@ type Inputs struct {
 	In233 wgrt.Tensor // "in233": f32 [1000] on "cpu"
 }
 
+// Params are the tensors graph "resnet18" reads on every call but binds once (its
+// weights), by name; the wrapper never writes them. Make them with
+// LoadParams or ParamsFrom, which check every one.
+type Params struct{}
+
+// LoadParams reads the params from a safetensors file (as `wrapgen import
+// -weights` writes it), by name, and reports every missing, extra,
+// mis-typed or mis-shaped tensor at once.
+func LoadParams(path string) (*Params, error) {
+	ts, err := wgrt.LoadSafetensors(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParamsFrom(ts)
+}
+
+// ParamsFrom takes the params from tensors by name (embedded weights:
+// wgrt.ParseSafetensors of the bytes), without copying, and reports every
+// missing, extra, mis-typed or mis-shaped tensor at once.
+func ParamsFrom(tensors map[string]wgrt.Tensor) (*Params, error) {
+	p := new(Params)
+	if err := wgrt.CollectParams(&program, tensors, []*wgrt.Tensor{}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// bindParams checks the params and keeps their memory for the calls that
+// follow; p may be nil when the graph has none.
+func (f *frame) bindParams(p *Params) error {
+	if p == nil {
+		p = new(Params)
+	}
+	return f.BindParams(&program, []*wgrt.Tensor{})
+}
+
 // Outputs are what graph "resnet18" returns. A field with nil Data is filled with a
 // view of memory the wrapper allocated; a field with Data is checked and
 // written in place (the caller's buffer).
@@ -199,17 +236,20 @@ type Options struct {
 // creates each pool at its first use and drops it after its last, and
 // returns the outputs, which own their memory. Safe for concurrent use when
 // the kernels are.
-func Run(k Kernels, in *Inputs) (*Outputs, error) {
-	return RunWith(k, in, nil, Options{})
+func Run(k Kernels, p *Params, in *Inputs) (*Outputs, error) {
+	return RunWith(k, p, in, nil, Options{})
 }
 
 // RunWith is Run with options, writing outputs into the caller's buffers
 // where out has them (out may be nil).
-func RunWith(k Kernels, in *Inputs, out *Outputs, opts Options) (*Outputs, error) {
+func RunWith(k Kernels, p *Params, in *Inputs, out *Outputs, opts Options) (*Outputs, error) {
 	if out == nil {
 		out = new(Outputs)
 	}
 	f := newFrame()
+	if err := f.bindParams(p); err != nil {
+		return nil, err
+	}
 	if err := f.bind(in, out); err != nil {
 		return nil, err
 	}
@@ -231,12 +271,18 @@ type Runner struct {
 	busy  atomic.Bool
 }
 
-// NewRunner returns a Runner that gets its pools from opts' allocators.
-func NewRunner(opts Options) *Runner {
-	return &Runner{
-		f:     newFrame(),
-		pools: wgrt.KeptPools{Allocators: opts.Allocators},
+// NewRunner returns a Runner bound to the params p, which it checks once
+// and reads on every call (they must not change while the Runner is used),
+// and that gets its pools from opts' allocators.
+func NewRunner(p *Params, opts Options) (*Runner, error) {
+	f := newFrame()
+	if err := f.bindParams(p); err != nil {
+		return nil, err
 	}
+	return &Runner{
+		f:     f,
+		pools: wgrt.KeptPools{Allocators: opts.Allocators},
+	}, nil
 }
 
 // Run runs the graph once, writing the outputs into out.
@@ -246,7 +292,7 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 	}
 	defer r.busy.Store(false)
 	if r.f == nil {
-		r.f = newFrame()
+		return errors.New("resnet18: a Runner must be made by NewRunner, which binds its params")
 	}
 	if err := r.f.bind(in, out); err != nil {
 		return err
@@ -372,7 +418,7 @@ type frame struct {
 }
 
 func newFrame() *frame {
-	return &frame{Frame: wgrt.NewFrame(&program, 1, 103, 1)}
+	return &frame{Frame: wgrt.NewFrame(&program, 1)}
 }
 
 // program is the plan as data, which wgrt.Frame runs: values computed from
@@ -776,6 +822,8 @@ var program = wgrt.Program{
 	Outputs: []int32{
 		233,
 	},
+	Params:    []int32{},
+	Constants: []int32{},
 	InputNames: []string{
 		"in1",
 		"in2",
@@ -884,6 +932,8 @@ var program = wgrt.Program{
 	OutputNames: []string{
 		"t234",
 	},
+	ParamNames: []string{},
+	ConstData:  [][]byte{},
 	InputViews: []int32{
 		0, 0, 13, 33, // "in1"
 		1, 1, 13, 34, // "in2"

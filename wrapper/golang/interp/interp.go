@@ -51,6 +51,13 @@ func New(p *plan.Plan) *Model {
 	for _, x := range g.Outputs {
 		prog.OutputNames = append(prog.OutputNames, x.Name)
 	}
+	prog.Params, prog.Constants = int32s(t.Params), int32s(t.Constants)
+	for _, x := range g.Params {
+		prog.ParamNames = append(prog.ParamNames, x.Name)
+	}
+	for _, x := range g.Constants {
+		prog.ConstData = append(prog.ConstData, x.Data)
+	}
 	for _, v := range t.InputViews {
 		prog.InputViews = append(prog.InputViews, int32(v.Tensor), int32(v.Input), int32(v.Start), int32(v.End))
 	}
@@ -76,7 +83,7 @@ func New(p *plan.Plan) *Model {
 	}
 	prog.OutputPools = int32s(t.OutputPools)
 	m.prog = prog
-	m.f = wgrt.NewFrame(&m.prog, len(g.Symbols), len(g.Inputs), len(g.Outputs))
+	m.f = wgrt.NewFrame(&m.prog, len(g.Symbols))
 	m.bound = make([]bool, len(g.Symbols))
 	m.calls = make([]wgrt.Call, len(pr.Ops))
 	for i, op := range pr.Ops {
@@ -92,6 +99,20 @@ func New(p *plan.Plan) *Model {
 	return m
 }
 
+// BindParams takes the params from tensors by name, checks them all
+// (reporting every problem at once), and keeps them for every Run.
+func (m *Model) BindParams(tensors map[string]wgrt.Tensor) error {
+	ps := make([]wgrt.Tensor, len(m.Graph.Params))
+	ptrs := make([]*wgrt.Tensor, len(ps))
+	for i := range ps {
+		ptrs[i] = &ps[i]
+	}
+	if err := wgrt.CollectParams(&m.prog, tensors, ptrs); err != nil {
+		return err
+	}
+	return m.f.BindParams(&m.prog, ptrs)
+}
+
 func int32s(xs []int) []int32 {
 	out := make([]int32, len(xs))
 	for i, x := range xs {
@@ -101,7 +122,8 @@ func int32s(xs []int) []int32 {
 }
 
 // Run binds the symbols (from the inputs' shapes, else from at), checks
-// the inputs, runs every op through k and returns the outputs, in the
+// the inputs (the data inputs, in the graph's order; params are bound once
+// by BindParams), runs every op through k and returns the outputs, in the
 // graph's order. The outputs view memory the model keeps: they stay valid
 // until the next Run.
 func (m *Model) Run(k wgrt.KernelFunc, at map[string]int, inputs []wgrt.Tensor) ([]wgrt.Tensor, error) {

@@ -133,8 +133,9 @@ func runNodeTest(dir string) (r nodeResult) {
 		}
 		given[name] = tensorOf(w)
 	}
+	params := map[string]wgrt.Tensor{}
 	for _, w := range res.Weights {
-		given[w.Name] = tensorOf(w)
+		params[w.Name] = tensorOf(w)
 	}
 	var inputs []wgrt.Tensor
 	for _, in := range g.Inputs {
@@ -155,6 +156,10 @@ func runNodeTest(dir string) (r nodeResult) {
 	}
 	m := New(p)
 	defer m.Close()
+	if err := m.BindParams(params); err != nil {
+		r.err = err.Error()
+		return r
+	}
 	done := make(chan struct{})
 	var outs []wgrt.Tensor
 	go func() {

@@ -156,6 +156,15 @@ func (c *Checker) CheckOutput(name string, t wgrt.Tensor) error {
 	return nil
 }
 
+// CheckParam checks that a param still holds the pattern it was made
+// with: no call wrote it.
+func (c *Checker) CheckParam(name string, t wgrt.Tensor) error {
+	if err := c.check("param written: ", name, t); err != nil {
+		return c.fail(err)
+	}
+	return nil
+}
+
 // each calls f with the byte offset of every element of t, in order.
 func each(t wgrt.Tensor, f func(elem, off int)) {
 	n := t.NumElements()

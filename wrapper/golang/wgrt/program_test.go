@@ -55,14 +55,14 @@ func TestExecLoops(t *testing.T) {
 		outer int
 		want  []int
 	}{{0, []int{0, 2}}, {1, []int{0, 1, 1, 2}}, {3, []int{0, 1, 1, 1, 1, 1, 1, 2}}} {
-		f := NewFrame(p, 1, 0, 0)
+		f := NewFrame(p, 1)
 		f.Sym[0] = tc.outer
 		f.Layout(p)
 		c := &calls{fail: -1}
 		require.NoError(t, f.Exec(p, FreshPools{}, c, nil))
 		assert.Equal(t, tc.want, c.ops, "outer loop %d times", tc.outer)
 	}
-	f := NewFrame(p, 1, 0, 0)
+	f := NewFrame(p, 1)
 	f.Sym[0] = 2
 	f.Layout(p)
 	err := f.Exec(p, FreshPools{}, &calls{fail: 1}, nil)
@@ -75,7 +75,7 @@ func TestExecLoops(t *testing.T) {
 // A pool whose only storage is an output is the caller's buffer when it is
 // big enough, and is acquired otherwise; either way no pool is left held.
 func TestExecCallerBufferIsThePool(t *testing.T) {
-	p := &Program{Graph: "g", Align: 64, PoolDevices: []string{"cpu"}, OutputPools: []int32{0}, Ops: make([]Op, 1),
+	p := &Program{Graph: "g", Align: 64, PoolDevices: []string{"cpu"}, OutputPools: []int32{0}, Outputs: []int32{0}, Ops: make([]Op, 1),
 		Tensors: []int32{int32(U8), 0, 1, 0}, Devices: []string{"cpu"}, Dims: []int32{0, 1},
 		Code: []int{
 			intConst, 8, 0, // v0 = 8 (size, shape)
@@ -88,7 +88,7 @@ func TestExecCallerBufferIsThePool(t *testing.T) {
 			stepCall, 0,
 		}}
 	for _, given := range [][]byte{nil, make([]byte, 4), make([]byte, 8)} {
-		f := NewFrame(p, 0, 0, 1)
+		f := NewFrame(p, 0)
 		f.Layout(p)
 		f.Out[0] = given
 		require.NoError(t, f.Exec(p, FreshPools{}, &calls{fail: -1}, nil))
@@ -106,7 +106,7 @@ func TestExecCallerBufferIsThePool(t *testing.T) {
 func TestExecRefusesUnknownStep(t *testing.T) {
 	for _, kind := range []int32{-1, 7, 99} {
 		p := &Program{Graph: "g", Steps: []int32{kind, 0}}
-		f := NewFrame(p, 0, 0, 0)
+		f := NewFrame(p, 0)
 		err := f.Exec(p, FreshPools{}, &calls{fail: -1}, nil)
 		assert.ErrorContains(t, err, "step 0 has unknown kind", "kind %d", kind)
 	}

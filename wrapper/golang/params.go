@@ -1,0 +1,56 @@
+package golang
+
+import (
+	"strconv"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
+	"github.com/wrapgen/wrapgen/wrapper/quote"
+)
+
+// params emits Params, LoadParams, ParamsFrom and frame.bindParams: the
+// tensors bound once for many calls, loaded by name.
+func (g *gen) params(f *jen.File) {
+	var fields, ptrs []jen.Code
+	for _, t := range g.g.Params {
+		fields = append(fields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
+		ptrs = append(ptrs, jen.Op("&").Id("p").Dot(g.n.tensor[t]))
+	}
+	name := quote.GoComment(g.g.Name)
+	docf(f, "Params are the tensors graph %s reads on every call but binds once (its\n"+
+		"weights), by name; the wrapper never writes them. Make them with\n"+
+		"LoadParams or ParamsFrom, which check every one.", name)
+	f.Type().Id("Params").Struct(fields...)
+	doc(f, "LoadParams reads the params from a safetensors file (as `wrapgen import\n"+
+		"-weights` writes it), by name, and reports every missing, extra,\n"+
+		"mis-typed or mis-shaped tensor at once.")
+	f.Func().Id("LoadParams").Params(jen.Id("path").String()).Params(jen.Op("*").Id("Params"), jen.Error()).Block(
+		jen.List(jen.Id("ts"), jen.Err()).Op(":=").Qual(g.rt, "LoadSafetensors").Call(jen.Id("path")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("ParamsFrom").Call(jen.Id("ts"))),
+	)
+	doc(f, "ParamsFrom takes the params from tensors by name (embedded weights:\n"+
+		"wgrt.ParseSafetensors of the bytes), without copying, and reports every\n"+
+		"missing, extra, mis-typed or mis-shaped tensor at once.")
+	f.Func().Id("ParamsFrom").Params(jen.Id("tensors").Map(jen.String()).Add(g.tensorType())).Params(jen.Op("*").Id("Params"), jen.Error()).Block(
+		jen.Id("p").Op(":=").New(jen.Id("Params")),
+		jen.If(jen.Err().Op(":=").Qual(g.rt, "CollectParams").Call(jen.Op("&").Id("program"), jen.Id("tensors"), jen.Index().Op("*").Add(g.tensorType()).Values(ptrs...)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Id("p"), jen.Nil()),
+	)
+	doc(f, "bindParams checks the params and keeps their memory for the calls that\n"+
+		"follow; p may be nil when the graph has none.")
+	body := []jen.Code{jen.If(jen.Id("p").Op("==").Nil()).Block(jen.Id("p").Op("=").New(jen.Id("Params")))}
+	body = append(body, jen.Return(jen.Id("f").Dot("BindParams").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Add(g.tensorType()).Values(ptrs...))))
+	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("bindParams").Params(jen.Id("p").Op("*").Id("Params")).Error().Block(body...)
+}
+
+// constRows are the constants' contents as []byte literals, one per row.
+func constRows(ts []*graph.Tensor) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, "[]byte("+strconv.Quote(string(t.Data))+"),  // "+quote.GoComment(t.Name))
+	}
+	return out
+}
