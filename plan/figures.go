@@ -29,10 +29,13 @@ type Figures struct {
 	PeakBytes int64
 	// NaiveBytes is what allocating every storage separately and never
 	// reusing memory would take: the sum of all storage bytes.
-	NaiveBytes  int64
-	PoolBytes   []int64 // by pool, as Plan.Pools
-	BufferBytes []int64 // by buffer id
-	Offsets     []int64 // by buffer id
+	NaiveBytes int64
+	// ParamBytes and ConstantBytes are the params' and inline constants'
+	// memory, outside every pool: with the peak, the whole picture.
+	ParamBytes, ConstantBytes int64
+	PoolBytes                 []int64 // by pool, as Plan.Pools
+	BufferBytes               []int64 // by buffer id
+	Offsets                   []int64 // by buffer id
 }
 
 // Ratio is peak over the lower bound (1 when both are zero).
@@ -80,6 +83,16 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 		}
 		f.PoolBytes = append(f.PoolBytes, n)
 		peaks = append(peaks, event{pool.Begin, n}, event{pool.End, -n})
+	}
+	for _, t := range p.Graph.Params {
+		n, err := t.StorageBytes().Eval(env)
+		if err != nil {
+			return nil, fmt.Errorf("size of param %s: %w", t.Name, err)
+		}
+		f.ParamBytes += n
+	}
+	for _, t := range p.Graph.Constants {
+		f.ConstantBytes += int64(len(t.Data))
 	}
 	f.LoadBytes = maxLive(loads)
 	f.DeclaredLoadBytes = f.LoadBytes

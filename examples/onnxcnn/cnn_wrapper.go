@@ -195,6 +195,50 @@ func (r *Runner) Close() {
 	r.pools.Close()
 }
 
+// signature is what Signature returns.
+var signature = wgrt.Signature{
+	Graph: "cnn",
+	Inputs: []wgrt.TensorSpec{
+		{Name: "image", DType: wgrt.F32, Shape: []string{"batch", "1", "16", "16"}, Device: "cpu"},
+	},
+	Params: []wgrt.TensorSpec{
+		{Name: "conv1.weight", DType: wgrt.F32, Shape: []string{"4", "1", "3", "3"}, Device: "cpu"},
+		{Name: "conv1.bias", DType: wgrt.F32, Shape: []string{"4"}, Device: "cpu"},
+		{Name: "conv2.weight", DType: wgrt.F32, Shape: []string{"8", "4", "3", "3"}, Device: "cpu"},
+		{Name: "conv2.bias", DType: wgrt.F32, Shape: []string{"8"}, Device: "cpu"},
+		{Name: "fc.weight", DType: wgrt.F32, Shape: []string{"10", "128"}, Device: "cpu"},
+		{Name: "fc.bias", DType: wgrt.F32, Shape: []string{"10"}, Device: "cpu"},
+	},
+	Outputs: []wgrt.TensorSpec{
+		{Name: "probs", DType: wgrt.F32, Shape: []string{"batch", "10"}, Device: "cpu"},
+	},
+	Symbols: []string{},
+}
+
+// Signature describes graph "cnn"'s inputs, params and outputs (names,
+// dtypes, symbolic shapes) and the symbols no input gives. Do not modify it.
+func Signature() wgrt.Signature {
+	return signature
+}
+
+// InputsFrom takes the inputs from tensors by name, without copying, and
+// the symbols no input gives from symbols; every missing or unknown
+// input is reported in one error.
+func InputsFrom(tensors map[string]wgrt.Tensor, symbols map[string]int) (*Inputs, error) {
+	ts, err := wgrt.PickByName("cnn", "input", program.InputNames, tensors)
+	if err != nil {
+		return nil, err
+	}
+	in := &Inputs{Image: ts[0]}
+	_ = symbols
+	return in, nil
+}
+
+// Map returns the outputs by name.
+func (o *Outputs) Map() map[string]wgrt.Tensor {
+	return map[string]wgrt.Tensor{"probs": o.Probs}
+}
+
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.
 // The plan's pools:
 //

@@ -187,6 +187,55 @@ func (r *Runner) Close() {
 	r.pools.Close()
 }
 
+// signature is what Signature returns.
+var signature = wgrt.Signature{
+	Graph: "rnn",
+	Inputs: []wgrt.TensorSpec{
+		{Name: "x", DType: wgrt.F32, Shape: []string{"batch", "32"}, Device: "cpu"},
+		{Name: "wx", DType: wgrt.F32, Shape: []string{"32", "64"}, Device: "cpu"},
+		{Name: "wh", DType: wgrt.F32, Shape: []string{"64", "64"}, Device: "cpu"},
+		{Name: "b", DType: wgrt.F32, Shape: []string{"64"}, Device: "cpu"},
+	},
+	Params: []wgrt.TensorSpec{},
+	Outputs: []wgrt.TensorSpec{
+		{Name: "y", DType: wgrt.F32, Shape: []string{"batch", "64"}, Device: "cpu"},
+	},
+	Symbols: []string{"steps"},
+}
+
+// Signature describes graph "rnn"'s inputs, params and outputs (names,
+// dtypes, symbolic shapes) and the symbols no input gives. Do not modify it.
+func Signature() wgrt.Signature {
+	return signature
+}
+
+// InputsFrom takes the inputs from tensors by name, without copying, and
+// the symbols no input gives from symbols; every missing or unknown
+// input is reported in one error.
+func InputsFrom(tensors map[string]wgrt.Tensor, symbols map[string]int) (*Inputs, error) {
+	ts, err := wgrt.PickByName("rnn", "input", program.InputNames, tensors)
+	if err != nil {
+		return nil, err
+	}
+	in := &Inputs{
+		B:  ts[3],
+		Wh: ts[2],
+		Wx: ts[1],
+		X:  ts[0],
+	}
+	if v, ok := symbols["steps"]; ok {
+		in.Steps = v
+	} else {
+		return nil, errors.New("rnn: symbol steps is not given")
+	}
+	return in, nil
+}
+
+// Map returns the outputs by name.
+func (o *Outputs) Map() map[string]wgrt.Tensor {
+	return map[string]wgrt.Tensor{"y": o.Y}
+}
+
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.
 // The plan's pools:
 //

@@ -18,15 +18,19 @@ type Plan struct {
 	LoadBytes  int64    `json:"load_bytes"`
 	// DeclaredLoad is the lower bound with declared inplace pairs only,
 	// before the planner's aliasing; AliasedOps the ops it made in place.
-	DeclaredLoad int64    `json:"declared_load_bytes"`
-	AliasedOps   int      `json:"aliased_ops"`
-	ModeBound    int64    `json:"mode_bound_bytes"`
-	PeakBytes    int64    `json:"peak_bytes"`
-	NaiveBytes   int64    `json:"naive_bytes"`
-	Ratio        float64  `json:"peak_over_load"`
-	Steps        int      `json:"steps"`
-	Pools        []Pool   `json:"pools"`
-	Buffers      []Buffer `json:"buffers"`
+	DeclaredLoad int64   `json:"declared_load_bytes"`
+	AliasedOps   int     `json:"aliased_ops"`
+	ModeBound    int64   `json:"mode_bound_bytes"`
+	PeakBytes    int64   `json:"peak_bytes"`
+	NaiveBytes   int64   `json:"naive_bytes"`
+	Ratio        float64 `json:"peak_over_load"`
+	// ParamBytes and ConstantBytes are memory outside the pools: the
+	// params (weights, bound once) and the inline constants.
+	ParamBytes    int64    `json:"param_bytes"`
+	ConstantBytes int64    `json:"constant_bytes"`
+	Steps         int      `json:"steps"`
+	Pools         []Pool   `json:"pools"`
+	Buffers       []Buffer `json:"buffers"`
 }
 
 // Pool is one pool of a Plan.
@@ -58,7 +62,7 @@ func JSON(p *plan.Plan, f *plan.Figures) Plan {
 	out := Plan{
 		Graph: p.Graph.Name, Strategy: p.Strategy, Winner: p.Winner, MemoryPool: string(p.Mode), Align: p.Align,
 		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, DeclaredLoad: f.DeclaredLoadBytes, AliasedOps: p.AliasedOps, ModeBound: f.ModeBoundBytes, PeakBytes: f.PeakBytes,
-		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.Steps,
+		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.Steps, ParamBytes: f.ParamBytes, ConstantBytes: f.ConstantBytes,
 		Pools: []Pool{}, Buffers: []Buffer{},
 	}
 	for i, pool := range p.Pools {

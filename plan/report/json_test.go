@@ -19,7 +19,7 @@ func TestJSONFieldNames(t *testing.T) {
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(data, &doc))
 	assert.ElementsMatch(t, []string{"graph", "strategy", "winner", "memory_pool", "align", "symbols", "hints", "load_bytes",
-		"declared_load_bytes", "aliased_ops", "mode_bound_bytes", "peak_bytes", "naive_bytes", "peak_over_load",
+		"declared_load_bytes", "aliased_ops", "mode_bound_bytes", "peak_bytes", "naive_bytes", "peak_over_load", "param_bytes", "constant_bytes",
 		"steps", "pools", "buffers"}, keys(doc))
 	pools := doc["pools"].([]any)
 	require.Len(t, pools, len(p.Pools))

@@ -80,6 +80,11 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts ReportOptions)
 	fmt.Fprintf(tw, "peak\t%s\n", Bytes(f.PeakBytes))
 	fmt.Fprintf(tw, "naive\t%s\n", Bytes(f.NaiveBytes))
 	fmt.Fprintf(tw, "peak / lower bound\t%.4f\n", f.Ratio())
+	if len(p.Graph.Params)+len(p.Graph.Constants) > 0 {
+		fmt.Fprintf(tw, "params\t%s in %d tensors, bound once, outside the pools\n", Bytes(f.ParamBytes), len(p.Graph.Params))
+		fmt.Fprintf(tw, "constants\t%s in %d tensors, embedded in the wrapper\n", Bytes(f.ConstantBytes), len(p.Graph.Constants))
+		fmt.Fprintf(tw, "peak + params + constants\t%s\n", Bytes(f.PeakBytes+f.ParamBytes+f.ConstantBytes))
+	}
 	if f.LoadBytes > 0 {
 		fmt.Fprintf(tw, "naive / lower bound\t%.2f\n", float64(f.NaiveBytes)/float64(f.LoadBytes))
 	}

@@ -49,6 +49,7 @@ func Generate(p *plan.Plan, opts Options) ([]byte, error) {
 	g.kernels(f)
 	g.adapter(f)
 	g.entry(f)
+	g.signature(f)
 	g.frame(f)
 	g.bind(f)
 	g.run(f)

@@ -23,7 +23,7 @@ type names struct {
 // imports (locals, package-level names); attribute parameters must not
 // shadow them.
 var generatedLocals = ident.Set("f", "k", "a", "t", "n", "x", "obs", "pools", "err", "in", "out", "opts", "wgrt", "fmt", "errors", "atomic", "ok", "bound",
-	"frame", "newFrame", "kernelsFunc", "program", "opArgs", "opStart", "floatAttrs", "stringAttrs", "i", "c", "r", "pass", "fail", "main", "sentinel", "os")
+	"frame", "newFrame", "kernelsFunc", "program", "signature", "ts", "v", "symbols", "tensors", "p", "opArgs", "opStart", "floatAttrs", "stringAttrs", "i", "c", "r", "pass", "fail", "main", "sentinel", "os")
 
 // kernelReserved are the method names the generated code gives kernelsFunc
 // besides the kernels: a kernel that would take one gets a "_" appended.
@@ -47,7 +47,8 @@ func nameGraph(g *graph.Graph, kernels []*graph.Kernel, bound map[string]emit.Bi
 	}
 	// Inputs, params, outputs and unbound symbols are fields of Inputs,
 	// Params and Outputs; one namer keeps every field name distinct.
-	fields := &ident.Namer{Lang: "Go", Kind: "tensor or symbol"}
+	// Map is a method of Outputs.
+	fields := &ident.Namer{Lang: "Go", Kind: "tensor or symbol", Reserved: ident.Set("Map"), Suffix: "_"}
 	for _, t := range g.Tensors {
 		if t.Input || t.Output || t.Param {
 			n.tensor[t] = fields.Name(g.File, fmt.Sprintf("tensors[%q]", t.Name), t.Name)

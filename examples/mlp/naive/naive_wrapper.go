@@ -189,6 +189,57 @@ func (r *Runner) Close() {
 	r.pools.Close()
 }
 
+// signature is what Signature returns.
+var signature = wgrt.Signature{
+	Graph: "mlp",
+	Inputs: []wgrt.TensorSpec{
+		{Name: "x", DType: wgrt.F32, Shape: []string{"batch", "784"}, Device: "cpu"},
+		{Name: "w1", DType: wgrt.F32, Shape: []string{"784", "128"}, Device: "cpu"},
+		{Name: "b1", DType: wgrt.F32, Shape: []string{"128"}, Device: "cpu"},
+		{Name: "w2", DType: wgrt.F32, Shape: []string{"128", "64"}, Device: "cpu"},
+		{Name: "b2", DType: wgrt.F32, Shape: []string{"64"}, Device: "cpu"},
+		{Name: "w3", DType: wgrt.F32, Shape: []string{"64", "10"}, Device: "cpu"},
+		{Name: "b3", DType: wgrt.F32, Shape: []string{"10"}, Device: "cpu"},
+	},
+	Params: []wgrt.TensorSpec{},
+	Outputs: []wgrt.TensorSpec{
+		{Name: "y", DType: wgrt.F32, Shape: []string{"batch", "10"}, Device: "cpu"},
+	},
+	Symbols: []string{},
+}
+
+// Signature describes graph "mlp"'s inputs, params and outputs (names,
+// dtypes, symbolic shapes) and the symbols no input gives. Do not modify it.
+func Signature() wgrt.Signature {
+	return signature
+}
+
+// InputsFrom takes the inputs from tensors by name, without copying, and
+// the symbols no input gives from symbols; every missing or unknown
+// input is reported in one error.
+func InputsFrom(tensors map[string]wgrt.Tensor, symbols map[string]int) (*Inputs, error) {
+	ts, err := wgrt.PickByName("mlp", "input", program.InputNames, tensors)
+	if err != nil {
+		return nil, err
+	}
+	in := &Inputs{
+		B1: ts[2],
+		B2: ts[4],
+		B3: ts[6],
+		W1: ts[1],
+		W2: ts[3],
+		W3: ts[5],
+		X:  ts[0],
+	}
+	_ = symbols
+	return in, nil
+}
+
+// Map returns the outputs by name.
+func (o *Outputs) Map() map[string]wgrt.Tensor {
+	return map[string]wgrt.Tensor{"y": o.Y}
+}
+
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.
 // The plan's pools:
 //

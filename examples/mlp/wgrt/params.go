@@ -9,25 +9,26 @@ import (
 	"strings"
 )
 
-// ParamsError lists every way a set of params does not fit a wrapper:
-// missing, extra, mis-typed and mis-shaped tensors, all at once.
-type ParamsError struct {
-	Graph    string
-	Problems []string
+// MismatchError lists every way a set of named tensors (params, or inputs
+// given by name) does not fit a wrapper: missing, extra, mis-typed and
+// mis-shaped tensors, all at once.
+type MismatchError struct {
+	Graph, What string // What is "param" or "input"
+	Problems    []string
 }
 
-func (e *ParamsError) Error() string {
+func (e *MismatchError) Error() string {
 	if len(e.Problems) == 1 {
 		return e.Graph + ": " + e.Problems[0]
 	}
-	return fmt.Sprintf("%s: %d problems with the params:\n\t%s", e.Graph, len(e.Problems), strings.Join(e.Problems, "\n\t"))
+	return fmt.Sprintf("%s: %d problems with the %ss:\n\t%s", e.Graph, len(e.Problems), e.What, strings.Join(e.Problems, "\n\t"))
 }
 
 func joinErrors(graph string, errs []error) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	e := &ParamsError{Graph: graph}
+	e := &MismatchError{Graph: graph, What: "param"}
 	for _, err := range errs {
 		e.Problems = append(e.Problems, err.Error())
 	}

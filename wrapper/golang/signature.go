@@ -1,0 +1,80 @@
+package golang
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/wrapper/quote"
+)
+
+// signature emits Signature, InputsFrom and Outputs.Map: what a caller that
+// learns the model at run time needs to drive the wrapper by name.
+func (g *gen) signature(f *jen.File) {
+	specs := func(ts []*graph.Tensor) jen.Code {
+		var rows []string
+		for _, t := range ts {
+			dims := make([]string, len(t.Shape))
+			for i, s := range t.Shape {
+				dims[i] = strconv.Quote(s.String())
+			}
+			rows = append(rows, "{Name: "+quote.Go(t.Name)+", DType: wgrt."+dtypeConst(t.DType)+", Shape: []string{"+strings.Join(dims, ", ")+"}, Device: "+quote.Go(t.Device)+"},")
+		}
+		return jen.Id(literal("[]wgrt.TensorSpec", rows))
+	}
+	var unbound []string
+	for _, s := range g.g.Symbols {
+		if _, ok := g.pr.Bound[s.Name]; !ok {
+			unbound = append(unbound, quote.Go(s.Name))
+		}
+	}
+	doc(f, "signature is what Signature returns.")
+	f.Var().Id("signature").Op("=").Qual(g.rt, "Signature").Values(
+		jen.Line().Id("Graph").Op(":").Add(str(g.g.Name)),
+		jen.Line().Id("Inputs").Op(":").Add(specs(g.g.Inputs)),
+		jen.Line().Id("Params").Op(":").Add(specs(g.g.Params)),
+		jen.Line().Id("Outputs").Op(":").Add(specs(g.g.Outputs)),
+		jen.Line().Id("Symbols").Op(":").Id("[]string{"+strings.Join(unbound, ", ")+"}"),
+		jen.Line(),
+	)
+	docf(f, "Signature describes graph %s's inputs, params and outputs (names,\n"+
+		"dtypes, symbolic shapes) and the symbols no input gives. Do not modify it.", quote.GoComment(g.g.Name))
+	f.Func().Id("Signature").Params().Qual(g.rt, "Signature").Block(jen.Return(jen.Id("signature")))
+
+	fields := jen.Dict{}
+	for i, t := range g.g.Inputs {
+		fields[jen.Id(g.n.tensor[t])] = jen.Id("ts").Index(jen.Lit(i))
+	}
+	body := []jen.Code{
+		jen.List(jen.Id("ts"), jen.Err()).Op(":=").Qual(g.rt, "PickByName").Call(str(g.g.Name), jen.Lit("input"), jen.Id("program").Dot("InputNames"), jen.Id("tensors")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("in").Op(":=").Op("&").Id("Inputs").Values(fields),
+	}
+	for _, s := range g.g.Symbols {
+		if _, ok := g.pr.Bound[s.Name]; ok {
+			continue
+		}
+		body = append(body, jen.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("symbols").Index(str(s.Name)), jen.Id("ok")).Block(
+			jen.Id("in").Dot(g.n.symbol[s.Name]).Op("=").Id("v"),
+		).Else().Block(jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(str(g.g.Name+": symbol "+s.Name+" is not given")))))
+	}
+	if len(unbound) == 0 {
+		body = append(body, jen.Id("_").Op("=").Id("symbols"))
+	}
+	body = append(body, jen.Return(jen.Id("in"), jen.Nil()))
+	doc(f, "InputsFrom takes the inputs from tensors by name, without copying, and\n"+
+		"the symbols no input gives from symbols; every missing or unknown\n"+
+		"input is reported in one error.")
+	f.Func().Id("InputsFrom").Params(jen.Id("tensors").Map(jen.String()).Add(g.tensorType()), jen.Id("symbols").Map(jen.String()).Int()).Params(jen.Op("*").Id("Inputs"), jen.Error()).Block(body...)
+
+	outs := jen.Dict{}
+	for _, t := range g.g.Outputs {
+		outs[str(t.Name)] = jen.Id("o").Dot(g.n.tensor[t])
+	}
+	doc(f, "Map returns the outputs by name.")
+	f.Func().Params(jen.Id("o").Op("*").Id("Outputs")).Id("Map").Params().Map(jen.String()).Add(g.tensorType()).Block(
+		jen.Return(jen.Map(jen.String()).Add(g.tensorType()).Values(outs)),
+	)
+}
