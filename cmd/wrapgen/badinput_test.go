@@ -21,6 +21,11 @@ func g(symbols, tensors, inputs, outputs, ops string) string {
 		symbols, tensors, inputs, outputs, ops)
 }
 
+// gp is g with params.
+func gp(tensors, inputs, params, outputs, ops string) string {
+	return strings.Replace(g("", tensors, inputs, outputs, ops), `"outputs":`, `"params": [`+params+`], "outputs":`, 1)
+}
+
 const okT = `"a": {"dtype": "f32", "shape": ["n", 4]}, "b": {"dtype": "f32", "shape": ["n", 4]}, "c": {"dtype": "f32", "shape": ["n", 4]}`
 
 // badInputs is the corpus: every case in the spec's Errors section and the
@@ -73,6 +78,15 @@ var badInputs = []struct {
 	{"tensor names collide", g("", `"a.b": {"dtype": "f32", "shape": [4]}, "a_b": {"dtype": "f32", "shape": [4]}, "c": {"dtype": "f32", "shape": [4]}`, `"a.b", "a_b"`, `"c"`, `{"kernel": "k", "inputs": ["a.b", "a_b"], "outputs": ["c"]}`), `tensors["a_b"]: tensor or symbol names "a.b" and "a_b" both become`, ""},
 	{"C++ keyword as a tensor name", g("", `"class": {"dtype": "f32", "shape": [4]}, "c": {"dtype": "f32", "shape": [4]}`, `"class"`, `"c"`, `{"kernel": "k", "inputs": ["class"], "outputs": ["c"]}`), `tensors["class"]: tensor or symbol name "class" becomes C++ identifier "class"`, "cpp"},
 	{"C++ keyword as the graph name", strings.Replace(g("", okT, `"a"`, `"b"`, `{"kernel": "k", "inputs": ["a"], "outputs": ["b"]}`), `"bad"`, `"namespace"`, 1), `name: graph name "namespace"`, "cpp"},
+	{"param written", gp(okT+`, "w": {"dtype": "f32", "shape": [4]}`, `"a"`, `"w"`, `"b"`, `{"kernel": "k", "inputs": ["a"], "outputs": ["b"], "mutates": ["w"]}`), `mutates "w", which is (a view of) param "w"`, ""},
+	{"param as an output", gp(okT+`, "w": {"dtype": "f32", "shape": [4]}`, `"a"`, `"w"`, `"w"`, ``), `output "w" is a param`, ""},
+	{"param with a symbolic shape", gp(okT+`, "w": {"dtype": "f32", "shape": ["n"]}`, `"a"`, `"w"`, `"b"`, `{"kernel": "k", "inputs": ["a", "w"], "outputs": ["b"]}`), `param "w" has shape dimension n`, ""},
+	{"param also an input", gp(okT, `"a"`, `"a"`, `"b"`, `{"kernel": "k", "inputs": ["a"], "outputs": ["b"]}`), `"a" is both an input and a param`, ""},
+	{"param taken over in place", gp(okT+`, "w": {"dtype": "f32", "shape": ["n", 4]}`, `"a"`, `"w"`, `"b"`, `{"kernel": "r", "inputs": ["w"], "outputs": ["b"], "inplace": {"b": "w"}}`), `takes over param "w"`, ""},
+	{"constant with too few elements", g("", okT+`, "k": {"dtype": "i64", "shape": [3], "data": [1, 2]}`, `"a"`, `"b"`, `{"kernel": "k", "inputs": ["a", "k"], "outputs": ["b"]}`), `tensors["k"].data: has 2 elements, the shape holds 3`, ""},
+	{"constant element out of range", g("", okT+`, "k": {"dtype": "u8", "shape": [2], "data": [1, 256]}`, `"a"`, `"b"`, `{"kernel": "k", "inputs": ["a", "k"], "outputs": ["b"]}`), `tensors["k"].data[1]: 256 is not an integer of dtype u8`, ""},
+	{"constant with a symbolic shape", g("", okT+`, "k": {"dtype": "f32", "shape": ["n"], "data": [1]}`, `"a"`, `"b"`, `{"kernel": "k", "inputs": ["a", "k"], "outputs": ["b"]}`), `a constant's shape must not depend on symbols`, ""},
+	{"constant written", g("", okT+`, "k": {"dtype": "f32", "shape": [1], "data": [1]}`, `"a"`, `"b"`, `{"kernel": "k", "inputs": ["a"], "outputs": ["b"], "mutates": ["k"]}`), `(a view of) constant "k"`, ""},
 	{"rank above the C++ runtime's", g("", `"a": {"dtype": "f32", "shape": [1,1,1,1,1,1,1,1,1]}, "b": {"dtype": "f32", "shape": [1]}`, `"a"`, `"b"`, `{"kernel": "k", "inputs": ["a"], "outputs": ["b"]}`), `rank 9`, "cpp"},
 }
 

@@ -24,12 +24,16 @@ import (
 //   - no_ops_long_name: no kernel op, a symbol used only in a stride (no
 //     bound array), a 300-character graph name (file names bounded);
 //   - scalars: rank-0 tensors and an empty int-list attribute (no
-//     append with no values, which go vet refuses).
+//     append with no values, which go vet refuses);
+//   - params: params (one named like the Outputs.Map method, one read
+//     through a transposed view) and inline constants of extreme values in
+//     every kind of dtype (INT64_MIN, UINT64_MAX, -inf, NaN, f16's max).
 var hostileCases = map[string]string{
 	"quoting.json":          "6 kernel calls",
 	"names_and_loops.json":  "105 kernel calls", // 1 + 11 loops × 3 + 1 per run, three runs: every loop ran
 	"no_ops_long_name.json": "0 kernel calls",
 	"scalars.json":          "6 kernel calls",
+	"params.json":           "6 kernel calls",
 }
 
 func TestHostileGraphsSelftest(t *testing.T) {

@@ -397,6 +397,7 @@ inline Status CheckTensor(const char* name, const Tensor& t, const Tensor& want)
 inline Status BindSymbol(int64_t* sym, bool* bound, const char* sym_name, const char* from, const Tensor& t, int rank,
                          int dim, int64_t scale, int64_t bias) {
   std::string f = from;
+  if (t.rank == 0 && rank > 0 && t.data == nullptr) return Status::Error(f + " is not set");
   if (t.rank != rank)
     return Status::Error(f + ": rank is " + std::to_string(t.rank) + " (shape " + DimsText(t.shape, t.rank) + "), want " +
                          std::to_string(rank));
@@ -801,6 +802,9 @@ class ProgramFrame {
   // into them.
   Status BindInputs() {
     for (int j = 0; j < p_->num_inputs; j++) {
+      const Tensor* x = in[static_cast<size_t>(j)];
+      if (x->rank == 0 && x->data == nullptr && t[static_cast<size_t>(p_->inputs[j])].rank > 0)
+        return Status::Error(std::string(p_->graph) + ": input " + p_->input_names[j] + " is not set");
       Status st = CheckTensor(p_->input_names[j], *in[static_cast<size_t>(j)], t[static_cast<size_t>(p_->inputs[j])]);
       if (!st.ok()) return Status::Error(std::string(p_->graph) + ": input " + st.message());
     }

@@ -42,6 +42,9 @@ func CheckTensor(name string, t Tensor, dtype DType, device string, shape, strid
 // graph gives as scale*sym + bias, or checks it against the value already
 // bound. Messages name the input (from) and the dimension.
 func BindSymbol(sym *int, bound *bool, symName string, from string, shape []int, rank, dim, scale, bias int) error {
+	if len(shape) == 0 && rank > 0 {
+		return fmt.Errorf("%s is not set", from)
+	}
 	if len(shape) != rank {
 		return fmt.Errorf("%s: rank is %d (shape %s), want %d", from, len(shape), dims(shape), rank)
 	}
