@@ -28,31 +28,52 @@ type Kernels interface {
 // KernelsFunc adapts one function that serves every kernel by name (for
 // tracing, testing, or dispatch through a table) to Kernels. Each call gets
 // the op it is for; the adapter is safe to share between concurrent runs.
+// The Call and its slices are reused from call to call (a steady Runner
+// allocates nothing): fn must not keep them.
 func KernelsFunc(fn wgrt.KernelFunc) Kernels {
 	return &kernelsFunc{fn: fn}
 }
 
-// kernelsFunc is copied at the start of each run, so the op it records
-// belongs to that run only.
+// kernelsFunc is copied into the frame of each run, so the op it records
+// and the buffers it fills belong to that run only.
 type kernelsFunc struct {
 	fn wgrt.KernelFunc
 	op *wgrt.Op
+	c  wgrt.Call
+	t  []wgrt.Tensor
+	at []wgrt.Attr
 }
 
 func (a *kernelsFunc) BeginOp(op *wgrt.Op) {
 	a.op = op
 }
 func (a *kernelsFunc) Matmul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "matmul", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0, in1}})
+	t := append(a.t[:0], out0, in0, in1)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "matmul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) BiasAdd(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "bias_add", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0, in1}})
+	t := append(a.t[:0], out0, in0, in1)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "bias_add", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Relu_(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "relu_", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0}})
+	t := append(a.t[:0], out0, in0)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "relu_", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, dim int) error {
-	return a.fn(&wgrt.Call{Kernel: "softmax", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0}, Attrs: []wgrt.Attr{{Name: "dim", Value: dim}}})
+	t := append(a.t[:0], out0, in0)
+	at := append(a.at[:0], wgrt.Attr{Name: "dim", Kind: wgrt.AttrInt, Int: dim})
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 
 // Inputs are the data graph "mlp" reads on each call. The wrapper never
@@ -247,7 +268,8 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 //	pool 1 on "cpu": 512*batch bytes, 2 storages, steps [2, 10)
 type frame struct {
 	*wgrt.Frame
-	k Kernels
+	k  Kernels
+	kf kernelsFunc // this run's copy of a KernelsFunc adapter
 }
 
 func newFrame() *frame {
@@ -426,7 +448,8 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 // after their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
-		k = &kernelsFunc{fn: a.fn}
+		f.kf.fn = a.fn
+		k = &f.kf
 	}
 	defer f.ReleaseAll(&program, pools)
 	obs, _ := k.(wgrt.Observer)

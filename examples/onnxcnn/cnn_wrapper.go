@@ -30,34 +30,59 @@ type Kernels interface {
 // KernelsFunc adapts one function that serves every kernel by name (for
 // tracing, testing, or dispatch through a table) to Kernels. Each call gets
 // the op it is for; the adapter is safe to share between concurrent runs.
+// The Call and its slices are reused from call to call (a steady Runner
+// allocates nothing): fn must not keep them.
 func KernelsFunc(fn wgrt.KernelFunc) Kernels {
 	return &kernelsFunc{fn: fn}
 }
 
-// kernelsFunc is copied at the start of each run, so the op it records
-// belongs to that run only.
+// kernelsFunc is copied into the frame of each run, so the op it records
+// and the buffers it fills belong to that run only.
 type kernelsFunc struct {
 	fn wgrt.KernelFunc
 	op *wgrt.Op
+	c  wgrt.Call
+	t  []wgrt.Tensor
+	at []wgrt.Attr
 }
 
 func (a *kernelsFunc) BeginOp(op *wgrt.Op) {
 	a.op = op
 }
 func (a *kernelsFunc) Conv(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, in2 wgrt.Tensor, kernelShape []int, strides []int, pads []int, dilations []int, group int) error {
-	return a.fn(&wgrt.Call{Kernel: "Conv", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0, in1, in2}, Attrs: []wgrt.Attr{{Name: "kernel_shape", Value: kernelShape}, {Name: "strides", Value: strides}, {Name: "pads", Value: pads}, {Name: "dilations", Value: dilations}, {Name: "group", Value: group}}})
+	t := append(a.t[:0], out0, in0, in1, in2)
+	at := append(a.at[:0], wgrt.Attr{Name: "kernel_shape", Kind: wgrt.AttrInts, Ints: kernelShape}, wgrt.Attr{Name: "strides", Kind: wgrt.AttrInts, Ints: strides}, wgrt.Attr{Name: "pads", Kind: wgrt.AttrInts, Ints: pads}, wgrt.Attr{Name: "dilations", Kind: wgrt.AttrInts, Ints: dilations}, wgrt.Attr{Name: "group", Kind: wgrt.AttrInt, Int: group})
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "Conv", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Relu(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "Relu", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0}})
+	t := append(a.t[:0], out0, in0)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "Relu", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) MaxPool(out0 wgrt.Tensor, in0 wgrt.Tensor, kernelShape []int, strides []int, pads []int, dilations []int, ceilMode int, storageOrder int) error {
-	return a.fn(&wgrt.Call{Kernel: "MaxPool", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0}, Attrs: []wgrt.Attr{{Name: "kernel_shape", Value: kernelShape}, {Name: "strides", Value: strides}, {Name: "pads", Value: pads}, {Name: "dilations", Value: dilations}, {Name: "ceil_mode", Value: ceilMode}, {Name: "storage_order", Value: storageOrder}}})
+	t := append(a.t[:0], out0, in0)
+	at := append(a.at[:0], wgrt.Attr{Name: "kernel_shape", Kind: wgrt.AttrInts, Ints: kernelShape}, wgrt.Attr{Name: "strides", Kind: wgrt.AttrInts, Ints: strides}, wgrt.Attr{Name: "pads", Kind: wgrt.AttrInts, Ints: pads}, wgrt.Attr{Name: "dilations", Kind: wgrt.AttrInts, Ints: dilations}, wgrt.Attr{Name: "ceil_mode", Kind: wgrt.AttrInt, Int: ceilMode}, wgrt.Attr{Name: "storage_order", Kind: wgrt.AttrInt, Int: storageOrder})
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "MaxPool", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Gemm(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, in2 wgrt.Tensor, alpha float64, beta float64, transA int, transB int) error {
-	return a.fn(&wgrt.Call{Kernel: "Gemm", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0, in1, in2}, Attrs: []wgrt.Attr{{Name: "alpha", Value: alpha}, {Name: "beta", Value: beta}, {Name: "transA", Value: transA}, {Name: "transB", Value: transB}}})
+	t := append(a.t[:0], out0, in0, in1, in2)
+	at := append(a.at[:0], wgrt.Attr{Name: "alpha", Kind: wgrt.AttrFloat, Float: alpha}, wgrt.Attr{Name: "beta", Kind: wgrt.AttrFloat, Float: beta}, wgrt.Attr{Name: "transA", Kind: wgrt.AttrInt, Int: transA}, wgrt.Attr{Name: "transB", Kind: wgrt.AttrInt, Int: transB})
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "Gemm", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerce2d bool) error {
-	return a.fn(&wgrt.Call{Kernel: "Softmax", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0}, Attrs: []wgrt.Attr{{Name: "axis", Value: axis}, {Name: "coerce_2d", Value: coerce2d}}})
+	t := append(a.t[:0], out0, in0)
+	at := append(a.at[:0], wgrt.Attr{Name: "axis", Kind: wgrt.AttrInt, Int: axis}, wgrt.Attr{Name: "coerce_2d", Kind: wgrt.AttrBool, Bool: coerce2d})
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "Softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 
 // Inputs are the data graph "cnn" reads on each call. The wrapper never
@@ -246,7 +271,8 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 //	pool 1 on "cpu": 2048*batch bytes, 2 storages, steps [3, 8)
 type frame struct {
 	*wgrt.Frame
-	k Kernels
+	k  Kernels
+	kf kernelsFunc // this run's copy of a KernelsFunc adapter
 }
 
 func newFrame() *frame {
@@ -439,7 +465,8 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 // after their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
-		k = &kernelsFunc{fn: a.fn}
+		f.kf.fn = a.fn
+		k = &f.kf
 	}
 	defer f.ReleaseAll(&program, pools)
 	obs, _ := k.(wgrt.Observer)

@@ -62,7 +62,7 @@ func Dispatch(c *wgrt.Call) error {
 func attr(c *wgrt.Call, name string) any {
 	for _, a := range c.Attrs {
 		if a.Name == name {
-			return a.Value
+			return a.Value()
 		}
 	}
 	panic("onnxcnn: kernel " + c.Kernel + " has no attribute " + name)

@@ -28,31 +28,52 @@ type Kernels interface {
 // KernelsFunc adapts one function that serves every kernel by name (for
 // tracing, testing, or dispatch through a table) to Kernels. Each call gets
 // the op it is for; the adapter is safe to share between concurrent runs.
+// The Call and its slices are reused from call to call (a steady Runner
+// allocates nothing): fn must not keep them.
 func KernelsFunc(fn wgrt.KernelFunc) Kernels {
 	return &kernelsFunc{fn: fn}
 }
 
-// kernelsFunc is copied at the start of each run, so the op it records
-// belongs to that run only.
+// kernelsFunc is copied into the frame of each run, so the op it records
+// and the buffers it fills belong to that run only.
 type kernelsFunc struct {
 	fn wgrt.KernelFunc
 	op *wgrt.Op
+	c  wgrt.Call
+	t  []wgrt.Tensor
+	at []wgrt.Attr
 }
 
 func (a *kernelsFunc) BeginOp(op *wgrt.Op) {
 	a.op = op
 }
 func (a *kernelsFunc) Matmul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "matmul", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0, in1}})
+	t := append(a.t[:0], out0, in0, in1)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "matmul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Zeros(out0 wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "zeros", Op: a.op, Outputs: []wgrt.Tensor{out0}})
+	t := append(a.t[:0], out0)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "zeros", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Add(out0 wgrt.Tensor, ins []wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "add", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: ins})
+	t := append(append(a.t[:0], out0), ins...)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "add", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) TanhInto(in0 wgrt.Tensor, in1 wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "tanh_into", Op: a.op, Inputs: []wgrt.Tensor{in0, in1}})
+	t := append(a.t[:0], in0, in1)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "tanh_into", Op: a.op, Outputs: t[:0:0], Inputs: t[0:], Attrs: at}
+	return a.fn(&a.c)
 }
 
 // Inputs are the data graph "rnn" reads on each call. The wrapper never
@@ -244,6 +265,7 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 type frame struct {
 	*wgrt.Frame
 	k    Kernels
+	kf   kernelsFunc   // this run's copy of a KernelsFunc adapter
 	args []wgrt.Tensor // inputs of a variadic kernel call
 }
 
@@ -393,7 +415,8 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 // after their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
-		k = &kernelsFunc{fn: a.fn}
+		f.kf.fn = a.fn
+		k = &f.kf
 	}
 	defer f.ReleaseAll(&program, pools)
 	obs, _ := k.(wgrt.Observer)

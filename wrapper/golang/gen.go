@@ -158,49 +158,64 @@ func attrType(k graph.AttrKind) *jen.Statement {
 func (g *gen) adapter(f *jen.File) {
 	doc(f, "KernelsFunc adapts one function that serves every kernel by name (for\n"+
 		"tracing, testing, or dispatch through a table) to Kernels. Each call gets\n"+
-		"the op it is for; the adapter is safe to share between concurrent runs.")
+		"the op it is for; the adapter is safe to share between concurrent runs.\n"+
+		"The Call and its slices are reused from call to call (a steady Runner\n"+
+		"allocates nothing): fn must not keep them.")
 	f.Func().Id("KernelsFunc").Params(jen.Id("fn").Qual(g.rt, "KernelFunc")).Id("Kernels").Block(
 		jen.Return(jen.Op("&").Id("kernelsFunc").Values(jen.Dict{jen.Id("fn"): jen.Id("fn")})),
 	)
-	doc(f, "kernelsFunc is copied at the start of each run, so the op it records\n"+
-		"belongs to that run only.")
+	doc(f, "kernelsFunc is copied into the frame of each run, so the op it records\n"+
+		"and the buffers it fills belong to that run only.")
 	f.Type().Id("kernelsFunc").Struct(
 		jen.Id("fn").Qual(g.rt, "KernelFunc"),
 		jen.Id("op").Op("*").Qual(g.rt, "Op"),
+		jen.Id("c").Qual(g.rt, "Call"),
+		jen.Id("t").Index().Add(g.tensorType()),
+		jen.Id("at").Index().Qual(g.rt, "Attr"),
 	)
 	f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id("BeginOp").Params(jen.Id("op").Op("*").Qual(g.rt, "Op")).Block(
 		jen.Id("a").Dot("op").Op("=").Id("op"),
 	)
+	kinds := map[graph.AttrKind][2]string{graph.AttrInt: {"AttrInt", "Int"}, graph.AttrFloat: {"AttrFloat", "Float"}, graph.AttrBool: {"AttrBool", "Bool"},
+		graph.AttrString: {"AttrString", "Str"}, graph.AttrInts: {"AttrInts", "Ints"}}
 	for _, k := range g.pr.Kernels {
-		var outs, ins []jen.Code
+		tensors := []jen.Code{jen.Id("a").Dot("t").Index(jen.Op(":").Lit(0))}
 		for i := 0; i < k.Outputs; i++ {
-			outs = append(outs, jen.Id(fmt.Sprintf("out%d", i)))
+			tensors = append(tensors, jen.Id(fmt.Sprintf("out%d", i)))
 		}
-		call := []jen.Code{field("Kernel", str(k.Name)), field("Op", jen.Id("a").Dot("op"))}
-		if len(outs) > 0 {
-			call = append(call, field("Outputs", jen.Index().Add(g.tensorType()).Values(outs...)))
-		}
+		body := []jen.Code{}
 		if k.Variadic {
-			call = append(call, field("Inputs", jen.Id("ins")))
+			body = append(body, jen.Id("t").Op(":=").Append(jen.Append(tensors...), jen.Id("ins").Op("...")))
 		} else {
 			for i := 0; i < k.Inputs; i++ {
-				ins = append(ins, jen.Id(fmt.Sprintf("in%d", i)))
+				tensors = append(tensors, jen.Id(fmt.Sprintf("in%d", i)))
 			}
-			if len(ins) > 0 {
-				call = append(call, field("Inputs", jen.Index().Add(g.tensorType()).Values(ins...)))
-			}
+			body = append(body, jen.Id("t").Op(":=").Add(appendOrSlice(tensors)))
 		}
-		if len(k.Attrs) > 0 {
-			var attrs []jen.Code
-			for i, a := range k.Attrs {
-				attrs = append(attrs, jen.Values(field("Name", str(a.Name)), field("Value", jen.Id(g.n.attr[k.Name][i]))))
-			}
-			call = append(call, field("Attrs", jen.Index().Qual(g.rt, "Attr").Values(attrs...)))
+		attrs := []jen.Code{jen.Id("a").Dot("at").Index(jen.Op(":").Lit(0))}
+		for i, a := range k.Attrs {
+			kd := kinds[a.Kind]
+			attrs = append(attrs, jen.Qual(g.rt, "Attr").Values(field("Name", str(a.Name)), field("Kind", jen.Qual(g.rt, kd[0])), field(kd[1], jen.Id(g.n.attr[k.Name][i]))))
 		}
-		f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id(g.n.kernel[k.Name]).Params(g.kernelParams(k)...).Error().Block(
-			jen.Return(jen.Id("a").Dot("fn").Call(jen.Op("&").Qual(g.rt, "Call").Values(call...))),
+		body = append(body,
+			jen.Id("at").Op(":=").Add(appendOrSlice(attrs)),
+			jen.List(jen.Id("a").Dot("t"), jen.Id("a").Dot("at")).Op("=").List(jen.Id("t"), jen.Id("at")),
+			jen.Id("a").Dot("c").Op("=").Qual(g.rt, "Call").Values(field("Kernel", str(k.Name)), field("Op", jen.Id("a").Dot("op")),
+				field("Outputs", jen.Id("t").Index(jen.Op(":").Lit(k.Outputs).Op(":").Lit(k.Outputs))),
+				field("Inputs", jen.Id("t").Index(jen.Lit(k.Outputs).Op(":"))), field("Attrs", jen.Id("at"))),
+			jen.Return(jen.Id("a").Dot("fn").Call(jen.Op("&").Id("a").Dot("c"))),
 		)
+		f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id(g.n.kernel[k.Name]).Params(g.kernelParams(k)...).Error().Block(body...)
 	}
+}
+
+// appendOrSlice is append(xs...), or xs[0] alone when there is nothing to
+// append (go vet refuses an append with no values).
+func appendOrSlice(xs []jen.Code) jen.Code {
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	return jen.Append(xs...)
 }
 
 // entry emits Inputs, Outputs, Options, Run, RunWith and Runner.
@@ -294,7 +309,7 @@ func (g *gen) frame(f *jen.File) {
 		lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.GoComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
 	}
 	doc(f, strings.Join(lines, "\n"))
-	fields := []jen.Code{jen.Op("*").Qual(g.rt, "Frame"), jen.Id("k").Id("Kernels")}
+	fields := []jen.Code{jen.Op("*").Qual(g.rt, "Frame"), jen.Id("k").Id("Kernels"), jen.Id("kf").Id("kernelsFunc").Comment("this run's copy of a KernelsFunc adapter")}
 	if g.pr.MaxArgs > 0 {
 		fields = append(fields, jen.Id("args").Index().Add(g.tensorType()).Comment("inputs of a variadic kernel call"))
 	}
@@ -470,7 +485,8 @@ func (g *gen) run(f *jen.File) {
 	t := g.pr.Tables()
 	st := []jen.Code{
 		jen.If(jen.List(jen.Id("a"), jen.Id("ok")).Op(":=").Id("k").Assert(jen.Op("*").Id("kernelsFunc")), jen.Id("ok")).Block(
-			jen.Id("k").Op("=").Op("&").Id("kernelsFunc").Values(jen.Dict{jen.Id("fn"): jen.Id("a").Dot("fn")}),
+			jen.Id("f").Dot("kf").Dot("fn").Op("=").Id("a").Dot("fn"),
+			jen.Id("k").Op("=").Op("&").Id("f").Dot("kf"),
 		),
 		jen.Defer().Id("f").Dot("ReleaseAll").Call(jen.Op("&").Id("program"), jen.Id("pools")),
 		jen.List(jen.Id("obs"), jen.Id("_")).Op(":=").Id("k").Assert(jen.Qual(g.rt, "Observer")),

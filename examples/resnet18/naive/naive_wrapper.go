@@ -36,43 +36,80 @@ type Kernels interface {
 // KernelsFunc adapts one function that serves every kernel by name (for
 // tracing, testing, or dispatch through a table) to Kernels. Each call gets
 // the op it is for; the adapter is safe to share between concurrent runs.
+// The Call and its slices are reused from call to call (a steady Runner
+// allocates nothing): fn must not keep them.
 func KernelsFunc(fn wgrt.KernelFunc) Kernels {
 	return &kernelsFunc{fn: fn}
 }
 
-// kernelsFunc is copied at the start of each run, so the op it records
-// belongs to that run only.
+// kernelsFunc is copied into the frame of each run, so the op it records
+// and the buffers it fills belong to that run only.
 type kernelsFunc struct {
 	fn wgrt.KernelFunc
 	op *wgrt.Op
+	c  wgrt.Call
+	t  []wgrt.Tensor
+	at []wgrt.Attr
 }
 
 func (a *kernelsFunc) BeginOp(op *wgrt.Op) {
 	a.op = op
 }
 func (a *kernelsFunc) Convolution(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, stride []int, padding []int, dilation []int, transposed bool, outputPadding []int, groups int) error {
-	return a.fn(&wgrt.Call{Kernel: "convolution", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0, in1}, Attrs: []wgrt.Attr{{Name: "stride", Value: stride}, {Name: "padding", Value: padding}, {Name: "dilation", Value: dilation}, {Name: "transposed", Value: transposed}, {Name: "output_padding", Value: outputPadding}, {Name: "groups", Value: groups}}})
+	t := append(a.t[:0], out0, in0, in1)
+	at := append(a.at[:0], wgrt.Attr{Name: "stride", Kind: wgrt.AttrInts, Ints: stride}, wgrt.Attr{Name: "padding", Kind: wgrt.AttrInts, Ints: padding}, wgrt.Attr{Name: "dilation", Kind: wgrt.AttrInts, Ints: dilation}, wgrt.Attr{Name: "transposed", Kind: wgrt.AttrBool, Bool: transposed}, wgrt.Attr{Name: "output_padding", Kind: wgrt.AttrInts, Ints: outputPadding}, wgrt.Attr{Name: "groups", Kind: wgrt.AttrInt, Int: groups})
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "convolution", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) EmptyMemoryFormat(out0 wgrt.Tensor, size []int) error {
-	return a.fn(&wgrt.Call{Kernel: "empty_memory_format", Op: a.op, Outputs: []wgrt.Tensor{out0}, Attrs: []wgrt.Attr{{Name: "size", Value: size}}})
+	t := append(a.t[:0], out0)
+	at := append(a.at[:0], wgrt.Attr{Name: "size", Kind: wgrt.AttrInts, Ints: size})
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "empty_memory_format", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) NativeBatchNorm(out0 wgrt.Tensor, out1 wgrt.Tensor, out2 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, in2 wgrt.Tensor, in3 wgrt.Tensor, in4 wgrt.Tensor, training bool, momentum float64, eps float64) error {
-	return a.fn(&wgrt.Call{Kernel: "native_batch_norm", Op: a.op, Outputs: []wgrt.Tensor{out0, out1, out2}, Inputs: []wgrt.Tensor{in0, in1, in2, in3, in4}, Attrs: []wgrt.Attr{{Name: "training", Value: training}, {Name: "momentum", Value: momentum}, {Name: "eps", Value: eps}}})
+	t := append(a.t[:0], out0, out1, out2, in0, in1, in2, in3, in4)
+	at := append(a.at[:0], wgrt.Attr{Name: "training", Kind: wgrt.AttrBool, Bool: training}, wgrt.Attr{Name: "momentum", Kind: wgrt.AttrFloat, Float: momentum}, wgrt.Attr{Name: "eps", Kind: wgrt.AttrFloat, Float: eps})
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "native_batch_norm", Op: a.op, Outputs: t[:3:3], Inputs: t[3:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Relu_(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "relu_", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0}})
+	t := append(a.t[:0], out0, in0)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "relu_", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) MaxPool2dWithIndices(out0 wgrt.Tensor, out1 wgrt.Tensor, in0 wgrt.Tensor, kernelSize []int, stride []int, padding []int) error {
-	return a.fn(&wgrt.Call{Kernel: "max_pool2d_with_indices", Op: a.op, Outputs: []wgrt.Tensor{out0, out1}, Inputs: []wgrt.Tensor{in0}, Attrs: []wgrt.Attr{{Name: "kernel_size", Value: kernelSize}, {Name: "stride", Value: stride}, {Name: "padding", Value: padding}}})
+	t := append(a.t[:0], out0, out1, in0)
+	at := append(a.at[:0], wgrt.Attr{Name: "kernel_size", Kind: wgrt.AttrInts, Ints: kernelSize}, wgrt.Attr{Name: "stride", Kind: wgrt.AttrInts, Ints: stride}, wgrt.Attr{Name: "padding", Kind: wgrt.AttrInts, Ints: padding})
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "max_pool2d_with_indices", Op: a.op, Outputs: t[:2:2], Inputs: t[2:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Add_Tensor(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "add__Tensor", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0, in1}})
+	t := append(a.t[:0], out0, in0, in1)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "add__Tensor", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) MeanDim(out0 wgrt.Tensor, in0 wgrt.Tensor, dim []int, keepdim bool) error {
-	return a.fn(&wgrt.Call{Kernel: "mean_dim", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0}, Attrs: []wgrt.Attr{{Name: "dim", Value: dim}, {Name: "keepdim", Value: keepdim}}})
+	t := append(a.t[:0], out0, in0)
+	at := append(a.at[:0], wgrt.Attr{Name: "dim", Kind: wgrt.AttrInts, Ints: dim}, wgrt.Attr{Name: "keepdim", Kind: wgrt.AttrBool, Bool: keepdim})
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "mean_dim", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Addmm(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, in2 wgrt.Tensor) error {
-	return a.fn(&wgrt.Call{Kernel: "addmm", Op: a.op, Outputs: []wgrt.Tensor{out0}, Inputs: []wgrt.Tensor{in0, in1, in2}})
+	t := append(a.t[:0], out0, in0, in1, in2)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "addmm", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
 }
 
 // Inputs are the data graph "resnet18" reads on each call. The wrapper never
@@ -657,7 +694,8 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 //	pool 103 on "cpu": 64*((32*batch + 63)//64) + 3968*batch bytes, 1 storages, steps [88, 90)
 type frame struct {
 	*wgrt.Frame
-	k Kernels
+	k  Kernels
+	kf kernelsFunc // this run's copy of a KernelsFunc adapter
 }
 
 func newFrame() *frame {
@@ -2064,7 +2102,8 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 // after their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
-		k = &kernelsFunc{fn: a.fn}
+		f.kf.fn = a.fn
+		k = &f.kf
 	}
 	defer f.ReleaseAll(&program, pools)
 	obs, _ := k.(wgrt.Observer)

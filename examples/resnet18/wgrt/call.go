@@ -3,11 +3,45 @@
 
 package wgrt
 
-// Attr is one kernel attribute as the generic adapter passes it: Value is
-// an int, float64, bool, string or []int.
+// AttrKind is the kind of an attribute's value (numbered as graph
+// format v1's).
+type AttrKind uint8
+
+// The kinds of attribute values.
+const (
+	AttrInt AttrKind = iota
+	AttrFloat
+	AttrBool
+	AttrString
+	AttrInts
+)
+
+// Attr is one kernel attribute as the generic adapter passes it: the field
+// Kind names holds the value. Typed fields, not an interface, so that
+// passing attributes allocates nothing.
 type Attr struct {
 	Name  string
-	Value any
+	Kind  AttrKind
+	Int   int
+	Float float64
+	Bool  bool
+	Str   string
+	Ints  []int // the caller's: do not modify
+}
+
+// Value is the attribute's value as an int, float64, bool, string or []int.
+func (a Attr) Value() any {
+	switch a.Kind {
+	case AttrInt:
+		return a.Int
+	case AttrFloat:
+		return a.Float
+	case AttrBool:
+		return a.Bool
+	case AttrString:
+		return a.Str
+	}
+	return a.Ints
 }
 
 // Call describes one kernel call to a generic kernel function: the kernel

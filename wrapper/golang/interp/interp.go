@@ -210,17 +210,19 @@ func (m *Model) CallOp(i int) error {
 	}
 	for j, a := range m.pr.Ops[i].Attrs {
 		v := row[at+j]
+		at := &c.Attrs[j]
+		at.Kind = wgrt.AttrKind(a.Kind)
 		switch a.Kind {
 		case graph.AttrInt:
-			c.Attrs[j].Value = f.Vals[v]
+			at.Int = f.Vals[v]
 		case graph.AttrFloat:
-			c.Attrs[j].Value = m.t.Floats[v]
+			at.Float = m.t.Floats[v]
 		case graph.AttrBool:
-			c.Attrs[j].Value = v != 0
+			at.Bool = v != 0
 		case graph.AttrString:
-			c.Attrs[j].Value = m.t.Strings[v]
+			at.Str = m.t.Strings[v]
 		case graph.AttrInts:
-			c.Attrs[j].Value = f.Lists[v]
+			at.Ints = f.Lists[v]
 		}
 	}
 	return m.k(c)

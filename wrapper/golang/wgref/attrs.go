@@ -19,13 +19,13 @@ type attrs struct {
 
 func attrsOf(c *wgrt.Call) *attrs { return &attrs{c: c} }
 
-func (a *attrs) find(name string) (any, bool) {
-	for _, at := range a.c.Attrs {
-		if at.Name == name {
-			return at.Value, true
+func (a *attrs) find(name string) *wgrt.Attr {
+	for i := range a.c.Attrs {
+		if a.c.Attrs[i].Name == name {
+			return &a.c.Attrs[i]
 		}
 	}
-	return nil, false
+	return nil
 }
 
 func (a *attrs) fail(format string, args ...any) {
@@ -34,26 +34,33 @@ func (a *attrs) fail(format string, args ...any) {
 	}
 }
 
+// want records that the attribute is missing or of another kind.
+func (a *attrs) want(name string, at *wgrt.Attr, kind string) {
+	if at == nil {
+		a.fail("attribute %q is missing", name)
+	} else {
+		a.fail("attribute %q is %s, want %s", name, kindNames[at.Kind], kind)
+	}
+}
+
+var kindNames = [...]string{wgrt.AttrInt: "an int", wgrt.AttrFloat: "a float", wgrt.AttrBool: "a bool", wgrt.AttrString: "a string", wgrt.AttrInts: "an int list"}
+
 // Has reports whether the call has the attribute.
-func (a *attrs) Has(name string) bool { _, ok := a.find(name); return ok }
+func (a *attrs) Has(name string) bool { return a.find(name) != nil }
 
 // Int reads an int attribute (a bool reads as 0 or 1).
 func (a *attrs) Int(name string) int {
-	v, ok := a.find(name)
-	switch x := v.(type) {
-	case int:
-		return x
-	case bool:
-		if x {
+	at := a.find(name)
+	switch {
+	case at != nil && at.Kind == wgrt.AttrInt:
+		return at.Int
+	case at != nil && at.Kind == wgrt.AttrBool:
+		if at.Bool {
 			return 1
 		}
 		return 0
 	}
-	if !ok {
-		a.fail("attribute %q is missing", name)
-	} else {
-		a.fail("attribute %q is %T, want an int", name, v)
-	}
+	a.want(name, at, "an int")
 	return 0
 }
 
@@ -68,32 +75,24 @@ func (a *attrs) IntOr(name string, def int) int {
 // Ints reads an int list attribute. The slice is the caller's: do not
 // modify it.
 func (a *attrs) Ints(name string) []int {
-	v, ok := a.find(name)
-	if x, is := v.([]int); is {
-		return x
+	at := a.find(name)
+	if at != nil && at.Kind == wgrt.AttrInts {
+		return at.Ints
 	}
-	if !ok {
-		a.fail("attribute %q is missing", name)
-	} else {
-		a.fail("attribute %q is %T, want an int list", name, v)
-	}
+	a.want(name, at, "an int list")
 	return nil
 }
 
 // Float reads a float attribute (an int reads as its value).
 func (a *attrs) Float(name string) float64 {
-	v, ok := a.find(name)
-	switch x := v.(type) {
-	case float64:
-		return x
-	case int:
-		return float64(x)
+	at := a.find(name)
+	switch {
+	case at != nil && at.Kind == wgrt.AttrFloat:
+		return at.Float
+	case at != nil && at.Kind == wgrt.AttrInt:
+		return float64(at.Int)
 	}
-	if !ok {
-		a.fail("attribute %q is missing", name)
-	} else {
-		a.fail("attribute %q is %T, want a float", name, v)
-	}
+	a.want(name, at, "a float")
 	return 0
 }
 
@@ -107,15 +106,11 @@ func (a *attrs) FloatOr(name string, def float64) float64 {
 
 // String reads a string attribute.
 func (a *attrs) String(name string) string {
-	v, ok := a.find(name)
-	if x, is := v.(string); is {
-		return x
+	at := a.find(name)
+	if at != nil && at.Kind == wgrt.AttrString {
+		return at.Str
 	}
-	if !ok {
-		a.fail("attribute %q is missing", name)
-	} else {
-		a.fail("attribute %q is %T, want a string", name, v)
-	}
+	a.want(name, at, "a string")
 	return ""
 }
 
@@ -129,17 +124,13 @@ func (a *attrs) StringOr(name, def string) string {
 
 // Bool reads a bool attribute (an int reads as != 0).
 func (a *attrs) Bool(name string) bool {
-	v, ok := a.find(name)
-	switch x := v.(type) {
-	case bool:
-		return x
-	case int:
-		return x != 0
+	at := a.find(name)
+	switch {
+	case at != nil && at.Kind == wgrt.AttrBool:
+		return at.Bool
+	case at != nil && at.Kind == wgrt.AttrInt:
+		return at.Int != 0
 	}
-	if !ok {
-		a.fail("attribute %q is missing", name)
-	} else {
-		a.fail("attribute %q is %T, want a bool", name, v)
-	}
+	a.want(name, at, "a bool")
 	return false
 }
