@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -28,6 +29,7 @@ type genFlags struct {
 	runtimeDir    string
 	runtimeImport string
 	check         bool
+	kernels       string
 }
 
 func runGen(args []string, stdout, stderr io.Writer) error {
@@ -39,6 +41,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&gf.pkg, "package", "", "Go package `name` of the generated file (default $GOPACKAGE, else the output directory's name)")
 	fs.StringVar(&gf.runtimeDir, "runtime", "", "`dir`ectory the vendored Go runtime is written to (default: wgrt beside the output file)")
 	fs.StringVar(&gf.runtimeImport, "runtime-import", "", "import `path` of the runtime directory (default: found from go.mod)")
+	fs.StringVar(&gf.kernels, "kernels", "", "`ref`: also write wrapgen's reference kernels (package wgref, beside the runtime) and offer them as RefKernels() (Go only)")
 	fs.BoolVar(&gf.check, "check", false, "write nothing; fail if any generated file differs from what would be written")
 	if help, err := parseFlags(fs, genUsage, args); help || err != nil {
 		return err
@@ -53,6 +56,12 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	p, err := gf.loadAndPlan(path)
 	if err != nil {
 		return err
+	}
+	switch {
+	case gf.kernels != "" && gf.kernels != "ref":
+		return &usageError{fmt.Sprintf("-kernels %q: the only kernels wrapgen writes are ref", gf.kernels)}
+	case gf.kernels != "" && gf.lang != "go":
+		return &usageError{"-kernels ref: the reference kernels are Go (use -lang go)"}
 	}
 	backend, ok := backends[gf.lang]
 	if !ok {
@@ -103,12 +112,21 @@ func (gf *genFlags) goFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
 			return nil, err
 		}
 	}
-	src, err := golang.Generate(p, golang.Options{Package: pkg, RuntimeImport: rtImport, Source: filepath.Base(graphPath)})
+	opts := golang.Options{Package: pkg, RuntimeImport: rtImport, Source: filepath.Base(graphPath)}
+	refDir := filepath.Join(filepath.Dir(rtDir), "wgref")
+	if gf.kernels == "ref" {
+		opts.RefKernelsImport = path.Join(path.Dir(rtImport), "wgref")
+	}
+	src, err := golang.Generate(p, opts)
 	if err != nil {
 		return nil, err
 	}
 	files := []outFile{{gf.out, src}}
-	for _, f := range golang.RuntimeFiles(rtDir) {
+	vendored := golang.RuntimeFiles(rtDir)
+	if gf.kernels == "ref" {
+		vendored = append(vendored, golang.RefKernelFiles(refDir, rtImport)...)
+	}
+	for _, f := range vendored {
 		files = append(files, outFile{f.Path, f.Content})
 	}
 	return files, nil

@@ -27,6 +27,10 @@ type Options struct {
 	Package       string // package clause of the generated file
 	RuntimeImport string // import path of the vendored runtime package
 	Source        string // the graph file as the user names it, for the header
+	// RefKernelsImport, when set, is the import path of the vendored
+	// reference kernels (RefKernelFiles): the wrapper then offers them as
+	// RefKernels().
+	RefKernelsImport string
 }
 
 // Generate returns the Go source of the wrapper for p, gofmt-formatted. A
@@ -40,6 +44,11 @@ func Generate(p *plan.Plan, opts Options) ([]byte, error) {
 	if len(n.probs) > 0 {
 		return nil, n.probs
 	}
+	if opts.RefKernelsImport != "" {
+		if probs := missingRefKernels(p.Graph, pr.Kernels); len(probs) > 0 {
+			return nil, probs
+		}
+	}
 	g := newGen(p, n, pr, opts)
 	f := jen.NewFile(opts.Package)
 	f.HeaderComment(Banner)
@@ -48,6 +57,12 @@ func Generate(p *plan.Plan, opts Options) ([]byte, error) {
 	f.ImportAlias(opts.RuntimeImport, "wgrt")
 	g.kernels(f)
 	g.adapter(f)
+	if opts.RefKernelsImport != "" {
+		f.ImportAlias(opts.RefKernelsImport, "wgref")
+		docf(f, "RefKernels are wrapgen's reference kernels (the vendored package wgref,\n"+
+			"pure Go, ONNX semantics) for every kernel graph %s calls.", quote.GoComment(p.Graph.Name))
+		f.Func().Id("RefKernels").Params().Id("Kernels").Block(jen.Return(jen.Id("KernelsFunc").Call(jen.Qual(opts.RefKernelsImport, "Call"))))
+	}
 	g.entry(f)
 	g.signature(f)
 	g.frame(f)

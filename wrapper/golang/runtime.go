@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wrapgen/wrapgen/wrapper/emit"
@@ -17,10 +18,30 @@ import (
 //go:embed wgrt/*.go
 var runtimeFS embed.FS
 
+// The reference kernels are vendored the same way, beside the runtime,
+// when gen is asked for them (-kernels ref).
+//
+//go:embed wgref/*.go
+var refFS embed.FS
+
+// runtimePackage is the runtime's import path in this repository, which
+// the vendored reference kernels import under the user's path instead.
+const runtimePackage = "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+
 // RuntimeFiles returns the vendored runtime's source files (tests left
 // out), each under dir, with a banner saying where they come from.
 func RuntimeFiles(dir string) []emit.File {
-	entries, err := fs.ReadDir(runtimeFS, "wgrt")
+	return vendored(runtimeFS, "wgrt", dir, "runtime", nil)
+}
+
+// RefKernelFiles returns the vendored reference kernels' source files,
+// each under dir, importing the runtime at runtimeImport.
+func RefKernelFiles(dir, runtimeImport string) []emit.File {
+	return vendored(refFS, "wgref", dir, "reference kernels", strings.NewReplacer(strconv.Quote(runtimePackage), strconv.Quote(runtimeImport)))
+}
+
+func vendored(fsys embed.FS, pkg, dir, what string, rewrite *strings.Replacer) []emit.File {
+	entries, err := fs.ReadDir(fsys, pkg)
 	if err != nil {
 		panic(err) // embedded at build time
 	}
@@ -30,11 +51,14 @@ func RuntimeFiles(dir string) []emit.File {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		data, err := runtimeFS.ReadFile("wgrt/" + name)
+		data, err := fsys.ReadFile(pkg + "/" + name)
 		if err != nil {
 			panic(err)
 		}
-		content := append([]byte("// "+Banner+"\n// Vendored runtime of github.com/wrapgen/wrapgen (wrapper/golang/wgrt).\n\n"), data...)
+		if rewrite != nil {
+			data = []byte(rewrite.Replace(string(data)))
+		}
+		content := append([]byte("// "+Banner+"\n// Vendored "+what+" of github.com/wrapgen/wrapgen (wrapper/golang/"+pkg+").\n\n"), data...)
 		files = append(files, emit.File{Path: path.Join(dir, name), Content: content})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
