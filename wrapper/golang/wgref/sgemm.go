@@ -1,0 +1,132 @@
+package wgref
+
+import "sync"
+
+// Cache blocking of sgemm: a kc×nc panel of B and an mc×kc block of A are
+// packed so that the micro-kernel streams them from cache (as in BLIS and
+// ORT's MLAS).
+const (
+	blockK = 256
+	blockM = 72 // a multiple of mr
+	blockN = 1024
+)
+
+// matrix is a float32 matrix view: element (i, j) is data[i*rs+j*cs], so a
+// transposed or strided operand needs no copy before packing.
+type matrix struct {
+	data   []float32
+	rs, cs int
+}
+
+func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
+
+// packs are the packing buffers of one sgemm call.
+type packs struct{ a, b []float32 }
+
+var packPool = sync.Pool{New: func() any {
+	return &packs{a: make([]float32, blockM*blockK), b: make([]float32, blockK*(blockN+nr))}
+}}
+
+// sgemm computes C = A·B, or C += A·B when accumulate, for A m×k and B k×n;
+// C is row-major with ldc floats between rows (its columns contiguous).
+func sgemm(m, n, k int, a, b matrix, c []float32, ldc int, accumulate bool) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		if !accumulate {
+			for i := 0; i < m; i++ {
+				clear(c[i*ldc : i*ldc+n])
+			}
+		}
+		return
+	}
+	p := packPool.Get().(*packs)
+	defer packPool.Put(p)
+	var edge [mr * nr]float32
+	for jc := 0; jc < n; jc += blockN {
+		nc := min(blockN, n-jc)
+		for pc := 0; pc < k; pc += blockK {
+			kc := min(blockK, k-pc)
+			acc := accumulate || pc > 0
+			packB(p.b, b, pc, jc, kc, nc)
+			for ic := 0; ic < m; ic += blockM {
+				mc := min(blockM, m-ic)
+				packA(p.a, a, ic, pc, mc, kc)
+				for jr := 0; jr < nc; jr += nr {
+					bp := p.b[jr*kc : jr*kc+nr*kc]
+					for ir := 0; ir < mc; ir += mr {
+						ap := p.a[ir*kc : ir*kc+mr*kc]
+						ci := (ic+ir)*ldc + jc + jr
+						rows, cols := min(mr, mc-ir), min(nr, nc-jr)
+						if rows == mr && cols == nr {
+							microKernel(kc, ap, bp, c[ci:], ldc, acc)
+							continue
+						}
+						microKernel(kc, ap, bp, edge[:], nr, false)
+						for i := 0; i < rows; i++ {
+							row := c[ci+i*ldc : ci+i*ldc+cols]
+							if acc {
+								for j := range row {
+									row[j] += edge[i*nr+j]
+								}
+							} else {
+								copy(row, edge[i*nr:i*nr+cols])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// packA copies A[i0:i0+mc][p0:p0+kc] into panels of mr rows: panel r holds,
+// for each step p, the mr values A[i0+r*mr+i][p0+p] (zero past the last
+// row).
+func packA(dst []float32, a matrix, i0, p0, mc, kc int) {
+	for ir := 0; ir < mc; ir += mr {
+		panel := dst[ir*kc : ir*kc+mr*kc]
+		rows := min(mr, mc-ir)
+		for i := 0; i < mr; i++ {
+			if i >= rows {
+				for p := 0; p < kc; p++ {
+					panel[p*mr+i] = 0
+				}
+				continue
+			}
+			src := a.data[(i0+ir+i)*a.rs+p0*a.cs:]
+			if a.cs == 1 {
+				for p, v := range src[:kc] {
+					panel[p*mr+i] = v
+				}
+				continue
+			}
+			for p := 0; p < kc; p++ {
+				panel[p*mr+i] = src[p*a.cs]
+			}
+		}
+	}
+}
+
+// packB copies B[p0:p0+kc][j0:j0+nc] into panels of nr columns: panel q
+// holds, for each step p, the nr values B[p0+p][j0+q*nr+j] (zero past the
+// last column).
+func packB(dst []float32, b matrix, p0, j0, kc, nc int) {
+	for jr := 0; jr < nc; jr += nr {
+		panel := dst[jr*kc : jr*kc+nr*kc]
+		cols := min(nr, nc-jr)
+		for p := 0; p < kc; p++ {
+			out := panel[p*nr : p*nr+nr]
+			row := (p0+p)*b.rs + (j0+jr)*b.cs
+			if b.cs == 1 {
+				copy(out, b.data[row:row+cols])
+			} else {
+				for j := 0; j < cols; j++ {
+					out[j] = b.data[row+j*b.cs]
+				}
+			}
+			clear(out[cols:])
+		}
+	}
+}
