@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 )
 
@@ -66,7 +67,9 @@ func ParseSafetensors(name string, data []byte) (map[string]Tensor, error) {
 		}
 		elems := 1
 		for _, d := range e.Shape {
-			if d < 0 || (d > 0 && elems > (1<<62)/d) {
+			// Bounded so that the byte size (up to 16 bytes an element)
+			// cannot overflow.
+			if d < 0 || (d > 0 && elems > math.MaxInt/16/d) {
 				return nil, fmt.Errorf("%s: tensor %q: bad shape %v", name, key, e.Shape)
 			}
 			elems *= d
