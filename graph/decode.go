@@ -15,16 +15,18 @@ import (
 const MaxFileBytes = 512 << 20
 
 // Load reads, decodes and validates the graph at path. The error, if any, is
-// an ErrorList naming the file and every place that is wrong.
+// an ErrorList naming the file and every place that is wrong, or the error
+// reading the file.
 func Load(path string) (*Graph, error) {
+	// I/O errors are not the graph's: they name the file themselves.
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, ErrorList{{File: path, Msg: err.Error()}}
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, ErrorList{{File: path, Msg: err.Error()}}
+		return nil, err
 	}
 	if st.IsDir() {
 		return nil, ErrorList{{File: path, Msg: "is a directory, not a graph file"}}
@@ -34,7 +36,7 @@ func Load(path string) (*Graph, error) {
 	}
 	data := make([]byte, st.Size())
 	if _, err := f.ReadAt(data, 0); err != nil && st.Size() > 0 {
-		return nil, ErrorList{{File: path, Msg: err.Error()}}
+		return nil, err
 	}
 	return Parse(path, data)
 }

@@ -19,7 +19,7 @@ import (
 // runBench plans graphs with every strategy and prints peak over the lower
 // bound, pool count and planning time, at the hints and at -at values.
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", stderr)
+	fs := newFlagSet("bench", stdout, stderr)
 	strategies := fs.String("strategies", strings.Join(plan.Strategies(), ","), "comma-separated strategies to compare")
 	synthOps := fs.String("synth", "10000", "comma-separated op counts of synthetic transformer graphs to add (empty for none)")
 	batches := fs.String("batches", "1,8,32", "comma-separated batch values to evaluate each plan at (plans are made at the hints)")

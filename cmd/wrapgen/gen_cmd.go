@@ -30,10 +30,11 @@ type genFlags struct {
 	runtimeImport string
 	check         bool
 	kernels       string
+	quiet         bool
 }
 
 func runGen(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("gen", stderr)
+	fs := newFlagSet("gen", stdout, stderr)
 	var gf genFlags
 	gf.register(fs)
 	fs.StringVar(&gf.lang, "lang", "go", "language of the wrapper: go or cpp")
@@ -42,6 +43,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&gf.runtimeDir, "runtime", "", "`dir`ectory the vendored Go runtime is written to (default: wgrt beside the output file)")
 	fs.StringVar(&gf.runtimeImport, "runtime-import", "", "import `path` of the runtime directory (default: found from go.mod)")
 	fs.StringVar(&gf.kernels, "kernels", "", "`ref`: also write wrapgen's reference kernels (package wgref, beside the runtime) and offer them as RefKernels() (Go only)")
+	fs.BoolVar(&gf.quiet, "q", false, "print nothing on success (by default each file written is named on standard error)")
 	fs.BoolVar(&gf.check, "check", false, "write nothing; fail if any generated file differs from what would be written")
 	if help, err := parseFlags(fs, genUsage, args); help || err != nil {
 		return err
@@ -77,7 +79,11 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	return writeFiles(files)
+	var report io.Writer = stderr
+	if gf.quiet {
+		report = nil
+	}
+	return writeFiles(files, report)
 }
 
 // backends are the wrapper languages gen writes, by -lang value: each

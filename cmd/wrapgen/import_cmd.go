@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
@@ -10,9 +11,21 @@ import (
 )
 
 // loadGraph reads a format-v1 graph, or imports an ONNX model (by the .onnx
-// extension), so every command takes either. hints are the -hint values,
-// which also become the hints of the model's symbols.
+// extension), so every command takes either; "-" is standard input, a
+// graph or a model by its content. hints are the -hint values, which also
+// become the hints of the model's symbols.
 func loadGraph(path string, hints symbolValues) (*graph.Graph, error) {
+	if path == "-" {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading standard input: %w", err)
+		}
+		if onnx.IsJSON(data) {
+			return graph.Parse(stdinName, data)
+		}
+		g, _, err := onnx.Parse(stdinName, data, onnx.Options{Hints: hints})
+		return g, err
+	}
 	if !onnx.IsModel(path) {
 		return graph.Load(path)
 	}
@@ -20,11 +33,17 @@ func loadGraph(path string, hints symbolValues) (*graph.Graph, error) {
 	return g, err
 }
 
+// stdin is what "-" reads; stdinName names it in messages.
+var stdin io.Reader = os.Stdin
+
+const stdinName = "<stdin>"
+
 func runImport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("import", stderr)
+	fs := newFlagSet("import", stdout, stderr)
 	out := fs.String("o", "", "write the format-v1 graph to `file` (default: standard output)")
 	weights := fs.String("weights", "", "also write the graph's params (initializers, large constants, -params tensors) to `file` in safetensors format")
 	params := fs.String("params", "", "make every graph input that the safetensors `file` holds a param with those contents (models exported with weights as inputs)")
+	quiet := fs.Bool("q", false, "print nothing on success (by default each file written is named on standard error)")
 	hints := symbolValues{}
 	fs.Var(hints, "hint", "hint of symbol `name=value` (default "+fmt.Sprint(onnx.DefaultHint)+"; repeatable)")
 	if help, err := parseFlags(fs, "wrapgen import [-o GRAPH.json] [-weights FILE.safetensors] [-params FILE.safetensors] [-hint name=value] MODEL.onnx", args); help || err != nil {
@@ -42,7 +61,17 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 		}
 		opts.Params = ps
 	}
-	_, res, err := onnx.Load(path, opts)
+	var res *onnx.Result
+	var err error
+	if path == "-" {
+		data, rerr := io.ReadAll(stdin)
+		if rerr != nil {
+			return fmt.Errorf("reading standard input: %w", rerr)
+		}
+		_, res, err = onnx.Parse(stdinName, data, opts)
+	} else {
+		_, res, err = onnx.Load(path, opts)
+	}
 	if err != nil {
 		return err
 	}
@@ -57,14 +86,18 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 		}
 		files = append(files, outFile{*weights, data})
 	}
-	if *out == "" {
-		if err := writeFiles(files); err != nil {
+	var report io.Writer = stderr
+	if *quiet {
+		report = nil
+	}
+	if *out == "" || *out == "-" {
+		if err := writeFiles(files, report); err != nil {
 			return err
 		}
 		_, err := stdout.Write(res.JSON)
 		return err
 	}
-	return writeFiles(append(files, outFile{*out, res.JSON}))
+	return writeFiles(append(files, outFile{*out, res.JSON}), report)
 }
 
 // readParams reads a safetensors file into the importer's weights.

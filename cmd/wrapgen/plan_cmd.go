@@ -110,7 +110,7 @@ func checkSymbolValues(g *graph.Graph, flagName string, values symbolValues) err
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("plan", stderr)
+	fs := newFlagSet("plan", stdout, stderr)
 	var pf planFlags
 	pf.register(fs)
 	at := symbolValues{}
@@ -142,7 +142,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		if err := report.WriteSVG(&buf, p, fig); err != nil {
 			return err
 		}
-		if err := writeFiles([]outFile{{*svg, buf.Bytes()}}); err != nil {
+		if err := writeFiles([]outFile{{*svg, buf.Bytes()}}, stderr); err != nil {
 			return err
 		}
 	}

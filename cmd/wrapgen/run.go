@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // command is one wrapgen subcommand.
@@ -90,22 +91,40 @@ func printUsage(w io.Writer) {
 }
 
 // newFlagSet makes a flag set that reports errors as usage errors instead
-// of exiting, so run stays testable.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// of exiting, so run stays testable. Mistakes print the usage to stderr;
+// -h prints it to stdout, as 'wrapgen help CMD' does.
+func newFlagSet(name string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("wrapgen "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	helpWriters.Store(fs, stdout)
 	return fs
 }
+
+// helpWriters holds each flag set's stdout, where -h prints the usage.
+var helpWriters sync.Map
 
 // parseFlags sets the usage text and parses args, flags before or after
 // the file names ("--" ends the flags). help is true when the user asked for
 // -h (the usage was printed; the command should stop). Afterwards
 // fs.Args() holds the file names.
 func parseFlags(fs *flag.FlagSet, usage string, args []string) (help bool, err error) {
-	out := fs.Output()
+	stderr := fs.Output()
 	fs.Usage = func() {
-		fmt.Fprintln(out, "usage: "+usage)
+		fmt.Fprintln(fs.Output(), "usage: "+usage)
 		fs.PrintDefaults()
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			if w, ok := helpWriters.Load(fs); ok {
+				fs.SetOutput(w.(io.Writer))
+				fs.Usage()
+				fs.SetOutput(stderr)
+				return true, nil
+			}
+		}
 	}
 	var files []string
 	for {

@@ -30,7 +30,7 @@ places two live storages on the same bytes first (a negative control: the
 selftest must then fail).`
 
 func runSelftest(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("selftest", stderr)
+	fs := newFlagSet("selftest", stdout, stderr)
 	var pf planFlags
 	pf.register(fs)
 	lang := fs.String("lang", "go", "language of the wrapper: go or cpp")
@@ -120,7 +120,7 @@ func writeUnder(dir string, files []emit.File) error {
 	for _, f := range files {
 		out = append(out, outFile{filepath.Join(dir, filepath.FromSlash(f.Path)), f.Content})
 	}
-	return writeFiles(out)
+	return writeFiles(out, nil)
 }
 
 // toolCommand runs name in dir with Go's environment pinned to this machine:
@@ -165,7 +165,7 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, runIt bool, stdout, std
 		fmt.Fprintf(sum, "%s %d\n", f.Path, len(f.Content))
 		sum.Write(f.Content)
 	}
-	if err := writeFiles(out); err != nil {
+	if err := writeFiles(out, nil); err != nil {
 		return err
 	}
 	compilers := cxxCompilers()
@@ -184,6 +184,7 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, runIt bool, stdout, std
 		if !cached {
 			tmp := filepath.Join(dir, "selftest-"+filepath.Base(cxx))
 			start := time.Now()
+			fmt.Fprintf(stderr, "selftest: building %s with %s and sanitizers (%d sources)...\n", p.Graph.Name, filepath.Base(cxx), len(sources))
 			if err := buildCpp(dir, stderr, cxx, sources, tmp); err != nil {
 				return fmt.Errorf("selftest: compiling the generated C++ for %s with %s failed: %w", p.Graph.Name, cxx, err)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -16,8 +17,9 @@ type outFile struct {
 
 // writeFiles writes every file atomically: each goes to a temporary file
 // in its directory first, and only when all are written are they renamed
-// into place, so a failed run leaves existing files as they were.
-func writeFiles(files []outFile) (err error) {
+// into place, so a failed run leaves existing files as they were. Each file
+// written is named on a line of report, unless it is nil.
+func writeFiles(files []outFile, report io.Writer) (err error) {
 	var temps []string
 	defer func() {
 		if err != nil {
@@ -51,6 +53,11 @@ func writeFiles(files []outFile) (err error) {
 		}
 	}
 	temps = nil
+	if report != nil {
+		for _, f := range files {
+			fmt.Fprintf(report, "wrapgen: wrote %s\n", f.path)
+		}
+	}
 	return nil
 }
 

@@ -56,6 +56,22 @@ type Result struct {
 	Weights []Weight
 }
 
+// IsJSON reports whether data is a JSON document (its first non-blank byte
+// opens an object or an array), which no ONNX model is: an ONNX file starts
+// with a protobuf tag.
+func IsJSON(data []byte) bool {
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{', '[':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
 // IsModel reports whether path names an ONNX model (by its extension).
 func IsModel(path string) bool { return strings.EqualFold(filepath.Ext(path), ".onnx") }
 
@@ -64,8 +80,13 @@ func IsModel(path string) bool { return strings.EqualFold(filepath.Ext(path), ".
 func Load(path string, opts Options) (*graph.Graph, *Result, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, graph.ErrorList{{File: path, Msg: err.Error()}}
+		return nil, nil, err // the path error names the file
 	}
+	return Parse(path, data, opts)
+}
+
+// Parse is Load of a model held in memory; file names it in errors.
+func Parse(path string, data []byte, opts Options) (*graph.Graph, *Result, error) {
 	r, err := Import(path, data, opts)
 	if err != nil {
 		return nil, nil, err
@@ -82,9 +103,12 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 	if int64(len(data)) > graph.MaxFileBytes {
 		return nil, graph.ErrorList{{File: file, Msg: fmt.Sprintf("file is %d bytes, larger than the %d a model may have", len(data), graph.MaxFileBytes)}}
 	}
+	if IsJSON(data) {
+		return nil, graph.ErrorList{{File: file, Msg: "this is JSON (a format-v1 graph?), not an ONNX model: every command but import reads a graph as it is"}}
+	}
 	m, err := readModel(data)
 	if err != nil {
-		return nil, graph.ErrorList{{File: file, Msg: err.Error()}}
+		return nil, graph.ErrorList{{File: file, Msg: err.Error() + " (is it an ONNX model?)"}}
 	}
 	im := &importer{
 		file: file, m: m, opts: opts,
@@ -133,6 +157,9 @@ func (im *importer) run() error {
 	// Exporters give generic graph names ("torch_jit", "main_graph"); the
 	// file's name says which model it is, and names the generated code.
 	im.doc.name = strings.TrimSuffix(filepath.Base(im.file), filepath.Ext(im.file))
+	if strings.HasPrefix(im.file, "<") { // standard input has no file name
+		im.doc.name = "model"
+	}
 	if im.opset == 0 {
 		return im.problem("", "unsupported: the model imports no default-domain opset (only %s)", strings.Join(domains(im.m.opsets), ", "))
 	}
