@@ -69,7 +69,7 @@ func encoder(tb testing.TB, layers int) *graph.Graph {
 // BenchmarkInductorEncoder times the ported seed algorithm alone (lowering
 // done once) on 96-layer encoders, and on one with 2,208 storages (the
 // size the issue measured Inductor's planner (Python) at), to compare with the
-// Python on the same buffers (see README).
+// Python on the same buffers (see docs/planner.md).
 func BenchmarkInductorEncoder(b *testing.B) {
 	for _, layers := range []int{96, 221} {
 		g := encoder(b, layers)

@@ -33,7 +33,7 @@ func parse(t *testing.T, src string) *graph.Graph {
 // TestInductorMatchesSeed: the inductor strategy reproduces Inductor's planner's
 // numbers on the real graphs (intermediates, align 64, at the hints).
 // vit_b_16's peak is what the unmodified seed (memory_planning.py) computes
-// on the same buffers and live ranges; see README ("Planner reference").
+// on the same buffers and live ranges; see docs/planner.md ("Planner reference").
 func TestInductorMatchesSeed(t *testing.T) {
 	cases := []struct {
 		graph      string
