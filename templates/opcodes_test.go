@@ -2,11 +2,13 @@ package templates
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
 )
 
@@ -20,7 +22,19 @@ func TestOpcodesMatchEmit(t *testing.T) {
 		"kIntFloorDiv": emit.IntFloorDiv, "kIntMod": emit.IntMod, "kIntMax": emit.IntMax, "kIntMin": emit.IntMin,
 		"kStepAcquire": emit.StepAcquire, "kStepRelease": emit.StepRelease, "kStepView": emit.StepView,
 		"kStepUnview": emit.StepUnview, "kStepCall": emit.StepCall, "kStepLoop": emit.StepLoop, "kStepEndLoop": emit.StepEndLoop,
+		"kTableVersion": emit.TableVersion,
 	} {
 		assert.Contains(t, string(header), fmt.Sprintf("%s = %d", name, v))
 	}
+}
+
+// The C++ runtime names dtypes in format v1's order (emit's numbering).
+func TestDTypesMatchTheFormat(t *testing.T) {
+	header, err := FS.ReadFile("wrapgen_runtime.h")
+	require.NoError(t, err)
+	var names []string
+	for _, d := range graph.DTypes {
+		names = append(names, fmt.Sprintf("%q", string(d)))
+	}
+	assert.Contains(t, strings.Join(strings.Fields(string(header)), " "), "names[] = {"+strings.Join(names, ", ")+"};")
 }

@@ -31,6 +31,10 @@ namespace wrapgen {
 // inline so that no call allocates).
 constexpr int kMaxRank = 8;
 
+// kTableVersion is the version of the tables and API this runtime runs;
+// generated code static_asserts that it is the one it was generated for.
+constexpr int kTableVersion = 2;
+
 enum class DType : uint8_t {
   kBool, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64,
   kF16, kBF16, kF32, kF64, kC64, kC128, kF8E4M3FN, kF8E5M2,

@@ -165,3 +165,25 @@ func TestGoKeywordsAsNames(t *testing.T) {
 	require.NoError(t, err)
 	goVet(t, dir)
 }
+
+// Generated code does not compile against a runtime of another table
+// version (as protoc-gen-go's files check the runtime they need).
+func TestGeneratedCodeRefusesAnotherRuntimeVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds generated code")
+	}
+	dir := tempModule(t)
+	out := filepath.Join(dir, "m", "mlp.go")
+	_, _, err := runCLI("gen", "-q", "-lang", "go", "-o", out, "../../examples/mlp/mlp.json")
+	require.NoError(t, err)
+	rt := filepath.Join(dir, "m", "wgrt", "program.go")
+	src, err := os.ReadFile(rt)
+	require.NoError(t, err)
+	require.Contains(t, string(src), "const TableVersion = 2")
+	require.NoError(t, os.WriteFile(rt, []byte(strings.Replace(string(src), "const TableVersion = 2", "const TableVersion = 3", 1)), 0o644))
+	cmd := exec.Command("go", "build", "./...")
+	cmd.Dir = dir
+	msg, err := cmd.CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(msg), "EnforceVersion")
+}

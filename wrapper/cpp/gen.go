@@ -63,7 +63,7 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	d := &fileData{
 		SourceDoc: quote.CppComment(src), GraphDoc: quote.CppComment(p.Graph.Name), GraphLit: quote.Cpp(p.Graph.Name), Namespace: n.namespace, Guard: "WRAPGEN_" + strings.ToUpper(base) + "_H_",
 		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d", p.StrategyText(), p.Mode, p.Align),
-		NumPools: len(p.Pools), Align: p.Align, NumSymbols: len(p.Graph.Symbols), MaxArgs: pr.MaxArgs,
+		NumPools: len(p.Pools), Align: p.Align, TableVersion: emit.TableVersion, NumSymbols: len(p.Graph.Symbols), MaxArgs: pr.MaxArgs,
 	}
 	g.header(d)
 	g.tables(d)
@@ -102,7 +102,7 @@ type fileData struct {
 	Inputs, Params, Outputs                                           []fieldDecl
 	OpNames                                                           []listDecl
 	Ops                                                               []string
-	NumPools, NumSymbols, MaxArgs, NumLoops                           int
+	NumPools, NumSymbols, MaxArgs, NumLoops, TableVersion             int
 	Align                                                             int64
 	PoolDevices, Devices, OutputPools, InputTensors, OutputTensors    string
 	InputNames, OutputNames, InputFields, OutputFields                []string
@@ -169,10 +169,6 @@ func dtypeConst(d graph.DType) string {
 
 func (g *gen) header(d *fileData) {
 	for _, k := range g.pr.Kernels {
-		doc := fmt.Sprintf("%s is kernel %s: %d output(s), %d input(s)", g.n.kernel[k.Name], quote.CppComment(k.Name), k.Outputs, k.Inputs)
-		if k.Variadic {
-			doc = fmt.Sprintf("%s is kernel %s: %d output(s), inputs as one span (ops pass %d or more)", g.n.kernel[k.Name], quote.CppComment(k.Name), k.Outputs, k.Inputs)
-		}
 		var ps []string
 		for i := 0; i < k.Outputs; i++ {
 			ps = append(ps, fmt.Sprintf("const wrapgen::Tensor& out%d", i))
@@ -187,8 +183,7 @@ func (g *gen) header(d *fileData) {
 		for i, a := range k.Attrs {
 			ps = append(ps, attrType(a.Kind)+" "+g.n.attr[k.Name][i])
 		}
-		doc += k.AliasDoc()
-		d.Kernels = append(d.Kernels, kernelDecl{Doc: doc + ".", Method: g.n.kernel[k.Name], Params: strings.Join(ps, ", ")})
+		d.Kernels = append(d.Kernels, kernelDecl{Doc: emit.KernelDoc(k, g.n.kernel[k.Name], quote.CppComment), Method: g.n.kernel[k.Name], Params: strings.Join(ps, ", ")})
 	}
 	for _, t := range g.g.Inputs {
 		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})

@@ -202,3 +202,29 @@ func FloatLiteral(v float64) string {
 	}
 	return s
 }
+
+// KernelDoc is the comment above kernel k's method (called method): what
+// it takes, its attributes' names and which outputs may share memory with
+// which inputs; graph names go through comment, the backend's quoting.
+// Both backends print it, so their kernel docs carry the same facts.
+func KernelDoc(k *graph.Kernel, method string, comment func(string) string) string {
+	doc := fmt.Sprintf("%s is kernel %s: %s, %s", method, comment(k.Name), countText(k.Outputs, "output"), countText(k.Inputs, "input"))
+	if k.Variadic {
+		doc = fmt.Sprintf("%s is kernel %s: %s, inputs as one list (ops call it with %d or more)", method, comment(k.Name), countText(k.Outputs, "output"), k.Inputs)
+	}
+	if len(k.Attrs) > 0 {
+		var as []string
+		for _, a := range k.Attrs {
+			as = append(as, comment(a.Name))
+		}
+		doc += "; attributes " + strings.Join(as, ", ")
+	}
+	return doc + k.AliasDoc() + "."
+}
+
+func countText(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -55,6 +55,12 @@ func Generate(p *plan.Plan, opts Options) ([]byte, error) {
 	f.HeaderComment(fmt.Sprintf("Source: %s (graph %s). Plan: %s, memory pools %s, align %d.",
 		quote.GoComment(sourceName(opts.Source, p.Graph)), quote.GoComment(p.Graph.Name), p.StrategyText(), p.Mode, p.Align))
 	f.ImportAlias(opts.RuntimeImport, "wgrt")
+	f.Comment(fmt.Sprintf("This file needs the runtime of table version %d: it does not compile against", emit.TableVersion))
+	f.Comment("another (regenerate it with the wrapgen that wrote the runtime).")
+	f.Const().Defs(
+		jen.Id("_").Op("=").Qual(opts.RuntimeImport, "EnforceVersion").Call(jen.Qual(opts.RuntimeImport, "TableVersion").Op("-").Lit(emit.TableVersion)),
+		jen.Id("_").Op("=").Qual(opts.RuntimeImport, "EnforceVersion").Call(jen.Lit(emit.TableVersion).Op("-").Qual(opts.RuntimeImport, "TableVersion")),
+	)
 	g.kernels(f)
 	g.adapter(f)
 	if opts.RefKernelsImport != "" {
@@ -104,30 +110,11 @@ func dtypeConst(d graph.DType) string {
 	return s
 }
 
-func countText(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
 // kernels emits the Kernels interface.
 func (g *gen) kernels(f *jen.File) {
 	var methods []jen.Code
 	for _, k := range g.pr.Kernels {
-		doc := fmt.Sprintf("%s is kernel %s: %s, %s", g.n.kernel[k.Name], quote.GoComment(k.Name), countText(k.Outputs, "output"), countText(k.Inputs, "input"))
-		if k.Variadic {
-			doc = fmt.Sprintf("%s is kernel %s: %s, inputs as one list (ops call it with %d or more)", g.n.kernel[k.Name], quote.GoComment(k.Name), countText(k.Outputs, "output"), k.Inputs)
-		}
-		if len(k.Attrs) > 0 {
-			var as []string
-			for _, a := range k.Attrs {
-				as = append(as, quote.GoComment(a.Name))
-			}
-			doc += "; attributes " + strings.Join(as, ", ")
-		}
-		doc += k.AliasDoc()
-		methods = append(methods, jen.Comment(doc+"."), jen.Id(g.n.kernel[k.Name]).Params(g.kernelParams(k)...).Error())
+		methods = append(methods, jen.Comment(emit.KernelDoc(k, g.n.kernel[k.Name], quote.GoComment)), jen.Id(g.n.kernel[k.Name]).Params(g.kernelParams(k)...).Error())
 	}
 	docf(f, "Kernels are the kernels graph %s calls. Each method writes its outputs\n"+
 		"(out0, ...) from its inputs; the tensors view memory the wrapper owns and\n"+

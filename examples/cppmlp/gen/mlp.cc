@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+static_assert(wrapgen::kTableVersion == 2, "this wrapper was generated for wrapgen runtime tables version 2: regenerate it with the wrapgen that wrote wrapgen_runtime.h");
+
 namespace mlp {
 namespace {
 

@@ -19,13 +19,13 @@ namespace mlp {
 class Kernels {
  public:
   virtual ~Kernels() = default;
-  // Matmul is kernel "matmul": 1 output(s), 2 input(s).
+  // Matmul is kernel "matmul": 1 output, 2 inputs.
   virtual wrapgen::Status Matmul(const wrapgen::Tensor& out0, const wrapgen::Tensor& in0, const wrapgen::Tensor& in1) = 0;
-  // BiasAdd is kernel "bias_add": 1 output(s), 2 input(s).
+  // BiasAdd is kernel "bias_add": 1 output, 2 inputs.
   virtual wrapgen::Status BiasAdd(const wrapgen::Tensor& out0, const wrapgen::Tensor& in0, const wrapgen::Tensor& in1) = 0;
-  // Relu_ is kernel "relu_": 1 output(s), 1 input(s).
+  // Relu_ is kernel "relu_": 1 output, 1 input.
   virtual wrapgen::Status Relu_(const wrapgen::Tensor& out0, const wrapgen::Tensor& in0) = 0;
-  // Softmax is kernel "softmax": 1 output(s), 1 input(s).
+  // Softmax is kernel "softmax": 1 output, 1 input; attributes "dim".
   virtual wrapgen::Status Softmax(const wrapgen::Tensor& out0, const wrapgen::Tensor& in0, int64_t dim) = 0;
   // BeginOp is called right before each kernel call with the op it is for
   // (tracing, profiling, checking).

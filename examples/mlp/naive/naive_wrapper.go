@@ -10,6 +10,13 @@ import (
 	"sync/atomic"
 )
 
+// This file needs the runtime of table version 2: it does not compile against
+// another (regenerate it with the wrapgen that wrote the runtime).
+const (
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 2)
+	_ = wgrt.EnforceVersion(2 - wgrt.TableVersion)
+)
+
 // Kernels are the kernels graph "mlp" calls. Each method writes its outputs
 // (out0, ...) from its inputs; the tensors view memory the wrapper owns and
 // must not be kept after the method returns. A non-nil error stops the run.

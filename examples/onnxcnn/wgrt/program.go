@@ -43,6 +43,18 @@ type Program struct {
 	NumLoops    int
 }
 
+// TableVersion is the version of the tables and API this runtime runs
+// (package emit's TableVersion). Generated code checks it at compile time:
+//
+//	const _ = wgrt.EnforceVersion(wgrt.TableVersion - 2)
+//	const _ = wgrt.EnforceVersion(2 - wgrt.TableVersion)
+//
+// one of which overflows unless the versions are equal.
+const TableVersion = 2
+
+// EnforceVersion is the type of those checks.
+type EnforceVersion uint
+
 // Opcodes of Program.Code.
 const (
 	intConst = iota

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/graph"
 )
 
 // paramsProgram has one input x f32 [3] (tensor 0) and two params: w f32 [2, 3]
@@ -85,4 +87,14 @@ func TestViewEveryDType(t *testing.T) {
 	assert.Equal(t, int32(6), x.Int32s()[5])
 	h := FromBytes(F16, []byte{0, 0x3c}, 1)
 	assert.Equal(t, uint16(0x3c00), h.Halfs()[0])
+}
+
+// The runtime numbers dtypes as format v1 lists them (emit writes that
+// number into the tables).
+func TestDTypesMatchTheFormat(t *testing.T) {
+	require.Len(t, dtypeNames, len(graph.DTypes))
+	for i, d := range graph.DTypes {
+		assert.Equal(t, string(d), DType(i).String())
+		assert.Equal(t, int(d.Size()), DType(i).Size(), string(d))
+	}
 }
