@@ -28,7 +28,7 @@ func init() {
 		"Split":           split,
 		"Pad":             pad,
 		"ScatterND":       scatterND,
-		"ScatterElements": sameAs(intAttr{"axis", 0}),
+		"ScatterElements": scatterElements,
 		"Trilu":           trilu,
 		"CumSum":          cumSum,
 		"Where":           where,
@@ -192,5 +192,15 @@ func cumSum(c *nodeCtx) error {
 	c.emitInt("exclusive", c.attrInt("exclusive", 0))
 	c.emitInt("reverse", c.attrInt("reverse", 0))
 	c.setOut(0, x.dtype, x.shape)
+	return nil
+}
+
+// scatterElements keeps the data's shape; duplicate indices combine by
+// "reduction" (none, add, mul, max, min).
+func scatterElements(c *nodeCtx) error {
+	if err := sameAs(intAttr{"axis", 0})(c); err != nil {
+		return err
+	}
+	c.emitString("reduction", c.attrString("reduction", "none"))
 	return nil
 }

