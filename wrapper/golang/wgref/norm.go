@@ -1,0 +1,327 @@
+package wgref
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+func init() {
+	register("BatchNormalization", batchNorm)
+	register("LayerNormalization", layerNorm)
+	register("InstanceNormalization", instanceNorm)
+	register("LRN", lrn)
+	register("Softmax", func(c *wgrt.Call) error { return softmax(c, "softmax") })
+	register("LogSoftmax", func(c *wgrt.Call) error { return softmax(c, "log") })
+	register("Hardmax", func(c *wgrt.Call) error { return softmax(c, "hard") })
+}
+
+// channelOf is the index of dimension 1 of an element of t (N, C, ...).
+func perChannel(t wgrt.Tensor, ch int) float64 { return loadF(t, ch*t.Strides[0]) }
+
+// batchNorm normalizes each channel (dimension 1) with the given mean and
+// variance; in training mode with the batch's, also returning the running
+// statistics updated by momentum.
+func batchNorm(c *wgrt.Call) error {
+	if len(c.Inputs) != 5 || len(c.Outputs) < 1 {
+		return fmt.Errorf("%s: want 5 inputs", c.Kernel)
+	}
+	a := attrsOf(c)
+	eps, momentum, training := a.FloatOr("epsilon", 1e-5), a.FloatOr("momentum", 0.9), a.IntOr("training_mode", 0) != 0
+	if a.err != nil {
+		return a.err
+	}
+	x, scale, bias, mean, variance := c.Inputs[0], c.Inputs[1], c.Inputs[2], c.Inputs[3], c.Inputs[4]
+	out := c.Outputs[0]
+	if len(x.Shape) < 2 || familyOf(x.DType) != famFloat {
+		return fmt.Errorf("%s: want a float input of rank 2 or more", c.Kernel)
+	}
+	ch := x.Shape[1]
+	mu, vr := make([]float64, ch), make([]float64, ch)
+	for i := 0; i < ch; i++ {
+		mu[i], vr[i] = perChannel(mean, i), perChannel(variance, i)
+	}
+	if training {
+		bm, bv := make([]float64, ch), make([]float64, ch)
+		cnt := float64(x.NumElements() / max(ch, 1))
+		forEachIndex(x.Shape, func(idx []int) { bm[idx[1]] += loadF(x, offsetOf(idx, x.Strides)) })
+		for i := range bm {
+			bm[i] /= cnt
+		}
+		forEachIndex(x.Shape, func(idx []int) {
+			d := loadF(x, offsetOf(idx, x.Strides)) - bm[idx[1]]
+			bv[idx[1]] += d * d
+		})
+		for i := range bv {
+			bv[i] /= cnt
+		}
+		if len(c.Outputs) == 3 {
+			rm, rv := c.Outputs[1], c.Outputs[2]
+			for i := 0; i < ch; i++ {
+				storeF(rm, i*rm.Strides[0], mu[i]*momentum+bm[i]*(1-momentum))
+				storeF(rv, i*rv.Strides[0], vr[i]*momentum+bv[i]*(1-momentum))
+			}
+		}
+		mu, vr = bm, bv
+	}
+	mul, add := make([]float64, ch), make([]float64, ch)
+	for i := 0; i < ch; i++ {
+		mul[i] = perChannel(scale, i) / math.Sqrt(vr[i]+eps)
+		add[i] = perChannel(bias, i) - mu[i]*mul[i]
+	}
+	if x.DType == wgrt.F32 && out.DType == wgrt.F32 && spatialContiguous(x) && spatialContiguous(out) {
+		xs, ys := elems[float32](x), elems[float32](out)
+		inner := prod(x.Shape[2:])
+		for b := 0; b < x.Shape[0]; b++ {
+			for i := 0; i < ch; i++ {
+				m, s := float32(mul[i]), float32(add[i])
+				xo, yo := b*x.Strides[0]+i*x.Strides[1], b*out.Strides[0]+i*out.Strides[1]
+				src, dst := xs[xo:xo+inner], ys[yo:yo+inner]
+				for j, v := range src {
+					dst[j] = v*m + s
+				}
+			}
+		}
+		return nil
+	}
+	forEachIndex(x.Shape, func(idx []int) {
+		storeF(out, offsetOf(idx, out.Strides), loadF(x, offsetOf(idx, x.Strides))*mul[idx[1]]+add[idx[1]])
+	})
+	return nil
+}
+
+// layerNorm normalizes over the dimensions from axis on, then scales and
+// shifts (broadcast); Mean and InvStdDev outputs when asked for.
+func layerNorm(c *wgrt.Call) error {
+	if len(c.Inputs) < 2 || len(c.Outputs) < 1 {
+		return fmt.Errorf("%s: want X, Scale and an output", c.Kernel)
+	}
+	x, scale, out := c.Inputs[0], c.Inputs[1], c.Outputs[0]
+	axis, err := axisAttr(c, len(x.Shape))
+	if err != nil {
+		return err
+	}
+	a := attrsOf(c)
+	eps := a.FloatOr("epsilon", 1e-5)
+	if a.err != nil {
+		return a.err
+	}
+	if familyOf(x.DType) != famFloat {
+		return unsupported(c, x.DType)
+	}
+	inner := x.Shape[axis:]
+	n := prod(inner)
+	ss := broadcastStrides(inner, scale)
+	var bs []int
+	if len(c.Inputs) > 2 {
+		bs = broadcastStrides(inner, c.Inputs[2])
+	}
+	outer := append(append([]int(nil), x.Shape[:axis]...), make([]int, len(inner))...)
+	for i := axis; i < len(outer); i++ {
+		outer[i] = 1
+	}
+	var meanOut, invOut *wgrt.Tensor
+	if len(c.Outputs) > 1 {
+		meanOut = &c.Outputs[1]
+	}
+	if len(c.Outputs) > 2 {
+		invOut = &c.Outputs[2]
+	}
+	forEachIndex(outer, func(o []int) {
+		xb, yb := offsetOf(o, x.Strides), offsetOf(o, out.Strides)
+		sum, sq := 0.0, 0.0
+		forEachIndex(inner, func(i []int) {
+			v := loadF(x, xb+offsetOf(i, x.Strides[axis:]))
+			sum += v
+			sq += v * v
+		})
+		mean := sum / float64(n)
+		inv := 1 / math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0)+eps)
+		forEachIndex(inner, func(i []int) {
+			v := (loadF(x, xb+offsetOf(i, x.Strides[axis:])) - mean) * inv * loadF(scale, offsetOf(i, ss))
+			if bs != nil {
+				v += loadF(c.Inputs[2], offsetOf(i, bs))
+			}
+			storeF(out, yb+offsetOf(i, out.Strides[axis:]), v)
+		})
+		if meanOut != nil {
+			storeF(*meanOut, offsetOf(o, meanOut.Strides), mean)
+		}
+		if invOut != nil {
+			storeF(*invOut, offsetOf(o, invOut.Strides), inv)
+		}
+	})
+	return nil
+}
+
+// instanceNorm normalizes each (batch, channel) over its spatial
+// dimensions, then scales and shifts per channel.
+func instanceNorm(c *wgrt.Call) error {
+	if err := need(c, 1, 3, 3); err != nil {
+		return err
+	}
+	x, scale, bias, out := c.Inputs[0], c.Inputs[1], c.Inputs[2], c.Outputs[0]
+	a := attrsOf(c)
+	eps := a.FloatOr("epsilon", 1e-5)
+	if a.err != nil {
+		return a.err
+	}
+	if len(x.Shape) < 2 || familyOf(x.DType) != famFloat {
+		return fmt.Errorf("%s: want a float input of rank 2 or more", c.Kernel)
+	}
+	spatial := x.Shape[2:]
+	n := float64(prod(spatial))
+	for b := 0; b < x.Shape[0]; b++ {
+		for ch := 0; ch < x.Shape[1]; ch++ {
+			xb, yb := b*x.Strides[0]+ch*x.Strides[1], b*out.Strides[0]+ch*out.Strides[1]
+			sum, sq := 0.0, 0.0
+			forEachIndex(spatial, func(i []int) {
+				v := loadF(x, xb+offsetOf(i, x.Strides[2:]))
+				sum += v
+				sq += v * v
+			})
+			mean := sum / n
+			inv := 1 / math.Sqrt(math.Max(sq/n-mean*mean, 0)+eps)
+			s, t := perChannel(scale, ch), perChannel(bias, ch)
+			forEachIndex(spatial, func(i []int) {
+				storeF(out, yb+offsetOf(i, out.Strides[2:]), (loadF(x, xb+offsetOf(i, x.Strides[2:]))-mean)*inv*s+t)
+			})
+		}
+	}
+	return nil
+}
+
+// lrn divides each element by (bias + alpha/size * the sum of squares over
+// the size channels around it)^beta.
+func lrn(c *wgrt.Call) error {
+	if err := need(c, 1, 1, 1); err != nil {
+		return err
+	}
+	x, out := c.Inputs[0], c.Outputs[0]
+	a := attrsOf(c)
+	alpha, beta, bias, size := a.FloatOr("alpha", 1e-4), a.FloatOr("beta", 0.75), a.FloatOr("bias", 1), a.Int("size")
+	if a.err != nil {
+		return a.err
+	}
+	if len(x.Shape) < 2 || familyOf(x.DType) != famFloat || size <= 0 {
+		return fmt.Errorf("%s: want a float input of rank 2 or more and a positive size", c.Kernel)
+	}
+	lo, hi := (size-1)/2, size-1-(size-1)/2
+	chs := x.Shape[1]
+	forEachIndex(x.Shape, func(idx []int) {
+		ch := idx[1]
+		sq := 0.0
+		for k := max(0, ch-lo); k <= min(chs-1, ch+hi); k++ {
+			v := loadF(x, offsetOf(idx, x.Strides)+(k-ch)*x.Strides[1])
+			sq += v * v
+		}
+		v := loadF(x, offsetOf(idx, x.Strides))
+		storeF(out, offsetOf(idx, out.Strides), v/math.Pow(bias+alpha/float64(size)*sq, beta))
+	})
+	return nil
+}
+
+// softmax normalizes along axis (softmax, log of it, or a one-hot of the
+// first maximum); coerce_2d is opset 1-12's form, over every dimension
+// from axis on as one.
+func softmax(c *wgrt.Call, kind string) error {
+	if err := need(c, 1, 1, 1); err != nil {
+		return err
+	}
+	x, out := c.Inputs[0], c.Outputs[0]
+	axis, err := axisAttr(c, len(x.Shape))
+	if err != nil {
+		return err
+	}
+	a := attrsOf(c)
+	coerce := a.Has("coerce_2d") && a.Bool("coerce_2d")
+	if a.err != nil {
+		return a.err
+	}
+	if familyOf(x.DType) != famFloat {
+		return unsupported(c, x.DType)
+	}
+	if len(x.Shape) == 0 {
+		storeF(out, 0, map[string]float64{"softmax": 1, "log": 0, "hard": 1}[kind])
+		return nil
+	}
+	// The group: the dimensions normalized together; outer: the others.
+	group := []int{axis}
+	if coerce {
+		group = group[:0]
+		for d := axis; d < len(x.Shape); d++ {
+			group = append(group, d)
+		}
+	}
+	inGroup := make([]bool, len(x.Shape))
+	for _, d := range group {
+		inGroup[d] = true
+	}
+	outer := make([]int, len(x.Shape))
+	gshape := make([]int, len(group))
+	for d, s := range x.Shape {
+		outer[d] = s
+		if inGroup[d] {
+			outer[d] = 1
+		}
+	}
+	xg, og := make([]int, len(group)), make([]int, len(group))
+	for i, d := range group {
+		gshape[i], xg[i], og[i] = x.Shape[d], x.Strides[d], out.Strides[d]
+	}
+	n := prod(gshape)
+	vals := make([]float64, n)
+	f32 := x.DType == wgrt.F32 && out.DType == wgrt.F32 && len(group) == 1
+	forEachIndex(outer, func(o []int) {
+		xb, yb := offsetOf(o, x.Strides), offsetOf(o, out.Strides)
+		if f32 {
+			xs, ys := elems[float32](x), elems[float32](out)
+			for i := 0; i < n; i++ {
+				vals[i] = float64(xs[xb+i*xg[0]])
+			}
+			normalize(vals, kind)
+			for i := 0; i < n; i++ {
+				ys[yb+i*og[0]] = float32(vals[i])
+			}
+			return
+		}
+		i := 0
+		forEachIndex(gshape, func(g []int) { vals[i] = loadF(x, xb+offsetOf(g, xg)); i++ })
+		normalize(vals, kind)
+		i = 0
+		forEachIndex(gshape, func(g []int) { storeF(out, yb+offsetOf(g, og), vals[i]); i++ })
+	})
+	return nil
+}
+
+func normalize(v []float64, kind string) {
+	if len(v) == 0 {
+		return
+	}
+	peak, at := math.Inf(-1), 0
+	for i, x := range v {
+		if x > peak {
+			peak, at = x, i
+		}
+	}
+	if kind == "hard" {
+		for i := range v {
+			v[i] = 0
+		}
+		v[at] = 1
+		return
+	}
+	sum := 0.0
+	for i, x := range v {
+		v[i] = math.Exp(x - peak)
+		sum += v[i]
+	}
+	for i := range v {
+		if kind == "log" {
+			v[i] = math.Log(v[i]) - math.Log(sum)
+		} else {
+			v[i] /= sum
+		}
+	}
+}

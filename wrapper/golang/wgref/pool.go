@@ -1,0 +1,173 @@
+package wgref
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+func init() {
+	register("MaxPool", func(c *wgrt.Call) error { return pool(c, "max") })
+	register("AveragePool", func(c *wgrt.Call) error { return pool(c, "avg") })
+	register("LpPool", func(c *wgrt.Call) error { return pool(c, "lp") })
+	register("GlobalAveragePool", func(c *wgrt.Call) error { return globalPool(c, "avg") })
+	register("GlobalMaxPool", func(c *wgrt.Call) error { return globalPool(c, "max") })
+	register("GlobalLpPool", func(c *wgrt.Call) error { return globalPool(c, "lp") })
+}
+
+// pool reduces each window of the spatial dimensions: the window of output
+// position o starts at o*stride - pad_begin and takes kernel positions
+// dilation apart; positions outside the input are skipped (or, for
+// AveragePool with count_include_pad, counted when inside the padding).
+func pool(c *wgrt.Call, kind string) error {
+	if len(c.Inputs) != 1 || len(c.Outputs) < 1 || len(c.Outputs) > 2 {
+		return fmt.Errorf("%s: want 1 input and 1 or 2 outputs", c.Kernel)
+	}
+	out, x := c.Outputs[0], c.Inputs[0]
+	r := len(x.Shape) - 2
+	if r < 1 || len(out.Shape) != len(x.Shape) {
+		return fmt.Errorf("%s: input %v and output %v do not fit", c.Kernel, x.Shape, out.Shape)
+	}
+	a := attrsOf(c)
+	kernel, strides, pads := a.Ints("kernel_shape"), a.Ints("strides"), a.Ints("pads")
+	dil := make([]int, r)
+	for i := range dil {
+		dil[i] = 1
+	}
+	if a.Has("dilations") {
+		dil = a.Ints("dilations")
+	}
+	includePad := a.IntOr("count_include_pad", 0) != 0
+	order := a.IntOr("storage_order", 0)
+	p := float64(a.IntOr("p", 2))
+	if a.err != nil {
+		return a.err
+	}
+	if len(kernel) != r || len(strides) != r || len(pads) != 2*r || len(dil) != r {
+		return fmt.Errorf("%s: attributes do not fit %d spatial dimensions", c.Kernel, r)
+	}
+	if familyOf(x.DType) == famOther || familyOf(x.DType) == famBool {
+		return unsupported(c, x.DType)
+	}
+	var idxOut *wgrt.Tensor
+	if len(c.Outputs) == 2 {
+		idxOut = &c.Outputs[1]
+	}
+	pos := make([]int, r)
+	// Flat index strides of the input for MaxPool's Indices (row-major, or
+	// column-major over the spatial dimensions with storage_order 1).
+	flat := rowMajor(x.Shape)
+	if order == 1 {
+		s := 1
+		for d := 2; d < len(x.Shape); d++ {
+			flat[d] = s
+			s *= x.Shape[d]
+		}
+	}
+	forEachIndex(out.Shape, func(o []int) {
+		base := o[0]*x.Strides[0] + o[1]*x.Strides[1]
+		best, bestAt := math.Inf(-1), -1
+		sum, count := 0.0, 0
+		forEachIndex(kernel, func(k []int) {
+			inside, inPad := true, true
+			for d := 0; d < r; d++ {
+				pos[d] = o[2+d]*strides[d] - pads[d] + k[d]*dil[d]
+				if pos[d] < 0 || pos[d] >= x.Shape[2+d] {
+					inside = false
+				}
+				if pos[d] < -pads[d] || pos[d] >= x.Shape[2+d]+pads[r+d] {
+					inPad = false
+				}
+			}
+			if !inside {
+				if includePad && inPad {
+					count++
+				}
+				return
+			}
+			v := loadF(x, base+offsetOf(pos, x.Strides[2:]))
+			count++
+			switch kind {
+			case "max":
+				if v > best || bestAt < 0 {
+					best = v
+					bestAt = o[0]*flat[0] + o[1]*flat[1] + offsetOf(pos, flat[2:])
+				}
+			case "avg":
+				sum += v
+			case "lp":
+				sum += math.Pow(math.Abs(v), p)
+			}
+		})
+		at := offsetOf(o, out.Strides)
+		switch kind {
+		case "max":
+			storeF(out, at, best)
+			if idxOut != nil {
+				storeI(*idxOut, offsetOf(o, idxOut.Strides), int64(bestAt))
+			}
+		case "avg":
+			storeF(out, at, sum/float64(count))
+		case "lp":
+			storeF(out, at, math.Pow(sum, 1/p))
+		}
+	})
+	return nil
+}
+
+// globalPool reduces all spatial dimensions of each channel.
+func globalPool(c *wgrt.Call, kind string) error {
+	if err := need(c, 1, 1, 1); err != nil {
+		return err
+	}
+	out, x := c.Outputs[0], c.Inputs[0]
+	if len(x.Shape) < 2 || len(out.Shape) != len(x.Shape) {
+		return fmt.Errorf("%s: input %v and output %v do not fit", c.Kernel, x.Shape, out.Shape)
+	}
+	if familyOf(x.DType) != famFloat {
+		return unsupported(c, x.DType)
+	}
+	a := attrsOf(c)
+	p := float64(a.IntOr("p", 2))
+	if a.err != nil {
+		return a.err
+	}
+	spatial := x.Shape[2:]
+	n := prod(spatial)
+	xs := x.DType == wgrt.F32 && spatialContiguous(x)
+	for b := 0; b < x.Shape[0]; b++ {
+		for ch := 0; ch < x.Shape[1]; ch++ {
+			base := b*x.Strides[0] + ch*x.Strides[1]
+			acc := 0.0
+			if kind == "max" {
+				acc = math.Inf(-1)
+			}
+			add := func(v float64) {
+				switch kind {
+				case "max":
+					acc = math.Max(acc, v)
+				case "avg":
+					acc += v
+				case "lp":
+					acc += math.Pow(math.Abs(v), p)
+				}
+			}
+			if xs && kind == "avg" {
+				for _, v := range elems[float32](x)[base : base+n] {
+					acc += float64(v)
+				}
+			} else {
+				forEachIndex(spatial, func(s []int) { add(loadF(x, base+offsetOf(s, x.Strides[2:]))) })
+			}
+			switch kind {
+			case "avg":
+				acc /= float64(n)
+			case "lp":
+				acc = math.Pow(acc, 1/p)
+			}
+			storeF(out, b*out.Strides[0]+ch*out.Strides[1], acc)
+		}
+	}
+	return nil
+}
