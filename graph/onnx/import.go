@@ -451,3 +451,18 @@ func (im *importer) addParam(i int, in *valueInfo, w Weight) error {
 	im.vals[in.name] = v
 	return nil
 }
+
+// MainOp is the op a node test's model is about: its only node's, or, for
+// a function expanded into several nodes, "(expanded) " and its last
+// node's. "?" when the model does not read.
+func MainOp(data []byte) string {
+	m, err := readModel(data)
+	if err != nil || len(m.graph.nodes) == 0 {
+		return "?"
+	}
+	op := m.graph.nodes[len(m.graph.nodes)-1].opType
+	if len(m.graph.nodes) > 1 {
+		op = "(expanded) " + op
+	}
+	return op
+}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -27,29 +26,22 @@ Relu Reshape ScatterND Shape Sigmoid Slice Softmax Sub Transpose Unsqueeze Where
 
 // TestNodeTests imports every ONNX node test: each either imports with
 // graph outputs of exactly the dtypes and shapes of its expected outputs,
-// or is refused with an "unsupported" error naming the node. With
-// WRAPGEN_ONNX_COVERAGE=file it writes the coverage table by op.
+// or is refused with an "unsupported" error naming the node (the numbers
+// are checked by wrapper/golang/interp's TestNodeTests, which also writes
+// docs/onnx-coverage.md).
 func TestNodeTests(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(nodeTestDir, "test_*"))
 	require.NoError(t, err)
 	if len(dirs) == 0 {
 		t.Skipf("no ONNX node tests in %s (install Debian's libonnx-testdata)", nodeTestDir)
 	}
-	type tally struct{ tests, matched int }
-	byOp := map[string]*tally{}
 	matched, refused := 0, 0
 	var failures []string
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
 		data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
 		require.NoError(t, err)
-		op := mainOp(data)
-		tl := byOp[op]
-		if tl == nil {
-			tl = &tally{}
-			byOp[op] = tl
-		}
-		tl.tests++
+		op := MainOp(data)
 		res, err := importNodeTest(dir, data)
 		if err != nil {
 			refused++
@@ -70,24 +62,10 @@ func TestNodeTests(t *testing.T) {
 			continue
 		}
 		matched++
-		tl.matched++
 	}
 	t.Logf("%d node tests: %d imported with matching outputs, %d refused as unsupported", len(dirs), matched, refused)
 	for _, f := range failures {
 		t.Error(f)
-	}
-	if out := os.Getenv("WRAPGEN_ONNX_COVERAGE"); out != "" {
-		var ops []string
-		for op := range byOp {
-			ops = append(ops, op)
-		}
-		sort.Strings(ops)
-		var b strings.Builder
-		fmt.Fprintf(&b, "%d node tests, %d imported with matching outputs, %d refused as unsupported.\n\n| op | tests | imported and matching |\n|---|---|---|\n", len(dirs), matched, refused)
-		for _, op := range ops {
-			fmt.Fprintf(&b, "| %s | %d | %d |\n", op, byOp[op].tests, byOp[op].matched)
-		}
-		require.NoError(t, os.WriteFile(out, []byte(b.String()), 0o644))
 	}
 }
 
@@ -98,20 +76,6 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-// mainOp is the op a node test is about: its only node's, or the last
-// non-Constant node's for expanded tests.
-func mainOp(data []byte) string {
-	m, err := readModel(data)
-	if err != nil || len(m.graph.nodes) == 0 {
-		return "?"
-	}
-	op := m.graph.nodes[len(m.graph.nodes)-1].opType
-	if len(m.graph.nodes) > 1 {
-		op = "(expanded) " + op
-	}
-	return op
 }
 
 // compareOutputs checks each graph output against output_<i>.pb.
