@@ -24,6 +24,7 @@ func commands() []command {
 		{"selftest", "build and run the wrapper with sentinel kernels that detect memory corruption", runSelftest},
 		{"bench", "compare strategies: peak over lower bound, pools, planning time", runBench},
 		{"import", "convert an ONNX model to a format-v1 graph (and its weights)", runImport},
+		{"run", "run a model in process with the reference kernels (inputs from .npy/.pb or random)", runRun},
 	}
 }
 

@@ -227,3 +227,12 @@ func (m *Model) CallOp(i int) error {
 	}
 	return m.k(c)
 }
+
+// Symbols are the symbol values of the last Run, by name.
+func (m *Model) Symbols() map[string]int {
+	out := make(map[string]int, len(m.Graph.Symbols))
+	for i, s := range m.Graph.Symbols {
+		out[s.Name] = m.f.Sym[i]
+	}
+	return out
+}

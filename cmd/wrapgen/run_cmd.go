@@ -1,0 +1,412 @@
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/graph/onnx"
+	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/golang/interp"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+const runUsage = `wrapgen run [-in FILE]... [-params W.safetensors] [-at name=value] [-out DIR] [-repeat N] [-threads N] [plan flags] MODEL.onnx|GRAPH.json
+
+Runs the model in process with wrapgen's reference kernels, through the
+same tables and Go runtime a generated wrapper uses. Inputs come from -in
+files (.npy or ONNX TensorProto .pb), one per data input in the graph's
+order, or are random (-seed). An ONNX model's initializers are its params;
+a format-v1 graph's come from -params. Prints each output (or writes
+DIR/output_<i>.npy with -out), and with -repeat the time per call and the
+pools' peak bytes.`
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// runKernels is what run calls the kernels through (tests replace it).
+var runKernels wgrt.KernelFunc = wgref.Call
+
+func runRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", stdout, stderr)
+	var pf planFlags
+	pf.register(fs)
+	var ins stringList
+	fs.Var(&ins, "in", "an input `file` (.npy or .pb), in the order of the graph's data inputs (repeatable; default: random inputs)")
+	params := fs.String("params", "", "the params (weights) of a format-v1 graph, or of a model exported with its weights as inputs, from a safetensors `file`")
+	at := symbolValues{}
+	fs.Var(at, "at", "run at symbol `name=value` (random inputs take their shapes from it; given inputs must agree)")
+	outDir := fs.String("out", "", "write each output to `dir`/output_<i>.npy instead of printing it")
+	repeat := fs.Int("repeat", 1, "run `n` times and print the time per call (min and median) and the pools' peak bytes")
+	threads := fs.Int("threads", 1, "goroutines the reference kernels may use (matrix products and convolutions split their rows)")
+	seed := fs.Int64("seed", 1, "seed of the random inputs")
+	if help, err := parseFlags(fs, runUsage, args); help || err != nil {
+		return err
+	}
+	path, err := oneGraph(fs)
+	if err != nil {
+		return err
+	}
+	if *repeat < 1 {
+		return &usageError{fmt.Sprintf("-repeat %d: want 1 or more", *repeat)}
+	}
+	if *threads < 1 {
+		return &usageError{fmt.Sprintf("-threads %d: want 1 or more", *threads)}
+	}
+	if err := pf.check(); err != nil {
+		return err
+	}
+	g, weights, err := loadForRun(path, pf.hints, *params)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    symbolValues
+	}{{"-hint", pf.hints}, {"-at", at}} {
+		if err := checkSymbolValues(g, f.name, f.v); err != nil {
+			return err
+		}
+	}
+	p, err := plan.Make(g, pf.options())
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	m := interp.New(p)
+	defer m.Close()
+	if err := m.BindParams(weights); err != nil {
+		if len(weights) == 0 && len(g.Params) > 0 {
+			return fmt.Errorf("%s: the graph has %d params: give them with -params FILE.safetensors", path, len(g.Params))
+		}
+		return err
+	}
+	syms := map[string]int{}
+	for k, v := range at {
+		syms[k] = int(v)
+	}
+	var inputs []wgrt.Tensor
+	if len(ins) > 0 {
+		if len(ins) != len(g.Inputs) {
+			return &usageError{fmt.Sprintf("%s has %d data inputs (%s), got %d -in files", path, len(g.Inputs), inputNames(g), len(ins))}
+		}
+		for i, file := range ins {
+			t, err := readTensorFile(file)
+			if err != nil {
+				return err
+			}
+			if want := g.Inputs[i]; graph.DTypes[t.DType] != want.DType && !(t.DType == wgrt.U16 && want.DType == "bf16") {
+				return fmt.Errorf("%s: input %q wants %s, the file holds %s", file, want.Name, want.DType, t.DType)
+			} else if t.DType == wgrt.U16 && want.DType == "bf16" {
+				t.DType = wgrt.BF16
+			}
+			inputs = append(inputs, t)
+		}
+	} else if inputs, err = randomInputs(g, at, *seed); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	wgref.SetThreads(*threads)
+	defer wgref.SetThreads(1)
+	var outs []wgrt.Tensor
+	times := make([]time.Duration, 0, *repeat)
+	start := time.Now()
+	progressed := false
+	for i := 0; i < *repeat; i++ {
+		t0 := time.Now()
+		if outs, err = m.Run(runKernels, syms, inputs); err != nil {
+			return err
+		}
+		times = append(times, time.Since(t0))
+		if *repeat > 1 && time.Since(start) > time.Second {
+			fmt.Fprintf(stderr, "\rwrapgen: running %s: call %d/%d", g.Name, i+1, *repeat)
+			progressed = true
+		}
+	}
+	if progressed {
+		fmt.Fprintln(stderr)
+	}
+	if *outDir != "" {
+		var files []outFile
+		for i, o := range outs {
+			data, err := writeNpy(o)
+			if err != nil {
+				return fmt.Errorf("output %q: %w", g.Outputs[i].Name, err)
+			}
+			files = append(files, outFile{filepath.Join(*outDir, fmt.Sprintf("output_%d.npy", i)), data})
+		}
+		if err := writeFiles(files, stderr); err != nil {
+			return err
+		}
+	} else {
+		for i, o := range outs {
+			fmt.Fprintln(stdout, summarize(g.Outputs[i].Name, o))
+		}
+	}
+	if *repeat > 1 {
+		env := expr.Env{}
+		for k, v := range m.Symbols() {
+			env[k] = int64(v)
+		}
+		fig, err := p.Figures(env)
+		if err != nil {
+			return err
+		}
+		sorted := append([]time.Duration(nil), times...)
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+		fmt.Fprintf(stdout, "time per call: min %.2f ms, median %.2f ms (%d calls, %d thread%s)\n", ms(sorted[0]), ms(sorted[len(sorted)/2]), len(sorted), *threads, plural(*threads))
+		fmt.Fprintf(stdout, "memory: pools' peak %d bytes at %s; params %d bytes\n", fig.PeakBytes, plan.EnvText(env), fig.ParamBytes)
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func inputNames(g *graph.Graph) string {
+	var names []string
+	for _, x := range g.Inputs {
+		names = append(names, x.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// loadForRun reads the graph and its params: an ONNX model's own
+// initializers (and -params for weights it takes as inputs), or a
+// format-v1 graph's -params file.
+func loadForRun(path string, hints symbolValues, paramsFile string) (*graph.Graph, map[string]wgrt.Tensor, error) {
+	var file map[string]wgrt.Tensor
+	if paramsFile != "" {
+		var err error
+		if file, err = wgrt.LoadSafetensors(paramsFile); err != nil {
+			return nil, nil, err
+		}
+	}
+	data, name := []byte(nil), path
+	isModel := onnx.IsModel(path)
+	if path == "-" {
+		var err error
+		if data, err = io.ReadAll(stdin); err != nil {
+			return nil, nil, fmt.Errorf("reading standard input: %w", err)
+		}
+		name, isModel = stdinName, !onnx.IsJSON(data)
+	}
+	if !isModel {
+		var g *graph.Graph
+		var err error
+		if data != nil {
+			g, err = graph.Parse(name, data)
+		} else {
+			g, err = graph.Load(path)
+		}
+		return g, file, err
+	}
+	opts := onnx.Options{Hints: hints}
+	if file != nil {
+		ps, err := readParams(paramsFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.Params = ps
+	}
+	var g *graph.Graph
+	var res *onnx.Result
+	var err error
+	if data != nil {
+		g, res, err = onnx.Parse(name, data, opts)
+	} else {
+		g, res, err = onnx.Load(path, opts)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	weights := map[string]wgrt.Tensor{}
+	for _, w := range res.Weights {
+		weights[w.Name] = tensorOfWeight(w)
+	}
+	return g, weights, nil
+}
+
+func tensorOfWeight(w onnx.Weight) wgrt.Tensor {
+	shape := make([]int, len(w.Shape))
+	for i, d := range w.Shape {
+		shape[i] = int(d)
+	}
+	dt := wgrt.DType(0)
+	for i, d := range graph.DTypes {
+		if d == w.DType {
+			dt = wgrt.DType(i)
+		}
+	}
+	t := wgrt.New(dt, shape...)
+	copy(t.Data, w.Data)
+	return t
+}
+
+// readTensorFile reads an input from .npy or an ONNX TensorProto (.pb).
+func readTensorFile(file string) (wgrt.Tensor, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return wgrt.Tensor{}, err
+	}
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".npy":
+		return readNpy(file, data)
+	case ".pb":
+		w, err := onnx.DecodeTensor(data)
+		if err != nil {
+			return wgrt.Tensor{}, fmt.Errorf("%s: %w", file, err)
+		}
+		return tensorOfWeight(w), nil
+	}
+	return wgrt.Tensor{}, fmt.Errorf("%s: an input file is .npy or .pb (an ONNX TensorProto)", file)
+}
+
+// randomInputs makes every data input at the symbol values (-at, else the
+// hints): floats uniform in [-1, 1), integers in [0, 10), bools at random.
+func randomInputs(g *graph.Graph, at symbolValues, seed int64) ([]wgrt.Tensor, error) {
+	env := g.Hints()
+	for k, v := range at {
+		env[k] = v
+	}
+	r := rand.New(rand.NewSource(seed))
+	var out []wgrt.Tensor
+	for _, x := range g.Inputs {
+		shape := make([]int, len(x.Shape))
+		for i, s := range x.Shape {
+			v, err := s.Eval(env)
+			if err != nil {
+				return nil, fmt.Errorf("input %q: %w", x.Name, err)
+			}
+			shape[i] = int(v)
+		}
+		dt := wgrt.DType(0)
+		for i, d := range graph.DTypes {
+			if d == x.DType {
+				dt = wgrt.DType(i)
+			}
+		}
+		t := wgrt.New(dt, shape...)
+		fillRandom(r, t)
+		t.Device = x.Device
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func fillRandom(r *rand.Rand, t wgrt.Tensor) {
+	n := t.NumElements()
+	size := t.DType.Size()
+	for i := 0; i < n; i++ {
+		b := t.Data[i*size : i*size+size]
+		switch t.DType {
+		case wgrt.F32:
+			binary.LittleEndian.PutUint32(b, math.Float32bits(r.Float32()*2-1))
+		case wgrt.F64:
+			binary.LittleEndian.PutUint64(b, math.Float64bits(r.Float64()*2-1))
+		case wgrt.F16, wgrt.BF16:
+			// 0x3c00 is 1.0 in f16; in bf16 small values near 1; both valid
+			// numbers with a random low mantissa.
+			binary.LittleEndian.PutUint16(b, 0x3c00|uint16(r.Intn(0x100)))
+		case wgrt.Bool:
+			b[0] = byte(r.Intn(2))
+		default:
+			v := uint64(r.Intn(10))
+			for k := range b {
+				b[k] = byte(v >> (8 * k))
+			}
+		}
+	}
+}
+
+// summarize is one line per output: name, dtype, shape, the first values,
+// and for floats the minimum, maximum and mean.
+func summarize(name string, t wgrt.Tensor) string {
+	var vals []string
+	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+	n := 0
+	isFloat := t.DType == wgrt.F32 || t.DType == wgrt.F64 || t.DType == wgrt.F16 || t.DType == wgrt.BF16
+	each(t, func(off int) {
+		v := valueAt(t, off)
+		if n < 8 {
+			vals = append(vals, fmt.Sprintf("%.6g", v))
+		}
+		lo, hi, sum = math.Min(lo, v), math.Max(hi, v), sum+v
+		n++
+	})
+	if n > 8 {
+		vals = append(vals, "...")
+	}
+	s := fmt.Sprintf("%s: %s %v [%s]", name, t.DType, t.Shape, strings.Join(vals, " "))
+	if isFloat && n > 0 {
+		s += fmt.Sprintf(" min %.6g max %.6g mean %.6g", lo, hi, sum/float64(n))
+	}
+	return s
+}
+
+func valueAt(t wgrt.Tensor, off int) float64 {
+	b := t.Data
+	switch t.DType {
+	case wgrt.F32:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*off:])))
+	case wgrt.F64:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b[8*off:]))
+	case wgrt.BF16:
+		return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*off:])) << 16))
+	case wgrt.F16:
+		h := binary.LittleEndian.Uint16(b[2*off:])
+		return graphHalf(h)
+	case wgrt.Bool, wgrt.U8:
+		return float64(b[off])
+	case wgrt.I8:
+		return float64(int8(b[off]))
+	case wgrt.I16:
+		return float64(int16(binary.LittleEndian.Uint16(b[2*off:])))
+	case wgrt.U16:
+		return float64(binary.LittleEndian.Uint16(b[2*off:]))
+	case wgrt.I32:
+		return float64(int32(binary.LittleEndian.Uint32(b[4*off:])))
+	case wgrt.U32:
+		return float64(binary.LittleEndian.Uint32(b[4*off:]))
+	case wgrt.I64:
+		return float64(int64(binary.LittleEndian.Uint64(b[8*off:])))
+	case wgrt.U64:
+		return float64(binary.LittleEndian.Uint64(b[8*off:]))
+	}
+	return math.NaN()
+}
+
+func graphHalf(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp, frac := int(h>>10)&0x1f, float64(h&0x3ff)
+	switch exp {
+	case 0:
+		return sign * math.Ldexp(frac, -24)
+	case 0x1f:
+		if frac == 0 {
+			return math.Inf(int(sign))
+		}
+		return math.NaN()
+	}
+	return sign * math.Ldexp(1+frac/1024, exp-15)
+}
