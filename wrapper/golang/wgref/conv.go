@@ -101,12 +101,6 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs)
 	for d := 0; d < r; d++ {
 		pointwise = pointwise && ca.strides[d] == 1 && ca.pads[d] == 0 && ca.pads[r+d] == 0 && out.Shape[2+d] == x.Shape[2+d]
 	}
-	var col []float32
-	var held *[]float32
-	if !pointwise {
-		col, held = scratch(kk * p)
-		defer release(held)
-	}
 	for b := 0; b < n; b++ {
 		for gi := 0; gi < g; gi++ {
 			xo := b*x.Strides[0] + gi*cg*x.Strides[1]
@@ -123,12 +117,9 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs)
 				}
 				acc = true
 			}
-			var bm matrix
-			if pointwise {
-				bm = matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}
-			} else {
-				im2col(col, xs, xo, x, out, ca, cg)
-				bm = matrix{data: col, rs: p, cs: 1}
+			var bm bPacker = matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}
+			if !pointwise {
+				bm = &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}
 			}
 			am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
 			sgemm(mg, p, kk, am, bm, cm, out.Strides[1], acc)
@@ -136,70 +127,123 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs)
 	}
 }
 
-// im2col lays out, for one image and group, row (c, kernel position) and
-// column (output position): the input element that kernel tap reads, or 0
-// in the padding.
-func im2col(col, xs []float32, xo int, x, out wgrt.Tensor, ca convAttrs, cg int) {
-	r := len(x.Shape) - 2
-	p := prod(out.Shape[2:])
-	if r == 2 {
-		ih, iw, oh, ow := x.Shape[2], x.Shape[3], out.Shape[2], out.Shape[3]
-		kh, kw := ca.kernel[0], ca.kernel[1]
-		sh, sw, dh, dw, ph, pw := ca.strides[0], ca.strides[1], ca.dilations[0], ca.dilations[1], ca.pads[0], ca.pads[1]
-		xsh, xsw := x.Strides[2], x.Strides[3]
-		row := 0
-		for ci := 0; ci < cg; ci++ {
-			xc := xo + ci*x.Strides[1]
-			for i := 0; i < kh; i++ {
-				for j := 0; j < kw; j++ {
-					dst := col[row*p : row*p+p]
-					row++
-					at := 0
-					for y := 0; y < oh; y++ {
-						sy := y*sh - ph + i*dh
-						if sy < 0 || sy >= ih {
-							clear(dst[at : at+ow])
-							at += ow
-							continue
-						}
-						base := xc + sy*xsh
-						for xx := 0; xx < ow; xx++ {
-							sx := xx*sw - pw + j*dw
-							if sx < 0 || sx >= iw {
-								dst[at] = 0
-							} else {
-								dst[at] = xs[base+sx*xsw]
-							}
-							at++
-						}
-					}
-				}
-			}
-		}
+// im2colB is the matrix im2col would make of one image and group of a
+// convolution's input, packed straight into B's panels: row (channel,
+// kernel position), column (output position), the input element that
+// kernel tap reads there or 0 in the padding.
+type im2colB struct {
+	xs     []float32
+	xo     int
+	x, out wgrt.Tensor
+	ca     convAttrs
+}
+
+func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
+	r := len(m.x.Shape) - 2
+	if r != 2 {
+		m.packAnyRank(dst, p0, j0, kc, nc)
 		return
 	}
-	// Any rank: one output position at a time.
-	row := 0
-	pos := make([]int, r)
-	for ci := 0; ci < cg; ci++ {
-		forEachIndex(ca.kernel, func(k []int) {
-			dst := col[row*p : row*p+p]
-			row++
-			at := 0
-			forEachIndex(out.Shape[2:], func(o []int) {
-				inside := true
+	x, ca := m.x, m.ca
+	ih, iw, ow := x.Shape[2], x.Shape[3], m.out.Shape[3]
+	kh, kw := ca.kernel[0], ca.kernel[1]
+	sh, sw, dh, dw, ph, pw := ca.strides[0], ca.strides[1], ca.dilations[0], ca.dilations[1], ca.pads[0], ca.pads[1]
+	xsc, xsh, xsw := x.Strides[1], x.Strides[2], x.Strides[3]
+	// What each row (channel, kernel tap) reads: its channel's base, the
+	// tap's offsets, and the output columns whose input column is inside.
+	type tap struct{ base, dy, dx, lo, hi int }
+	var taps [blockK]tap
+	for p := 0; p < kc; p++ {
+		row := p0 + p
+		ci, kp := row/(kh*kw), row%(kh*kw)
+		i, j := kp/kw, kp%kw
+		taps[p] = tap{base: m.xo + ci*xsc, dy: i*dh - ph, dx: j*dw - pw,
+			lo: max(0, ceilDiv(pw-j*dw, sw)), hi: min(ow, ceilDiv(iw+pw-j*dw, sw))}
+	}
+	// Panel by panel, row by row: each write of nr floats is contiguous.
+	for jr := 0; jr < nc; jr += nr {
+		cols := min(nr, nc-jr)
+		q := j0 + jr
+		oy0, ox0 := q/ow, q%ow
+		panel := dst[jr*kc : jr*kc+nr*kc]
+		for p := 0; p < kc; p++ {
+			t := &taps[p]
+			out := panel[p*nr : p*nr+nr]
+			oy, ox := oy0, ox0
+			for c := 0; c < cols; {
+				// The part of this output row in the panel: columns
+				// [ox, ox+seg), of which [a, b) read inside the input.
+				seg := min(cols-c, ow-ox)
+				sy := oy*sh + t.dy
+				a, b := max(ox, t.lo), min(ox+seg, t.hi)
+				if sy < 0 || sy >= ih || a >= b {
+					clear(out[c : c+seg])
+				} else {
+					clear(out[c : c+a-ox])
+					src := t.base + sy*xsh + (a*sw+t.dx)*xsw
+					dst := out[c+a-ox : c+b-ox]
+					if step := sw * xsw; step == 1 {
+						copy(dst, m.xs[src:src+len(dst)])
+					} else {
+						for e := range dst {
+							dst[e] = m.xs[src+e*step]
+						}
+					}
+					clear(out[c+b-ox : c+seg])
+				}
+				c += seg
+				if ox += seg; ox == ow {
+					ox, oy = 0, oy+1
+				}
+			}
+			clear(out[cols:])
+		}
+	}
+}
+
+func ceilDiv(a, b int) int {
+	if a <= 0 {
+		return -((-a) / b)
+	}
+	return (a + b - 1) / b
+}
+
+// packAnyRank is packB for 1-D and 3-D convolutions.
+func (m *im2colB) packAnyRank(dst []float32, p0, j0, kc, nc int) {
+	x, ca := m.x, m.ca
+	r := len(x.Shape) - 2
+	ksz := prod(ca.kernel)
+	k := make([]int, r)
+	o := make([]int, r)
+	osp := m.out.Shape[2:]
+	for p := 0; p < kc; p++ {
+		row := p0 + p
+		ci, kp := row/ksz, row%ksz
+		for d := r - 1; d >= 0; d-- {
+			k[d], kp = kp%ca.kernel[d], kp/ca.kernel[d]
+		}
+		for jr := 0; jr < nc; jr += nr {
+			out := dst[jr*kc+p*nr : jr*kc+p*nr+nr]
+			cols := min(nr, nc-jr)
+			for c := 0; c < cols; c++ {
+				q := j0 + jr + c
+				for d := r - 1; d >= 0; d-- {
+					o[d], q = q%osp[d], q/osp[d]
+				}
+				off, inside := m.xo+ci*x.Strides[1], true
 				for d := 0; d < r; d++ {
-					pos[d] = o[d]*ca.strides[d] - ca.pads[d] + k[d]*ca.dilations[d]
-					inside = inside && pos[d] >= 0 && pos[d] < x.Shape[2+d]
+					pos := o[d]*ca.strides[d] - ca.pads[d] + k[d]*ca.dilations[d]
+					inside = inside && pos >= 0 && pos < x.Shape[2+d]
+					off += pos * x.Strides[2+d]
 				}
 				if inside {
-					dst[at] = xs[xo+ci*x.Strides[1]+offsetOf(pos, x.Strides[2:])]
+					out[c] = m.xs[off]
 				} else {
-					dst[at] = 0
+					out[c] = 0
 				}
-				at++
-			})
-		})
+			}
+			clear(out[cols:])
+		}
 	}
 }
 

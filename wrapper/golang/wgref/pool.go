@@ -54,6 +54,10 @@ func pool(c *wgrt.Call, kind string) error {
 	if len(c.Outputs) == 2 {
 		idxOut = &c.Outputs[1]
 	}
+	if r == 2 && idxOut == nil && kind != "lp" && x.DType == wgrt.F32 && out.DType == wgrt.F32 {
+		pool2dF32(x, out, kind == "max", includePad, kernel, strides, pads, dil)
+		return nil
+	}
 	pos := make([]int, r)
 	// Flat index strides of the input for MaxPool's Indices (row-major, or
 	// column-major over the spatial dimensions with storage_order 1).
@@ -170,4 +174,47 @@ func globalPool(c *wgrt.Call, kind string) error {
 		}
 	}
 	return nil
+}
+
+// pool2dF32 is pool for 2-D float32 maximum and average windows.
+func pool2dF32(x, out wgrt.Tensor, isMax, includePad bool, kernel, strides, pads, dil []int) {
+	xs, ys := elems[float32](x), elems[float32](out)
+	ih, iw, oh, ow := x.Shape[2], x.Shape[3], out.Shape[2], out.Shape[3]
+	for b := 0; b < x.Shape[0]; b++ {
+		for ch := 0; ch < x.Shape[1]; ch++ {
+			xb, yb := b*x.Strides[0]+ch*x.Strides[1], b*out.Strides[0]+ch*out.Strides[1]
+			for oy := 0; oy < oh; oy++ {
+				for ox := 0; ox < ow; ox++ {
+					best := float32(math.Inf(-1))
+					sum, count := float32(0), 0
+					for i := 0; i < kernel[0]; i++ {
+						sy := oy*strides[0] - pads[0] + i*dil[0]
+						inY := sy >= 0 && sy < ih
+						padY := sy >= -pads[0] && sy < ih+pads[2]
+						for j := 0; j < kernel[1]; j++ {
+							sx := ox*strides[1] - pads[1] + j*dil[1]
+							if !inY || sx < 0 || sx >= iw {
+								if includePad && padY && sx >= -pads[1] && sx < iw+pads[3] {
+									count++
+								}
+								continue
+							}
+							v := xs[xb+sy*x.Strides[2]+sx*x.Strides[3]]
+							if v > best || v != v {
+								best = v
+							}
+							sum += v
+							count++
+						}
+					}
+					o := yb + oy*out.Strides[2] + ox*out.Strides[3]
+					if isMax {
+						ys[o] = best
+					} else {
+						ys[o] = sum / float32(count)
+					}
+				}
+			}
+		}
+	}
 }

@@ -2,12 +2,11 @@ package wgref
 
 import "sync"
 
-// Cache blocking of sgemm: a kc×nc panel of B and an mc×kc block of A are
+// Cache blocking of sgemm: a kc×nc panel of B and the m×kc rows of A are
 // packed so that the micro-kernel streams them from cache (as in BLIS and
 // ORT's MLAS).
 const (
 	blockK = 256
-	blockM = 72 // a multiple of mr
 	blockN = 1024
 )
 
@@ -20,16 +19,26 @@ type matrix struct {
 
 func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 
+// bPacker fills packed panels of B (see packB) from wherever B's elements
+// come from: a matrix, or a convolution's input read as im2col would lay
+// it out, without materializing that matrix.
+type bPacker interface {
+	packB(dst []float32, p0, j0, kc, nc int)
+}
+
+func (m matrix) packB(dst []float32, p0, j0, kc, nc int) { packB(dst, m, p0, j0, kc, nc) }
+
 // packs are the packing buffers of one sgemm call.
 type packs struct{ a, b []float32 }
 
-var packPool = sync.Pool{New: func() any {
-	return &packs{a: make([]float32, blockM*blockK), b: make([]float32, blockK*(blockN+nr))}
-}}
+var packPool = sync.Pool{New: func() any { return &packs{b: make([]float32, blockK*(blockN+nr))} }}
 
 // sgemm computes C = A·B, or C += A·B when accumulate, for A m×k and B k×n;
 // C is row-major with ldc floats between rows (its columns contiguous).
-func sgemm(m, n, k int, a, b matrix, c []float32, ldc int, accumulate bool) {
+// A is packed once per block of k (not once per block of n), B once per
+// block of k and n; with SetThreads(n > 1) the column panels of each block
+// are shared out to goroutines.
+func sgemm(m, n, k int, a matrix, b bPacker, c []float32, ldc int, accumulate bool) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -43,22 +52,27 @@ func sgemm(m, n, k int, a, b matrix, c []float32, ldc int, accumulate bool) {
 	}
 	p := packPool.Get().(*packs)
 	defer packPool.Put(p)
-	var edge [mr * nr]float32
-	for jc := 0; jc < n; jc += blockN {
-		nc := min(blockN, n-jc)
-		for pc := 0; pc < k; pc += blockK {
-			kc := min(blockK, k-pc)
-			acc := accumulate || pc > 0
-			packB(p.b, b, pc, jc, kc, nc)
-			for ic := 0; ic < m; ic += blockM {
-				mc := min(blockM, m-ic)
-				packA(p.a, a, ic, pc, mc, kc)
-				for jr := 0; jr < nc; jr += nr {
+	mPanels := (m + mr - 1) / mr
+	if need := mPanels * mr * blockK; cap(p.a) < need {
+		p.a = make([]float32, need)
+	}
+	for pc := 0; pc < k; pc += blockK {
+		kc := min(blockK, k-pc)
+		acc := accumulate || pc > 0
+		packA(p.a, a, 0, pc, m, kc)
+		for jc := 0; jc < n; jc += blockN {
+			nc := min(blockN, n-jc)
+			b.packB(p.b, pc, jc, kc, nc)
+			panels := (nc + nr - 1) / nr
+			work := func(from, to int) {
+				var edge [mr * nr]float32
+				for q := from; q < to; q++ {
+					jr := q * nr
 					bp := p.b[jr*kc : jr*kc+nr*kc]
-					for ir := 0; ir < mc; ir += mr {
+					for ir := 0; ir < m; ir += mr {
 						ap := p.a[ir*kc : ir*kc+mr*kc]
-						ci := (ic+ir)*ldc + jc + jr
-						rows, cols := min(mr, mc-ir), min(nr, nc-jr)
+						ci := ir*ldc + jc + jr
+						rows, cols := min(mr, m-ir), min(nr, nc-jr)
 						if rows == mr && cols == nr {
 							microKernel(kc, ap, bp, c[ci:], ldc, acc)
 							continue
@@ -77,8 +91,33 @@ func sgemm(m, n, k int, a, b matrix, c []float32, ldc int, accumulate bool) {
 					}
 				}
 			}
+			parallel(panels, work)
 		}
 	}
+}
+
+// parallel runs work over [0, n) split in up to threads contiguous parts,
+// one per goroutine, and waits for them.
+func parallel(n int, work func(from, to int)) {
+	t := min(threads, n)
+	if t <= 1 {
+		work(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < t; i++ {
+		from, to := n*i/t, n*(i+1)/t
+		if i == t-1 {
+			work(from, to)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(from, to)
+		}()
+	}
+	wg.Wait()
 }
 
 // packA copies A[i0:i0+mc][p0:p0+kc] into panels of mr rows: panel r holds,
