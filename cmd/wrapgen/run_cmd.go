@@ -53,6 +53,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	repeat := fs.Int("repeat", 1, "run `n` times and print the time per call (min and median) and the pools' peak bytes")
 	threads := fs.Int("threads", 1, "goroutines the reference kernels may use (matrix products and convolutions split their rows)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
+	quiet := fs.Bool("q", false, "print no progress and do not name the files -out writes")
 	if help, err := parseFlags(fs, runUsage, args); help || err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		times = append(times, time.Since(t0))
-		if *repeat > 1 && time.Since(start) > time.Second {
+		if *repeat > 1 && !*quiet && time.Since(start) > time.Second {
 			fmt.Fprintf(stderr, "\rwrapgen: running %s: call %d/%d", g.Name, i+1, *repeat)
 			progressed = true
 		}
@@ -146,7 +147,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			}
 			files = append(files, outFile{filepath.Join(*outDir, fmt.Sprintf("output_%d.npy", i)), data})
 		}
-		if err := writeFiles(files, stderr); err != nil {
+		var report io.Writer = stderr
+		if *quiet {
+			report = nil
+		}
+		if err := writeFiles(files, report); err != nil {
 			return err
 		}
 	} else {

@@ -8,12 +8,13 @@ const (
 
 // microKernelGo is the portable micro-kernel: C[0:mr][0:nr] (+)= A·B where
 // a holds kc steps of mr floats (a packed row panel) and b kc steps of nr
-// floats (a packed column panel); c is row-major with ldc between rows.
-// It is the reference the assembly is tested against.
-func microKernelGo(kc int, a, b, c []float32, ldc int, accumulate bool) {
+// floats, ldb apart (a packed column panel, or B in place); c is row-major
+// with ldc between rows. It is the reference the assembly is tested
+// against.
+func microKernelGo(kc int, a, b []float32, ldb int, c []float32, ldc int, accumulate bool) {
 	var acc [mr][nr]float32
 	for p := 0; p < kc; p++ {
-		ap, bp := a[p*mr:p*mr+mr], b[p*nr:p*nr+nr]
+		ap, bp := a[p*mr:p*mr+mr], b[p*ldb:p*ldb+nr]
 		for i := 0; i < mr; i++ {
 			ai := ap[i]
 			row := &acc[i]

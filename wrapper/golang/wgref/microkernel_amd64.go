@@ -1,7 +1,7 @@
 package wgref
 
 //go:noescape
-func kernel6x16(kc int, a, b, c *float32, ldc int, accumulate int)
+func kernel6x16(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate int)
 
 func cpuidex(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 
@@ -22,11 +22,12 @@ var haveAVX2FMA = func() bool {
 	return ebx7&(1<<5) != 0 // AVX2
 }()
 
-// microKernel computes C[0:mr][0:nr] (+)= A·B for packed panels (see
-// kernel6x16); the assembly where the CPU has AVX2 and FMA.
-func microKernel(kc int, a, b, c []float32, ldc int, accumulate bool) {
+// microKernel computes C[0:mr][0:nr] (+)= A·B for a packed panel of A and
+// nr columns of B ldb apart (see kernel6x16); the assembly where the CPU
+// has AVX2 and FMA.
+func microKernel(kc int, a, b []float32, ldb int, c []float32, ldc int, accumulate bool) {
 	if !haveAVX2FMA {
-		microKernelGo(kc, a, b, c, ldc, accumulate)
+		microKernelGo(kc, a, b, ldb, c, ldc, accumulate)
 		return
 	}
 	acc := 0
@@ -35,9 +36,9 @@ func microKernel(kc int, a, b, c []float32, ldc int, accumulate bool) {
 	}
 	_ = c[(mr-1)*ldc+nr-1]
 	if kc <= 0 {
-		kernel6x16(0, nil, nil, &c[0], ldc, acc)
+		kernel6x16(0, nil, nil, ldb, &c[0], ldc, acc)
 		return
 	}
-	_, _ = a[kc*mr-1], b[kc*nr-1]
-	kernel6x16(kc, &a[0], &b[0], &c[0], ldc, acc)
+	_, _ = a[kc*mr-1], b[(kc-1)*ldb+nr-1]
+	kernel6x16(kc, &a[0], &b[0], ldb, &c[0], ldc, acc)
 }

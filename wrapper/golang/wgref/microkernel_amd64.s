@@ -1,16 +1,19 @@
 #include "textflag.h"
 
-// func kernel6x16(kc int, a, b, c *float32, ldc int, accumulate int)
+// func kernel6x16(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate int)
 // C[0:6][0:16] (+)= A·B over kc steps: a is a packed 6-row panel (6
-// floats per step), b a packed 16-column panel (16 floats per step), c
-// row-major with ldc floats between rows. Twelve accumulators, two B
-// vectors and one broadcast A value fill 15 of the 16 YMM registers.
-TEXT ·kernel6x16(SB), NOSPLIT, $0-48
+// floats per step), b 16 columns with ldb floats between steps (16 when
+// packed, B's row stride when read in place), c row-major with ldc floats
+// between rows. Twelve accumulators, two B vectors and one broadcast A
+// value fill 15 of the 16 YMM registers.
+TEXT ·kernel6x16(SB), NOSPLIT, $0-56
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ ldb+24(FP), R10
+	SHLQ $2, R10
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R8
 	SHLQ $2, R8
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -49,12 +52,12 @@ loop:
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
 	ADDQ         $24, SI
-	ADDQ         $64, DI
+	ADDQ         R10, DI
 	DECQ         CX
 	JNZ          loop
 
 store:
-	MOVQ  accumulate+40(FP), R9
+	MOVQ  accumulate+48(FP), R9
 	TESTQ R9, R9
 	JZ    overwrite
 	VADDPS (DX), Y0, Y0

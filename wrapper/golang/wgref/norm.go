@@ -128,6 +128,35 @@ func layerNorm(c *wgrt.Call) error {
 	if len(c.Outputs) > 2 {
 		invOut = &c.Outputs[2]
 	}
+	if fast := x.DType == wgrt.F32 && out.DType == wgrt.F32 && scale.DType == wgrt.F32 && meanOut == nil && invOut == nil &&
+		innerContiguous(x, axis) && innerContiguous(out, axis) && innerContiguous(scale, len(scale.Shape)-len(inner)) &&
+		len(scale.Shape) == len(inner) && (bs == nil || (c.Inputs[2].DType == wgrt.F32 && len(c.Inputs[2].Shape) == len(inner) && innerContiguous(c.Inputs[2], 0))); fast {
+		xs, ys, gs := elems[float32](x), elems[float32](out), elems[float32](scale)
+		var bv []float32
+		if bs != nil {
+			bv = elems[float32](c.Inputs[2])
+		}
+		forEachIndex(outer[:axis], func(o []int) {
+			row := xs[offsetOf(o, x.Strides[:axis]):][:n]
+			dst := ys[offsetOf(o, out.Strides[:axis]):][:n]
+			sum, sq := 0.0, 0.0
+			for _, v := range row {
+				sum += float64(v)
+				sq += float64(v) * float64(v)
+			}
+			mean := sum / float64(n)
+			inv := float32(1 / math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0)+eps))
+			m := float32(mean)
+			for i, v := range row {
+				y := (v - m) * inv * gs[i]
+				if bv != nil {
+					y += bv[i]
+				}
+				dst[i] = y
+			}
+		})
+		return nil
+	}
 	forEachIndex(outer, func(o []int) {
 		xb, yb := offsetOf(o, x.Strides), offsetOf(o, out.Strides)
 		sum, sq := 0.0, 0.0
@@ -324,4 +353,17 @@ func normalize(v []float64, kind string) {
 			v[i] /= sum
 		}
 	}
+}
+
+// innerContiguous reports whether t's dimensions from `from` on are
+// row-major contiguous.
+func innerContiguous(t wgrt.Tensor, from int) bool {
+	want := 1
+	for d := len(t.Shape) - 1; d >= from; d-- {
+		if t.Shape[d] != 1 && t.Strides[d] != want {
+			return false
+		}
+		want *= t.Shape[d]
+	}
+	return true
 }

@@ -56,28 +56,44 @@ func sgemm(m, n, k int, a matrix, b bPacker, c []float32, ldc int, accumulate bo
 	if need := mPanels * mr * blockK; cap(p.a) < need {
 		p.a = make([]float32, need)
 	}
+	// A row-major B is read in place, whole panels at least; only a last
+	// panel narrower than nr is packed (padded with zeros).
+	dm, direct := b.(matrix)
+	direct = direct && dm.cs == 1
 	for pc := 0; pc < k; pc += blockK {
 		kc := min(blockK, k-pc)
 		acc := accumulate || pc > 0
 		packA(p.a, a, 0, pc, m, kc)
 		for jc := 0; jc < n; jc += blockN {
 			nc := min(blockN, n-jc)
-			b.packB(p.b, pc, jc, kc, nc)
+			full := nc / nr * nr
+			switch {
+			case !direct:
+				b.packB(p.b, pc, jc, kc, nc)
+			case full < nc:
+				packB(p.b, dm, pc, jc+full, kc, nc-full)
+			}
 			panels := (nc + nr - 1) / nr
 			work := func(from, to int) {
 				var edge [mr * nr]float32
 				for q := from; q < to; q++ {
 					jr := q * nr
-					bp := p.b[jr*kc : jr*kc+nr*kc]
+					bp, ldb := p.b[jr*kc:jr*kc+nr*kc], nr
+					switch {
+					case direct && jr < full:
+						bp, ldb = dm.data[pc*dm.rs+jc+jr:], dm.rs
+					case direct:
+						bp = p.b[:nr*kc]
+					}
 					for ir := 0; ir < m; ir += mr {
 						ap := p.a[ir*kc : ir*kc+mr*kc]
 						ci := ir*ldc + jc + jr
 						rows, cols := min(mr, m-ir), min(nr, nc-jr)
 						if rows == mr && cols == nr {
-							microKernel(kc, ap, bp, c[ci:], ldc, acc)
+							microKernel(kc, ap, bp, ldb, c[ci:], ldc, acc)
 							continue
 						}
-						microKernel(kc, ap, bp, edge[:], nr, false)
+						microKernel(kc, ap, bp, ldb, edge[:], nr, false)
 						for i := 0; i < rows; i++ {
 							row := c[ci+i*ldc : ci+i*ldc+cols]
 							if acc {
@@ -158,7 +174,10 @@ func packB(dst []float32, b matrix, p0, j0, kc, nc int) {
 		for p := 0; p < kc; p++ {
 			out := panel[p*nr : p*nr+nr]
 			row := (p0+p)*b.rs + (j0+jr)*b.cs
-			if b.cs == 1 {
+			if b.cs == 1 && cols == nr {
+				// A whole panel row: one 64-byte move, no memmove call.
+				*(*[nr]float32)(out) = *(*[nr]float32)(b.data[row : row+nr])
+			} else if b.cs == 1 {
 				copy(out, b.data[row:row+cols])
 			} else {
 				for j := 0; j < cols; j++ {

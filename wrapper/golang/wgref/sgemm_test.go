@@ -41,8 +41,8 @@ func TestMicroKernelMatchesGo(t *testing.T) {
 		for _, acc := range []bool{false, true} {
 			c1, c2 := randFloats(r, mr*20), make([]float32, mr*20)
 			copy(c2, c1)
-			microKernel(kc, a, b, c1, 20, acc)
-			microKernelGo(kc, a, b, c2, 20, acc)
+			microKernel(kc, a, b, nr, c1, 20, acc)
+			microKernelGo(kc, a, b, nr, c2, 20, acc)
 			for i := range c1 {
 				require.InDelta(t, c2[i], c1[i], 1e-5*math.Max(1, math.Abs(float64(c2[i]))), "kc %d acc %v at %d", kc, acc, i)
 			}

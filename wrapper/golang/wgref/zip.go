@@ -15,9 +15,10 @@ import (
 // unaryOp is one elementwise function per dtype family; nil where the op
 // is not defined.
 type unaryOp struct {
-	f func(float64) float64
-	i func(int64) int64
-	u func(uint64) uint64
+	f   func(float64) float64
+	i   func(int64) int64
+	u   func(uint64) uint64
+	f32 func(float32) float32 // optional: float32 tensors in float32 arithmetic
 }
 
 // mapUnary writes out = op(x) elementwise.
@@ -34,6 +35,16 @@ func mapUnary(c *wgrt.Call, op unaryOp) error {
 	case fam == famFloat && op.f != nil:
 		if x.DType == wgrt.F32 && out.DType == wgrt.F32 {
 			xs, os := elems[float32](x), elems[float32](out)
+			if op.f32 != nil {
+				eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+					o, i := off[0], off[1]
+					for k := 0; k < n; k++ {
+						os[o] = op.f32(xs[i])
+						o, i = o+step[0], i+step[1]
+					}
+				})
+				return nil
+			}
 			eachRow(out.Shape, strides, func(off []int, n int, step []int) {
 				o, i := off[0], off[1]
 				for k := 0; k < n; k++ {
@@ -67,11 +78,39 @@ func mapUnary(c *wgrt.Call, op unaryOp) error {
 }
 
 // binaryOp is one elementwise function of two operands per dtype family
-// (of the first operand).
+// (of the first operand); arith, when set, names the operation for the
+// float32 loops that run it without a call per element.
 type binaryOp struct {
-	f func(x, y float64) float64
-	i func(x, y int64) int64
-	u func(x, y uint64) uint64
+	f     func(x, y float64) float64
+	i     func(x, y int64) int64
+	u     func(x, y uint64) uint64
+	arith byte // '+', '-', '*', '/' or 0
+}
+
+// zipF32 runs one of the four arithmetic operations over float32 rows.
+func zipF32(op byte, os, as, bs []float32, o, i, j, n, so, si, sj int) {
+	switch op {
+	case '+':
+		for k := 0; k < n; k++ {
+			os[o] = as[i] + bs[j]
+			o, i, j = o+so, i+si, j+sj
+		}
+	case '-':
+		for k := 0; k < n; k++ {
+			os[o] = as[i] - bs[j]
+			o, i, j = o+so, i+si, j+sj
+		}
+	case '*':
+		for k := 0; k < n; k++ {
+			os[o] = as[i] * bs[j]
+			o, i, j = o+so, i+si, j+sj
+		}
+	case '/':
+		for k := 0; k < n; k++ {
+			os[o] = as[i] / bs[j]
+			o, i, j = o+so, i+si, j+sj
+		}
+	}
 }
 
 // zip writes out = op(a, b) with broadcasting.
@@ -84,6 +123,12 @@ func zip(c *wgrt.Call, out, a, b wgrt.Tensor, op binaryOp) error {
 	case fam == famFloat && op.f != nil:
 		if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 {
 			as, bs, os := elems[float32](a), elems[float32](b), elems[float32](out)
+			if op.arith != 0 {
+				eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+					zipF32(op.arith, os, as, bs, off[0], off[1], off[2], n, step[0], step[1], step[2])
+				})
+				return nil
+			}
 			eachRow(out.Shape, strides, func(off []int, n int, step []int) {
 				o, i, j := off[0], off[1], off[2]
 				for k := 0; k < n; k++ {
@@ -215,14 +260,40 @@ func copyBroadcast(c *wgrt.Call, out, x wgrt.Tensor) error {
 // srcStrides) to dst (at dstOff, with dstStrides), any dtype.
 func copyStrided(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src wgrt.Tensor, srcStrides []int, srcOff int) {
 	size := src.DType.Size()
+	switch size {
+	case 4:
+		copyRows[uint32](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
+		return
+	case 8:
+		copyRows[uint64](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
+		return
+	case 2:
+		copyRows[uint16](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
+		return
+	case 1:
+		copyRows[uint8](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
+		return
+	}
+	eachRow(shape, [][]int{dstStrides, srcStrides}, func(off []int, n int, step []int) {
+		d, s := dstOff+off[0], srcOff+off[1]
+		for k := 0; k < n; k++ {
+			copy(dst.Data[d*size:d*size+size], src.Data[s*size:s*size+size])
+			d, s = d+step[0], s+step[1]
+		}
+	})
+}
+
+// copyRows is copyStrided for elements of type E.
+func copyRows[E uint8 | uint16 | uint32 | uint64](shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src wgrt.Tensor, srcStrides []int, srcOff int) {
+	ds, ss := elems[E](dst), elems[E](src)
 	eachRow(shape, [][]int{dstStrides, srcStrides}, func(off []int, n int, step []int) {
 		d, s := dstOff+off[0], srcOff+off[1]
 		if step[0] == 1 && step[1] == 1 {
-			copy(dst.Data[d*size:(d+n)*size], src.Data[s*size:(s+n)*size])
+			copy(ds[d:d+n], ss[s:s+n])
 			return
 		}
 		for k := 0; k < n; k++ {
-			copy(dst.Data[d*size:d*size+size], src.Data[s*size:s*size+size])
+			ds[d] = ss[s]
 			d, s = d+step[0], s+step[1]
 		}
 	})

@@ -1,0 +1,16 @@
+# Compares wrapgen's outputs with PyTorch's, as `bench/run.sh` leaves them:
+#   python3 bench/check.py DIR MODEL OUTDIR
+# Passes when max |diff| <= 1e-3 * max(1, max |ref|) for every output.
+import sys
+
+import numpy as np
+
+d, name, outdir = sys.argv[1:4]
+ref = np.load("%s/%s_out_0.npy" % (d, name))
+got = np.load("%s/output_0.npy" % outdir)
+diff = float(np.abs(got.astype(np.float64) - ref).max())
+bound = 1e-3 * max(1.0, float(np.abs(ref).max()))
+rel = diff / max(float(np.abs(ref).max()), 1e-30)
+print("%s: shape %s, max |diff| %.3g, max |ref| %.3g (relative %.2g), bound %.3g: %s"
+      % (name, tuple(got.shape), diff, float(np.abs(ref).max()), rel, bound, "ok" if diff <= bound and got.shape == ref.shape else "FAIL"))
+sys.exit(0 if diff <= bound and got.shape == ref.shape else 1)

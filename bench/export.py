@@ -1,0 +1,93 @@
+# Exports the models wrapgen is checked and timed on, with random weights
+# stored inside each .onnx (initializers), one fixed input per model
+# (in_<i>.npy) and PyTorch's outputs for it (out_<i>.npy):
+#   /usr/bin/python3 bench/export.py DIR [MODEL ...]
+# Models: resnet18, mobilenet_v3_small, squeezenet1_0 (torchvision, batch 2,
+# 224x224) and bert (a BERT-style encoder: hidden 256, 4 layers, 4 heads,
+# batch 2, sequence 24). Needs Debian's python3-torch and
+# python3-torchvision (torch 1.13).
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+torch.manual_seed(0)
+
+
+class Layer(torch.nn.Module):
+    def __init__(self, hidden, heads, ff):
+        super().__init__()
+        self.heads = heads
+        self.qkv = torch.nn.Linear(hidden, 3 * hidden)
+        self.out = torch.nn.Linear(hidden, hidden)
+        self.ln1 = torch.nn.LayerNorm(hidden)
+        self.ff1 = torch.nn.Linear(hidden, ff)
+        self.ff2 = torch.nn.Linear(ff, hidden)
+        self.ln2 = torch.nn.LayerNorm(hidden)
+
+    def forward(self, x, bias):
+        b, s, h = x.shape
+        q, k, v = self.qkv(x).split(h, dim=-1)
+        split = lambda t: t.reshape(b, s, self.heads, h // self.heads).transpose(1, 2)
+        q, k, v = split(q), split(k), split(v)
+        att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(h // self.heads) + bias, dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(b, s, h)
+        x = self.ln1(x + self.out(y))
+        return self.ln2(x + self.ff2(torch.nn.functional.gelu(self.ff1(x))))
+
+
+class Bert(torch.nn.Module):
+    def __init__(self, vocab=1000, hidden=256, heads=4, layers=4, ff=1024, maxlen=512):
+        super().__init__()
+        self.tok = torch.nn.Embedding(vocab, hidden)
+        self.pos = torch.nn.Embedding(maxlen, hidden)
+        self.ln = torch.nn.LayerNorm(hidden)
+        self.layers = torch.nn.ModuleList([Layer(hidden, heads, ff) for _ in range(layers)])
+
+    def forward(self, input_ids, attention_mask):
+        s = input_ids.shape[1]
+        x = self.ln(self.tok(input_ids) + self.pos(torch.arange(s).unsqueeze(0)))
+        bias = (1.0 - attention_mask[:, None, None, :].float()) * -10000.0
+        for layer in self.layers:
+            x = layer(x, bias)
+        return x
+
+
+def export(name, out):
+    os.makedirs(out, exist_ok=True)
+    if name == "bert":
+        model = Bert().eval()
+        ids = torch.randint(0, 1000, (2, 24))
+        mask = torch.ones(2, 24, dtype=torch.int64)
+        mask[1, 20:] = 0
+        inputs, names = (ids, mask), ["input_ids", "attention_mask"]
+        axes = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"}, "hidden": {0: "batch", 1: "seq"}}
+        outputs = ["hidden"]
+    else:
+        model = getattr(torchvision.models, name)().eval()
+        # Freshly initialized batch norms are the identity; give them
+        # statistics so that the numbers mean something.
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.1, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+        inputs, names = (torch.randn(2, 3, 224, 224),), ["image"]
+        axes = {"image": {0: "batch"}, "logits": {0: "batch"}}
+        outputs = ["logits"]
+    path = os.path.join(out, name + ".onnx")
+    torch.onnx.export(model, inputs, path, input_names=names, output_names=outputs, dynamic_axes=axes, opset_version=17)
+    with torch.no_grad():
+        result = model(*inputs)
+    for i, x in enumerate(inputs):
+        np.save(os.path.join(out, "%s_in_%d.npy" % (name, i)), x.numpy())
+    np.save(os.path.join(out, "%s_out_0.npy" % name), result.numpy())
+    print(path)
+
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    for name in sys.argv[2:] or ["resnet18", "mobilenet_v3_small", "squeezenet1_0", "bert"]:
+        export(name, out)
