@@ -96,7 +96,7 @@ func readNpy(name string, data []byte) (wgrt.Tensor, error) {
 // npyDescrOf is dt's descr; bf16 has none (written as f4).
 func npyDescrOf(dt wgrt.DType) (string, bool) {
 	for d, t := range npyDescrs {
-		if t == dt && len(d) == 3 {
+		if t == dt && (d[0] == '<' || d[0] == '|') {
 			return d, true
 		}
 	}

@@ -50,3 +50,8 @@ func (d *document) addTraits() {
 	}
 	d.kernelOrder = kept
 }
+
+// MayAlias reports whether the importer declares kernel's output may take
+// over its first inputs' memory (the kernel is elementwise): the reference
+// kernels are tested to honour it.
+func MayAlias(kernel string) bool { return elementwise[kernel] }

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+// .npy files round-trip every dtype they can hold, and strided tensors are
+// written in row-major order.
+func TestNpyRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for _, dt := range []wgrt.DType{wgrt.Bool, wgrt.I8, wgrt.U8, wgrt.I16, wgrt.U16, wgrt.I32, wgrt.U32, wgrt.I64, wgrt.U64,
+		wgrt.F16, wgrt.F32, wgrt.F64, wgrt.C64, wgrt.C128} {
+		x := wgrt.New(dt, 2, 3)
+		r.Read(x.Data)
+		if dt == wgrt.Bool {
+			for i := range x.Data {
+				x.Data[i] &= 1
+			}
+		}
+		data, err := writeNpy(x)
+		require.NoError(t, err, dt)
+		y, err := readNpy("x.npy", data)
+		require.NoError(t, err, dt)
+		assert.Equal(t, x.DType, y.DType)
+		assert.Equal(t, x.Shape, y.Shape)
+		assert.Equal(t, x.Data, y.Data, dt.String())
+	}
+	// A transposed view is written as the values it shows.
+	x := wgrt.View([]int32{1, 2, 3, 4, 5, 6}, 2, 3)
+	xt := wgrt.Tensor{DType: wgrt.I32, Shape: []int{3, 2}, Strides: []int{1, 3}, Device: "cpu", Data: x.Data}
+	data, err := writeNpy(xt)
+	require.NoError(t, err)
+	y, err := readNpy("t.npy", data)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{1, 4, 2, 5, 3, 6}, y.Int32s())
+}
+
+func TestNpyErrors(t *testing.T) {
+	x := wgrt.View([]float32{1, 2}, 2)
+	good, err := writeNpy(x)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		data []byte
+		want string
+	}{
+		{[]byte("hello"), "not a .npy file"},
+		{bytes.Replace(good, []byte("'<f4'"), []byte("'>f4'"), 1), "big-endian"},
+		{bytes.Replace(good, []byte("False"), []byte("True "), 1), "Fortran-order"},
+		{bytes.Replace(good, []byte("'<f4'"), []byte("'|O8'"), 1), `dtype "|O8"`},
+		{good[:len(good)-2], "bytes of data"},
+	} {
+		_, err := readNpy("in.npy", c.data)
+		require.Error(t, err, c.want)
+		assert.Contains(t, err.Error(), "in.npy: ")
+		assert.Contains(t, err.Error(), c.want)
+	}
+}
+
+// run on a model exported with its weights: outputs written as .npy, the
+// same numbers with and without the planner's in-place reuse, timings
+// printed with -repeat.
+func TestRunWritesOutputsAndAgreesWithoutAliasing(t *testing.T) {
+	for _, model := range []string{"../../examples/onnxcnn/cnn.onnx", "../../examples/tinybert/tinybert.onnx"} {
+		dir := t.TempDir()
+		_, _, err := runCLI("run", "-q", "-out", filepath.Join(dir, "alias"), model)
+		require.NoError(t, err, model)
+		_, _, err = runCLI("run", "-q", "-alias=false", "-out", filepath.Join(dir, "noalias"), model)
+		require.NoError(t, err, model)
+		files, err := filepath.Glob(filepath.Join(dir, "alias", "output_*.npy"))
+		require.NoError(t, err)
+		require.NotEmpty(t, files)
+		for _, f := range files {
+			a, err := os.ReadFile(f)
+			require.NoError(t, err)
+			b, err := os.ReadFile(filepath.Join(dir, "noalias", filepath.Base(f)))
+			require.NoError(t, err)
+			assert.Equal(t, a, b, "%s %s: in-place reuse changed the numbers", model, filepath.Base(f))
+		}
+	}
+	out, _, err := runCLI("run", "-q", "-repeat", "3", "-at", "batch=2", "../../examples/onnxcnn/cnn.onnx")
+	require.NoError(t, err)
+	assert.Regexp(t, `probs: f32 \[2 10\] \[`, out)
+	assert.Regexp(t, `time per call: min [0-9.]+ ms, median [0-9.]+ ms \(3 calls, 1 thread\)`, out)
+	assert.Regexp(t, `memory: pools' peak \d+ bytes at batch=2; params 6504 bytes`, out)
+}
+
+// run reads inputs from .npy and .pb files, and says clearly what is wrong
+// with them.
+func TestRunInputs(t *testing.T) {
+	dir := t.TempDir()
+	img := wgrt.New(wgrt.F32, 1, 1, 16, 16)
+	data, err := writeNpy(img)
+	require.NoError(t, err)
+	in := filepath.Join(dir, "image.npy")
+	require.NoError(t, os.WriteFile(in, data, 0o644))
+	out, _, err := runCLI("run", "-in", in, "../../examples/onnxcnn/cnn.onnx")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(out, "probs: f32 [1 10]"), out)
+
+	_, _, err = runCLI("run", "-in", in, "-in", in, "../../examples/onnxcnn/cnn.onnx")
+	assert.Equal(t, exitUsage, exitCode(err))
+	assert.ErrorContains(t, err, "has 1 data inputs (image), got 2 -in files")
+
+	ids, err := writeNpy(wgrt.New(wgrt.I64, 1, 16))
+	require.NoError(t, err)
+	bad := filepath.Join(dir, "ids.npy")
+	require.NoError(t, os.WriteFile(bad, ids, 0o644))
+	_, _, err = runCLI("run", "-in", bad, "../../examples/onnxcnn/cnn.onnx")
+	assert.ErrorContains(t, err, `ids.npy: input "image" wants f32, the file holds i64`)
+
+	wrong, err := writeNpy(wgrt.New(wgrt.F32, 1, 2, 16, 16))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bad, wrong, 0o644))
+	_, _, err = runCLI("run", "-in", bad, "../../examples/onnxcnn/cnn.onnx")
+	assert.ErrorContains(t, err, "input image: shape is [1, 2, 16, 16], want [1, 1, 16, 16]")
+
+	_, _, err = runCLI("run", "-in", filepath.Join(dir, "missing.npy"), "../../examples/onnxcnn/cnn.onnx")
+	assert.Equal(t, exitFailure, exitCode(err))
+
+	// A format-v1 graph with params needs them.
+	g := filepath.Join(dir, "cnn.json")
+	_, _, err = runCLI("import", "-q", "-o", g, "../../examples/onnxcnn/cnn.onnx")
+	require.NoError(t, err)
+	_, _, err = runCLI("run", g)
+	assert.ErrorContains(t, err, "the graph has 6 params: give them with -params FILE.safetensors")
+	out, _, err = runCLI("run", "-params", "../../examples/onnxcnn/cnn.safetensors", g)
+	require.NoError(t, err)
+	assert.Contains(t, out, "probs: f32 [1 10]")
+}

@@ -1,0 +1,87 @@
+package tinybert
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
+)
+
+// expected is what export.py recorded from PyTorch.
+type expected struct {
+	InputIDs      []int64   `json:"input_ids"`
+	AttentionMask []int64   `json:"attention_mask"`
+	Shape         []int     `json:"shape"`
+	Hidden        []float64 `json:"hidden"`
+	Pooled        []float64 `json:"pooled"`
+}
+
+func load(t testing.TB) (*Params, *Inputs, expected) {
+	var want expected
+	data, err := os.ReadFile("expected.json")
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &want))
+	p, err := LoadParams("tinybert.safetensors")
+	require.NoError(t, err)
+	in := &Inputs{
+		InputIds:      wgrt.View(want.InputIDs, want.Shape...),
+		AttentionMask: wgrt.View(want.AttentionMask, want.Shape...),
+	}
+	return p, in, want
+}
+
+// maxDiff is max |got - want| and the bound the comparison allows:
+// 1e-3 * max(1, max |want|).
+func maxDiff(got []float32, want []float64) (diff, bound float64) {
+	peak := 1.0
+	for i, w := range want {
+		diff = math.Max(diff, math.Abs(float64(got[i])-w))
+		peak = math.Max(peak, math.Abs(w))
+	}
+	return diff, 1e-3 * peak
+}
+
+// The generated wrapper, with the params loaded once and wrapgen's
+// reference kernels, gives PyTorch's outputs, call after call.
+func TestMatchesPyTorch(t *testing.T) {
+	p, in, want := load(t)
+	r, err := NewRunner(p, Options{})
+	require.NoError(t, err)
+	defer r.Close()
+	for call := 0; call < 2; call++ {
+		var out Outputs
+		require.NoError(t, r.Run(RefKernels(), in, &out))
+		require.Equal(t, []int{2, 12, 32}, out.Hidden.Shape)
+		for _, o := range []struct {
+			name string
+			got  []float32
+			want []float64
+		}{{"hidden", out.Hidden.Float32s(), want.Hidden}, {"pooled", out.Pooled.Float32s(), want.Pooled}} {
+			d, bound := maxDiff(o.got, o.want)
+			t.Logf("%s: max |diff| %.3g (bound %.3g)", o.name, d, bound)
+			require.LessOrEqual(t, d, bound, o.name)
+		}
+	}
+}
+
+// A steady Runner with the reference kernels allocates nothing per call.
+func BenchmarkRunSteady(b *testing.B) {
+	p, in, _ := load(b)
+	r, err := NewRunner(p, Options{})
+	require.NoError(b, err)
+	defer r.Close()
+	k := RefKernels()
+	out := Outputs{Hidden: wgrt.New(wgrt.F32, 2, 12, 32), Pooled: wgrt.New(wgrt.F32, 2, 32)}
+	require.NoError(b, r.Run(k, in, &out))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := r.Run(k, in, &out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
