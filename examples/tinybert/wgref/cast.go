@@ -38,7 +38,7 @@ func cast(c *wgrt.Call) error {
 		copyStrided(out.Shape, out, out.Strides, 0, x, x.Strides, 0)
 		return nil
 	}
-	eachRow(out.Shape, [][]int{out.Strides, x.Strides}, func(off []int, n int, step []int) {
+	eachRow(out.Shape, [][]int{out.Strides, x.Strides}, func(off [maxOperands]int, n int, step [maxOperands]int) {
 		for k := 0; k < n; k++ {
 			o, i := off[0]+k*step[0], off[1]+k*step[1]
 			switch {

@@ -33,6 +33,13 @@ func Call(c *wgrt.Call) error {
 	if k == nil {
 		return fmt.Errorf("no reference kernel %q", c.Kernel)
 	}
+	for _, ts := range [2][]wgrt.Tensor{c.Outputs, c.Inputs} {
+		for _, t := range ts {
+			if len(t.Shape) > maxRank {
+				return fmt.Errorf("%s: rank %d is beyond the reference kernels' %d", c.Kernel, len(t.Shape), maxRank)
+			}
+		}
+	}
 	return k(c)
 }
 

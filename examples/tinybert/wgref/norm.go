@@ -115,15 +115,6 @@ func layerNorm(c *wgrt.Call) error {
 	}
 	inner := x.Shape[axis:]
 	n := prod(inner)
-	ss := broadcastStrides(inner, scale)
-	var bs []int
-	if len(c.Inputs) > 2 {
-		bs = broadcastStrides(inner, c.Inputs[2])
-	}
-	outer := append(append([]int(nil), x.Shape[:axis]...), make([]int, len(inner))...)
-	for i := axis; i < len(outer); i++ {
-		outer[i] = 1
-	}
 	var meanOut, invOut *wgrt.Tensor
 	if len(c.Outputs) > 1 {
 		meanOut = &c.Outputs[1]
@@ -131,34 +122,34 @@ func layerNorm(c *wgrt.Call) error {
 	if len(c.Outputs) > 2 {
 		invOut = &c.Outputs[2]
 	}
+	hasBias := len(c.Inputs) > 2
 	if fast := x.DType == wgrt.F32 && out.DType == wgrt.F32 && scale.DType == wgrt.F32 && meanOut == nil && invOut == nil &&
 		innerContiguous(x, axis) && innerContiguous(out, axis) && innerContiguous(scale, len(scale.Shape)-len(inner)) &&
-		len(scale.Shape) == len(inner) && (bs == nil || (c.Inputs[2].DType == wgrt.F32 && len(c.Inputs[2].Shape) == len(inner) && innerContiguous(c.Inputs[2], 0))); fast {
+		len(scale.Shape) == len(inner) && (!hasBias || (c.Inputs[2].DType == wgrt.F32 && len(c.Inputs[2].Shape) == len(inner) && innerContiguous(c.Inputs[2], 0))); fast {
 		xs, ys, gs := elems[float32](x), elems[float32](out), elems[float32](scale)
 		var bv []float32
-		if bs != nil {
+		if hasBias {
 			bv = elems[float32](c.Inputs[2])
 		}
-		forEachIndex(outer[:axis], func(o []int) {
-			row := xs[offsetOf(o, x.Strides[:axis]):][:n]
-			dst := ys[offsetOf(o, out.Strides[:axis]):][:n]
-			sum, sq := 0.0, 0.0
-			for _, v := range row {
-				sum += float64(v)
-				sq += float64(v) * float64(v)
+		var it rowIter
+		it.init(x.Shape[:axis])
+		it.add(x.Strides[:axis], 0)
+		it.add(out.Strides[:axis], 0)
+		for it.next() {
+			for e := 0; e < it.n; e++ {
+				layerNormRow(xs[it.off[0]+e*it.step[0]:][:n], ys[it.off[1]+e*it.step[1]:][:n], gs, bv, eps)
 			}
-			mean := sum / float64(n)
-			inv := float32(1 / math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0)+eps))
-			m := float32(mean)
-			for i, v := range row {
-				y := (v - m) * inv * gs[i]
-				if bv != nil {
-					y += bv[i]
-				}
-				dst[i] = y
-			}
-		})
+		}
 		return nil
+	}
+	ss := broadcastStrides(inner, scale)
+	var bs []int
+	if hasBias {
+		bs = broadcastStrides(inner, c.Inputs[2])
+	}
+	outer := append(append([]int(nil), x.Shape[:axis]...), make([]int, len(inner))...)
+	for i := axis; i < len(outer); i++ {
+		outer[i] = 1
 	}
 	forEachIndex(outer, func(o []int) {
 		xb, yb := offsetOf(o, x.Strides), offsetOf(o, out.Strides)
@@ -278,6 +269,22 @@ func softmax(c *wgrt.Call, kind string) error {
 		storeF(out, 0, map[string]float64{"softmax": 1, "log": 0, "hard": 1}[kind])
 		return nil
 	}
+	last := len(x.Shape) - 1
+	if axis == last && kind != "hard" && x.DType == wgrt.F32 && out.DType == wgrt.F32 && x.Strides[last] == 1 && out.Strides[last] == 1 {
+		// Rows along the last dimension, contiguous: no allocation.
+		xs, ys := elems[float32](x), elems[float32](out)
+		n := x.Shape[last]
+		var it rowIter
+		it.init(x.Shape[:last])
+		it.add(x.Strides[:last], 0)
+		it.add(out.Strides[:last], 0)
+		for it.next() {
+			for e := 0; e < it.n; e++ {
+				softmaxRow(xs[it.off[0]+e*it.step[0]:][:n], ys[it.off[1]+e*it.step[1]:][:n], kind == "log")
+			}
+		}
+		return nil
+	}
 	// The group: the dimensions normalized together; outer: the others.
 	group := []int{axis}
 	if coerce {
@@ -369,4 +376,55 @@ func innerContiguous(t wgrt.Tensor, from int) bool {
 		want *= t.Shape[d]
 	}
 	return true
+}
+
+// layerNormRow normalizes one contiguous float32 row, then scales and
+// shifts it.
+func layerNormRow(row, dst, gs, bv []float32, eps float64) {
+	n := len(row)
+	sum, sq := 0.0, 0.0
+	for _, v := range row {
+		sum += float64(v)
+		sq += float64(v) * float64(v)
+	}
+	mean := sum / float64(n)
+	inv := float32(1 / math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0)+eps))
+	m := float32(mean)
+	for i, v := range row {
+		y := (v - m) * inv * gs[i]
+		if bv != nil {
+			y += bv[i]
+		}
+		dst[i] = y
+	}
+}
+
+// softmaxRow writes the softmax (or its log) of one contiguous float32 row.
+func softmaxRow(src, dst []float32, log bool) {
+	if len(src) == 0 {
+		return
+	}
+	peak := src[0]
+	for _, v := range src {
+		if v > peak || v != v {
+			peak = v
+		}
+	}
+	sum := 0.0
+	for i, v := range src {
+		e := math.Exp(float64(v - peak))
+		sum += e
+		dst[i] = float32(e)
+	}
+	if log {
+		ls := math.Log(sum)
+		for i, v := range src {
+			dst[i] = float32(float64(v-peak) - ls)
+		}
+		return
+	}
+	inv := 1 / sum
+	for i := range dst {
+		dst[i] = float32(float64(dst[i]) * inv)
+	}
 }

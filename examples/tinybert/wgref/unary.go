@@ -194,7 +194,7 @@ func predicate(c *wgrt.Call, f func(float64) bool) error {
 	if familyOf(x.DType) != famFloat {
 		return unsupported(c, x.DType)
 	}
-	eachRow(out.Shape, [][]int{out.Strides, x.Strides}, func(off []int, n int, step []int) {
+	eachRow(out.Shape, [][]int{out.Strides, x.Strides}, func(off [maxOperands]int, n int, step [maxOperands]int) {
 		for k := 0; k < n; k++ {
 			v := byte(0)
 			if f(loadF(x, off[1]+k*step[1])) {

@@ -103,7 +103,7 @@ func pow(c *wgrt.Call) error {
 		return fmt.Errorf("%s: shapes %v and %v do not broadcast", c.Kernel, x.Shape, y.Shape)
 	}
 	strides := [][]int{out.Strides, broadcastStrides(out.Shape, x), broadcastStrides(out.Shape, y)}
-	eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+	eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 		for k := 0; k < n; k++ {
 			storeF(out, off[0]+k*step[0], math.Pow(loadF(x, off[1]+k*step[1]), loadF(y, off[2]+k*step[2])))
 		}
@@ -186,7 +186,7 @@ func where(c *wgrt.Call) error {
 	}
 	strides := [][]int{out.Strides, broadcastStrides(out.Shape, cond), broadcastStrides(out.Shape, x), broadcastStrides(out.Shape, y)}
 	size := out.DType.Size()
-	eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+	eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 		for k := 0; k < n; k++ {
 			src, so := y, off[3]+k*step[3]
 			if cond.Data[off[1]+k*step[1]] != 0 {

@@ -117,12 +117,12 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs)
 				}
 				acc = true
 			}
-			var bm bPacker = matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}
-			if !pointwise {
-				bm = &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}
-			}
 			am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
-			sgemm(mg, p, kk, am, bm, cm, out.Strides[1], acc)
+			if pointwise {
+				sgemm(mg, p, kk, am, matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}, nil, cm, out.Strides[1], acc)
+			} else {
+				sgemm(mg, p, kk, am, matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}, cm, out.Strides[1], acc)
+			}
 		}
 	}
 }

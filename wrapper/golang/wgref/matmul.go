@@ -19,86 +19,108 @@ func matView(t wgrt.Tensor, off, rs, cs int) matrix {
 
 // matMul is numpy's matmul: batch dimensions broadcast, a 1-D first
 // operand is a row and a 1-D second a column (both dropped from the
-// output).
+// output). Shapes and strides live in fixed arrays: no allocation.
 func matMul(c *wgrt.Call) error {
 	if err := need(c, 1, 2, 2); err != nil {
 		return err
 	}
 	out, a, b := c.Outputs[0], c.Inputs[0], c.Inputs[1]
-	if len(a.Shape) == 0 || len(b.Shape) == 0 {
+	ra, rb := len(a.Shape), len(b.Shape)
+	if ra == 0 || rb == 0 {
 		return fmt.Errorf("%s: operands must have rank 1 or more", c.Kernel)
 	}
-	// Promote 1-D operands to matrices.
-	as, ast := a.Shape, a.Strides
-	if len(as) == 1 {
-		as, ast = []int{1, as[0]}, []int{0, ast[0]}
+	// The matrix parts, 1-D operands promoted.
+	m, k, ars, acs := 1, a.Shape[ra-1], 0, a.Strides[ra-1]
+	if ra >= 2 {
+		m, ars = a.Shape[ra-2], a.Strides[ra-2]
 	}
-	bs, bst := b.Shape, b.Strides
-	if len(bs) == 1 {
-		bs, bst = []int{bs[0], 1}, []int{bst[0], 0}
+	kb, n, brs, bcs := b.Shape[0], 1, b.Strides[0], 0
+	if rb >= 2 {
+		kb, n, brs, bcs = b.Shape[rb-2], b.Shape[rb-1], b.Strides[rb-2], b.Strides[rb-1]
 	}
-	m, k, n := as[len(as)-2], as[len(as)-1], bs[len(bs)-1]
-	if bs[len(bs)-2] != k {
-		return fmt.Errorf("%s: %v times %v: inner sizes %d and %d differ", c.Kernel, a.Shape, b.Shape, k, bs[len(bs)-2])
+	if kb != k {
+		return fmt.Errorf("%s: %v times %v: inner sizes %d and %d differ", c.Kernel, a.Shape, b.Shape, k, kb)
 	}
-	batchA := wgrt.Tensor{Shape: as[:len(as)-2], Strides: ast[:len(ast)-2]}
-	batchB := wgrt.Tensor{Shape: bs[:len(bs)-2], Strides: bst[:len(bst)-2]}
-	batch, ok := broadcastShape(batchA, batchB)
-	if !ok {
-		return fmt.Errorf("%s: batch shapes %v and %v do not broadcast", c.Kernel, batchA.Shape, batchB.Shape)
+	ba, bb := a.Shape[:max(ra-2, 0)], b.Shape[:max(rb-2, 0)]
+	if !broadcasts(ba, bb) {
+		return fmt.Errorf("%s: batch shapes %v and %v do not broadcast", c.Kernel, ba, bb)
 	}
-	// The output's strides in the promoted form.
-	ost := make([]int, len(batch)+2)
-	copy(ost, out.Strides[:len(batch)])
+	nb := max(len(ba), len(bb))
+	if nb > maxRank {
+		return fmt.Errorf("%s: rank beyond the reference kernels' %d", c.Kernel, maxRank)
+	}
+	// The output's row and column strides (0 for a dropped dimension).
+	ro := len(out.Shape)
+	ors, ocs := 0, 0
 	switch {
-	case len(a.Shape) == 1 && len(b.Shape) == 1:
-		ost[len(batch)], ost[len(batch)+1] = 0, 0
-	case len(a.Shape) == 1:
-		ost[len(batch)], ost[len(batch)+1] = 0, out.Strides[len(out.Strides)-1]
-	case len(b.Shape) == 1:
-		ost[len(batch)], ost[len(batch)+1] = out.Strides[len(out.Strides)-1], 0
-	default:
-		ost[len(batch)], ost[len(batch)+1] = out.Strides[len(out.Strides)-2], out.Strides[len(out.Strides)-1]
+	case ra >= 2 && rb >= 2:
+		ors, ocs = out.Strides[ro-2], out.Strides[ro-1]
+	case ra >= 2:
+		ors = out.Strides[ro-1]
+	case rb >= 2:
+		ocs = out.Strides[ro-1]
 	}
-	sa, sb := broadcastStrides(batch, batchA), broadcastStrides(batch, batchB)
 	f32 := a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32
 	if !f32 && (familyOf(a.DType) == famOther || a.DType != b.DType || out.DType != a.DType) {
 		return unsupported(c, a.DType)
 	}
-	var err error
-	forEachIndex(batch, func(idx []int) {
-		ao, bo, oo := offsetOf(idx, sa), offsetOf(idx, sb), offsetOf(idx, ost[:len(batch)])
-		if f32 && (n == 1 || ost[len(batch)+1] == 1) {
-			ldc := ost[len(batch)]
-			if m == 1 {
-				ldc = n
+	// Walk the batch: operand offsets by rowIter over the batch shape.
+	var batch [maxRank]int
+	for i := 0; i < nb; i++ {
+		batch[i] = 1
+	}
+	for _, s := range [2][]int{ba, bb} {
+		for i, d := range s {
+			if d != 1 {
+				batch[nb-len(s)+i] = d
 			}
-			cs := elems[float32](out)[oo:]
-			sgemm(m, n, k, matView(a, ao, ast[len(ast)-2], ast[len(ast)-1]), matView(b, bo, bst[len(bst)-2], bst[len(bst)-1]), cs, ldc, false)
-			return
 		}
-		// Any dtype, any layout: the naive product (integers wrap, floats
-		// accumulate in float64).
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				o := oo + i*ost[len(batch)] + j*ost[len(batch)+1]
-				if familyOf(out.DType) == famFloat {
-					s := 0.0
-					for p := 0; p < k; p++ {
-						s += loadF(a, ao+i*ast[len(ast)-2]+p*ast[len(ast)-1]) * loadF(b, bo+p*bst[len(bst)-2]+j*bst[len(bst)-1])
-					}
-					storeF(out, o, s)
-				} else {
-					var s int64
-					for p := 0; p < k; p++ {
-						s += loadI(a, ao+i*ast[len(ast)-2]+p*ast[len(ast)-1]) * loadI(b, bo+p*bst[len(bst)-2]+j*bst[len(bst)-1])
-					}
-					storeI(out, o, s)
+	}
+	var it rowIter
+	it.init(batch[:nb])
+	it.add(out.Strides[:nb], 0)
+	it.addBroadcast(wgrt.Tensor{Shape: ba, Strides: a.Strides[:len(ba)]})
+	it.addBroadcast(wgrt.Tensor{Shape: bb, Strides: b.Strides[:len(bb)]})
+	for it.next() {
+		oo, ao, bo := it.off[0], it.off[1], it.off[2]
+		for e := 0; e < it.n; e++ {
+			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32)
+			oo, ao, bo = oo+it.step[0], ao+it.step[1], bo+it.step[2]
+		}
+	}
+	return nil
+}
+
+// matMulOne multiplies one pair of matrices of the batch.
+func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool) {
+	if f32 && (n == 1 || ocs == 1) {
+		ldc := ors
+		if m == 1 {
+			ldc = n
+		}
+		sgemm(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, elems[float32](out)[oo:], ldc, false)
+		return
+	}
+	// Any dtype, any layout: the naive product (integers wrap, floats
+	// accumulate in float64).
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			o := oo + i*ors + j*ocs
+			if familyOf(out.DType) == famFloat {
+				s := 0.0
+				for p := 0; p < k; p++ {
+					s += loadF(a, ao+i*ars+p*acs) * loadF(b, bo+p*brs+j*bcs)
 				}
+				storeF(out, o, s)
+			} else {
+				var s int64
+				for p := 0; p < k; p++ {
+					s += loadI(a, ao+i*ars+p*acs) * loadI(b, bo+p*brs+j*bcs)
+				}
+				storeI(out, o, s)
 			}
 		}
-	})
-	return err
+	}
 }
 
 // gemm is Y = alpha * A' * B' + beta * C, A' and B' transposed when asked,
@@ -133,22 +155,24 @@ func gemm(c *wgrt.Call) error {
 		return fmt.Errorf("%s: %v times %v (transA %v, transB %v) does not give %v", c.Kernel, a.Shape, b.Shape, transA, transB, out.Shape)
 	}
 	var cin *wgrt.Tensor
+	var cs [2]int // C's strides broadcast to the output's shape
 	if len(c.Inputs) == 3 && beta != 0 {
 		cin = &c.Inputs[2]
-		if _, ok := broadcastShape(*cin, out); !ok || len(cin.Shape) > 2 {
+		if !broadcasts(cin.Shape, out.Shape) || len(cin.Shape) > 2 {
 			return fmt.Errorf("%s: C of shape %v does not broadcast to %v", c.Kernel, cin.Shape, out.Shape)
+		}
+		for i, d := range cin.Shape {
+			if d != 1 {
+				cs[2-len(cin.Shape)+i] = cin.Strides[i]
+			}
 		}
 	}
 	if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 && out.Strides[1] == 1 {
 		am.data, bm.data = elems[float32](a), elems[float32](b)
 		ys := elems[float32](out)
-		sgemm(m, n, k, am, bm, ys, out.Strides[0], false)
+		sgemm(m, n, k, am, bm, nil, ys, out.Strides[0], false)
 		if alpha == 1 && cin == nil {
 			return nil
-		}
-		var cs []int
-		if cin != nil {
-			cs = broadcastStrides(out.Shape, *cin)
 		}
 		for i := 0; i < m; i++ {
 			for j := 0; j < n; j++ {
@@ -164,10 +188,6 @@ func gemm(c *wgrt.Call) error {
 	}
 	if familyOf(out.DType) != famFloat {
 		return unsupported(c, out.DType)
-	}
-	var cs []int
-	if cin != nil {
-		cs = broadcastStrides(out.Shape, *cin)
 	}
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {

@@ -19,15 +19,6 @@ type matrix struct {
 
 func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 
-// bPacker fills packed panels of B (see packB) from wherever B's elements
-// come from: a matrix, or a convolution's input read as im2col would lay
-// it out, without materializing that matrix.
-type bPacker interface {
-	packB(dst []float32, p0, j0, kc, nc int)
-}
-
-func (m matrix) packB(dst []float32, p0, j0, kc, nc int) { packB(dst, m, p0, j0, kc, nc) }
-
 // packs are the packing buffers of one sgemm call.
 type packs struct{ a, b []float32 }
 
@@ -35,10 +26,12 @@ var packPool = sync.Pool{New: func() any { return &packs{b: make([]float32, bloc
 
 // sgemm computes C = A·B, or C += A·B when accumulate, for A m×k and B k×n;
 // C is row-major with ldc floats between rows (its columns contiguous).
-// A is packed once per block of k (not once per block of n), B once per
-// block of k and n; with SetThreads(n > 1) the column panels of each block
-// are shared out to goroutines.
-func sgemm(m, n, k int, a matrix, b bPacker, c []float32, ldc int, accumulate bool) {
+// B is the matrix b, or, when conv is not nil, a convolution's input read
+// as im2col would lay it out (never materialized). A is packed once per
+// block of k (not once per block of n), B once per block of k and n, or
+// not at all when it is row-major; with SetThreads(n > 1) the column
+// panels of each block are shared out to goroutines.
+func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -58,56 +51,78 @@ func sgemm(m, n, k int, a matrix, b bPacker, c []float32, ldc int, accumulate bo
 	}
 	// A row-major B is read in place, whole panels at least; only a last
 	// panel narrower than nr is packed (padded with zeros).
-	dm, direct := b.(matrix)
-	direct = direct && dm.cs == 1
+	direct := conv == nil && b.cs == 1
+	j := gemmJob{p: p, m: m, c: c, ldc: ldc, dm: b, direct: direct}
 	for pc := 0; pc < k; pc += blockK {
 		kc := min(blockK, k-pc)
-		acc := accumulate || pc > 0
+		j.pc, j.kc, j.acc = pc, kc, accumulate || pc > 0
 		packA(p.a, a, 0, pc, m, kc)
 		for jc := 0; jc < n; jc += blockN {
 			nc := min(blockN, n-jc)
-			full := nc / nr * nr
+			j.jc, j.nc, j.full = jc, nc, nc/nr*nr
 			switch {
+			case conv != nil:
+				conv.packB(p.b, pc, jc, kc, nc)
 			case !direct:
-				b.packB(p.b, pc, jc, kc, nc)
-			case full < nc:
-				packB(p.b, dm, pc, jc+full, kc, nc-full)
+				packB(p.b, b, pc, jc, kc, nc)
+			case j.full < nc:
+				packB(p.b, b, pc, jc+j.full, kc, nc-j.full)
 			}
 			panels := (nc + nr - 1) / nr
-			work := func(from, to int) {
-				var edge [mr * nr]float32
-				for q := from; q < to; q++ {
-					jr := q * nr
-					bp, ldb := p.b[jr*kc:jr*kc+nr*kc], nr
-					switch {
-					case direct && jr < full:
-						bp, ldb = dm.data[pc*dm.rs+jc+jr:], dm.rs
-					case direct:
-						bp = p.b[:nr*kc]
+			if threads <= 1 {
+				j.panels(0, panels)
+			} else {
+				shared := j // escapes to the goroutines; j itself stays on the stack
+				parallel(panels, shared.panels)
+			}
+		}
+	}
+}
+
+// gemmJob is one block of sgemm: packed A, B (packed, or read in place)
+// and where the products go.
+type gemmJob struct {
+	p                      *packs
+	m, ldc, pc, kc, jc, nc int
+	full                   int // columns of B read in place (whole panels)
+	c                      []float32
+	dm                     matrix
+	direct, acc            bool
+}
+
+// panels runs the micro-kernel over column panels [from, to) and every row
+// panel.
+func (j *gemmJob) panels(from, to int) {
+	var edge [mr * nr]float32
+	kc, m, ldc := j.kc, j.m, j.ldc
+	for q := from; q < to; q++ {
+		jr := q * nr
+		bp, ldb := j.p.b[jr*kc:jr*kc+nr*kc], nr
+		switch {
+		case j.direct && jr < j.full:
+			bp, ldb = j.dm.data[j.pc*j.dm.rs+j.jc+jr:], j.dm.rs
+		case j.direct:
+			bp = j.p.b[:nr*kc]
+		}
+		for ir := 0; ir < m; ir += mr {
+			ap := j.p.a[ir*kc : ir*kc+mr*kc]
+			ci := ir*ldc + j.jc + jr
+			rows, cols := min(mr, m-ir), min(nr, j.nc-jr)
+			if rows == mr && cols == nr {
+				microKernel(kc, ap, bp, ldb, j.c[ci:], ldc, j.acc)
+				continue
+			}
+			microKernel(kc, ap, bp, ldb, edge[:], nr, false)
+			for i := 0; i < rows; i++ {
+				row := j.c[ci+i*ldc : ci+i*ldc+cols]
+				if j.acc {
+					for e := range row {
+						row[e] += edge[i*nr+e]
 					}
-					for ir := 0; ir < m; ir += mr {
-						ap := p.a[ir*kc : ir*kc+mr*kc]
-						ci := ir*ldc + jc + jr
-						rows, cols := min(mr, m-ir), min(nr, nc-jr)
-						if rows == mr && cols == nr {
-							microKernel(kc, ap, bp, ldb, c[ci:], ldc, acc)
-							continue
-						}
-						microKernel(kc, ap, bp, ldb, edge[:], nr, false)
-						for i := 0; i < rows; i++ {
-							row := c[ci+i*ldc : ci+i*ldc+cols]
-							if acc {
-								for j := range row {
-									row[j] += edge[i*nr+j]
-								}
-							} else {
-								copy(row, edge[i*nr:i*nr+cols])
-							}
-						}
-					}
+				} else {
+					copy(row, edge[i*nr:i*nr+cols])
 				}
 			}
-			parallel(panels, work)
 		}
 	}
 }

@@ -13,7 +13,7 @@ func TestEachRowVisitsEveryIndexOnce(t *testing.T) {
 	a := rowMajor(shape)
 	b := []int{1, 0, 2} // a strided, broadcast operand
 	var gotA, gotB []int
-	eachRow(shape, [][]int{a, b}, func(off []int, n int, step []int) {
+	eachRow(shape, [][]int{a, b}, func(off [maxOperands]int, n int, step [maxOperands]int) {
 		for i := 0; i < n; i++ {
 			gotA = append(gotA, off[0]+i*step[0])
 			gotB = append(gotB, off[1]+i*step[1])
@@ -34,9 +34,9 @@ func TestEachRowVisitsEveryIndexOnce(t *testing.T) {
 
 func TestEachRowRankZeroAndEmpty(t *testing.T) {
 	calls := 0
-	eachRow(nil, [][]int{{}}, func(off []int, n int, step []int) { calls++; assert.Equal(t, 1, n) })
+	eachRow(nil, [][]int{{}}, func(off [maxOperands]int, n int, step [maxOperands]int) { calls++; assert.Equal(t, 1, n) })
 	assert.Equal(t, 1, calls)
-	eachRow([]int{3, 0}, [][]int{{0, 1}}, func([]int, int, []int) { t.Fatal("called for an empty shape") })
+	eachRow([]int{3, 0}, [][]int{{0, 1}}, func([maxOperands]int, int, [maxOperands]int) { t.Fatal("called for an empty shape") })
 }
 
 func TestBroadcast(t *testing.T) {

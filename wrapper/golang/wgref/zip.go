@@ -30,43 +30,47 @@ func mapUnary(c *wgrt.Call, op unaryOp) error {
 	if !sameShape(out.Shape, x.Shape) {
 		return fmt.Errorf("%s: output shape %v differs from input shape %v", c.Kernel, out.Shape, x.Shape)
 	}
+	if len(out.Shape) > maxRank {
+		return fmt.Errorf("%s: rank %d is beyond the reference kernels' %d", c.Kernel, len(out.Shape), maxRank)
+	}
 	strides := [][]int{out.Strides, x.Strides}
 	switch fam := familyOf(x.DType); {
 	case fam == famFloat && op.f != nil:
 		if x.DType == wgrt.F32 && out.DType == wgrt.F32 {
 			xs, os := elems[float32](x), elems[float32](out)
-			if op.f32 != nil {
-				eachRow(out.Shape, strides, func(off []int, n int, step []int) {
-					o, i := off[0], off[1]
-					for k := 0; k < n; k++ {
+			var it rowIter
+			it.init(out.Shape)
+			it.add(out.Strides, 0)
+			it.add(x.Strides, 0)
+			for it.next() {
+				o, i, so, si := it.off[0], it.off[1], it.step[0], it.step[1]
+				if op.f32 != nil {
+					for k := 0; k < it.n; k++ {
 						os[o] = op.f32(xs[i])
-						o, i = o+step[0], i+step[1]
+						o, i = o+so, i+si
 					}
-				})
-				return nil
-			}
-			eachRow(out.Shape, strides, func(off []int, n int, step []int) {
-				o, i := off[0], off[1]
-				for k := 0; k < n; k++ {
-					os[o] = float32(op.f(float64(xs[i])))
-					o, i = o+step[0], i+step[1]
+					continue
 				}
-			})
+				for k := 0; k < it.n; k++ {
+					os[o] = float32(op.f(float64(xs[i])))
+					o, i = o+so, i+si
+				}
+			}
 			return nil
 		}
-		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
 				storeF(out, off[0]+k*step[0], op.f(loadF(x, off[1]+k*step[1])))
 			}
 		})
 	case (fam == famInt || fam == famBool) && op.i != nil:
-		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
 				storeI(out, off[0]+k*step[0], op.i(loadI(x, off[1]+k*step[1])))
 			}
 		})
 	case fam == famUint && op.u != nil:
-		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
 				storeU(out, off[0]+k*step[0], op.u(loadU(x, off[1]+k*step[1])))
 			}
@@ -115,42 +119,48 @@ func zipF32(op byte, os, as, bs []float32, o, i, j, n, so, si, sj int) {
 
 // zip writes out = op(a, b) with broadcasting.
 func zip(c *wgrt.Call, out, a, b wgrt.Tensor, op binaryOp) error {
-	if _, ok := broadcastShape(a, b); !ok {
-		return fmt.Errorf("%s: shapes %v and %v do not broadcast", c.Kernel, a.Shape, b.Shape)
+	if !broadcasts(a.Shape, b.Shape) || len(out.Shape) < max(len(a.Shape), len(b.Shape)) {
+		return fmt.Errorf("%s: shapes %v and %v do not broadcast to %v", c.Kernel, a.Shape, b.Shape, out.Shape)
+	}
+	if len(out.Shape) > maxRank {
+		return fmt.Errorf("%s: rank %d is beyond the reference kernels' %d", c.Kernel, len(out.Shape), maxRank)
+	}
+	if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 && op.f != nil {
+		as, bs, os := elems[float32](a), elems[float32](b), elems[float32](out)
+		var it rowIter
+		it.init(out.Shape)
+		it.add(out.Strides, 0)
+		it.addBroadcast(a)
+		it.addBroadcast(b)
+		for it.next() {
+			if op.arith != 0 {
+				zipF32(op.arith, os, as, bs, it.off[0], it.off[1], it.off[2], it.n, it.step[0], it.step[1], it.step[2])
+				continue
+			}
+			o, i, j := it.off[0], it.off[1], it.off[2]
+			for k := 0; k < it.n; k++ {
+				os[o] = float32(op.f(float64(as[i]), float64(bs[j])))
+				o, i, j = o+it.step[0], i+it.step[1], j+it.step[2]
+			}
+		}
+		return nil
 	}
 	strides := [][]int{out.Strides, broadcastStrides(out.Shape, a), broadcastStrides(out.Shape, b)}
 	switch fam := familyOf(a.DType); {
 	case fam == famFloat && op.f != nil:
-		if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 {
-			as, bs, os := elems[float32](a), elems[float32](b), elems[float32](out)
-			if op.arith != 0 {
-				eachRow(out.Shape, strides, func(off []int, n int, step []int) {
-					zipF32(op.arith, os, as, bs, off[0], off[1], off[2], n, step[0], step[1], step[2])
-				})
-				return nil
-			}
-			eachRow(out.Shape, strides, func(off []int, n int, step []int) {
-				o, i, j := off[0], off[1], off[2]
-				for k := 0; k < n; k++ {
-					os[o] = float32(op.f(float64(as[i]), float64(bs[j])))
-					o, i, j = o+step[0], i+step[1], j+step[2]
-				}
-			})
-			return nil
-		}
-		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
 				storeF(out, off[0]+k*step[0], op.f(loadF(a, off[1]+k*step[1]), loadF(b, off[2]+k*step[2])))
 			}
 		})
 	case (fam == famInt || fam == famBool) && op.i != nil:
-		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
 				storeI(out, off[0]+k*step[0], op.i(loadI(a, off[1]+k*step[1]), loadI(b, off[2]+k*step[2])))
 			}
 		})
 	case fam == famUint && op.u != nil:
-		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
 				storeU(out, off[0]+k*step[0], op.u(loadU(a, off[1]+k*step[1]), loadU(b, off[2]+k*step[2])))
 			}
@@ -186,19 +196,19 @@ func zipCompare(c *wgrt.Call, op compareOp) error {
 	}
 	switch familyOf(a.DType) {
 	case famFloat:
-		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
 				out.Data[off[0]+k*step[0]] = bit(op.f(loadF(a, off[1]+k*step[1]), loadF(b, off[2]+k*step[2])))
 			}
 		})
 	case famInt, famBool:
-		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
 				out.Data[off[0]+k*step[0]] = bit(op.i(loadI(a, off[1]+k*step[1]), loadI(b, off[2]+k*step[2])))
 			}
 		})
 	case famUint:
-		eachRow(out.Shape, strides, func(off []int, n int, step []int) {
+		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
 				out.Data[off[0]+k*step[0]] = bit(op.u(loadU(a, off[1]+k*step[1]), loadU(b, off[2]+k*step[2])))
 			}
@@ -274,7 +284,7 @@ func copyStrided(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src
 		copyRows[uint8](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
 		return
 	}
-	eachRow(shape, [][]int{dstStrides, srcStrides}, func(off []int, n int, step []int) {
+	eachRow(shape, [][]int{dstStrides, srcStrides}, func(off [maxOperands]int, n int, step [maxOperands]int) {
 		d, s := dstOff+off[0], srcOff+off[1]
 		for k := 0; k < n; k++ {
 			copy(dst.Data[d*size:d*size+size], src.Data[s*size:s*size+size])
@@ -286,15 +296,19 @@ func copyStrided(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src
 // copyRows is copyStrided for elements of type E.
 func copyRows[E uint8 | uint16 | uint32 | uint64](shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src wgrt.Tensor, srcStrides []int, srcOff int) {
 	ds, ss := elems[E](dst), elems[E](src)
-	eachRow(shape, [][]int{dstStrides, srcStrides}, func(off []int, n int, step []int) {
-		d, s := dstOff+off[0], srcOff+off[1]
-		if step[0] == 1 && step[1] == 1 {
+	var it rowIter
+	it.init(shape)
+	it.add(dstStrides, dstOff)
+	it.add(srcStrides, srcOff)
+	for it.next() {
+		d, s, n := it.off[0], it.off[1], it.n
+		if it.step[0] == 1 && it.step[1] == 1 {
 			copy(ds[d:d+n], ss[s:s+n])
-			return
+			continue
 		}
 		for k := 0; k < n; k++ {
 			ds[d] = ss[s]
-			d, s = d+step[0], s+step[1]
+			d, s = d+it.step[0], s+it.step[1]
 		}
-	})
+	}
 }
