@@ -349,7 +349,7 @@ func summarize(name string, t wgrt.Tensor) string {
 	n := 0
 	isFloat := t.DType == wgrt.F32 || t.DType == wgrt.F64 || t.DType == wgrt.F16 || t.DType == wgrt.BF16
 	each(t, func(off int) {
-		v := valueAt(t, off)
+		v := t.Float64At(off)
 		if n < 8 {
 			vals = append(vals, fmt.Sprintf("%.6g", v))
 		}
@@ -364,54 +364,4 @@ func summarize(name string, t wgrt.Tensor) string {
 		s += fmt.Sprintf(" min %.6g max %.6g mean %.6g", lo, hi, sum/float64(n))
 	}
 	return s
-}
-
-func valueAt(t wgrt.Tensor, off int) float64 {
-	b := t.Data
-	switch t.DType {
-	case wgrt.F32:
-		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*off:])))
-	case wgrt.F64:
-		return math.Float64frombits(binary.LittleEndian.Uint64(b[8*off:]))
-	case wgrt.BF16:
-		return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*off:])) << 16))
-	case wgrt.F16:
-		h := binary.LittleEndian.Uint16(b[2*off:])
-		return graphHalf(h)
-	case wgrt.Bool, wgrt.U8:
-		return float64(b[off])
-	case wgrt.I8:
-		return float64(int8(b[off]))
-	case wgrt.I16:
-		return float64(int16(binary.LittleEndian.Uint16(b[2*off:])))
-	case wgrt.U16:
-		return float64(binary.LittleEndian.Uint16(b[2*off:]))
-	case wgrt.I32:
-		return float64(int32(binary.LittleEndian.Uint32(b[4*off:])))
-	case wgrt.U32:
-		return float64(binary.LittleEndian.Uint32(b[4*off:]))
-	case wgrt.I64:
-		return float64(int64(binary.LittleEndian.Uint64(b[8*off:])))
-	case wgrt.U64:
-		return float64(binary.LittleEndian.Uint64(b[8*off:]))
-	}
-	return math.NaN()
-}
-
-func graphHalf(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp, frac := int(h>>10)&0x1f, float64(h&0x3ff)
-	switch exp {
-	case 0:
-		return sign * math.Ldexp(frac, -24)
-	case 0x1f:
-		if frac == 0 {
-			return math.Inf(int(sign))
-		}
-		return math.NaN()
-	}
-	return sign * math.Ldexp(1+frac/1024, exp-15)
 }

@@ -120,7 +120,8 @@ int main() {
     w.push_back(v);
   }
   CpuKernels k;
-  mlp::Runner runner;
+  const mlp::Params params;  // the graph takes its weights as inputs: no params
+  mlp::Runner runner(params);
   for (int64_t batch : {1, 8, 33, 8}) {
     std::vector<float> x(static_cast<size_t>(batch * 784));
     for (float& f : x) f = normal(rng) * 10;
@@ -128,7 +129,7 @@ int main() {
     std::vector<double> want = Reference(x, w, batch);
 
     mlp::Outputs out;
-    wrapgen::Status s = mlp::Run(k, in, &out);
+    wrapgen::Status s = mlp::Run(k, params, in, &out);
     if (!s.ok()) return std::fprintf(stderr, "Run: %s\n", s.message().c_str()), 1;
     if (!Close(want, out.y.As<float>(), "Run", batch)) return 1;
 
@@ -162,7 +163,7 @@ int main() {
   bad.x = View(x, {2, 784});
   bad.w1 = View(w[0], {128, 784});
   mlp::Outputs out;
-  wrapgen::Status s = mlp::Run(k, bad, &out);
+  wrapgen::Status s = mlp::Run(k, params, bad, &out);
   if (s.ok() || s.message().find("mlp: input w1: shape is [128, 784], want [784, 128]") == std::string::npos) {
     std::fprintf(stderr, "a wrong input shape was not reported: %s\n", s.message().c_str());
     return 1;
@@ -170,7 +171,7 @@ int main() {
   // A wrong rank names both shapes, as the Go wrapper does.
   bad.w1 = View(w[0], {784, 128});
   bad.b1 = View(w[1], {1, 128});
-  s = mlp::Run(k, bad, &out);
+  s = mlp::Run(k, params, bad, &out);
   if (s.ok() || s.message().find("mlp: input b1: rank is 2 (shape [1, 128]), want 1 (shape [128])") == std::string::npos) {
     std::fprintf(stderr, "a wrong input rank was not reported: %s\n", s.message().c_str());
     return 1;

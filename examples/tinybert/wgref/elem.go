@@ -50,9 +50,9 @@ func loadF(t wgrt.Tensor, off int) float64 {
 	case wgrt.F64:
 		return math.Float64frombits(binary.LittleEndian.Uint64(b[8*off:]))
 	case wgrt.F16:
-		return halfToFloat(binary.LittleEndian.Uint16(b[2*off:]))
+		return wgrt.HalfToFloat64(binary.LittleEndian.Uint16(b[2*off:]))
 	case wgrt.BF16:
-		return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*off:])) << 16))
+		return wgrt.BFloat16ToFloat64(binary.LittleEndian.Uint16(b[2*off:]))
 	case wgrt.U8, wgrt.U16, wgrt.U32, wgrt.U64:
 		return float64(loadU(t, off))
 	}
@@ -178,25 +178,6 @@ func storeU(t wgrt.Tensor, off int, v uint64) {
 func copyElem(dst wgrt.Tensor, do int, src wgrt.Tensor, so int) {
 	n := src.DType.Size()
 	copy(dst.Data[do*n:do*n+n], src.Data[so*n:so*n+n])
-}
-
-// halfToFloat decodes an IEEE 754 binary16.
-func halfToFloat(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp, frac := int(h>>10)&0x1f, float64(h&0x3ff)
-	switch exp {
-	case 0:
-		return sign * math.Ldexp(frac, -24)
-	case 0x1f:
-		if frac == 0 {
-			return math.Inf(int(sign))
-		}
-		return math.NaN()
-	}
-	return sign * math.Ldexp(1+frac/1024, exp-15)
 }
 
 // floatToHalf rounds v to binary16, to nearest even.

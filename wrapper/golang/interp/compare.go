@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -85,38 +84,9 @@ func isFloat(d wgrt.DType) bool {
 	return false
 }
 
+// floatAt reads one element of dtype d from its bytes.
 func floatAt(d wgrt.DType, b []byte) float64 {
-	switch d {
-	case wgrt.F32:
-		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
-	case wgrt.F64:
-		return math.Float64frombits(binary.LittleEndian.Uint64(b))
-	case wgrt.BF16:
-		return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16))
-	case wgrt.F16:
-		return halfToFloat(binary.LittleEndian.Uint16(b))
-	}
-	return math.NaN()
-}
-
-// halfToFloat decodes an IEEE 754 binary16.
-func halfToFloat(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp := int(h>>10) & 0x1f
-	frac := float64(h & 0x3ff)
-	switch exp {
-	case 0:
-		return sign * frac * math.Pow(2, -24)
-	case 0x1f:
-		if frac == 0 {
-			return sign * math.Inf(1)
-		}
-		return math.NaN()
-	}
-	return sign * (1 + frac/1024) * math.Pow(2, float64(exp-15))
+	return wgrt.Tensor{DType: d, Data: b}.Float64At(0)
 }
 
 func elemString(d wgrt.DType, b []byte) string {

@@ -98,3 +98,14 @@ func TestDTypesMatchTheFormat(t *testing.T) {
 		assert.Equal(t, int(d.Size()), DType(i).Size(), string(d))
 	}
 }
+
+// Float64At reads every numeric dtype; half floats decode exactly.
+func TestFloat64At(t *testing.T) {
+	assert.Equal(t, -2.0, View([]int8{-2}, 1).Float64At(0))
+	assert.Equal(t, 65535.0, View([]uint16{65535}, 1).Float64At(0))
+	assert.Equal(t, 1.0, View([]bool{true}, 1).Float64At(0))
+	assert.Equal(t, 0.5, View([]float32{0.5}, 1).Float64At(0))
+	assert.Equal(t, 65504.0, FromBytes(F16, []byte{0xff, 0x7b}, 1).Float64At(0), "f16's largest")
+	assert.Equal(t, 1.0, FromBytes(BF16, []byte{0x80, 0x3f}, 1).Float64At(0))
+	assert.Equal(t, 5.960464477539063e-08, HalfToFloat64(1), "the smallest subnormal")
+}
