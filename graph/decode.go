@@ -324,13 +324,14 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 			continue
 		}
 		s := &Symbol{Name: m.key, Min: 1}
+		// A symbol whose fields are wrong is still declared, so that its
+		// uses do not each report it undeclared; only its own mistake is.
+		d.symbols[s.Name] = s
+		d.g.Symbols = append(d.g.Symbols, s)
+		ok := true
 		switch m.val.kind {
 		case jsonNumber:
-			v, ok := d.int(&m.val, place)
-			if !ok {
-				continue
-			}
-			s.Hint = v
+			s.Hint, ok = d.int(&m.val, place)
 		default:
 			f := d.fields(&m.val, place, "hint", "min", "max")
 			if f == nil {
@@ -340,14 +341,19 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 				d.err(&m.val, place, "missing required field \"hint\"")
 				continue
 			}
-			s.Hint, _ = d.int(f.get("hint"), place+".hint")
+			var ok1, ok2, ok3 bool = true, true, true
+			s.Hint, ok1 = d.int(f.get("hint"), place+".hint")
 			if f.get("min") != nil {
-				s.Min, _ = d.int(f.get("min"), place+".min")
+				s.Min, ok2 = d.int(f.get("min"), place+".min")
 			}
 			if f.get("max") != nil {
-				s.Max, _ = d.int(f.get("max"), place+".max")
+				s.Max, ok3 = d.int(f.get("max"), place+".max")
 				s.HasMax = true
 			}
+			ok = ok1 && ok2 && ok3
+		}
+		if !ok {
+			continue // the value was reported; its range cannot be checked
 		}
 		switch {
 		case s.Min < 0:
@@ -357,8 +363,6 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 		case s.Hint < s.Min || (s.HasMax && s.Hint > s.Max):
 			d.err(&m.val, place, "hint %d is outside [%d, %s]", s.Hint, s.Min, maxText(s))
 		}
-		d.symbols[s.Name] = s
-		d.g.Symbols = append(d.g.Symbols, s)
 	}
 }
 

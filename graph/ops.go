@@ -133,6 +133,10 @@ func (d *decoder) decodeAttrs(n *jsonNode, label string) []Attr {
 					d.err(v, place, "float %s is out of range", v.str)
 					continue
 				}
+				if f == 0 && !zeroText(v.str) {
+					d.err(v, place, "float %s is too small for a float64 (it would become 0)", v.str)
+					continue
+				}
 				a.Kind, a.Float = AttrFloat, f
 			} else {
 				i, ok := d.int(v, place)
@@ -245,4 +249,11 @@ func contains(ts []*Tensor, t *Tensor) bool {
 		}
 	}
 	return false
+}
+
+// zeroText reports whether a JSON number's text is a zero (0, -0.0, 0e5),
+// as opposed to a nonzero value that underflows.
+func zeroText(s string) bool {
+	mant, _, _ := strings.Cut(strings.ToLower(s), "e")
+	return strings.Trim(mant, "-+0.") == ""
 }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"strconv"
 	"maps"
 	"sort"
 	"strings"
@@ -254,12 +255,22 @@ func (d *decoder) resolveViews(raws []*rawTensor) {
 	}
 }
 
+// cycleText names the first few tensors of the view chain from t and, when
+// it is longer, how many there are: a message stays one readable line.
 func (d *decoder) cycleText(t *Tensor) string {
-	names := []string{t.Name}
+	const shown = 6
+	names := []string{strconv.Quote(t.Name)}
 	seen := map[*Tensor]bool{t: true}
+	n := 1
 	for v := t.ViewOf; v != nil && !seen[v]; v = v.ViewOf {
-		names = append(names, v.Name)
+		if n < shown {
+			names = append(names, strconv.Quote(v.Name))
+		}
 		seen[v] = true
+		n++
+	}
+	if n > shown {
+		return fmt.Sprintf("%s → … (%d views in all)", strings.Join(names, " → "), n)
 	}
 	return strings.Join(names, " → ") + " → …"
 }
