@@ -2,9 +2,9 @@ package graph
 
 import (
 	"fmt"
-	"strconv"
 	"maps"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
