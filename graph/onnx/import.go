@@ -31,6 +31,10 @@ type Options struct {
 	Params map[string]Weight
 }
 
+// MaxOpset is the newest default-domain opset whose operators the importer
+// knows.
+const MaxOpset = 18
+
 // InlineLimit is the largest constant, in bytes, that an import writes
 // into the graph as inline data; larger ones, and every initializer,
 // become params.
@@ -112,13 +116,17 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 	}
 	im := &importer{
 		file: file, m: m, opts: opts,
-		vals:     map[string]*value{},
-		info:     map[string]*valueInfo{},
-		isOutput: map[string]bool{},
-		symbols:  map[string]bool{},
-		bounds:   expr.Bounds{},
+		vals:      map[string]*value{},
+		info:      map[string]*valueInfo{},
+		isOutput:  map[string]bool{},
+		symbols:   map[string]bool{},
+		bounds:    expr.Bounds{},
+		symbolFor: map[string]string{}, paramFor: map[string]string{},
 	}
 	im.opset = m.opsets[""]
+	if im.opset > MaxOpset {
+		return nil, graph.ErrorList{{File: file, Place: "opset_import", Msg: fmt.Sprintf("unsupported: default-domain opset %d is newer than the importer knows (up to %d)", im.opset, MaxOpset)}}
+	}
 	if err := im.run(); err != nil {
 		var pl graph.ErrorList
 		if errors.As(err, &pl) {
@@ -141,6 +149,8 @@ type importer struct {
 	isOutput map[string]bool
 	symbols  map[string]bool
 	bounds   expr.Bounds
+	// symbolFor and paramFor map dim_params and their symbols both ways.
+	symbolFor, paramFor map[string]string
 
 	doc     document
 	notes   []string
@@ -233,6 +243,48 @@ func isIdent(s string) bool {
 	return true
 }
 
+// maxDim is the largest fixed dimension an input may declare: beyond it
+// sizes would overflow the planner's int64 arithmetic.
+const maxDim = 1 << 40
+
+// symbolOf is the symbol that stands for a dim_param: the dim_param itself
+// when it is an identifier expressions can hold, else a mangled name that
+// no other dim_param has (reported in the notes when note is set), so that
+// two distinct dim_params never become one symbol.
+func (im *importer) symbolOf(param string, note bool) string {
+	if name, ok := im.symbolFor[param]; ok {
+		return name
+	}
+	name := symbolName(param)
+	if name == "min" || name == "max" { // functions in expressions
+		name += "_"
+	}
+	for n := 2; im.paramFor[name] != "" || (name != param && im.isParam(name)); n++ {
+		name = fmt.Sprintf("%s_%d", symbolName(param), n)
+	}
+	if name != param && note {
+		im.notes = append(im.notes, fmt.Sprintf("symbol %s stands for dim_param %q", name, param))
+	}
+	im.symbolFor[param], im.paramFor[name] = name, param
+	return name
+}
+
+// isParam reports whether some input of the model has name as a dim_param
+// (which would then claim it as its own symbol).
+func (im *importer) isParam(name string) bool {
+	for _, in := range im.m.graph.inputs {
+		if in.typ == nil {
+			continue
+		}
+		for _, d := range in.typ.dims {
+			if d.param == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // symbolName makes an expression identifier of a dim_param.
 func symbolName(s string) string {
 	var b strings.Builder
@@ -283,16 +335,14 @@ func (im *importer) addInput(i int, in *valueInfo) error {
 	shape := make([]expr.Expr, len(t.dims))
 	for k, dim := range t.dims {
 		switch {
+		case dim.hasValue && dim.value > maxDim:
+			return im.problem(place, "dimension %d is %d, beyond the %d wrapgen plans for", k, dim.value, int64(maxDim))
 		case dim.hasValue && dim.value >= 0:
 			shape[k] = expr.Const(dim.value)
 		case dim.param != "":
-			name := symbolName(dim.param)
-			if name != dim.param {
-				im.noteOnce(name, fmt.Sprintf("symbol %s stands for dim_param %q (not an identifier)", name, dim.param))
-			}
-			shape[k] = im.symbol(name)
+			shape[k] = im.symbol(im.symbolOf(dim.param, true))
 		default:
-			name := symbolName(fmt.Sprintf("%s_dim%d", in.name, k))
+			name := im.symbolOf(fmt.Sprintf("%s_dim%d", in.name, k), false)
 			im.notes = append(im.notes, fmt.Sprintf("symbol %s stands for the unnamed dynamic dimension %d of input %q", name, k, in.name))
 			shape[k] = im.symbol(name)
 		}

@@ -178,8 +178,8 @@ func (im *importer) checkInfo(v *value, place string) error {
 			if c, ok := got.IsConst(); !ok || c != d.value {
 				return im.problem(place, "output %q is declared with size %d at dimension %d but inference gives shape %s", v.name, d.value, k, shapeText(v.shape))
 			}
-		case d.param != "" && im.symbols[symbolName(d.param)]:
-			if !expr.Equal(got, expr.Sym(symbolName(d.param))) {
+		case d.param != "" && im.symbolFor[d.param] != "":
+			if !expr.Equal(got, expr.Sym(im.symbolFor[d.param])) {
 				return im.problem(place, "output %q is declared with size %s at dimension %d but inference gives shape %s", v.name, d.param, k, shapeText(v.shape))
 			}
 		}
