@@ -47,3 +47,31 @@ func TestModelLimitsAreTheModelsErrors(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "opset 99 is newer than the importer knows (up to 18)")
 }
+
+// ReduceSum's axes became an input at opset 13: an axes attribute at opset
+// 17 is refused (ignoring it would reduce over every axis).
+func TestReduceAxesAttributeAtNewOpsetRefused(t *testing.T) {
+	field := func(b []byte, num protowire.Number, v []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), v)
+	}
+	varint := func(b []byte, num protowire.Number, v uint64) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), v)
+	}
+	attr := field(nil, 1, []byte("axes"))
+	attr = varint(attr, 8, 1)  // ints: [1]
+	attr = varint(attr, 20, 7) // type: INTS
+	node := field(field(field(nil, 1, []byte("x")), 2, []byte("y")), 4, []byte("ReduceSum"))
+	node = field(node, 5, attr)
+	dims := field(nil, 1, varint(nil, 1, 2))
+	dims = field(dims, 1, varint(nil, 1, 3))
+	tt := field(varint(nil, 1, 1), 2, dims)
+	input := field(field(nil, 1, []byte("x")), 2, field(nil, 1, tt))
+	g := field(field(field(nil, 1, node), 2, []byte("g")), 11, input)
+	g = field(g, 12, field(nil, 1, []byte("y")))
+	m := varint(nil, 1, 8)
+	m = field(m, 7, g)
+	m = field(m, 8, varint(nil, 2, 17))
+	_, _, err := Parse("m.onnx", m, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `attribute "axes" is not part of ReduceSum since opset 13`)
+}
