@@ -389,7 +389,18 @@ inline Status CheckTensor(const char* name, const Tensor& t, const Tensor& want)
     if (want.shape[i] != 1 && t.strides[i] != want.strides[i])
       return Status::Error(n + ": strides are " + DimsText(t.strides, t.rank) + ", want " + DimsText(want.strides, want.rank));
   }
-  int64_t need = want.ExtentElements() * DTypeSize(want.dtype);
+  // The byte size with overflow checks: symbol values can make it huge.
+  int64_t need = 1;
+  for (int i = 0; i < want.rank && need != 0; i++) {
+    int64_t step = 0;
+    if (want.shape[i] == 0) {
+      need = 0;
+    } else if (__builtin_mul_overflow(want.shape[i] - 1, want.strides[i], &step) || __builtin_add_overflow(need, step, &need)) {
+      return Status::Error(n + ": shape " + DimsText(want.shape, want.rank) + " needs more bytes than an int64 holds");
+    }
+  }
+  if (__builtin_mul_overflow(need, DTypeSize(want.dtype), &need))
+    return Status::Error(n + ": shape " + DimsText(want.shape, want.rank) + " needs more bytes than an int64 holds");
   if (need > 0 && t.data == nullptr) return Status::Error(n + ": data is null");
   if (t.bytes < need)
     return Status::Error(n + ": data has " + std::to_string(t.bytes) + " bytes, the view needs " + std::to_string(need));
@@ -482,6 +493,7 @@ struct Program {
   const int32_t* constants;  // tensors whose contents the program holds
   const uint8_t* const* const_data;
   int num_constants;
+  const char* const* symbol_names;  // in the numbering of ProgramFrame::sym
 };
 
 // OpCaller calls op i of a Program with its typed kernel: what generated
@@ -750,10 +762,13 @@ class ProgramFrame {
   // Layout computes the values at sym and gives every tensor its dtype,
   // device, shape and strides, and no data. All is kept while the symbols
   // stay the same (a Runner called again and again): kernels must not
-  // modify the tensors they are given.
-  void Layout() {
-    if (valid_ && laid_out_ == sym) return;
-    Eval();
+  // modify the tensors they are given. Values that overflow int64, or divide
+  // by zero, at these symbols are an error.
+  Status Layout() {
+    if (valid_ && laid_out_ == sym) return Status();
+    valid_ = false;
+    Status st = Eval();
+    if (!st.ok()) return st;
     laid_out_ = sym;
     valid_ = true;
     const int64_t* v = vals.data();
@@ -777,6 +792,7 @@ class ProgramFrame {
       lists[list++] = Span<int64_t>(list_vals_.data() + at, static_cast<size_t>(n));
       at += static_cast<size_t>(n);
     }
+    return Status();
   }
 
   // BindParams checks every param against its tensor's layout (fixed,
@@ -948,21 +964,37 @@ class ProgramFrame {
   }
 
  private:
-  void Eval() {
+  // Eval computes every value with checked arithmetic (no undefined
+  // behaviour): a size that does not fit int64 is an error naming the
+  // symbol values.
+  Status Eval() {
     const int64_t* c = p_->code;
     int64_t* v = vals.data();
     for (int i = 0; i < p_->num_values; i++, c += 3) {
+      bool bad = false;
       switch (c[0]) {
         case kIntConst: v[i] = c[1]; break;
         case kIntSym: v[i] = sym[static_cast<size_t>(c[1])]; break;
-        case kIntAdd: v[i] = v[c[1]] + v[c[2]]; break;
-        case kIntMul: v[i] = v[c[1]] * v[c[2]]; break;
-        case kIntFloorDiv: v[i] = FloorDiv(v[c[1]], v[c[2]]); break;
-        case kIntMod: v[i] = Mod(v[c[1]], v[c[2]]); break;
+        case kIntAdd: bad = __builtin_add_overflow(v[c[1]], v[c[2]], &v[i]); break;
+        case kIntMul: bad = __builtin_mul_overflow(v[c[1]], v[c[2]], &v[i]); break;
+        case kIntFloorDiv:
+        case kIntMod:
+          bad = v[c[2]] == 0 || (v[c[2]] == -1 && v[c[1]] == INT64_MIN);
+          if (!bad) v[i] = c[0] == kIntFloorDiv ? FloorDiv(v[c[1]], v[c[2]]) : Mod(v[c[1]], v[c[2]]);
+          break;
         case kIntMax: v[i] = std::max(v[c[1]], v[c[2]]); break;
         default: v[i] = std::min(v[c[1]], v[c[2]]); break;  // kIntMin
       }
+      if (bad) {
+        std::string at;
+        for (size_t k = 0; k + 1 < sym.size(); k++) {
+          at += std::string(k ? ", " : "") + p_->symbol_names[k] + "=" + std::to_string(sym[k]);
+        }
+        return Status::Error(std::string(p_->graph) + ": at " + at + " the sizes do not fit an int64 (value " + std::to_string(i) +
+                             " of the plan overflows or divides by zero)");
+      }
     }
+    return Status();
   }
 
   const Program* p_;

@@ -287,6 +287,9 @@ func newFrame() *frame {
 // the symbols, tensor layouts in those values, and the steps.
 var program = wgrt.Program{
 	Graph: "mlp",
+	SymbolNames: []string{
+		"batch",
+	},
 	Code: []int{
 		1, 0, 0,
 		0, 784, 0,
@@ -444,7 +447,9 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 	if err := wgrt.CheckRange("batch", f.Sym[0], 1, 4096); err != nil {
 		return fmt.Errorf("%s: %w", "mlp", err)
 	}
-	f.Layout(&program)
+	if err := f.Layout(&program); err != nil {
+		return err
+	}
 	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.X, &in.W1, &in.B1, &in.W2, &in.B2, &in.W3, &in.B3}); err != nil {
 		return err
 	}

@@ -290,6 +290,9 @@ func newFrame() *frame {
 // the symbols, tensor layouts in those values, and the steps.
 var program = wgrt.Program{
 	Graph: "cnn",
+	SymbolNames: []string{
+		"batch",
+	},
 	Code: []int{
 		1, 0, 0,
 		0, 1, 0,
@@ -461,7 +464,9 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 	if err := wgrt.CheckRange("batch", f.Sym[0], 1, -1); err != nil {
 		return fmt.Errorf("%s: %w", "cnn", err)
 	}
-	f.Layout(&program)
+	if err := f.Layout(&program); err != nil {
+		return err
+	}
 	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.Image}); err != nil {
 		return err
 	}

@@ -284,6 +284,10 @@ func newFrame() *frame {
 // the symbols, tensor layouts in those values, and the steps.
 var program = wgrt.Program{
 	Graph: "rnn",
+	SymbolNames: []string{
+		"batch",
+		"steps",
+	},
 	Code: []int{
 		1, 0, 0,
 		0, 32, 0,
@@ -411,7 +415,9 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 	if err := wgrt.CheckRange("steps", f.Sym[1], 0, 10000); err != nil {
 		return fmt.Errorf("%s: %w", "rnn", err)
 	}
-	f.Layout(&program)
+	if err := f.Layout(&program); err != nil {
+		return err
+	}
 	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.X, &in.Wx, &in.Wh, &in.B}); err != nil {
 		return err
 	}

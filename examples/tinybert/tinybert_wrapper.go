@@ -430,6 +430,10 @@ func newFrame() *frame {
 // the symbols, tensor layouts in those values, and the steps.
 var program = wgrt.Program{
 	Graph: "tinybert",
+	SymbolNames: []string{
+		"batch",
+		"seq",
+	},
 	Code: []int{
 		1, 0, 0,
 		1, 1, 0,
@@ -1187,7 +1191,9 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 	if err := wgrt.CheckRange("seq", f.Sym[1], 1, -1); err != nil {
 		return fmt.Errorf("%s: %w", "tinybert", err)
 	}
-	f.Layout(&program)
+	if err := f.Layout(&program); err != nil {
+		return err
+	}
 	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.InputIds, &in.AttentionMask}); err != nil {
 		return err
 	}

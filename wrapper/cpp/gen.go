@@ -115,6 +115,7 @@ type fileData struct {
 	// contents as arrays.
 	ParamTensors, ConstTensors string
 	ParamNames, ParamFields    []string
+	SymbolNames                []string
 	Consts                     []listDecl
 }
 
@@ -260,6 +261,9 @@ func (g *gen) tables(d *fileData) {
 		d.InputFields = append(d.InputFields, "&Inputs::"+g.n.field[x]+",")
 	}
 	d.ParamTensors, d.ConstTensors = emit.IntRow(t.Params), emit.IntRow(t.Constants)
+	for _, s := range g.g.Symbols {
+		d.SymbolNames = append(d.SymbolNames, quote.Cpp(s.Name)+",")
+	}
 	for _, x := range g.g.Params {
 		d.ParamNames = append(d.ParamNames, quote.Cpp(x.Name)+",")
 		d.ParamFields = append(d.ParamFields, "&Params::"+g.n.field[x]+",")

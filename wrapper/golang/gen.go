@@ -348,6 +348,7 @@ func (g *gen) tables(f *jen.File) {
 		"the symbols, tensor layouts in those values, and the steps.")
 	f.Var().Id("program").Op("=").Qual(g.rt, "Program").Values(
 		jen.Line().Id("Graph").Op(":").Add(str(g.g.Name)),
+		jen.Line().Id("SymbolNames").Op(":").Id(literal("[]string", symbolRows(g.g))),
 		jen.Line().Id("Code").Op(":").Id(literal("[]int", rows.Code)),
 		jen.Line().Id("Tensors").Op(":").Id(literal("[]int32", rows.Tensors)),
 		jen.Line().Id("Devices").Op(":").Id("[]string{"+strings.Join(quoteAll(t.Devices), ", ")+"}"),
@@ -464,7 +465,7 @@ func (g *gen) bind(f *jen.File) {
 		}
 		st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckRange").Call(str(s.Name), sym.Clone(), jen.Lit(int(s.Min)), jen.Lit(int(max))), jen.Err().Op("!=").Nil()).Block(fail("%w")))
 	}
-	st = append(st, jen.Id("f").Dot("Layout").Call(jen.Op("&").Id("program")))
+	st = append(st, jen.If(jen.Err().Op(":=").Id("f").Dot("Layout").Call(jen.Op("&").Id("program")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 	var ins, outs []jen.Code
 	for _, x := range g.g.Inputs {
 		ins = append(ins, jen.Op("&").Id("in").Dot(g.n.tensor[x]))
@@ -584,3 +585,12 @@ func doc(f *jen.File, text string) {
 }
 
 func docf(f *jen.File, format string, args ...any) { doc(f, fmt.Sprintf(format, args...)) }
+
+// symbolRows are the symbols' names as string literals, one per row.
+func symbolRows(g *graph.Graph) []string {
+	var out []string
+	for _, s := range g.Symbols {
+		out = append(out, quote.Go(s.Name)+",")
+	}
+	return out
+}

@@ -129,6 +129,7 @@ wrapgen::Tensor Inputs::*const kInputFields[] = {
 wrapgen::OwnedTensor Outputs::*const kOutputFields[] = {
     &Outputs::y,
     nullptr};
+const char* const kSymbolNames[] = {"batch", nullptr};
 const int32_t kParams[] = { 0};
 const char* const kParamNames[] = {
     nullptr};
@@ -197,6 +198,7 @@ const wrapgen::Program kProgram = {
     0,
     kParams, kParamNames, static_cast<int>(sizeof(kParams) / sizeof(kParams[0]) - kArrayEnd),
     kConstants, kConstData, static_cast<int>(sizeof(kConstants) / sizeof(kConstants[0]) - kArrayEnd),
+    kSymbolNames,
 };
 
 // Each op's kernel number, tensors and attributes; op i's row starts at
@@ -254,7 +256,8 @@ wrapgen::Status Frame::Bind(const Inputs& in, const Outputs& out) {
   if (!s.ok()) return wrapgen::Status::Error("mlp: input " + s.message());
   s = wrapgen::CheckRange("batch", rt_.sym[0], 1, 4096);
   if (!s.ok()) return wrapgen::Status::Error("mlp: " + s.message());
-  rt_.Layout();
+  s = rt_.Layout();
+  if (!s.ok()) return s;
   for (int j = 0; j < kProgram.num_inputs; j++) rt_.in[static_cast<size_t>(j)] = &(in.*kInputFields[j]);
   s = rt_.BindInputs();
   if (!s.ok()) return s;

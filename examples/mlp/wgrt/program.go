@@ -3,7 +3,11 @@
 
 package wgrt
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // Program is a generated wrapper's plan as data: Code computes every
 // integer the plan needs from the symbols, Tensors and Dims give each
@@ -13,6 +17,8 @@ import "fmt"
 // The numbering is wrapgen's (package emit) and must not be edited by hand.
 type Program struct {
 	Graph string
+	// SymbolNames names the symbols, in the numbering of Frame.Sym.
+	SymbolNames []string
 	// Code is triples (opcode, a, b); value i is instruction i.
 	Code []int
 	// Tensors are the layouts, graph order, as quadruples: dtype, device
@@ -144,12 +150,16 @@ func NewFrame(p *Program, numSymbols int) *Frame {
 // Layout computes the values at f.Sym and gives every tensor its dtype,
 // device, shape and strides, and no data. All is kept while the symbols
 // stay the same (a Runner called again and again): kernels must not
-// modify the shapes and strides they are given.
-func (f *Frame) Layout(p *Program) {
+// modify the shapes and strides they are given. Values that overflow an
+// int, or divide by zero, at these symbols are an error.
+func (f *Frame) Layout(p *Program) error {
 	if f.valid && equalInts(f.laidOut, f.Sym) {
-		return
+		return nil
 	}
-	f.eval(p)
+	f.valid = false
+	if err := f.eval(p); err != nil {
+		return err
+	}
 	copy(f.laidOut, f.Sym)
 	f.valid = true
 	for i := range f.T {
@@ -170,31 +180,57 @@ func (f *Frame) Layout(p *Program) {
 		at += n
 		list++
 	}
+	return nil
 }
 
-func (f *Frame) eval(p *Program) {
+// eval computes every value with checked arithmetic: a size, stride or
+// offset that does not fit an int is an error naming the symbol values,
+// never a wrapped number handed to a kernel.
+func (f *Frame) eval(p *Program) error {
 	v := f.Vals
 	for i := range v {
 		a, b := p.Code[3*i+1], p.Code[3*i+2]
+		ok := true
 		switch p.Code[3*i] {
 		case intConst:
 			v[i] = a
 		case intSym:
 			v[i] = f.Sym[a]
 		case intAdd:
-			v[i] = v[a] + v[b]
+			v[i], ok = addOK(v[a], v[b])
 		case intMul:
-			v[i] = v[a] * v[b]
-		case intFloorDiv:
-			v[i] = FloorDiv(v[a], v[b])
-		case intMod:
-			v[i] = Mod(v[a], v[b])
+			v[i], ok = mulOK(v[a], v[b])
+		case intFloorDiv, intMod:
+			if v[b] == 0 || (v[b] == -1 && v[a] == math.MinInt) {
+				ok = false
+			} else if p.Code[3*i] == intFloorDiv {
+				v[i] = FloorDiv(v[a], v[b])
+			} else {
+				v[i] = Mod(v[a], v[b])
+			}
 		case intMax:
 			v[i] = max(v[a], v[b])
 		case intMin:
 			v[i] = min(v[a], v[b])
 		}
+		if !ok {
+			return fmt.Errorf("%s: at %s the sizes do not fit an int (value %d of the plan overflows or divides by zero)", p.Graph, p.symbolText(f.Sym), i)
+		}
 	}
+	return nil
+}
+
+// symbolText is "name=value, ..." of the symbols.
+func (p *Program) symbolText(sym []int) string {
+	var parts []string
+	for i, v := range sym {
+		name := fmt.Sprintf("symbol %d", i)
+		if i < len(p.SymbolNames) {
+			name = p.SymbolNames[i]
+		}
+		parts = append(parts, fmt.Sprintf("%s=%d", name, v))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func equalInts(a, b []int) bool {

@@ -713,6 +713,9 @@ func newFrame() *frame {
 // the symbols, tensor layouts in those values, and the steps.
 var program = wgrt.Program{
 	Graph: "resnet18",
+	SymbolNames: []string{
+		"batch",
+	},
 	Code: []int{
 		1, 0, 0,
 		0, 3, 0,
@@ -2098,7 +2101,9 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 	if err := wgrt.CheckRange("batch", f.Sym[0], 1, -1); err != nil {
 		return fmt.Errorf("%s: %w", "resnet18", err)
 	}
-	f.Layout(&program)
+	if err := f.Layout(&program); err != nil {
+		return err
+	}
 	if err := f.BindInputs(&program, []*wgrt.Tensor{&in.In1, &in.In2, &in.In5, &in.In6, &in.In7, &in.In8, &in.In15, &in.In18, &in.In19, &in.In20, &in.In21, &in.In26, &in.In29, &in.In30, &in.In31, &in.In32, &in.In38, &in.In41, &in.In42, &in.In43, &in.In44, &in.In49, &in.In52, &in.In53, &in.In54, &in.In55, &in.In61, &in.In64, &in.In65, &in.In66, &in.In67, &in.In72, &in.In75, &in.In76, &in.In77, &in.In78, &in.In82, &in.In85, &in.In86, &in.In87, &in.In88, &in.In94, &in.In97, &in.In98, &in.In99, &in.In100, &in.In105, &in.In108, &in.In109, &in.In110, &in.In111, &in.In117, &in.In120, &in.In121, &in.In122, &in.In123, &in.In128, &in.In131, &in.In132, &in.In133, &in.In134, &in.In138, &in.In141, &in.In142, &in.In143, &in.In144, &in.In150, &in.In153, &in.In154, &in.In155, &in.In156, &in.In161, &in.In164, &in.In165, &in.In166, &in.In167, &in.In173, &in.In176, &in.In177, &in.In178, &in.In179, &in.In184, &in.In187, &in.In188, &in.In189, &in.In190, &in.In194, &in.In197, &in.In198, &in.In199, &in.In200, &in.In206, &in.In209, &in.In210, &in.In211, &in.In212, &in.In217, &in.In220, &in.In221, &in.In222, &in.In223, &in.In231, &in.In233}); err != nil {
 		return err
 	}

@@ -18,13 +18,21 @@ type Allocator interface {
 
 // CPU allocates from the Go heap; Free leaves the buffer to the garbage
 // collector. It is the allocator for device "cpu" unless the caller gives
-// another.
+// another. A request above MaxCPUBytes is an error, not an allocation: Go
+// cannot recover from running out of memory, so the check comes first.
 type CPU struct{}
+
+// MaxCPUBytes is the largest buffer CPU allocates (default 64 GiB); set it
+// to what the machine can give.
+var MaxCPUBytes = 64 << 30
 
 // Alloc returns size zeroed bytes aligned to align.
 func (CPU) Alloc(size, align int) ([]byte, error) {
 	if size < 0 || align <= 0 || align&(align-1) != 0 {
 		return nil, fmt.Errorf("wgrt: bad allocation of %d bytes aligned to %d", size, align)
+	}
+	if size > MaxCPUBytes {
+		return nil, fmt.Errorf("wgrt: %d bytes is more than wgrt.MaxCPUBytes (%d) allows", size, MaxCPUBytes)
 	}
 	return AlignedBytes(size, align), nil
 }

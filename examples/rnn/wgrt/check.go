@@ -32,10 +32,33 @@ func CheckTensor(name string, t Tensor, dtype DType, device string, shape, strid
 			return fmt.Errorf("%s: strides are %s, want %s", name, dims(t.Strides), dims(strides))
 		}
 	}
-	if need := Extent(shape, strides) * dtype.Size(); len(t.Data) < need {
+	need, ok := extentBytes(shape, strides, dtype.Size())
+	if !ok {
+		return fmt.Errorf("%s: shape %s needs more bytes than an int holds", name, dims(shape))
+	}
+	if len(t.Data) < need {
 		return fmt.Errorf("%s: data has %d bytes, the view needs %d", name, len(t.Data), need)
 	}
 	return nil
+}
+
+// extentBytes is Extent(shape, strides) * size, and false when it
+// overflows.
+func extentBytes(shape, strides []int, size int) (int, bool) {
+	n := 1
+	for i, s := range shape {
+		if s == 0 {
+			return 0, true
+		}
+		step, ok := mulOK(s-1, strides[i])
+		if !ok {
+			return 0, false
+		}
+		if n, ok = addOK(n, step); !ok {
+			return 0, false
+		}
+	}
+	return mulOK(n, size)
 }
 
 // BindSymbol sets *sym from dimension dim of an input's shape, which the

@@ -33,6 +33,9 @@ func New(p *plan.Plan) *Model {
 	g := p.Graph
 	m := &Model{Graph: g, pr: pr, t: t}
 	prog := wgrt.Program{Graph: g.Name, Align: int(p.Align), NumLoops: t.NumLoops, Devices: t.Devices}
+	for _, s := range g.Symbols {
+		prog.SymbolNames = append(prog.SymbolNames, s.Name)
+	}
 	for _, in := range t.Code {
 		prog.Code = append(prog.Code, in.Op, int(in.A), int(in.B))
 	}
@@ -161,7 +164,9 @@ func (m *Model) Run(k wgrt.KernelFunc, at map[string]int, inputs []wgrt.Tensor) 
 			return nil, fmt.Errorf("%s: %w", g.Name, err)
 		}
 	}
-	f.Layout(&m.prog)
+	if err := f.Layout(&m.prog); err != nil {
+		return nil, err
+	}
 	ins := make([]*wgrt.Tensor, len(inputs))
 	for i := range inputs {
 		ins[i] = &inputs[i]

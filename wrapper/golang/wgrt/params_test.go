@@ -109,3 +109,37 @@ func TestFloat64At(t *testing.T) {
 	assert.Equal(t, 1.0, FromBytes(BF16, []byte{0x80, 0x3f}, 1).Float64At(0))
 	assert.Equal(t, 5.960464477539063e-08, HalfToFloat64(1), "the smallest subnormal")
 }
+
+// Sizes computed from symbols are checked: a symbol value that makes one
+// overflow is an error naming the symbols, never a wrapped size.
+func TestLayoutRefusesOverflow(t *testing.T) {
+	p := &Program{Graph: "g", SymbolNames: []string{"n"}, Devices: []string{"cpu"},
+		Code: []int{
+			intSym, 0, 0, // v0 = n
+			intConst, 16, 0, // v1 = 16
+			intMul, 0, 1, // v2 = 16n (bytes)
+		},
+		Tensors: []int32{int32(F32), 0, 1, 0}, Dims: []int32{0, 1}}
+	f := NewFrame(p, 1)
+	f.Sym[0] = 1 << 62
+	err := f.Layout(p)
+	require.Error(t, err)
+	assert.Equal(t, "g: at n=4611686018427387904 the sizes do not fit an int (value 2 of the plan overflows or divides by zero)", err.Error())
+	f.Sym[0] = 8
+	require.NoError(t, f.Layout(p))
+	assert.Equal(t, 128, f.Vals[2])
+}
+
+// An input's byte size is computed with overflow checks.
+func TestCheckTensorExtentOverflow(t *testing.T) {
+	x := Tensor{DType: F32, Shape: []int{1 << 62, 4}, Strides: []int{4, 1}, Device: "cpu"}
+	err := CheckTensor("x", x, F32, "cpu", x.Shape, x.Strides)
+	assert.EqualError(t, err, "x: shape [4611686018427387904, 4] needs more bytes than an int holds")
+}
+
+// The CPU allocator refuses what it cannot give rather than crash the
+// process.
+func TestCPURefusesHugeAllocations(t *testing.T) {
+	_, err := CPU{}.Alloc(64<<40, 64)
+	assert.ErrorContains(t, err, "more than wgrt.MaxCPUBytes")
+}
