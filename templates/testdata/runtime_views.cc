@@ -100,6 +100,46 @@ int main() {
   wrapgen::Tensor half = wrapgen::FromVector(every, {4}, {2});
   CHECK(half.dtype == DType::kI32 && half.strides[0] == 2 && half.ExtentElements() == 7 && half.bytes == 32);
 
+  // A byte size that overflows int64 is refused, not wrapped (the
+  // sanitizers would report the signed overflow).
+  wrapgen::Tensor huge;
+  huge.rank = 2;
+  huge.shape[0] = int64_t{1} << 62;
+  huge.shape[1] = 4;
+  huge.strides[0] = 4;
+  huge.strides[1] = 1;
+  huge.data = reinterpret_cast<uint8_t*>(long_x.data());
+  huge.bytes = 400;
+  st = wrapgen::CheckTensor("x", huge, Want({int64_t{1} << 62, 4}, {4, 1}));
+  CHECK(!st.ok() && Contains(st.message(), "needs more bytes than an int64 holds"));
+
+  // A symbol value that makes a size overflow stops Layout with the symbol
+  // named, before any kernel sees a shape.
+  {
+    const int64_t code[] = {wrapgen::kIntSym, 0, 0, wrapgen::kIntConst, 16, 0, wrapgen::kIntMul, 0, 1, 0};
+    const int32_t tensors[] = {static_cast<int32_t>(DType::kF32), 0, 1, 0, 0};
+    const int32_t dims[] = {0, 1, 0};
+    const char* const devices[] = {"cpu", nullptr};
+    const char* const symbols[] = {"n", nullptr};
+    wrapgen::Program p{};
+    p.graph = "g";
+    p.code = code;
+    p.num_values = 3;
+    p.tensors = tensors;
+    p.num_tensors = 1;
+    p.devices = devices;
+    p.dims = dims;
+    p.num_dims = 2;
+    p.symbol_names = symbols;
+    wrapgen::FreshPools pools(nullptr);
+    wrapgen::ProgramFrame f(&p, &pools, 1);
+    f.sym[0] = int64_t{1} << 62;
+    st = f.Layout();
+    CHECK(!st.ok() && Contains(st.message(), "g: at n=4611686018427387904 the sizes do not fit an int64"));
+    f.sym[0] = 8;
+    CHECK(f.Layout().ok() && f.vals[2] == 128);
+  }
+
   if (failures > 0) return 1;
   std::printf("ok\n");
   return 0;
