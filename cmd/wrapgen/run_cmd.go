@@ -37,9 +37,6 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
-// runKernels is what run calls the kernels through (tests replace it).
-var runKernels wgrt.KernelFunc = wgref.Call
-
 func runRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", stdout, stderr)
 	var pf planFlags
@@ -126,7 +123,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	progressed := false
 	for i := 0; i < *repeat; i++ {
 		t0 := time.Now()
-		if outs, err = m.Run(runKernels, syms, inputs); err != nil {
+		if outs, err = m.Run(wgref.Call, syms, inputs); err != nil {
 			return err
 		}
 		times = append(times, time.Since(t0))

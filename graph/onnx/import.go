@@ -230,19 +230,6 @@ func (im *importer) run() error {
 	return nil
 }
 
-func isIdent(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
 // maxDim is the largest fixed dimension an input may declare: beyond it
 // sizes would overflow the planner's int64 arithmetic.
 const maxDim = 1 << 40
