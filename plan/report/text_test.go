@@ -45,3 +45,14 @@ func TestSVGMarksAliasedStorages(t *testing.T) {
 	require.NoError(t, WriteSVG(&buf, off, fOff))
 	assert.NotContains(t, buf.String(), "aliased")
 }
+
+// A long size expression is cut in the text report (it is whole in -json).
+func TestReadableExpr(t *testing.T) {
+	short := "4096*batch"
+	assert.Equal(t, short, readableExpr(short))
+	long := "max(" + strings.Repeat("batch*seq*64 + ", 40) + "1)"
+	got := readableExpr(long)
+	assert.Less(t, len(got), 130)
+	assert.Contains(t, got, "characters; whole in -json size_expr)")
+	assert.True(t, strings.HasPrefix(got, long[:60]))
+}
