@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -13,9 +12,8 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
+	"github.com/wrapgen/wrapgen/graph/onnx/onnxtest"
 )
-
-const nodeTestDir = "/usr/share/libonnx-testdata/data/node"
 
 // TestNodeTestSampleThroughGeneratedCode runs a sample of ONNX's node tests
 // (every 12th that imports) the way a user would: a wrapper generated with
@@ -26,9 +24,9 @@ func TestNodeTestSampleThroughGeneratedCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program from generated wrappers")
 	}
-	dirs, _ := filepath.Glob(filepath.Join(nodeTestDir, "test_*"))
+	dirs, _ := filepath.Glob(filepath.Join(onnxtest.Dir, "test_*"))
 	if len(dirs) == 0 {
-		t.Skipf("no ONNX node tests in %s (install Debian's libonnx-testdata)", nodeTestDir)
+		t.Skipf("no ONNX node tests in %s (install Debian's libonnx-testdata)", onnxtest.Dir)
 	}
 	work, err := os.MkdirTemp(".", "refnodetests-")
 	require.NoError(t, err)
@@ -36,20 +34,16 @@ func TestNodeTestSampleThroughGeneratedCode(t *testing.T) {
 	var imports, body strings.Builder
 	n, importable := 0, 0
 	for _, dir := range dirs {
-		data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
-		require.NoError(t, err)
 		if strings.Contains(dir, "training_dropout") || strings.Contains(dir, "castlike") {
 			continue // known not to match (docs/onnx-coverage.md)
 		}
-		values, ok := fixedValues(dir, data)
-		if !ok {
+		res, data, _, err := onnxtest.Import(dir)
+		if err != nil {
 			continue
 		}
 		if importable++; importable%12 != 0 {
 			continue
 		}
-		res, err := onnx.Import(filepath.Base(dir)+".onnx", data, onnx.Options{Values: values})
-		require.NoError(t, err)
 		pkg := fmt.Sprintf("n%d", n)
 		n++
 		graphFile := filepath.Join(work, pkg, "graph.json")
@@ -103,38 +97,6 @@ func TestNodeTestSampleThroughGeneratedCode(t *testing.T) {
 		require.True(t, strings.HasSuffix(l, " ok"), l)
 	}
 	t.Logf("%d node tests through generated wrappers with the reference kernels: all match", n)
-}
-
-var computedInput = regexp.MustCompile(`input \d+ (?:\([a-z_A-Z]+\) )?"([^"]+)" (?:of \w+ )?is computed`)
-
-// fixedValues imports the model, fixing inputs the import needs from the
-// test's data (as interp's sweep does); false when it does not import.
-func fixedValues(dir string, data []byte) (map[string][]byte, bool) {
-	values := map[string][]byte{}
-	names, err := onnx.InputNames(data)
-	if err != nil {
-		return nil, false
-	}
-	for try := 0; try < 8; try++ {
-		_, err := onnx.Import("m.onnx", data, onnx.Options{Values: values})
-		if err == nil {
-			return values, true
-		}
-		sub := computedInput.FindStringSubmatch(err.Error())
-		if sub == nil || values[sub[1]] != nil {
-			return nil, false
-		}
-		for i, name := range names {
-			if name == sub[1] {
-				pb, rerr := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", i)))
-				if rerr != nil {
-					return nil, false
-				}
-				values[name] = pb
-			}
-		}
-	}
-	return nil, false
 }
 
 const refNodeTestMain = `package main

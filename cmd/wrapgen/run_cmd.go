@@ -16,6 +16,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/graph/onnx"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 	"github.com/wrapgen/wrapgen/wrapper/golang/interp"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
@@ -251,13 +252,7 @@ func tensorOfWeight(w onnx.Weight) wgrt.Tensor {
 	for i, d := range w.Shape {
 		shape[i] = int(d)
 	}
-	dt := wgrt.DType(0)
-	for i, d := range graph.DTypes {
-		if d == w.DType {
-			dt = wgrt.DType(i)
-		}
-	}
-	t := wgrt.New(dt, shape...)
+	t := wgrt.New(wgrt.DType(emit.DTypeCode(w.DType)), shape...)
 	copy(t.Data, w.Data)
 	return t
 }
@@ -299,13 +294,7 @@ func randomInputs(g *graph.Graph, at symbolValues, seed int64) ([]wgrt.Tensor, e
 			}
 			shape[i] = int(v)
 		}
-		dt := wgrt.DType(0)
-		for i, d := range graph.DTypes {
-			if d == x.DType {
-				dt = wgrt.DType(i)
-			}
-		}
-		t := wgrt.New(dt, shape...)
+		t := wgrt.New(wgrt.DType(emit.DTypeCode(x.DType)), shape...)
 		fillRandom(r, t)
 		t.Device = x.Device
 		out = append(out, t)

@@ -15,14 +15,12 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
+	"github.com/wrapgen/wrapgen/graph/onnx/onnxtest"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 )
-
-// nodeTestDir is where Debian's libonnx-testdata puts ONNX's backend node
-// tests: one folder per test, each a model.onnx and test_data_set_0/.
-const nodeTestDir = "/usr/share/libonnx-testdata/data/node"
 
 // knownNodeFailures are the node tests that import but cannot match, with
 // why; any other mismatch fails TestNodeTests.
@@ -49,10 +47,10 @@ type nodeResult struct {
 // WRAPGEN_NODE_REPORT=file writes every test's result; WRAPGEN_NODE_RUN=re
 // runs only the tests whose folder name matches.
 func TestNodeTests(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join(nodeTestDir, "test_*"))
+	dirs, err := filepath.Glob(filepath.Join(onnxtest.Dir, "test_*"))
 	require.NoError(t, err)
 	if len(dirs) == 0 {
-		t.Skipf("no ONNX node tests in %s (install Debian's libonnx-testdata)", nodeTestDir)
+		t.Skipf("no ONNX node tests in %s (install Debian's libonnx-testdata)", onnxtest.Dir)
 	}
 	if re := os.Getenv("WRAPGEN_NODE_RUN"); re != "" {
 		pick := regexp.MustCompile(re)
@@ -121,13 +119,8 @@ func oneLine(s string) string {
 // runNodeTest imports, plans and runs one node test and compares.
 func runNodeTest(dir string) (r nodeResult) {
 	r.name = filepath.Base(dir)
-	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
-	if err != nil {
-		r.err = err.Error()
-		return r
-	}
+	res, data, _, err := onnxtest.Import(dir)
 	r.op = onnx.MainOp(data)
-	res, err := importNodeTest(dir, data)
 	if err != nil {
 		r.err = err.Error()
 		return r
@@ -238,52 +231,7 @@ func tensorOf(w onnx.Weight) wgrt.Tensor {
 	for i, d := range w.Shape {
 		shape[i] = int(d)
 	}
-	dt := wgrt.DType(255)
-	for i, d := range graph.DTypes {
-		if d == w.DType {
-			dt = wgrt.DType(i)
-		}
-	}
-	return wgrt.Tensor{DType: dt, Shape: shape, Strides: wgrt.RowMajor(make([]int, len(shape)), shape), Device: "cpu", Data: w.Data}
-}
-
-var runTimeInput = regexp.MustCompile(`input \d+ (?:\([a-z_A-Z]+\) )?"([^"]+)" (?:of \w+ )?is computed`)
-
-// importNodeTest imports a node test's model. Node tests pass reshape
-// targets, slice bounds and the like as graph inputs; when the import asks
-// for one at import time, it is fixed to the test's input_<i>.pb and the
-// import retried, as a user would with onnx.Options.Values.
-func importNodeTest(dir string, data []byte) (*onnx.Result, error) {
-	name := filepath.Base(dir)
-	opts := onnx.Options{Values: map[string][]byte{}}
-	names, err := onnx.InputNames(data)
-	if err != nil {
-		return onnx.Import(name+"/model.onnx", data, opts)
-	}
-	for {
-		res, err := onnx.Import(name+"/model.onnx", data, opts)
-		if err == nil {
-			return res, nil
-		}
-		sub := runTimeInput.FindStringSubmatch(err.Error())
-		if sub == nil || opts.Values[sub[1]] != nil {
-			return nil, err
-		}
-		idx := -1
-		for i, in := range names {
-			if in == sub[1] {
-				idx = i
-			}
-		}
-		if idx < 0 {
-			return nil, err
-		}
-		pb, rerr := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", idx)))
-		if rerr != nil {
-			return nil, err
-		}
-		opts.Values[sub[1]] = pb
-	}
+	return wgrt.Tensor{DType: wgrt.DType(emit.DTypeCode(w.DType)), Shape: shape, Strides: wgrt.RowMajor(make([]int, len(shape)), shape), Device: "cpu", Data: w.Data}
 }
 
 // coverageDoc is docs/onnx-coverage.md: per op, how many node tests import

@@ -1,0 +1,61 @@
+// Package onnxtest imports ONNX's backend node tests (Debian's
+// libonnx-testdata) for the tests that run them.
+package onnxtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/wrapgen/wrapgen/graph/onnx"
+)
+
+// Dir is where libonnx-testdata puts the node tests: one folder per test,
+// each a model.onnx and test_data_set_0/.
+const Dir = "/usr/share/libonnx-testdata/data/node"
+
+var computedInput = regexp.MustCompile(`input \d+ (?:\([a-z_A-Z]+\) )?"([^"]+)" (?:of \w+ )?is computed`)
+
+// Import imports a node test's model. Node tests pass reshape targets,
+// slice bounds and the like as graph inputs; when the import needs one at
+// import time, it is fixed to the test's input_<i>.pb and the import
+// retried, as a user would with onnx.Options.Values. It returns the
+// result, the model's bytes and the values it fixed.
+func Import(dir string) (*onnx.Result, []byte, map[string][]byte, error) {
+	name := filepath.Base(dir) + "/model.onnx"
+	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	values := map[string][]byte{}
+	names, err := onnx.InputNames(data)
+	if err != nil {
+		res, err := onnx.Import(name, data, onnx.Options{Values: values})
+		return res, data, values, err
+	}
+	for {
+		res, err := onnx.Import(name, data, onnx.Options{Values: values})
+		if err == nil {
+			return res, data, values, nil
+		}
+		sub := computedInput.FindStringSubmatch(err.Error())
+		if sub == nil || values[sub[1]] != nil {
+			return nil, data, values, err
+		}
+		idx := -1
+		for i, in := range names {
+			if in == sub[1] {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, data, values, err
+		}
+		pb, rerr := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", idx)))
+		if rerr != nil {
+			return nil, data, values, err
+		}
+		values[sub[1]] = pb
+	}
+}
