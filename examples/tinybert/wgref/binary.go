@@ -102,7 +102,7 @@ func pow(c *wgrt.Call) error {
 	if familyOf(x.DType) == famOther || familyOf(y.DType) == famOther {
 		return unsupported(c, x.DType)
 	}
-	if _, ok := broadcastShape(x, y); !ok {
+	if !broadcasts(x.Shape, y.Shape) {
 		return fmt.Errorf("%s: shapes %v and %v do not broadcast", c.Kernel, x.Shape, y.Shape)
 	}
 	strides := [][]int{out.Strides, broadcastStrides(out.Shape, x), broadcastStrides(out.Shape, y)}
@@ -184,7 +184,7 @@ func where(c *wgrt.Call) error {
 	if cond.DType != wgrt.Bool || x.DType != y.DType || out.DType != x.DType {
 		return fmt.Errorf("%s: want a bool condition and two values of the output's dtype, got %s, %s, %s -> %s", c.Kernel, cond.DType, x.DType, y.DType, out.DType)
 	}
-	if _, ok := broadcastShape(cond, x, y); !ok {
+	if !broadcasts(cond.Shape, x.Shape) || !broadcasts(cond.Shape, y.Shape) || !broadcasts(x.Shape, y.Shape) {
 		return fmt.Errorf("%s: shapes %v, %v and %v do not broadcast", c.Kernel, cond.Shape, x.Shape, y.Shape)
 	}
 	strides := [][]int{out.Strides, broadcastStrides(out.Shape, cond), broadcastStrides(out.Shape, x), broadcastStrides(out.Shape, y)}

@@ -34,32 +34,6 @@ func broadcastStrides(shape []int, t wgrt.Tensor) []int {
 	return s
 }
 
-// broadcastShape is the shape ONNX broadcasting gives operands of shapes
-// ts, and false when they do not broadcast.
-func broadcastShape(ts ...wgrt.Tensor) ([]int, bool) {
-	rank := 0
-	for _, t := range ts {
-		rank = max(rank, len(t.Shape))
-	}
-	out := make([]int, rank)
-	for i := range out {
-		out[i] = 1
-	}
-	for _, t := range ts {
-		off := rank - len(t.Shape)
-		for i, d := range t.Shape {
-			switch {
-			case d == out[off+i] || d == 1:
-			case out[off+i] == 1:
-				out[off+i] = d
-			default:
-				return nil, false
-			}
-		}
-	}
-	return out, true
-}
-
 // maxRank and maxOperands bound what rowIter holds without allocating.
 const (
 	maxRank     = 16

@@ -187,7 +187,7 @@ func zipCompare(c *wgrt.Call, op compareOp) error {
 		return err
 	}
 	out, a, b := c.Outputs[0], c.Inputs[0], c.Inputs[1]
-	if _, ok := broadcastShape(a, b); !ok {
+	if !broadcasts(a.Shape, b.Shape) {
 		return fmt.Errorf("%s: shapes %v and %v do not broadcast", c.Kernel, a.Shape, b.Shape)
 	}
 	strides := [][]int{out.Strides, broadcastStrides(out.Shape, a), broadcastStrides(out.Shape, b)}
