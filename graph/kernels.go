@@ -10,8 +10,10 @@ type Kernel struct {
 	// they differ.
 	Inputs   int
 	Variadic bool
-	Attrs    []AttrSig
-	First    *Op // the first op calling it, for messages
+	// Scratch is set when the kernel is given scratch memory (Op.Scratch).
+	Scratch bool
+	Attrs   []AttrSig
+	First   *Op // the first op calling it, for messages
 	// MayAlias lists the outputs that may share memory with inputs, as the
 	// graph's "kernels" object declares.
 	MayAlias []AliasPair
@@ -55,7 +57,8 @@ func (g *Graph) Kernels() []*Kernel {
 		n := len(op.Args())
 		k := by[op.Kernel]
 		if k == nil {
-			k = &Kernel{Name: op.Kernel, Outputs: len(op.Outputs), Inputs: n, First: op, MayAlias: g.Traits[op.Kernel].MayAlias}
+			k = &Kernel{Name: op.Kernel, Outputs: len(op.Outputs), Inputs: n, First: op, MayAlias: g.Traits[op.Kernel].MayAlias,
+				Scratch: op.Scratch != nil}
 			for _, a := range op.Attrs {
 				k.Attrs = append(k.Attrs, AttrSig{a.Name, a.Kind})
 			}

@@ -152,7 +152,10 @@ type Op struct {
 	Attrs     []Attr
 	Inplace   []Inplace
 	Mutates   []*Tensor
-	Loop      *Loop
+	// Scratch is memory the kernel may use during the call and nothing
+	// else touches (see AddScratch); nil for most ops.
+	Scratch *Tensor
+	Loop    *Loop
 }
 
 // Inplace says Out takes over In's storage.

@@ -111,10 +111,15 @@ func (lw *lowering) number(ops []*graph.Op, loops []*graph.Op, next *int) {
 	}
 }
 
-// touched yields the tensors op touches: its inputs, outputs and mutated
-// tensors, without building a slice (this runs for every op of large graphs).
+// touched yields the tensors op touches: its inputs, outputs, mutated
+// tensors and scratch, without building a slice (this runs for every op of
+// large graphs). Scratch is touched by its op alone, so it is allocated
+// right before the call and freed right after.
 func touched(op *graph.Op) iter.Seq[*graph.Tensor] {
 	return func(yield func(*graph.Tensor) bool) {
+		if op.Scratch != nil && !yield(op.Scratch) {
+			return
+		}
 		for _, ts := range [][]*graph.Tensor{op.Inputs, op.Outputs, op.Mutates} {
 			for _, t := range ts {
 				if !yield(t) {

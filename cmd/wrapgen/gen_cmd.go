@@ -29,7 +29,6 @@ type genFlags struct {
 	runtimeDir    string
 	runtimeImport string
 	check         bool
-	kernels       string
 	quiet         bool
 }
 
@@ -42,7 +41,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&gf.pkg, "package", "", "Go package `name` of the generated file (default $GOPACKAGE, else the output directory's name)")
 	fs.StringVar(&gf.runtimeDir, "runtime", "", "`dir`ectory the vendored Go runtime is written to (default: wgrt beside the output file)")
 	fs.StringVar(&gf.runtimeImport, "runtime-import", "", "import `path` of the runtime directory (default: found from go.mod)")
-	fs.StringVar(&gf.kernels, "kernels", "", "`ref`: also write wrapgen's reference kernels (package wgref, beside the runtime) and offer them as RefKernels() (Go only)")
+	gf.registerKernels(fs, "`ref`: also write wrapgen's reference kernels (package wgref, beside the runtime), offer them as RefKernels() and plan the scratch memory they need (Go only)")
 	fs.BoolVar(&gf.quiet, "q", false, "print nothing on success (by default each file written is named on standard error)")
 	fs.BoolVar(&gf.check, "check", false, "write nothing; fail if any generated file differs from what would be written")
 	if help, err := parseFlags(fs, genUsage, args); help || err != nil {
@@ -55,15 +54,12 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if gf.out == "" {
 		return &usageError{"gen needs -o"}
 	}
+	if gf.kernels != "" && gf.lang != "go" {
+		return &usageError{"-kernels ref: the reference kernels are Go (use -lang go)"}
+	}
 	p, err := gf.loadAndPlan(path)
 	if err != nil {
 		return err
-	}
-	switch {
-	case gf.kernels != "" && gf.kernels != "ref":
-		return &usageError{fmt.Sprintf("-kernels %q: the only kernels wrapgen writes are ref", gf.kernels)}
-	case gf.kernels != "" && gf.lang != "go":
-		return &usageError{"-kernels ref: the reference kernels are Go (use -lang go)"}
 	}
 	backend, ok := backends[gf.lang]
 	if !ok {

@@ -13,12 +13,14 @@ import (
 )
 
 // consumerMain loads the params once, runs twice through a Runner and once
-// through Run, and tries a params file with one tensor's dtype changed.
+// through Run, tries a params file with one tensor's dtype changed, and
+// counts the heap allocations of a steady call with the reference kernels.
 const consumerMain = `package main
 
 import (
 	"fmt"
 	"os"
+	"testing"
 
 	"example.com/user/model"
 	"example.com/user/model/wgrt"
@@ -51,6 +53,13 @@ func main() {
 	}
 	_, err = model.LoadParams(os.Args[2])
 	fmt.Println("bad params:", err)
+	ref, out := model.RefKernels(), &model.Outputs{}
+	allocs := testing.AllocsPerRun(5, func() {
+		if err := r.Run(ref, in, out); err != nil {
+			panic(err)
+		}
+	})
+	fmt.Println("allocations per steady call:", allocs)
 	fmt.Println("ok", len(model.Signature().Params), "params")
 }
 
@@ -69,10 +78,12 @@ func inputs() map[string]wgrt.Tensor {
 }
 `
 
-// A model exported with its weights inside: import -weights, gen, and a
-// consumer that loads the params by name, runs, and is told clearly when
-// an input is unset or the params file does not fit. The C++ wrapper has
-// the same Params, and selftest passes in both languages.
+// A model exported with its weights inside: import -weights, gen with the
+// reference kernels, and a consumer that loads the params by name, runs,
+// and is told clearly when an input is unset or the params file does not
+// fit; a steady call allocates nothing (the kernels' scratch is planned).
+// The C++ wrapper has the same Params, and selftest passes in both
+// languages, the Go one with the reference kernels' scratch.
 func TestParamsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs generated code")
@@ -91,7 +102,7 @@ func TestParamsEndToEnd(t *testing.T) {
 			_, _, err := runCLI("import", "-weights", weights, "-o", graphFile, tc.model)
 			require.NoError(t, err)
 			out := filepath.Join(dir, "model", "model.go")
-			_, _, err = runCLI("gen", "-lang", "go", "-o", out, graphFile)
+			_, _, err = runCLI("gen", "-lang", "go", "-kernels", "ref", "-o", out, graphFile)
 			require.NoError(t, err)
 			src, err := os.ReadFile(out)
 			require.NoError(t, err)
@@ -117,6 +128,7 @@ func TestParamsEndToEnd(t *testing.T) {
 			assert.Regexp(t, `unset: \w+: input \S+ is not set`, string(got))
 			assert.Contains(t, string(got), "param "+tc.changedParam+": dtype is i32, want f32")
 			assert.Regexp(t, `ok \d+ params`, string(got))
+			assert.Contains(t, string(got), "allocations per steady call: 0\n")
 
 			cppDir := filepath.Join(dir, "cpp")
 			_, _, err = runCLI("gen", "-lang", "cpp", "-o", cppDir, graphFile)
@@ -138,7 +150,11 @@ func TestParamsEndToEnd(t *testing.T) {
 						continue
 					}
 				}
-				stdout, _, err := runCLI("selftest", "-lang", lang, graphFile)
+				args := []string{"selftest", "-lang", lang, graphFile}
+				if lang == "go" {
+					args = append(args[:1], "-kernels", "ref", "-lang", lang, graphFile)
+				}
+				stdout, _, err := runCLI(args...)
 				require.NoError(t, err, lang)
 				assert.Contains(t, stdout, "selftest: ok", lang)
 			}

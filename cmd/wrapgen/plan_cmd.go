@@ -14,6 +14,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/plan/report"
+	"github.com/wrapgen/wrapgen/wrapper/golang/refscratch"
 )
 
 // planFlags are the flags that choose how a plan is made, shared by every
@@ -24,6 +25,9 @@ type planFlags struct {
 	align      int64
 	hints      symbolValues
 	alias      bool
+	// kernels is "ref" when the plan is for wrapgen's reference kernels,
+	// whose scratch it then places too.
+	kernels string
 }
 
 func (pf *planFlags) register(fs *flag.FlagSet) {
@@ -33,6 +37,12 @@ func (pf *planFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&pf.align, "align", plan.DefaultAlign, "byte alignment of every offset (a power of two)")
 	fs.BoolVar(&pf.alias, "alias", true, "let outputs take over inputs' storage where the kernels' may_alias traits allow")
 	fs.Var(pf.hints, "hint", "plan for symbol `name=value` instead of its hint (repeatable)")
+}
+
+// registerKernels adds -kernels, for the commands whose plan depends on
+// which kernels run.
+func (pf *planFlags) registerKernels(fs *flag.FlagSet, usage string) {
+	fs.StringVar(&pf.kernels, "kernels", "", usage)
 }
 
 func (pf *planFlags) options() plan.Options {
@@ -51,7 +61,19 @@ func (pf *planFlags) check() error {
 	if pf.align < 1 || pf.align&(pf.align-1) != 0 {
 		return &usageError{fmt.Sprintf("-align %d: want a positive power of two", pf.align)}
 	}
+	if pf.kernels != "" && pf.kernels != "ref" {
+		return &usageError{fmt.Sprintf("-kernels %q: the only kernels wrapgen has are ref", pf.kernels)}
+	}
 	return nil
+}
+
+// addScratch gives g's ops the scratch their kernels need, when the plan is
+// for the reference kernels: placed in the pools like every storage.
+func (pf *planFlags) addScratch(g *graph.Graph) error {
+	if pf.kernels != "ref" {
+		return nil
+	}
+	return g.AddScratch(refscratch.Rule)
 }
 
 // loadAndPlan reads one graph and plans it.
@@ -64,6 +86,9 @@ func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
 		return nil, err
 	}
 	if err := checkSymbolValues(g, "-hint", pf.hints); err != nil {
+		return nil, err
+	}
+	if err := pf.addScratch(g); err != nil {
 		return nil, err
 	}
 	p, err := plan.Make(g, pf.options())
@@ -119,6 +144,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	lines := fs.Bool("lines", true, "include the AllocFromPool / DeallocFromPool program in the text report")
 	memMap := fs.Bool("map", false, "include each pool's memory map (offsets and live steps) in the text report")
 	svg := fs.String("svg", "", "also write the memory map as an SVG picture to `file`")
+	pf.registerKernels(fs, "`ref`: plan for wrapgen's reference kernels, placing the scratch memory they need too (as gen -kernels ref and run do)")
 	if help, err := parseFlags(fs, "wrapgen plan [flags] GRAPH.json", args); help || err != nil {
 		return err
 	}

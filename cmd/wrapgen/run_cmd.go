@@ -80,6 +80,10 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	pf.kernels = "ref" // run calls the reference kernels
+	if err := pf.addScratch(g); err != nil {
+		return err
+	}
 	p, err := plan.Make(g, pf.options())
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

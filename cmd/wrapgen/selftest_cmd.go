@@ -39,6 +39,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	fault := fs.String("fault", "", "inject a fault before generating: overlap, or alias (an output placed on an input the kernel may not alias)")
 	keep := fs.String("keep", "", "build in `dir` and keep it, instead of a temporary directory")
 	runIt := fs.Bool("run", true, "run what was built (-run=false: generate, build and vet only, e.g. to time the build)")
+	pf.registerKernels(fs, "`ref`: check the plan made for wrapgen's reference kernels, with their scratch memory (each call scribbles over its scratch)")
 	if help, err := parseFlags(fs, selftestUsage, args); help || err != nil {
 		return err
 	}

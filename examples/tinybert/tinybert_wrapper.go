@@ -37,8 +37,8 @@ type Kernels interface {
 	Sub(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error
 	// Mul is kernel "Mul": 1 output, 2 inputs; out0 may share memory with in0 or in1 (read those inputs before writing it).
 	Mul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error
-	// MatMul is kernel "MatMul": 1 output, 2 inputs.
-	MatMul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error
+	// MatMul is kernel "MatMul": 1 output, 2 inputs; scratch is memory it may use during the call.
+	MatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error
 	// Split is kernel "Split": 3 outputs, 1 input; attributes "axis", "split".
 	Split(out0 wgrt.Tensor, out1 wgrt.Tensor, out2 wgrt.Tensor, in0 wgrt.Tensor, axis int, split []int) error
 	// Transpose is kernel "Transpose": 1 output, 1 input; attributes "perm".
@@ -49,8 +49,8 @@ type Kernels interface {
 	Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerce2d bool) error
 	// Erf is kernel "Erf": 1 output, 1 input; out0 may share memory with in0 (read those inputs before writing it).
 	Erf(out0 wgrt.Tensor, in0 wgrt.Tensor) error
-	// Gemm is kernel "Gemm": 1 output, 3 inputs; attributes "alpha", "beta", "transA", "transB".
-	Gemm(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, in2 wgrt.Tensor, alpha float64, beta float64, transA int, transB int) error
+	// Gemm is kernel "Gemm": 1 output, 3 inputs; attributes "alpha", "beta", "transA", "transB"; scratch is memory it may use during the call.
+	Gemm(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, in2 wgrt.Tensor, alpha float64, beta float64, transA int, transB int) error
 	// Tanh is kernel "Tanh": 1 output, 1 input; out0 may share memory with in0 (read those inputs before writing it).
 	Tanh(out0 wgrt.Tensor, in0 wgrt.Tensor) error
 }
@@ -126,11 +126,11 @@ func (a *kernelsFunc) Mul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) er
 	a.c = wgrt.Call{Kernel: "Mul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
 	return a.fn(&a.c)
 }
-func (a *kernelsFunc) MatMul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
+func (a *kernelsFunc) MatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "MatMul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "MatMul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Scratch: scratch.Data}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Split(out0 wgrt.Tensor, out1 wgrt.Tensor, out2 wgrt.Tensor, in0 wgrt.Tensor, axis int, split []int) error {
@@ -168,11 +168,11 @@ func (a *kernelsFunc) Erf(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
 	a.c = wgrt.Call{Kernel: "Erf", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
 	return a.fn(&a.c)
 }
-func (a *kernelsFunc) Gemm(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, in2 wgrt.Tensor, alpha float64, beta float64, transA int, transB int) error {
+func (a *kernelsFunc) Gemm(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, in2 wgrt.Tensor, alpha float64, beta float64, transA int, transB int) error {
 	t := append(a.t[:0], out0, in0, in1, in2)
 	at := append(a.at[:0], wgrt.Attr{Name: "alpha", Kind: wgrt.AttrFloat, Float: alpha}, wgrt.Attr{Name: "beta", Kind: wgrt.AttrFloat, Float: beta}, wgrt.Attr{Name: "transA", Kind: wgrt.AttrInt, Int: transA}, wgrt.Attr{Name: "transB", Kind: wgrt.AttrInt, Int: transB})
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Gemm", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Gemm", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Scratch: scratch.Data}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Tanh(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
@@ -413,9 +413,9 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.
 // The plan's pools:
 //
-//	pool 0 on "cpu": 128*batch*seq bytes, 8 storages, steps [1, 66)
-//	pool 1 on "cpu": max(128*batch, 128*batch*seq, 128*seq) bytes, 8 storages, steps [3, 66)
-//	pool 2 on "cpu": max(128*batch, 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64), 640*batch*seq + 64*((4*batch*seq + 63)//64)) bytes, 25 storages, steps [2, 65)
+//	pool 0 on "cpu": 128*batch*seq bytes, 1 storages, steps [62, 66)
+//	pool 1 on "cpu": 128*batch bytes, 1 storages, steps [64, 66)
+//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((8*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 768*((seq + 5)//6) + 8192, 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 512*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64), 640*batch*seq, 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 640*batch*seq + 64*((4*batch*seq + 63)//64), 768*((batch + 5)//6) + 128*batch + 4096, 768*batch*seq, 768*batch*seq + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 768*batch*seq + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 8192) bytes, 52 storages, steps [1, 65)
 type frame struct {
 	*wgrt.Frame
 	k  Kernels
@@ -450,62 +450,193 @@ var program = wgrt.Program{
 		3, 1, 1,
 		3, 9, 12,
 		3, 6, 1,
+		0, 5, 0,
+		2, 1, 15,
+		0, 6, 0,
+		4, 16, 17,
+		0, 768, 0,
+		3, 19, 18,
+		0, 12288, 0,
+		2, 20, 21,
+		0, 1024, 0,
+		7, 23, 1,
+		0, 15, 0,
+		2, 24, 25,
+		0, 16, 0,
+		4, 26, 27,
+		0, 512, 0,
+		3, 29, 28,
+		0, 192, 0,
+		3, 31, 18,
+		2, 30, 32,
+		0, 256, 0,
+		7, 34, 1,
+		3, 18, 35,
+		0, 24, 0,
+		3, 37, 36,
+		3, 6, 35,
+		2, 38, 39,
+		0, 4096, 0,
+		2, 20, 41,
+		0, 8192, 0,
+		2, 20, 43,
+		0, 1536, 0,
+		3, 45, 18,
+		2, 46, 43,
+		2, 0, 15,
+		4, 48, 17,
+		3, 19, 49,
+		2, 50, 41,
 		0, 0, 0,
 		3, 0, 1,
-		3, 10, 16,
+		3, 10, 53,
 		0, 12800, 0,
-		0, 8192, 0,
 		0, 128, 0,
-		0, 12288, 0,
 		0, 384, 0,
-		0, 4096, 0,
-		0, 256, 0,
-		3, 20, 16,
-		3, 20, 0,
-		6, 26, 25,
-		3, 20, 1,
-		6, 27, 28,
-		3, 24, 16,
-		3, 16, 1,
-		0, 16, 0,
-		3, 32, 31,
+		3, 56, 53,
+		3, 56, 0,
+		3, 53, 1,
+		3, 27, 60,
 		0, 63, 0,
-		2, 33, 34,
-		4, 35, 6,
-		3, 20, 36,
-		2, 30, 37,
-		3, 9, 16,
-		2, 39, 34,
-		4, 40, 6,
-		3, 6, 41,
-		2, 38, 42,
-		6, 26, 43,
-		3, 22, 16,
-		3, 6, 36,
-		2, 45, 46,
-		2, 47, 42,
-		6, 44, 48,
-		2, 11, 34,
-		4, 50, 6,
-		3, 6, 51,
-		6, 49, 52,
+		2, 61, 62,
+		4, 63, 6,
+		3, 6, 64,
+		2, 58, 65,
+		3, 9, 53,
+		2, 67, 62,
+		4, 68, 6,
+		3, 6, 69,
+		2, 66, 70,
+		6, 59, 71,
+		2, 58, 70,
+		6, 72, 73,
+		2, 73, 20,
+		2, 75, 21,
+		6, 74, 76,
+		2, 75, 41,
+		6, 77, 78,
+		3, 34, 53,
+		2, 80, 70,
+		2, 81, 20,
+		2, 82, 41,
+		3, 57, 53,
+		2, 84, 70,
+		6, 83, 85,
+		2, 58, 86,
+		6, 79, 87,
+		3, 29, 53,
+		2, 89, 65,
+		2, 90, 70,
+		2, 91, 20,
+		2, 92, 41,
+		3, 19, 53,
+		2, 94, 70,
+		6, 93, 95,
+		2, 58, 96,
+		6, 88, 97,
+		2, 80, 65,
+		2, 99, 70,
+		6, 98, 100,
+		6, 101, 81,
+		3, 56, 1,
+		2, 81, 103,
+		6, 102, 104,
+		2, 11, 62,
+		4, 106, 6,
+		3, 6, 107,
+		2, 81, 108,
+		2, 109, 103,
+		6, 105, 110,
+		6, 111, 83,
+		3, 56, 64,
+		2, 84, 113,
+		2, 38, 62,
+		4, 115, 6,
+		3, 6, 116,
+		2, 114, 117,
+		2, 118, 70,
+		2, 119, 39,
+		6, 112, 120,
+		2, 114, 70,
+		6, 121, 122,
+		2, 84, 65,
+		2, 124, 70,
+		6, 123, 125,
+		6, 126, 85,
+		2, 84, 20,
+		2, 128, 43,
+		6, 127, 129,
+		6, 76, 91,
+		2, 84, 131,
+		6, 130, 132,
 		0, 640, 0,
-		3, 54, 16,
-		2, 55, 42,
-		6, 53, 56,
+		3, 134, 53,
+		2, 135, 70,
+		6, 76, 136,
+		2, 84, 137,
+		6, 133, 138,
+		2, 89, 113,
+		2, 140, 117,
+		2, 141, 70,
+		2, 142, 39,
+		6, 139, 143,
+		2, 140, 70,
+		6, 144, 145,
+		6, 146, 91,
+		6, 147, 93,
+		2, 89, 70,
+		6, 148, 149,
+		6, 150, 70,
+		6, 151, 135,
+		2, 135, 65,
+		2, 153, 70,
+		6, 152, 154,
+		2, 154, 30,
+		2, 156, 32,
+		6, 155, 157,
+		6, 158, 136,
+		2, 50, 59,
+		2, 160, 41,
+		6, 159, 161,
+		6, 162, 94,
+		2, 94, 46,
+		2, 164, 43,
+		6, 163, 165,
+		2, 94, 65,
+		2, 167, 70,
+		6, 166, 168,
+		2, 168, 30,
+		2, 170, 32,
+		6, 169, 171,
+		6, 172, 95,
+		2, 95, 46,
+		2, 174, 43,
+		6, 173, 175,
+		2, 95, 20,
+		2, 177, 43,
+		6, 176, 178,
 		0, 2, 0,
 		0, 3, 0,
-		2, 25, 42,
-		0, 512, 0,
-		3, 61, 16,
-		2, 62, 42,
-		2, 30, 42,
-		2, 30, 46,
-		2, 65, 42,
-		2, 33, 30,
-		2, 67, 42,
-		2, 67, 46,
-		2, 69, 42,
+		0, 136, 0,
+		3, 182, 1,
+		2, 81, 183,
+		2, 61, 58,
+		2, 185, 70,
+		2, 61, 84,
+		2, 187, 65,
+		2, 188, 70,
+		2, 38, 84,
+		2, 190, 113,
+		2, 191, 70,
+		2, 192, 39,
+		2, 61, 89,
+		2, 194, 70,
+		2, 194, 65,
+		2, 196, 70,
+		2, 38, 89,
+		2, 198, 113,
+		2, 199, 70,
+		2, 200, 39,
 	},
 	Tensors: []int32{
 		7, 0, 2, 0, // "input_ids"
@@ -631,6 +762,19 @@ var program = wgrt.Program{
 		11, 0, 1, 604, // "pool.bias"
 		11, 0, 2, 606, // "/pool/Gemm_output_0"
 		11, 0, 2, 610, // "pooled"
+		2, 0, 1, 614, // "scratch ops[8]"
+		2, 0, 1, 616, // "scratch ops[14]"
+		2, 0, 1, 618, // "scratch ops[18]"
+		2, 0, 1, 620, // "scratch ops[20]"
+		2, 0, 1, 622, // "scratch ops[24]"
+		2, 0, 1, 624, // "scratch ops[31]"
+		2, 0, 1, 626, // "scratch ops[35]"
+		2, 0, 1, 628, // "scratch ops[41]"
+		2, 0, 1, 630, // "scratch ops[45]"
+		2, 0, 1, 632, // "scratch ops[47]"
+		2, 0, 1, 634, // "scratch ops[51]"
+		2, 0, 1, 636, // "scratch ops[58]"
+		2, 0, 1, 638, // "scratch ops[63]"
 	},
 	Devices: []string{"cpu"},
 	Dims: []int32{
@@ -672,12 +816,13 @@ var program = wgrt.Program{
 		6, 2, 6, 4, 4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 0, 1,
 		4, 5, 4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 4, 2, 0, 1,
 		4, 5, 4, 2, 0, 4, 4, 2, 4, 4, 4, 2, 4, 2, 0, 4,
-		4, 2, 0, 4, 4, 2,
+		4, 2, 0, 4, 4, 2, 22, 2, 33, 2, 40, 2, 42, 2, 44, 2,
+		47, 2, 22, 2, 33, 2, 40, 2, 42, 2, 44, 2, 47, 2, 51, 2,
 	},
 	Lists: []int32{
 		3, 4, 4, 4,
-		4, 15, 58, 2, 59,
-		4, 15, 58, 59, 2,
+		4, 52, 180, 2, 181,
+		4, 52, 180, 181, 2,
 	},
 	Inputs: []int32{
 		0, 1,
@@ -747,147 +892,155 @@ var program = wgrt.Program{
 		[]byte("\x00\x00\x00\x00\x00\x00\x00\x00"), // "/Constant_3_output_0"
 	},
 	InputViews: []int32{
-		0, 0, 15, 17, // "input_ids"
-		1, 1, 15, 17, // "attention_mask"
-		2, 2, 15, 18, // "tok.weight"
-		6, 3, 15, 19, // "pos.weight"
-		9, 4, 15, 20, // "ln.weight"
-		10, 5, 15, 20, // "ln.bias"
-		12, 1, 15, 17, // "/Unsqueeze_1_output_0"
-		13, 1, 15, 17, // "/Unsqueeze_2_output_0"
-		15, 24, 15, 9, // "/Constant_7_output_0"
-		17, 25, 15, 9, // "/Constant_8_output_0"
-		19, 6, 15, 21, // "onnx::MatMul_225"
-		21, 7, 15, 22, // "layers.0.qkv.bias"
-		33, 26, 15, 9, // "/layers.0/Constant_9_output_0"
-		40, 8, 15, 23, // "onnx::MatMul_233"
-		42, 9, 15, 20, // "layers.0.out.bias"
-		45, 27, 15, 20, // "layers.0.ln1.weight"
-		46, 28, 15, 20, // "layers.0.ln1.bias"
-		48, 10, 15, 19, // "onnx::MatMul_234"
-		50, 11, 15, 24, // "layers.0.ff1.bias"
-		52, 29, 15, 9, // "/layers.0/Constant_11_output_0"
-		55, 30, 15, 9, // "/layers.0/Constant_12_output_0"
-		58, 31, 15, 9, // "/layers.0/Constant_13_output_0"
-		60, 12, 15, 19, // "onnx::MatMul_235"
-		62, 13, 15, 20, // "layers.0.ff2.bias"
-		65, 32, 15, 20, // "layers.0.ln2.weight"
-		66, 33, 15, 20, // "layers.0.ln2.bias"
-		68, 14, 15, 21, // "onnx::MatMul_236"
-		70, 15, 15, 22, // "layers.1.qkv.bias"
-		82, 34, 15, 9, // "/layers.1/Constant_9_output_0"
-		89, 16, 15, 23, // "onnx::MatMul_244"
-		91, 17, 15, 20, // "layers.1.out.bias"
-		94, 35, 15, 20, // "layers.1.ln1.weight"
-		95, 36, 15, 20, // "layers.1.ln1.bias"
-		97, 18, 15, 19, // "onnx::MatMul_245"
-		99, 19, 15, 24, // "layers.1.ff1.bias"
-		101, 37, 15, 9, // "/layers.1/Constant_11_output_0"
-		104, 38, 15, 9, // "/layers.1/Constant_12_output_0"
-		107, 39, 15, 9, // "/layers.1/Constant_13_output_0"
-		109, 20, 15, 19, // "onnx::MatMul_246"
-		111, 21, 15, 20, // "layers.1.ff2.bias"
-		114, 40, 15, 20, // "layers.1.ln2.weight"
-		115, 41, 15, 20, // "layers.1.ln2.bias"
-		117, 42, 15, 10, // "/Constant_3_output_0"
-		119, 22, 15, 23, // "pool.weight"
-		120, 23, 15, 20, // "pool.bias"
+		0, 0, 52, 54, // "input_ids"
+		1, 1, 52, 54, // "attention_mask"
+		2, 2, 52, 55, // "tok.weight"
+		6, 3, 52, 43, // "pos.weight"
+		9, 4, 52, 56, // "ln.weight"
+		10, 5, 52, 56, // "ln.bias"
+		12, 1, 52, 54, // "/Unsqueeze_1_output_0"
+		13, 1, 52, 54, // "/Unsqueeze_2_output_0"
+		15, 24, 52, 9, // "/Constant_7_output_0"
+		17, 25, 52, 9, // "/Constant_8_output_0"
+		19, 6, 52, 21, // "onnx::MatMul_225"
+		21, 7, 52, 57, // "layers.0.qkv.bias"
+		33, 26, 52, 9, // "/layers.0/Constant_9_output_0"
+		40, 8, 52, 41, // "onnx::MatMul_233"
+		42, 9, 52, 56, // "layers.0.out.bias"
+		45, 27, 52, 56, // "layers.0.ln1.weight"
+		46, 28, 52, 56, // "layers.0.ln1.bias"
+		48, 10, 52, 43, // "onnx::MatMul_234"
+		50, 11, 52, 34, // "layers.0.ff1.bias"
+		52, 29, 52, 9, // "/layers.0/Constant_11_output_0"
+		55, 30, 52, 9, // "/layers.0/Constant_12_output_0"
+		58, 31, 52, 9, // "/layers.0/Constant_13_output_0"
+		60, 12, 52, 43, // "onnx::MatMul_235"
+		62, 13, 52, 56, // "layers.0.ff2.bias"
+		65, 32, 52, 56, // "layers.0.ln2.weight"
+		66, 33, 52, 56, // "layers.0.ln2.bias"
+		68, 14, 52, 21, // "onnx::MatMul_236"
+		70, 15, 52, 57, // "layers.1.qkv.bias"
+		82, 34, 52, 9, // "/layers.1/Constant_9_output_0"
+		89, 16, 52, 41, // "onnx::MatMul_244"
+		91, 17, 52, 56, // "layers.1.out.bias"
+		94, 35, 52, 56, // "layers.1.ln1.weight"
+		95, 36, 52, 56, // "layers.1.ln1.bias"
+		97, 18, 52, 43, // "onnx::MatMul_245"
+		99, 19, 52, 34, // "layers.1.ff1.bias"
+		101, 37, 52, 9, // "/layers.1/Constant_11_output_0"
+		104, 38, 52, 9, // "/layers.1/Constant_12_output_0"
+		107, 39, 52, 9, // "/layers.1/Constant_13_output_0"
+		109, 20, 52, 43, // "onnx::MatMul_246"
+		111, 21, 52, 56, // "layers.1.ff2.bias"
+		114, 40, 52, 56, // "layers.1.ln2.weight"
+		115, 41, 52, 56, // "layers.1.ln2.bias"
+		117, 42, 52, 10, // "/Constant_3_output_0"
+		119, 22, 52, 41, // "pool.weight"
+		120, 23, 52, 56, // "pool.bias"
 	},
 	Steps: []int32{
-		0, 0, 25, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-		2, 3, 0, 15, 25, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-		2, 8, 0, 15, 25, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+		0, 2, 179, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((8*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 768*((seq + 5)//6) + 8192, 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 512*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64), 640*batch*seq, 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 640*batch*seq + 64*((4*batch*seq + 63)//64), 768*((batch + 5)//6) + 128*batch + 4096, 768*batch*seq, 768*batch*seq + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 768*batch*seq + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 8192) bytes on "cpu"
+		2, 3, 2, 73, 81, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 8, 2, 73, 81, // view "/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 0, // ops[0]: "Gather"
-		0, 2, 57, -1, -1, // acquire pool 2: max(128*batch, 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64), 640*batch*seq + 64*((4*batch*seq + 63)//64)) bytes on "cpu"
-		2, 4, 2, 15, 11, // view "/Range_output_0": pool 2 at 0, 8*seq bytes
-		2, 5, 2, 15, 11, // view "/Unsqueeze_output_0": pool 2 at 0, 8*seq bytes
+		2, 4, 2, 104, 184, // view "/Range_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 8*seq bytes
+		2, 5, 2, 104, 184, // view "/Unsqueeze_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 8*seq bytes
 		4, 1, // ops[1]: "Range"
-		0, 1, 29, -1, -1, // acquire pool 1: max(128*batch, 128*batch*seq, 128*seq) bytes on "cpu"
-		2, 7, 1, 15, 28, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+		2, 7, 2, 81, 104, // view "/pos/Gather_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*seq bytes
 		4, 2, // ops[2]: "Gather"
 		3, 4, // unview "/Range_output_0"
 		3, 5, // unview "/Unsqueeze_output_0"
 		4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 		3, 7, // unview "/pos/Gather_output_0"
-		2, 11, 1, 15, 25, // view "/ln/LayerNormalization_output_0": pool 1 at 0, 128*batch*seq bytes
+		2, 11, 2, 70, 73, // view "/ln/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 4, // ops[4]: "LayerNormalization"
 		3, 3, // unview "/tok/Gather_output_0"
 		3, 8, // unview "/Add_output_0"
-		2, 14, 2, 15, 39, // view "/Cast_1_output_0": pool 2 at 0, 4*batch*seq bytes
-		2, 16, 2, 15, 39, // view "/Sub_output_0": pool 2 at 0, 4*batch*seq bytes
-		2, 18, 2, 15, 39, // view "/Mul_output_0": pool 2 at 0, 4*batch*seq bytes
+		2, 14, 2, 52, 67, // view "/Cast_1_output_0": pool 2 at 0, 4*batch*seq bytes
+		2, 16, 2, 52, 67, // view "/Sub_output_0": pool 2 at 0, 4*batch*seq bytes
+		2, 18, 2, 52, 67, // view "/Mul_output_0": pool 2 at 0, 4*batch*seq bytes
 		4, 5, // ops[5]: "Cast"
 		4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 		4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-		2, 20, 2, 60, 63, // view "/layers.0/qkv/MatMul_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
-		2, 22, 2, 60, 63, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
+		2, 123, 2, 73, 76, // view "scratch ops[8]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 12288 bytes
+		2, 20, 2, 131, 132, // view "/layers.0/qkv/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
+		2, 22, 2, 131, 132, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
 		4, 8, // ops[8]: "MatMul"
+		3, 123, // unview "scratch ops[8]"
 		4, 9, // ops[9]: "Add"; "/layers.0/qkv/Add_output_0" takes over the storage of "/layers.0/qkv/MatMul_output_0" in place
-		2, 23, 0, 15, 25, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-		2, 26, 0, 15, 25, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-		2, 24, 2, 42, 60, // view "/layers.0/Split_output_1": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 28, 2, 42, 60, // view "/layers.0/Reshape_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 25, 2, 63, 56, // view "/layers.0/Split_output_2": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 29, 2, 63, 56, // view "/layers.0/Reshape_2_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 23, 2, 73, 81, // view "/layers.0/Split_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 26, 2, 73, 81, // view "/layers.0/Reshape_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 24, 2, 100, 125, // view "/layers.0/Split_output_1": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 28, 2, 100, 125, // view "/layers.0/Reshape_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 25, 2, 125, 91, // view "/layers.0/Split_output_2": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 29, 2, 125, 91, // view "/layers.0/Reshape_2_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 10, // ops[10]: "Split"
 		3, 20, // unview "/layers.0/qkv/MatMul_output_0"
 		3, 22, // unview "/layers.0/qkv/Add_output_0"
-		2, 27, 2, 60, 64, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 27, 2, 91, 154, // view "/layers.0/Transpose_output_0": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 11, // ops[11]: "Transpose"
 		3, 23, // unview "/layers.0/Split_output_0"
 		3, 26, // unview "/layers.0/Reshape_output_0"
-		2, 30, 0, 15, 25, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+		2, 30, 2, 71, 100, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 12, // ops[12]: "Transpose"
 		3, 25, // unview "/layers.0/Split_output_2"
 		3, 29, // unview "/layers.0/Reshape_2_output_0"
-		2, 31, 2, 66, 48, // view "/layers.0/Transpose_2_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 31, 2, 154, 168, // view "/layers.0/Transpose_2_output_0": pool 2 at 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 13, // ops[13]: "Transpose"
 		3, 24, // unview "/layers.0/Split_output_1"
 		3, 28, // unview "/layers.0/Reshape_1_output_0"
-		2, 32, 2, 64, 68, // view "/layers.0/MatMul_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-		2, 34, 2, 64, 68, // view "/layers.0/Div_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-		2, 35, 2, 64, 68, // view "/layers.0/Add_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 124, 2, 168, 171, // view "scratch ops[14]": pool 2 at 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6) bytes
+		2, 32, 2, 73, 186, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 34, 2, 73, 186, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 35, 2, 73, 186, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
 		4, 14, // ops[14]: "MatMul"
 		3, 27, // unview "/layers.0/Transpose_output_0"
 		3, 31, // unview "/layers.0/Transpose_2_output_0"
+		3, 124, // unview "scratch ops[14]"
 		4, 15, // ops[15]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 		4, 16, // ops[16]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-		2, 36, 2, 66, 70, // view "/layers.0/Softmax_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 36, 2, 125, 189, // view "/layers.0/Softmax_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
 		4, 17, // ops[17]: "Softmax"
 		3, 32, // unview "/layers.0/MatMul_output_0"
 		3, 34, // unview "/layers.0/Div_output_0"
 		3, 35, // unview "/layers.0/Add_output_0"
-		2, 37, 2, 42, 60, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 125, 2, 122, 193, // view "scratch ops[18]": pool 2 at 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 24*((seq + 5)//6)*min(256, seq) + 64*min(256, seq) bytes
+		2, 37, 2, 100, 125, // view "/layers.0/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 18, // ops[18]: "MatMul"
 		3, 30, // unview "/layers.0/Transpose_1_output_0"
 		3, 36, // unview "/layers.0/Softmax_output_0"
-		2, 38, 0, 15, 25, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-		2, 39, 0, 15, 25, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+		3, 125, // unview "scratch ops[18]"
+		2, 38, 2, 125, 91, // view "/layers.0/Transpose_3_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 39, 2, 125, 91, // view "/layers.0/Reshape_3_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 19, // ops[19]: "Transpose"
 		3, 37, // unview "/layers.0/MatMul_1_output_0"
-		2, 41, 2, 42, 60, // view "/layers.0/out/MatMul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 43, 2, 42, 60, // view "/layers.0/out/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 44, 2, 42, 60, // view "/layers.0/Add_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 126, 2, 91, 93, // view "scratch ops[20]": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 4096 bytes
+		2, 41, 2, 96, 97, // view "/layers.0/out/MatMul_output_0": pool 2 at max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+		2, 43, 2, 96, 97, // view "/layers.0/out/Add_output_0": pool 2 at max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+		2, 44, 2, 96, 97, // view "/layers.0/Add_1_output_0": pool 2 at max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
 		4, 20, // ops[20]: "MatMul"
 		3, 38, // unview "/layers.0/Transpose_3_output_0"
 		3, 39, // unview "/layers.0/Reshape_3_output_0"
+		3, 126, // unview "scratch ops[20]"
 		4, 21, // ops[21]: "Add"; "/layers.0/out/Add_output_0" takes over the storage of "/layers.0/out/MatMul_output_0" in place
 		4, 22, // ops[22]: "Add"; "/layers.0/Add_1_output_0" takes over the storage of "/layers.0/out/Add_output_0" in place
 		3, 11, // unview "/ln/LayerNormalization_output_0"
-		2, 47, 0, 15, 25, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+		2, 47, 2, 136, 95, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 23, // ops[23]: "LayerNormalization"
 		3, 41, // unview "/layers.0/out/MatMul_output_0"
 		3, 43, // unview "/layers.0/out/Add_output_0"
 		3, 44, // unview "/layers.0/Add_1_output_0"
-		2, 49, 2, 42, 64, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-		2, 51, 2, 42, 64, // view "/layers.0/ff1/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 127, 2, 95, 178, // view "scratch ops[24]": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 8192 bytes
+		2, 49, 2, 70, 81, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 51, 2, 70, 81, // view "/layers.0/ff1/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
 		4, 24, // ops[24]: "MatMul"
+		3, 127, // unview "scratch ops[24]"
 		4, 25, // ops[25]: "Add"; "/layers.0/ff1/Add_output_0" takes over the storage of "/layers.0/ff1/MatMul_output_0" in place
-		2, 53, 2, 64, 63, // view "/layers.0/Div_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-		2, 54, 2, 64, 63, // view "/layers.0/Erf_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-		2, 56, 2, 64, 63, // view "/layers.0/Add_2_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-		2, 57, 2, 64, 63, // view "/layers.0/Mul_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-		2, 59, 2, 64, 63, // view "/layers.0/Mul_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 53, 2, 81, 149, // view "/layers.0/Div_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 54, 2, 81, 149, // view "/layers.0/Erf_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 56, 2, 81, 149, // view "/layers.0/Add_2_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 57, 2, 81, 149, // view "/layers.0/Mul_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 59, 2, 81, 149, // view "/layers.0/Mul_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
 		4, 26, // ops[26]: "Div"
 		4, 27, // ops[27]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 		4, 28, // ops[28]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
@@ -895,95 +1048,107 @@ var program = wgrt.Program{
 		3, 49, // unview "/layers.0/ff1/MatMul_output_0"
 		3, 51, // unview "/layers.0/ff1/Add_output_0"
 		4, 30, // ops[30]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-		2, 61, 1, 15, 25, // view "/layers.0/ff2/MatMul_output_0": pool 1 at 0, 128*batch*seq bytes
-		2, 63, 1, 15, 25, // view "/layers.0/ff2/Add_output_0": pool 1 at 0, 128*batch*seq bytes
-		2, 64, 1, 15, 25, // view "/layers.0/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
+		2, 128, 2, 95, 175, // view "scratch ops[31]": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((seq + 5)//6) + 8192 bytes
+		2, 61, 2, 149, 136, // view "/layers.0/ff2/MatMul_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 63, 2, 149, 136, // view "/layers.0/ff2/Add_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 64, 2, 149, 136, // view "/layers.0/Add_3_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 31, // ops[31]: "MatMul"
 		3, 53, // unview "/layers.0/Div_1_output_0"
 		3, 54, // unview "/layers.0/Erf_output_0"
 		3, 56, // unview "/layers.0/Add_2_output_0"
 		3, 57, // unview "/layers.0/Mul_output_0"
 		3, 59, // unview "/layers.0/Mul_1_output_0"
+		3, 128, // unview "scratch ops[31]"
 		4, 32, // ops[32]: "Add"; "/layers.0/ff2/Add_output_0" takes over the storage of "/layers.0/ff2/MatMul_output_0" in place
 		4, 33, // ops[33]: "Add"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ff2/Add_output_0" in place
 		3, 47, // unview "/layers.0/ln1/LayerNormalization_output_0"
-		2, 67, 0, 15, 25, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+		2, 67, 2, 70, 73, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 34, // ops[34]: "LayerNormalization"
 		3, 61, // unview "/layers.0/ff2/MatMul_output_0"
 		3, 63, // unview "/layers.0/ff2/Add_output_0"
 		3, 64, // unview "/layers.0/Add_3_output_0"
-		2, 69, 2, 60, 63, // view "/layers.1/qkv/MatMul_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
-		2, 71, 2, 60, 63, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
+		2, 129, 2, 73, 76, // view "scratch ops[35]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 12288 bytes
+		2, 69, 2, 137, 138, // view "/layers.1/qkv/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
+		2, 71, 2, 137, 138, // view "/layers.1/qkv/Add_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
 		4, 35, // ops[35]: "MatMul"
+		3, 129, // unview "scratch ops[35]"
 		4, 36, // ops[36]: "Add"; "/layers.1/qkv/Add_output_0" takes over the storage of "/layers.1/qkv/MatMul_output_0" in place
-		2, 72, 1, 15, 25, // view "/layers.1/Split_output_0": pool 1 at 0, 128*batch*seq bytes
-		2, 75, 1, 15, 25, // view "/layers.1/Reshape_output_0": pool 1 at 0, 128*batch*seq bytes
-		2, 73, 2, 42, 60, // view "/layers.1/Split_output_1": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 77, 2, 42, 60, // view "/layers.1/Reshape_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 74, 2, 63, 56, // view "/layers.1/Split_output_2": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 78, 2, 63, 56, // view "/layers.1/Reshape_2_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 72, 2, 73, 81, // view "/layers.1/Split_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 75, 2, 73, 81, // view "/layers.1/Reshape_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 73, 2, 81, 85, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 77, 2, 81, 85, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 74, 2, 149, 136, // view "/layers.1/Split_output_2": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 78, 2, 149, 136, // view "/layers.1/Reshape_2_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 37, // ops[37]: "Split"
 		3, 69, // unview "/layers.1/qkv/MatMul_output_0"
 		3, 71, // unview "/layers.1/qkv/Add_output_0"
-		2, 76, 2, 60, 64, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 76, 2, 85, 149, // view "/layers.1/Transpose_output_0": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 38, // ops[38]: "Transpose"
 		3, 72, // unview "/layers.1/Split_output_0"
 		3, 75, // unview "/layers.1/Reshape_output_0"
-		2, 79, 1, 15, 25, // view "/layers.1/Transpose_1_output_0": pool 1 at 0, 128*batch*seq bytes
+		2, 79, 2, 73, 81, // view "/layers.1/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 39, // ops[39]: "Transpose"
 		3, 74, // unview "/layers.1/Split_output_2"
 		3, 78, // unview "/layers.1/Reshape_2_output_0"
-		2, 80, 2, 66, 48, // view "/layers.1/Transpose_2_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 80, 2, 91, 154, // view "/layers.1/Transpose_2_output_0": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 40, // ops[40]: "Transpose"
 		3, 73, // unview "/layers.1/Split_output_1"
 		3, 77, // unview "/layers.1/Reshape_1_output_0"
-		2, 81, 2, 64, 68, // view "/layers.1/MatMul_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-		2, 83, 2, 64, 68, // view "/layers.1/Div_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-		2, 84, 2, 64, 68, // view "/layers.1/Add_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 130, 2, 154, 157, // view "scratch ops[41]": pool 2 at 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6) bytes
+		2, 81, 2, 149, 195, // view "/layers.1/MatMul_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 83, 2, 149, 195, // view "/layers.1/Div_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 84, 2, 149, 195, // view "/layers.1/Add_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
 		4, 41, // ops[41]: "MatMul"
 		3, 76, // unview "/layers.1/Transpose_output_0"
 		3, 80, // unview "/layers.1/Transpose_2_output_0"
+		3, 130, // unview "scratch ops[41]"
 		4, 42, // ops[42]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
 		4, 43, // ops[43]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
 		3, 14, // unview "/Cast_1_output_0"
 		3, 16, // unview "/Sub_output_0"
 		3, 18, // unview "/Mul_output_0"
-		2, 85, 2, 66, 70, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 85, 2, 91, 197, // view "/layers.1/Softmax_output_0": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
 		4, 44, // ops[44]: "Softmax"
 		3, 81, // unview "/layers.1/MatMul_output_0"
 		3, 83, // unview "/layers.1/Div_output_0"
 		3, 84, // unview "/layers.1/Add_output_0"
-		2, 86, 2, 15, 25, // view "/layers.1/MatMul_1_output_0": pool 2 at 0, 128*batch*seq bytes
+		2, 131, 2, 145, 201, // view "scratch ops[45]": pool 2 at 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 24*((seq + 5)//6)*min(256, seq) + 64*min(256, seq) bytes
+		2, 86, 2, 81, 85, // view "/layers.1/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 45, // ops[45]: "MatMul"
 		3, 79, // unview "/layers.1/Transpose_1_output_0"
 		3, 85, // unview "/layers.1/Softmax_output_0"
-		2, 87, 1, 15, 25, // view "/layers.1/Transpose_3_output_0": pool 1 at 0, 128*batch*seq bytes
-		2, 88, 1, 15, 25, // view "/layers.1/Reshape_3_output_0": pool 1 at 0, 128*batch*seq bytes
+		3, 131, // unview "scratch ops[45]"
+		2, 87, 2, 86, 87, // view "/layers.1/Transpose_3_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+		2, 88, 2, 86, 87, // view "/layers.1/Reshape_3_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
 		4, 46, // ops[46]: "Transpose"
 		3, 86, // unview "/layers.1/MatMul_1_output_0"
-		2, 90, 2, 15, 25, // view "/layers.1/out/MatMul_output_0": pool 2 at 0, 128*batch*seq bytes
-		2, 92, 2, 15, 25, // view "/layers.1/out/Add_output_0": pool 2 at 0, 128*batch*seq bytes
-		2, 93, 2, 15, 25, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+		2, 132, 2, 73, 78, // view "scratch ops[47]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 4096 bytes
+		2, 90, 2, 78, 83, // view "/layers.1/out/MatMul_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq bytes
+		2, 92, 2, 78, 83, // view "/layers.1/out/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq bytes
+		2, 93, 2, 78, 83, // view "/layers.1/Add_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq bytes
 		4, 47, // ops[47]: "MatMul"
 		3, 87, // unview "/layers.1/Transpose_3_output_0"
 		3, 88, // unview "/layers.1/Reshape_3_output_0"
+		3, 132, // unview "scratch ops[47]"
 		4, 48, // ops[48]: "Add"; "/layers.1/out/Add_output_0" takes over the storage of "/layers.1/out/MatMul_output_0" in place
 		4, 49, // ops[49]: "Add"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.1/out/Add_output_0" in place
 		3, 67, // unview "/layers.0/ln2/LayerNormalization_output_0"
-		2, 96, 0, 15, 25, // view "/layers.1/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+		2, 96, 2, 52, 58, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
 		4, 50, // ops[50]: "LayerNormalization"
 		3, 90, // unview "/layers.1/out/MatMul_output_0"
 		3, 92, // unview "/layers.1/out/Add_output_0"
 		3, 93, // unview "/layers.1/Add_1_output_0"
-		2, 98, 2, 15, 30, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-		2, 100, 2, 15, 30, // view "/layers.1/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+		2, 133, 2, 84, 129, // view "scratch ops[51]": pool 2 at 384*batch*seq, 768*((seq + 5)//6) + 8192 bytes
+		2, 98, 2, 58, 84, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+		2, 100, 2, 58, 84, // view "/layers.1/ff1/Add_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
 		4, 51, // ops[51]: "MatMul"
+		3, 133, // unview "scratch ops[51]"
 		4, 52, // ops[52]: "Add"; "/layers.1/ff1/Add_output_0" takes over the storage of "/layers.1/ff1/MatMul_output_0" in place
-		2, 102, 2, 30, 62, // view "/layers.1/Div_1_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-		2, 103, 2, 30, 62, // view "/layers.1/Erf_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-		2, 105, 2, 30, 62, // view "/layers.1/Add_2_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-		2, 106, 2, 30, 62, // view "/layers.1/Mul_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-		2, 108, 2, 30, 62, // view "/layers.1/Mul_1_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
+		2, 102, 2, 84, 135, // view "/layers.1/Div_1_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
+		2, 103, 2, 84, 135, // view "/layers.1/Erf_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
+		2, 105, 2, 84, 135, // view "/layers.1/Add_2_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
+		2, 106, 2, 84, 135, // view "/layers.1/Mul_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
+		2, 108, 2, 84, 135, // view "/layers.1/Mul_1_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
 		4, 53, // ops[53]: "Div"
 		4, 54, // ops[54]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 		4, 55, // ops[55]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
@@ -991,29 +1156,35 @@ var program = wgrt.Program{
 		3, 98, // unview "/layers.1/ff1/MatMul_output_0"
 		3, 100, // unview "/layers.1/ff1/Add_output_0"
 		4, 57, // ops[57]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-		2, 110, 1, 15, 25, // view "/layers.1/ff2/MatMul_output_0": pool 1 at 0, 128*batch*seq bytes
-		2, 112, 1, 15, 25, // view "/layers.1/ff2/Add_output_0": pool 1 at 0, 128*batch*seq bytes
-		2, 113, 1, 15, 25, // view "/layers.1/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
+		2, 134, 2, 94, 165, // view "scratch ops[58]": pool 2 at 768*batch*seq, 1536*((seq + 5)//6) + 8192 bytes
+		2, 110, 2, 135, 94, // view "/layers.1/ff2/MatMul_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+		2, 112, 2, 135, 94, // view "/layers.1/ff2/Add_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+		2, 113, 2, 135, 94, // view "/layers.1/Add_3_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
 		4, 58, // ops[58]: "MatMul"
 		3, 102, // unview "/layers.1/Div_1_output_0"
 		3, 103, // unview "/layers.1/Erf_output_0"
 		3, 105, // unview "/layers.1/Add_2_output_0"
 		3, 106, // unview "/layers.1/Mul_output_0"
 		3, 108, // unview "/layers.1/Mul_1_output_0"
+		3, 134, // unview "scratch ops[58]"
 		4, 59, // ops[59]: "Add"; "/layers.1/ff2/Add_output_0" takes over the storage of "/layers.1/ff2/MatMul_output_0" in place
 		4, 60, // ops[60]: "Add"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ff2/Add_output_0" in place
 		3, 96, // unview "/layers.1/ln1/LayerNormalization_output_0"
-		2, 116, 0, 15, 25, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+		0, 0, 58, 0, 58, // acquire pool 0: 128*batch*seq bytes on "cpu"
+		2, 116, 0, 52, 58, // view "hidden": pool 0 at 0, 128*batch*seq bytes
 		4, 61, // ops[61]: "LayerNormalization"
 		3, 110, // unview "/layers.1/ff2/MatMul_output_0"
 		3, 112, // unview "/layers.1/ff2/Add_output_0"
 		3, 113, // unview "/layers.1/Add_3_output_0"
-		2, 118, 2, 15, 26, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+		2, 118, 2, 52, 59, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
 		4, 62, // ops[62]: "Gather"
-		2, 121, 1, 15, 26, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-		2, 122, 1, 15, 26, // view "pooled": pool 1 at 0, 128*batch bytes
+		2, 135, 2, 59, 161, // view "scratch ops[63]": pool 2 at 128*batch, 768*((batch + 5)//6) + 4096 bytes
+		0, 1, 59, 1, 59, // acquire pool 1: 128*batch bytes on "cpu"
+		2, 121, 1, 52, 59, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+		2, 122, 1, 52, 59, // view "pooled": pool 1 at 0, 128*batch bytes
 		4, 63, // ops[63]: "Gemm"
 		3, 118, // unview "/Gather_1_output_0"
+		3, 135, // unview "scratch ops[63]"
 		1, 2, // release pool 2
 		4, 64, // ops[64]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
 	},
@@ -1094,78 +1265,78 @@ var program = wgrt.Program{
 // is opArgs[opStart[i]:opStart[i+1]].
 var (
 	opArgs = [...]int32{
-		0, 3, 2, 0, 15, // ops[0]: "Gather"
-		1, 4, 15, 1, 2, // ops[1]: "Range"
-		0, 7, 6, 5, 15, // ops[2]: "Gather"
+		0, 3, 2, 0, 52, // ops[0]: "Gather"
+		1, 4, 52, 1, 2, // ops[1]: "Range"
+		0, 7, 6, 5, 52, // ops[2]: "Gather"
 		2, 8, 3, 7, // ops[3]: "Add"
-		3, 11, 8, 9, 10, 58, 0, // ops[4]: "LayerNormalization"
+		3, 11, 8, 9, 10, 180, 0, // ops[4]: "LayerNormalization"
 		4, 14, 13, 0, // ops[5]: "Cast"
 		5, 16, 15, 14, // ops[6]: "Sub"
 		6, 18, 16, 17, // ops[7]: "Mul"
-		7, 20, 11, 19, // ops[8]: "MatMul"
+		7, 20, 123, 11, 19, // ops[8]: "MatMul"
 		2, 22, 21, 20, // ops[9]: "Add"
-		8, 23, 24, 25, 22, 58, 0, // ops[10]: "Split"
+		8, 23, 24, 25, 22, 180, 0, // ops[10]: "Split"
 		9, 27, 26, 1, // ops[11]: "Transpose"
 		9, 30, 29, 1, // ops[12]: "Transpose"
 		9, 31, 28, 2, // ops[13]: "Transpose"
-		7, 32, 27, 31, // ops[14]: "MatMul"
+		7, 32, 124, 27, 31, // ops[14]: "MatMul"
 		10, 34, 32, 33, // ops[15]: "Div"
 		2, 35, 34, 18, // ops[16]: "Add"
-		11, 36, 35, 59, 0, // ops[17]: "Softmax"
-		7, 37, 36, 30, // ops[18]: "MatMul"
+		11, 36, 35, 181, 0, // ops[17]: "Softmax"
+		7, 37, 125, 36, 30, // ops[18]: "MatMul"
 		9, 38, 37, 1, // ops[19]: "Transpose"
-		7, 41, 39, 40, // ops[20]: "MatMul"
+		7, 41, 126, 39, 40, // ops[20]: "MatMul"
 		2, 43, 42, 41, // ops[21]: "Add"
 		2, 44, 11, 43, // ops[22]: "Add"
-		3, 47, 44, 45, 46, 58, 0, // ops[23]: "LayerNormalization"
-		7, 49, 47, 48, // ops[24]: "MatMul"
+		3, 47, 44, 45, 46, 180, 0, // ops[23]: "LayerNormalization"
+		7, 49, 127, 47, 48, // ops[24]: "MatMul"
 		2, 51, 50, 49, // ops[25]: "Add"
 		10, 53, 51, 52, // ops[26]: "Div"
 		12, 54, 53, // ops[27]: "Erf"
 		2, 56, 54, 55, // ops[28]: "Add"
 		6, 57, 51, 56, // ops[29]: "Mul"
 		6, 59, 57, 58, // ops[30]: "Mul"
-		7, 61, 59, 60, // ops[31]: "MatMul"
+		7, 61, 128, 59, 60, // ops[31]: "MatMul"
 		2, 63, 62, 61, // ops[32]: "Add"
 		2, 64, 47, 63, // ops[33]: "Add"
-		3, 67, 64, 65, 66, 58, 0, // ops[34]: "LayerNormalization"
-		7, 69, 67, 68, // ops[35]: "MatMul"
+		3, 67, 64, 65, 66, 180, 0, // ops[34]: "LayerNormalization"
+		7, 69, 129, 67, 68, // ops[35]: "MatMul"
 		2, 71, 70, 69, // ops[36]: "Add"
-		8, 72, 73, 74, 71, 58, 0, // ops[37]: "Split"
+		8, 72, 73, 74, 71, 180, 0, // ops[37]: "Split"
 		9, 76, 75, 1, // ops[38]: "Transpose"
 		9, 79, 78, 1, // ops[39]: "Transpose"
 		9, 80, 77, 2, // ops[40]: "Transpose"
-		7, 81, 76, 80, // ops[41]: "MatMul"
+		7, 81, 130, 76, 80, // ops[41]: "MatMul"
 		10, 83, 81, 82, // ops[42]: "Div"
 		2, 84, 83, 18, // ops[43]: "Add"
-		11, 85, 84, 59, 0, // ops[44]: "Softmax"
-		7, 86, 85, 79, // ops[45]: "MatMul"
+		11, 85, 84, 181, 0, // ops[44]: "Softmax"
+		7, 86, 131, 85, 79, // ops[45]: "MatMul"
 		9, 87, 86, 1, // ops[46]: "Transpose"
-		7, 90, 88, 89, // ops[47]: "MatMul"
+		7, 90, 132, 88, 89, // ops[47]: "MatMul"
 		2, 92, 91, 90, // ops[48]: "Add"
 		2, 93, 67, 92, // ops[49]: "Add"
-		3, 96, 93, 94, 95, 58, 0, // ops[50]: "LayerNormalization"
-		7, 98, 96, 97, // ops[51]: "MatMul"
+		3, 96, 93, 94, 95, 180, 0, // ops[50]: "LayerNormalization"
+		7, 98, 133, 96, 97, // ops[51]: "MatMul"
 		2, 100, 99, 98, // ops[52]: "Add"
 		10, 102, 100, 101, // ops[53]: "Div"
 		12, 103, 102, // ops[54]: "Erf"
 		2, 105, 103, 104, // ops[55]: "Add"
 		6, 106, 100, 105, // ops[56]: "Mul"
 		6, 108, 106, 107, // ops[57]: "Mul"
-		7, 110, 108, 109, // ops[58]: "MatMul"
+		7, 110, 134, 108, 109, // ops[58]: "MatMul"
 		2, 112, 111, 110, // ops[59]: "Add"
 		2, 113, 96, 112, // ops[60]: "Add"
-		3, 116, 113, 114, 115, 58, 0, // ops[61]: "LayerNormalization"
+		3, 116, 113, 114, 115, 180, 0, // ops[61]: "LayerNormalization"
 		0, 118, 116, 117, 2, // ops[62]: "Gather"
-		13, 121, 118, 119, 120, 1, 1, 15, 2, // ops[63]: "Gemm"
+		13, 121, 135, 118, 119, 120, 1, 1, 52, 2, // ops[63]: "Gemm"
 		14, 122, 121, // ops[64]: "Tanh"
 	}
 	opStart = [...]int32{
-		0, 5, 10, 15, 19, 26, 30, 34, 38, 42, 46, 53, 57, 61, 65, 69,
-		73, 77, 82, 86, 90, 94, 98, 102, 109, 113, 117, 121, 124, 128, 132, 136,
-		140, 144, 148, 155, 159, 163, 170, 174, 178, 182, 186, 190, 194, 199, 203, 207,
-		211, 215, 219, 226, 230, 234, 238, 241, 245, 249, 253, 257, 261, 265, 272, 277,
-		286, 289,
+		0, 5, 10, 15, 19, 26, 30, 34, 38, 43, 47, 54, 58, 62, 66, 71,
+		75, 79, 84, 89, 93, 98, 102, 106, 113, 118, 122, 126, 129, 133, 137, 141,
+		146, 150, 154, 161, 166, 170, 177, 181, 185, 189, 194, 198, 202, 207, 212, 216,
+		221, 225, 229, 236, 241, 245, 249, 252, 256, 260, 264, 269, 273, 277, 284, 289,
+		299, 302,
 	}
 )
 
@@ -1249,7 +1420,7 @@ func (f *frame) CallOp(i int) error {
 		return f.k.Mul(t[a[1]], t[a[2]], t[a[3]])
 	case 7:
 		// "MatMul"
-		return f.k.MatMul(t[a[1]], t[a[2]], t[a[3]])
+		return f.k.MatMul(t[a[1]], t[a[2]], t[a[3]], t[a[4]])
 	case 8:
 		// "Split"
 		return f.k.Split(t[a[1]], t[a[2]], t[a[3]], t[a[4]], f.Vals[a[5]], f.Lists[a[6]])
@@ -1267,7 +1438,7 @@ func (f *frame) CallOp(i int) error {
 		return f.k.Erf(t[a[1]], t[a[2]])
 	case 13:
 		// "Gemm"
-		return f.k.Gemm(t[a[1]], t[a[2]], t[a[3]], t[a[4]], floatAttrs[a[5]], floatAttrs[a[6]], f.Vals[a[7]], f.Vals[a[8]])
+		return f.k.Gemm(t[a[1]], t[a[2]], t[a[3]], t[a[4]], t[a[5]], floatAttrs[a[6]], floatAttrs[a[7]], f.Vals[a[8]], f.Vals[a[9]])
 	case 14:
 		// "Tanh"
 		return f.k.Tanh(t[a[1]], t[a[2]])

@@ -174,6 +174,9 @@ func (g *gen) header(d *fileData) {
 		for i := 0; i < k.Outputs; i++ {
 			ps = append(ps, fmt.Sprintf("const wrapgen::Tensor& out%d", i))
 		}
+		if k.Scratch {
+			ps = append(ps, "const wrapgen::Tensor& scratch")
+		}
 		if k.Variadic {
 			ps = append(ps, "wrapgen::Span<wrapgen::Tensor> ins")
 		} else {
@@ -348,6 +351,10 @@ func (g *gen) dispatch(ki int, k *graph.Kernel) []string {
 	var args []string
 	at := 1
 	for i := 0; i < k.Outputs; i++ {
+		args = append(args, fmt.Sprintf("t[a[%d]]", at))
+		at++
+	}
+	if k.Scratch {
 		args = append(args, fmt.Sprintf("t[a[%d]]", at))
 		at++
 	}

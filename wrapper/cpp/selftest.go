@@ -145,6 +145,9 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 		for j := 0; j < k.Outputs; j++ {
 			outs = append(outs, fmt.Sprintf("&out%d", j))
 		}
+		if k.Scratch {
+			voids = append(voids, "(void)scratch;")
+		}
 		for _, a := range n.attr[k.Name] {
 			voids = append(voids, "(void)"+a+";")
 		}

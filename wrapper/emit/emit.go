@@ -219,6 +219,9 @@ func KernelDoc(k *graph.Kernel, method string, comment func(string) string) stri
 		}
 		doc += "; attributes " + strings.Join(as, ", ")
 	}
+	if k.Scratch {
+		doc += "; scratch is memory it may use during the call"
+	}
 	return doc + k.AliasDoc() + "."
 }
 

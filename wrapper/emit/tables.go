@@ -202,6 +202,9 @@ func (pr *Program) Tables() *Tables {
 		for _, x := range op.Outputs {
 			row = append(row, t.TensorIndex[x])
 		}
+		if op.Scratch != nil {
+			row = append(row, t.TensorIndex[op.Scratch])
+		}
 		args := op.Args()
 		if pr.Kernel[op.Kernel].Variadic {
 			row = append(row, len(args))

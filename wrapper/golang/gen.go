@@ -128,6 +128,9 @@ func (g *gen) kernelParams(k *graph.Kernel) []jen.Code {
 	for i := 0; i < k.Outputs; i++ {
 		ps = append(ps, jen.Id(fmt.Sprintf("out%d", i)).Add(g.tensorType()))
 	}
+	if k.Scratch {
+		ps = append(ps, jen.Id("scratch").Add(g.tensorType()))
+	}
 	if k.Variadic {
 		ps = append(ps, jen.Id("ins").Index().Add(g.tensorType()))
 	} else {
@@ -202,13 +205,22 @@ func (g *gen) adapter(f *jen.File) {
 		body = append(body,
 			jen.Id("at").Op(":=").Add(appendOrSlice(attrs)),
 			jen.List(jen.Id("a").Dot("t"), jen.Id("a").Dot("at")).Op("=").List(jen.Id("t"), jen.Id("at")),
-			jen.Id("a").Dot("c").Op("=").Qual(g.rt, "Call").Values(field("Kernel", str(k.Name)), field("Op", jen.Id("a").Dot("op")),
-				field("Outputs", jen.Id("t").Index(jen.Op(":").Lit(k.Outputs).Op(":").Lit(k.Outputs))),
-				field("Inputs", jen.Id("t").Index(jen.Lit(k.Outputs).Op(":"))), field("Attrs", jen.Id("at"))),
+			jen.Id("a").Dot("c").Op("=").Qual(g.rt, "Call").Values(callFields(k)...),
 			jen.Return(jen.Id("a").Dot("fn").Call(jen.Op("&").Id("a").Dot("c"))),
 		)
 		f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id(g.n.kernel[k.Name]).Params(g.kernelParams(k)...).Error().Block(body...)
 	}
+}
+
+// callFields are the fields of kernel k's wgrt.Call in the adapter.
+func callFields(k *graph.Kernel) []jen.Code {
+	fs := []jen.Code{field("Kernel", str(k.Name)), field("Op", jen.Id("a").Dot("op")),
+		field("Outputs", jen.Id("t").Index(jen.Op(":").Lit(k.Outputs).Op(":").Lit(k.Outputs))),
+		field("Inputs", jen.Id("t").Index(jen.Lit(k.Outputs).Op(":"))), field("Attrs", jen.Id("at"))}
+	if k.Scratch {
+		fs = append(fs, field("Scratch", jen.Id("scratch").Dot("Data")))
+	}
+	return fs
 }
 
 // appendOrSlice is append(xs...), or xs[0] alone when there is nothing to
@@ -531,6 +543,10 @@ func (g *gen) dispatch(k *graph.Kernel) []jen.Code {
 	var pre, args []jen.Code
 	at := 1
 	for i := 0; i < k.Outputs; i++ {
+		args = append(args, jen.Id("t").Index(jen.Id("a").Index(jen.Lit(at))))
+		at++
+	}
+	if k.Scratch {
 		args = append(args, jen.Id("t").Index(jen.Id("a").Index(jen.Lit(at))))
 		at++
 	}

@@ -53,6 +53,10 @@ type Call struct {
 	Outputs []Tensor
 	Inputs  []Tensor
 	Attrs   []Attr
+	// Scratch is memory the kernel may use during this call (and must not
+	// keep), as the plan sized it from the kernel's declared need; nil for
+	// a kernel that declares none.
+	Scratch []byte
 }
 
 // KernelFunc serves every kernel of a graph by name: for tracing, testing,

@@ -105,7 +105,7 @@ func pow(c *wgrt.Call) error {
 	if !broadcasts(x.Shape, y.Shape) {
 		return fmt.Errorf("%s: shapes %v and %v do not broadcast", c.Kernel, x.Shape, y.Shape)
 	}
-	strides := [][]int{out.Strides, broadcastStrides(out.Shape, x), broadcastStrides(out.Shape, y)}
+	strides := [][]int{out.Strides, broadcastStrides(new([maxRank]int), out.Shape, x), broadcastStrides(new([maxRank]int), out.Shape, y)}
 	eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 		for k := 0; k < n; k++ {
 			storeF(out, off[0]+k*step[0], math.Pow(loadF(x, off[1]+k*step[1]), loadF(y, off[2]+k*step[2])))
@@ -187,7 +187,7 @@ func where(c *wgrt.Call) error {
 	if !broadcasts(cond.Shape, x.Shape) || !broadcasts(cond.Shape, y.Shape) || !broadcasts(x.Shape, y.Shape) {
 		return fmt.Errorf("%s: shapes %v, %v and %v do not broadcast", c.Kernel, cond.Shape, x.Shape, y.Shape)
 	}
-	strides := [][]int{out.Strides, broadcastStrides(out.Shape, cond), broadcastStrides(out.Shape, x), broadcastStrides(out.Shape, y)}
+	strides := [][]int{out.Strides, broadcastStrides(new([maxRank]int), out.Shape, cond), broadcastStrides(new([maxRank]int), out.Shape, x), broadcastStrides(new([maxRank]int), out.Shape, y)}
 	size := out.DType.Size()
 	eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 		for k := 0; k < n; k++ {

@@ -34,10 +34,10 @@ func constant(c *wgrt.Call) error {
 		return fmt.Errorf("%s: %d values for %d elements", c.Kernel, len(vals), out.NumElements())
 	}
 	i := 0
-	forEachIndex(out.Shape, func(idx []int) {
+	for idx := range indices(out.Shape) {
 		storeI(out, offsetOf(idx, out.Strides), int64(vals[i]))
 		i++
-	})
+	}
 	return nil
 }
 
@@ -51,7 +51,9 @@ func constantOfShape(c *wgrt.Call) error {
 		return a.err
 	}
 	out := c.Outputs[0]
-	forEachIndex(out.Shape, func(idx []int) { storeF(out, offsetOf(idx, out.Strides), v) })
+	for idx := range indices(out.Shape) {
+		storeF(out, offsetOf(idx, out.Strides), v)
+	}
 	return nil
 }
 
@@ -85,13 +87,13 @@ func eyeLike(c *wgrt.Call) error {
 	if len(out.Shape) != 2 {
 		return fmt.Errorf("%s: output rank %d, want 2", c.Kernel, len(out.Shape))
 	}
-	forEachIndex(out.Shape, func(idx []int) {
+	for idx := range indices(out.Shape) {
 		v := 0.0
 		if idx[1]-idx[0] == k {
 			v = 1
 		}
 		storeF(out, offsetOf(idx, out.Strides), v)
-	})
+	}
 	return nil
 }
 
@@ -111,7 +113,7 @@ func trilu(c *wgrt.Call) error {
 	if r < 2 || !sameShape(out.Shape, x.Shape) {
 		return fmt.Errorf("%s: want a rank 2 or more input of the output's shape", c.Kernel)
 	}
-	forEachIndex(x.Shape, func(idx []int) {
+	for idx := range indices(x.Shape) {
 		d := idx[r-1] - idx[r-2]
 		o := offsetOf(idx, out.Strides)
 		if (upper && d >= k) || (!upper && d <= k) {
@@ -119,6 +121,6 @@ func trilu(c *wgrt.Call) error {
 		} else {
 			storeI(out, o, 0)
 		}
-	})
+	}
 	return nil
 }

@@ -49,23 +49,22 @@ func gather(c *wgrt.Call) error {
 	if len(out.Shape) != len(x.Shape)-1+len(idx.Shape) {
 		return fmt.Errorf("%s: output rank %d for data rank %d and indices rank %d", c.Kernel, len(out.Shape), len(x.Shape), len(idx.Shape))
 	}
-	src := make([]int, len(x.Shape))
-	ji := make([]int, len(idx.Shape))
-	forEachIndex(out.Shape, func(o []int) {
-		if err != nil {
-			return
-		}
+	var srcBuf [maxRank]int
+	src := srcBuf[:len(x.Shape)]
+	var jiBuf [maxRank]int
+	ji := jiBuf[:len(idx.Shape)]
+	for o := range indices(out.Shape) {
 		copy(src[:axis], o[:axis])
 		copy(ji, o[axis:axis+len(idx.Shape)])
 		copy(src[axis+1:], o[axis+len(idx.Shape):])
 		var i int
 		if i, err = index(c, idx, offsetOf(ji, idx.Strides), x.Shape[axis]); err != nil {
-			return
+			return err
 		}
 		src[axis] = i
 		copyElem(out, offsetOf(o, out.Strides), x, offsetOf(src, x.Strides))
-	})
-	return err
+	}
+	return nil
 }
 
 // gatherElements: out[p] = x[p with p[axis] = idx[p]].
@@ -78,20 +77,18 @@ func gatherElements(c *wgrt.Call) error {
 	if err != nil {
 		return err
 	}
-	src := make([]int, len(x.Shape))
-	forEachIndex(out.Shape, func(p []int) {
-		if err != nil {
-			return
-		}
+	var srcBuf [maxRank]int
+	src := srcBuf[:len(x.Shape)]
+	for p := range indices(out.Shape) {
 		copy(src, p)
 		var i int
 		if i, err = index(c, idx, offsetOf(p, idx.Strides), x.Shape[axis]); err != nil {
-			return
+			return err
 		}
 		src[axis] = i
 		copyElem(out, offsetOf(p, out.Strides), x, offsetOf(src, x.Strides))
-	})
-	return err
+	}
+	return nil
 }
 
 // reducer combines an existing element with an update.
@@ -142,20 +139,18 @@ func scatterElements(c *wgrt.Call) error {
 	if err := copyBroadcast(c, out, x); err != nil {
 		return err
 	}
-	dst := make([]int, len(x.Shape))
-	forEachIndex(idx.Shape, func(p []int) {
-		if err != nil {
-			return
-		}
+	var dstBuf [maxRank]int
+	dst := dstBuf[:len(x.Shape)]
+	for p := range indices(idx.Shape) {
 		copy(dst, p)
 		var i int
 		if i, err = index(c, idx, offsetOf(p, idx.Strides), x.Shape[axis]); err != nil {
-			return
+			return err
 		}
 		dst[axis] = i
 		put(out, offsetOf(dst, out.Strides), upd, offsetOf(p, upd.Strides), red)
-	})
-	return err
+	}
+	return nil
 }
 
 // scatterND: out = x, then each index tuple (the last dimension of idx)
@@ -182,26 +177,25 @@ func scatterND(c *wgrt.Call) error {
 		return fmt.Errorf("%s: index tuples of %d for data rank %d", c.Kernel, k, len(x.Shape))
 	}
 	sliceShape := x.Shape[k:]
-	dst := make([]int, len(x.Shape))
-	tuple := make([]int, r)
-	forEachIndex(idx.Shape[:r-1], func(p []int) {
-		if err != nil {
-			return
-		}
+	var dstBuf [maxRank]int
+	dst := dstBuf[:len(x.Shape)]
+	var tupleBuf [maxRank]int
+	tuple := tupleBuf[:r]
+	for p := range indices(idx.Shape[:r-1]) {
 		copy(tuple, p)
 		for j := 0; j < k; j++ {
 			tuple[r-1] = j
 			var i int
 			if i, err = index(c, idx, offsetOf(tuple, idx.Strides), x.Shape[j]); err != nil {
-				return
+				return err
 			}
 			dst[j] = i
 		}
-		forEachIndex(sliceShape, func(s []int) {
+		for s := range indices(sliceShape) {
 			copy(dst[k:], s)
 			uo := offsetOf(p, upd.Strides[:r-1]) + offsetOf(s, upd.Strides[r-1:])
 			put(out, offsetOf(dst, out.Strides), upd, uo, red)
-		})
-	})
-	return err
+		}
+	}
+	return nil
 }

@@ -67,6 +67,13 @@ func matMul(c *wgrt.Call) error {
 	if !f32 && (familyOf(a.DType) == famOther || a.DType != b.DType || out.DType != a.DType) {
 		return unsupported(c, a.DType)
 	}
+	var work []float32
+	if f32 {
+		var err error
+		if work, err = scratchOf[float32](c, gemmPackFloats(m, n, k)); err != nil {
+			return err
+		}
+	}
 	// Walk the batch: operand offsets by rowIter over the batch shape.
 	var batch [maxRank]int
 	for i := 0; i < nb; i++ {
@@ -87,7 +94,7 @@ func matMul(c *wgrt.Call) error {
 	for it.next() {
 		oo, ao, bo := it.off[0], it.off[1], it.off[2]
 		for e := 0; e < it.n; e++ {
-			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32)
+			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work)
 			oo, ao, bo = oo+it.step[0], ao+it.step[1], bo+it.step[2]
 		}
 	}
@@ -95,13 +102,13 @@ func matMul(c *wgrt.Call) error {
 }
 
 // matMulOne multiplies one pair of matrices of the batch.
-func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool) {
+func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool, work []float32) {
 	if f32 && (n == 1 || ocs == 1) {
 		ldc := ors
 		if m == 1 {
 			ldc = n
 		}
-		sgemm(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, elems[float32](out)[oo:], ldc, false)
+		sgemm(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, elems[float32](out)[oo:], ldc, false, work)
 		return
 	}
 	// Any dtype, any layout: the naive product (integers wrap, floats
@@ -173,7 +180,11 @@ func gemm(c *wgrt.Call) error {
 	if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 && out.Strides[1] == 1 {
 		am.data, bm.data = elems[float32](a), elems[float32](b)
 		ys := elems[float32](out)
-		sgemm(m, n, k, am, bm, nil, ys, out.Strides[0], false)
+		work, err := scratchOf[float32](c, gemmPackFloats(m, n, k))
+		if err != nil {
+			return err
+		}
+		sgemm(m, n, k, am, bm, nil, ys, out.Strides[0], false, work)
 		if alpha == 1 && cin == nil {
 			return nil
 		}

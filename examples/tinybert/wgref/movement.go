@@ -5,6 +5,7 @@ package wgref
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 )
@@ -33,26 +34,33 @@ func init() {
 	register("SpaceToDepth", spaceToDepth)
 }
 
-// forEachIndex calls f with every multi-index of shape, in row-major order
-// (the slice is reused: copy it to keep it).
-func forEachIndex(shape []int, f func(idx []int)) {
-	for _, d := range shape {
-		if d == 0 {
+// indices yields every multi-index of shape, in row-major order (the
+// slice is reused: copy it to keep it). Ranged over, it inlines and its
+// index stays on the stack: a kernel walking a tensor allocates nothing.
+// A rank beyond maxRank yields nothing (Call refuses such tensors).
+func indices(shape []int) iter.Seq[[]int] {
+	return func(yield func([]int) bool) {
+		if len(shape) > maxRank {
 			return
 		}
-	}
-	idx := make([]int, len(shape))
-	for {
-		f(idx)
-		d := len(shape) - 1
-		for ; d >= 0; d-- {
-			if idx[d]++; idx[d] < shape[d] {
-				break
+		for _, d := range shape {
+			if d == 0 {
+				return
 			}
-			idx[d] = 0
 		}
-		if d < 0 {
-			return
+		var buf [maxRank]int
+		idx := buf[:len(shape)]
+		for yield(idx) {
+			d := len(shape) - 1
+			for ; d >= 0; d-- {
+				if idx[d]++; idx[d] < shape[d] {
+					break
+				}
+				idx[d] = 0
+			}
+			if d < 0 {
+				return
+			}
 		}
 	}
 }
@@ -82,13 +90,15 @@ func copyAs(c *wgrt.Call) error {
 	}
 	size := x.DType.Size()
 	var src []int
-	forEachIndex(x.Shape, func(idx []int) { src = append(src, offsetOf(idx, x.Strides)) })
+	for idx := range indices(x.Shape) {
+		src = append(src, offsetOf(idx, x.Strides))
+	}
 	i := 0
-	forEachIndex(out.Shape, func(idx []int) {
+	for idx := range indices(out.Shape) {
 		o := offsetOf(idx, out.Strides)
 		copy(out.Data[o*size:o*size+size], x.Data[src[i]*size:src[i]*size+size])
 		i++
-	})
+	}
 	return nil
 }
 
@@ -110,7 +120,9 @@ func dropout(c *wgrt.Call) error {
 	}
 	if len(c.Outputs) > 1 {
 		m := c.Outputs[1]
-		forEachIndex(m.Shape, func(idx []int) { m.Data[offsetOf(idx, m.Strides)] = 1 })
+		for idx := range indices(m.Shape) {
+			m.Data[offsetOf(idx, m.Strides)] = 1
+		}
 	}
 	return nil
 }
@@ -155,7 +167,8 @@ func sliceKernel(c *wgrt.Call) error {
 		return fmt.Errorf("%s: %d starts and %d steps for rank %d", c.Kernel, len(starts), len(steps), len(x.Shape))
 	}
 	off := 0
-	strides := make([]int, len(x.Shape))
+	var stridesBuf [maxRank]int
+	strides := stridesBuf[:len(x.Shape)]
 	for d := range x.Shape {
 		if out.Shape[d] > 0 {
 			last := starts[d] + (out.Shape[d]-1)*steps[d]
@@ -237,12 +250,12 @@ func tile(c *wgrt.Call) error {
 		return fmt.Errorf("%s: rank %d to %d", c.Kernel, len(x.Shape), len(out.Shape))
 	}
 	src := make([]int, len(x.Shape))
-	forEachIndex(out.Shape, func(idx []int) {
+	for idx := range indices(out.Shape) {
 		for d, i := range idx {
 			src[d] = i % x.Shape[d]
 		}
 		copyElem(out, offsetOf(idx, out.Strides), x, offsetOf(src, x.Strides))
-	})
+	}
 	return nil
 }
 
@@ -268,7 +281,7 @@ func pad(c *wgrt.Call) error {
 		return fmt.Errorf("%s: unknown mode %q", c.Kernel, mode)
 	}
 	src := make([]int, r)
-	forEachIndex(out.Shape, func(idx []int) {
+	for idx := range indices(out.Shape) {
 		inside := true
 		for d, i := range idx {
 			s, n := i-pads[d], x.Shape[d]
@@ -300,7 +313,7 @@ func pad(c *wgrt.Call) error {
 		} else {
 			storeF(out, o, value)
 		}
-	})
+	}
 	return nil
 }
 
@@ -320,7 +333,7 @@ func depthToSpace(c *wgrt.Call) error {
 		return fmt.Errorf("%s: want a 4-D input and a positive blocksize", c.Kernel)
 	}
 	oc := out.Shape[1]
-	forEachIndex(out.Shape, func(idx []int) {
+	for idx := range indices(out.Shape) {
 		n, ch, h, w := idx[0], idx[1], idx[2], idx[3]
 		bh, bw := h%b, w%b
 		var sc int
@@ -330,7 +343,7 @@ func depthToSpace(c *wgrt.Call) error {
 			sc = (bh*b+bw)*oc + ch
 		}
 		copyElem(out, offsetOf(idx, out.Strides), x, n*x.Strides[0]+sc*x.Strides[1]+(h/b)*x.Strides[2]+(w/b)*x.Strides[3])
-	})
+	}
 	return nil
 }
 
@@ -348,11 +361,11 @@ func spaceToDepth(c *wgrt.Call) error {
 		return fmt.Errorf("%s: want a 4-D input and a positive blocksize", c.Kernel)
 	}
 	ic := x.Shape[1]
-	forEachIndex(out.Shape, func(idx []int) {
+	for idx := range indices(out.Shape) {
 		n, ch, h, w := idx[0], idx[1], idx[2], idx[3]
 		blk, sc := ch/ic, ch%ic
 		bh, bw := blk/b, blk%b
 		copyElem(out, offsetOf(idx, out.Strides), x, n*x.Strides[0]+sc*x.Strides[1]+(h*b+bh)*x.Strides[2]+(w*b+bw)*x.Strides[3])
-	})
+	}
 	return nil
 }

@@ -23,6 +23,11 @@ func init() {
 // channelOf is the index of dimension 1 of an element of t (N, C, ...).
 func perChannel(t wgrt.Tensor, ch int) float64 { return loadF(t, ch*t.Strides[0]) }
 
+// batchNormFloats is how many float64s BatchNormalization keeps per
+// channel: its scratch (a scale and a shift; the batch's mean and
+// variance in training mode).
+const batchNormFloats = 4
+
 // batchNorm normalizes each channel (dimension 1) with the given mean and
 // variance; in training mode with the batch's, also returning the running
 // statistics updated by momentum.
@@ -41,37 +46,43 @@ func batchNorm(c *wgrt.Call) error {
 		return fmt.Errorf("%s: want a float input of rank 2 or more", c.Kernel)
 	}
 	ch := x.Shape[1]
-	mu, vr := make([]float64, ch), make([]float64, ch)
-	for i := 0; i < ch; i++ {
-		mu[i], vr[i] = perChannel(mean, i), perChannel(variance, i)
+	work, err := scratchOf[float64](c, batchNormFloats*ch)
+	if err != nil {
+		return err
 	}
+	mul, add, bm, bv := work[:ch], work[ch:2*ch], work[2*ch:3*ch], work[3*ch:4*ch]
 	if training {
-		bm, bv := make([]float64, ch), make([]float64, ch)
+		clear(bm)
+		clear(bv)
 		cnt := float64(x.NumElements() / max(ch, 1))
-		forEachIndex(x.Shape, func(idx []int) { bm[idx[1]] += loadF(x, offsetOf(idx, x.Strides)) })
+		for idx := range indices(x.Shape) {
+			bm[idx[1]] += loadF(x, offsetOf(idx, x.Strides))
+		}
 		for i := range bm {
 			bm[i] /= cnt
 		}
-		forEachIndex(x.Shape, func(idx []int) {
+		for idx := range indices(x.Shape) {
 			d := loadF(x, offsetOf(idx, x.Strides)) - bm[idx[1]]
 			bv[idx[1]] += d * d
-		})
+		}
 		for i := range bv {
 			bv[i] /= cnt
 		}
 		if len(c.Outputs) == 3 {
 			rm, rv := c.Outputs[1], c.Outputs[2]
 			for i := 0; i < ch; i++ {
-				storeF(rm, i*rm.Strides[0], mu[i]*momentum+bm[i]*(1-momentum))
-				storeF(rv, i*rv.Strides[0], vr[i]*momentum+bv[i]*(1-momentum))
+				storeF(rm, i*rm.Strides[0], perChannel(mean, i)*momentum+bm[i]*(1-momentum))
+				storeF(rv, i*rv.Strides[0], perChannel(variance, i)*momentum+bv[i]*(1-momentum))
 			}
 		}
-		mu, vr = bm, bv
 	}
-	mul, add := make([]float64, ch), make([]float64, ch)
 	for i := 0; i < ch; i++ {
-		mul[i] = perChannel(scale, i) / math.Sqrt(vr[i]+eps)
-		add[i] = perChannel(bias, i) - mu[i]*mul[i]
+		mu, vr := perChannel(mean, i), perChannel(variance, i)
+		if training {
+			mu, vr = bm[i], bv[i]
+		}
+		mul[i] = perChannel(scale, i) / math.Sqrt(vr+eps)
+		add[i] = perChannel(bias, i) - mu*mul[i]
 	}
 	if x.DType == wgrt.F32 && out.DType == wgrt.F32 && spatialContiguous(x) && spatialContiguous(out) {
 		xs, ys := elems[float32](x), elems[float32](out)
@@ -88,9 +99,9 @@ func batchNorm(c *wgrt.Call) error {
 		}
 		return nil
 	}
-	forEachIndex(x.Shape, func(idx []int) {
+	for idx := range indices(x.Shape) {
 		storeF(out, offsetOf(idx, out.Strides), loadF(x, offsetOf(idx, x.Strides))*mul[idx[1]]+add[idx[1]])
-	})
+	}
 	return nil
 }
 
@@ -142,39 +153,41 @@ func layerNorm(c *wgrt.Call) error {
 		}
 		return nil
 	}
-	ss := broadcastStrides(inner, scale)
+	ss := broadcastStrides(new([maxRank]int), inner, scale)
 	var bs []int
 	if hasBias {
-		bs = broadcastStrides(inner, c.Inputs[2])
+		bs = broadcastStrides(new([maxRank]int), inner, c.Inputs[2])
 	}
-	outer := append(append([]int(nil), x.Shape[:axis]...), make([]int, len(inner))...)
+	var outerBuf [maxRank]int
+	outer := outerBuf[:len(x.Shape)]
+	copy(outer, x.Shape[:axis])
 	for i := axis; i < len(outer); i++ {
 		outer[i] = 1
 	}
-	forEachIndex(outer, func(o []int) {
+	for o := range indices(outer) {
 		xb, yb := offsetOf(o, x.Strides), offsetOf(o, out.Strides)
 		sum, sq := 0.0, 0.0
-		forEachIndex(inner, func(i []int) {
+		for i := range indices(inner) {
 			v := loadF(x, xb+offsetOf(i, x.Strides[axis:]))
 			sum += v
 			sq += v * v
-		})
+		}
 		mean := sum / float64(n)
 		inv := 1 / math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0)+eps)
-		forEachIndex(inner, func(i []int) {
+		for i := range indices(inner) {
 			v := (loadF(x, xb+offsetOf(i, x.Strides[axis:])) - mean) * inv * loadF(scale, offsetOf(i, ss))
 			if bs != nil {
 				v += loadF(c.Inputs[2], offsetOf(i, bs))
 			}
 			storeF(out, yb+offsetOf(i, out.Strides[axis:]), v)
-		})
+		}
 		if meanOut != nil {
 			storeF(*meanOut, offsetOf(o, meanOut.Strides), mean)
 		}
 		if invOut != nil {
 			storeF(*invOut, offsetOf(o, invOut.Strides), inv)
 		}
-	})
+	}
 	return nil
 }
 
@@ -199,17 +212,17 @@ func instanceNorm(c *wgrt.Call) error {
 		for ch := 0; ch < x.Shape[1]; ch++ {
 			xb, yb := b*x.Strides[0]+ch*x.Strides[1], b*out.Strides[0]+ch*out.Strides[1]
 			sum, sq := 0.0, 0.0
-			forEachIndex(spatial, func(i []int) {
+			for i := range indices(spatial) {
 				v := loadF(x, xb+offsetOf(i, x.Strides[2:]))
 				sum += v
 				sq += v * v
-			})
+			}
 			mean := sum / n
 			inv := 1 / math.Sqrt(math.Max(sq/n-mean*mean, 0)+eps)
 			s, t := perChannel(scale, ch), perChannel(bias, ch)
-			forEachIndex(spatial, func(i []int) {
+			for i := range indices(spatial) {
 				storeF(out, yb+offsetOf(i, out.Strides[2:]), (loadF(x, xb+offsetOf(i, x.Strides[2:]))-mean)*inv*s+t)
-			})
+			}
 		}
 	}
 	return nil
@@ -232,7 +245,7 @@ func lrn(c *wgrt.Call) error {
 	}
 	lo, hi := (size-1)/2, size-1-(size-1)/2
 	chs := x.Shape[1]
-	forEachIndex(x.Shape, func(idx []int) {
+	for idx := range indices(x.Shape) {
 		ch := idx[1]
 		sq := 0.0
 		for k := max(0, ch-lo); k <= min(chs-1, ch+hi); k++ {
@@ -241,7 +254,7 @@ func lrn(c *wgrt.Call) error {
 		}
 		v := loadF(x, offsetOf(idx, x.Strides))
 		storeF(out, offsetOf(idx, out.Strides), v/math.Pow(bias+alpha/float64(size)*sq, beta))
-	})
+	}
 	return nil
 }
 
@@ -285,84 +298,54 @@ func softmax(c *wgrt.Call, kind string) error {
 		}
 		return nil
 	}
-	// The group: the dimensions normalized together; outer: the others.
-	group := []int{axis}
-	if coerce {
-		group = group[:0]
-		for d := axis; d < len(x.Shape); d++ {
-			group = append(group, d)
-		}
+	// The group: the dimensions normalized together (the axis, or every
+	// dimension from it with coerce_2d); outer: the others.
+	var outerBuf, gshapeBuf, xgBuf, ogBuf [maxRank]int
+	outer := outerBuf[:len(x.Shape)]
+	copy(outer, x.Shape)
+	ng := 0
+	for d := axis; d < len(x.Shape) && (coerce || d == axis); d++ {
+		outer[d] = 1
+		gshapeBuf[ng], xgBuf[ng], ogBuf[ng] = x.Shape[d], x.Strides[d], out.Strides[d]
+		ng++
 	}
-	inGroup := make([]bool, len(x.Shape))
-	for _, d := range group {
-		inGroup[d] = true
-	}
-	outer := make([]int, len(x.Shape))
-	gshape := make([]int, len(group))
-	for d, s := range x.Shape {
-		outer[d] = s
-		if inGroup[d] {
-			outer[d] = 1
-		}
-	}
-	xg, og := make([]int, len(group)), make([]int, len(group))
-	for i, d := range group {
-		gshape[i], xg[i], og[i] = x.Shape[d], x.Strides[d], out.Strides[d]
-	}
-	n := prod(gshape)
-	vals := make([]float64, n)
-	f32 := x.DType == wgrt.F32 && out.DType == wgrt.F32 && len(group) == 1
-	forEachIndex(outer, func(o []int) {
+	gshape, xg, og := gshapeBuf[:ng], xgBuf[:ng], ogBuf[:ng]
+	// Two passes over each group read the input twice instead of keeping
+	// its values: the peak (and where it is) and the sum of exponentials,
+	// then the outputs.
+	for o := range indices(outer) {
 		xb, yb := offsetOf(o, x.Strides), offsetOf(o, out.Strides)
-		if f32 {
-			xs, ys := elems[float32](x), elems[float32](out)
-			for i := 0; i < n; i++ {
-				vals[i] = float64(xs[xb+i*xg[0]])
+		peak, at, i := math.Inf(-1), 0, 0
+		for g := range indices(gshape) {
+			if v := loadF(x, xb+offsetOf(g, xg)); v > peak {
+				peak, at = v, i
 			}
-			normalize(vals, kind)
-			for i := 0; i < n; i++ {
-				ys[yb+i*og[0]] = float32(vals[i])
-			}
-			return
+			i++
 		}
-		i := 0
-		forEachIndex(gshape, func(g []int) { vals[i] = loadF(x, xb+offsetOf(g, xg)); i++ })
-		normalize(vals, kind)
+		sum := 0.0
+		if kind != "hard" {
+			for g := range indices(gshape) {
+				sum += math.Exp(loadF(x, xb+offsetOf(g, xg)) - peak)
+			}
+		}
 		i = 0
-		forEachIndex(gshape, func(g []int) { storeF(out, yb+offsetOf(g, og), vals[i]); i++ })
-	})
+		for g := range indices(gshape) {
+			var y float64
+			switch kind {
+			case "hard":
+				if i == at {
+					y = 1
+				}
+			case "log":
+				y = loadF(x, xb+offsetOf(g, xg)) - peak - math.Log(sum)
+			default:
+				y = math.Exp(loadF(x, xb+offsetOf(g, xg))-peak) / sum
+			}
+			storeF(out, yb+offsetOf(g, og), y)
+			i++
+		}
+	}
 	return nil
-}
-
-func normalize(v []float64, kind string) {
-	if len(v) == 0 {
-		return
-	}
-	peak, at := math.Inf(-1), 0
-	for i, x := range v {
-		if x > peak {
-			peak, at = x, i
-		}
-	}
-	if kind == "hard" {
-		for i := range v {
-			v[i] = 0
-		}
-		v[at] = 1
-		return
-	}
-	sum := 0.0
-	for i, x := range v {
-		v[i] = math.Exp(x - peak)
-		sum += v[i]
-	}
-	for i := range v {
-		if kind == "log" {
-			v[i] = math.Log(v[i]) - math.Log(sum)
-		} else {
-			v[i] /= sum
-		}
-	}
 }
 
 // innerContiguous reports whether t's dimensions from `from` on are

@@ -34,10 +34,11 @@ func pool(c *wgrt.Call, kind string) error {
 	}
 	a := attrsOf(c)
 	kernel, strides, pads := a.Ints("kernel_shape"), a.Ints("strides"), a.Ints("pads")
-	dil := make([]int, r)
-	for i := range dil {
-		dil[i] = 1
+	var ones [maxRank]int
+	for i := range ones {
+		ones[i] = 1
 	}
+	dil := ones[:max(r, 0)]
 	if a.Has("dilations") {
 		dil = a.Ints("dilations")
 	}
@@ -61,10 +62,11 @@ func pool(c *wgrt.Call, kind string) error {
 		pool2dF32(x, out, kind == "max", includePad, kernel, strides, pads, dil)
 		return nil
 	}
-	pos := make([]int, r)
+	var posBuf, flatBuf [maxRank]int
+	pos := posBuf[:r]
 	// Flat index strides of the input for MaxPool's Indices (row-major, or
 	// column-major over the spatial dimensions with storage_order 1).
-	flat := rowMajor(x.Shape)
+	flat := wgrt.RowMajor(flatBuf[:len(x.Shape)], x.Shape)
 	if order == 1 {
 		s := 1
 		for d := 2; d < len(x.Shape); d++ {
@@ -72,11 +74,11 @@ func pool(c *wgrt.Call, kind string) error {
 			s *= x.Shape[d]
 		}
 	}
-	forEachIndex(out.Shape, func(o []int) {
+	for o := range indices(out.Shape) {
 		base := o[0]*x.Strides[0] + o[1]*x.Strides[1]
 		best, bestAt := math.Inf(-1), -1
 		sum, count := 0.0, 0
-		forEachIndex(kernel, func(k []int) {
+		for k := range indices(kernel) {
 			inside, inPad := true, true
 			for d := 0; d < r; d++ {
 				pos[d] = o[2+d]*strides[d] - pads[d] + k[d]*dil[d]
@@ -91,7 +93,7 @@ func pool(c *wgrt.Call, kind string) error {
 				if includePad && inPad {
 					count++
 				}
-				return
+				continue
 			}
 			v := loadF(x, base+offsetOf(pos, x.Strides[2:]))
 			count++
@@ -106,7 +108,7 @@ func pool(c *wgrt.Call, kind string) error {
 			case "lp":
 				sum += math.Pow(math.Abs(v), p)
 			}
-		})
+		}
 		at := offsetOf(o, out.Strides)
 		switch kind {
 		case "max":
@@ -119,7 +121,7 @@ func pool(c *wgrt.Call, kind string) error {
 		case "lp":
 			storeF(out, at, math.Pow(sum, 1/p))
 		}
-	})
+	}
 	return nil
 }
 
@@ -165,7 +167,9 @@ func globalPool(c *wgrt.Call, kind string) error {
 					acc += float64(v)
 				}
 			} else {
-				forEachIndex(spatial, func(s []int) { add(loadF(x, base+offsetOf(s, x.Strides[2:]))) })
+				for s := range indices(spatial) {
+					add(loadF(x, base+offsetOf(s, x.Strides[2:])))
+				}
 			}
 			switch kind {
 			case "avg":

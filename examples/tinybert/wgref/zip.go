@@ -22,6 +22,44 @@ type unaryOp struct {
 	i   func(int64) int64
 	u   func(uint64) uint64
 	f32 func(float32) float32 // optional: float32 tensors in float32 arithmetic
+	// fp, when set, is f with parameters p (attributes): a function value
+	// and its parameters rather than a closure over them, which would be
+	// allocated at every call. With intsViaFloat it serves integers too,
+	// computed exactly in float64.
+	fp           func(x float64, p params) float64
+	p            params
+	intsViaFloat bool
+}
+
+// params are a unary function's attributes, in an order it knows.
+type params [2]float64
+
+// float is the function on floats.
+func (op *unaryOp) float(x float64) float64 {
+	if op.fp != nil {
+		return op.fp(x, op.p)
+	}
+	return op.f(x)
+}
+
+func (op *unaryOp) hasFloat() bool { return op.f != nil || op.fp != nil }
+
+func (op *unaryOp) hasInt() bool { return op.i != nil || op.intsViaFloat }
+
+func (op *unaryOp) hasUint() bool { return op.u != nil || op.intsViaFloat }
+
+func (op *unaryOp) int(x int64) int64 {
+	if op.i == nil {
+		return int64(op.float(float64(x)))
+	}
+	return op.i(x)
+}
+
+func (op *unaryOp) uint(x uint64) uint64 {
+	if op.u == nil {
+		return uint64(op.float(float64(x)))
+	}
+	return op.u(x)
 }
 
 // mapUnary writes out = op(x) elementwise.
@@ -38,7 +76,7 @@ func mapUnary(c *wgrt.Call, op unaryOp) error {
 	}
 	strides := [][]int{out.Strides, x.Strides}
 	switch fam := familyOf(x.DType); {
-	case fam == famFloat && op.f != nil:
+	case fam == famFloat && op.hasFloat():
 		if x.DType == wgrt.F32 && out.DType == wgrt.F32 {
 			xs, os := elems[float32](x), elems[float32](out)
 			var it rowIter
@@ -55,7 +93,7 @@ func mapUnary(c *wgrt.Call, op unaryOp) error {
 					continue
 				}
 				for k := 0; k < it.n; k++ {
-					os[o] = float32(op.f(float64(xs[i])))
+					os[o] = float32(op.float(float64(xs[i])))
 					o, i = o+so, i+si
 				}
 			}
@@ -63,19 +101,19 @@ func mapUnary(c *wgrt.Call, op unaryOp) error {
 		}
 		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
-				storeF(out, off[0]+k*step[0], op.f(loadF(x, off[1]+k*step[1])))
+				storeF(out, off[0]+k*step[0], op.float(loadF(x, off[1]+k*step[1])))
 			}
 		})
-	case (fam == famInt || fam == famBool) && op.i != nil:
+	case (fam == famInt || fam == famBool) && op.hasInt():
 		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
-				storeI(out, off[0]+k*step[0], op.i(loadI(x, off[1]+k*step[1])))
+				storeI(out, off[0]+k*step[0], op.int(loadI(x, off[1]+k*step[1])))
 			}
 		})
-	case fam == famUint && op.u != nil:
+	case fam == famUint && op.hasUint():
 		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 			for k := 0; k < n; k++ {
-				storeU(out, off[0]+k*step[0], op.u(loadU(x, off[1]+k*step[1])))
+				storeU(out, off[0]+k*step[0], op.uint(loadU(x, off[1]+k*step[1])))
 			}
 		})
 	default:
@@ -148,7 +186,7 @@ func zip(c *wgrt.Call, out, a, b wgrt.Tensor, op binaryOp) error {
 		}
 		return nil
 	}
-	strides := [][]int{out.Strides, broadcastStrides(out.Shape, a), broadcastStrides(out.Shape, b)}
+	strides := [][]int{out.Strides, broadcastStrides(new([maxRank]int), out.Shape, a), broadcastStrides(new([maxRank]int), out.Shape, b)}
 	switch fam := familyOf(a.DType); {
 	case fam == famFloat && op.f != nil:
 		eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
@@ -190,7 +228,7 @@ func zipCompare(c *wgrt.Call, op compareOp) error {
 	if !broadcasts(a.Shape, b.Shape) {
 		return fmt.Errorf("%s: shapes %v and %v do not broadcast", c.Kernel, a.Shape, b.Shape)
 	}
-	strides := [][]int{out.Strides, broadcastStrides(out.Shape, a), broadcastStrides(out.Shape, b)}
+	strides := [][]int{out.Strides, broadcastStrides(new([maxRank]int), out.Shape, a), broadcastStrides(new([maxRank]int), out.Shape, b)}
 	bit := func(v bool) byte {
 		if v {
 			return 1
@@ -245,8 +283,16 @@ func nary(op binaryOp, mean bool) Kernel {
 			}
 		}
 		if mean && len(ins) > 1 {
+			if familyOf(out.DType) != famFloat {
+				return unsupported(c, out.DType)
+			}
 			n := float64(len(ins))
-			return mapUnary(&wgrt.Call{Kernel: c.Kernel, Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{out}}, unaryOp{f: func(v float64) float64 { return v / n }})
+			eachRow(out.Shape, [][]int{out.Strides}, func(off [maxOperands]int, cnt int, step [maxOperands]int) {
+				for k := 0; k < cnt; k++ {
+					o := off[0] + k*step[0]
+					storeF(out, o, loadF(out, o)/n)
+				}
+			})
 		}
 		return nil
 	}
@@ -265,7 +311,7 @@ func copyBroadcast(c *wgrt.Call, out, x wgrt.Tensor) error {
 			return fmt.Errorf("%s: shape %v does not broadcast to %v", c.Kernel, x.Shape, out.Shape)
 		}
 	}
-	copyStrided(out.Shape, out, out.Strides, 0, x, broadcastStrides(out.Shape, x), 0)
+	copyStrided(out.Shape, out, out.Strides, 0, x, broadcastStrides(new([maxRank]int), out.Shape, x), 0)
 	return nil
 }
 

@@ -206,6 +206,10 @@ func (m *Model) CallOp(i int) error {
 		c.Outputs[j] = f.T[row[at]]
 		at++
 	}
+	if m.pr.Ops[i].Scratch != nil {
+		c.Scratch = f.T[row[at]].Data
+		at++
+	}
 	if m.pr.Kernel[c.Kernel].Variadic {
 		at++ // the count, which c.Inputs already has
 	}

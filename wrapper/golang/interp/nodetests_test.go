@@ -18,6 +18,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/onnx/onnxtest"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
+	"github.com/wrapgen/wrapgen/wrapper/golang/refscratch"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 )
@@ -40,6 +41,7 @@ type nodeResult struct {
 	name, op string
 	imported bool
 	err      string // "" when every output matched
+	allocs   string // "" when no kernel call allocated
 }
 
 // TestNodeTests runs every ONNX node test that imports through the
@@ -76,6 +78,9 @@ func TestNodeTests(t *testing.T) {
 	}
 	t.Logf("node tests: %d, imported %d, matched %d (%.1f%% of those imported)", len(dirs), imported, matched, 100*float64(matched)/float64(max(imported, 1)))
 	for _, r := range results {
+		if r.allocs != "" {
+			t.Errorf("%s: %s: scratch comes from the plan, so a call allocates nothing", r.name, r.allocs)
+		}
 		if !r.imported || r.err == "" {
 			continue
 		}
@@ -126,6 +131,9 @@ func runNodeTest(dir string) (r nodeResult) {
 		return r
 	}
 	g, err := graph.Parse(r.name+".json", res.JSON)
+	if err == nil {
+		err = g.AddScratch(refscratch.Rule)
+	}
 	if err != nil {
 		r.err = err.Error()
 		return r
@@ -221,6 +229,17 @@ func runNodeTest(dir string) (r nodeResult) {
 			r.err = fmt.Sprintf("output %d (%q): %s", i, g.Outputs[i].Name, msg)
 			return r
 		}
+	}
+	// Run again, counting each kernel call's heap allocations (its outputs
+	// were checked above; calling a kernel twice only rewrites them).
+	_, err = m.Run(func(c *wgrt.Call) error {
+		if n := testing.AllocsPerRun(1, func() { _ = wgref.Call(c) }); n > 0 && r.allocs == "" {
+			r.allocs = fmt.Sprintf("kernel %s allocates %.0f times per call", c.Kernel, n)
+		}
+		return wgref.Call(c)
+	}, nil, inputs)
+	if err != nil {
+		r.err = "second run: " + err.Error()
 	}
 	return r
 }

@@ -135,6 +135,11 @@ func (c *Checker) Call(call *wgrt.Call) error {
 	for i, t := range call.Outputs {
 		c.write(call.Op.Outputs[i], t)
 	}
+	// Scratch is scribbled over: if the plan put it over a live tensor, that
+	// tensor's next check fails.
+	for i := range call.Scratch {
+		call.Scratch[i] = byte(mix(uint32(c.Calls)*0x85EBCA6B ^ uint32(i)))
+	}
 	for _, name := range call.Op.Mutates {
 		for i, in := range call.Op.Inputs {
 			if in == name {

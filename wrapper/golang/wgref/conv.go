@@ -56,7 +56,11 @@ func conv(c *wgrt.Call) error {
 		bias = &c.Inputs[2]
 	}
 	if x.DType == wgrt.F32 && w.DType == wgrt.F32 && out.DType == wgrt.F32 && w.Contiguous() && spatialContiguous(out) {
-		convF32(x, w, bias, out, ca)
+		work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g))
+		if err != nil {
+			return err
+		}
+		convF32(x, w, bias, out, ca, work)
 		return nil
 	}
 	if familyOf(out.DType) != famFloat {
@@ -88,7 +92,14 @@ func prod(xs []int) int {
 	return p
 }
 
-func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs) {
+// convPackFloats is convF32's scratch: sgemm's packing for one image and
+// group (M/group output channels, the output's positions, C/group times
+// the kernel's taps).
+func convPackFloats(x, w, out []int, group int) int {
+	return gemmPackFloats(w[0]/group, prod(out[2:]), x[1]/group*prod(w[2:]))
+}
+
+func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32) {
 	r := len(x.Shape) - 2
 	n, ch, m := x.Shape[0], x.Shape[1], w.Shape[0]
 	g := ca.group
@@ -119,9 +130,9 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs)
 			}
 			am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
 			if pointwise {
-				sgemm(mg, p, kk, am, matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}, nil, cm, out.Strides[1], acc)
+				sgemm(mg, p, kk, am, matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}, nil, cm, out.Strides[1], acc, work)
 			} else {
-				sgemm(mg, p, kk, am, matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}, cm, out.Strides[1], acc)
+				sgemm(mg, p, kk, am, matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}, cm, out.Strides[1], acc, work)
 			}
 		}
 	}
@@ -251,8 +262,9 @@ func (m *im2colB) packAnyRank(dst []float32, p0, j0, kc, nc int) {
 func convDirect(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs) {
 	r := len(x.Shape) - 2
 	cg, mg := x.Shape[1]/ca.group, w.Shape[0]/ca.group
-	pos := make([]int, r)
-	forEachIndex(out.Shape, func(o []int) {
+	var posBuf [maxRank]int
+	pos := posBuf[:r]
+	for o := range indices(out.Shape) {
 		b, oc := o[0], o[1]
 		gi := oc / mg
 		s := 0.0
@@ -260,20 +272,21 @@ func convDirect(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAtt
 			s = loadF(*bias, oc*bias.Strides[0])
 		}
 		for ci := 0; ci < cg; ci++ {
-			forEachIndex(ca.kernel, func(k []int) {
+		taps:
+			for k := range indices(ca.kernel) {
 				for d := 0; d < r; d++ {
 					pos[d] = o[2+d]*ca.strides[d] - ca.pads[d] + k[d]*ca.dilations[d]
 					if pos[d] < 0 || pos[d] >= x.Shape[2+d] {
-						return
+						continue taps
 					}
 				}
 				xv := loadF(x, b*x.Strides[0]+(gi*cg+ci)*x.Strides[1]+offsetOf(pos, x.Strides[2:]))
 				wv := loadF(w, oc*w.Strides[0]+ci*w.Strides[1]+offsetOf(k, w.Strides[2:]))
 				s += xv * wv
-			})
+			}
 		}
 		storeF(out, offsetOf(o, out.Strides), s)
-	})
+	}
 }
 
 // convTranspose scatters every input element times the kernel into the
@@ -300,32 +313,37 @@ func convTranspose(c *wgrt.Call) error {
 		return fmt.Errorf("%s: input %v, weight %v, group %d and output %v do not fit", c.Kernel, x.Shape, w.Shape, g, out.Shape)
 	}
 	cg := ch / g
-	acc := make([]float64, out.NumElements())
-	ostr := rowMajor(out.Shape)
-	pos := make([]int, r)
-	forEachIndex(x.Shape, func(i []int) {
+	acc, err := scratchOf[float64](c, out.NumElements())
+	if err != nil {
+		return err
+	}
+	clear(acc)
+	var ostrBuf, posBuf [maxRank]int
+	ostr, pos := wgrt.RowMajor(ostrBuf[:len(out.Shape)], out.Shape), posBuf[:r]
+	for i := range indices(x.Shape) {
 		b, ci := i[0], i[1]
 		gi := ci / cg
 		xv := loadF(x, offsetOf(i, x.Strides))
 		for om := 0; om < mg; om++ {
-			forEachIndex(ca.kernel, func(k []int) {
+		taps:
+			for k := range indices(ca.kernel) {
 				for d := 0; d < r; d++ {
 					pos[d] = i[2+d]*ca.strides[d] - ca.pads[d] + k[d]*ca.dilations[d]
 					if pos[d] < 0 || pos[d] >= out.Shape[2+d] {
-						return
+						continue taps
 					}
 				}
 				wv := loadF(w, ci*w.Strides[0]+om*w.Strides[1]+offsetOf(k, w.Strides[2:]))
 				acc[b*ostr[0]+(gi*mg+om)*ostr[1]+offsetOf(pos, ostr[2:])] += xv * wv
-			})
+			}
 		}
-	})
-	forEachIndex(out.Shape, func(o []int) {
+	}
+	for o := range indices(out.Shape) {
 		v := acc[offsetOf(o, ostr)]
 		if len(c.Inputs) == 3 {
 			v += loadF(c.Inputs[2], o[1]*c.Inputs[2].Strides[0])
 		}
 		storeF(out, offsetOf(o, out.Strides), v)
-	})
+	}
 	return nil
 }

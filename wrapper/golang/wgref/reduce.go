@@ -1,9 +1,10 @@
 package wgref
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 )
@@ -22,30 +23,28 @@ func init() {
 // reduced says, per input dimension, whether it is reduced, from the
 // "axes" attribute. The importer lists every reduced axis (all of them for
 // a full reduction), so an empty list is noop_with_empty_axes: nothing.
-func reduced(c *wgrt.Call, rank int) ([]bool, bool, error) {
+func reduced(c *wgrt.Call, rank int) (red [maxRank]bool, keep bool, err error) {
 	a := attrsOf(c)
 	axes := a.Ints("axes")
-	keep := a.IntOr("keepdims", 1) != 0
+	keep = a.IntOr("keepdims", 1) != 0
 	if a.err != nil {
-		return nil, false, a.err
+		return red, false, a.err
 	}
-	red := make([]bool, rank)
 	for _, ax := range axes {
 		if ax < 0 {
 			ax += rank
 		}
 		if ax < 0 || ax >= rank {
-			return nil, false, fmt.Errorf("%s: axis %d for rank %d", c.Kernel, ax, rank)
+			return red, false, fmt.Errorf("%s: axis %d for rank %d", c.Kernel, ax, rank)
 		}
 		red[ax] = true
 	}
 	return red, keep, nil
 }
 
-// outStrides maps an input index to the output element that accumulates
-// it: reduced dimensions stride 0.
-func outStrides(red []bool, keep bool, out wgrt.Tensor) []int {
-	s := make([]int, len(red))
+// outStrides sets s to map an input index to the output element that
+// accumulates it: reduced dimensions stride 0.
+func outStrides(s []int, red []bool, keep bool, out wgrt.Tensor) []int {
 	o := 0
 	for d, r := range red {
 		if r && !keep {
@@ -59,6 +58,15 @@ func outStrides(red []bool, keep bool, out wgrt.Tensor) []int {
 	return s
 }
 
+// reduceAccumulators is how many float64s (or int64s) the Reduce*
+// kernels keep per output element: their scratch.
+func reduceAccumulators(kernel string) int {
+	if kernel == "ReduceLogSumExp" {
+		return 2
+	}
+	return 1
+}
+
 // reduce runs the Reduce* kernels: each output element accumulates the
 // input elements that map to it, in float64 (int64 for integer sums,
 // products, maxima and minima).
@@ -67,10 +75,11 @@ func reduce(c *wgrt.Call) error {
 		return err
 	}
 	out, x := c.Outputs[0], c.Inputs[0]
-	red, keep, err := reduced(c, len(x.Shape))
+	redAll, keep, err := reduced(c, len(x.Shape))
 	if err != nil {
 		return err
 	}
+	red := redAll[:len(x.Shape)]
 	n := 1
 	for d, r := range red {
 		if r {
@@ -78,8 +87,9 @@ func reduce(c *wgrt.Call) error {
 		}
 	}
 	// Accumulate by output element, in row-major order of the output.
-	dense := rowMajor(out.Shape)
-	dos := outStrides(red, keep, wgrt.Tensor{Strides: dense})
+	var denseBuf, dosBuf [maxRank]int
+	dense := wgrt.RowMajor(denseBuf[:len(out.Shape)], out.Shape)
+	dos := outStrides(dosBuf[:len(red)], red, keep, wgrt.Tensor{Strides: dense})
 	total := out.NumElements()
 	fam := familyOf(x.DType)
 	if fam == famOther || fam == famBool {
@@ -87,8 +97,12 @@ func reduce(c *wgrt.Call) error {
 	}
 	integer := fam != famFloat && (c.Kernel == "ReduceSum" || c.Kernel == "ReduceProd" || c.Kernel == "ReduceMax" || c.Kernel == "ReduceMin")
 	if integer {
-		acc := make([]int64, total)
+		acc, err := scratchOf[int64](c, total)
+		if err != nil {
+			return err
+		}
 		for i := range acc {
+			acc[i] = 0
 			switch c.Kernel {
 			case "ReduceProd":
 				acc[i] = 1
@@ -98,7 +112,7 @@ func reduce(c *wgrt.Call) error {
 				acc[i] = math.MaxInt64
 			}
 		}
-		forEachIndex(x.Shape, func(idx []int) {
+		for idx := range indices(x.Shape) {
 			v, k := loadI(x, offsetOf(idx, x.Strides)), offsetOf(idx, dos)
 			switch c.Kernel {
 			case "ReduceSum":
@@ -110,12 +124,19 @@ func reduce(c *wgrt.Call) error {
 			case "ReduceMin":
 				acc[k] = min(acc[k], v)
 			}
-		})
-		forEachIndex(out.Shape, func(idx []int) { storeI(out, offsetOf(idx, out.Strides), acc[offsetOf(idx, dense)]) })
+		}
+		for idx := range indices(out.Shape) {
+			storeI(out, offsetOf(idx, out.Strides), acc[offsetOf(idx, dense)])
+		}
 		return nil
 	}
-	acc := make([]float64, total)
-	var peak []float64 // ReduceLogSumExp subtracts each output's maximum
+	// ReduceLogSumExp subtracts each output's maximum: a second accumulator.
+	both, err := scratchOf[float64](c, reduceAccumulators(c.Kernel)*total)
+	if err != nil {
+		return err
+	}
+	acc, peak := both[:total], both[total:]
+	clear(acc)
 	switch c.Kernel {
 	case "ReduceProd":
 		for i := range acc {
@@ -130,16 +151,15 @@ func reduce(c *wgrt.Call) error {
 			acc[i] = math.Inf(1)
 		}
 	case "ReduceLogSumExp":
-		peak = make([]float64, total)
 		for i := range peak {
 			peak[i] = math.Inf(-1)
 		}
-		forEachIndex(x.Shape, func(idx []int) {
+		for idx := range indices(x.Shape) {
 			k := offsetOf(idx, dos)
 			peak[k] = math.Max(peak[k], loadF(x, offsetOf(idx, x.Strides)))
-		})
+		}
 	}
-	forEachIndex(x.Shape, func(idx []int) {
+	for idx := range indices(x.Shape) {
 		v, k := loadF(x, offsetOf(idx, x.Strides)), offsetOf(idx, dos)
 		switch c.Kernel {
 		case "ReduceSum", "ReduceMean", "ReduceLogSum":
@@ -165,8 +185,8 @@ func reduce(c *wgrt.Call) error {
 				acc[k] += math.Exp(v)
 			}
 		}
-	})
-	forEachIndex(out.Shape, func(idx []int) {
+	}
+	for idx := range indices(out.Shape) {
 		k := offsetOf(idx, dense)
 		v := acc[k]
 		switch c.Kernel {
@@ -184,7 +204,7 @@ func reduce(c *wgrt.Call) error {
 			}
 		}
 		storeF(out, offsetOf(idx, out.Strides), v)
-	})
+	}
 	return nil
 }
 
@@ -208,9 +228,10 @@ func argReduce(c *wgrt.Call, largest bool) error {
 	if len(x.Shape) == 0 {
 		return fmt.Errorf("%s: a scalar has no axis", c.Kernel)
 	}
-	outer := append([]int(nil), x.Shape...)
+	var outerBuf, ostrBuf [maxRank]int
+	outer, ostr := outerBuf[:len(x.Shape)], ostrBuf[:len(x.Shape)]
+	copy(outer, x.Shape)
 	outer[axis] = 1
-	ostr := make([]int, len(x.Shape))
 	o := 0
 	for d := range x.Shape {
 		if d == axis && !keep {
@@ -221,7 +242,7 @@ func argReduce(c *wgrt.Call, largest bool) error {
 		}
 		o++
 	}
-	forEachIndex(outer, func(idx []int) {
+	for idx := range indices(outer) {
 		base := offsetOf(idx, x.Strides)
 		best, at := 0.0, -1
 		for i := 0; i < x.Shape[axis]; i++ {
@@ -232,8 +253,14 @@ func argReduce(c *wgrt.Call, largest bool) error {
 			}
 		}
 		storeI(out, offsetOf(idx, ostr), int64(at))
-	})
+	}
 	return nil
+}
+
+// topKEntry is one element of TopK's axis, sorted in its scratch.
+type topKEntry struct {
+	v float64
+	i int
 }
 
 // topK writes the k largest (or smallest) elements along axis and their
@@ -256,27 +283,31 @@ func topK(c *wgrt.Call) error {
 	if k < 0 || k > n || vals.Shape[axis] != k {
 		return fmt.Errorf("%s: k %d for axis of %d", c.Kernel, k, n)
 	}
-	outer := append([]int(nil), x.Shape...)
+	var outerBuf [maxRank]int
+	outer := outerBuf[:len(x.Shape)]
+	copy(outer, x.Shape)
 	outer[axis] = 1
-	order := make([]int, n)
-	v := make([]float64, n)
-	forEachIndex(outer, func(idx []int) {
+	work, err := scratchOf[topKEntry](c, n)
+	if err != nil {
+		return err
+	}
+	for idx := range indices(outer) {
 		base := offsetOf(idx, x.Strides)
-		for i := range order {
-			order[i], v[i] = i, loadF(x, base+i*x.Strides[axis])
+		for i := range work {
+			work[i] = topKEntry{loadF(x, base+i*x.Strides[axis]), i}
 		}
-		sort.SliceStable(order, func(i, j int) bool {
+		slices.SortStableFunc(work, func(p, q topKEntry) int {
 			if largest {
-				return v[order[i]] > v[order[j]]
+				return cmp.Compare(q.v, p.v)
 			}
-			return v[order[i]] < v[order[j]]
+			return cmp.Compare(p.v, q.v)
 		})
 		vb, ib := offsetOf(idx, vals.Strides), offsetOf(idx, inds.Strides)
 		for j := 0; j < k; j++ {
-			copyElem(vals, vb+j*vals.Strides[axis], x, base+order[j]*x.Strides[axis])
-			storeI(inds, ib+j*inds.Strides[axis], int64(order[j]))
+			copyElem(vals, vb+j*vals.Strides[axis], x, base+work[j].i*x.Strides[axis])
+			storeI(inds, ib+j*inds.Strides[axis], int64(work[j].i))
 		}
-	})
+	}
 	return nil
 }
 
@@ -297,10 +328,12 @@ func cumSum(c *wgrt.Call) error {
 		return a.err
 	}
 	fam := familyOf(x.DType)
-	outer := append([]int(nil), x.Shape...)
+	var outerBuf [maxRank]int
+	outer := outerBuf[:len(x.Shape)]
+	copy(outer, x.Shape)
 	outer[axis] = 1
 	n := x.Shape[axis]
-	forEachIndex(outer, func(idx []int) {
+	for idx := range indices(outer) {
 		xb, ob := offsetOf(idx, x.Strides), offsetOf(idx, out.Strides)
 		sf, si := 0.0, int64(0)
 		for j := 0; j < n; j++ {
@@ -329,6 +362,6 @@ func cumSum(c *wgrt.Call) error {
 				}
 			}
 		}
-	})
+	}
 	return nil
 }

@@ -22,16 +22,15 @@ func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 // packs are the packing buffers of one sgemm call.
 type packs struct{ a, b []float32 }
 
-var packPool = sync.Pool{New: func() any { return &packs{b: make([]float32, blockK*(blockN+nr))} }}
-
 // sgemm computes C = A·B, or C += A·B when accumulate, for A m×k and B k×n;
 // C is row-major with ldc floats between rows (its columns contiguous).
 // B is the matrix b, or, when conv is not nil, a convolution's input read
 // as im2col would lay it out (never materialized). A is packed once per
 // block of k (not once per block of n), B once per block of k and n, or
 // not at all when it is row-major; with SetThreads(n > 1) the column
-// panels of each block are shared out to goroutines.
-func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool) {
+// panels of each block are shared out to goroutines. The packing buffers
+// are work's first gemmPackFloats(m, n, k) floats.
+func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -43,12 +42,9 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 		}
 		return
 	}
-	p := packPool.Get().(*packs)
-	defer packPool.Put(p)
-	mPanels := (m + mr - 1) / mr
-	if need := mPanels * mr * blockK; cap(p.a) < need {
-		p.a = make([]float32, need)
-	}
+	kc0 := min(k, blockK)
+	split := ceilTo(m, mr) * kc0
+	p := packs{a: work[:split], b: work[split:gemmPackFloats(m, n, k)]}
 	// A row-major B is read in place, whole panels at least; only a last
 	// panel narrower than nr is packed (padded with zeros).
 	direct := conv == nil && b.cs == 1
@@ -82,7 +78,7 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 // gemmJob is one block of sgemm: packed A, B (packed, or read in place)
 // and where the products go.
 type gemmJob struct {
-	p                      *packs
+	p                      packs
 	m, ldc, pc, kc, jc, nc int
 	full                   int // columns of B read in place (whole panels)
 	c                      []float32

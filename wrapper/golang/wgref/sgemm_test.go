@@ -71,7 +71,7 @@ func TestSgemmMatchesNaive(t *testing.T) {
 				ldc := n + 3
 				got, want := randFloats(r, m*ldc), make([]float32, m*ldc)
 				copy(want, got)
-				sgemm(m, n, k, a, b, nil, got, ldc, acc)
+				sgemm(m, n, k, a, b, nil, got, ldc, acc, make([]float32, gemmPackFloats(m, n, k)))
 				naiveGemm(m, n, k, a, b, want, ldc, acc)
 				for i := range got {
 					require.InDelta(t, want[i], got[i], 1e-4*math.Max(1, math.Abs(float64(want[i]))), "%v trans %v acc %v at %d", s, trans, acc, i)
@@ -89,7 +89,7 @@ func BenchmarkSgemm(b *testing.B) {
 		c := make([]float32, m*n)
 		b.Run("", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				sgemm(m, n, k, a, bb, nil, c, n, false)
+				sgemm(m, n, k, a, bb, nil, c, n, false, make([]float32, gemmPackFloats(m, n, k)))
 			}
 			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

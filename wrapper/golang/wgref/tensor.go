@@ -20,8 +20,9 @@ func elems[E any](t wgrt.Tensor) []E {
 // broadcastStrides are t's strides for iterating over shape, which t
 // broadcasts to (ONNX multidirectional broadcasting, right-aligned): 0
 // where t has no such dimension or has size 1.
-func broadcastStrides(shape []int, t wgrt.Tensor) []int {
-	s := make([]int, len(shape))
+func broadcastStrides(dst *[maxRank]int, shape []int, t wgrt.Tensor) []int {
+	s := dst[:len(shape)]
+	clear(s)
 	off := len(shape) - len(t.Shape)
 	for i := range t.Shape {
 		if t.Shape[i] != 1 {

@@ -44,8 +44,8 @@ func TestBroadcast(t *testing.T) {
 	y := wgrt.Tensor{Shape: []int{4}, Strides: []int{1}}
 	assert.True(t, broadcasts(x.Shape, y.Shape))
 	s := []int{3, 4}
-	assert.Equal(t, []int{1, 0}, broadcastStrides(s, x))
-	assert.Equal(t, []int{0, 1}, broadcastStrides(s, y))
+	assert.Equal(t, []int{1, 0}, broadcastStrides(new([maxRank]int), s, x))
+	assert.Equal(t, []int{0, 1}, broadcastStrides(new([maxRank]int), s, y))
 	assert.False(t, broadcasts([]int{3}, []int{4}))
 	assert.True(t, broadcasts([]int{2, 1, 5}, []int{7, 1}))
 }

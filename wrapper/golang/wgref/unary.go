@@ -85,84 +85,77 @@ func init() {
 	register("BitwiseNot", func(c *wgrt.Call) error {
 		return mapUnary(c, unaryOp{i: func(x int64) int64 { return ^x }, u: func(x uint64) uint64 { return ^x }})
 	})
-	withAttrs := map[string]func(a *attrs) func(float64) float64{
-		"HardSigmoid": func(a *attrs) func(float64) float64 {
-			alpha, beta := a.Float("alpha"), a.Float("beta")
-			return func(x float64) float64 { return math.Max(0, math.Min(1, alpha*x+beta)) }
-		},
-		"LeakyRelu": func(a *attrs) func(float64) float64 {
-			alpha := a.Float("alpha")
-			return func(x float64) float64 {
-				if x < 0 {
-					return alpha * x
-				}
+	// Functions of float attributes, read into params in the order names
+	// gives: a function value and its parameters, so a call allocates no
+	// closure.
+	withAttrs := map[string]struct {
+		names []string
+		f     func(x float64, p params) float64
+	}{
+		"HardSigmoid": {[]string{"alpha", "beta"}, func(x float64, p params) float64 { return math.Max(0, math.Min(1, p[0]*x+p[1])) }},
+		"LeakyRelu": {[]string{"alpha"}, func(x float64, p params) float64 {
+			if x < 0 {
+				return p[0] * x
+			}
+			return x
+		}},
+		"Elu": {[]string{"alpha"}, func(x float64, p params) float64 {
+			if x < 0 {
+				return p[0] * (math.Exp(x) - 1)
+			}
+			return x
+		}},
+		"Celu": {[]string{"alpha"}, func(x float64, p params) float64 {
+			return math.Max(0, x) + math.Min(0, p[0]*(math.Exp(x/p[0])-1))
+		}},
+		"ThresholdedRelu": {[]string{"alpha"}, func(x float64, p params) float64 {
+			if x > p[0] {
 				return x
 			}
-		},
-		"Elu": func(a *attrs) func(float64) float64 {
-			alpha := a.Float("alpha")
-			return func(x float64) float64 {
-				if x < 0 {
-					return alpha * (math.Exp(x) - 1)
-				}
-				return x
+			return 0
+		}},
+		"Selu": {[]string{"alpha", "gamma"}, func(x float64, p params) float64 {
+			if x > 0 {
+				return p[1] * x
 			}
-		},
-		"Celu": func(a *attrs) func(float64) float64 {
-			alpha := a.Float("alpha")
-			return func(x float64) float64 { return math.Max(0, x) + math.Min(0, alpha*(math.Exp(x/alpha)-1)) }
-		},
-		"ThresholdedRelu": func(a *attrs) func(float64) float64 {
-			alpha := a.Float("alpha")
-			return func(x float64) float64 {
-				if x > alpha {
-					return x
-				}
-				return 0
+			return p[1] * p[0] * (math.Exp(x) - 1)
+		}},
+		"Shrink": {[]string{"bias", "lambd"}, func(x float64, p params) float64 {
+			switch {
+			case x < -p[1]:
+				return x + p[0]
+			case x > p[1]:
+				return x - p[0]
 			}
-		},
-		"Selu": func(a *attrs) func(float64) float64 {
-			alpha, gamma := a.Float("alpha"), a.Float("gamma")
-			return func(x float64) float64 {
-				if x > 0 {
-					return gamma * x
-				}
-				return gamma * alpha * (math.Exp(x) - 1)
-			}
-		},
-		"Shrink": func(a *attrs) func(float64) float64 {
-			bias, lambd := a.Float("bias"), a.Float("lambd")
-			return func(x float64) float64 {
-				switch {
-				case x < -lambd:
-					return x + bias
-				case x > lambd:
-					return x - bias
-				}
-				return 0
-			}
-		},
-		"Gelu": func(a *attrs) func(float64) float64 {
-			if a.StringOr("approximate", "none") == "tanh" {
-				return func(x float64) float64 {
-					return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
-				}
-			}
-			return func(x float64) float64 { return 0.5 * x * (1 + erf(x/math.Sqrt2)) }
-		},
+			return 0
+		}},
 	}
-	for name, mk := range withAttrs {
+	for name, fa := range withAttrs {
 		register(name, func(c *wgrt.Call) error {
 			a := attrsOf(c)
-			f := mk(a)
+			op := unaryOp{fp: fa.f, intsViaFloat: true}
+			for i, n := range fa.names {
+				op.p[i] = a.Float(n)
+			}
 			if a.err != nil {
 				return a.err
 			}
 			// Shrink is defined on integers too: computed exactly in float64
 			// for the integer widths the tests use.
-			return mapUnary(c, unaryOp{f: f, i: func(x int64) int64 { return int64(f(float64(x))) }, u: func(x uint64) uint64 { return uint64(f(float64(x))) }})
+			return mapUnary(c, op)
 		})
 	}
+	register("Gelu", func(c *wgrt.Call) error {
+		a := attrsOf(c)
+		approx := a.StringOr("approximate", "none")
+		if a.err != nil {
+			return a.err
+		}
+		if approx == "tanh" {
+			return mapUnary(c, unaryOp{f: geluTanh})
+		}
+		return mapUnary(c, unaryOp{f: geluErf})
+	})
 	register("IsNaN", func(c *wgrt.Call) error { return predicate(c, math.IsNaN) })
 	register("IsInf", func(c *wgrt.Call) error {
 		a := attrsOf(c)
@@ -174,6 +167,12 @@ func init() {
 	})
 	register("Clip", clip)
 }
+
+func geluTanh(x float64) float64 {
+	return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
+}
+
+func geluErf(x float64) float64 { return 0.5 * x * (1 + erf(x/math.Sqrt2)) }
 
 func softplus(x float64) float64 {
 	if x > 30 {
