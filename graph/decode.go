@@ -82,6 +82,8 @@ type decoder struct {
 	viewsInside map[string]bool
 	samples     []expr.Env // symbol values sizes are checked at; see sampleEnvs
 	bnds        expr.Bounds
+	decider     *expr.Decider
+	guardSeen   map[string]bool // guards kept, by place, words and fact
 }
 
 // lessEq is expr.LessEq under the graph's bounds, remembered: views and

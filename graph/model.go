@@ -19,6 +19,9 @@ type Graph struct {
 	Ops       []*Op
 	// Traits is what the "kernels" object declares, by kernel name.
 	Traits map[string]Traits
+	// Guards are the facts the wrapper checks at run time: those wrapgen
+	// could neither prove nor refute for every symbol value in range.
+	Guards []Guard
 
 	byName map[string]*Tensor
 }

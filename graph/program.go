@@ -1,8 +1,11 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
 // programChecker follows the ops in order and checks definitions and uses,
@@ -238,14 +241,15 @@ func (c *programChecker) checkFits(op *Op, out, in *Tensor) {
 	if c.d.lessEq(ob, ib) {
 		return
 	}
-	for _, env := range c.d.sampleEnvs() {
-		o, err1 := ob.Eval(env)
-		i, err2 := ib.Eval(env)
-		if err1 == nil && err2 == nil && o > i {
-			c.errOp(op, "inplace %q needs %d bytes but %q has only %d (at %s)", out.Name, o, in.Name, i, envText(env))
-			return
-		}
-	}
+	c.d.decideFact(factCheck{expr.Sub(ib, ob), c.d.opPos[op], op.Label(), fmt.Sprintf("inplace %q fits in %q", out.Name, in.Name),
+		func(_ int64, err error, env expr.Env) string {
+			o, err1 := ob.Eval(env)
+			i, err2 := ib.Eval(env)
+			if err = errors.Join(err, err1, err2); err != nil {
+				return fmt.Sprintf("inplace %q over %q: sizes %s and %s: %v%s", out.Name, in.Name, ob, ib, err, atText(env))
+			}
+			return fmt.Sprintf("inplace %q needs %d bytes but %q has only %d%s", out.Name, o, in.Name, i, atText(env))
+		}})
 }
 
 func (c *programChecker) checkSignature(op *Op) {

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
@@ -23,6 +24,15 @@ type rawTensor struct {
 }
 
 // place names the tensor in errors; made only when one is reported.
+// fieldOff is where field starts in the file, or the tensor when the
+// field is absent (a view's shape may be its base's).
+func (r *rawTensor) fieldOff(field string) int64 {
+	if n := r.fields.get(field); n != nil {
+		return n.off
+	}
+	return r.node.off
+}
+
 func (r *rawTensor) place() string { return fmt.Sprintf("tensors[%q]", r.t.Name) }
 
 func (d *decoder) decodeTensors(n *jsonNode) {
@@ -396,10 +406,8 @@ func (d *decoder) checkExtent(r *rawTensor) bool {
 		if fs := d.emptyFactors(span, t.Shape); len(fs) > 0 {
 			span = expr.Mul(append([]expr.Expr{span}, fs...)...)
 		}
-		for _, env := range d.sampleEnvs() {
-			if !d.checkAt(r, env, span) {
-				return false
-			}
+		if !d.checkFacts(r, span) {
+			return false
 		}
 		ext = extent{span, expr.Scale(span, t.DType.Size()), mayBeEmpty(t.Shape, d)}
 		d.extents[keyText] = ext
@@ -436,59 +444,37 @@ func (d *decoder) emptyFactors(span expr.Expr, shape []expr.Expr) []expr.Expr {
 	return fs
 }
 
-func (d *decoder) checkAt(r *rawTensor, env expr.Env, span expr.Expr) bool {
+// checkFacts establishes, for every symbol value in range, what a tensor's
+// layout must satisfy: sizes, strides and a view's offset non-negative, and
+// its byte size computable in int64 (see decideFact).
+func (d *decoder) checkFacts(r *rawTensor, span expr.Expr) bool {
 	t := r.t
-	at := ""
-	if len(env) > 0 {
-		at = " at " + envText(env)
-	}
-	zero := false
 	for i, s := range t.Shape {
-		v, err := s.Eval(env)
-		if err != nil {
-			d.err(r.fields.get("shape"), fmt.Sprintf("%s.shape[%d]", r.place(), i), "size %s: %v%s", s, err, at)
+		if !d.decideFact(factCheck{s, r.fieldOff("shape"), fmt.Sprintf("%s.shape[%d]", r.place(), i),
+			fmt.Sprintf("size %s is not negative", s), negativeOr("size " + s.String())}) {
 			return false
 		}
-		if v < 0 {
-			d.err(r.fields.get("shape"), fmt.Sprintf("%s.shape[%d]", r.place(), i), "size %s is negative (%d)%s", s, v, at)
-			return false
-		}
-		zero = zero || v == 0
 	}
 	for i, s := range t.Strides {
-		v, err := s.Eval(env)
-		if err != nil {
-			d.err(r.node, fmt.Sprintf("%s.strides[%d]", r.place(), i), "stride %s: %v%s", s, err, at)
-			return false
-		}
-		if v < 0 {
-			d.err(r.node, fmt.Sprintf("%s.strides[%d]", r.place(), i), "stride %s is negative (%d)%s", s, v, at)
+		if !d.decideFact(factCheck{s, r.node.off, fmt.Sprintf("%s.strides[%d]", r.place(), i),
+			fmt.Sprintf("stride %s is not negative", s), negativeOr("stride " + s.String())}) {
 			return false
 		}
 	}
-	if zero {
-		return true
-	}
-	n, err := span.Eval(env)
-	if err == nil {
-		_, err = expr.Scale(span, t.DType.Size()).Eval(env)
-		if err == nil && n > 0 && n > (1<<63-1)/t.DType.Size() {
-			err = fmt.Errorf("byte size overflows int64")
+	// The byte size is not negative when the sizes and strides are not (a
+	// size of 0 zeroes the span): only values where it overflows are
+	// looked for; the runtimes' checked arithmetic catches the others.
+	bytes := expr.Scale(span, t.DType.Size())
+	if bytes.Overflowed() || !d.checkImplied(factCheck{fact: bytes, off: r.node.off, place: r.place(),
+		fail: func(_ int64, _ error, env expr.Env) string { return "storage size overflows int64" + atText(env) }}) {
+		if bytes.Overflowed() {
+			d.err(r.node, r.place(), "storage size overflows int64")
 		}
-	}
-	if err != nil {
-		d.err(r.node, r.place(), "storage size overflows int64%s", at)
 		return false
 	}
-	if t.ViewOf != nil {
-		off, err := t.Offset.Eval(env)
-		if err == nil && off < 0 {
-			err = fmt.Errorf("is negative (%d)", off)
-		}
-		if err != nil {
-			d.err(r.fields.get("offset"), r.place()+".offset", "offset %s %v%s", t.Offset, err, at)
-			return false
-		}
+	if t.ViewOf != nil && !d.decideFact(factCheck{t.Offset, r.fieldOff("offset"), r.place() + ".offset",
+		fmt.Sprintf("offset %s is not negative", t.Offset), negativeOr("offset " + t.Offset.String())}) {
+		return false
 	}
 	return true
 }
@@ -514,20 +500,16 @@ func (d *decoder) checkViewInside(r *rawTensor) {
 		d.viewsInside[string(key)] = true
 		return
 	}
-	for _, env := range d.sampleEnvs() {
-		e, err1 := end.Eval(env)
-		b, err2 := base.ExtentElems.Eval(env)
-		if err1 != nil || err2 != nil {
-			return
-		}
-		ext, _ := t.ExtentElems.Eval(env)
-		if ext > 0 && e > b {
-			at := ""
-			if len(env) > 0 {
-				at = " at " + envText(env)
+	// Where the view spans nothing its end may lie anywhere: the fact is
+	// min(extent, 1) * (base extent - end) >= 0.
+	fact := expr.Mul(expr.Min(t.ExtentElems, expr.Const(1)), expr.Sub(base.ExtentElems, end))
+	d.decideFact(factCheck{fact, r.node.off, r.place(), fmt.Sprintf("view %q lies inside its base %q", t.Name, base.Name),
+		func(_ int64, err error, env expr.Env) string {
+			e, err1 := end.Eval(env)
+			b, err2 := base.ExtentElems.Eval(env)
+			if err = errors.Join(err, err1, err2); err != nil {
+				return fmt.Sprintf("view end %s or base extent %s: %v%s", end, base.ExtentElems, err, atText(env))
 			}
-			d.err(r.node, r.place(), "view reaches element %d but base %q spans only %d elements%s", e, base.Name, b, at)
-			return
-		}
-	}
+			return fmt.Sprintf("view reaches element %d but base %q spans only %d elements%s", e, base.Name, b, atText(env))
+		}})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 )
 
 // tempModule makes an empty Go module to generate into.
@@ -179,8 +182,10 @@ func TestGeneratedCodeRefusesAnotherRuntimeVersion(t *testing.T) {
 	rt := filepath.Join(dir, "m", "wgrt", "program.go")
 	src, err := os.ReadFile(rt)
 	require.NoError(t, err)
-	require.Contains(t, string(src), "const TableVersion = 2")
-	require.NoError(t, os.WriteFile(rt, []byte(strings.Replace(string(src), "const TableVersion = 2", "const TableVersion = 3", 1)), 0o644))
+	current := fmt.Sprintf("const TableVersion = %d", emit.TableVersion)
+	require.Contains(t, string(src), current)
+	other := fmt.Sprintf("const TableVersion = %d", emit.TableVersion+1)
+	require.NoError(t, os.WriteFile(rt, []byte(strings.Replace(string(src), current, other, 1)), 0o644))
 	cmd := exec.Command("go", "build", "./...")
 	cmd.Dir = dir
 	msg, err := cmd.CombinedOutput()

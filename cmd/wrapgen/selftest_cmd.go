@@ -135,6 +135,9 @@ func toolCommand(dir string, stderr io.Writer, name string, args ...string) *exe
 	return cmd
 }
 
+// guardFailure is how both runtimes end the error of a guard that fails.
+const guardFailure = "does not hold (wrapgen could not prove it for every symbol value in range, so the wrapper checks it)"
+
 func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer, args ...string) error {
 	var out bytes.Buffer
 	cmd := exec.Command(bin, args...)
@@ -143,6 +146,13 @@ func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer, args ...
 	cmd.Stderr = &out
 	err := cmd.Run()
 	text := strings.TrimSpace(out.String())
+	if err != nil && strings.Contains(text, guardFailure) {
+		// A fact wrapgen could not prove is false at these values, and the
+		// wrapper stopped before running: what it must do.
+		_, msg, _ := strings.Cut(text, "FAIL (Run): ")
+		fmt.Fprintf(stdout, "selftest: stopped at a guard, as the wrapper must at these values: %s\n", msg)
+		return nil
+	}
 	if err != nil {
 		return &checkFailed{fmt.Sprintf("selftest of %s failed: %s", name, text)}
 	}

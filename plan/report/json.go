@@ -26,11 +26,14 @@ type Plan struct {
 	Ratio        float64 `json:"peak_over_load"`
 	// ParamBytes and ConstantBytes are memory outside the pools: the
 	// params (weights, bound once) and the inline constants.
-	ParamBytes    int64    `json:"param_bytes"`
-	ConstantBytes int64    `json:"constant_bytes"`
-	Steps         int      `json:"steps"`
-	Pools         []Pool   `json:"pools"`
-	Buffers       []Buffer `json:"buffers"`
+	ParamBytes    int64 `json:"param_bytes"`
+	ConstantBytes int64 `json:"constant_bytes"`
+	// Guards are the facts the wrapper checks when it binds symbols (those
+	// wrapgen could not prove for every value in range).
+	Guards  []string `json:"guards"`
+	Steps   int      `json:"steps"`
+	Pools   []Pool   `json:"pools"`
+	Buffers []Buffer `json:"buffers"`
 }
 
 // Pool is one pool of a Plan.
@@ -63,7 +66,10 @@ func JSON(p *plan.Plan, f *plan.Figures) Plan {
 		Graph: p.Graph.Name, Strategy: p.Strategy, Winner: p.Winner, MemoryPool: string(p.Mode), Align: p.Align,
 		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, DeclaredLoad: f.DeclaredLoadBytes, AliasedOps: p.AliasedOps, ModeBound: f.ModeBoundBytes, PeakBytes: f.PeakBytes,
 		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.Steps, ParamBytes: f.ParamBytes, ConstantBytes: f.ConstantBytes,
-		Pools: []Pool{}, Buffers: []Buffer{},
+		Pools: []Pool{}, Buffers: []Buffer{}, Guards: []string{},
+	}
+	for _, g := range p.Graph.Guards {
+		out.Guards = append(out.Guards, g.String())
 	}
 	for i, pool := range p.Pools {
 		out.Pools = append(out.Pools, Pool{pool.Name, pool.Device, f.PoolBytes[i], pool.Size.String(), pool.Begin, pool.End})

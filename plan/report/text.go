@@ -88,6 +88,13 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts ReportOptions)
 	if f.LoadBytes > 0 {
 		fmt.Fprintf(tw, "naive / lower bound\t%.2f\n", float64(f.NaiveBytes)/float64(f.LoadBytes))
 	}
+	for i, g := range p.Graph.Guards {
+		label := ""
+		if i == 0 {
+			label = "guards (checked at run time)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", label, g)
+	}
 	tw.Flush()
 	ew.printf("\npools:\n")
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)

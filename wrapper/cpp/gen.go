@@ -116,6 +116,8 @@ type fileData struct {
 	ParamTensors, ConstTensors string
 	ParamNames, ParamFields    []string
 	SymbolNames                []string
+	Guards                     string
+	GuardTexts                 []string
 	Consts                     []listDecl
 }
 
@@ -283,6 +285,10 @@ func (g *gen) tables(d *fileData) {
 		d.OutputFields = append(d.OutputFields, "&Outputs::"+g.n.field[x]+",")
 	}
 	d.NumLoops = t.NumLoops
+	d.Guards = emit.IntRow(t.Guards)
+	for _, x := range t.GuardTexts {
+		d.GuardTexts = append(d.GuardTexts, quote.Cpp(x)+",")
+	}
 	for _, x := range t.Floats {
 		d.Floats = append(d.Floats, emit.FloatLiteral(x)+",")
 	}

@@ -19,7 +19,7 @@ import (
 // TableVersion numbers the layout of these tables and the API generated
 // code calls; both runtimes say which version they run, and generated code
 // does not compile against a runtime of another version.
-const TableVersion = 2
+const TableVersion = 3
 
 // Opcodes of Code: value i is Op applied to earlier values A and B (or to
 // the constant A, or to symbol number A).
@@ -127,6 +127,11 @@ type Tables struct {
 	Inputs, Params, Constants, Outputs []int
 	// TensorIndex numbers the graph's tensors (graph order).
 	TensorIndex map[*graph.Tensor]int
+	// Guards are the values that must not be negative (the graph's
+	// guards: facts wrapgen could not prove for every symbol value), each
+	// with its text for the error a runtime returns.
+	Guards     []int
+	GuardTexts []string
 }
 
 // StepPC is the index in the flattened steps of each row: a row is its
@@ -158,6 +163,10 @@ func (pr *Program) Tables() *Tables {
 			t.Dims = append(t.Dims, s.Lower(b))
 		}
 		t.Tensors = append(t.Tensors, row)
+	}
+	for _, gd := range g.Guards {
+		t.Guards = append(t.Guards, gd.Fact.Lower(b))
+		t.GuardTexts = append(t.GuardTexts, gd.String())
 	}
 	inputNumber := map[*graph.Tensor]int{}
 	for _, in := range g.Inputs {

@@ -381,6 +381,7 @@ func (g *gen) tables(f *jen.File) {
 		jen.Line().Id("OutputPools").Op(":").Id("[]int32{"+strings.TrimSuffix(emit.IntRow(t.OutputPools), ",")+"}"),
 		jen.Line().Id("Align").Op(":").Lit(int(g.p.Align)),
 		jen.Line().Id("NumLoops").Op(":").Lit(t.NumLoops),
+		guardFields(t),
 		jen.Line(),
 	)
 	doc(f, "opArgs are each op's kernel number, tensors and attributes; op i's row\n"+
@@ -583,6 +584,19 @@ func (g *gen) dispatch(k *graph.Kernel) []jen.Code {
 		}
 	}
 	return append(pre, jen.Return(jen.Id("f").Dot("k").Dot(g.n.kernel[k.Name]).Call(args...)))
+}
+
+// guardFields are the program's Guards and GuardTexts, when it has any.
+func guardFields(t *emit.Tables) jen.Code {
+	if len(t.Guards) == 0 {
+		return jen.Null()
+	}
+	texts := make([]string, len(t.GuardTexts))
+	for i, x := range t.GuardTexts {
+		texts[i] = quote.Go(x) + ","
+	}
+	return jen.Line().Id("Guards").Op(":").Id(literal("[]int32", emit.Chunks(t.Guards))).Op(",").
+		Line().Id("GuardTexts").Op(":").Id(literal("[]string", texts))
 }
 
 // str is a Go string literal of s: every graph-derived string reaches the

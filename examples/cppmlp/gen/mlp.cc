@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-static_assert(wrapgen::kTableVersion == 2, "this wrapper was generated for wrapgen runtime tables version 2: regenerate it with the wrapgen that wrote wrapgen_runtime.h");
+static_assert(wrapgen::kTableVersion == 3, "this wrapper was generated for wrapgen runtime tables version 3: regenerate it with the wrapgen that wrote wrapgen_runtime.h");
 
 namespace mlp {
 namespace {
@@ -178,6 +178,11 @@ const int32_t kSteps[] = {
     1, 1,  // release pool 1
     0};
 const int32_t kOutputPools[] = {0, 0};
+// Facts wrapgen could not prove for every symbol value: each value must not
+// be negative once the symbols are bound.
+const int32_t kGuards[] = { 0};
+const char* const kGuardTexts[] = {
+    nullptr};
 
 constexpr int kArrayEnd = 1;  // the unused 0 each array ends with
 const wrapgen::Program kProgram = {
@@ -199,6 +204,7 @@ const wrapgen::Program kProgram = {
     kParams, kParamNames, static_cast<int>(sizeof(kParams) / sizeof(kParams[0]) - kArrayEnd),
     kConstants, kConstData, static_cast<int>(sizeof(kConstants) / sizeof(kConstants[0]) - kArrayEnd),
     kSymbolNames,
+    kGuards, kGuardTexts, static_cast<int>(sizeof(kGuards) / sizeof(kGuards[0]) - kArrayEnd),
 };
 
 // Each op's kernel number, tensors and attributes; op i's row starts at

@@ -33,7 +33,7 @@ constexpr int kMaxRank = 8;
 
 // kTableVersion is the version of the tables and API this runtime runs;
 // generated code static_asserts that it is the one it was generated for.
-constexpr int kTableVersion = 2;
+constexpr int kTableVersion = 3;
 
 enum class DType : uint8_t {
   kBool, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64,
@@ -494,6 +494,11 @@ struct Program {
   const uint8_t* const* const_data;
   int num_constants;
   const char* const* symbol_names;  // in the numbering of ProgramFrame::sym
+  // Values that must not be negative at the symbols bound: facts of the plan
+  // wrapgen could not prove for every value in range, with their texts.
+  const int32_t* guards;
+  const char* const* guard_texts;
+  int num_guards;
 };
 
 // OpCaller calls op i of a Program with its typed kernel: what generated
@@ -769,6 +774,12 @@ class ProgramFrame {
     valid_ = false;
     Status st = Eval();
     if (!st.ok()) return st;
+    for (int i = 0; i < p_->num_guards; i++) {
+      if (vals[static_cast<size_t>(p_->guards[i])] < 0) {
+        return Status::Error(std::string(p_->graph) + ": at " + SymbolText() + ", " + p_->guard_texts[i] +
+                             " does not hold (wrapgen could not prove it for every symbol value in range, so the wrapper checks it)");
+      }
+    }
     laid_out_ = sym;
     valid_ = true;
     const int64_t* v = vals.data();
@@ -986,15 +997,20 @@ class ProgramFrame {
         default: v[i] = std::min(v[c[1]], v[c[2]]); break;  // kIntMin
       }
       if (bad) {
-        std::string at;
-        for (size_t k = 0; k + 1 < sym.size(); k++) {
-          at += std::string(k ? ", " : "") + p_->symbol_names[k] + "=" + std::to_string(sym[k]);
-        }
-        return Status::Error(std::string(p_->graph) + ": at " + at + " the sizes do not fit an int64 (value " + std::to_string(i) +
+        return Status::Error(std::string(p_->graph) + ": at " + SymbolText() + " the sizes do not fit an int64 (value " + std::to_string(i) +
                              " of the plan overflows or divides by zero)");
       }
     }
     return Status();
+  }
+
+  // SymbolText is "name=value, ..." of the symbols.
+  std::string SymbolText() const {
+    std::string at;
+    for (size_t k = 0; k + 1 < sym.size(); k++) {
+      at += std::string(k ? ", " : "") + p_->symbol_names[k] + "=" + std::to_string(sym[k]);
+    }
+    return at;
   }
 
   const Program* p_;

@@ -85,6 +85,7 @@ func New(p *plan.Plan) *Model {
 		prog.PoolDevices = append(prog.PoolDevices, pool.Device)
 	}
 	prog.OutputPools = int32s(t.OutputPools)
+	prog.Guards, prog.GuardTexts = int32s(t.Guards), t.GuardTexts
 	m.prog = prog
 	m.f = wgrt.NewFrame(&m.prog, len(g.Symbols))
 	m.bound = make([]bool, len(g.Symbols))

@@ -44,16 +44,21 @@ type Program struct {
 	OutputPools []int32
 	Align       int
 	NumLoops    int
+	// Guards are values that must not be negative at the symbols bound:
+	// facts of the plan wrapgen could not prove for every value in range,
+	// with their texts for the error.
+	Guards     []int32
+	GuardTexts []string
 }
 
 // TableVersion is the version of the tables and API this runtime runs
 // (package emit's TableVersion). Generated code checks it at compile time:
 //
-//	const _ = wgrt.EnforceVersion(wgrt.TableVersion - 2)
-//	const _ = wgrt.EnforceVersion(2 - wgrt.TableVersion)
+//	const _ = wgrt.EnforceVersion(wgrt.TableVersion - 3)
+//	const _ = wgrt.EnforceVersion(3 - wgrt.TableVersion)
 //
 // one of which overflows unless the versions are equal.
-const TableVersion = 2
+const TableVersion = 3
 
 // EnforceVersion is the type of those checks.
 type EnforceVersion uint
@@ -156,6 +161,12 @@ func (f *Frame) Layout(p *Program) error {
 	f.valid = false
 	if err := f.eval(p); err != nil {
 		return err
+	}
+	for i, v := range p.Guards {
+		if f.Vals[v] < 0 {
+			return fmt.Errorf("%s: at %s, %s does not hold (wrapgen could not prove it for every symbol value in range, so the wrapper checks it)",
+				p.Graph, p.symbolText(f.Sym), p.GuardTexts[i])
+		}
 	}
 	copy(f.laidOut, f.Sym)
 	f.valid = true
