@@ -44,6 +44,11 @@ type boundsCtx struct {
 	key    []byte
 	// sums remembers offset + size: both take few distinct values.
 	sums map[string]map[string]expr.Expr
+	// bounds are the symbols' ranges, for dropping the arguments of a max
+	// that another dominates (without them max(128*q + 128, 64*q + 64)
+	// with q = (58*(5%n) + 2)//64 stays whole, as n might be 0, and nested
+	// maxima grow exponentially).
+	bounds expr.Bounds
 }
 
 // sum is expr.Add(a, b), remembered by the operands' canonical text.
@@ -82,7 +87,7 @@ func (c *boundsCtx) linearExpr(l lin) expr.Expr {
 }
 
 func newBoundsCtx(req *Request) *boundsCtx {
-	c := &boundsCtx{align: req.Align}
+	c := &boundsCtx{align: req.Align, bounds: req.Bounds}
 	for name := range req.Hints {
 		c.syms = append(c.syms, name)
 	}

@@ -83,7 +83,7 @@ func (g *gbuf) build(ctx *boundsCtx) {
 			for i, src := range x.offFrom {
 				ends[i] = src.end
 			}
-			x.off = expr.Max(ends...)
+			x.off = expr.MaxIn(ctx.bounds, ends...)
 		}
 		if x.endBounds.exact() {
 			x.end = ctx.linearExpr(x.endBounds.lo)

@@ -2,8 +2,11 @@ package expr
 
 // VanishesWith reports whether e is 0 whenever s is, as far as the form
 // shows: s is a single symbol or function atom and every term of e has it
-// as a factor (4*n and n*m vanish with n; 1 + 4*(n-1) does not).
+// as a factor (4*n and n*m vanish with n; 1 + 4*(n-1) does not), or e is s.
 func VanishesWith(e, s Expr) bool {
+	if Equal(e, s) {
+		return true
+	}
 	a := soleAtom(s)
 	if a == nil {
 		return false

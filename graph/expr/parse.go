@@ -114,7 +114,9 @@ func (p *parser) next() {
 func (p *parser) isOp(s string) bool { return p.tok == tokOp && p.text == s }
 
 func (p *parser) sum() Expr {
-	e := p.product()
+	// One Add of every operand: adding them one at a time would rebuild the
+	// growing sum each time (quadratic in its length).
+	parts := []Expr{p.product()}
 	for p.err == nil && (p.isOp("+") || p.isOp("-")) {
 		neg := p.text == "-"
 		p.next()
@@ -122,9 +124,12 @@ func (p *parser) sum() Expr {
 		if neg {
 			r = Scale(r, -1)
 		}
-		e = Add(e, r)
+		parts = append(parts, r)
 	}
-	return e
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return Add(parts...)
 }
 
 func (p *parser) product() Expr {

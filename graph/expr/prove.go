@@ -16,6 +16,17 @@ func NonNeg(e Expr, b Bounds) bool {
 	if c, ok := e.IsConst(); ok {
 		return c >= 0 && !e.Overflowed()
 	}
+	if e.Overflowed() {
+		return false
+	}
+	// Symbols are never negative: non-negative terms need no shift (which
+	// would expand a product of k symbols into 2^k terms).
+	if allTermsNonNeg(e, b) {
+		return true
+	}
+	if shiftedTerms(e, b) > maxShiftedTerms {
+		return false // not proven: too large to expand
+	}
 	shifted := shiftToMin(e, b)
 	for _, t := range shifted.terms() {
 		if t.coef < 0 {
@@ -28,6 +39,45 @@ func NonNeg(e Expr, b Bounds) bool {
 		}
 	}
 	return !shifted.Overflowed()
+}
+
+// maxShiftedTerms bounds the expansion NonNeg tries, so that a proof costs
+// time polynomial in the expression's size.
+const maxShiftedTerms = 1 << 12
+
+func allTermsNonNeg(e Expr, b Bounds) bool {
+	for _, t := range e.terms() {
+		if t.coef < 0 {
+			return false
+		}
+		for _, a := range t.mono {
+			if !a.nonNeg(b) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// shiftedTerms bounds how many terms shiftToMin makes of e: each bare
+// symbol with a non-zero min doubles its term's (a power s^k makes k+1).
+func shiftedTerms(e Expr, b Bounds) int {
+	total := 0
+	for _, t := range e.terms() {
+		n := 1
+		for _, a := range t.mono {
+			if a.kind == atomSym && b[a.name].Min != 0 {
+				n *= 2
+				if n > maxShiftedTerms {
+					return n
+				}
+			}
+		}
+		if total += n; total > maxShiftedTerms {
+			return total
+		}
+	}
+	return total
 }
 
 // LessEq reports whether a <= b is proven for every symbol value within bounds.
