@@ -71,6 +71,9 @@ func (im *importer) node(i int, n *nodeProto) error {
 			return im.problem(place, "unsupported: sparse tensor attribute %q", a.name)
 		}
 	}
+	if err := checkAttributes(n, im.opset); err != nil {
+		return im.problem(place, "%v", err)
+	}
 	r := rules[key]
 	if r == nil {
 		if n.domain != "" {

@@ -133,13 +133,10 @@ func dropout(c *nodeCtx) error {
 }
 
 // axesOf reads the axes of Squeeze/Unsqueeze/Reduce*: an attribute before
-// the opset that made it an input.
+// the opset that made it an input (checkAttributes refuses the attribute
+// after).
 func (c *nodeCtx) axesOf(inputIndex int, inputSince int64) ([]int64, bool, error) {
 	if c.im.opset >= inputSince {
-		if _, has := c.attrInts("axes"); has {
-			// Silently ignoring it would reduce over every axis.
-			return nil, false, fmt.Errorf("attribute \"axes\" is not part of %s since opset %d (axes are its input %d)", c.n.opType, inputSince, inputIndex)
-		}
 		if c.opt(inputIndex) == nil {
 			return nil, false, nil
 		}

@@ -48,30 +48,49 @@ func TestModelLimitsAreTheModelsErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "opset 99 is newer than the importer knows (up to 18)")
 }
 
-// ReduceSum's axes became an input at opset 13: an axes attribute at opset
-// 17 is refused (ignoring it would reduce over every axis).
-func TestReduceAxesAttributeAtNewOpsetRefused(t *testing.T) {
+// An attribute the operator does not have at the model's opset is refused
+// (as onnx.checker refuses it), never dropped: ReduceSum's axes became an
+// input at opset 13, and ignoring an axes attribute at opset 17 would
+// reduce over every axis.
+func TestAttributeNotInTheOpsetRefused(t *testing.T) {
 	field := func(b []byte, num protowire.Number, v []byte) []byte {
 		return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), v)
 	}
 	varint := func(b []byte, num protowire.Number, v uint64) []byte {
 		return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), v)
 	}
-	attr := field(nil, 1, []byte("axes"))
-	attr = varint(attr, 8, 1)  // ints: [1]
-	attr = varint(attr, 20, 7) // type: INTS
-	node := field(field(field(nil, 1, []byte("x")), 2, []byte("y")), 4, []byte("ReduceSum"))
-	node = field(node, 5, attr)
-	dims := field(nil, 1, varint(nil, 1, 2))
-	dims = field(dims, 1, varint(nil, 1, 3))
-	tt := field(varint(nil, 1, 1), 2, dims)
-	input := field(field(nil, 1, []byte("x")), 2, field(nil, 1, tt))
-	g := field(field(field(nil, 1, node), 2, []byte("g")), 11, input)
-	g = field(g, 12, field(nil, 1, []byte("y")))
-	m := varint(nil, 1, 8)
-	m = field(m, 7, g)
-	m = field(m, 8, varint(nil, 2, 17))
-	_, _, err := Parse("m.onnx", m, Options{})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `attribute "axes" is not part of ReduceSum since opset 13`)
+	// A model y = op(x) with x f32 [2, 3], an int-list attribute [1].
+	model := func(op, attrName string, opset uint64) []byte {
+		attr := field(nil, 1, []byte(attrName))
+		attr = varint(attr, 8, 1)  // ints: [1]
+		attr = varint(attr, 20, 7) // type: INTS
+		node := field(field(field(nil, 1, []byte("x")), 2, []byte("y")), 4, []byte(op))
+		node = field(node, 5, attr)
+		dims := field(nil, 1, varint(nil, 1, 2))
+		dims = field(dims, 1, varint(nil, 1, 3))
+		tt := field(varint(nil, 1, 1), 2, dims)
+		input := field(field(nil, 1, []byte("x")), 2, field(nil, 1, tt))
+		g := field(field(field(nil, 1, node), 2, []byte("g")), 11, input)
+		g = field(g, 12, field(nil, 1, []byte("y")))
+		m := varint(nil, 1, 8)
+		m = field(m, 7, g)
+		return field(m, 8, varint(nil, 2, opset))
+	}
+	for _, tc := range []struct {
+		op, attr string
+		opset    uint64
+		want     string // "" when the model imports
+	}{
+		{"ReduceSum", "axes", 17, `nodes[0] (op "ReduceSum", name ""): attribute "axes" is not one of ReduceSum's at opset 17 (version 13 has attributes keepdims, noop_with_empty_axes)`},
+		{"ReduceSum", "axes", 11, ""},
+		{"Relu", "alpha", 17, `attribute "alpha" is not one of Relu's at opset 17 (version 14 has no attributes)`},
+		{"ReduceMean", "axes", 18, `attribute "axes" is not one of ReduceMean's at opset 18 (version 18 has attributes keepdims, noop_with_empty_axes)`},
+	} {
+		_, _, err := Parse("m.onnx", model(tc.op, tc.attr, tc.opset), Options{})
+		if tc.want == "" {
+			assert.NoError(t, err, "%s %s at %d", tc.op, tc.attr, tc.opset)
+			continue
+		}
+		assert.ErrorContains(t, err, tc.want)
+	}
 }
