@@ -97,7 +97,10 @@ func Parse(path string, data []byte, opts Options) (*graph.Graph, *Result, error
 	}
 	g, err := graph.Parse(path, r.JSON)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: the imported graph does not validate (a wrapgen bug, please report it):\n%w", path, err)
+		// Most often the model's shapes are wrong for some symbol values
+		// (a size negative at the smallest input): the places name the
+		// model's own values.
+		return nil, nil, fmt.Errorf("%s: the model's shapes fail wrapgen's checks (tensors are named after the model's values; report it if the model is valid):\n%w", path, err)
 	}
 	return g, r, nil
 }
