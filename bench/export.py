@@ -3,8 +3,10 @@
 # (in_<i>.npy) and PyTorch's outputs for it (out_<i>.npy):
 #   /usr/bin/python3 bench/export.py DIR [MODEL ...]
 # Models: resnet18, mobilenet_v3_small, squeezenet1_0 (torchvision, batch 2,
-# 224x224) and bert (a BERT-style encoder: hidden 256, 4 layers, 4 heads,
-# batch 2, sequence 24). Needs Debian's python3-torch and
+# 224x224), lraspp (torchvision's LR-ASPP MobileNetV3 segmentation model,
+# whose bilinear upsampling exports as Resize; batch 2, 224x224) and bert
+# (a BERT-style encoder: hidden 256, 4 layers, 4 heads, batch 2, sequence
+# 24). Needs Debian's python3-torch and
 # python3-torchvision (torch 1.13).
 import math
 import os
@@ -39,6 +41,17 @@ class Layer(torch.nn.Module):
         return self.ln2(x + self.ff2(torch.nn.functional.gelu(self.ff1(x))))
 
 
+class Segmentation(torch.nn.Module):
+    """A torchvision segmentation model's "out" map as the one output."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
 class Bert(torch.nn.Module):
     def __init__(self, vocab=1000, hidden=256, heads=4, layers=4, ff=1024, maxlen=512):
         super().__init__()
@@ -67,7 +80,10 @@ def export(name, out):
         axes = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"}, "hidden": {0: "batch", 1: "seq"}}
         outputs = ["hidden"]
     else:
-        model = getattr(torchvision.models, name)().eval()
+        if name == "lraspp":
+            model = Segmentation(torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)).eval()
+        else:
+            model = getattr(torchvision.models, name)().eval()
         # Freshly initialized batch norms are the identity; give them
         # statistics so that the numbers mean something.
         for m in model.modules():
@@ -89,5 +105,5 @@ def export(name, out):
 
 if __name__ == "__main__":
     out = sys.argv[1]
-    for name in sys.argv[2:] or ["resnet18", "mobilenet_v3_small", "squeezenet1_0", "bert"]:
+    for name in sys.argv[2:] or ["resnet18", "mobilenet_v3_small", "squeezenet1_0", "lraspp", "bert"]:
         export(name, out)

@@ -27,6 +27,8 @@ func init() {
 		"Transpose":       transpose,
 		"Split":           split,
 		"Pad":             pad,
+		"Resize":          resize,
+		"Upsample":        resize,
 		"ScatterND":       scatterND,
 		"ScatterElements": scatterElements,
 		"Trilu":           trilu,

@@ -1,0 +1,191 @@
+package onnx
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// resize is Resize (and Upsample, its opset-7..9 form): every output size is
+// floor(input size × scale), or the sizes given. Scales are float32; each
+// is passed to the kernel exactly, as an integer ratio (scale_num[i] /
+// scale_den[i], the float's own binary fraction), so that sizes stay exact
+// expressions of the symbols; given sizes pass as size / input size,
+// which the kernel divides at run time as ONNX does. roi (for
+// tf_crop_and_resize) passes the same way.
+func resize(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	r := len(x.shape)
+	mode := c.attrString("mode", "nearest")
+	coord := c.attrString("coordinate_transformation_mode", "half_pixel")
+	nearest := c.attrString("nearest_mode", "round_prefer_floor")
+	var scalesIn, roiIn, sizesIn int = -1, -1, -1
+	switch {
+	case c.n.opType == "Upsample" || c.im.opset < 11:
+		// Upsample and Resize-10: (X, scales), asymmetric coordinates,
+		// nearest rounds down.
+		scalesIn, coord, nearest = 1, "asymmetric", "floor"
+		if c.n.opType == "Upsample" && c.im.opset < 9 {
+			return unsup("Upsample before opset 9 (scales as an attribute)")
+		}
+	default:
+		roiIn, scalesIn, sizesIn = 1, 2, 3
+	}
+	switch mode {
+	case "nearest", "linear", "cubic", "bilinear", "trilinear":
+	default:
+		return fmt.Errorf("mode %q is not one of nearest, linear, cubic", mode)
+	}
+	if mode == "bilinear" || mode == "trilinear" { // Upsample's names
+		mode = "linear"
+	}
+	if c.attrInt("antialias", 0) != 0 {
+		return unsup("antialias")
+	}
+	if p := c.attrString("keep_aspect_ratio_policy", "stretch"); p != "stretch" {
+		return unsup("keep_aspect_ratio_policy %q", p)
+	}
+	// axes (opset 18): the scales or sizes given are for these axes only.
+	axes := make([]int, r)
+	for k := range axes {
+		axes[k] = k
+	}
+	if a, ok := c.attrInts("axes"); ok {
+		axes = axes[:0]
+		for _, ax := range a {
+			k, err := normAxis(ax, r)
+			if err != nil {
+				return err
+			}
+			axes = append(axes, k)
+		}
+	}
+
+	num, den := make([]expr.Expr, r), make([]expr.Expr, r)
+	shape := make([]expr.Expr, r)
+	for k := range r {
+		num[k], den[k], shape[k] = expr.Const(1), expr.Const(1), x.shape[k]
+	}
+	scales, err := c.knownFloats(scalesIn, "scales")
+	if err != nil {
+		return err
+	}
+	var sizes []expr.Expr // may be symbolic: computed from the input's shape
+	if sizesIn >= 0 && c.opt(sizesIn) != nil {
+		if sizes, err = c.intsInput(sizesIn, "sizes"); err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(scales) > 0 && len(sizes) > 0:
+		return fmt.Errorf("scales and sizes are both given")
+	case len(scales) > 0:
+		if len(scales) != len(axes) {
+			return fmt.Errorf("%d scales for %d axes", len(scales), len(axes))
+		}
+		for i, k := range axes {
+			n, d, ok := exactRatio(scales[i])
+			if !ok || scales[i] <= 0 {
+				return unsup("scale %g", scales[i])
+			}
+			num[k], den[k] = expr.Const(n), expr.Const(d)
+			q, _ := expr.FloorDiv(expr.Scale(x.shape[k], n), expr.Const(d))
+			shape[k] = q
+		}
+	case len(sizes) > 0:
+		if len(sizes) != len(axes) {
+			return fmt.Errorf("%d sizes for %d axes", len(sizes), len(axes))
+		}
+		for i, k := range axes {
+			if !expr.NonNeg(sizes[i], c.im.bounds) {
+				return unsup("size %s may be negative", sizes[i])
+			}
+			num[k], den[k], shape[k] = sizes[i], x.shape[k], sizes[i]
+		}
+	default:
+		return fmt.Errorf("neither scales nor sizes is given")
+	}
+	var roiNum, roiDen []expr.Expr
+	if coord == "tf_crop_and_resize" {
+		roi, err := c.knownFloats(roiIn, "roi")
+		if err != nil {
+			return err
+		}
+		if len(roi) != 2*len(axes) {
+			return fmt.Errorf("roi has %d values for %d axes", len(roi), len(axes))
+		}
+		roiNum, roiDen = make([]expr.Expr, 2*r), make([]expr.Expr, 2*r)
+		for k := range r {
+			roiNum[k], roiDen[k], roiNum[r+k], roiDen[r+k] = expr.Const(0), expr.Const(1), expr.Const(1), expr.Const(1)
+		}
+		for i, k := range axes {
+			for j, at := range [2]int{k, r + k} {
+				n, d, ok := exactRatio(roi[j*len(axes)+i])
+				if !ok {
+					return unsup("roi value %g", roi[j*len(axes)+i])
+				}
+				roiNum[at], roiDen[at] = expr.Const(n), expr.Const(d)
+			}
+		}
+	} else if roiIn >= 0 && c.opt(roiIn) != nil {
+		c.attrInputs[roiIn] = true // read only by tf_crop_and_resize
+	}
+	if sizesIn >= 0 && c.opt(sizesIn) != nil {
+		c.attrInputs[sizesIn] = true
+	}
+	c.kernel = "Resize"
+	c.emitString("mode", mode)
+	c.emitString("coordinate_transformation_mode", coord)
+	c.emitString("nearest_mode", nearest)
+	c.emitFloat("cubic_coeff_a", c.attrFloat("cubic_coeff_a", -0.75))
+	c.emitInt("exclude_outside", c.attrInt("exclude_outside", 0))
+	c.emitFloat("extrapolation_value", c.attrFloat("extrapolation_value", 0))
+	c.emitExprs("scale_num", num)
+	c.emitExprs("scale_den", den)
+	c.emitExprs("roi_num", roiNum)
+	c.emitExprs("roi_den", roiDen)
+	c.setOut(0, x.dtype, shape)
+	return nil
+}
+
+// knownFloats reads input i (omitted or empty: nil) as floats known at
+// import time; it becomes an attribute.
+func (c *nodeCtx) knownFloats(i int, what string) ([]float64, error) {
+	if i < 0 {
+		return nil, nil
+	}
+	v := c.opt(i)
+	if v == nil {
+		return nil, nil
+	}
+	if !v.known {
+		return nil, unsup("input %d (%s) %q is computed at run time; wrapgen needs it at import time", i, what, v.name)
+	}
+	c.attrInputs[i] = true
+	if len(v.floats) == 0 && numelOf(v) > 0 {
+		return nil, unsup("input %d (%s) is not a float tensor", i, what)
+	}
+	return v.floats, nil
+}
+
+// exactRatio is f as num/den exactly (den a power of two), when both fit
+// comfortably in int64.
+func exactRatio(f float64) (num, den int64, ok bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, 0, false
+	}
+	r := new(big.Rat).SetFloat64(f)
+	if r == nil || !r.Num().IsInt64() || !r.Denom().IsInt64() {
+		return 0, 0, false
+	}
+	num, den = r.Num().Int64(), r.Denom().Int64()
+	if num > 1<<40 || num < -(1<<40) || den > 1<<40 {
+		return 0, 0, false
+	}
+	return num, den, true
+}
