@@ -4,9 +4,10 @@
 #   /usr/bin/python3 bench/export.py DIR [MODEL ...]
 # Models: resnet18, mobilenet_v3_small, squeezenet1_0 (torchvision, batch 2,
 # 224x224), lraspp (torchvision's LR-ASPP MobileNetV3 segmentation model,
-# whose bilinear upsampling exports as Resize; batch 2, 224x224) and bert
-# (a BERT-style encoder: hidden 256, 4 layers, 4 heads, batch 2, sequence
-# 24). Needs Debian's python3-torch and
+# whose bilinear upsampling exports as Resize; batch 2, 224x224), recurrent
+# (a bidirectional 2-layer LSTM then a GRU, batch first: batch 2, sequence
+# 20, 32 features) and bert (a BERT-style encoder: hidden 256, 4 layers,
+# 4 heads, batch 2, sequence 24). Needs Debian's python3-torch and
 # python3-torchvision (torch 1.13).
 import math
 import os
@@ -52,6 +53,19 @@ class Segmentation(torch.nn.Module):
         return self.model(x)["out"]
 
 
+class Recurrent(torch.nn.Module):
+    def __init__(self, features=32, hidden=64):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(features, hidden, num_layers=2, bidirectional=True, batch_first=True)
+        self.gru = torch.nn.GRU(2 * hidden, hidden, batch_first=True)
+        self.out = torch.nn.Linear(hidden, 10)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        y, _ = self.gru(y)
+        return self.out(y)
+
+
 class Bert(torch.nn.Module):
     def __init__(self, vocab=1000, hidden=256, heads=4, layers=4, ff=1024, maxlen=512):
         super().__init__()
@@ -71,7 +85,12 @@ class Bert(torch.nn.Module):
 
 def export(name, out):
     os.makedirs(out, exist_ok=True)
-    if name == "bert":
+    if name == "recurrent":
+        model = Recurrent().eval()
+        inputs, names = (torch.randn(2, 20, 32),), ["features"]
+        axes = {"features": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}
+        outputs = ["logits"]
+    elif name == "bert":
         model = Bert().eval()
         ids = torch.randint(0, 1000, (2, 24))
         mask = torch.ones(2, 24, dtype=torch.int64)
@@ -105,5 +124,5 @@ def export(name, out):
 
 if __name__ == "__main__":
     out = sys.argv[1]
-    for name in sys.argv[2:] or ["resnet18", "mobilenet_v3_small", "squeezenet1_0", "lraspp", "bert"]:
+    for name in sys.argv[2:] or ["resnet18", "mobilenet_v3_small", "squeezenet1_0", "lraspp", "recurrent", "bert"]:
         export(name, out)
