@@ -1,0 +1,137 @@
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// gatherND: each index tuple (the last dimension of indices, k long)
+// selects a slice of data after the first batch_dims dimensions: the
+// output is indices.shape[:-1] + data.shape[batch_dims+k:].
+func gatherND(c *nodeCtx) error {
+	data, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	idx, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	if idx.dtype != "i64" {
+		return fmt.Errorf("indices have dtype %s, want i64", idx.dtype)
+	}
+	b := c.attrInt("batch_dims", 0)
+	q, r := len(idx.shape), len(data.shape)
+	if q < 1 || b < 0 || int(b) >= min(q, r) {
+		return fmt.Errorf("batch_dims %d for data %s and indices %s", b, shapeText(data.shape), shapeText(idx.shape))
+	}
+	k, ok := idx.shape[q-1].IsConst()
+	if !ok {
+		return unsup("the index tuple length %s must be a constant", idx.shape[q-1])
+	}
+	if k < 1 || int(b)+int(k) > r {
+		return fmt.Errorf("index tuples of %d for data of rank %d after %d batch dimensions", k, r, b)
+	}
+	shape := append(append([]expr.Expr{}, idx.shape[:q-1]...), data.shape[int(b)+int(k):]...)
+	c.emitInt("batch_dims", b)
+	c.setOut(0, data.dtype, shape)
+	return nil
+}
+
+// oneHot: the output has indices' shape with depth inserted at axis; the
+// values input ([off, on]) stays a kernel input.
+func oneHot(c *nodeCtx) error {
+	idx, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	var depths []expr.Expr
+	if d := c.opt(1); d != nil && d.known && len(d.floats) > 0 {
+		c.attrInputs[1] = true // a float depth: ONNX casts it to an integer
+		for _, f := range d.floats {
+			depths = append(depths, expr.Const(int64(f)))
+		}
+	} else if depths, err = c.intsInput(1, "depth"); err != nil {
+		return err
+	}
+	values, err := c.in(2)
+	if err != nil {
+		return err
+	}
+	if len(depths) != 1 {
+		return fmt.Errorf("depth has %d values, want 1", len(depths))
+	}
+	depth := depths[0]
+	if !expr.NonNeg(expr.Sub(depth, expr.Const(1)), c.im.bounds) {
+		return unsup("depth %s may be below 1", depth)
+	}
+	r := len(idx.shape) + 1
+	axis, err := normAxis(c.attrInt("axis", -1), r)
+	if err != nil {
+		return err
+	}
+	shape := append(append(append([]expr.Expr{}, idx.shape[:axis]...), depth), idx.shape[axis:]...)
+	c.emitInt("axis", int64(axis))
+	c.setOut(0, values.dtype, shape)
+	return nil
+}
+
+// quantizeLinear: y = saturate(round(x / scale) + zero_point), per tensor
+// or per axis; y's dtype is the zero point's (u8 without one).
+func quantizeLinear(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	if _, err := c.in(1); err != nil {
+		return err
+	}
+	dtype := "u8"
+	if zp := c.opt(2); zp != nil {
+		dtype = string(zp.dtype)
+	}
+	switch dtype {
+	case "u8", "i8":
+	default:
+		return unsup("quantizing to %s", dtype)
+	}
+	if c.attrInt("saturate", 1) != 1 {
+		return unsup("saturate=0")
+	}
+	c.emitInt("axis", c.attrInt("axis", 1))
+	c.setOut(0, graph.DType(dtype), x.shape)
+	return nil
+}
+
+// dequantizeLinear: y = (x - zero_point) * scale, as the scale's dtype.
+func dequantizeLinear(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	scale, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	c.emitInt("axis", c.attrInt("axis", 1))
+	c.setOut(0, scale.dtype, x.shape)
+	return nil
+}
+
+// dynamicQuantizeLinear: y (u8), its scale (f32 scalar) and zero point
+// (u8 scalar), from x's range widened to include 0.
+func dynamicQuantizeLinear(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	if x.dtype != "f32" {
+		return fmt.Errorf("x has dtype %s, want f32", x.dtype)
+	}
+	c.setOut(0, "u8", x.shape)
+	c.setOut(1, "f32", []expr.Expr{})
+	c.setOut(2, "u8", []expr.Expr{})
+	return nil
+}
