@@ -460,21 +460,18 @@ func clip(c *nodeCtx) error {
 	}
 	lo, hi := -math.MaxFloat64, math.MaxFloat64
 	if c.im.opset < 11 {
-		lo, hi = c.attrFloat("min", lo), c.attrFloat("max", hi)
+		c.emitFloat("min", c.attrFloat("min", lo))
+		c.emitBool("min_from_input", false)
+		c.emitFloat("max", c.attrFloat("max", hi))
+		c.emitBool("max_from_input", false)
 	} else {
-		if v, ok, err := c.scalarFloat(1, "min"); err != nil {
+		if err := c.scalarAttr(1, "min", lo); err != nil {
 			return err
-		} else if ok {
-			lo = v
 		}
-		if v, ok, err := c.scalarFloat(2, "max"); err != nil {
+		if err := c.scalarAttr(2, "max", hi); err != nil {
 			return err
-		} else if ok {
-			hi = v
 		}
 	}
-	c.emitFloat("min", lo)
-	c.emitFloat("max", hi)
 	c.setOut(0, x.dtype, x.shape)
 	return nil
 }

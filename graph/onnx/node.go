@@ -286,6 +286,35 @@ func (c *nodeCtx) scalarFloat(i int, what string) (float64, bool, error) {
 	return 0, false, unsup("input %d (%s) must be a known scalar", i, what)
 }
 
+// scalarAttr emits the float attribute name from input i: its value when
+// known at import time (or def when omitted), else the input stays a
+// kernel input, which the kernel reads at run time: a value that changes
+// no shape (Clip's bounds, Pad's value) needs no import-time constant.
+// name+"_from_input" says which.
+func (c *nodeCtx) scalarAttr(i int, name string, def float64) error {
+	v := c.opt(i)
+	if v != nil && !v.known {
+		if s, ok := concrete(v.shape); !ok || numel(s) != 1 {
+			return fmt.Errorf("input %d (%s) %q must hold one value, not shape %s", i, name, v.name, shapeText(v.shape))
+		}
+		c.emitFloat(name, def)
+		c.emitBool(name+"_from_input", true)
+		return nil
+	}
+	if v != nil {
+		x, ok, err := c.scalarFloat(i, name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			def = x
+		}
+	}
+	c.emitFloat(name, def)
+	c.emitBool(name+"_from_input", false)
+	return nil
+}
+
 // Attributes.
 
 func (c *nodeCtx) attr(name string) *attribute {

@@ -105,12 +105,6 @@ func dropout(c *nodeCtx) error {
 	if err != nil {
 		return err
 	}
-	ratio := c.attrFloat("ratio", 0.5)
-	if r, ok, err := c.scalarFloat(1, "ratio"); err != nil {
-		return err
-	} else if ok {
-		ratio = r
-	}
 	training := c.attrInt("is_test", 1) == 0 && c.im.opset < 7
 	if t := c.opt(2); t != nil {
 		if !t.known || len(t.ints) != 1 {
@@ -122,7 +116,18 @@ func dropout(c *nodeCtx) error {
 	}
 	wantMask := len(c.n.outputs) > 1 && c.n.outputs[1] != ""
 	if !training && !wantMask {
+		// Inference: the identity, whatever the ratio (which may be
+		// computed at run time).
+		if c.opt(1) != nil {
+			c.attrInputs[1] = true
+		}
 		return c.reshaped(x, x.shape)
+	}
+	ratio := c.attrFloat("ratio", 0.5)
+	if r, ok, err := c.scalarFloat(1, "ratio"); err != nil {
+		return err
+	} else if ok {
+		ratio = r
 	}
 	c.emitFloat("ratio", ratio)
 	c.emitBool("training_mode", training)
@@ -939,11 +944,6 @@ func pad(c *nodeCtx) error {
 		if pads, err = c.intsInput(1, "pads"); err != nil {
 			return err
 		}
-		if v, ok, err := c.scalarFloat(2, "constant_value"); err != nil {
-			return err
-		} else if ok {
-			value = v
-		}
 	}
 	axes := make([]int64, 0, r)
 	if c.opt(3) != nil {
@@ -978,7 +978,12 @@ func pad(c *nodeCtx) error {
 	}
 	c.emitString("mode", c.attrString("mode", "constant"))
 	c.emitExprs("pads", full)
-	c.emitFloat("value", value)
+	if c.im.opset < 11 {
+		c.emitFloat("value", value)
+		c.emitBool("value_from_input", false)
+	} else if err := c.scalarAttr(2, "value", 0); err != nil {
+		return err
+	}
 	c.setOut(0, x.dtype, shape)
 	return nil
 }
