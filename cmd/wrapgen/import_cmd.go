@@ -7,6 +7,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
+	"github.com/wrapgen/wrapgen/wrapper/golang/fold"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 )
 
@@ -23,13 +24,13 @@ func loadGraph(path string, hints symbolValues) (*graph.Graph, error) {
 		if onnx.IsJSON(data) {
 			return graph.Parse(stdinName, data)
 		}
-		g, _, err := onnx.Parse(stdinName, data, onnx.Options{Hints: hints})
+		g, _, err := onnx.Parse(stdinName, data, onnx.Options{Hints: hints, Fold: fold.Call})
 		return g, err
 	}
 	if !onnx.IsModel(path) {
 		return graph.Load(path)
 	}
-	g, _, err := onnx.Load(path, onnx.Options{Hints: hints})
+	g, _, err := onnx.Load(path, onnx.Options{Hints: hints, Fold: fold.Call})
 	return g, err
 }
 
@@ -53,7 +54,7 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 		return &usageError{fmt.Sprintf("import takes one model file, got %d arguments", fs.NArg())}
 	}
 	path := fs.Arg(0)
-	opts := onnx.Options{Hints: hints}
+	opts := onnx.Options{Hints: hints, Fold: fold.Call}
 	if *params != "" {
 		ps, err := readParams(*params)
 		if err != nil {

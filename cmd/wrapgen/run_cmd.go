@@ -17,6 +17,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/onnx"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
+	"github.com/wrapgen/wrapgen/wrapper/golang/fold"
 	"github.com/wrapgen/wrapgen/wrapper/golang/interp"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
@@ -225,7 +226,7 @@ func loadForRun(path string, hints symbolValues, paramsFile string) (*graph.Grap
 		}
 		return g, file, err
 	}
-	opts := onnx.Options{Hints: hints}
+	opts := onnx.Options{Hints: hints, Fold: fold.Call}
 	if file != nil {
 		ps, err := readParams(paramsFile)
 		if err != nil {

@@ -29,6 +29,10 @@ type Options struct {
 	// contents (what `import -params FILE.safetensors` reads): for models
 	// exported with their weights as inputs.
 	Params map[string]Weight
+	// Fold, when set, evaluates at import time a kernel call whose inputs
+	// are all known (see FoldCall): wrapgen's reference kernels, wired in
+	// by the commands.
+	Fold func(*FoldCall) error
 }
 
 // MaxOpset is the newest default-domain opset whose operators the importer
@@ -220,10 +224,33 @@ func (im *importer) run() error {
 			return err
 		}
 	}
+	// Every node that fails is reported, not only the first: the nodes
+	// that depend on one that failed are skipped quietly (their error
+	// would only repeat it).
+	var problems graph.ErrorList
+	failed := map[string]bool{}
 	for i, n := range g.nodes {
-		if err := im.node(i, n); err != nil {
-			return err
+		skip := false
+		for _, name := range n.inputs {
+			skip = skip || failed[name]
 		}
+		if !skip {
+			err := im.node(i, n)
+			if err == nil {
+				continue
+			}
+			var pl graph.ErrorList
+			if !errors.As(err, &pl) {
+				return err
+			}
+			problems = append(problems, pl...)
+		}
+		for _, name := range n.outputs {
+			failed[name] = true
+		}
+	}
+	if len(problems) > 0 {
+		return problems
 	}
 	for i, out := range g.outputs {
 		if err := im.addOutput(i, out); err != nil {

@@ -120,6 +120,9 @@ func (im *importer) finish(c *nodeCtx, place string) error {
 	if allKnown {
 		return nil
 	}
+	if !c.view && im.fold(c) {
+		return nil
+	}
 	if c.view && len(c.outs) >= 1 && c.outs[0] != nil && !im.isOutput[c.outs[0].name] && c.ins[0].inDoc {
 		out := c.outs[0]
 		out.inDoc = true

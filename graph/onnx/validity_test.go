@@ -94,3 +94,36 @@ func TestAttributeNotInTheOpsetRefused(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want)
 	}
 }
+
+// Every refusal of a model is reported at once; a node that depends on a
+// refused one is skipped without an error of its own.
+func TestEveryRefusalReported(t *testing.T) {
+	field := func(b []byte, num protowire.Number, v []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), v)
+	}
+	varint := func(b []byte, num protowire.Number, v uint64) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), v)
+	}
+	node := func(in, out, op string) []byte {
+		return field(field(field(nil, 1, []byte(in)), 2, []byte(out)), 4, []byte(op))
+	}
+	dims := field(nil, 1, varint(nil, 1, 3))
+	dims = field(dims, 1, varint(nil, 1, 3))
+	tt := field(varint(nil, 1, 1), 2, dims)
+	input := field(field(nil, 1, []byte("x")), 2, field(nil, 1, tt))
+	var g []byte
+	for _, n := range [][3]string{{"x", "a", "Det"}, {"a", "b", "Relu"}, {"x", "c", "Det"}, {"x", "d", "Relu"}} {
+		g = field(g, 1, node(n[0], n[1], n[2]))
+	}
+	g = field(field(g, 2, []byte("g")), 11, input)
+	for _, out := range []string{"b", "c", "d"} {
+		g = field(g, 12, field(nil, 1, []byte(out)))
+	}
+	m := field(field(varint(nil, 1, 8), 7, g), 8, varint(nil, 2, 17))
+	_, _, err := Parse("m.onnx", m, Options{})
+	var list graph.ErrorList
+	require.ErrorAs(t, err, &list)
+	require.Len(t, list, 2, "%v", err)
+	assert.Contains(t, list[0].Error(), `nodes[0] (op "Det", name "")`)
+	assert.Contains(t, list[1].Error(), `nodes[2] (op "Det", name "")`)
+}
