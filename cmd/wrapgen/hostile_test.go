@@ -27,13 +27,17 @@ import (
 //     append with no values, which go vet refuses);
 //   - params: params (one named like the Outputs.Map method, one read
 //     through a transposed view) and inline constants of extreme values in
-//     every kind of dtype (INT64_MIN, UINT64_MAX, -inf, NaN, f16's max).
+//     every kind of dtype (INT64_MIN, UINT64_MAX, -inf, NaN, f16's max);
+//   - no_inputs: no input at all, the output computed from a constant (as
+//     an imported model folded at import time can be): InputsFrom picks
+//     nothing.
 var hostileCases = map[string]string{
 	"quoting.json":          "6 kernel calls",
 	"names_and_loops.json":  "105 kernel calls", // 1 + 11 loops × 3 + 1 per run, three runs: every loop ran
 	"no_ops_long_name.json": "0 kernel calls",
 	"scalars.json":          "6 kernel calls",
 	"params.json":           "6 kernel calls",
+	"no_inputs.json":        "3 kernel calls",
 }
 
 func TestHostileGraphsSelftest(t *testing.T) {

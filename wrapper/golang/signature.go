@@ -47,8 +47,12 @@ func (g *gen) signature(f *jen.File) {
 	for i, t := range g.g.Inputs {
 		fields[jen.Id(g.n.tensor[t])] = jen.Id("ts").Index(jen.Lit(i))
 	}
+	picked := jen.Id("ts")
+	if len(g.g.Inputs) == 0 {
+		picked = jen.Id("_") // still called: it reports tensors given for no input
+	}
 	body := []jen.Code{
-		jen.List(jen.Id("ts"), jen.Err()).Op(":=").Qual(g.rt, "PickByName").Call(str(g.g.Name), jen.Lit("input"), jen.Id("program").Dot("InputNames"), jen.Id("tensors")),
+		jen.List(picked, jen.Err()).Op(":=").Qual(g.rt, "PickByName").Call(str(g.g.Name), jen.Lit("input"), jen.Id("program").Dot("InputNames"), jen.Id("tensors")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("in").Op(":=").Op("&").Id("Inputs").Values(fields),
 	}

@@ -48,6 +48,25 @@ func (a *attrs) want(name string, at *wgrt.Attr, kind string) {
 
 var kindNames = [...]string{wgrt.AttrInt: "an int", wgrt.AttrFloat: "a float", wgrt.AttrBool: "a bool", wgrt.AttrString: "a string", wgrt.AttrInts: "an int list"}
 
+// scalarFromInput is the float attribute name's value v, or, when the
+// importer set its bool attribute flag (name+"_from_input", spelled out by
+// the caller: a concatenation would allocate), the one element of input
+// *next (which it advances): a value the graph computes at run time.
+func scalarFromInput(c *wgrt.Call, a *attrs, name, flag string, v float64, next *int) (float64, error) {
+	if !a.Has(flag) || !a.Bool(flag) {
+		return v, a.err
+	}
+	if *next >= len(c.Inputs) || c.Inputs[*next].NumElements() != 1 {
+		return 0, fmt.Errorf("%s: %s from input %d, which is missing or not one element", c.Kernel, name, *next)
+	}
+	t := c.Inputs[*next]
+	*next++
+	if familyOf(t.DType) == famFloat {
+		return loadF(t, 0), nil
+	}
+	return float64(loadI(t, 0)), nil
+}
+
 // Has reports whether the call has the attribute.
 func (a *attrs) Has(name string) bool { return a.find(name) != nil }
 

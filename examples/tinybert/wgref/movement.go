@@ -262,13 +262,18 @@ func tile(c *wgrt.Call) error {
 // pad writes x surrounded by pads (begins then ends per dimension; negative
 // ones crop): a constant value, or the edge, reflected or wrapped elements.
 func pad(c *wgrt.Call) error {
-	if err := need(c, 1, 1, 1); err != nil {
+	if err := need(c, 1, 1, 2); err != nil {
 		return err
 	}
 	a := attrsOf(c)
 	mode, pads, value := a.StringOr("mode", "constant"), a.Ints("pads"), a.FloatOr("value", 0)
 	if a.err != nil {
 		return a.err
+	}
+	next := 1
+	value, err := scalarFromInput(c, a, "value", "value_from_input", value, &next)
+	if err != nil {
+		return err
 	}
 	out, x := c.Outputs[0], c.Inputs[0]
 	r := len(x.Shape)

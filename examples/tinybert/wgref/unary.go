@@ -213,18 +213,28 @@ func clip(c *wgrt.Call) error {
 	if a.err != nil {
 		return a.err
 	}
-	clamp := func(x float64) float64 {
-		if x < lo {
-			return lo
-		}
-		if x > hi {
-			return hi
-		}
-		return x
+	next := 1 // bounds computed at run time follow x, min before max
+	var err error
+	if lo, err = scalarFromInput(c, a, "min", "min_from_input", lo, &next); err != nil {
+		return err
 	}
-	return mapUnary(c, unaryOp{f: clamp,
-		i: func(x int64) int64 { return int64(clamp(float64(x))) },
-		u: func(x uint64) uint64 { return uint64(clamp(float64(x))) }})
+	if hi, err = scalarFromInput(c, a, "max", "max_from_input", hi, &next); err != nil {
+		return err
+	}
+	// mapUnary reads x alone.
+	x := wgrt.Call{Kernel: c.Kernel, Op: c.Op, Outputs: c.Outputs, Inputs: c.Inputs[:1], Attrs: c.Attrs}
+	return mapUnary(&x, unaryOp{fp: clamp, p: params{lo, hi}, intsViaFloat: true})
+}
+
+// clamp is x within [p[0], p[1]] (NaN stays NaN).
+func clamp(x float64, p params) float64 {
+	if x < p[0] {
+		return p[0]
+	}
+	if x > p[1] {
+		return p[1]
+	}
+	return x
 }
 
 // erf32 is erf in float32 arithmetic, for float32 tensors.
