@@ -11,11 +11,17 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 )
 
+// modelOptions are how the commands import a model: the -hint, -min and
+// -max values for its symbols, and import-time folding by the reference
+// kernels.
+func modelOptions(hints, mins, maxes symbolValues) onnx.Options {
+	return onnx.Options{Hints: hints, Min: mins, Max: maxes, Fold: fold.Call}
+}
+
 // loadGraph reads a format-v1 graph, or imports an ONNX model (by the .onnx
-// extension), so every command takes either; "-" is standard input, a
-// graph or a model by its content. hints are the -hint values, which also
-// become the hints of the model's symbols.
-func loadGraph(path string, hints symbolValues) (*graph.Graph, error) {
+// extension) with opts, so every command takes either; "-" is standard
+// input, a graph or a model by its content.
+func loadGraph(path string, opts onnx.Options) (*graph.Graph, error) {
 	if path == "-" {
 		data, err := io.ReadAll(stdin)
 		if err != nil {
@@ -24,13 +30,13 @@ func loadGraph(path string, hints symbolValues) (*graph.Graph, error) {
 		if onnx.IsJSON(data) {
 			return graph.Parse(stdinName, data)
 		}
-		g, _, err := onnx.Parse(stdinName, data, onnx.Options{Hints: hints, Fold: fold.Call})
+		g, _, err := onnx.Parse(stdinName, data, opts)
 		return g, err
 	}
 	if !onnx.IsModel(path) {
 		return graph.Load(path)
 	}
-	g, _, err := onnx.Load(path, onnx.Options{Hints: hints, Fold: fold.Call})
+	g, _, err := onnx.Load(path, opts)
 	return g, err
 }
 
@@ -45,16 +51,18 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	weights := fs.String("weights", "", "also write the graph's params (initializers, large constants, -params tensors) to `file` in safetensors format")
 	params := fs.String("params", "", "make every graph input that the safetensors `file` holds a param with those contents (models exported with weights as inputs)")
 	quiet := fs.Bool("q", false, "print nothing on success (by default each file written is named on standard error)")
-	hints := symbolValues{}
-	fs.Var(hints, "hint", "hint of symbol `name=value` (default "+fmt.Sprint(onnx.DefaultHint)+"; repeatable)")
-	if help, err := parseFlags(fs, "wrapgen import [-o GRAPH.json] [-weights FILE.safetensors] [-params FILE.safetensors] [-hint name=value] MODEL.onnx", args); help || err != nil {
+	hints, mins, maxes := symbolValues{}, symbolValues{}, symbolValues{}
+	fs.Var(hints, "hint", "hint of symbol `name=value` (default "+fmt.Sprint(onnx.DefaultHint)+", or its minimum; repeatable)")
+	fs.Var(mins, "min", "smallest value of symbol `name=value` (default 1, or what the model's shapes need; repeatable)")
+	fs.Var(maxes, "max", "largest value of symbol `name=value` (default none; repeatable)")
+	if help, err := parseFlags(fs, "wrapgen import [-o GRAPH.json] [-weights FILE.safetensors] [-params FILE.safetensors] [-hint|-min|-max name=value] MODEL.onnx", args); help || err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return &usageError{fmt.Sprintf("import takes one model file, got %d arguments", fs.NArg())}
 	}
 	path := fs.Arg(0)
-	opts := onnx.Options{Hints: hints, Fold: fold.Call}
+	opts := modelOptions(hints, mins, maxes)
 	if *params != "" {
 		ps, err := readParams(*params)
 		if err != nil {

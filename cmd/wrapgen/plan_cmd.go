@@ -24,19 +24,24 @@ type planFlags struct {
 	memoryPool string
 	align      int64
 	hints      symbolValues
-	alias      bool
+	// mins and maxes bound an ONNX model's symbols (a graph file says its
+	// own).
+	mins, maxes symbolValues
+	alias       bool
 	// kernels is "ref" when the plan is for wrapgen's reference kernels,
 	// whose scratch it then places too.
 	kernels string
 }
 
 func (pf *planFlags) register(fs *flag.FlagSet) {
-	pf.hints = symbolValues{}
+	pf.hints, pf.mins, pf.maxes = symbolValues{}, symbolValues{}, symbolValues{}
 	fs.StringVar(&pf.strategy, "strategy", "", "placement strategy: "+strings.Join(plan.Strategies(), ", ")+" (default "+plan.DefaultStrategy+")")
 	fs.StringVar(&pf.memoryPool, "memory-pool", string(plan.PoolIntermediates), "which storages share pools: none, intermediates, outputs, combined")
 	fs.Int64Var(&pf.align, "align", plan.DefaultAlign, "byte alignment of every offset (a power of two)")
 	fs.BoolVar(&pf.alias, "alias", true, "let outputs take over inputs' storage where the kernels' may_alias traits allow")
 	fs.Var(pf.hints, "hint", "plan for symbol `name=value` instead of its hint (repeatable)")
+	fs.Var(pf.mins, "min", "for an ONNX model: smallest value of symbol `name=value` (default 1, or what its shapes need; repeatable)")
+	fs.Var(pf.maxes, "max", "for an ONNX model: largest value of symbol `name=value` (repeatable)")
 }
 
 // registerKernels adds -kernels, for the commands whose plan depends on
@@ -81,7 +86,7 @@ func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
 	if err := pf.check(); err != nil {
 		return nil, err
 	}
-	g, err := loadGraph(path, pf.hints)
+	g, err := loadGraph(path, modelOptions(pf.hints, pf.mins, pf.maxes))
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/wrapgen/wrapgen/graph/onnx"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/wrapper/golang/fold"
 	"github.com/wrapgen/wrapgen/wrapper/golang/interp"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
@@ -69,7 +68,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := pf.check(); err != nil {
 		return err
 	}
-	g, weights, err := loadForRun(path, pf.hints, *params)
+	g, weights, err := loadForRun(path, modelOptions(pf.hints, pf.mins, pf.maxes), *params)
 	if err != nil {
 		return err
 	}
@@ -199,7 +198,7 @@ func inputNames(g *graph.Graph) string {
 // loadForRun reads the graph and its params: an ONNX model's own
 // initializers (and -params for weights it takes as inputs), or a
 // format-v1 graph's -params file.
-func loadForRun(path string, hints symbolValues, paramsFile string) (*graph.Graph, map[string]wgrt.Tensor, error) {
+func loadForRun(path string, opts onnx.Options, paramsFile string) (*graph.Graph, map[string]wgrt.Tensor, error) {
 	var file map[string]wgrt.Tensor
 	if paramsFile != "" {
 		var err error
@@ -226,7 +225,6 @@ func loadForRun(path string, hints symbolValues, paramsFile string) (*graph.Grap
 		}
 		return g, file, err
 	}
-	opts := onnx.Options{Hints: hints, Fold: fold.Call}
 	if file != nil {
 		ps, err := readParams(paramsFile)
 		if err != nil {

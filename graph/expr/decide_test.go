@@ -52,3 +52,27 @@ func TestDecideBudget(t *testing.T) {
 	assert.Equal(t, int64(50), d.Budget)
 	assert.Equal(t, Unknown, d.Decide(e).Verdict)
 }
+
+// Interval bounds prove what shifting symbols to their minimum cannot see
+// through a floor division or modulo by a constant.
+func TestNonNegThroughDivision(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		min  int64
+		want bool
+	}{
+		{"n//5 - 2", 10, true},
+		{"n//5 - 2", 9, false},
+		{"((n//5//2 + 1)//2 + 1)//2 - 2", 50, true},
+		{"((n//5//2 + 1)//2 + 1)//2 - 2", 45, false},
+		{"n%3 - 3", 100, false},
+		{"2 - n%3", 0, true},
+		{"max(n - 4, 2) - 2", 0, true},
+		{"min(n, 7) - 3", 3, true},
+		{"min(n, 7) - 8", 100, false},
+	} {
+		e, err := Parse(tc.src)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, NonNeg(e, Bounds{"n": {Min: tc.min, Max: -1}}), "%s with n >= %d", tc.src, tc.min)
+	}
+}

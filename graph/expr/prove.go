@@ -24,6 +24,9 @@ func NonNeg(e Expr, b Bounds) bool {
 	if allTermsNonNeg(e, b) {
 		return true
 	}
+	if iv := boundsOf(e, b); iv.loOK && iv.lo >= 0 {
+		return true
+	}
 	if shiftedTerms(e, b) > maxShiftedTerms {
 		return false // not proven: too large to expand
 	}

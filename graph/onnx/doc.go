@@ -14,8 +14,9 @@ import (
 // writes is deterministic and easy to read and diff.
 
 type docSymbol struct {
-	name string
-	hint int64
+	name     string
+	hint     int64
+	min, max int64 // max < 0: none
 }
 
 type docTensor struct {
@@ -111,7 +112,11 @@ func (d *document) json() []byte {
 		}
 		b.WriteString("\n    ")
 		quote(&b, s.name)
-		b.WriteString(": {\"hint\": " + strconv.FormatInt(s.hint, 10) + ", \"min\": 1}")
+		b.WriteString(": {\"hint\": " + strconv.FormatInt(s.hint, 10) + ", \"min\": " + strconv.FormatInt(s.min, 10))
+		if s.max >= 0 {
+			b.WriteString(", \"max\": " + strconv.FormatInt(s.max, 10))
+		}
+		b.WriteString("}")
 	}
 	if len(d.symbols) > 0 {
 		b.WriteString("\n  ")

@@ -3,6 +3,7 @@ package onnx
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -29,6 +30,9 @@ type Options struct {
 	// contents (what `import -params FILE.safetensors` reads): for models
 	// exported with their weights as inputs.
 	Params map[string]Weight
+	// Min and Max bound symbols (by name; others range from 1 up, or from
+	// the minimum the importer derives).
+	Min, Max map[string]int64
 	// Fold, when set, evaluates at import time a kernel call whose inputs
 	// are all known (see FoldCall): wrapgen's reference kernels, wired in
 	// by the commands.
@@ -142,6 +146,9 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 		return nil, graph.ErrorList{{File: file, Msg: err.Error()}}
 	}
 	im.doc.addTraits()
+	for _, s := range im.minOrder {
+		im.notes = append(im.notes, im.minNotes[s])
+	}
 	return &Result{JSON: im.doc.json(), Notes: im.notes, Weights: im.weights}, nil
 }
 
@@ -159,9 +166,13 @@ type importer struct {
 	// symbolFor and paramFor map dim_params and their symbols both ways.
 	symbolFor, paramFor map[string]string
 
-	doc     document
-	notes   []string
-	weights []Weight
+	doc   document
+	notes []string
+	// minNotes says, per symbol whose minimum the importer raised (in
+	// minOrder), why.
+	minNotes map[string]string
+	minOrder []string
+	weights  []Weight
 }
 
 // problem is an error at a place of the model.
@@ -323,14 +334,91 @@ func symbolName(s string) string {
 func (im *importer) symbol(name string) expr.Expr {
 	if !im.symbols[name] {
 		im.symbols[name] = true
-		hint := int64(DefaultHint)
+		r := expr.Range{Min: 1, Max: -1}
+		if v, ok := im.opts.Min[name]; ok {
+			r.Min = v
+		}
+		if v, ok := im.opts.Max[name]; ok {
+			r.Max = v
+		}
+		hint := max(int64(DefaultHint), r.Min)
 		if h, ok := im.opts.Hints[name]; ok {
 			hint = h
 		}
-		im.doc.symbols = append(im.doc.symbols, docSymbol{name, hint})
-		im.bounds[name] = expr.Range{Min: 1, Max: -1}
+		im.doc.symbols = append(im.doc.symbols, docSymbol{name, hint, r.Min, r.Max})
+		im.bounds[name] = r
 	}
 	return expr.Sym(name)
+}
+
+// atLeast makes sure e >= lo for every symbol value: proven with the
+// symbols' ranges, or else, when e depends on one symbol whose minimum the
+// user did not set, by raising that minimum to the smallest value from
+// which it is proven (a convolution stack needs enough samples), reported
+// in the notes as torch.export suggests constraints. what names e in the
+// error when neither works.
+func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
+	f := expr.Sub(e, expr.Const(lo))
+	if expr.NonNeg(f, im.bounds) {
+		return nil
+	}
+	fail := unsup("%s %s may be below %d (give its symbol a larger minimum with -min)", what, e, lo)
+	syms := f.Symbols()
+	if len(syms) != 1 {
+		return fail
+	}
+	s := syms[0]
+	if _, set := im.opts.Min[s]; set {
+		return fail
+	}
+	r := im.bounds[s]
+	proven := func(v int64) bool {
+		b := maps.Clone(im.bounds)
+		b[s] = expr.Range{Min: v, Max: r.Max}
+		return expr.NonNeg(f, b)
+	}
+	// The smallest minimum that proves it: doubling, then bisecting
+	// (a larger minimum never makes the proof harder).
+	hi := max(r.Min, 1)
+	for !proven(hi) {
+		if hi > 1<<40 || (r.Max >= 0 && hi > r.Max) {
+			return fail
+		}
+		hi *= 2
+	}
+	if r.Max >= 0 && hi > r.Max {
+		hi = r.Max
+		if !proven(hi) {
+			return fail
+		}
+	}
+	low := r.Min
+	for low < hi {
+		mid := low + (hi-low)/2
+		if proven(mid) {
+			hi = mid
+		} else {
+			low = mid + 1
+		}
+	}
+	im.bounds[s] = expr.Range{Min: hi, Max: r.Max}
+	for i := range im.doc.symbols {
+		if sym := &im.doc.symbols[i]; sym.name == s {
+			sym.min = hi
+			if _, given := im.opts.Hints[s]; !given || sym.hint < hi {
+				sym.hint = max(sym.hint, hi)
+			}
+		}
+	}
+	// One note per symbol, its last raise: the one that set the minimum.
+	if im.minNotes == nil {
+		im.minNotes = map[string]string{}
+	}
+	if _, seen := im.minNotes[s]; !seen {
+		im.minOrder = append(im.minOrder, s)
+	}
+	im.minNotes[s] = fmt.Sprintf("symbol %s: min %d, so that %s %s is at least %d (-min %s=N sets it)", s, hi, what, e, lo, s)
+	return nil
 }
 
 func (im *importer) addInput(i int, in *valueInfo) error {

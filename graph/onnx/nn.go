@@ -74,8 +74,8 @@ func (c *nodeCtx) windowAttrs(spatial []expr.Expr, kernel []int64, ceil bool) (w
 					}
 				}
 			}
-			if !expr.NonNeg(out[k], c.im.bounds) {
-				return w, nil, unsup("output size %s may be negative", out[k])
+			if err := c.im.atLeast(out[k], 1, "output size"); err != nil {
+				return w, nil, err
 			}
 		}
 	case "SAME_UPPER", "SAME_LOWER":

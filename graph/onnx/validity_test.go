@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"bytes"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -126,4 +127,28 @@ func TestEveryRefusalReported(t *testing.T) {
 	require.Len(t, list, 2, "%v", err)
 	assert.Contains(t, list[0].Error(), `nodes[0] (op "Det", name "")`)
 	assert.Contains(t, list[1].Error(), `nodes[2] (op "Det", name "")`)
+}
+
+// A convolution stack over raw audio (wav2vec2's feature extractor) only
+// has positive sizes from 400 samples on: the importer derives that
+// minimum and says so; a smaller -min is refused at the convolution that
+// needs more.
+func TestSymbolMinimumFromTheModel(t *testing.T) {
+	data, err := os.ReadFile("testdata/conv_stack.onnx")
+	require.NoError(t, err)
+	g, res, err := Parse("conv_stack.onnx", data, Options{})
+	require.NoError(t, err)
+	s := g.Symbol("samples")
+	require.NotNil(t, s)
+	assert.Equal(t, int64(400), s.Min)
+	assert.Equal(t, int64(400), s.Hint)
+	assert.Contains(t, res.Notes, "symbol samples: min 400, so that output size ((samples//5//2//2//2//2 + 1)//2 + 1)//2 - 1 is at least 1 (-min samples=N sets it)")
+
+	g, _, err = Parse("conv_stack.onnx", data, Options{Min: map[string]int64{"samples": 1000}, Hints: map[string]int64{"samples": 16000}})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1000), g.Symbol("samples").Min)
+	assert.Equal(t, int64(16000), g.Symbol("samples").Hint)
+
+	_, _, err = Parse("conv_stack.onnx", data, Options{Min: map[string]int64{"samples": 100}})
+	assert.ErrorContains(t, err, `(op "Conv", name "/net/net.8/Conv"): unsupported: output size samples//5//2//2//2//2 - 1 may be below 1`)
 }
