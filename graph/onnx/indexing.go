@@ -135,3 +135,54 @@ func dynamicQuantizeLinear(c *nodeCtx) error {
 	c.setOut(2, "u8", []expr.Expr{})
 	return nil
 }
+
+// meanVarianceNormalization keeps x's shape; the kernel normalizes over
+// "axes" (default 0, 2, 3), which it gets non-negative.
+func meanVarianceNormalization(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	axes, ok := c.attrInts("axes")
+	if !ok {
+		axes = []int64{0, 2, 3}
+	}
+	norm := make([]int64, len(axes))
+	for i, a := range axes {
+		k, err := normAxis(a, len(x.shape))
+		if err != nil {
+			return err
+		}
+		norm[i] = int64(k)
+	}
+	c.emitInts("axes", norm)
+	c.setOut(0, x.dtype, x.shape)
+	return nil
+}
+
+// reverseSequence keeps the input's shape; sequence_lens stays a kernel
+// input.
+func reverseSequence(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	if _, err := c.in(1); err != nil {
+		return err
+	}
+	b, err := normAxis(c.attrInt("batch_axis", 1), len(x.shape))
+	if err != nil {
+		return err
+	}
+	t, err := normAxis(c.attrInt("time_axis", 0), len(x.shape))
+	if err != nil {
+		return err
+	}
+	if b == t {
+		return fmt.Errorf("batch_axis and time_axis are both %d", b)
+	}
+	c.emitInt("batch_axis", int64(b))
+	c.emitInt("time_axis", int64(t))
+	c.setOut(0, x.dtype, x.shape)
+	return nil
+}

@@ -214,3 +214,79 @@ func oneHot(c *wgrt.Call) error {
 	}
 	return nil
 }
+
+func init() {
+	register("MeanVarianceNormalization", meanVarianceNormalization)
+	register("ReverseSequence", reverseSequence)
+}
+
+// meanVarianceNormalization is (x - mean) / (std + 1e-9) over "axes", as
+// ONNX's reference computes it (std from the mean of squares).
+func meanVarianceNormalization(c *wgrt.Call) error {
+	if err := need(c, 1, 1, 1); err != nil {
+		return err
+	}
+	out, x := c.Outputs[0], c.Inputs[0]
+	a := attrsOf(c)
+	axes := a.Ints("axes")
+	if a.err != nil {
+		return a.err
+	}
+	r := len(x.Shape)
+	var outerBuf, innerBuf [maxRank]int
+	outer, inner := outerBuf[:r], innerBuf[:r]
+	copy(outer, x.Shape)
+	for i := range inner {
+		inner[i] = 1
+	}
+	for _, ax := range axes {
+		if ax < 0 || ax >= r {
+			return fmt.Errorf("%s: axis %d for rank %d", c.Kernel, ax, r)
+		}
+		outer[ax], inner[ax] = 1, x.Shape[ax]
+	}
+	n := float64(numElements(inner))
+	for o := range indices(outer) {
+		xb, ob := offsetOf(o, x.Strides), offsetOf(o, out.Strides)
+		sum, sq := 0.0, 0.0
+		for i := range indices(inner) {
+			v := loadF(x, xb+offsetOf(i, x.Strides))
+			sum += v
+			sq += v * v
+		}
+		mean := sum / n
+		std := math.Sqrt(sq/n - mean*mean)
+		for i := range indices(inner) {
+			storeF(out, ob+offsetOf(i, out.Strides), (loadF(x, xb+offsetOf(i, x.Strides))-mean)/(std+1e-9))
+		}
+	}
+	return nil
+}
+
+// reverseSequence reverses, for each batch entry b, the first
+// sequence_lens[b] elements along the time axis; the rest are copied.
+func reverseSequence(c *wgrt.Call) error {
+	if err := need(c, 1, 2, 2); err != nil {
+		return err
+	}
+	out, x, lens := c.Outputs[0], c.Inputs[0], c.Inputs[1]
+	a := attrsOf(c)
+	ba, ta := a.Int("batch_axis"), a.Int("time_axis")
+	if a.err != nil {
+		return a.err
+	}
+	var srcBuf [maxRank]int
+	src := srcBuf[:len(x.Shape)]
+	for o := range indices(out.Shape) {
+		copy(src, o)
+		n := int(loadI(lens, o[ba]*lens.Strides[0]))
+		if n < 0 || n > x.Shape[ta] {
+			return fmt.Errorf("%s: sequence length %d is outside [0, %d]", c.Kernel, n, x.Shape[ta])
+		}
+		if o[ta] < n {
+			src[ta] = n - 1 - o[ta]
+		}
+		copyElem(out, offsetOf(o, out.Strides), x, offsetOf(src, x.Strides))
+	}
+	return nil
+}
