@@ -63,7 +63,8 @@ type attribute struct {
 	floats  []float64
 	ints    []int64
 	strings [][]byte
-	refAttr string // ref_attr_name: only meaningful inside functions (refused)
+	g       *graphProto // a subgraph (If's branches)
+	refAttr string      // ref_attr_name: only meaningful inside functions (refused)
 }
 
 type valueInfo struct {

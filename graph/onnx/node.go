@@ -37,7 +37,16 @@ func (u *unsupported) Error() string { return "unsupported: " + u.msg }
 func unsup(format string, args ...any) error { return &unsupported{fmt.Sprintf(format, args...)} }
 
 func (im *importer) node(i int, n *nodeProto) error {
-	place := fmt.Sprintf("nodes[%d] (op %q, name %q)", i, n.opType, n.name)
+	return im.nodeAt(fmt.Sprintf("nodes[%d]", i), i, n)
+}
+
+// nodeAt imports node n, which at names in messages (nodes[3], or a
+// branch's node inside an If).
+func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
+	place := fmt.Sprintf("%s (op %q, name %q)", at, n.opType, n.name)
+	if n.opType == "If" && n.domain == "" {
+		return im.ifNode(at, place, i, n)
+	}
 	key := n.opType
 	if n.domain != "" {
 		key = n.domain + "." + n.opType

@@ -152,3 +152,18 @@ func TestSymbolMinimumFromTheModel(t *testing.T) {
 	_, _, err = Parse("conv_stack.onnx", data, Options{Min: map[string]int64{"samples": 100}})
 	assert.ErrorContains(t, err, `(op "Conv", name "/net/net.8/Conv"): unsupported: output size samples//5//2//2//2//2 - 1 may be below 1`)
 }
+
+// A scripted model's If on a size known at import imports as the branch
+// taken, its output a view of the branch's.
+func TestIfWithKnownConditionInlined(t *testing.T) {
+	data, err := os.ReadFile("testdata/scripted_if.onnx")
+	require.NoError(t, err)
+	g, _, err := Parse("scripted_if.onnx", data, Options{})
+	require.NoError(t, err)
+	var kernels []string
+	graph.Walk(g.Ops, func(op *graph.Op, _ []*graph.Op) { kernels = append(kernels, op.Kernel) })
+	assert.Equal(t, []string{"Relu", "Add", "ReduceSum"}, kernels, "then_branch (size 6 > 4) taken")
+	out := g.Tensor("/If_output_0")
+	require.NotNil(t, out)
+	assert.Equal(t, "/Add_output_0", out.ViewOf.Name)
+}

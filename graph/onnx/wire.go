@@ -263,6 +263,11 @@ func readAttribute(am msg) (*attribute, error) {
 			a.s = sub.b
 		case 5:
 			a.t, err = readTensor(sub)
+		case 6:
+			if err := want("AttributeProto", num, typ, protowire.BytesType, sub); err != nil {
+				return err
+			}
+			a.g, err = readGraph(sub)
 		case 7:
 			var fs []float32
 			fs, err = floats32(nil, typ, v, sub)
