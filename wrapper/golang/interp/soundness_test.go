@@ -3,6 +3,8 @@ package interp
 import (
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unsafe"
@@ -98,10 +100,13 @@ func (pk *patternKernels) call(c *wgrt.Call) error {
 // Every hostile graph is refused (with a place and the values), or runs at
 // every value of n in range, each run either clean or stopped by a guard
 // that names the fact: never a panic, a bounds error or a storage
-// overwritten while live.
+// overwritten while live. WRAPGEN_HOSTILE_DIR=dir also writes the first
+// accepted graphs there, as hostile_<i>_<min>_<max>.json, for CI to run
+// through generated C++ under sanitizers at every n of that range.
 func TestHostileGraphsAreRefusedGuardedOrSound(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	refused, guarded, clean := 0, 0, 0
+	dir, written := os.Getenv("WRAPGEN_HOSTILE_DIR"), 0
 	for i := 0; i < 1000; i++ {
 		src := hostileGraph(rng)
 		g, err := graph.Parse("hostile.json", []byte(src))
@@ -117,6 +122,11 @@ func TestHostileGraphsAreRefusedGuardedOrSound(t *testing.T) {
 		hi := s.Min + 8
 		if s.HasMax {
 			hi = s.Max
+		}
+		if dir != "" && written < 12 {
+			name := fmt.Sprintf("hostile_%d_%d_%d.json", written, s.Min, hi)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(strings.Replace(src, `"name": "hostile"`, fmt.Sprintf(`"name": "hostile%d"`, written), 1)), 0o644))
+			written++
 		}
 		for n := s.Min; n <= hi; n++ {
 			x := wgrt.New(wgrt.U8, int(n))
