@@ -162,21 +162,20 @@ func ViewBytes(t *graph.Tensor, base expr.Expr) (start, end expr.Expr) {
 	return o, expr.Add(o, t.StorageBytes())
 }
 
-// ForgetAfter lists, per op index, the buffers whose last use that op is,
-// at the top level (not in a loop): what a checker can stop tracking.
+// ForgetAfter lists, per op index, the buffers whose last use that op is
+// (a buffer freed right after it, in a loop body too): what a checker can
+// stop tracking. A buffer a loop body allocates is forgotten after its last
+// use in each pass, so that the next pass starts it unwritten.
 func (pr *Program) ForgetAfter() map[int][]*plan.Buffer {
 	forget := map[int][]*plan.Buffer{}
 	last := -1
 	for _, l := range pr.Plan.Lines {
 		switch {
 		case l.Kind == plan.LineKernel:
+			last = pr.OpIndex[l.Op]
+		case l.Kind == plan.LineLoopBegin || l.Kind == plan.LineLoopEnd:
 			last = -1
-			if l.Depth == 0 {
-				last = pr.OpIndex[l.Op]
-			}
-		case l.Kind == plan.LineLoopEnd:
-			last = -1
-		case l.Kind == plan.LineDeallocFromPool && l.Depth == 0 && last >= 0:
+		case l.Kind == plan.LineDeallocFromPool && last >= 0:
 			forget[last] = append(forget[last], l.Buffer)
 		}
 	}
