@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
@@ -36,17 +37,16 @@ func checkCountable(p *Plan) error {
 					g.Name, EnvText(env), pool.Name, pool.Device, pool.Size)
 			}
 			for _, b := range pool.Buffers {
-				if end := expr.Add(b.Offset, b.Size); !evaluates(end, env) {
+				// Evaluated apart and added with a check: building the sum
+				// as an expression for every buffer cost more than planning.
+				off, err1 := b.Offset.Eval(env)
+				size, err2 := b.Size.Eval(env)
+				if err1 != nil || err2 != nil || b.Offset.Overflowed() || b.Size.Overflowed() || off > math.MaxInt64-size {
 					return fmt.Errorf("%s: at %s, tensor %q in pool %s would end at byte %s, more than int64 counts; lower the symbols' max",
-						g.Name, EnvText(env), b.Owner().Name, pool.Name, end)
+						g.Name, EnvText(env), b.Owner().Name, pool.Name, expr.Add(b.Offset, b.Size))
 				}
 			}
 		}
 	}
 	return nil
-}
-
-func evaluates(e expr.Expr, env expr.Env) bool {
-	_, err := e.Eval(env)
-	return err == nil && !e.Overflowed()
 }
