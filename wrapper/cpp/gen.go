@@ -173,21 +173,19 @@ func dtypeConst(d graph.DType) string {
 func (g *gen) header(d *fileData) {
 	for _, k := range g.pr.Kernels {
 		var ps []string
-		for i := 0; i < k.Outputs; i++ {
-			ps = append(ps, fmt.Sprintf("const wrapgen::Tensor& out%d", i))
-		}
-		if k.Scratch {
-			ps = append(ps, "const wrapgen::Tensor& scratch")
-		}
-		if k.Variadic {
-			ps = append(ps, "wrapgen::Span<wrapgen::Tensor> ins")
-		} else {
-			for i := 0; i < k.Inputs; i++ {
-				ps = append(ps, fmt.Sprintf("const wrapgen::Tensor& in%d", i))
+		for _, o := range emit.CallOf(k).Operands {
+			switch o.Role {
+			case emit.RoleOutput:
+				ps = append(ps, fmt.Sprintf("const wrapgen::Tensor& out%d", o.Index))
+			case emit.RoleScratch:
+				ps = append(ps, "const wrapgen::Tensor& scratch")
+			case emit.RoleInputs:
+				ps = append(ps, "wrapgen::Span<wrapgen::Tensor> ins")
+			case emit.RoleInput:
+				ps = append(ps, fmt.Sprintf("const wrapgen::Tensor& in%d", o.Index))
+			case emit.RoleAttr:
+				ps = append(ps, attrType(o.Kind)+" "+g.n.attr[k.Name][o.Index])
 			}
-		}
-		for i, a := range k.Attrs {
-			ps = append(ps, attrType(a.Kind)+" "+g.n.attr[k.Name][i])
 		}
 		d.Kernels = append(d.Kernels, kernelDecl{Doc: emit.KernelDoc(k, g.n.kernel[k.Name], quote.CppComment), Method: g.n.kernel[k.Name], Params: strings.Join(ps, ", ")})
 	}
@@ -309,29 +307,19 @@ func (g *gen) fail(prefix string) string {
 func (g *gen) bind() []string {
 	var st []string
 	st = append(st, "wrapgen::Status s;")
-	nBound := 0
-	for _, s := range g.g.Symbols {
-		if _, ok := g.pr.Bound[s.Name]; ok {
-			nBound++
-		}
+	binds, fromInputs := g.pr.SymbolBinds()
+	if fromInputs > 0 {
+		st = append(st, fmt.Sprintf("bool bound[%d] = {};", fromInputs))
 	}
-	if nBound > 0 {
-		st = append(st, fmt.Sprintf("bool bound[%d] = {};", nBound))
-	}
-	bi := 0
-	for i, s := range g.g.Symbols {
-		if b, ok := g.pr.Bound[s.Name]; ok {
+	for _, sb := range binds {
+		s, i := sb.Symbol, sb.Index
+		if b := sb.From; b != nil {
 			st = append(st, fmt.Sprintf("s = wrapgen::BindSymbol(&rt_.sym[%d], &bound[%d], %s, %s, in.%s, %d, %d, %s, %s);",
-				i, bi, quote.Cpp(s.Name), quote.Cpp(b.Input.Name), g.n.field[b.Input], len(b.Input.Shape), b.Dim, intLiteral(b.Scale), intLiteral(b.Bias)), g.fail("input "))
-			bi++
+				i, sb.Slot, quote.Cpp(s.Name), quote.Cpp(b.Input.Name), g.n.field[b.Input], len(b.Input.Shape), b.Dim, intLiteral(b.Scale), intLiteral(b.Bias)), g.fail("input "))
 		} else {
 			st = append(st, fmt.Sprintf("rt_.sym[%d] = in.%s;", i, g.n.symField[s.Name]))
 		}
-		max := int64(-1)
-		if s.HasMax {
-			max = s.Max
-		}
-		st = append(st, fmt.Sprintf("s = wrapgen::CheckRange(%s, rt_.sym[%d], %s, %s);", quote.Cpp(s.Name), i, intLiteral(s.Min), intLiteral(max)), g.fail(""))
+		st = append(st, fmt.Sprintf("s = wrapgen::CheckRange(%s, rt_.sym[%d], %s, %s);", quote.Cpp(s.Name), i, intLiteral(s.Min), intLiteral(sb.Max)), g.fail(""))
 	}
 	return st
 }
@@ -352,44 +340,38 @@ func (g *gen) run() []string {
 }
 
 // dispatch is kernel number ki's case in Frame::CallOp: its call with the
-// row's operands.
+// operands emit.CallOf places in the op's row.
 func (g *gen) dispatch(ki int, k *graph.Kernel) []string {
-	var args []string
-	at := 1
-	for i := 0; i < k.Outputs; i++ {
-		args = append(args, fmt.Sprintf("t[a[%d]]", at))
-		at++
-	}
-	if k.Scratch {
-		args = append(args, fmt.Sprintf("t[a[%d]]", at))
-		at++
-	}
-	attr := func(j int) string { return fmt.Sprintf("a[%d]", at+j) }
-	var pre []string
-	if k.Variadic {
-		n := at
-		pre = append(pre, fmt.Sprintf("const int n = %d + a[%d];", n+1, n),
-			fmt.Sprintf("for (int j = %d; j < n; j++) args_[j - %d] = t[a[j]];", n+1, n+1))
-		args = append(args, fmt.Sprintf("wrapgen::Span<wrapgen::Tensor>(args_, static_cast<size_t>(a[%d]))", n))
-		attr = func(j int) string { return fmt.Sprintf("a[n + %d]", j) }
-	} else {
-		for i := 0; i < k.Inputs; i++ {
-			args = append(args, fmt.Sprintf("t[a[%d]]", at))
-			at++
+	l := emit.CallOf(k)
+	var pre, args []string
+	row := func(o emit.Operand) string {
+		if o.AfterList {
+			return fmt.Sprintf("a[n + %d]", o.At)
 		}
+		return fmt.Sprintf("a[%d]", o.At)
 	}
-	for j, a := range k.Attrs {
-		switch a.Kind {
-		case graph.AttrInt:
-			args = append(args, "vals["+attr(j)+"]")
-		case graph.AttrFloat:
-			args = append(args, "kFloatAttrs["+attr(j)+"]")
-		case graph.AttrBool:
-			args = append(args, attr(j)+" != 0")
-		case graph.AttrString:
-			args = append(args, "kStringAttrs["+attr(j)+"]")
-		case graph.AttrInts:
-			args = append(args, "lists["+attr(j)+"]")
+	for _, o := range l.Operands {
+		switch o.Role {
+		case emit.RoleOutput, emit.RoleScratch, emit.RoleInput:
+			args = append(args, "t["+row(o)+"]")
+		case emit.RoleInputs:
+			n := l.ListAt
+			pre = append(pre, fmt.Sprintf("const int n = %d + a[%d];", n+1, n),
+				fmt.Sprintf("for (int j = %d; j < n; j++) args_[j - %d] = t[a[j]];", n+1, n+1))
+			args = append(args, fmt.Sprintf("wrapgen::Span<wrapgen::Tensor>(args_, static_cast<size_t>(a[%d]))", n))
+		case emit.RoleAttr:
+			switch o.Kind {
+			case graph.AttrInt:
+				args = append(args, "vals["+row(o)+"]")
+			case graph.AttrFloat:
+				args = append(args, "kFloatAttrs["+row(o)+"]")
+			case graph.AttrBool:
+				args = append(args, row(o)+" != 0")
+			case graph.AttrString:
+				args = append(args, "kStringAttrs["+row(o)+"]")
+			case graph.AttrInts:
+				args = append(args, "lists["+row(o)+"]")
+			}
 		}
 	}
 	out := []string{fmt.Sprintf("case %d: {  // %s", ki, quote.CppComment(k.Name))}

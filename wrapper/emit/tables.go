@@ -206,41 +206,45 @@ func (pr *Program) Tables() *Tables {
 	lists := map[string]int{}
 	floats := map[uint64]int{}
 	strs := map[string]int{}
+	// attrValue is an attribute's entry in a row.
+	attrValue := func(a graph.Attr) int {
+		switch a.Kind {
+		case graph.AttrInt:
+			return a.Int.Lower(b)
+		case graph.AttrFloat:
+			return intern(floats, &t.Floats, math.Float64bits(a.Float), a.Float)
+		case graph.AttrBool:
+			if a.Bool {
+				return 1
+			}
+			return 0
+		case graph.AttrString:
+			return intern(strs, &t.Strings, a.Str, a.Str)
+		}
+		vals := make([]int, len(a.Ints))
+		for j, x := range a.Ints {
+			vals[j] = x.Lower(b)
+		}
+		return intern(lists, &t.Lists, fmt.Sprint(vals), vals)
+	}
 	for _, op := range pr.Ops {
 		row := []int{kernelNumber[op.Kernel]}
-		for _, x := range op.Outputs {
-			row = append(row, t.TensorIndex[x])
-		}
-		if op.Scratch != nil {
-			row = append(row, t.TensorIndex[op.Scratch])
-		}
 		args := op.Args()
-		if pr.Kernel[op.Kernel].Variadic {
-			row = append(row, len(args))
-		}
-		for _, x := range args {
-			row = append(row, t.TensorIndex[x])
-		}
-		for _, a := range op.Attrs {
-			switch a.Kind {
-			case graph.AttrInt:
-				row = append(row, a.Int.Lower(b))
-			case graph.AttrFloat:
-				row = append(row, intern(floats, &t.Floats, math.Float64bits(a.Float), a.Float))
-			case graph.AttrBool:
-				v := 0
-				if a.Bool {
-					v = 1
+		for _, o := range CallOf(pr.Kernel[op.Kernel]).Operands {
+			switch o.Role {
+			case RoleOutput:
+				row = append(row, t.TensorIndex[op.Outputs[o.Index]])
+			case RoleScratch:
+				row = append(row, t.TensorIndex[op.Scratch])
+			case RoleInputs:
+				row = append(row, len(args))
+				for _, x := range args {
+					row = append(row, t.TensorIndex[x])
 				}
-				row = append(row, v)
-			case graph.AttrString:
-				row = append(row, intern(strs, &t.Strings, a.Str, a.Str))
-			case graph.AttrInts:
-				vals := make([]int, len(a.Ints))
-				for j, x := range a.Ints {
-					vals[j] = x.Lower(b)
-				}
-				row = append(row, intern(lists, &t.Lists, fmt.Sprint(vals), vals))
+			case RoleInput:
+				row = append(row, t.TensorIndex[args[o.Index]])
+			case RoleAttr:
+				row = append(row, attrValue(op.Attrs[o.Index]))
 			}
 		}
 		t.OpArgs = append(t.OpArgs, row)

@@ -221,3 +221,41 @@ func TestStepRows(t *testing.T) {
 		}
 	}
 }
+
+// Every op's row holds exactly what its kernel's CallOf layout reads: the
+// writer (Tables) and the readers (each backend's CallOp, interp) share
+// one layout.
+func TestRowsFollowCallLayout(t *testing.T) {
+	for _, file := range []string{"../../cmd/wrapgen/testdata/hostile/names_and_loops.json", "../../golden/testdata/attrs.json"} {
+		pr := program(t, file)
+		tb := pr.Tables()
+		for i, op := range pr.Ops {
+			k := pr.Kernel[op.Kernel]
+			l := CallOf(k)
+			row := tb.OpArgs[i]
+			n := 0
+			for _, o := range l.Operands {
+				at := o.At
+				if o.AfterList {
+					at += n
+				}
+				switch o.Role {
+				case RoleOutput:
+					assert.Equal(t, tb.TensorIndex[op.Outputs[o.Index]], row[at], "%s output %d", op.Label(), o.Index)
+				case RoleInput:
+					assert.Equal(t, tb.TensorIndex[op.Args()[o.Index]], row[at], "%s input %d", op.Label(), o.Index)
+				case RoleInputs:
+					assert.Equal(t, len(op.Args()), row[l.ListAt], op.Label())
+					n = l.ListAt + 1 + row[l.ListAt]
+				case RoleAttr:
+					assert.Less(t, at, len(row), op.Label())
+				}
+			}
+			if !k.Variadic {
+				assert.Len(t, row, 1+len(l.Operands), op.Label())
+			} else {
+				assert.Len(t, row, n+len(op.Attrs), op.Label())
+			}
+		}
+	}
+}

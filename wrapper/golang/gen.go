@@ -125,21 +125,19 @@ func (g *gen) kernels(f *jen.File) {
 
 func (g *gen) kernelParams(k *graph.Kernel) []jen.Code {
 	var ps []jen.Code
-	for i := 0; i < k.Outputs; i++ {
-		ps = append(ps, jen.Id(fmt.Sprintf("out%d", i)).Add(g.tensorType()))
-	}
-	if k.Scratch {
-		ps = append(ps, jen.Id("scratch").Add(g.tensorType()))
-	}
-	if k.Variadic {
-		ps = append(ps, jen.Id("ins").Index().Add(g.tensorType()))
-	} else {
-		for i := 0; i < k.Inputs; i++ {
-			ps = append(ps, jen.Id(fmt.Sprintf("in%d", i)).Add(g.tensorType()))
+	for _, o := range emit.CallOf(k).Operands {
+		switch o.Role {
+		case emit.RoleOutput:
+			ps = append(ps, jen.Id(fmt.Sprintf("out%d", o.Index)).Add(g.tensorType()))
+		case emit.RoleScratch:
+			ps = append(ps, jen.Id("scratch").Add(g.tensorType()))
+		case emit.RoleInputs:
+			ps = append(ps, jen.Id("ins").Index().Add(g.tensorType()))
+		case emit.RoleInput:
+			ps = append(ps, jen.Id(fmt.Sprintf("in%d", o.Index)).Add(g.tensorType()))
+		case emit.RoleAttr:
+			ps = append(ps, jen.Id(g.n.attr[k.Name][o.Index]).Add(attrType(o.Kind)))
 		}
-	}
-	for i, a := range k.Attrs {
-		ps = append(ps, jen.Id(g.n.attr[k.Name][i]).Add(attrType(a.Kind)))
 	}
 	return ps
 }
@@ -451,32 +449,21 @@ func (g *gen) bind(f *jen.File) {
 		return jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: "+format), str(g.g.Name), jen.Err()))
 	}
 	var st []jen.Code
-	nBound := 0
-	for _, s := range g.g.Symbols {
-		if _, ok := g.pr.Bound[s.Name]; ok {
-			nBound++
-		}
+	binds, fromInputs := g.pr.SymbolBinds()
+	if fromInputs > 0 {
+		st = append(st, jen.Var().Id("bound").Index(jen.Lit(fromInputs)).Bool())
 	}
-	if nBound > 0 {
-		st = append(st, jen.Var().Id("bound").Index(jen.Lit(nBound)).Bool())
-	}
-	bi := 0
-	for i, s := range g.g.Symbols {
-		sym := jen.Id("f").Dot("Sym").Index(jen.Lit(i))
-		if b, ok := g.pr.Bound[s.Name]; ok {
+	for _, sb := range binds {
+		s, sym := sb.Symbol, jen.Id("f").Dot("Sym").Index(jen.Lit(sb.Index))
+		if b := sb.From; b != nil {
 			st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "BindSymbol").Call(
-				jen.Op("&").Add(sym), jen.Op("&").Id("bound").Index(jen.Lit(bi)), str(s.Name), str(b.Input.Name),
+				jen.Op("&").Add(sym), jen.Op("&").Id("bound").Index(jen.Lit(sb.Slot)), str(s.Name), str(b.Input.Name),
 				jen.Id("in").Dot(g.n.tensor[b.Input]).Dot("Shape"), jen.Lit(len(b.Input.Shape)), jen.Lit(b.Dim), jen.Lit(int(b.Scale)), jen.Lit(int(b.Bias)),
 			), jen.Err().Op("!=").Nil()).Block(fail("input %w")))
-			bi++
 		} else {
 			st = append(st, jen.Add(sym).Op("=").Id("in").Dot(g.n.symbol[s.Name]))
 		}
-		max := int64(-1)
-		if s.HasMax {
-			max = s.Max
-		}
-		st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckRange").Call(str(s.Name), sym.Clone(), jen.Lit(int(s.Min)), jen.Lit(int(max))), jen.Err().Op("!=").Nil()).Block(fail("%w")))
+		st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckRange").Call(str(s.Name), sym.Clone(), jen.Lit(int(s.Min)), jen.Lit(int(sb.Max))), jen.Err().Op("!=").Nil()).Block(fail("%w")))
 	}
 	st = append(st, jen.If(jen.Err().Op(":=").Id("f").Dot("Layout").Call(jen.Op("&").Id("program")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 	var ins, outs []jen.Code
@@ -539,48 +526,42 @@ func (g *gen) run(f *jen.File) {
 }
 
 // dispatch is the body of kernel k's case in CallOp: its call with the
-// row's operands.
+// operands emit.CallOf places in the op's row.
 func (g *gen) dispatch(k *graph.Kernel) []jen.Code {
+	l := emit.CallOf(k)
 	var pre, args []jen.Code
-	at := 1
-	for i := 0; i < k.Outputs; i++ {
-		args = append(args, jen.Id("t").Index(jen.Id("a").Index(jen.Lit(at))))
-		at++
-	}
-	if k.Scratch {
-		args = append(args, jen.Id("t").Index(jen.Id("a").Index(jen.Lit(at))))
-		at++
-	}
-	// Operands after a variadic input list sit at a[base+n].
-	attr := func(j int) *jen.Statement { return jen.Id("a").Index(jen.Lit(at + j)) }
-	if k.Variadic {
-		n := at
-		pre = append(pre,
-			jen.Id("n").Op(":=").Lit(n+1).Op("+").Int().Call(jen.Id("a").Index(jen.Lit(n))),
-			jen.Id("f").Dot("args").Op("=").Id("f").Dot("args").Index(jen.Op(":").Lit(0)),
-			jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Id("a").Index(jen.Lit(n+1).Op(":").Id("n"))).Block(
-				jen.Id("f").Dot("args").Op("=").Append(jen.Id("f").Dot("args"), jen.Id("t").Index(jen.Id("x"))),
-			))
-		args = append(args, jen.Id("f").Dot("args"))
-		attr = func(j int) *jen.Statement { return jen.Id("a").Index(jen.Id("n").Op("+").Lit(j)) }
-	} else {
-		for i := 0; i < k.Inputs; i++ {
-			args = append(args, jen.Id("t").Index(jen.Id("a").Index(jen.Lit(at))))
-			at++
+	row := func(o emit.Operand) *jen.Statement {
+		if o.AfterList {
+			return jen.Id("a").Index(jen.Id("n").Op("+").Lit(o.At))
 		}
+		return jen.Id("a").Index(jen.Lit(o.At))
 	}
-	for j, a := range k.Attrs {
-		switch a.Kind {
-		case graph.AttrInt:
-			args = append(args, jen.Id("f").Dot("Vals").Index(attr(j)))
-		case graph.AttrFloat:
-			args = append(args, jen.Id("floatAttrs").Index(attr(j)))
-		case graph.AttrBool:
-			args = append(args, attr(j).Op("!=").Lit(0))
-		case graph.AttrString:
-			args = append(args, jen.Id("stringAttrs").Index(attr(j)))
-		case graph.AttrInts:
-			args = append(args, jen.Id("f").Dot("Lists").Index(attr(j)))
+	for _, o := range l.Operands {
+		switch o.Role {
+		case emit.RoleOutput, emit.RoleScratch, emit.RoleInput:
+			args = append(args, jen.Id("t").Index(row(o)))
+		case emit.RoleInputs:
+			n := l.ListAt
+			pre = append(pre,
+				jen.Id("n").Op(":=").Lit(n+1).Op("+").Int().Call(jen.Id("a").Index(jen.Lit(n))),
+				jen.Id("f").Dot("args").Op("=").Id("f").Dot("args").Index(jen.Op(":").Lit(0)),
+				jen.For(jen.List(jen.Id("_"), jen.Id("x")).Op(":=").Range().Id("a").Index(jen.Lit(n+1).Op(":").Id("n"))).Block(
+					jen.Id("f").Dot("args").Op("=").Append(jen.Id("f").Dot("args"), jen.Id("t").Index(jen.Id("x"))),
+				))
+			args = append(args, jen.Id("f").Dot("args"))
+		case emit.RoleAttr:
+			switch o.Kind {
+			case graph.AttrInt:
+				args = append(args, jen.Id("f").Dot("Vals").Index(row(o)))
+			case graph.AttrFloat:
+				args = append(args, jen.Id("floatAttrs").Index(row(o)))
+			case graph.AttrBool:
+				args = append(args, row(o).Op("!=").Lit(0))
+			case graph.AttrString:
+				args = append(args, jen.Id("stringAttrs").Index(row(o)))
+			case graph.AttrInts:
+				args = append(args, jen.Id("f").Dot("Lists").Index(row(o)))
+			}
 		}
 	}
 	return append(pre, jen.Return(jen.Id("f").Dot("k").Dot(g.n.kernel[k.Name]).Call(args...)))

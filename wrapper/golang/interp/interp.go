@@ -24,6 +24,8 @@ type Model struct {
 	bound []bool
 	calls []wgrt.Call // one per op, reused call after call
 	k     wgrt.KernelFunc
+	// layouts are the kernels' rows, by name.
+	layouts map[string]emit.CallLayout
 }
 
 // New prepares p to run; memory comes from the Go heap, kept between runs.
@@ -90,6 +92,10 @@ func New(p *plan.Plan) *Model {
 	m.f = wgrt.NewFrame(&m.prog, len(g.Symbols))
 	m.bound = make([]bool, len(g.Symbols))
 	m.calls = make([]wgrt.Call, len(pr.Ops))
+	m.layouts = map[string]emit.CallLayout{}
+	for _, k := range pr.Kernels {
+		m.layouts[k.Name] = emit.CallOf(k)
+	}
 	for i, op := range pr.Ops {
 		c := &m.calls[i]
 		c.Kernel, c.Op = op.Kernel, &m.prog.Ops[i]
@@ -143,25 +149,23 @@ func (m *Model) Run(k wgrt.KernelFunc, at map[string]int, inputs []wgrt.Tensor) 
 	for i, x := range g.Inputs {
 		index[x] = i
 	}
-	for i, s := range g.Symbols {
-		if b, ok := m.pr.Bound[s.Name]; ok {
+	binds, _ := m.pr.SymbolBinds()
+	for _, sb := range binds {
+		s, i := sb.Symbol, sb.Index
+		if b := sb.From; b != nil {
 			in := inputs[index[b.Input]]
-			if err := wgrt.BindSymbol(&f.Sym[i], &m.bound[i], s.Name, b.Input.Name, in.Shape, len(b.Input.Shape), b.Dim, int(b.Scale), int(b.Bias)); err != nil {
+			if err := wgrt.BindSymbol(&f.Sym[i], &m.bound[sb.Slot], s.Name, b.Input.Name, in.Shape, len(b.Input.Shape), b.Dim, int(b.Scale), int(b.Bias)); err != nil {
 				return nil, fmt.Errorf("%s: input %w", g.Name, err)
 			}
 			if v, ok := at[s.Name]; ok && v != f.Sym[i] {
 				return nil, fmt.Errorf("%s: symbol %s is %d by input %q, not %d as given", g.Name, s.Name, f.Sym[i], b.Input.Name, v)
 			}
 		} else if v, ok := at[s.Name]; ok {
-			f.Sym[i] = v
+			f.Sym[i] = v // a symbol no input gives: -at, else its hint
 		} else {
 			f.Sym[i] = int(s.Hint)
 		}
-		max := -1
-		if s.HasMax {
-			max = int(s.Max)
-		}
-		if err := wgrt.CheckRange(s.Name, f.Sym[i], int(s.Min), max); err != nil {
+		if err := wgrt.CheckRange(s.Name, f.Sym[i], int(s.Min), int(sb.Max)); err != nil {
 			return nil, fmt.Errorf("%s: %w", g.Name, err)
 		}
 	}
@@ -198,41 +202,44 @@ func (m *Model) Run(k wgrt.KernelFunc, at map[string]int, inputs []wgrt.Tensor) 
 // Close frees the memory the model keeps.
 func (m *Model) Close() { m.pools.Close() }
 
-// CallOp calls op i's kernel by name, decoding its row as the generated
-// CallOp does with types.
+// CallOp calls op i's kernel by name, reading its row as emit.CallOf lays
+// it out (the generated CallOp reads it the same way, with types).
 func (m *Model) CallOp(i int) error {
 	row, c, f := m.t.OpArgs[i], &m.calls[i], m.f
-	at := 1
-	for j := range c.Outputs {
-		c.Outputs[j] = f.T[row[at]]
-		at++
-	}
-	if m.pr.Ops[i].Scratch != nil {
-		c.Scratch = f.T[row[at]].Data
-		at++
-	}
-	if m.pr.Kernel[c.Kernel].Variadic {
-		at++ // the count, which c.Inputs already has
-	}
-	for j := range c.Inputs {
-		c.Inputs[j] = f.T[row[at]]
-		at++
-	}
-	for j, a := range m.pr.Ops[i].Attrs {
-		v := row[at+j]
-		at := &c.Attrs[j]
-		at.Kind = wgrt.AttrKind(a.Kind)
-		switch a.Kind {
-		case graph.AttrInt:
-			at.Int = f.Vals[v]
-		case graph.AttrFloat:
-			at.Float = m.t.Floats[v]
-		case graph.AttrBool:
-			at.Bool = v != 0
-		case graph.AttrString:
-			at.Str = m.t.Strings[v]
-		case graph.AttrInts:
-			at.Ints = f.Lists[v]
+	l := m.layouts[c.Kernel]
+	n := 0 // the end of a variadic input list
+	for _, o := range l.Operands {
+		at := o.At
+		if o.AfterList {
+			at += n
+		}
+		switch o.Role {
+		case emit.RoleOutput:
+			c.Outputs[o.Index] = f.T[row[at]]
+		case emit.RoleScratch:
+			c.Scratch = f.T[row[at]].Data
+		case emit.RoleInput:
+			c.Inputs[o.Index] = f.T[row[at]]
+		case emit.RoleInputs:
+			n = l.ListAt + 1 + row[l.ListAt]
+			for j := range c.Inputs {
+				c.Inputs[j] = f.T[row[l.ListAt+1+j]]
+			}
+		case emit.RoleAttr:
+			v, attr := row[at], &c.Attrs[o.Index]
+			attr.Kind = wgrt.AttrKind(o.Kind)
+			switch o.Kind {
+			case graph.AttrInt:
+				attr.Int = f.Vals[v]
+			case graph.AttrFloat:
+				attr.Float = m.t.Floats[v]
+			case graph.AttrBool:
+				attr.Bool = v != 0
+			case graph.AttrString:
+				attr.Str = m.t.Strings[v]
+			case graph.AttrInts:
+				attr.Ints = f.Lists[v]
+			}
 		}
 	}
 	return m.k(c)
