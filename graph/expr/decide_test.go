@@ -76,3 +76,20 @@ func TestNonNegThroughDivision(t *testing.T) {
 		assert.Equal(t, tc.want, NonNeg(e, Bounds{"n": {Min: tc.min, Max: -1}}), "%s with n >= %d", tc.src, tc.min)
 	}
 }
+
+func TestSubstitute(t *testing.T) {
+	for _, tc := range []struct{ src, s, with, want string }{
+		{"4*n*m + n", "n", "3", "12*m + 3"},
+		{"(n + 5)//2 + n%3", "n", "m + 1", "(m + 6)//2 + (m + 1)%3"},
+		{"max(n, m) - min(n*n, 4)", "n", "2", "max(2, m) - 4"},
+		{"batch*seq*256", "seq", "1", "256*batch"},
+	} {
+		e, err := Parse(tc.src)
+		require.NoError(t, err)
+		w, err := Parse(tc.with)
+		require.NoError(t, err)
+		want, err := Parse(tc.want)
+		require.NoError(t, err)
+		assert.Equal(t, want.String(), Substitute(e, tc.s, w).String(), tc.src)
+	}
+}

@@ -341,58 +341,14 @@ func exactDiv(a, b expr.Expr) (expr.Expr, bool) {
 	return expr.Expr{}, false
 }
 
-// divSym divides e by symbol s when every term has it as a factor, checked
-// by re-multiplying.
+// divSym divides e by symbol s when e is linear in s with no constant
+// part: e = q*s, q = e(s=1) - e(s=0), checked by multiplying back.
 func divSym(e expr.Expr, s string) (expr.Expr, bool) {
-	// Substitute: e/s is found as (e evaluated structurally); use the
-	// identity e = s*q  ⇔  e(s+1) - e(s) = q when e is linear in s.
-	sym := expr.Sym(s)
-	q, ok := linearCoef(e, s)
-	if !ok {
-		return expr.Expr{}, false
-	}
-	if !expr.Equal(expr.Mul(q, sym), e) {
+	q := expr.Sub(expr.Substitute(e, s, expr.Const(1)), expr.Substitute(e, s, expr.Const(0)))
+	if !expr.Equal(expr.Mul(q, expr.Sym(s)), e) {
 		return expr.Expr{}, false
 	}
 	return q, true
-}
-
-// linearCoef returns the coefficient of s in e when e is a polynomial in
-// which s appears at most to the first power.
-func linearCoef(e expr.Expr, s string) (expr.Expr, bool) {
-	txt := e.String()
-	e0, err0 := substitute(txt, s, "0")
-	e1, err1 := substitute(txt, s, "1")
-	if err0 != nil || err1 != nil {
-		return expr.Expr{}, false
-	}
-	return expr.Sub(e1, e0), true
-}
-
-func substitute(txt, s, with string) (expr.Expr, error) {
-	out := make([]byte, 0, len(txt))
-	for i := 0; i < len(txt); {
-		if isIdentByte(txt[i]) && (i == 0 || !isIdentByte(txt[i-1])) {
-			j := i
-			for j < len(txt) && isIdentByte(txt[j]) {
-				j++
-			}
-			if txt[i:j] == s {
-				out = append(out, "("+with+")"...)
-			} else {
-				out = append(out, txt[i:j]...)
-			}
-			i = j
-			continue
-		}
-		out = append(out, txt[i])
-		i++
-	}
-	return expr.Parse(string(out))
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func concat(c *nodeCtx) error {
