@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/wrapgen/wrapgen/graph"
-	"github.com/wrapgen/wrapgen/plan"
 )
 
 // Exit statuses, documented in README.md ("Exit status") and by
@@ -52,7 +51,7 @@ func exitCode(err error) int {
 		return exitBadInput
 	case errors.As(err, &c):
 		return exitCheckFailed
-	case errors.Is(err, plan.ErrNothingToInject):
+	case errors.Is(err, errNothingToInject):
 		return exitNothingInject
 	}
 	return exitFailure

@@ -51,7 +51,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return &usageError{fmt.Sprintf("-lang %q: want go or cpp", *lang)}
 	}
-	inject := map[string]func(*plan.Plan, expr.Env) (string, error){"overlap": plan.InjectOverlap, "alias": plan.InjectAlias}
+	inject := map[string]func(*plan.Plan, expr.Env) (string, error){"overlap": injectOverlap, "alias": injectAlias}
 	if *fault != "" && inject[*fault] == nil {
 		return &usageError{fmt.Sprintf("-fault %q: the faults are overlap and alias", *fault)}
 	}

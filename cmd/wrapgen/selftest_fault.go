@@ -1,4 +1,4 @@
-package plan
+package main
 
 import (
 	"errors"
@@ -6,19 +6,20 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/plan"
 )
 
-// ErrNothingToInject is returned by InjectOverlap when no two storages of a
+// errNothingToInject is returned by injectOverlap when no two storages of a
 // pool are live together: the plan cannot be broken that way.
-var ErrNothingToInject = errors.New("no two storages of one pool are live together with room to overlap; nothing to inject")
+var errNothingToInject = errors.New("no two storages of one pool are live together with room to overlap; nothing to inject")
 
-// InjectOverlap breaks p on purpose, as a negative control for selftests:
+// injectOverlap breaks p on purpose, as a negative control for selftests:
 // it moves one storage onto another of the same pool that is still live
 // (and read) after the moved one is first written. Checks that cannot
 // catch this plan cannot be trusted. The plan no longer verifies. It
 // returns a description of what it did.
-func InjectOverlap(p *Plan, env expr.Env) (string, error) {
-	var bestA, bestB *Buffer
+func injectOverlap(p *plan.Plan, env expr.Env) (string, error) {
+	var bestA, bestB *plan.Buffer
 	bestGap := 1
 	for _, pool := range p.Pools {
 		size, err := pool.Size.Eval(env)
@@ -43,28 +44,28 @@ func InjectOverlap(p *Plan, env expr.Env) (string, error) {
 		}
 	}
 	if bestA == nil {
-		return "", ErrNothingToInject
+		return "", errNothingToInject
 	}
 	bestB.Offset = bestA.Offset
 	return fmt.Sprintf("fault injected: storage of %q moved onto %q at %s[%s] (both live in steps [%d, %d))",
 		bestB.Owner().Name, bestA.Owner().Name, bestA.Pool.Name, bestA.Offset, bestB.Begin, bestA.End), nil
 }
 
-// InjectAlias breaks p on purpose, as the negative control of in-place
+// injectAlias breaks p on purpose, as the negative control of in-place
 // reuse: at an op, it moves a fresh output onto an input of the same pool
 // that dies there, a pair the kernel does not allow (no inplace
 // declaration, no may_alias). Every input is read intact before the output
 // is written, so only a check of which pairs may share memory can catch it.
 // The plan no longer verifies. It returns a description of what it did.
-func InjectAlias(p *Plan, env expr.Env) (string, error) {
-	bufOf := map[*graph.Tensor]*Buffer{}
+func injectAlias(p *plan.Plan, env expr.Env) (string, error) {
+	bufOf := map[*graph.Tensor]*plan.Buffer{}
 	for _, b := range p.Buffers {
 		for _, t := range b.Tensors {
 			bufOf[t] = b
 		}
 	}
 	var op *graph.Op
-	var out, in *Buffer
+	var out, in *plan.Buffer
 	var outName, inName string
 	graph.Walk(p.Graph.Ops, func(o *graph.Op, _ []*graph.Op) {
 		if op != nil {
