@@ -8,13 +8,13 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// Program is a graph lowered to wrapper lines with its buffers and their
+// Lowered is a graph lowered to wrapper lines with its buffers and their
 // live ranges, before any placement.
-type Program struct {
+type Lowered struct {
 	Graph   *graph.Graph
 	Lines   []*Line
 	Buffers []*Buffer
-	Steps   int // the last timestep; outputs live to Steps+1
+	LastStep int // outputs live to LastStep+1
 	// AliasedOps counts the ops where the planner chose in-place reuse.
 	AliasedOps int
 }
@@ -67,7 +67,7 @@ func (lw *lowering) line(l Line) *Line {
 // loop ends. hints give the sizes the planner optimises for. With alias, the
 // planner also takes the in-place pairs the kernels' traits allow (see
 // chooseAliases); they become Reuse lines like declared ones.
-func Lower(g *graph.Graph, hints expr.Env, alias bool) (*Program, error) {
+func Lower(g *graph.Graph, hints expr.Env, alias bool) (*Lowered, error) {
 	lw := &lowering{
 		g: g, hints: hints,
 		loopEnd: map[*graph.Op]int{},
@@ -92,8 +92,8 @@ func Lower(g *graph.Graph, hints expr.Env, alias bool) (*Program, error) {
 	}
 	lw.emitted = make([]bool, len(lw.buffers))
 	lw.emit(g.Ops, 0, new(int))
-	prog := &Program{Graph: g, Lines: lw.lines, Buffers: lw.buffers, AliasedOps: aliased}
-	prog.Steps = computeLiveRanges(prog.Lines, prog.Buffers)
+	prog := &Lowered{Graph: g, Lines: lw.lines, Buffers: lw.buffers, AliasedOps: aliased}
+	prog.LastStep = computeLiveRanges(prog.Lines, prog.Buffers)
 	return prog, nil
 }
 

@@ -70,7 +70,7 @@ type Plan struct {
 	Lines    []*Line  // with AllocFromPool / DeallocFromPool and pool lines
 	Buffers  []*Buffer
 	Pools    []*Pool
-	Steps    int
+	LastStep int // outputs live to LastStep+1
 	// AliasedOps counts the ops the planner made in place from kernel
 	// traits; declared holds the buffers' live ranges without those
 	// choices (nil when there are none), for the bound before aliasing.
@@ -149,7 +149,7 @@ func Make(g *graph.Graph, opts Options) (*Plan, error) {
 	placed.apply(prog.Buffers)
 	pools := placed.Pools
 	p := &Plan{Graph: g, Strategy: strat.Name(), Winner: placed.Winner, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints,
-		Buffers: prog.Buffers, Pools: pools, Steps: prog.Steps, AliasedOps: prog.AliasedOps, declared: declared}
+		Buffers: prog.Buffers, Pools: pools, LastStep: prog.LastStep, AliasedOps: prog.AliasedOps, declared: declared}
 	p.finishPools()
 	if err := checkCountable(p); err != nil {
 		return nil, err

@@ -165,7 +165,7 @@ func TestLineKinds(t *testing.T) {
 	assert.Equal(t, []int{1, 4}, []int{ab.Begin, ab.End}, "freed in the step after f(b), its last use")
 	y := bufferOf(p, "y")
 	assert.True(t, y.Output)
-	assert.Equal(t, p.Steps+1, y.End, "outputs live past the last step")
+	assert.Equal(t, p.LastStep+1, y.End, "outputs live past the last step")
 }
 
 func TestMemoryPoolModes(t *testing.T) {
@@ -222,7 +222,7 @@ func TestOutputViewOfIntermediate(t *testing.T) {
 	}
 	// t is freed right after its last use, not at the end.
 	tb := bufferOf(p, "t")
-	assert.Less(t, tb.End, p.Steps+1)
+	assert.Less(t, tb.End, p.LastStep+1)
 }
 
 func TestViewsExtendTheBase(t *testing.T) {
@@ -405,7 +405,7 @@ func TestVerifierCatchesBrokenPlans(t *testing.T) {
 	// Free the output.
 	lines := p.Lines
 	y := bufferOf(p, "y")
-	p.Lines = append(append([]*Line(nil), lines...), &Line{Kind: LineDeallocFromPool, Buffer: y, Tensor: y.Owner(), Pool: y.Pool, Step: p.Steps})
+	p.Lines = append(append([]*Line(nil), lines...), &Line{Kind: LineDeallocFromPool, Buffer: y, Tensor: y.Owner(), Pool: y.Pool, Step: p.LastStep})
 	require.ErrorContains(t, Verify(p), "output buffer y is freed")
 	p.Lines = lines
 

@@ -65,7 +65,7 @@ func JSON(p *plan.Plan, f *plan.Figures) Plan {
 	out := Plan{
 		Graph: p.Graph.Name, Strategy: p.Strategy, Winner: p.Winner, MemoryPool: string(p.Mode), Align: p.Align,
 		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, DeclaredLoad: f.DeclaredLoadBytes, AliasedOps: p.AliasedOps, ModeBound: f.ModeBoundBytes, PeakBytes: f.PeakBytes,
-		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.Steps, ParamBytes: f.ParamBytes, ConstantBytes: f.ConstantBytes,
+		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.LastStep, ParamBytes: f.ParamBytes, ConstantBytes: f.ConstantBytes,
 		Pools: []Pool{}, Buffers: []Buffer{}, Guards: []string{},
 	}
 	for _, g := range p.Graph.Guards {

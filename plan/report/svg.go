@@ -36,7 +36,7 @@ const (
 func WriteSVG(w io.Writer, p *plan.Plan, f *plan.Figures) error {
 	bw := bufio.NewWriter(w)
 	ew := &errWriter{w: bw}
-	steps := max(p.Steps+1, 1)
+	steps := max(p.LastStep+1, 1)
 	plotW := float64(svgWidth - svgLeft - svgRight)
 	x := func(step int) float64 { return svgLeft + plotW*float64(step)/float64(steps) }
 
@@ -74,7 +74,7 @@ func WriteSVG(w io.Writer, p *plan.Plan, f *plan.Figures) error {
 	ew.printf(`<text x="10" y="20" font-size="15" font-weight="bold">%s</text>`+"\n",
 		esc(fmt.Sprintf("%s: %s, memory pools %s, at %s", p.Graph.Name, p.StrategyText(), p.Mode, plan.EnvText(f.Symbols))))
 	ew.printf(`<text x="10" y="40">%s</text>`+"\n", esc(fmt.Sprintf("%d storages in %d pools over %d steps · lower bound %s · peak %s (%.4f×) · naive %s",
-		len(p.Buffers), len(p.Pools), p.Steps, Bytes(f.LoadBytes), Bytes(f.PeakBytes), f.Ratio(), Bytes(f.NaiveBytes))))
+		len(p.Buffers), len(p.Pools), p.LastStep, Bytes(f.LoadBytes), Bytes(f.PeakBytes), f.Ratio(), Bytes(f.NaiveBytes))))
 
 	// Pools and their storages.
 	writeStepAxis(ew, steps, x, svgTop, axisY)
@@ -134,7 +134,7 @@ func WriteSVG(w io.Writer, p *plan.Plan, f *plan.Figures) error {
 // liveSeries gives, for each step, the aligned bytes of live storages and
 // the bytes of pools alive (the quantities behind LoadBytes and PeakBytes).
 func liveSeries(p *plan.Plan, f *plan.Figures) (live, pools []int64) {
-	n := p.Steps + 2
+	n := p.LastStep + 2
 	dl, dp := make([]int64, n+1), make([]int64, n+1)
 	for _, b := range p.Buffers {
 		sz := plan.AlignUp(f.BufferBytes[b.ID], p.Align)

@@ -118,7 +118,7 @@ func TestSVGStepAxisMatchesStorages(t *testing.T) {
 			}
 		}
 	}
-	require.Len(t, tickX, len(stepTicks(p.Steps+1)))
+	require.Len(t, tickX, len(stepTicks(p.LastStep+1)))
 	matched := 0
 	for _, g := range doc.Groups {
 		for _, r := range g.Rects {

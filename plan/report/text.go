@@ -71,7 +71,7 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts ReportOptions)
 	fmt.Fprintf(tw, "graph\t%s\n", p.Graph.Name)
 	fmt.Fprintf(tw, "strategy\t%s (memory pool %s, align %d)\n", p.StrategyText(), p.Mode, p.Align)
 	fmt.Fprintf(tw, "symbols\t%s\n", plan.EnvText(f.Symbols))
-	fmt.Fprintf(tw, "storages\t%d in %d pools, %d steps\n", len(p.Buffers), len(p.Pools), p.Steps)
+	fmt.Fprintf(tw, "storages\t%d in %d pools, %d steps\n", len(p.Buffers), len(p.Pools), p.LastStep)
 	fmt.Fprintf(tw, "lower bound\t%s\n", Bytes(f.LoadBytes))
 	if p.AliasedOps > 0 {
 		fmt.Fprintf(tw, "in place by may_alias\t%d ops (lower bound with declared inplace only: %s)\n", p.AliasedOps, Bytes(f.DeclaredLoadBytes))

@@ -129,7 +129,7 @@ type gen struct {
 	p  *plan.Plan
 	g  *graph.Graph
 	n  *names
-	pr *emit.Program
+	pr *emit.Model
 }
 
 func (g *gen) expr(e expr.Expr) string {

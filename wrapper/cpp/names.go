@@ -36,7 +36,7 @@ var frameMembers = ident.Set("k", "in", "out", "f", "s", "a", "j", "n", "vals", 
 var kernelReserved = ident.Merge(ident.CppKeywords, ident.Set("BeginOp", "Kernels"))
 
 // nameGraph names what g declares; kernels are g.Kernels() (from
-// emit.Program, computed once).
+// emit.Model, computed once).
 func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
 	n := &names{kernel: map[string]string{}, field: map[*graph.Tensor]string{},
 		symbol: map[string]string{}, symField: map[string]string{}, attr: map[string][]string{}}

@@ -2,7 +2,7 @@ package emit
 
 import "github.com/wrapgen/wrapgen/graph"
 
-// AliasPermit says that at op Op (an index into Program.Ops), output Out
+// AliasPermit says that at op Op (an index into Model.Ops), output Out
 // may occupy the same memory as input In: a declared inplace pair or a
 // may_alias trait of the op's kernel. Checkers flag any other overlap of an
 // output with an input.
@@ -10,7 +10,7 @@ type AliasPermit struct{ Op, Out, In int }
 
 // AliasPermits lists every permitted output/input overlap, by op then
 // output then input.
-func (pr *Program) AliasPermits() []AliasPermit {
+func (pr *Model) AliasPermits() []AliasPermit {
 	var out []AliasPermit
 	for i, op := range pr.Ops {
 		for o, ot := range op.Outputs {

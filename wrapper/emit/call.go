@@ -85,7 +85,7 @@ type SymbolBind struct {
 
 // SymbolBinds are the graph's symbols as a wrapper binds them, in order,
 // and how many inputs give.
-func (pr *Program) SymbolBinds() (binds []SymbolBind, fromInputs int) {
+func (pr *Model) SymbolBinds() (binds []SymbolBind, fromInputs int) {
 	for i, s := range pr.Graph.Symbols {
 		sb := SymbolBind{Index: i, Symbol: s, Max: -1}
 		if s.HasMax {

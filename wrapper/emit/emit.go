@@ -14,8 +14,8 @@ import (
 	"github.com/wrapgen/wrapgen/plan"
 )
 
-// Program is a plan prepared for emission.
-type Program struct {
+// Model is a plan prepared for emission: what every backend prints.
+type Model struct {
 	Plan  *plan.Plan
 	Graph *graph.Graph
 	// Ops are the kernel ops in program order (loops entered); OpIndex is
@@ -61,9 +61,9 @@ type Binding struct {
 }
 
 // New prepares p for emission.
-func New(p *plan.Plan) *Program {
+func New(p *plan.Plan) *Model {
 	g := p.Graph
-	pr := &Program{Plan: p, Graph: g, OpIndex: map[*graph.Op]int{}, Kernel: map[string]*graph.Kernel{},
+	pr := &Model{Plan: p, Graph: g, OpIndex: map[*graph.Op]int{}, Kernel: map[string]*graph.Kernel{},
 		PoolIndex: map[*plan.Pool]int{}, BufferOf: map[*graph.Tensor]*plan.Buffer{}, Members: map[*plan.Buffer][]*graph.Tensor{},
 		Direct: map[*plan.Pool]*graph.Tensor{}, Bound: map[string]Binding{}}
 	graph.Walk(g.Ops, func(op *graph.Op, _ []*graph.Op) {
@@ -115,7 +115,7 @@ func New(p *plan.Plan) *Program {
 
 // findBindings picks, for each symbol, the first input dimension that is
 // an affine function of that symbol alone.
-func (pr *Program) findBindings() {
+func (pr *Model) findBindings() {
 	for _, s := range pr.Graph.Symbols {
 	inputs:
 		for _, in := range pr.Graph.Inputs {
@@ -148,7 +148,7 @@ func IsOutputPool(p *plan.Pool) bool {
 
 // OutputPool is the pool holding an output's memory, or nil when the
 // output is (a view of) an input.
-func (pr *Program) OutputPool(t *graph.Tensor) *plan.Pool {
+func (pr *Model) OutputPool(t *graph.Tensor) *plan.Pool {
 	if b := pr.BufferOf[t.Root]; b != nil {
 		return b.Pool
 	}
@@ -166,7 +166,7 @@ func ViewBytes(t *graph.Tensor, base expr.Expr) (start, end expr.Expr) {
 // (a buffer freed right after it, in a loop body too): what a checker can
 // stop tracking. A buffer a loop body allocates is forgotten after its last
 // use in each pass, so that the next pass starts it unwritten.
-func (pr *Program) ForgetAfter() map[int][]*plan.Buffer {
+func (pr *Model) ForgetAfter() map[int][]*plan.Buffer {
 	forget := map[int][]*plan.Buffer{}
 	last := -1
 	for _, l := range pr.Plan.Lines {

@@ -14,7 +14,7 @@ type Rows struct {
 
 // Rows spells t's tables; comment quotes graph-derived text for the
 // backend's comments, intLit spells a constant that may not fit 32 bits.
-func (pr *Program) Rows(comment func(string) string, intLit func(int64) string) Rows {
+func (pr *Model) Rows(comment func(string) string, intLit func(int64) string) Rows {
 	t := pr.Tables()
 	var r Rows
 	for _, in := range t.Code {

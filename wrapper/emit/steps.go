@@ -46,7 +46,7 @@ type Step struct {
 
 // lower turns the plan's lines into steps, once for every backend: views
 // for each member of an allocated or freed storage.
-func (pr *Program) lower() {
+func (pr *Model) lower() {
 	for _, l := range pr.Plan.Lines {
 		switch l.Kind {
 		case plan.LinePoolCreate:

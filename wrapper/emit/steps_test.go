@@ -11,7 +11,7 @@ import (
 	"github.com/wrapgen/wrapgen/plan"
 )
 
-func program(t *testing.T, file string) *Program {
+func program(t *testing.T, file string) *Model {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)

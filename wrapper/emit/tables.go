@@ -97,7 +97,7 @@ func (s StepRow) Comment(quote func(string) string) string {
 	return fmt.Sprintf(s.Doc, args...)
 }
 
-// Tables is a Program as data.
+// Tables is a Model as data.
 type Tables struct {
 	Code    []Instr
 	Devices []string
@@ -145,7 +145,7 @@ func (t *Tables) StepPC() []int {
 }
 
 // Tables lowers the program to data, once for every backend.
-func (pr *Program) Tables() *Tables {
+func (pr *Model) Tables() *Tables {
 	if pr.tables != nil {
 		return pr.tables
 	}
@@ -268,7 +268,7 @@ func intern[K comparable, V any](seen map[K]int, list *[]V, key K, v V) int {
 
 // lowerSteps turns the program's steps into rows; loops get their numbers
 // and jump targets.
-func (t *Tables) lowerSteps(pr *Program, b *codeBuilder, outputNumber map[*graph.Tensor]int) {
+func (t *Tables) lowerSteps(pr *Model, b *codeBuilder, outputNumber map[*graph.Tensor]int) {
 	type open struct{ row, loop int }
 	var stack []open
 	var reuses []Step // noted on the call that follows them

@@ -13,7 +13,7 @@ import (
 
 // runtimeProgram is the Go runtime's form of pr's tables, as the Go
 // backend prints it.
-func runtimeProgram(pr *Program) *wgrt.Program {
+func runtimeProgram(pr *Model) *wgrt.Program {
 	t := pr.Tables()
 	i32 := func(xs []int) []int32 {
 		out := make([]int32, len(xs))
@@ -60,7 +60,7 @@ func runtimeProgram(pr *Program) *wgrt.Program {
 // tensor an op touches has exactly its storage's bytes.
 type recorder struct {
 	t     *testing.T
-	pr    *Program
+	pr    *Model
 	f     *wgrt.Frame
 	env   expr.Env
 	calls []int
@@ -78,7 +78,7 @@ func (r *recorder) CallOp(i int) error {
 }
 
 // bindInputs gives every input zeroed data of its layout's size.
-func bindInputs(t *testing.T, pr *Program, p *wgrt.Program, f *wgrt.Frame) {
+func bindInputs(t *testing.T, pr *Model, p *wgrt.Program, f *wgrt.Frame) {
 	var ins []*wgrt.Tensor
 	for _, x := range pr.Graph.Inputs {
 		lay := f.T[pr.Tables().TensorIndex[x]]

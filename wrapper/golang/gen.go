@@ -93,10 +93,10 @@ type gen struct {
 	g  *graph.Graph
 	n  *names
 	rt string
-	pr *emit.Program // ops, pools, storage members, symbol bindings
+	pr *emit.Model // ops, pools, storage members, symbol bindings
 }
 
-func newGen(p *plan.Plan, n *names, pr *emit.Program, opts Options) *gen {
+func newGen(p *plan.Plan, n *names, pr *emit.Model, opts Options) *gen {
 	return &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, pr: pr}
 }
 

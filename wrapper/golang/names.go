@@ -30,7 +30,7 @@ var generatedLocals = ident.Set("f", "k", "a", "t", "n", "x", "obs", "pools", "e
 var kernelReserved = ident.Set("BeginOp")
 
 // nameGraph names what g declares; kernels are g.Kernels() and bound the
-// symbols inputs give (from emit.Program, computed once). Other tensors and
+// symbols inputs give (from emit.Model, computed once). Other tensors and
 // symbols are numbers in the program's tables and need no names.
 func nameGraph(g *graph.Graph, kernels []*graph.Kernel, bound map[string]emit.Binding) *names {
 	n := &names{kernel: map[string]string{}, tensor: map[*graph.Tensor]string{}, symbol: map[string]string{},

@@ -16,7 +16,7 @@ import (
 // Model is a plan ready to run again and again.
 type Model struct {
 	Graph *graph.Graph
-	pr    *emit.Program
+	pr    *emit.Model
 	t     *emit.Tables
 	prog  wgrt.Program
 	f     *wgrt.Frame
