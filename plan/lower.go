@@ -11,9 +11,9 @@ import (
 // Lowered is a graph lowered to wrapper lines with its buffers and their
 // live ranges, before any placement.
 type Lowered struct {
-	Graph   *graph.Graph
-	Lines   []*Line
-	Buffers []*Buffer
+	Graph    *graph.Graph
+	Lines    []*Line
+	Buffers  []*Buffer
 	LastStep int // outputs live to LastStep+1
 	// AliasedOps counts the ops where the planner chose in-place reuse.
 	AliasedOps int
