@@ -47,14 +47,16 @@ func generate(t *testing.T, name string, data []byte) map[string][]byte {
 	require.NoError(t, err)
 	var listing bytes.Buffer
 	require.NoError(t, report.WriteReport(&listing, p, f, report.ReportOptions{Lines: true}))
-	src, err := golang.Generate(p, golang.Options{Package: "wrapper", RuntimeImport: "example.com/wrapper/wgrt", Source: name + ".json"})
+	goFiles, err := golang.Generate(p, golang.Options{Package: "wrapper", RuntimeImport: "example.com/wrapper/wgrt", Source: name + ".json"})
 	require.NoError(t, err)
 	var svg bytes.Buffer
 	require.NoError(t, report.WriteSVG(&svg, p, f))
 	files := map[string][]byte{
-		"plan.txt":   listing.Bytes(),
-		"plan.svg":   svg.Bytes(),
-		"wrapper.go": src,
+		"plan.txt": listing.Bytes(),
+		"plan.svg": svg.Bytes(),
+	}
+	for _, f := range goFiles {
+		files[f.Path] = f.Content
 	}
 	cc, err := cpp.Generate(p, cpp.Options{Source: name + ".json"})
 	require.NoError(t, err)

@@ -114,16 +114,19 @@ func (gf *genFlags) goFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
 			return nil, err
 		}
 	}
-	opts := golang.Options{Package: pkg, RuntimeImport: rtImport, Source: filepath.Base(graphPath)}
+	opts := golang.Options{Package: pkg, RuntimeImport: rtImport, Source: filepath.Base(graphPath), File: gf.out}
 	refDir := filepath.Join(filepath.Dir(rtDir), "wgref")
 	if gf.kernels == "ref" {
 		opts.RefKernelsImport = path.Join(path.Dir(rtImport), "wgref")
 	}
-	src, err := golang.Generate(p, opts)
+	generated, err := golang.Generate(p, opts)
 	if err != nil {
 		return nil, err
 	}
-	files := []outFile{{gf.out, src}}
+	var files []outFile
+	for _, f := range generated {
+		files = append(files, outFile{f.Path, f.Content})
+	}
 	vendored := golang.RuntimeFiles(rtDir)
 	if gf.kernels == "ref" {
 		vendored = append(vendored, golang.RefKernelFiles(refDir, rtImport)...)

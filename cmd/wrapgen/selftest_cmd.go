@@ -161,7 +161,9 @@ func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer, args ...
 }
 
 func selftestCpp(p *plan.Plan, env expr.Env, dir string, runIt bool, stdout, stderr io.Writer) error {
-	files, err := cpp.SelftestFiles(p)
+	// The values go to the program as arguments, not into its source, so
+	// that one build (cached by the sources' hash) serves every -at.
+	files, err := cpp.SelftestFiles(p, nil)
 	if err != nil {
 		return err
 	}

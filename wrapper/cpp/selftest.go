@@ -20,9 +20,10 @@ const SelftestMain = "selftest_main.cc"
 // SelftestFiles returns the wrapper, the runtime and sentinel headers and a
 // main program that runs p's wrapper with sentinel kernels, through Run
 // once and a Runner twice, at the symbol values given as name=value
-// arguments (default: the plan's hints). Built and run, it prints
-// "selftest: ok" and exits 0 only if every check passed.
-func SelftestFiles(p *plan.Plan) ([]emit.File, error) {
+// arguments (default: env's, else the plan's hints), so that one build
+// serves every value. Built and run, it prints "selftest: ok" and exits 0
+// only if every check passed.
+func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 	files, err := Generate(p, Options{Source: p.Graph.Name + ".json"})
 	if err != nil {
 		return nil, err
@@ -31,7 +32,7 @@ func SelftestFiles(p *plan.Plan) ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	main, err := selftestMain(p)
+	main, err := selftestMain(p, env)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ type selftestSymbol struct {
 	Hint           int64
 }
 
-func selftestMain(p *plan.Plan) ([]byte, error) {
+func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 	g := p.Graph
 	pr := emit.New(p)
 	n := nameGraph(g, pr.Kernels)
@@ -69,7 +70,11 @@ func selftestMain(p *plan.Plan) ([]byte, error) {
 	cx := func(e expr.Expr) string { return "(" + gg.expr(e) + ")" }
 	d := &selftestData{GraphDoc: quote.CppComment(g.Name), GraphLit: quote.Cpp(g.Name), Namespace: n.namespace, HeaderFile: FileBase(n.namespace) + ".h"}
 	for _, s := range g.Symbols {
-		d.Symbols = append(d.Symbols, selftestSymbol{quote.Cpp(s.Name), n.symbol[s.Name], p.Hints[s.Name]})
+		v := p.Hints[s.Name]
+		if x, ok := env[s.Name]; ok {
+			v = x
+		}
+		d.Symbols = append(d.Symbols, selftestSymbol{quote.Cpp(s.Name), n.symbol[s.Name], v})
 	}
 
 	index := map[*graph.Tensor]int{}

@@ -31,11 +31,26 @@ type Options struct {
 	// reference kernels (RefKernelFiles): the wrapper then offers them as
 	// RefKernels().
 	RefKernelsImport string
+	// File is the generated file's path (default "wrapper.go").
+	File string
 }
 
-// Generate returns the Go source of the wrapper for p, gofmt-formatted. A
-// graph whose names cannot become Go identifiers gives a graph.ErrorList.
-func Generate(p *plan.Plan, opts Options) ([]byte, error) {
+// Generate returns the wrapper for p: one Go file, gofmt-formatted, as
+// the C++ backend returns its files. A graph whose names cannot become Go
+// identifiers gives a graph.ErrorList.
+func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
+	src, err := generate(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	path := opts.File
+	if path == "" {
+		path = "wrapper.go"
+	}
+	return []emit.File{{Path: path, Content: src}}, nil
+}
+
+func generate(p *plan.Plan, opts Options) ([]byte, error) {
 	if opts.Package == "" || opts.RuntimeImport == "" {
 		return nil, fmt.Errorf("golang: package name and runtime import path are required")
 	}

@@ -29,7 +29,7 @@ const selftestModule = "wrapgenselftest"
 func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 	wrapperImport := selftestModule + "/wrapper"
 	rtImport := wrapperImport + "/wgrt"
-	src, err := Generate(p, Options{Package: "wrapper", RuntimeImport: rtImport, Source: p.Graph.Name + ".json"})
+	wrapper, err := Generate(p, Options{Package: "wrapper", RuntimeImport: rtImport, Source: p.Graph.Name + ".json", File: "wrapper/wrapper.go"})
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 	files := []emit.File{
 		{Path: "go.mod", Content: []byte("module " + selftestModule + "\n\ngo " + goVersion + "\n")},
 		{Path: "main.go", Content: mainSrc},
-		{Path: "wrapper/wrapper.go", Content: src},
+		wrapper[0],
 	}
 	for _, name := range []string{"sentinel.go", "device.go"} {
 		data, err := sentinelSource.ReadFile("sentinel/" + name)
