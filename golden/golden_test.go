@@ -46,7 +46,7 @@ func generate(t *testing.T, name string, data []byte) map[string][]byte {
 	f, err := p.Figures(p.Hints)
 	require.NoError(t, err)
 	var listing bytes.Buffer
-	require.NoError(t, report.WriteReport(&listing, p, f, report.ReportOptions{Lines: true}))
+	require.NoError(t, report.WriteReport(&listing, p, f, report.Options{Lines: true}))
 	goFiles, err := golang.Generate(p, golang.Options{Package: "wrapper", RuntimeImport: "example.com/wrapper/wgrt", Source: name + ".json"})
 	require.NoError(t, err)
 	var svg bytes.Buffer

@@ -60,7 +60,7 @@ func (o order) sorted(pp *poolProblem) []int32 {
 }
 
 // Greedy places each pool's buffers with the best-fit offset calculation,
-// trying each of its orders and keeping the smallest pool; with Climb it
+// trying each of its orders and keeping the smallest pool; with climb it
 // then improves the best order by hill climbing (as TVM USMP's hill_climb),
 // stopping early at the pool's lower bound.
 type Greedy struct {

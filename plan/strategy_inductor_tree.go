@@ -15,8 +15,6 @@ import (
 // liveRange is [begin, end) in timesteps.
 type liveRange struct{ begin, end int }
 
-func (r liveRange) contains(o liveRange) bool { return r.begin <= o.begin && o.end <= r.end }
-
 // liveRanges is sorted and non-overlapping; ranges that touch are merged.
 type liveRanges []liveRange
 

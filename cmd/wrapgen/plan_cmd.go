@@ -182,5 +182,5 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(report.JSON(p, fig))
 	}
-	return report.WriteReport(stdout, p, fig, report.ReportOptions{Lines: *lines, MemoryMap: *memMap})
+	return report.WriteReport(stdout, p, fig, report.Options{Lines: *lines, MemoryMap: *memMap})
 }

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,10 +113,10 @@ func TestNonNegAndLessEq(t *testing.T) {
 
 func TestFormatStyles(t *testing.T) {
 	e := mustParse(t, "max(batch, 4)*2 + (seq + 63)//64")
-	goSrc := e.Format(GoStyle(func(s string) string { return "s_" + s }, "rt.FloorDiv", "rt.Mod"))
-	assert.Equal(t, "rt.FloorDiv(s_seq + 63, 64) + 2*max(4, s_batch)", goSrc)
-	cpp := e.Format(CppStyle(nil, "wrt::floor_div", "wrt::floor_mod"))
-	assert.Equal(t, "wrt::floor_div(seq + 63, 64) + 2*std::max<int64_t>({4, batch})", cpp)
+	src := e.Format(Style{Name: func(s string) string { return "s_" + s }, FloorDiv: "rt.FloorDiv", Mod: "rt.Mod",
+		Max: func(a []string) string { return "max(" + strings.Join(a, ", ") + ")" },
+		Min: func(a []string) string { return "min(" + strings.Join(a, ", ") + ")" }})
+	assert.Equal(t, "rt.FloorDiv(s_seq + 63, 64) + 2*max(4, s_batch)", src)
 }
 
 func TestLinearIsCanonical(t *testing.T) {

@@ -17,31 +17,6 @@ var plainStyle = Style{
 	Min: func(a []string) string { return "min(" + strings.Join(a, ", ") + ")" },
 }
 
-// GoStyle prints Go source: symbols are int64 variables, max and min are the
-// builtins, floor division and modulo go through the named helpers.
-func GoStyle(name func(string) string, floorDiv, mod string) Style {
-	return Style{
-		Name: name, FloorDiv: floorDiv, Mod: mod,
-		Max: func(a []string) string { return "max(" + strings.Join(a, ", ") + ")" },
-		Min: func(a []string) string { return "min(" + strings.Join(a, ", ") + ")" },
-	}
-}
-
-// CppStyle prints C++17 source over int64_t values.
-func CppStyle(name func(string) string, floorDiv, mod string) Style {
-	return Style{
-		Name: name, FloorDiv: floorDiv, Mod: mod,
-		Max: func(a []string) string { return "std::max<int64_t>({" + strings.Join(a, ", ") + "})" },
-		Min: func(a []string) string { return "std::min<int64_t>({" + strings.Join(a, ", ") + "})" },
-		Int: func(c int64) string {
-			if c > 1<<31-1 || c < -(1<<31) {
-				return formatInt(c) + "LL"
-			}
-			return formatInt(c)
-		},
-	}
-}
-
 // Format prints e in the given style.
 func (e Expr) Format(s Style) string {
 	if e.p == nil {

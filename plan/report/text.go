@@ -45,8 +45,8 @@ func groupDigits(n int64) string {
 	return b.String()
 }
 
-// ReportOptions select the parts of a text report.
-type ReportOptions struct {
+// Options select the parts of a text report.
+type Options struct {
 	Lines     bool // the AllocFromPool / DeallocFromPool program
 	MemoryMap bool // per pool, each buffer's bytes over time (TFLM-style)
 }
@@ -54,7 +54,7 @@ type ReportOptions struct {
 // WriteReport prints a plan for people: a summary table, one line per
 // pool, and optionally the program and a memory map. f holds the figures at
 // the symbol values to report.
-func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts ReportOptions) error {
+func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error {
 	ew := &errWriter{w: w}
 	if opts.Lines {
 		ew.printf("program:\n")

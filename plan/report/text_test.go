@@ -25,7 +25,7 @@ func planOf(t *testing.T, path string, opts plan.Options) (*plan.Plan, *plan.Fig
 func TestReportMentionsFigures(t *testing.T) {
 	p, f := planOf(t, "../../examples/rnn/rnn.json", plan.Options{})
 	var sb strings.Builder
-	require.NoError(t, WriteReport(&sb, p, f, ReportOptions{Lines: true, MemoryMap: true}))
+	require.NoError(t, WriteReport(&sb, p, f, Options{Lines: true, MemoryMap: true}))
 	out := sb.String()
 	for _, want := range []string{"lower bound", "peak", "naive", "pool0", "AllocFromPool xp = pool0", "memory map of pool1"} {
 		assert.Contains(t, out, want)

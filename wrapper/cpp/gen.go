@@ -133,11 +133,10 @@ type gen struct {
 }
 
 func (g *gen) expr(e expr.Expr) string {
-	st := expr.CppStyle(func(s string) string { return g.n.symbol[s] }, "wrapgen::FloorDiv", "wrapgen::Mod")
-	st.Int = intLiteral
-	st.Max = func(a []string) string { return nest("std::max<int64_t>", a) }
-	st.Min = func(a []string) string { return nest("std::min<int64_t>", a) }
-	return e.Format(st)
+	return e.Format(expr.Style{Name: func(s string) string { return g.n.symbol[s] }, FloorDiv: "wrapgen::FloorDiv", Mod: "wrapgen::Mod",
+		Int: intLiteral,
+		Max: func(a []string) string { return nest("std::max<int64_t>", a) },
+		Min: func(a []string) string { return nest("std::min<int64_t>", a) }})
 }
 
 // nest applies the binary fn to any number of arguments: one is itself,
