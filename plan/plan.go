@@ -5,6 +5,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,22 +79,41 @@ type Plan struct {
 	declared   []*Buffer
 }
 
+// OptionError is an option no graph can be planned with; Option is named
+// as the commands' flag is.
+type OptionError struct {
+	Option string // "strategy", "memory-pool" or "align"
+	Value  any
+	Want   string
+}
+
+func (e *OptionError) Error() string { return fmt.Sprintf("%s %v: want %s", e.Option, e.Value, e.Want) }
+
+// Check refuses options no graph can be planned with (zero values stand
+// for the defaults): the one place they are checked, by Make and by the
+// commands before they read a file.
+func (o Options) Check() error {
+	if o.Strategy != "" && !slices.Contains(Strategies(), o.Strategy) {
+		return &OptionError{"strategy", fmt.Sprintf("%q", o.Strategy), "one of " + strings.Join(Strategies(), ", ")}
+	}
+	if o.MemoryPool != "" && !slices.Contains(MemoryPools, o.MemoryPool) {
+		return &OptionError{"memory-pool", fmt.Sprintf("%q", o.MemoryPool), "none, intermediates, outputs or combined"}
+	}
+	if o.Align != 0 && (o.Align < 1 || o.Align&(o.Align-1) != 0) {
+		return &OptionError{"align", o.Align, "a positive power of two"}
+	}
+	return nil
+}
+
 func (o Options) withDefaults(g *graph.Graph) (Options, error) {
+	if err := o.Check(); err != nil {
+		return o, err
+	}
 	if o.MemoryPool == "" {
 		o.MemoryPool = PoolIntermediates
 	}
-	ok := false
-	for _, m := range MemoryPools {
-		ok = ok || m == o.MemoryPool
-	}
-	if !ok {
-		return o, fmt.Errorf("unknown memory pool mode %q (one of none, intermediates, outputs, combined)", o.MemoryPool)
-	}
 	if o.Align == 0 {
 		o.Align = DefaultAlign
-	}
-	if o.Align < 1 || o.Align&(o.Align-1) != 0 {
-		return o, fmt.Errorf("alignment %d is not a positive power of two", o.Align)
 	}
 	hints := g.Hints()
 	for name, v := range o.Hints {

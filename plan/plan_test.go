@@ -425,11 +425,14 @@ func TestVerifierCatchesBrokenPlans(t *testing.T) {
 func TestOptionErrors(t *testing.T) {
 	g := parse(t, chain)
 	_, err := Make(g, Options{Strategy: "nope"})
-	require.ErrorContains(t, err, `unknown strategy "nope"`)
+	require.ErrorContains(t, err, `strategy "nope": want one of best,`)
 	_, err = Make(g, Options{MemoryPool: "some"})
-	require.ErrorContains(t, err, "unknown memory pool mode")
+	require.EqualError(t, err, `memory-pool "some": want none, intermediates, outputs or combined`)
 	_, err = Make(g, Options{Align: 48})
-	require.ErrorContains(t, err, "not a positive power of two")
+	require.EqualError(t, err, "align 48: want a positive power of two")
+	var oe *OptionError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "align", oe.Option)
 	_, err = Make(g, Options{Hints: expr.Env{"n": 5000}})
 	require.ErrorContains(t, err, "outside the symbol's range")
 	_, err = Make(g, Options{Hints: expr.Env{"zz": 5}})

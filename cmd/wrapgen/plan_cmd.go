@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 
@@ -57,14 +57,21 @@ func (pf *planFlags) options() plan.Options {
 // check refuses flag values no graph could be planned with, as usage
 // errors, before any file is read.
 func (pf *planFlags) check() error {
-	if pf.strategy != "" && !slices.Contains(plan.Strategies(), pf.strategy) {
-		return &usageError{fmt.Sprintf("-strategy %q: want one of %s", pf.strategy, strings.Join(plan.Strategies(), ", "))}
+	// Zero values mean "the default" to plan; given as flags, they are
+	// wrong, and said as the other wrong values are.
+	opts := pf.options()
+	if opts.Align == 0 {
+		return &usageError{(&plan.OptionError{Option: "-align", Value: 0, Want: "a positive power of two"}).Error()}
 	}
-	if !slices.Contains(plan.MemoryPools, plan.MemoryPool(pf.memoryPool)) {
-		return &usageError{fmt.Sprintf("-memory-pool %q: want none, intermediates, outputs or combined", pf.memoryPool)}
+	if opts.MemoryPool == "" {
+		return &usageError{(&plan.OptionError{Option: "-memory-pool", Value: `""`, Want: "none, intermediates, outputs or combined"}).Error()}
 	}
-	if pf.align < 1 || pf.align&(pf.align-1) != 0 {
-		return &usageError{fmt.Sprintf("-align %d: want a positive power of two", pf.align)}
+	if err := opts.Check(); err != nil {
+		var oe *plan.OptionError
+		if errors.As(err, &oe) {
+			return &usageError{fmt.Sprintf("-%s %v: want %s", oe.Option, oe.Value, oe.Want)}
+		}
+		return err
 	}
 	if pf.kernels != "" && pf.kernels != "ref" {
 		return &usageError{fmt.Sprintf("-kernels %q: the only kernels wrapgen has are ref", pf.kernels)}
