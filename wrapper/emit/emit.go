@@ -1,7 +1,10 @@
 // Package emit is what every backend needs to know about a plan beyond the
-// plan itself, computed once: op numbering, which tensors live in each
-// storage, which symbols can be read from input shapes, which pools a
-// caller's output buffer can stand in for. It holds no language concern.
+// plan itself, decided once: op numbering, which tensors live in each
+// storage, how each kernel is called and its row laid out (CallOf), how
+// symbols are bound (SymbolBinds), which pools a caller's output buffer can
+// stand in for, and the tables. The backends only spell it; the one piece
+// of syntax here is what Go and C++ share for tables (Rows: integer lists
+// and // comments, graph text through the backend's quoting).
 package emit
 
 import (
