@@ -160,6 +160,9 @@ func Merge(sets ...map[string]bool) map[string]bool {
 // not take them.
 func KernelParams(k *graph.Kernel) map[string]bool {
 	m := map[string]bool{"ins": true}
+	if k.Scratch {
+		m["scratch"] = true
+	}
 	for i := 0; i < k.Outputs; i++ {
 		m[fmt.Sprintf("out%d", i)] = true
 	}
