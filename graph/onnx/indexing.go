@@ -186,3 +186,41 @@ func reverseSequence(c *nodeCtx) error {
 	c.setOut(0, x.dtype, x.shape)
 	return nil
 }
+
+// lossOp is NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: the
+// loss has the target's shape with reduction "none", else it is a scalar;
+// SoftmaxCrossEntropyLoss's optional second output, the log-probabilities,
+// has the scores' shape.
+func lossOp(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	target, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	if len(x.shape) < 2 || len(target.shape) != len(x.shape)-1 {
+		return fmt.Errorf("input %s and target %s: want [N, C, ...] and [N, ...]", shapeText(x.shape), shapeText(target.shape))
+	}
+	if !isIntDType(target.dtype) || target.dtype == "bool" {
+		return fmt.Errorf("target has dtype %s, want an integer type", target.dtype)
+	}
+	reduction := c.attrString("reduction", "mean")
+	out := []expr.Expr{}
+	switch reduction {
+	case "none":
+		out = target.shape
+	case "sum", "mean":
+	default:
+		return fmt.Errorf("reduction %q is not none, sum or mean", reduction)
+	}
+	c.emitString("reduction", reduction)
+	c.emitInt("ignore_index", c.attrInt("ignore_index", 0))
+	c.emitBool("has_ignore_index", c.attr("ignore_index") != nil)
+	c.setOut(0, x.dtype, out)
+	if c.n.opType == "SoftmaxCrossEntropyLoss" {
+		c.setOut(1, x.dtype, x.shape)
+	}
+	return nil
+}

@@ -37,6 +37,8 @@ func init() {
 		"Scatter":                   scatterElements,
 		"GatherND":                  gatherND,
 		"Einsum":                    einsum,
+		"NegativeLogLikelihoodLoss": lossOp,
+		"SoftmaxCrossEntropyLoss":   lossOp,
 		"MeanVarianceNormalization": meanVarianceNormalization,
 		"ReverseSequence":           reverseSequence,
 		"MatMulInteger":             onOperands(matmul, []int{0, 1}, int32Out),
