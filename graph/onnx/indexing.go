@@ -224,3 +224,82 @@ func lossOp(c *nodeCtx) error {
 	}
 	return nil
 }
+
+// gridSample: the output is [N, C] of X by the grid's [H_out, W_out]
+// (2-D sampling, as opset 16 defines it).
+func gridSample(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	grid, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	if len(x.shape) != 4 || len(grid.shape) != 4 {
+		return unsup("GridSample of X %s by grid %s: only 2-D sampling ([N, C, H, W] by [N, H_out, W_out, 2])", shapeText(x.shape), shapeText(grid.shape))
+	}
+	c.emitString("mode", c.attrString("mode", "bilinear"))
+	c.emitString("padding_mode", c.attrString("padding_mode", "zeros"))
+	c.emitInt("align_corners", c.attrInt("align_corners", 0))
+	c.setOut(0, x.dtype, []expr.Expr{x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]})
+	return nil
+}
+
+// det: the determinant of each square matrix of the last two dimensions.
+func det(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	r := len(x.shape)
+	if r < 2 || !expr.Equal(x.shape[r-1], x.shape[r-2]) {
+		return fmt.Errorf("input %s: want square matrices", shapeText(x.shape))
+	}
+	c.setOut(0, x.dtype, append([]expr.Expr{}, x.shape[:r-2]...))
+	return nil
+}
+
+// maxUnpool: the output is output_shape when given (known at import),
+// else each spatial size (in - 1)*stride + kernel - pads.
+func maxUnpool(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	if _, err := c.in(1); err != nil {
+		return err
+	}
+	n := len(x.shape) - 2
+	kernel, _ := c.attrInts("kernel_shape")
+	if n < 1 || len(kernel) != n {
+		return fmt.Errorf("input %s and kernel_shape %v do not fit", shapeText(x.shape), kernel)
+	}
+	strides, ok := c.attrInts("strides")
+	if !ok {
+		strides = make([]int64, n)
+		for i := range strides {
+			strides[i] = 1
+		}
+	}
+	pads, ok := c.attrInts("pads")
+	if !ok {
+		pads = make([]int64, 2*n)
+	}
+	c.emitInts("kernel_shape", kernel)
+	c.emitInts("strides", strides)
+	c.emitInts("pads", pads)
+	var shape []expr.Expr
+	if c.opt(2) != nil {
+		if shape, err = c.intsInput(2, "output_shape"); err != nil {
+			return err
+		}
+	} else {
+		shape = append(shape, x.shape[0], x.shape[1])
+		for i := range n {
+			shape = append(shape, expr.Add(expr.Scale(expr.Sub(x.shape[2+i], expr.Const(1)), strides[i]), expr.Const(kernel[i]-pads[i]-pads[n+i])))
+		}
+	}
+	c.setOut(0, x.dtype, shape)
+	return nil
+}

@@ -46,6 +46,13 @@ func Rule(op *graph.Op) (bytes expr.Expr, ok bool) {
 			}
 		}
 		return expr.Const(0), true
+	case "Det":
+		x := op.Inputs[0]
+		if len(x.Shape) < 2 {
+			return expr.Const(0), true
+		}
+		m := x.Shape[len(x.Shape)-1]
+		return expr.Scale(expr.Mul(m, m), 8), true
 	case "BatchNormalization":
 		x := op.Inputs[0]
 		if len(x.Shape) < 2 {

@@ -1,0 +1,120 @@
+package wgref
+
+import (
+	"fmt"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+func init() {
+	register("Det", det)
+	register("MaxUnpool", maxUnpool)
+}
+
+// det is each matrix's determinant by LU decomposition with partial
+// pivoting, in float64 in the planned scratch (m*m floats).
+func det(c *wgrt.Call) error {
+	if err := need(c, 1, 1, 1); err != nil {
+		return err
+	}
+	out, x := c.Outputs[0], c.Inputs[0]
+	r := len(x.Shape)
+	if r < 2 || x.Shape[r-1] != x.Shape[r-2] || familyOf(x.DType) != famFloat {
+		return fmt.Errorf("%s: want float square matrices, have %s %v", c.Kernel, x.DType, x.Shape)
+	}
+	m := x.Shape[r-1]
+	a, err := scratchOf[float64](c, m*m)
+	if err != nil {
+		return err
+	}
+	for b := range indices(x.Shape[:r-2]) {
+		base := offsetOf(b, x.Strides[:r-2])
+		for i := 0; i < m; i++ {
+			for j := 0; j < m; j++ {
+				a[i*m+j] = loadF(x, base+i*x.Strides[r-2]+j*x.Strides[r-1])
+			}
+		}
+		d := 1.0
+		for k := 0; k < m; k++ {
+			p := k
+			for i := k + 1; i < m; i++ {
+				if abs(a[i*m+k]) > abs(a[p*m+k]) {
+					p = i
+				}
+			}
+			if a[p*m+k] == 0 {
+				d = 0
+				break
+			}
+			if p != k {
+				for j := 0; j < m; j++ {
+					a[k*m+j], a[p*m+j] = a[p*m+j], a[k*m+j]
+				}
+				d = -d
+			}
+			d *= a[k*m+k]
+			for i := k + 1; i < m; i++ {
+				f := a[i*m+k] / a[k*m+k]
+				for j := k; j < m; j++ {
+					a[i*m+j] -= f * a[k*m+j]
+				}
+			}
+		}
+		storeF(out, offsetOf(b, out.Strides), d)
+	}
+	return nil
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// maxUnpool writes each input element where its index (MaxPool's flat
+// Indices, over the unpooled shape (in-1)*stride + kernel - pads) puts it,
+// zeros elsewhere; a larger output_shape pads that shape at its ends.
+func maxUnpool(c *wgrt.Call) error {
+	if len(c.Outputs) != 1 || len(c.Inputs) < 2 {
+		return fmt.Errorf("%s: want X, I and an output", c.Kernel)
+	}
+	out, x, ind := c.Outputs[0], c.Inputs[0], c.Inputs[1]
+	a := attrsOf(c)
+	kernel, strides, pads := a.Ints("kernel_shape"), a.Ints("strides"), a.Ints("pads")
+	if a.err != nil {
+		return a.err
+	}
+	sp := len(x.Shape) - 2
+	if sp < 1 || len(kernel) != sp || len(strides) != sp || len(pads) != 2*sp || len(out.Shape) != len(x.Shape) {
+		return fmt.Errorf("%s: attributes do not fit input %v and output %v", c.Kernel, x.Shape, out.Shape)
+	}
+	var defBuf [maxRank]int
+	def := defBuf[:len(x.Shape)]
+	def[0], def[1] = x.Shape[0], x.Shape[1]
+	for i := 0; i < sp; i++ {
+		def[2+i] = (x.Shape[2+i]-1)*strides[i] + kernel[i] - pads[i] - pads[sp+i]
+		if def[2+i] > out.Shape[2+i] {
+			return fmt.Errorf("%s: output %v is smaller than the unpooled size %d of dimension %d", c.Kernel, out.Shape, def[2+i], 2+i)
+		}
+	}
+	n := numElements(def)
+	var zero [8]byte
+	for o := range indices(out.Shape) {
+		copy(out.Data[offsetOf(o, out.Strides)*out.DType.Size():], zero[:out.DType.Size()])
+	}
+	var posBuf [maxRank]int
+	pos := posBuf[:len(out.Shape)]
+	for i := range indices(x.Shape) {
+		flat := int(loadI(ind, offsetOf(i, ind.Strides)))
+		if flat < 0 || flat >= n {
+			return fmt.Errorf("%s: index %d is outside the output's %d elements", c.Kernel, flat, n)
+		}
+		for d := len(def) - 1; d >= 0; d-- {
+			pos[d] = flat % def[d]
+			flat /= def[d]
+		}
+		copyElem(out, offsetOf(pos, out.Strides), x, offsetOf(i, x.Strides))
+	}
+	return nil
+}
