@@ -521,3 +521,28 @@ func TestPoolSizeOverflowAtMaxRefused(t *testing.T) {
 	_, err = Make(g, Options{Strategy: "greedy-size"})
 	require.NoError(t, err, "at half the max the pool fits")
 }
+
+// The range figures sample each symbol from its minimum through the powers
+// of two up to its max, together and one at a time, and report the worst
+// peak over the bound among them.
+func TestRangeFigures(t *testing.T) {
+	g := parse(t, `{"name": "r", "symbols": {"n": {"hint": 3, "min": 1, "max": 5}, "m": {"hint": 2, "min": 2}},
+ "tensors": {"x": {"dtype": "f32", "shape": ["n", "m"]}, "y": {"dtype": "f32", "shape": ["n", "m"]}},
+ "inputs": ["x"], "outputs": ["y"], "ops": [{"kernel": "k", "inputs": ["x"], "outputs": ["y"]}]}`)
+	p, err := Make(g, Options{})
+	require.NoError(t, err)
+	var texts []string
+	for _, env := range p.SamplePoints() {
+		texts = append(texts, EnvText(env))
+	}
+	assert.Equal(t, "m=2, n=3", texts[0], "the hints first")
+	assert.Contains(t, texts, "m=4096, n=5", "together, each at its max or the horizon")
+	assert.Contains(t, texts, "m=2, n=1")
+	assert.Contains(t, texts, "m=1024, n=3", "one at a time")
+	assert.NotContains(t, texts, "m=1, n=3", "never below a minimum")
+	r, err := p.Range()
+	require.NoError(t, err)
+	assert.Equal(t, len(texts), r.Points)
+	assert.GreaterOrEqual(t, r.Worst, r.Geomean)
+	assert.GreaterOrEqual(t, r.Geomean, 1.0)
+}

@@ -28,6 +28,12 @@ type Plan struct {
 	// params (weights, bound once) and the inline constants.
 	ParamBytes    int64 `json:"param_bytes"`
 	ConstantBytes int64 `json:"constant_bytes"`
+	// RangeWorst and RangeGeomean are peak_over_load across the symbols'
+	// ranges (Plan.SamplePoints), the worst at RangeWorstAt.
+	RangeWorst   float64  `json:"range_worst"`
+	RangeWorstAt expr.Env `json:"range_worst_at"`
+	RangeGeomean float64  `json:"range_geomean"`
+	RangePoints  int      `json:"range_points"`
 	// Guards are the facts the wrapper checks when it binds symbols (those
 	// wrapgen could not prove for every value in range).
 	Guards  []string `json:"guards"`
@@ -70,6 +76,10 @@ func JSON(p *plan.Plan, f *plan.Figures) Plan {
 	}
 	for _, g := range p.Graph.Guards {
 		out.Guards = append(out.Guards, g.String())
+	}
+	out.RangeWorst, out.RangeGeomean, out.RangeWorstAt = out.Ratio, out.Ratio, expr.Env(f.Symbols)
+	if r, err := p.Range(); err == nil && r.Points > 0 {
+		out.RangeWorst, out.RangeWorstAt, out.RangeGeomean, out.RangePoints = r.Worst, r.WorstAt, r.Geomean, r.Points
 	}
 	for i, pool := range p.Pools {
 		out.Pools = append(out.Pools, Pool{pool.Name, pool.Device, f.PoolBytes[i], pool.Size.String(), pool.Begin, pool.End})

@@ -20,7 +20,7 @@ func TestJSONFieldNames(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &doc))
 	assert.ElementsMatch(t, []string{"graph", "strategy", "winner", "memory_pool", "align", "symbols", "hints", "load_bytes",
 		"declared_load_bytes", "aliased_ops", "mode_bound_bytes", "peak_bytes", "naive_bytes", "peak_over_load", "param_bytes", "constant_bytes",
-		"guards", "steps", "pools", "buffers"}, keys(doc))
+		"guards", "range_worst", "range_worst_at", "range_geomean", "range_points", "steps", "pools", "buffers"}, keys(doc))
 	pools := doc["pools"].([]any)
 	require.Len(t, pools, len(p.Pools))
 	assert.ElementsMatch(t, []string{"name", "device", "bytes", "size_expr", "begin", "end"}, keys(pools[0].(map[string]any)))

@@ -80,6 +80,14 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error
 	fmt.Fprintf(tw, "peak\t%s\n", Bytes(f.PeakBytes))
 	fmt.Fprintf(tw, "naive\t%s\n", Bytes(f.NaiveBytes))
 	fmt.Fprintf(tw, "peak / lower bound\t%.4f\n", f.Ratio())
+	if len(p.Graph.Symbols) > 0 {
+		if r, err := p.Range(); err == nil && r.Points > 0 {
+			fmt.Fprintf(tw, "across the range\tworst %.4f at %s, geomean %.4f over %d points (minimums, powers of two up to each max or %d, the hints)\n",
+				r.Worst, plan.EnvText(r.WorstAt), r.Geomean, r.Points, plan.RangeHorizon)
+		} else if err == nil {
+			fmt.Fprintf(tw, "across the range\tnot sampled: %d storages, over %d\n", len(p.Buffers), plan.MaxRangeBuffers)
+		}
+	}
 	if len(p.Graph.Params)+len(p.Graph.Constants) > 0 {
 		fmt.Fprintf(tw, "params\t%s in %d tensors, bound once, outside the pools\n", Bytes(f.ParamBytes), len(p.Graph.Params))
 		fmt.Fprintf(tw, "constants\t%s in %d tensors, embedded in the wrapper\n", Bytes(f.ConstantBytes), len(p.Graph.Constants))

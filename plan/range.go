@@ -1,0 +1,106 @@
+package plan
+
+import (
+	"math"
+	"sort"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// RangeHorizon is how far a symbol without a max is sampled.
+const RangeHorizon = 4096
+
+// RangeFigures are a plan's peak over the lower bound across its symbols'
+// ranges, not only at the hints: a wrapper made once runs at every size.
+type RangeFigures struct {
+	Points  int
+	Worst   float64
+	WorstAt expr.Env
+	Geomean float64
+}
+
+// SamplePoints are the symbol values the range figures are taken at: the
+// hints; every symbol at each of its minimum and the powers of two up to
+// its max (or RangeHorizon), together and one at a time (the others at
+// their hints).
+func (p *Plan) SamplePoints() []expr.Env {
+	var names []string
+	values := map[string][]int64{}
+	for _, s := range p.Graph.Symbols {
+		hi := int64(RangeHorizon)
+		if s.HasMax {
+			hi = s.Max
+		}
+		vs := []int64{s.Min}
+		for v := int64(1); v <= hi; v *= 2 {
+			if v > s.Min {
+				vs = append(vs, v)
+			}
+		}
+		if s.HasMax && vs[len(vs)-1] != s.Max && s.Max > s.Min {
+			vs = append(vs, s.Max)
+		}
+		names = append(names, s.Name)
+		values[s.Name] = vs
+	}
+	sort.Strings(names)
+	points := []expr.Env{p.Env(nil)}
+	seen := map[string]bool{EnvText(points[0]): true}
+	add := func(env expr.Env) {
+		if k := EnvText(env); !seen[k] {
+			seen[k] = true
+			points = append(points, env)
+		}
+	}
+	longest := 0
+	for _, n := range names {
+		longest = max(longest, len(values[n]))
+	}
+	for i := 0; i < longest; i++ { // together: the i-th value of each (its last when shorter)
+		env := p.Env(nil)
+		for _, n := range names {
+			vs := values[n]
+			env[n] = vs[min(i, len(vs)-1)]
+		}
+		add(env)
+	}
+	for _, n := range names { // one at a time
+		for _, v := range values[n] {
+			env := p.Env(nil)
+			env[n] = v
+			add(env)
+		}
+	}
+	return points
+}
+
+// MaxRangeBuffers bounds the plans Range samples: each point evaluates
+// every storage's offset, which on the largest graphs would cost more than
+// planning them.
+const MaxRangeBuffers = 20_000
+
+// Range takes the figures at every sample point; Points is 0 for a plan
+// with more than MaxRangeBuffers storages.
+func (p *Plan) Range() (RangeFigures, error) {
+	var r RangeFigures
+	if len(p.Buffers) > MaxRangeBuffers {
+		return r, nil
+	}
+	logSum := 0.0
+	for _, env := range p.SamplePoints() {
+		f, err := p.Figures(env)
+		if err != nil {
+			return r, err
+		}
+		ratio := f.Ratio()
+		if r.Points == 0 || ratio > r.Worst {
+			r.Worst, r.WorstAt = ratio, env
+		}
+		logSum += math.Log(ratio)
+		r.Points++
+	}
+	if r.Points > 0 {
+		r.Geomean = math.Exp(logSum / float64(r.Points))
+	}
+	return r, nil
+}
