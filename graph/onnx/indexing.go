@@ -303,3 +303,35 @@ func maxUnpool(c *nodeCtx) error {
 	c.setOut(0, x.dtype, shape)
 	return nil
 }
+
+// roiAlign: one [C, output_height, output_width] map per region of
+// interest.
+func roiAlign(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	rois, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	if _, err := c.in(2); err != nil {
+		return err
+	}
+	if len(x.shape) != 4 || len(rois.shape) != 2 {
+		return fmt.Errorf("X %s and rois %s: want [N, C, H, W] and [R, 4]", shapeText(x.shape), shapeText(rois.shape))
+	}
+	mode := c.attrString("coordinate_transformation_mode", "half_pixel")
+	if c.im.opset < 16 {
+		mode = "output_half_pixel"
+	}
+	oh, ow := c.attrInt("output_height", 1), c.attrInt("output_width", 1)
+	c.emitString("coordinate_transformation_mode", mode)
+	c.emitString("mode", c.attrString("mode", "avg"))
+	c.emitInt("output_height", oh)
+	c.emitInt("output_width", ow)
+	c.emitInt("sampling_ratio", c.attrInt("sampling_ratio", 0))
+	c.emitFloat("spatial_scale", c.attrFloat("spatial_scale", 1))
+	c.setOut(0, x.dtype, []expr.Expr{rois.shape[0], x.shape[1], expr.Const(oh), expr.Const(ow)})
+	return nil
+}

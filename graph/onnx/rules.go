@@ -37,6 +37,7 @@ func init() {
 		"Scatter":                   scatterElements,
 		"GatherND":                  gatherND,
 		"Einsum":                    einsum,
+		"RoiAlign":                  roiAlign,
 		"Det":                       det,
 		"MaxUnpool":                 maxUnpool,
 		"GridSample":                gridSample,

@@ -142,3 +142,93 @@ func cubicCoeffs(t float64) [4]float64 {
 	conv2 := func(x float64) float64 { return ((A*x-5*A)*x+8*A)*x - 4*A }
 	return [4]float64{conv2(t + 1), conv1(t), conv1(1 - t), conv2(2 - t)}
 }
+
+func init() { register("RoiAlign", roiAlign) }
+
+// roiAlign averages (or takes the largest of) bilinear samples of X over a
+// grid of points in each output bin of each region, as ONNX Runtime does.
+func roiAlign(c *wgrt.Call) error {
+	if err := need(c, 1, 3, 3); err != nil {
+		return err
+	}
+	out, x, rois, batch := c.Outputs[0], c.Inputs[0], c.Inputs[1], c.Inputs[2]
+	a := attrsOf(c)
+	coord, mode := a.String("coordinate_transformation_mode"), a.String("mode")
+	oh, ow, ratio, scale := a.Int("output_height"), a.Int("output_width"), a.Int("sampling_ratio"), a.Float("spatial_scale")
+	if a.err != nil {
+		return a.err
+	}
+	if mode != "avg" && mode != "max" {
+		return fmt.Errorf("%s: mode %q", c.Kernel, mode)
+	}
+	h, w := x.Shape[2], x.Shape[3]
+	offset := 0.0
+	if coord == "half_pixel" {
+		offset = 0.5
+	}
+	for r := 0; r < out.Shape[0]; r++ {
+		b := int(loadI(batch, r*batch.Strides[0]))
+		if b < 0 || b >= x.Shape[0] {
+			return fmt.Errorf("%s: batch index %d is outside [0, %d)", c.Kernel, b, x.Shape[0])
+		}
+		roi := func(k int) float64 { return loadF(rois, r*rois.Strides[0]+k*rois.Strides[1])*scale - offset }
+		x1, y1, x2, y2 := roi(0), roi(1), roi(2), roi(3)
+		rw, rh := x2-x1, y2-y1
+		if coord != "half_pixel" {
+			rw, rh = math.Max(rw, 1), math.Max(rh, 1)
+		}
+		bh, bw := rh/float64(oh), rw/float64(ow)
+		gh, gw := ratio, ratio
+		if ratio <= 0 {
+			gh, gw = int(math.Ceil(rh/float64(oh))), int(math.Ceil(rw/float64(ow)))
+		}
+		count := float64(max(gh*gw, 1))
+		for ch := 0; ch < x.Shape[1]; ch++ {
+			base := b*x.Strides[0] + ch*x.Strides[1]
+			px := func(yy, xx int) float64 { return loadF(x, base+yy*x.Strides[2]+xx*x.Strides[3]) }
+			for ph := 0; ph < oh; ph++ {
+				for pw := 0; pw < ow; pw++ {
+					acc := 0.0
+					first := true
+					for iy := 0; iy < gh; iy++ {
+						sy := y1 + float64(ph)*bh + (float64(iy)+0.5)*bh/float64(gh)
+						for ix := 0; ix < gw; ix++ {
+							sx := x1 + float64(pw)*bw + (float64(ix)+0.5)*bw/float64(gw)
+							if sy < -1 || sy > float64(h) || sx < -1 || sx > float64(w) {
+								if mode == "max" && first {
+									acc, first = 0, false
+								}
+								continue
+							}
+							yy, xx := math.Max(sy, 0), math.Max(sx, 0)
+							y0, x0 := int(yy), int(xx)
+							y1i, x1i := y0+1, x0+1
+							if y0 >= h-1 {
+								y0, y1i, yy = h-1, h-1, float64(h-1)
+							}
+							if x0 >= w-1 {
+								x0, x1i, xx = w-1, w-1, float64(w-1)
+							}
+							ly, lx := yy-float64(y0), xx-float64(x0)
+							hy, hx := 1-ly, 1-lx
+							v1, v2, v3, v4 := hy*hx*px(y0, x0), hy*lx*px(y0, x1i), ly*hx*px(y1i, x0), ly*lx*px(y1i, x1i)
+							if mode == "avg" {
+								acc += v1 + v2 + v3 + v4
+							} else {
+								m := math.Max(math.Max(v1, v2), math.Max(v3, v4))
+								if first || m > acc {
+									acc, first = m, false
+								}
+							}
+						}
+					}
+					if mode == "avg" {
+						acc /= count
+					}
+					storeF(out, r*out.Strides[0]+ch*out.Strides[1]+ph*out.Strides[2]+pw*out.Strides[3], acc)
+				}
+			}
+		}
+	}
+	return nil
+}
