@@ -335,3 +335,56 @@ func roiAlign(c *nodeCtx) error {
 	c.setOut(0, x.dtype, []expr.Expr{rois.shape[0], x.shape[1], expr.Const(oh), expr.Const(ow)})
 	return nil
 }
+
+// dft: the output has the input's shape with the transformed axis of
+// dft_length (or the input's length; n/2 + 1 one-sided) and a last
+// dimension of 2 (real, imaginary).
+func dft(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	r := len(x.shape)
+	if r < 3 {
+		return fmt.Errorf("input %s: want [batch, ..., 1 or 2]", shapeText(x.shape))
+	}
+	last, ok := x.shape[r-1].IsConst()
+	if !ok || (last != 1 && last != 2) {
+		return fmt.Errorf("input %s: the last dimension must be 1 (real) or 2 (complex)", shapeText(x.shape))
+	}
+	axis, err := normAxis(c.attrInt("axis", 1), r-1)
+	if err != nil {
+		return err
+	}
+	if axis == 0 {
+		return fmt.Errorf("axis 0 is the batch")
+	}
+	n := x.shape[axis]
+	if c.opt(1) != nil {
+		ls, err := c.intsInput(1, "dft_length")
+		if err != nil {
+			return err
+		}
+		if len(ls) != 1 {
+			return fmt.Errorf("dft_length has %d values", len(ls))
+		}
+		n = ls[0]
+	}
+	onesided := c.attrInt("onesided", 0) != 0
+	inverse := c.attrInt("inverse", 0) != 0
+	if onesided && (last == 2 || inverse) {
+		return unsup("a one-sided DFT of complex input or an inverse one")
+	}
+	shape := append([]expr.Expr{}, x.shape...)
+	shape[axis], shape[r-1] = n, expr.Const(2)
+	if onesided {
+		h, _ := expr.FloorDiv(n, expr.Const(2))
+		shape[axis] = expr.Add(h, expr.Const(1))
+	}
+	c.emitInt("axis", int64(axis))
+	c.emitExpr("length", n)
+	c.emitBool("inverse", inverse)
+	c.emitBool("onesided", onesided)
+	c.setOut(0, x.dtype, shape)
+	return nil
+}

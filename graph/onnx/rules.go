@@ -37,6 +37,7 @@ func init() {
 		"Scatter":                   scatterElements,
 		"GatherND":                  gatherND,
 		"Einsum":                    einsum,
+		"DFT":                       dft,
 		"RoiAlign":                  roiAlign,
 		"Det":                       det,
 		"MaxUnpool":                 maxUnpool,

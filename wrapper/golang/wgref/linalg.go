@@ -2,6 +2,7 @@ package wgref
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 )
@@ -115,6 +116,61 @@ func maxUnpool(c *wgrt.Call) error {
 			flat /= def[d]
 		}
 		copyElem(out, offsetOf(pos, out.Strides), x, offsetOf(i, x.Strides))
+	}
+	return nil
+}
+
+func init() { register("DFT", dftKernel) }
+
+// dftKernel is the discrete Fourier transform (or its inverse, divided by
+// the length) along axis, each output bin summed directly in float64; the
+// input zero-padded or cut to the length.
+func dftKernel(c *wgrt.Call) error {
+	if len(c.Outputs) != 1 || len(c.Inputs) < 1 {
+		return fmt.Errorf("%s: want x and an output", c.Kernel)
+	}
+	out, x := c.Outputs[0], c.Inputs[0]
+	a := attrsOf(c)
+	axis, n, inverse := a.Int("axis"), a.Int("length"), a.Bool("inverse")
+	if a.err != nil {
+		return a.err
+	}
+	r := len(x.Shape)
+	complexIn := x.Shape[r-1] == 2
+	sign := -1.0
+	if inverse {
+		sign = 1
+	}
+	var outerBuf [maxRank]int
+	outer := outerBuf[:r-1]
+	copy(outer, out.Shape[:r-1])
+	outer[axis] = 1
+	var idxBuf [maxRank]int
+	idx := idxBuf[:r]
+	for o := range indices(outer) {
+		copy(idx, o)
+		for k := 0; k < out.Shape[axis]; k++ {
+			re, im := 0.0, 0.0
+			for t := 0; t < min(n, x.Shape[axis]); t++ {
+				idx[axis], idx[r-1] = t, 0
+				xr := loadF(x, offsetOf(idx, x.Strides))
+				xi := 0.0
+				if complexIn {
+					idx[r-1] = 1
+					xi = loadF(x, offsetOf(idx, x.Strides))
+				}
+				s, co := math.Sincos(sign * 2 * math.Pi * float64(k) * float64(t) / float64(n))
+				re += xr*co - xi*s
+				im += xr*s + xi*co
+			}
+			if inverse {
+				re, im = re/float64(n), im/float64(n)
+			}
+			idx[axis], idx[r-1] = k, 0
+			storeF(out, offsetOf(idx, out.Strides), re)
+			idx[r-1] = 1
+			storeF(out, offsetOf(idx, out.Strides), im)
+		}
 	}
 	return nil
 }
