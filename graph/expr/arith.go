@@ -149,6 +149,25 @@ func Min(xs ...Expr) Expr { return extremum(atomMin, nil, xs) }
 // MaxIn is Max using the symbol bounds b to drop dominated arguments.
 func MaxIn(b Bounds, xs ...Expr) Expr { return extremum(atomMax, b, xs) }
 
+// dominates proves d >= 0 for dropping a dominated argument, cheaply:
+// without bounds by NonNeg (symbols from 0); with bounds by the tests
+// that need no expansion (every term non-negative, or interval bounds).
+// Maxima are built for every candidate offset of every buffer a placement
+// tries, so a proof that expands products would dominate planning time.
+func dominates(d Expr, bounds Bounds) bool {
+	if bounds == nil {
+		return NonNeg(d, nil)
+	}
+	if c, ok := d.IsConst(); ok {
+		return c >= 0 && !d.Overflowed()
+	}
+	if allTermsNonNeg(d, bounds) {
+		return !d.Overflowed()
+	}
+	iv := boundsOf(d, bounds)
+	return iv.loOK && iv.lo >= 0 && !d.Overflowed()
+}
+
 func extremum(kind atomKind, bounds Bounds, xs []Expr) Expr {
 	var flat []Expr
 	for _, x := range xs {
@@ -186,7 +205,7 @@ func extremum(kind atomKind, bounds Bounds, xs []Expr) Expr {
 			if kind == atomMin {
 				d = Sub(x, args[lead])
 			}
-			if Equal(x, args[lead]) || !NonNeg(d, bounds) {
+			if Equal(x, args[lead]) || !dominates(d, bounds) {
 				rest = append(rest, x)
 			}
 		}
@@ -206,9 +225,9 @@ func extremum(kind atomKind, bounds Bounds, xs []Expr) Expr {
 			if kind == atomMin {
 				d = Sub(x, y)
 			}
-			if NonNeg(d, bounds) {
+			if dominates(d, bounds) {
 				// For equal pairs keep the first only.
-				if !NonNeg(Scale(d, -1), bounds) || j < i {
+				if !dominates(Scale(d, -1), bounds) || j < i {
 					dominated = true
 					break
 				}
