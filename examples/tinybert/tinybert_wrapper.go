@@ -415,7 +415,7 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 1 storages, steps [62, 66)
 //	pool 1 on "cpu": 128*batch bytes, 1 storages, steps [64, 66)
-//	pool 2 on "cpu": max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((8*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 768*((seq + 5)//6) + 8192, 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 512*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64), 640*batch*seq, 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 640*batch*seq + 64*((4*batch*seq + 63)//64), 768*((batch + 5)//6) + 128*batch + 4096, 768*batch*seq, 768*batch*seq + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 768*batch*seq + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 8192) bytes, 52 storages, steps [1, 65)
+//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((8*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 768*((seq + 5)//6) + 8192, 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 512*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64), 640*batch*seq, 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 640*batch*seq + 64*((4*batch*seq + 63)//64), 768*((batch + 5)//6) + 128*batch + 4096, 768*batch*seq, 768*batch*seq + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 768*batch*seq + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 8192) bytes, 52 storages, steps [1, 65)
 type frame struct {
 	*wgrt.Frame
 	k  Kernels
@@ -507,135 +507,136 @@ var program = wgrt.Program{
 		4, 68, 6,
 		3, 6, 69,
 		2, 66, 70,
+		6, 59, 71,
 		2, 58, 70,
-		6, 71, 72,
-		2, 72, 20,
-		2, 74, 21,
-		6, 73, 75,
-		2, 74, 41,
-		6, 76, 77,
+		6, 72, 73,
+		2, 73, 20,
+		2, 75, 21,
+		6, 74, 76,
+		2, 75, 41,
+		6, 77, 78,
 		3, 34, 53,
-		2, 79, 70,
-		2, 80, 20,
-		2, 81, 41,
+		2, 80, 70,
+		2, 81, 20,
+		2, 82, 41,
 		3, 57, 53,
-		2, 83, 70,
-		6, 82, 84,
-		2, 58, 85,
-		6, 78, 86,
+		2, 84, 70,
+		6, 83, 85,
+		2, 58, 86,
+		6, 79, 87,
 		3, 29, 53,
-		2, 88, 65,
-		2, 89, 70,
-		2, 90, 20,
-		2, 91, 41,
+		2, 89, 65,
+		2, 90, 70,
+		2, 91, 20,
+		2, 92, 41,
 		3, 19, 53,
-		2, 93, 70,
-		6, 92, 94,
-		2, 58, 95,
-		6, 87, 96,
-		2, 79, 65,
-		2, 98, 70,
-		6, 97, 99,
-		6, 100, 80,
+		2, 94, 70,
+		6, 93, 95,
+		2, 58, 96,
+		6, 88, 97,
+		2, 80, 65,
+		2, 99, 70,
+		6, 98, 100,
+		6, 101, 81,
 		3, 56, 1,
-		2, 80, 102,
-		6, 101, 103,
+		2, 81, 103,
+		6, 102, 104,
 		2, 11, 62,
-		4, 105, 6,
-		3, 6, 106,
-		2, 80, 107,
-		2, 108, 102,
-		6, 104, 109,
-		6, 110, 82,
+		4, 106, 6,
+		3, 6, 107,
+		2, 81, 108,
+		2, 109, 103,
+		6, 105, 110,
+		6, 111, 83,
 		3, 56, 64,
-		2, 83, 112,
+		2, 84, 113,
 		2, 38, 62,
-		4, 114, 6,
-		3, 6, 115,
-		2, 113, 116,
-		2, 117, 70,
-		2, 118, 39,
-		6, 111, 119,
-		2, 113, 70,
-		6, 120, 121,
-		2, 83, 65,
-		2, 123, 70,
-		6, 122, 124,
-		6, 125, 84,
-		2, 83, 20,
-		2, 127, 43,
-		6, 126, 128,
-		6, 75, 90,
-		2, 83, 130,
-		6, 129, 131,
+		4, 115, 6,
+		3, 6, 116,
+		2, 114, 117,
+		2, 118, 70,
+		2, 119, 39,
+		6, 112, 120,
+		2, 114, 70,
+		6, 121, 122,
+		2, 84, 65,
+		2, 124, 70,
+		6, 123, 125,
+		6, 126, 85,
+		2, 84, 20,
+		2, 128, 43,
+		6, 127, 129,
+		6, 76, 91,
+		2, 84, 131,
+		6, 130, 132,
 		0, 640, 0,
-		3, 133, 53,
-		2, 134, 70,
-		6, 75, 135,
-		2, 83, 136,
-		6, 132, 137,
-		2, 88, 112,
-		2, 139, 116,
+		3, 134, 53,
+		2, 135, 70,
+		6, 76, 136,
+		2, 84, 137,
+		6, 133, 138,
+		2, 89, 113,
+		2, 140, 117,
+		2, 141, 70,
+		2, 142, 39,
+		6, 139, 143,
 		2, 140, 70,
-		2, 141, 39,
-		6, 138, 142,
-		2, 139, 70,
-		6, 143, 144,
-		6, 145, 90,
-		6, 146, 92,
-		2, 88, 70,
-		6, 147, 148,
-		6, 149, 70,
-		6, 150, 134,
-		2, 134, 65,
-		2, 152, 70,
-		6, 151, 153,
-		2, 153, 30,
-		2, 155, 32,
-		6, 154, 156,
-		6, 157, 135,
+		6, 144, 145,
+		6, 146, 91,
+		6, 147, 93,
+		2, 89, 70,
+		6, 148, 149,
+		6, 150, 70,
+		6, 151, 135,
+		2, 135, 65,
+		2, 153, 70,
+		6, 152, 154,
+		2, 154, 30,
+		2, 156, 32,
+		6, 155, 157,
+		6, 158, 136,
 		2, 50, 59,
-		2, 159, 41,
-		6, 158, 160,
-		6, 161, 93,
-		2, 93, 46,
-		2, 163, 43,
-		6, 162, 164,
-		2, 93, 65,
-		2, 166, 70,
-		6, 165, 167,
-		2, 167, 30,
-		2, 169, 32,
-		6, 168, 170,
-		6, 171, 94,
+		2, 160, 41,
+		6, 159, 161,
+		6, 162, 94,
 		2, 94, 46,
-		2, 173, 43,
-		6, 172, 174,
-		2, 94, 20,
-		2, 176, 43,
-		6, 175, 177,
+		2, 164, 43,
+		6, 163, 165,
+		2, 94, 65,
+		2, 167, 70,
+		6, 166, 168,
+		2, 168, 30,
+		2, 170, 32,
+		6, 169, 171,
+		6, 172, 95,
+		2, 95, 46,
+		2, 174, 43,
+		6, 173, 175,
+		2, 95, 20,
+		2, 177, 43,
+		6, 176, 178,
 		0, 2, 0,
 		0, 3, 0,
 		0, 136, 0,
-		3, 181, 1,
-		2, 80, 182,
+		3, 182, 1,
+		2, 81, 183,
 		2, 61, 58,
-		2, 184, 70,
-		2, 61, 83,
-		2, 186, 65,
-		2, 187, 70,
-		2, 38, 83,
-		2, 189, 112,
-		2, 190, 70,
-		2, 191, 39,
-		2, 61, 88,
-		2, 193, 70,
-		2, 193, 65,
-		2, 195, 70,
-		2, 38, 88,
-		2, 197, 112,
-		2, 198, 70,
-		2, 199, 39,
+		2, 185, 70,
+		2, 61, 84,
+		2, 187, 65,
+		2, 188, 70,
+		2, 38, 84,
+		2, 190, 113,
+		2, 191, 70,
+		2, 192, 39,
+		2, 61, 89,
+		2, 194, 70,
+		2, 194, 65,
+		2, 196, 70,
+		2, 38, 89,
+		2, 198, 113,
+		2, 199, 70,
+		2, 200, 39,
 	},
 	Tensors: []int32{
 		7, 0, 2, 0, // "input_ids"
@@ -820,8 +821,8 @@ var program = wgrt.Program{
 	},
 	Lists: []int32{
 		3, 4, 4, 4,
-		4, 52, 179, 2, 180,
-		4, 52, 179, 180, 2,
+		4, 52, 180, 2, 181,
+		4, 52, 180, 181, 2,
 	},
 	Inputs: []int32{
 		0, 1,
@@ -938,20 +939,20 @@ var program = wgrt.Program{
 		120, 23, 52, 56, // "pool.bias"
 	},
 	Steps: []int32{
-		0, 2, 178, -1, -1, // acquire pool 2: max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((8*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 768*((seq + 5)//6) + 8192, 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 512*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64), 640*batch*seq, 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 640*batch*seq + 64*((4*batch*seq + 63)//64), 768*((batch + 5)//6) + 128*batch + 4096, 768*batch*seq, 768*batch*seq + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 768*batch*seq + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 8192) bytes on "cpu"
-		2, 3, 2, 72, 80, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 8, 2, 72, 80, // view "/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		0, 2, 179, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((8*seq + 63)//64) + 128*seq, 256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 768*((seq + 5)//6) + 8192, 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((24*((seq + 5)//6)*min(256, seq) + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*min(256, seq), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 512*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64), 640*batch*seq, 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 640*batch*seq + 64*((4*batch*seq + 63)//64), 768*((batch + 5)//6) + 128*batch + 4096, 768*batch*seq, 768*batch*seq + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6), 768*batch*seq + 64*((4*batch*seq + 63)//64), 768*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((seq + 5)//6) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 8192) bytes on "cpu"
+		2, 3, 2, 73, 81, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 8, 2, 73, 81, // view "/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 0, // ops[0]: "Gather"
-		2, 4, 2, 103, 183, // view "/Range_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 8*seq bytes
-		2, 5, 2, 103, 183, // view "/Unsqueeze_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 8*seq bytes
+		2, 4, 2, 104, 184, // view "/Range_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 8*seq bytes
+		2, 5, 2, 104, 184, // view "/Unsqueeze_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 128*seq, 8*seq bytes
 		4, 1, // ops[1]: "Range"
-		2, 7, 2, 80, 103, // view "/pos/Gather_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*seq bytes
+		2, 7, 2, 81, 104, // view "/pos/Gather_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*seq bytes
 		4, 2, // ops[2]: "Gather"
 		3, 4, // unview "/Range_output_0"
 		3, 5, // unview "/Unsqueeze_output_0"
 		4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 		3, 7, // unview "/pos/Gather_output_0"
-		2, 11, 2, 70, 72, // view "/ln/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 11, 2, 70, 73, // view "/ln/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 4, // ops[4]: "LayerNormalization"
 		3, 3, // unview "/tok/Gather_output_0"
 		3, 8, // unview "/Add_output_0"
@@ -961,62 +962,62 @@ var program = wgrt.Program{
 		4, 5, // ops[5]: "Cast"
 		4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 		4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-		2, 123, 2, 72, 75, // view "scratch ops[8]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 12288 bytes
-		2, 20, 2, 130, 131, // view "/layers.0/qkv/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
-		2, 22, 2, 130, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
+		2, 123, 2, 73, 76, // view "scratch ops[8]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 12288 bytes
+		2, 20, 2, 131, 132, // view "/layers.0/qkv/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
+		2, 22, 2, 131, 132, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
 		4, 8, // ops[8]: "MatMul"
 		3, 123, // unview "scratch ops[8]"
 		4, 9, // ops[9]: "Add"; "/layers.0/qkv/Add_output_0" takes over the storage of "/layers.0/qkv/MatMul_output_0" in place
-		2, 23, 2, 72, 80, // view "/layers.0/Split_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 26, 2, 72, 80, // view "/layers.0/Reshape_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 24, 2, 99, 124, // view "/layers.0/Split_output_1": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 28, 2, 99, 124, // view "/layers.0/Reshape_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 25, 2, 124, 90, // view "/layers.0/Split_output_2": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 29, 2, 124, 90, // view "/layers.0/Reshape_2_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 23, 2, 73, 81, // view "/layers.0/Split_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 26, 2, 73, 81, // view "/layers.0/Reshape_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 24, 2, 100, 125, // view "/layers.0/Split_output_1": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 28, 2, 100, 125, // view "/layers.0/Reshape_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 25, 2, 125, 91, // view "/layers.0/Split_output_2": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 29, 2, 125, 91, // view "/layers.0/Reshape_2_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 10, // ops[10]: "Split"
 		3, 20, // unview "/layers.0/qkv/MatMul_output_0"
 		3, 22, // unview "/layers.0/qkv/Add_output_0"
-		2, 27, 2, 90, 153, // view "/layers.0/Transpose_output_0": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 27, 2, 91, 154, // view "/layers.0/Transpose_output_0": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 11, // ops[11]: "Transpose"
 		3, 23, // unview "/layers.0/Split_output_0"
 		3, 26, // unview "/layers.0/Reshape_output_0"
-		2, 30, 2, 71, 99, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 30, 2, 71, 100, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 12, // ops[12]: "Transpose"
 		3, 25, // unview "/layers.0/Split_output_2"
 		3, 29, // unview "/layers.0/Reshape_2_output_0"
-		2, 31, 2, 153, 167, // view "/layers.0/Transpose_2_output_0": pool 2 at 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 31, 2, 154, 168, // view "/layers.0/Transpose_2_output_0": pool 2 at 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 13, // ops[13]: "Transpose"
 		3, 24, // unview "/layers.0/Split_output_1"
 		3, 28, // unview "/layers.0/Reshape_1_output_0"
-		2, 124, 2, 167, 170, // view "scratch ops[14]": pool 2 at 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6) bytes
-		2, 32, 2, 72, 185, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-		2, 34, 2, 72, 185, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-		2, 35, 2, 72, 185, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 124, 2, 168, 171, // view "scratch ops[14]": pool 2 at 768*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6) bytes
+		2, 32, 2, 73, 186, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 34, 2, 73, 186, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 35, 2, 73, 186, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
 		4, 14, // ops[14]: "MatMul"
 		3, 27, // unview "/layers.0/Transpose_output_0"
 		3, 31, // unview "/layers.0/Transpose_2_output_0"
 		3, 124, // unview "scratch ops[14]"
 		4, 15, // ops[15]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 		4, 16, // ops[16]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-		2, 36, 2, 124, 188, // view "/layers.0/Softmax_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 36, 2, 125, 189, // view "/layers.0/Softmax_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
 		4, 17, // ops[17]: "Softmax"
 		3, 32, // unview "/layers.0/MatMul_output_0"
 		3, 34, // unview "/layers.0/Div_output_0"
 		3, 35, // unview "/layers.0/Add_output_0"
-		2, 125, 2, 121, 192, // view "scratch ops[18]": pool 2 at 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 24*((seq + 5)//6)*min(256, seq) + 64*min(256, seq) bytes
-		2, 37, 2, 99, 124, // view "/layers.0/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 125, 2, 122, 193, // view "scratch ops[18]": pool 2 at 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 24*((seq + 5)//6)*min(256, seq) + 64*min(256, seq) bytes
+		2, 37, 2, 100, 125, // view "/layers.0/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 18, // ops[18]: "MatMul"
 		3, 30, // unview "/layers.0/Transpose_1_output_0"
 		3, 36, // unview "/layers.0/Softmax_output_0"
 		3, 125, // unview "scratch ops[18]"
-		2, 38, 2, 124, 90, // view "/layers.0/Transpose_3_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 39, 2, 124, 90, // view "/layers.0/Reshape_3_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 38, 2, 125, 91, // view "/layers.0/Transpose_3_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 39, 2, 125, 91, // view "/layers.0/Reshape_3_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 19, // ops[19]: "Transpose"
 		3, 37, // unview "/layers.0/MatMul_1_output_0"
-		2, 126, 2, 90, 92, // view "scratch ops[20]": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 4096 bytes
-		2, 41, 2, 95, 96, // view "/layers.0/out/MatMul_output_0": pool 2 at max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-		2, 43, 2, 95, 96, // view "/layers.0/out/Add_output_0": pool 2 at max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-		2, 44, 2, 95, 96, // view "/layers.0/Add_1_output_0": pool 2 at max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+		2, 126, 2, 91, 93, // view "scratch ops[20]": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 4096 bytes
+		2, 41, 2, 96, 97, // view "/layers.0/out/MatMul_output_0": pool 2 at max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+		2, 43, 2, 96, 97, // view "/layers.0/out/Add_output_0": pool 2 at max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+		2, 44, 2, 96, 97, // view "/layers.0/Add_1_output_0": pool 2 at max(512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 768*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
 		4, 20, // ops[20]: "MatMul"
 		3, 38, // unview "/layers.0/Transpose_3_output_0"
 		3, 39, // unview "/layers.0/Reshape_3_output_0"
@@ -1024,22 +1025,22 @@ var program = wgrt.Program{
 		4, 21, // ops[21]: "Add"; "/layers.0/out/Add_output_0" takes over the storage of "/layers.0/out/MatMul_output_0" in place
 		4, 22, // ops[22]: "Add"; "/layers.0/Add_1_output_0" takes over the storage of "/layers.0/out/Add_output_0" in place
 		3, 11, // unview "/ln/LayerNormalization_output_0"
-		2, 47, 2, 135, 94, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 47, 2, 136, 95, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 23, // ops[23]: "LayerNormalization"
 		3, 41, // unview "/layers.0/out/MatMul_output_0"
 		3, 43, // unview "/layers.0/out/Add_output_0"
 		3, 44, // unview "/layers.0/Add_1_output_0"
-		2, 127, 2, 94, 177, // view "scratch ops[24]": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 8192 bytes
-		2, 49, 2, 70, 80, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-		2, 51, 2, 70, 80, // view "/layers.0/ff1/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 127, 2, 95, 178, // view "scratch ops[24]": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 8192 bytes
+		2, 49, 2, 70, 81, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 51, 2, 70, 81, // view "/layers.0/ff1/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
 		4, 24, // ops[24]: "MatMul"
 		3, 127, // unview "scratch ops[24]"
 		4, 25, // ops[25]: "Add"; "/layers.0/ff1/Add_output_0" takes over the storage of "/layers.0/ff1/MatMul_output_0" in place
-		2, 53, 2, 80, 148, // view "/layers.0/Div_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-		2, 54, 2, 80, 148, // view "/layers.0/Erf_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-		2, 56, 2, 80, 148, // view "/layers.0/Add_2_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-		2, 57, 2, 80, 148, // view "/layers.0/Mul_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-		2, 59, 2, 80, 148, // view "/layers.0/Mul_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 53, 2, 81, 149, // view "/layers.0/Div_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 54, 2, 81, 149, // view "/layers.0/Erf_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 56, 2, 81, 149, // view "/layers.0/Add_2_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 57, 2, 81, 149, // view "/layers.0/Mul_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+		2, 59, 2, 81, 149, // view "/layers.0/Mul_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
 		4, 26, // ops[26]: "Div"
 		4, 27, // ops[27]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 		4, 28, // ops[28]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
@@ -1047,10 +1048,10 @@ var program = wgrt.Program{
 		3, 49, // unview "/layers.0/ff1/MatMul_output_0"
 		3, 51, // unview "/layers.0/ff1/Add_output_0"
 		4, 30, // ops[30]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-		2, 128, 2, 94, 174, // view "scratch ops[31]": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((seq + 5)//6) + 8192 bytes
-		2, 61, 2, 148, 135, // view "/layers.0/ff2/MatMul_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 63, 2, 148, 135, // view "/layers.0/ff2/Add_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 64, 2, 148, 135, // view "/layers.0/Add_3_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 128, 2, 95, 175, // view "scratch ops[31]": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((seq + 5)//6) + 8192 bytes
+		2, 61, 2, 149, 136, // view "/layers.0/ff2/MatMul_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 63, 2, 149, 136, // view "/layers.0/ff2/Add_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 64, 2, 149, 136, // view "/layers.0/Add_3_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 31, // ops[31]: "MatMul"
 		3, 53, // unview "/layers.0/Div_1_output_0"
 		3, 54, // unview "/layers.0/Erf_output_0"
@@ -1061,42 +1062,42 @@ var program = wgrt.Program{
 		4, 32, // ops[32]: "Add"; "/layers.0/ff2/Add_output_0" takes over the storage of "/layers.0/ff2/MatMul_output_0" in place
 		4, 33, // ops[33]: "Add"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ff2/Add_output_0" in place
 		3, 47, // unview "/layers.0/ln1/LayerNormalization_output_0"
-		2, 67, 2, 70, 72, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 67, 2, 70, 73, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 34, // ops[34]: "LayerNormalization"
 		3, 61, // unview "/layers.0/ff2/MatMul_output_0"
 		3, 63, // unview "/layers.0/ff2/Add_output_0"
 		3, 64, // unview "/layers.0/Add_3_output_0"
-		2, 129, 2, 72, 75, // view "scratch ops[35]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 12288 bytes
-		2, 69, 2, 136, 137, // view "/layers.1/qkv/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
-		2, 71, 2, 136, 137, // view "/layers.1/qkv/Add_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
+		2, 129, 2, 73, 76, // view "scratch ops[35]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 12288 bytes
+		2, 69, 2, 137, 138, // view "/layers.1/qkv/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
+		2, 71, 2, 137, 138, // view "/layers.1/qkv/Add_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 12288, 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq bytes
 		4, 35, // ops[35]: "MatMul"
 		3, 129, // unview "scratch ops[35]"
 		4, 36, // ops[36]: "Add"; "/layers.1/qkv/Add_output_0" takes over the storage of "/layers.1/qkv/MatMul_output_0" in place
-		2, 72, 2, 72, 80, // view "/layers.1/Split_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 75, 2, 72, 80, // view "/layers.1/Reshape_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 73, 2, 80, 84, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 77, 2, 80, 84, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 74, 2, 148, 135, // view "/layers.1/Split_output_2": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-		2, 78, 2, 148, 135, // view "/layers.1/Reshape_2_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 72, 2, 73, 81, // view "/layers.1/Split_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 75, 2, 73, 81, // view "/layers.1/Reshape_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 73, 2, 81, 85, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 77, 2, 81, 85, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 74, 2, 149, 136, // view "/layers.1/Split_output_2": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 78, 2, 149, 136, // view "/layers.1/Reshape_2_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 37, // ops[37]: "Split"
 		3, 69, // unview "/layers.1/qkv/MatMul_output_0"
 		3, 71, // unview "/layers.1/qkv/Add_output_0"
-		2, 76, 2, 84, 148, // view "/layers.1/Transpose_output_0": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 76, 2, 85, 149, // view "/layers.1/Transpose_output_0": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 38, // ops[38]: "Transpose"
 		3, 72, // unview "/layers.1/Split_output_0"
 		3, 75, // unview "/layers.1/Reshape_output_0"
-		2, 79, 2, 72, 80, // view "/layers.1/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 79, 2, 73, 81, // view "/layers.1/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 39, // ops[39]: "Transpose"
 		3, 74, // unview "/layers.1/Split_output_2"
 		3, 78, // unview "/layers.1/Reshape_2_output_0"
-		2, 80, 2, 90, 153, // view "/layers.1/Transpose_2_output_0": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 80, 2, 91, 154, // view "/layers.1/Transpose_2_output_0": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 40, // ops[40]: "Transpose"
 		3, 73, // unview "/layers.1/Split_output_1"
 		3, 77, // unview "/layers.1/Reshape_1_output_0"
-		2, 130, 2, 153, 156, // view "scratch ops[41]": pool 2 at 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6) bytes
-		2, 81, 2, 148, 194, // view "/layers.1/MatMul_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-		2, 83, 2, 148, 194, // view "/layers.1/Div_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-		2, 84, 2, 148, 194, // view "/layers.1/Add_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 130, 2, 154, 157, // view "scratch ops[41]": pool 2 at 640*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*((min(1024, seq) + 15)//16) + 192*((seq + 5)//6) bytes
+		2, 81, 2, 149, 195, // view "/layers.1/MatMul_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 83, 2, 149, 195, // view "/layers.1/Div_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 84, 2, 149, 195, // view "/layers.1/Add_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
 		4, 41, // ops[41]: "MatMul"
 		3, 76, // unview "/layers.1/Transpose_output_0"
 		3, 80, // unview "/layers.1/Transpose_2_output_0"
@@ -1106,25 +1107,25 @@ var program = wgrt.Program{
 		3, 14, // unview "/Cast_1_output_0"
 		3, 16, // unview "/Sub_output_0"
 		3, 18, // unview "/Mul_output_0"
-		2, 85, 2, 90, 196, // view "/layers.1/Softmax_output_0": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
+		2, 85, 2, 91, 197, // view "/layers.1/Softmax_output_0": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
 		4, 44, // ops[44]: "Softmax"
 		3, 81, // unview "/layers.1/MatMul_output_0"
 		3, 83, // unview "/layers.1/Div_output_0"
 		3, 84, // unview "/layers.1/Add_output_0"
-		2, 131, 2, 144, 200, // view "scratch ops[45]": pool 2 at 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 24*((seq + 5)//6)*min(256, seq) + 64*min(256, seq) bytes
-		2, 86, 2, 80, 84, // view "/layers.1/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+		2, 131, 2, 145, 201, // view "scratch ops[45]": pool 2 at 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 24*((seq + 5)//6)*min(256, seq) + 64*min(256, seq) bytes
+		2, 86, 2, 81, 85, // view "/layers.1/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 		4, 45, // ops[45]: "MatMul"
 		3, 79, // unview "/layers.1/Transpose_1_output_0"
 		3, 85, // unview "/layers.1/Softmax_output_0"
 		3, 131, // unview "scratch ops[45]"
-		2, 87, 2, 85, 86, // view "/layers.1/Transpose_3_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-		2, 88, 2, 85, 86, // view "/layers.1/Reshape_3_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+		2, 87, 2, 86, 87, // view "/layers.1/Transpose_3_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+		2, 88, 2, 86, 87, // view "/layers.1/Reshape_3_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
 		4, 46, // ops[46]: "Transpose"
 		3, 86, // unview "/layers.1/MatMul_1_output_0"
-		2, 132, 2, 72, 77, // view "scratch ops[47]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 4096 bytes
-		2, 90, 2, 77, 82, // view "/layers.1/out/MatMul_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq bytes
-		2, 92, 2, 77, 82, // view "/layers.1/out/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq bytes
-		2, 93, 2, 77, 82, // view "/layers.1/Add_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq bytes
+		2, 132, 2, 73, 78, // view "scratch ops[47]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 768*((seq + 5)//6) + 4096 bytes
+		2, 90, 2, 78, 83, // view "/layers.1/out/MatMul_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq bytes
+		2, 92, 2, 78, 83, // view "/layers.1/out/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq bytes
+		2, 93, 2, 78, 83, // view "/layers.1/Add_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 768*((seq + 5)//6) + 4096, 128*batch*seq bytes
 		4, 47, // ops[47]: "MatMul"
 		3, 87, // unview "/layers.1/Transpose_3_output_0"
 		3, 88, // unview "/layers.1/Reshape_3_output_0"
@@ -1137,17 +1138,17 @@ var program = wgrt.Program{
 		3, 90, // unview "/layers.1/out/MatMul_output_0"
 		3, 92, // unview "/layers.1/out/Add_output_0"
 		3, 93, // unview "/layers.1/Add_1_output_0"
-		2, 133, 2, 83, 128, // view "scratch ops[51]": pool 2 at 384*batch*seq, 768*((seq + 5)//6) + 8192 bytes
-		2, 98, 2, 58, 83, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
-		2, 100, 2, 58, 83, // view "/layers.1/ff1/Add_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+		2, 133, 2, 84, 129, // view "scratch ops[51]": pool 2 at 384*batch*seq, 768*((seq + 5)//6) + 8192 bytes
+		2, 98, 2, 58, 84, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+		2, 100, 2, 58, 84, // view "/layers.1/ff1/Add_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
 		4, 51, // ops[51]: "MatMul"
 		3, 133, // unview "scratch ops[51]"
 		4, 52, // ops[52]: "Add"; "/layers.1/ff1/Add_output_0" takes over the storage of "/layers.1/ff1/MatMul_output_0" in place
-		2, 102, 2, 83, 134, // view "/layers.1/Div_1_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
-		2, 103, 2, 83, 134, // view "/layers.1/Erf_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
-		2, 105, 2, 83, 134, // view "/layers.1/Add_2_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
-		2, 106, 2, 83, 134, // view "/layers.1/Mul_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
-		2, 108, 2, 83, 134, // view "/layers.1/Mul_1_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
+		2, 102, 2, 84, 135, // view "/layers.1/Div_1_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
+		2, 103, 2, 84, 135, // view "/layers.1/Erf_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
+		2, 105, 2, 84, 135, // view "/layers.1/Add_2_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
+		2, 106, 2, 84, 135, // view "/layers.1/Mul_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
+		2, 108, 2, 84, 135, // view "/layers.1/Mul_1_output_0": pool 2 at 384*batch*seq, 256*batch*seq bytes
 		4, 53, // ops[53]: "Div"
 		4, 54, // ops[54]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 		4, 55, // ops[55]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
@@ -1155,10 +1156,10 @@ var program = wgrt.Program{
 		3, 98, // unview "/layers.1/ff1/MatMul_output_0"
 		3, 100, // unview "/layers.1/ff1/Add_output_0"
 		4, 57, // ops[57]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-		2, 134, 2, 93, 164, // view "scratch ops[58]": pool 2 at 768*batch*seq, 1536*((seq + 5)//6) + 8192 bytes
-		2, 110, 2, 134, 93, // view "/layers.1/ff2/MatMul_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
-		2, 112, 2, 134, 93, // view "/layers.1/ff2/Add_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
-		2, 113, 2, 134, 93, // view "/layers.1/Add_3_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+		2, 134, 2, 94, 165, // view "scratch ops[58]": pool 2 at 768*batch*seq, 1536*((seq + 5)//6) + 8192 bytes
+		2, 110, 2, 135, 94, // view "/layers.1/ff2/MatMul_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+		2, 112, 2, 135, 94, // view "/layers.1/ff2/Add_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+		2, 113, 2, 135, 94, // view "/layers.1/Add_3_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
 		4, 58, // ops[58]: "MatMul"
 		3, 102, // unview "/layers.1/Div_1_output_0"
 		3, 103, // unview "/layers.1/Erf_output_0"
@@ -1177,7 +1178,7 @@ var program = wgrt.Program{
 		3, 113, // unview "/layers.1/Add_3_output_0"
 		2, 118, 2, 52, 59, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
 		4, 62, // ops[62]: "Gather"
-		2, 135, 2, 59, 160, // view "scratch ops[63]": pool 2 at 128*batch, 768*((batch + 5)//6) + 4096 bytes
+		2, 135, 2, 59, 161, // view "scratch ops[63]": pool 2 at 128*batch, 768*((batch + 5)//6) + 4096 bytes
 		0, 1, 59, 1, 59, // acquire pool 1: 128*batch bytes on "cpu"
 		2, 121, 1, 52, 59, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
 		2, 122, 1, 52, 59, // view "pooled": pool 1 at 0, 128*batch bytes
@@ -1268,26 +1269,26 @@ var (
 		1, 4, 52, 1, 2, // ops[1]: "Range"
 		0, 7, 6, 5, 52, // ops[2]: "Gather"
 		2, 8, 3, 7, // ops[3]: "Add"
-		3, 11, 8, 9, 10, 179, 0, // ops[4]: "LayerNormalization"
+		3, 11, 8, 9, 10, 180, 0, // ops[4]: "LayerNormalization"
 		4, 14, 13, 0, // ops[5]: "Cast"
 		5, 16, 15, 14, // ops[6]: "Sub"
 		6, 18, 16, 17, // ops[7]: "Mul"
 		7, 20, 123, 11, 19, // ops[8]: "MatMul"
 		2, 22, 21, 20, // ops[9]: "Add"
-		8, 23, 24, 25, 22, 179, 0, // ops[10]: "Split"
+		8, 23, 24, 25, 22, 180, 0, // ops[10]: "Split"
 		9, 27, 26, 1, // ops[11]: "Transpose"
 		9, 30, 29, 1, // ops[12]: "Transpose"
 		9, 31, 28, 2, // ops[13]: "Transpose"
 		7, 32, 124, 27, 31, // ops[14]: "MatMul"
 		10, 34, 32, 33, // ops[15]: "Div"
 		2, 35, 34, 18, // ops[16]: "Add"
-		11, 36, 35, 180, 0, // ops[17]: "Softmax"
+		11, 36, 35, 181, 0, // ops[17]: "Softmax"
 		7, 37, 125, 36, 30, // ops[18]: "MatMul"
 		9, 38, 37, 1, // ops[19]: "Transpose"
 		7, 41, 126, 39, 40, // ops[20]: "MatMul"
 		2, 43, 42, 41, // ops[21]: "Add"
 		2, 44, 11, 43, // ops[22]: "Add"
-		3, 47, 44, 45, 46, 179, 0, // ops[23]: "LayerNormalization"
+		3, 47, 44, 45, 46, 180, 0, // ops[23]: "LayerNormalization"
 		7, 49, 127, 47, 48, // ops[24]: "MatMul"
 		2, 51, 50, 49, // ops[25]: "Add"
 		10, 53, 51, 52, // ops[26]: "Div"
@@ -1298,23 +1299,23 @@ var (
 		7, 61, 128, 59, 60, // ops[31]: "MatMul"
 		2, 63, 62, 61, // ops[32]: "Add"
 		2, 64, 47, 63, // ops[33]: "Add"
-		3, 67, 64, 65, 66, 179, 0, // ops[34]: "LayerNormalization"
+		3, 67, 64, 65, 66, 180, 0, // ops[34]: "LayerNormalization"
 		7, 69, 129, 67, 68, // ops[35]: "MatMul"
 		2, 71, 70, 69, // ops[36]: "Add"
-		8, 72, 73, 74, 71, 179, 0, // ops[37]: "Split"
+		8, 72, 73, 74, 71, 180, 0, // ops[37]: "Split"
 		9, 76, 75, 1, // ops[38]: "Transpose"
 		9, 79, 78, 1, // ops[39]: "Transpose"
 		9, 80, 77, 2, // ops[40]: "Transpose"
 		7, 81, 130, 76, 80, // ops[41]: "MatMul"
 		10, 83, 81, 82, // ops[42]: "Div"
 		2, 84, 83, 18, // ops[43]: "Add"
-		11, 85, 84, 180, 0, // ops[44]: "Softmax"
+		11, 85, 84, 181, 0, // ops[44]: "Softmax"
 		7, 86, 131, 85, 79, // ops[45]: "MatMul"
 		9, 87, 86, 1, // ops[46]: "Transpose"
 		7, 90, 132, 88, 89, // ops[47]: "MatMul"
 		2, 92, 91, 90, // ops[48]: "Add"
 		2, 93, 67, 92, // ops[49]: "Add"
-		3, 96, 93, 94, 95, 179, 0, // ops[50]: "LayerNormalization"
+		3, 96, 93, 94, 95, 180, 0, // ops[50]: "LayerNormalization"
 		7, 98, 133, 96, 97, // ops[51]: "MatMul"
 		2, 100, 99, 98, // ops[52]: "Add"
 		10, 102, 100, 101, // ops[53]: "Div"
@@ -1325,7 +1326,7 @@ var (
 		7, 110, 134, 108, 109, // ops[58]: "MatMul"
 		2, 112, 111, 110, // ops[59]: "Add"
 		2, 113, 96, 112, // ops[60]: "Add"
-		3, 116, 113, 114, 115, 179, 0, // ops[61]: "LayerNormalization"
+		3, 116, 113, 114, 115, 180, 0, // ops[61]: "LayerNormalization"
 		0, 118, 116, 117, 2, // ops[62]: "Gather"
 		13, 121, 135, 118, 119, 120, 1, 1, 52, 2, // ops[63]: "Gemm"
 		14, 122, 121, // ops[64]: "Tanh"
