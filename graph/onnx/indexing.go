@@ -388,3 +388,66 @@ func dft(c *nodeCtx) error {
 	c.setOut(0, x.dtype, shape)
 	return nil
 }
+
+// stft: frames of frame_length samples every frame_step, each windowed (the
+// window input stays a kernel input) and transformed: [batch, frames,
+// bins, 2], bins frame_length/2 + 1 one-sided.
+func stft(c *nodeCtx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	if len(x.shape) != 3 {
+		return fmt.Errorf("signal %s: want [batch, length, 1 or 2]", shapeText(x.shape))
+	}
+	steps, err := c.intsInput(1, "frame_step")
+	if err != nil {
+		return err
+	}
+	var length expr.Expr
+	hasWindow := c.opt(2) != nil
+	switch {
+	case c.opt(3) != nil:
+		ls, err := c.intsInput(3, "frame_length")
+		if err != nil {
+			return err
+		}
+		if len(ls) != 1 {
+			return fmt.Errorf("frame_length has %d values", len(ls))
+		}
+		length = ls[0]
+	case hasWindow:
+		w, _ := c.in(2)
+		if len(w.shape) != 1 {
+			return fmt.Errorf("window %s: want one dimension", shapeText(w.shape))
+		}
+		length = w.shape[0]
+	default:
+		return fmt.Errorf("neither a window nor frame_length gives the frame length")
+	}
+	if len(steps) != 1 {
+		return fmt.Errorf("frame_step has %d values", len(steps))
+	}
+	step := steps[0]
+	st, ok := step.IsConst()
+	if !ok || st < 1 {
+		return unsup("frame_step %s must be a positive constant", step)
+	}
+	frames, _ := expr.FloorDiv(expr.Sub(x.shape[1], length), step)
+	frames = expr.Add(frames, expr.Const(1))
+	if err := c.im.atLeast(frames, 1, "frame count"); err != nil {
+		return err
+	}
+	onesided := c.attrInt("onesided", 1) != 0
+	bins := length
+	if onesided {
+		h, _ := expr.FloorDiv(length, expr.Const(2))
+		bins = expr.Add(h, expr.Const(1))
+	}
+	c.emitExpr("frame_step", step)
+	c.emitExpr("frame_length", length)
+	c.emitBool("onesided", onesided)
+	c.emitBool("has_window", hasWindow)
+	c.setOut(0, x.dtype, []expr.Expr{x.shape[0], frames, bins, expr.Const(2)})
+	return nil
+}

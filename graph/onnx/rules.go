@@ -37,6 +37,7 @@ func init() {
 		"Scatter":                   scatterElements,
 		"GatherND":                  gatherND,
 		"Einsum":                    einsum,
+		"STFT":                      stft,
 		"DFT":                       dft,
 		"RoiAlign":                  roiAlign,
 		"Det":                       det,

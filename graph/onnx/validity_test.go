@@ -113,7 +113,7 @@ func TestEveryRefusalReported(t *testing.T) {
 	tt := field(varint(nil, 1, 1), 2, dims)
 	input := field(field(nil, 1, []byte("x")), 2, field(nil, 1, tt))
 	var g []byte
-	for _, n := range [][3]string{{"x", "a", "STFT"}, {"a", "b", "Relu"}, {"x", "c", "STFT"}, {"x", "d", "Relu"}} {
+	for _, n := range [][3]string{{"x", "a", "TfIdfVectorizer"}, {"a", "b", "Relu"}, {"x", "c", "TfIdfVectorizer"}, {"x", "d", "Relu"}} {
 		g = field(g, 1, node(n[0], n[1], n[2]))
 	}
 	g = field(field(g, 2, []byte("g")), 11, input)
@@ -125,8 +125,8 @@ func TestEveryRefusalReported(t *testing.T) {
 	var list graph.ErrorList
 	require.ErrorAs(t, err, &list)
 	require.Len(t, list, 2, "%v", err)
-	assert.Contains(t, list[0].Error(), `nodes[0] (op "STFT", name "")`)
-	assert.Contains(t, list[1].Error(), `nodes[2] (op "STFT", name "")`)
+	assert.Contains(t, list[0].Error(), `nodes[0] (op "TfIdfVectorizer", name "")`)
+	assert.Contains(t, list[1].Error(), `nodes[2] (op "TfIdfVectorizer", name "")`)
 }
 
 // A convolution stack over raw audio (wav2vec2's feature extractor) only

@@ -174,3 +174,52 @@ func dftKernel(c *wgrt.Call) error {
 	}
 	return nil
 }
+
+func init() { register("STFT", stftKernel) }
+
+// stftKernel transforms each frame of the signal, times the window when
+// there is one, bin by bin in float64.
+func stftKernel(c *wgrt.Call) error {
+	if len(c.Outputs) != 1 || len(c.Inputs) < 1 {
+		return fmt.Errorf("%s: want a signal and an output", c.Kernel)
+	}
+	out, x := c.Outputs[0], c.Inputs[0]
+	a := attrsOf(c)
+	step, n, hasWindow := a.Int("frame_step"), a.Int("frame_length"), a.Bool("has_window")
+	if a.err != nil {
+		return a.err
+	}
+	var window *wgrt.Tensor
+	if hasWindow {
+		if len(c.Inputs) < 2 {
+			return fmt.Errorf("%s: the window is missing", c.Kernel)
+		}
+		window = &c.Inputs[1]
+	}
+	complexIn := x.Shape[2] == 2
+	for b := 0; b < out.Shape[0]; b++ {
+		for f := 0; f < out.Shape[1]; f++ {
+			for k := 0; k < out.Shape[2]; k++ {
+				re, im := 0.0, 0.0
+				for t := 0; t < n; t++ {
+					off := b*x.Strides[0] + (f*step+t)*x.Strides[1]
+					xr, xi := loadF(x, off), 0.0
+					if complexIn {
+						xi = loadF(x, off+x.Strides[2])
+					}
+					if window != nil {
+						wv := loadF(*window, t*window.Strides[0])
+						xr, xi = xr*wv, xi*wv
+					}
+					s, co := math.Sincos(-2 * math.Pi * float64(k) * float64(t) / float64(n))
+					re += xr*co - xi*s
+					im += xr*s + xi*co
+				}
+				o := b*out.Strides[0] + f*out.Strides[1] + k*out.Strides[2]
+				storeF(out, o, re)
+				storeF(out, o+out.Strides[3], im)
+			}
+		}
+	}
+	return nil
+}
