@@ -6,7 +6,9 @@
 # 224x224), lraspp (torchvision's LR-ASPP MobileNetV3 segmentation model,
 # whose bilinear upsampling exports as Resize; batch 2, 224x224), recurrent
 # (a bidirectional 2-layer LSTM then a GRU, batch first: batch 2, sequence
-# 20, 32 features) and bert (a BERT-style encoder: hidden 256, 4 layers,
+# 20, 32 features), scripted (a scripted recurrence: a Loop over the
+# sequence carrying the state and reading the step number, and an If on a
+# static size; batch 2, sequence 12, 16 features) and bert (a BERT-style encoder: hidden 256, 4 layers,
 # 4 heads, batch 2, sequence 24). Needs Debian's python3-torch and
 # python3-torchvision (torch 1.13).
 import math
@@ -66,6 +68,23 @@ class Recurrent(torch.nn.Module):
         return self.out(y)
 
 
+class Scripted(torch.nn.Module):
+    def __init__(self, features=16, hidden=32):
+        super().__init__()
+        self.hidden = hidden
+        self.wx = torch.nn.Linear(features, hidden)
+        self.wh = torch.nn.Linear(hidden, hidden)
+        self.out = torch.nn.Linear(hidden, 10)
+
+    def forward(self, x):
+        h = torch.zeros(x.size(0), self.hidden)
+        for t in range(x.size(1)):
+            h = torch.tanh(self.wx(x[:, t]) + self.wh(h) + 0.01 * t)
+        if x.size(2) > 8:
+            h = h * 2.0
+        return self.out(h)
+
+
 class Bert(torch.nn.Module):
     def __init__(self, vocab=1000, hidden=256, heads=4, layers=4, ff=1024, maxlen=512):
         super().__init__()
@@ -89,6 +108,11 @@ def export(name, out):
         model = Recurrent().eval()
         inputs, names = (torch.randn(2, 20, 32),), ["features"]
         axes = {"features": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}
+        outputs = ["logits"]
+    elif name == "scripted":
+        model = torch.jit.script(Scripted().eval())
+        inputs, names = (torch.randn(2, 12, 16),), ["features"]
+        axes = {"features": {0: "batch", 1: "seq"}, "logits": {0: "batch"}}
         outputs = ["logits"]
     elif name == "bert":
         model = Bert().eval()
@@ -124,5 +148,5 @@ def export(name, out):
 
 if __name__ == "__main__":
     out = sys.argv[1]
-    for name in sys.argv[2:] or ["resnet18", "mobilenet_v3_small", "squeezenet1_0", "lraspp", "recurrent", "bert"]:
+    for name in sys.argv[2:] or ["resnet18", "mobilenet_v3_small", "squeezenet1_0", "lraspp", "recurrent", "scripted", "bert"]:
         export(name, out)

@@ -37,11 +37,30 @@ type docAttr struct {
 	ints []expr.Expr
 }
 
+// docOp is a kernel call, or a loop when loop is set.
 type docOp struct {
 	kernel  string
 	inputs  []string
 	outputs []string
+	mutates []string
 	attrs   []docAttr
+	loop    *docLoop
+}
+
+type docLoop struct {
+	count expr.Expr
+	body  []*docOp
+}
+
+// walkOps calls f on every op of ops, loops' bodies included.
+func walkOps(ops []*docOp, f func(*docOp)) {
+	for _, op := range ops {
+		if op.loop != nil {
+			walkOps(op.loop.body, f)
+			continue
+		}
+		f(op)
+	}
 }
 
 type document struct {
@@ -177,36 +196,57 @@ func (d *document) json() []byte {
 		}
 		b.WriteString("\n  }")
 	}
-	b.WriteString(",\n  \"ops\": [")
-	for i, op := range d.ops {
+	b.WriteString(",\n  \"ops\": ")
+	writeOps(&b, d.ops, "  ")
+	b.WriteString("\n}\n")
+	return b.Bytes()
+}
+
+// writeOps writes a list of ops, one per line, a loop's body indented
+// under it.
+func writeOps(b *bytes.Buffer, ops []*docOp, indent string) {
+	b.WriteString("[")
+	for i, op := range ops {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		b.WriteString("\n    {\"kernel\": ")
-		quote(&b, op.kernel)
+		b.WriteString("\n  " + indent)
+		if op.loop != nil {
+			b.WriteString("{\"loop\": {\"count\": ")
+			writeExpr(b, op.loop.count)
+			b.WriteString(", \"body\": ")
+			writeOps(b, op.loop.body, indent+"  ")
+			b.WriteString("}}")
+			continue
+		}
+		b.WriteString("{\"kernel\": ")
+		quote(b, op.kernel)
 		b.WriteString(", \"inputs\": ")
-		writeNames(&b, op.inputs)
+		writeNames(b, op.inputs)
 		b.WriteString(", \"outputs\": ")
-		writeNames(&b, op.outputs)
+		writeNames(b, op.outputs)
+		if len(op.mutates) > 0 {
+			b.WriteString(", \"mutates\": ")
+			writeNames(b, op.mutates)
+		}
 		if len(op.attrs) > 0 {
 			b.WriteString(", \"attrs\": {")
 			for j, a := range op.attrs {
 				if j > 0 {
 					b.WriteString(", ")
 				}
-				quote(&b, a.name)
+				quote(b, a.name)
 				b.WriteString(": ")
-				writeAttr(&b, a)
+				writeAttr(b, a)
 			}
 			b.WriteString("}")
 		}
 		b.WriteString("}")
 	}
-	if len(d.ops) > 0 {
-		b.WriteString("\n  ")
+	if len(ops) > 0 {
+		b.WriteString("\n" + indent)
 	}
-	b.WriteString("]\n}\n")
-	return b.Bytes()
+	b.WriteString("]")
 }
 
 func writeAttr(b *bytes.Buffer, a docAttr) {

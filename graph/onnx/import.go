@@ -166,7 +166,10 @@ type importer struct {
 	// symbolFor and paramFor map dim_params and their symbols both ways.
 	symbolFor, paramFor map[string]string
 
-	doc   document
+	doc document
+	// outer holds the op lists enclosing the loops being imported,
+	// outermost first, while doc.ops collects the innermost body.
+	outer [][]*docOp
 	notes []string
 	// minNotes says, per symbol whose minimum the importer raised (in
 	// minOrder), why.
@@ -515,13 +518,24 @@ func (im *importer) materialize(v *value, output bool) error {
 		src := v.name + ".value"
 		im.addConstant(src, v, shape, b)
 		im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
-		im.doc.ops = append(im.doc.ops, &docOp{kernel: "Identity", inputs: []string{src}, outputs: []string{v.name}})
+		im.emitOutside(&docOp{kernel: "Identity", inputs: []string{src}, outputs: []string{v.name}})
 		return nil
 	}
 	im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
-	im.doc.ops = append(im.doc.ops, &docOp{kernel: "Constant", outputs: []string{v.name},
+	im.emitOutside(&docOp{kernel: "Constant", outputs: []string{v.name},
 		attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}})
 	return nil
+}
+
+// emitOutside appends op, which computes a value known at import time, to
+// the ops outside every loop being imported: it does not change from one
+// iteration to the next, and it stays defined after the loop.
+func (im *importer) emitOutside(op *docOp) {
+	if len(im.outer) > 0 {
+		im.outer[0] = append(im.outer[0], op)
+		return
+	}
+	im.doc.ops = append(im.doc.ops, op)
 }
 
 // addConstant puts a constant known at import time into the document as

@@ -44,8 +44,15 @@ func (im *importer) node(i int, n *nodeProto) error {
 // branch's node inside an If).
 func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
 	place := fmt.Sprintf("%s (op %q, name %q)", at, n.opType, n.name)
-	if n.opType == "If" && n.domain == "" {
-		return im.ifNode(at, place, i, n)
+	if n.domain == "" {
+		switch n.opType {
+		case "If":
+			return im.ifNode(at, place, i, n)
+		case "Loop":
+			return im.loopNode(at, place, i, n)
+		case "Scan":
+			return im.scanNode(at, place, i, n)
+		}
 	}
 	key := n.opType
 	if n.domain != "" {

@@ -27,9 +27,9 @@ func init() {
 // [0, i] for its first two inputs (fewer when some call has fewer).
 func (d *document) addTraits() {
 	minInputs := map[string]int{}
-	for _, op := range d.ops {
+	walkOps(d.ops, func(op *docOp) {
 		if !elementwise[op.kernel] || len(op.outputs) != 1 {
-			continue
+			return
 		}
 		n, seen := minInputs[op.kernel]
 		if !seen {
@@ -37,7 +37,7 @@ func (d *document) addTraits() {
 			n = len(op.inputs)
 		}
 		minInputs[op.kernel] = min(n, len(op.inputs))
-	}
+	})
 	d.mayAlias = map[string][][2]int{}
 	kept := d.kernelOrder[:0]
 	for _, k := range d.kernelOrder {

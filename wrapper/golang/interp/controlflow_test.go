@@ -1,0 +1,29 @@
+package interp
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Loops and Scans import as format-v1 loops and give the numbers of an
+// independent reference (testdata/controlflow/make.py): PyTorch for a
+// scripted recurrence, numpy loops for a Loop whose carried values swap
+// and whose scan output stacks, nested Loops (one over a symbolic size),
+// and a Scan with reversed directions and axes.
+func TestControlFlowModels(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/controlflow/*/model.onnx")
+	require.NoError(t, err)
+	require.Len(t, dirs, 4)
+	for _, m := range dirs {
+		dir := filepath.Dir(m)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			r := runNodeTest(dir)
+			require.True(t, r.imported, r.err)
+			assert.Empty(t, r.err)
+			assert.Empty(t, r.allocs)
+		})
+	}
+}
