@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
@@ -55,7 +58,9 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	fs.Var(hints, "hint", "hint of symbol `name=value` (default "+fmt.Sprint(onnx.DefaultHint)+", or its minimum; repeatable)")
 	fs.Var(mins, "min", "smallest value of symbol `name=value` (default 1, or what the model's shapes need; repeatable)")
 	fs.Var(maxes, "max", "largest value of symbol `name=value` (default none; repeatable)")
-	if help, err := parseFlags(fs, "wrapgen import [-o GRAPH.json] [-weights FILE.safetensors] [-params FILE.safetensors] [-hint|-min|-max name=value] MODEL.onnx", args); help || err != nil {
+	values := valueFiles{}
+	fs.Var(values, "value", "fix graph input `NAME=FILE` (.npy or an ONNX TensorProto .pb) at import: a constant, like an initializer, so that shapes computed from it are known (repeatable)")
+	if help, err := parseFlags(fs, "wrapgen import [-o GRAPH.json] [-weights FILE.safetensors] [-params FILE.safetensors] [-value NAME=FILE] [-hint|-min|-max name=value] MODEL.onnx", args); help || err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -63,6 +68,13 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	}
 	path := fs.Arg(0)
 	opts := modelOptions(hints, mins, maxes)
+	if len(values) > 0 {
+		vs, err := values.read()
+		if err != nil {
+			return err
+		}
+		opts.Values = vs
+	}
 	if *params != "" {
 		ps, err := readParams(*params)
 		if err != nil {
@@ -124,4 +136,45 @@ func readParams(path string) (map[string]onnx.Weight, error) {
 		out[name] = onnx.Weight{Name: name, DType: graph.DTypes[t.DType], Shape: shape, Data: t.Data}
 	}
 	return out, nil
+}
+
+// valueFiles are -value flags: graph input name to the file holding its
+// contents.
+type valueFiles map[string]string
+
+func (v valueFiles) String() string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(v)) {
+		parts = append(parts, name+"="+v[name])
+	}
+	return strings.Join(parts, ",")
+}
+
+func (v valueFiles) Set(s string) error {
+	name, file, ok := strings.Cut(s, "=")
+	if !ok || name == "" || file == "" {
+		return fmt.Errorf("want NAME=FILE, got %q", s)
+	}
+	if _, dup := v[name]; dup {
+		return fmt.Errorf("input %q is given twice", name)
+	}
+	v[name] = file
+	return nil
+}
+
+// read reads every file.
+func (v valueFiles) read() (map[string]onnx.Weight, error) {
+	ws := map[string]onnx.Weight{}
+	for name, file := range v {
+		t, err := readTensorFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("-value %s: %w", name, err)
+		}
+		shape := make([]int64, len(t.Shape))
+		for d, n := range t.Shape {
+			shape[d] = int64(n)
+		}
+		ws[name] = onnx.Weight{Name: name, DType: graph.DType(t.DType.String()), Shape: shape, Data: t.Data[:t.NumElements()*t.DType.Size()]}
+	}
+	return ws, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -61,4 +62,29 @@ func TestImportBadModelWritesNothing(t *testing.T) {
 	data, _ := os.ReadFile(out)
 	assert.Equal(t, "old", string(data))
 	assert.NoFileExists(t, filepath.Join(dir, "w.safetensors"))
+}
+
+// -value fixes a graph input that the import needs (a reshape target),
+// checked against the input's declared type; without it the refusal says
+// how to give it.
+func TestImportValue(t *testing.T) {
+	model := "testdata/reshape_input.onnx"
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"import", model}, &stdout, &stderr)
+	assert.ErrorContains(t, err, `input 1 (shape) "shape" is computed from tensor data at run time; wrapgen needs it at import time (it is a graph input: fix it with import -value shape=FILE)`)
+
+	stdout.Reset()
+	require.NoError(t, run([]string{"import", "-value", "shape=testdata/shape.npy", model}, &stdout, &stderr))
+	g, err := graph.Parse("reshape_input.json", stdout.Bytes())
+	require.NoError(t, err)
+	require.Len(t, g.Inputs, 1)
+	assert.Equal(t, "data", g.Inputs[0].Name)
+	assert.Equal(t, "[batch 2 3]", fmt.Sprint(g.Tensor("reshaped").Shape))
+
+	err = run([]string{"import", "-value", "shap=testdata/shape.npy", model}, &stdout, &stderr)
+	assert.EqualError(t, err, `testdata/reshape_input.onnx: value of input "shap": the model has no input "shap" (its inputs: data, shape)`)
+	err = run([]string{"import", "-value", "data=testdata/shape.npy", model}, &stdout, &stderr)
+	assert.EqualError(t, err, `testdata/reshape_input.onnx: value of input "data": the model declares f32, the value is i64`)
+	err = run([]string{"import", "-value", "shape", model}, &stdout, &stderr)
+	assert.ErrorContains(t, err, `want NAME=FILE, got "shape"`)
 }

@@ -58,11 +58,12 @@ func TestNodeTestsThroughWrapper(t *testing.T) {
 		dir := filepath.Join(nodeTestDir, nt.name)
 		data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
 		require.NoError(t, err)
-		opts := onnx.Options{Values: map[string][]byte{}}
+		opts := onnx.Options{Values: map[string]onnx.Weight{}}
 		for name, idx := range nt.fixed {
 			pb, err := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", idx)))
 			require.NoError(t, err)
-			opts.Values[name] = pb
+			opts.Values[name], err = onnx.DecodeTensor(pb)
+			require.NoError(t, err)
 		}
 		res, err := onnx.Import(nt.name+".onnx", data, opts)
 		require.NoError(t, err, nt.name)

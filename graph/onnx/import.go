@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,11 +22,11 @@ const DefaultHint = 1
 type Options struct {
 	// Hints gives symbols their hint; others get DefaultHint.
 	Hints map[string]int64
-	// Values fixes graph inputs to the given contents (serialized
-	// TensorProtos): they are then constants, like initializers. A model
-	// that takes a reshape target or slice bounds as an input imports when
-	// those are given here.
-	Values map[string][]byte
+	// Values fixes graph inputs to the given contents (what `import -value
+	// NAME=FILE` reads): they are then constants, like initializers. A
+	// model that takes a reshape target or slice bounds as an input
+	// imports when those are given here.
+	Values map[string]Weight
 	// Params turns the graph inputs it names into params with the given
 	// contents (what `import -params FILE.safetensors` reads): for models
 	// exported with their weights as inputs.
@@ -212,17 +213,8 @@ func (im *importer) run() error {
 		v.stored = true
 		im.vals[t.name] = v
 	}
-	for name, b := range im.opts.Values {
-		t, err := readTensor(msg{b, 0})
-		if err != nil {
-			return im.problem(fmt.Sprintf("value of input %q", name), "%v", err)
-		}
-		t.name = name
-		v, err := tensorValue(t)
-		if err != nil {
-			return im.problem(fmt.Sprintf("value of input %q", name), "%v", err)
-		}
-		im.vals[name] = v
+	if err := im.fixValues(); err != nil {
+		return err
 	}
 	for i, in := range g.inputs {
 		if _, ok := im.vals[in.name]; ok {
@@ -634,4 +626,86 @@ func MainOp(data []byte) string {
 		op = "(expanded) " + op
 	}
 	return op
+}
+
+// fixValues makes the graph inputs Options.Values names constants, after
+// checking each against the input's declared type.
+func (im *importer) fixValues() error {
+	declared := map[string]*valueInfo{}
+	var names []string
+	for _, in := range im.m.graph.inputs {
+		declared[in.name] = in
+		names = append(names, in.name)
+	}
+	var problems graph.ErrorList
+	for _, name := range slices.Sorted(maps.Keys(im.opts.Values)) {
+		w := im.opts.Values[name]
+		place := fmt.Sprintf("value of input %q", name)
+		in := declared[name]
+		if in == nil {
+			problems = append(problems, graph.ErrorList{{File: im.file, Place: place, Msg: fmt.Sprintf("the model has no input %q (its inputs: %s)", name, strings.Join(names, ", "))}}...)
+			continue
+		}
+		v, err := valueOfWeight(w)
+		if err == nil {
+			err = checkDeclared(in, v)
+		}
+		if err != nil {
+			problems = append(problems, graph.ErrorList{{File: im.file, Place: place, Msg: err.Error()}}...)
+			continue
+		}
+		v.name = name
+		im.vals[name] = v
+	}
+	if len(problems) > 0 {
+		return problems
+	}
+	return nil
+}
+
+// valueOfWeight is a constant value with w's contents.
+func valueOfWeight(w Weight) (*value, error) {
+	code := int64(-1)
+	for c, d := range onnxDTypes {
+		if d == w.DType {
+			code = c
+		}
+	}
+	if code < 0 {
+		return nil, fmt.Errorf("dtype %q has no ONNX element type", w.DType)
+	}
+	n := int64(1)
+	for _, d := range w.Shape {
+		n *= d
+	}
+	if int64(len(w.Data)) != n*w.DType.Size() {
+		return nil, fmt.Errorf("%d bytes for %s %v", len(w.Data), w.DType, w.Shape)
+	}
+	return tensorValue(&tensorProto{name: w.Name, dims: w.Shape, dataType: code, rawData: w.Data, hasRaw: true})
+}
+
+// checkDeclared checks a value given for an input against the type the
+// model declares for it.
+func checkDeclared(in *valueInfo, v *value) error {
+	if in.typ == nil || in.typ.kind != "tensor" {
+		return nil
+	}
+	if in.typ.elemType != 0 {
+		if d, err := dtypeOf(in.typ.elemType); err == nil && d != v.dtype {
+			return fmt.Errorf("the model declares %s, the value is %s", d, v.dtype)
+		}
+	}
+	if !in.typ.hasShape {
+		return nil
+	}
+	shape, _ := concrete(v.shape)
+	if len(in.typ.dims) != len(shape) {
+		return fmt.Errorf("the model declares rank %d, the value has shape %v", len(in.typ.dims), shape)
+	}
+	for k, d := range in.typ.dims {
+		if d.hasValue && d.value != shape[k] {
+			return fmt.Errorf("the model declares size %d at dimension %d, the value has shape %v", d.value, k, shape)
+		}
+	}
+	return nil
 }

@@ -248,13 +248,22 @@ func (c *nodeCtx) intsInput(i int, what string) ([]expr.Expr, error) {
 		return nil, err
 	}
 	if !v.known || v.ints == nil && len(v.floats) == 0 && !isIntDType(v.dtype) {
-		return nil, unsup("input %d (%s) %q is computed from tensor data at run time; wrapgen needs it at import time", i, what, v.name)
+		return nil, neededAtImport(i, what, v)
 	}
 	c.attrInputs[i] = true
 	if v.ints == nil && numelOf(v) > 0 {
 		return nil, unsup("input %d (%s) is not an integer tensor", i, what)
 	}
 	return v.ints, nil
+}
+
+// neededAtImport is the error for input i, computed at run time, that the
+// import needs: a graph input can be fixed from the command line.
+func neededAtImport(i int, what string, v *value) error {
+	if v.node == -1 {
+		return unsup("input %d (%s) %q is computed from tensor data at run time; wrapgen needs it at import time (it is a graph input: fix it with import -value %s=FILE)", i, what, v.name, v.name)
+	}
+	return unsup("input %d (%s) %q is computed from tensor data at run time; wrapgen needs it at import time", i, what, v.name)
 }
 
 func numelOf(v *value) int64 {
@@ -289,7 +298,7 @@ func (c *nodeCtx) scalarFloat(i int, what string) (float64, bool, error) {
 		return 0, false, nil
 	}
 	if !v.known {
-		return 0, false, unsup("input %d (%s) %q is computed at run time; wrapgen needs it at import time", i, what, v.name)
+		return 0, false, neededAtImport(i, what, v)
 	}
 	c.attrInputs[i] = true
 	switch {

@@ -126,7 +126,7 @@ var runTimeInput = regexp.MustCompile(`input \d+ (?:\([a-z_A-Z]+\) )?"([^"]+)" (
 // import retried, as a user would with Options.Values.
 func importNodeTest(dir string, data []byte) (*Result, error) {
 	name := filepath.Base(dir)
-	opts := Options{Values: map[string][]byte{}}
+	opts := Options{Values: map[string]Weight{}}
 	m, err := readModel(data)
 	if err != nil {
 		return Import(name+"/model.onnx", data, opts)
@@ -137,7 +137,10 @@ func importNodeTest(dir string, data []byte) (*Result, error) {
 			return res, nil
 		}
 		sub := runTimeInput.FindStringSubmatch(err.Error())
-		if sub == nil || opts.Values[sub[1]] != nil {
+		if sub == nil {
+			return nil, err
+		}
+		if _, fixed := opts.Values[sub[1]]; fixed {
 			return nil, err
 		}
 		idx := -1
@@ -153,6 +156,10 @@ func importNodeTest(dir string, data []byte) (*Result, error) {
 		if rerr != nil {
 			return nil, err
 		}
-		opts.Values[sub[1]] = pb
+		w, rerr := DecodeTensor(pb)
+		if rerr != nil {
+			return nil, rerr
+		}
+		opts.Values[sub[1]] = w
 	}
 }

@@ -164,7 +164,7 @@ func (c *nodeCtx) knownFloats(i int, what string) ([]float64, error) {
 		return nil, nil
 	}
 	if !v.known {
-		return nil, unsup("input %d (%s) %q is computed at run time; wrapgen needs it at import time", i, what, v.name)
+		return nil, neededAtImport(i, what, v)
 	}
 	c.attrInputs[i] = true
 	if len(v.floats) == 0 && numelOf(v) > 0 {

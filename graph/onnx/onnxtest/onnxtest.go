@@ -23,13 +23,13 @@ var computedInput = regexp.MustCompile(`input \d+ (?:\([a-z_A-Z]+\) )?"([^"]+)" 
 // import time, it is fixed to the test's input_<i>.pb and the import
 // retried, as a user would with onnx.Options.Values. It returns the
 // result, the model's bytes and the values it fixed.
-func Import(dir string) (*onnx.Result, []byte, map[string][]byte, error) {
+func Import(dir string) (*onnx.Result, []byte, map[string]onnx.Weight, error) {
 	name := filepath.Base(dir) + "/model.onnx"
 	data, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	values := map[string][]byte{}
+	values := map[string]onnx.Weight{}
 	names, err := onnx.InputNames(data)
 	if err != nil {
 		res, err := onnx.Import(name, data, onnx.Options{Values: values, Fold: fold.Call})
@@ -41,7 +41,10 @@ func Import(dir string) (*onnx.Result, []byte, map[string][]byte, error) {
 			return res, data, values, nil
 		}
 		sub := computedInput.FindStringSubmatch(err.Error())
-		if sub == nil || values[sub[1]] != nil {
+		if sub == nil {
+			return nil, data, values, err
+		}
+		if _, fixed := values[sub[1]]; fixed {
 			return nil, data, values, err
 		}
 		idx := -1
@@ -57,8 +60,8 @@ func Import(dir string) (*onnx.Result, []byte, map[string][]byte, error) {
 				return nil, data, values, err
 			}
 			for i, in := range names {
-				if pb, rerr := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", i))); rerr == nil {
-					values[in] = pb
+				if w, rerr := readInput(dir, i); rerr == nil {
+					values[in] = w
 				}
 			}
 			if len(values) < len(names) {
@@ -66,10 +69,19 @@ func Import(dir string) (*onnx.Result, []byte, map[string][]byte, error) {
 			}
 			continue
 		}
-		pb, rerr := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", idx)))
+		w, rerr := readInput(dir, idx)
 		if rerr != nil {
 			return nil, data, values, err
 		}
-		values[sub[1]] = pb
+		values[sub[1]] = w
 	}
+}
+
+// readInput reads a node test's input_<i>.pb.
+func readInput(dir string, i int) (onnx.Weight, error) {
+	pb, err := os.ReadFile(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", i)))
+	if err != nil {
+		return onnx.Weight{}, err
+	}
+	return onnx.DecodeTensor(pb)
 }
