@@ -188,8 +188,29 @@ func convTranspose(c *nodeCtx) error {
 		}
 		spatial = consts(os)
 	} else {
-		if ap := c.attrString("auto_pad", "NOTSET"); ap != "NOTSET" && ap != "VALID" {
-			return unsup("ConvTranspose auto_pad %s without output_shape", ap)
+		switch ap := c.attrString("auto_pad", "NOTSET"); ap {
+		case "SAME_UPPER", "SAME_LOWER":
+			// The output is input × stride: its padding, stride × (input - 1)
+			// + output_padding + extent - input × stride, depends on no size.
+			// Explicit pads win, as in ONNX's reference implementation.
+			if _, given := c.attrInts("pads"); given {
+				break
+			}
+			for k := range n {
+				total := outPad[k] + (ks[k]-1)*dil[k] + 1 - strides[k]
+				half := total / 2
+				if total < 0 && total%2 != 0 {
+					half-- // floor, as the reference's total // 2
+				}
+				if ap == "SAME_UPPER" {
+					pads[k], pads[n+k] = half, total-half
+				} else {
+					pads[k], pads[n+k] = total-half, half
+				}
+			}
+		case "NOTSET", "VALID":
+		default:
+			return fmt.Errorf("unknown auto_pad %q", ap)
 		}
 		for k := range n {
 			spatial[k] = expr.Add(expr.Scale(expr.Sub(x.shape[2+k], expr.Const(1)), strides[k]),

@@ -54,6 +54,7 @@ func init() {
 		"HannWindow":                windowOp(0.5, 0.5, 0),
 		"HammingWindow":             windowOp(25.0/46, 21.0/46, 0),
 		"BlackmanWindow":            windowOp(0.42, 0.5, 0.08),
+		"MelWeightMatrix":           melWeightMatrix,
 		"OneHot":                    oneHot,
 		"QuantizeLinear":            quantizeLinear,
 		"DequantizeLinear":          dequantizeLinear,
