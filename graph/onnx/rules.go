@@ -60,6 +60,7 @@ func init() {
 		"DequantizeLinear":          dequantizeLinear,
 		"DynamicQuantizeLinear":     dynamicQuantizeLinear,
 		"Trilu":                     trilu,
+		"TfIdfVectorizer":           tfIdfVectorizer,
 		"CumSum":                    cumSum,
 		"Where":                     where,
 		"Cast":                      cast,
