@@ -25,7 +25,7 @@ const maxFoldElems = 1 << 16
 // fold evaluates c's kernel call at import time when every input is known
 // and Options.Fold is set; true when it did (the outputs are then known).
 func (im *importer) fold(c *nodeCtx) bool {
-	if im.opts.Fold == nil {
+	if im.opts.Fold == nil || unseededRandom(c) {
 		return false
 	}
 	call := &FoldCall{Kernel: c.kernel}

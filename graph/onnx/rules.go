@@ -67,6 +67,11 @@ func init() {
 		"CastLike":                  cast,
 		"Clip":                      clip,
 		"EyeLike":                   eyeLike,
+		"Bernoulli":                 bernoulli,
+		"RandomUniformLike":         randomLike(unaryAttr{"low", 0}, unaryAttr{"high", 1}),
+		"RandomNormalLike":          randomLike(unaryAttr{"mean", 0}, unaryAttr{"scale", 1}),
+		"RandomUniform":             randomShaped(unaryAttr{"low", 0}, unaryAttr{"high", 1}),
+		"RandomNormal":              randomShaped(unaryAttr{"mean", 0}, unaryAttr{"scale", 1}),
 
 		"Conv":                  conv,
 		"ConvTranspose":         convTranspose,
