@@ -20,8 +20,8 @@ func TestOpcodesMatchEmit(t *testing.T) {
 	for name, v := range map[string]int{
 		"kIntConst": emit.IntConst, "kIntSym": emit.IntSym, "kIntAdd": emit.IntAdd, "kIntMul": emit.IntMul,
 		"kIntFloorDiv": emit.IntFloorDiv, "kIntMod": emit.IntMod, "kIntMax": emit.IntMax, "kIntMin": emit.IntMin,
-		"kStepAcquire": emit.StepAcquire, "kStepRelease": emit.StepRelease, "kStepView": emit.StepView,
-		"kStepUnview": emit.StepUnview, "kStepCall": emit.StepCall, "kStepLoop": emit.StepLoop, "kStepEndLoop": emit.StepEndLoop,
+		"kStepAcquire": int(emit.Acquire), "kStepRelease": int(emit.Release), "kStepView": int(emit.View),
+		"kStepUnview": int(emit.Unview), "kStepCall": int(emit.Call), "kStepLoop": int(emit.Loop), "kStepEndLoop": int(emit.EndLoop),
 		"kTableVersion": emit.TableVersion,
 	} {
 		assert.Contains(t, string(header), fmt.Sprintf("%s = %d", name, v))

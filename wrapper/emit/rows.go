@@ -31,7 +31,7 @@ func (pr *Model) Rows(comment func(string) string, intLit func(int64) string) Ro
 		r.InputViews = append(r.InputViews, IntRow([]int{v.Tensor, v.Input, v.Start, v.End})+"  // "+comment(pr.Graph.Tensors[v.Tensor].Name))
 	}
 	for _, s := range t.Steps {
-		r.Steps = append(r.Steps, IntRow(append([]int{s.Kind}, s.Args...))+"  // "+s.Comment(comment))
+		r.Steps = append(r.Steps, IntRow(append([]int{int(s.Kind)}, s.Args...))+"  // "+s.Comment(comment))
 	}
 	var starts []int
 	at := 0

@@ -6,28 +6,37 @@ import (
 	"github.com/wrapgen/wrapgen/plan"
 )
 
-// StepKind is what one step of the lowered program does.
+// StepKind is what one step of the lowered program does. Every kind but
+// Reuse is also a row of Tables.Steps, numbered as the runtimes number
+// them (StepWidth gives each its operands).
 type StepKind int
 
 const (
 	// Acquire creates pool Pool (from the caller's output buffer when
-	// Direct says so).
+	// Direct says so). Row: pool, size value, output number whose buffer
+	// may be the pool (-1: none), that output's bytes value.
 	Acquire StepKind = iota
-	// Release gives pool Pool back.
+	// Release gives pool Pool back. Row: pool.
 	Release
-	// View points Tensor at Bytes bytes starting Start bytes into pool Pool.
+	// View points Tensor at Bytes bytes starting Start bytes into pool
+	// Pool. Row: tensor, pool, start value, end value.
 	View
-	// Unview forgets Tensor's memory.
+	// Unview forgets Tensor's memory. Row: tensor.
 	Unview
-	// Reuse notes that Tensor takes over From's storage in place.
-	Reuse
-	// Call calls Op's kernel.
+	// Call calls Op's kernel. Row: op.
 	Call
 	// Loop starts a loop of Count iterations; EndLoop closes the innermost
-	// one.
+	// one. Rows: loop, count value, index of the row after its EndLoop;
+	// loop, index of the loop's first body row.
 	Loop
 	EndLoop
+	// Reuse notes that Tensor takes over From's storage in place: no row,
+	// a note on the call that follows.
+	Reuse
 )
+
+// StepWidth is how many operands follow each row kind.
+var StepWidth = [...]int{Acquire: 4, Release: 1, View: 4, Unview: 1, Call: 1, Loop: 3, EndLoop: 2}
 
 // Step is one statement of the lowered program. Which fields are set
 // depends on Kind.

@@ -27,7 +27,7 @@ func program(t *testing.T, file string) *Model {
 func kinds(steps []Step) string {
 	b := make([]byte, len(steps))
 	for i, s := range steps {
-		b[i] = "arvuRcLE"[s.Kind]
+		b[i] = "arvucLER"[s.Kind]
 	}
 	return string(b)
 }

@@ -34,20 +34,6 @@ const (
 	IntMin
 )
 
-// Step row kinds and their operands, in this order.
-const (
-	StepAcquire = iota // pool, size value, output number whose buffer may be the pool (-1: none), that output's bytes value
-	StepRelease        // pool
-	StepView           // tensor, pool, start value, end value (bytes into the pool)
-	StepUnview         // tensor
-	StepCall           // op
-	StepLoop           // loop, count value, index of the row after its StepEndLoop
-	StepEndLoop        // loop, index of the loop's first body row
-)
-
-// StepWidth is how many operands follow each step kind.
-var StepWidth = [...]int{StepAcquire: 4, StepRelease: 1, StepView: 4, StepUnview: 1, StepCall: 1, StepLoop: 3, StepEndLoop: 2}
-
 // Instr is one value of Code.
 type Instr struct {
 	Op   int
@@ -82,7 +68,7 @@ type InputView struct{ Tensor, Input, Start, End int }
 // a comment beside the row): Doc with each %s standing for one of Names,
 // graph-derived text that each backend quotes its own way.
 type StepRow struct {
-	Kind  int
+	Kind  StepKind
 	Args  []int
 	Doc   string
 	Names []string
@@ -279,21 +265,21 @@ func (t *Tables) lowerSteps(pr *Model, b *codeBuilder, outputNumber map[*graph.T
 			if out := pr.Direct[s.Pool]; out != nil {
 				direct, bytes = outputNumber[out], s.Pool.Buffers[0].Size.Lower(b)
 			}
-			t.Steps = append(t.Steps, StepRow{StepAcquire, []int{s.PoolIndex, t.PoolSize[s.PoolIndex], direct, bytes},
+			t.Steps = append(t.Steps, StepRow{Acquire, []int{s.PoolIndex, t.PoolSize[s.PoolIndex], direct, bytes},
 				fmt.Sprintf("acquire pool %d: %s bytes on %%s", s.PoolIndex, s.Pool.Size), []string{s.Pool.Device}})
 		case Release:
-			t.Steps = append(t.Steps, StepRow{StepRelease, []int{s.PoolIndex}, fmt.Sprintf("release pool %d", s.PoolIndex), nil})
+			t.Steps = append(t.Steps, StepRow{Release, []int{s.PoolIndex}, fmt.Sprintf("release pool %d", s.PoolIndex), nil})
 		case View:
-			t.Steps = append(t.Steps, StepRow{StepView, []int{t.TensorIndex[s.Tensor], s.PoolIndex, s.Start.Lower(b), expr.Add(s.Start, s.Bytes).Lower(b)},
+			t.Steps = append(t.Steps, StepRow{View, []int{t.TensorIndex[s.Tensor], s.PoolIndex, s.Start.Lower(b), expr.Add(s.Start, s.Bytes).Lower(b)},
 				fmt.Sprintf("view %%s: pool %d at %s, %s bytes", s.PoolIndex, s.Start, s.Bytes), []string{s.Tensor.Name}})
 		case Unview:
-			t.Steps = append(t.Steps, StepRow{StepUnview, []int{t.TensorIndex[s.Tensor]}, "unview %s", []string{s.Tensor.Name}})
+			t.Steps = append(t.Steps, StepRow{Unview, []int{t.TensorIndex[s.Tensor]}, "unview %s", []string{s.Tensor.Name}})
 		case Reuse:
 			// Nothing to do at run time: the output is viewed where the
 			// input is. Noted on the call.
 			reuses = append(reuses, s)
 		case Call:
-			row := StepRow{StepCall, []int{s.OpIndex}, s.Op.Place + ": %s", []string{s.Op.Kernel}}
+			row := StepRow{Call, []int{s.OpIndex}, s.Op.Place + ": %s", []string{s.Op.Kernel}}
 			for _, r := range reuses {
 				row.Doc += "; %s takes over the storage of %s in place"
 				row.Names = append(row.Names, r.Tensor.Name, r.From.Name)
@@ -302,12 +288,12 @@ func (t *Tables) lowerSteps(pr *Model, b *codeBuilder, outputNumber map[*graph.T
 			t.Steps = append(t.Steps, row)
 		case Loop:
 			stack = append(stack, open{len(t.Steps), t.NumLoops})
-			t.Steps = append(t.Steps, StepRow{StepLoop, []int{t.NumLoops, s.Count.Lower(b), 0}, fmt.Sprintf("%s: loop %s times", s.Op.Place, s.Count), nil})
+			t.Steps = append(t.Steps, StepRow{Loop, []int{t.NumLoops, s.Count.Lower(b), 0}, fmt.Sprintf("%s: loop %s times", s.Op.Place, s.Count), nil})
 			t.NumLoops++
 		case EndLoop:
 			o := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			t.Steps = append(t.Steps, StepRow{StepEndLoop, []int{o.loop, o.row + 1}, s.Op.Place + ": end of loop", nil})
+			t.Steps = append(t.Steps, StepRow{EndLoop, []int{o.loop, o.row + 1}, s.Op.Place + ": end of loop", nil})
 			t.Steps[o.row].Args[2] = len(t.Steps)
 		}
 	}
@@ -316,9 +302,9 @@ func (t *Tables) lowerSteps(pr *Model, b *codeBuilder, outputNumber map[*graph.T
 	pcs := t.StepPC()
 	for i := range t.Steps {
 		switch t.Steps[i].Kind {
-		case StepLoop:
+		case Loop:
 			t.Steps[i].Args[2] = pcs[t.Steps[i].Args[2]]
-		case StepEndLoop:
+		case EndLoop:
 			t.Steps[i].Args[1] = pcs[t.Steps[i].Args[1]]
 		}
 	}

@@ -212,10 +212,10 @@ func TestStepRows(t *testing.T) {
 	for i, s := range tb.Steps {
 		require.Len(t, s.Args, StepWidth[s.Kind], "row %d", i)
 		switch s.Kind {
-		case StepLoop:
-			end, ok := at[s.Args[2]-1-StepWidth[StepEndLoop]]
+		case Loop:
+			end, ok := at[s.Args[2]-1-StepWidth[EndLoop]]
 			require.True(t, ok)
-			assert.Equal(t, StepEndLoop, tb.Steps[end].Kind)
+			assert.Equal(t, EndLoop, tb.Steps[end].Kind)
 			assert.Equal(t, s.Args[0], tb.Steps[end].Args[0], "loop %d ends at its own end", s.Args[0])
 			assert.Equal(t, pcs[i+1], tb.Steps[end].Args[1], "loop %d's end jumps to its body", s.Args[0])
 		}

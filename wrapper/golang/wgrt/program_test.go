@@ -14,8 +14,8 @@ import (
 func TestOpcodesMatchEmit(t *testing.T) {
 	assert.Equal(t, []int{emit.IntConst, emit.IntSym, emit.IntAdd, emit.IntMul, emit.IntFloorDiv, emit.IntMod, emit.IntMax, emit.IntMin},
 		[]int{intConst, intSym, intAdd, intMul, intFloorDiv, intMod, intMax, intMin})
-	assert.Equal(t, []int{emit.StepAcquire, emit.StepRelease, emit.StepView, emit.StepUnview, emit.StepCall, emit.StepLoop, emit.StepEndLoop},
-		[]int{stepAcquire, stepRelease, stepView, stepUnview, stepCall, stepLoop, stepEndLoop})
+	assert.Equal(t, []emit.StepKind{emit.Acquire, emit.Release, emit.View, emit.Unview, emit.Call, emit.Loop, emit.EndLoop},
+		[]emit.StepKind{stepAcquire, stepRelease, stepView, stepUnview, stepCall, stepLoop, stepEndLoop})
 	for kind, width := range emit.StepWidth {
 		assert.Equal(t, width, stepWidth[kind], "step kind %d", kind)
 	}
