@@ -26,10 +26,7 @@ func einsum(c *nodeCtx) error {
 	count := map[byte]int{}
 	var ellipsis []expr.Expr // broadcast, right-aligned
 	for k, term := range terms {
-		x, err := c.in(k)
-		if err != nil {
-			return err
-		}
+		x := c.input(k)
 		before, after, hasDots := strings.Cut(term, "...")
 		n := len(before) + len(after)
 		if n > len(x.shape) || (!hasDots && n != len(x.shape)) {
@@ -95,9 +92,8 @@ func einsum(c *nodeCtx) error {
 	if shape == nil {
 		shape = []expr.Expr{}
 	}
-	x, _ := c.in(0)
 	c.emitString("equation", lhs+"->"+rhs)
-	c.setOut(0, x.dtype, shape)
+	c.setOut(0, c.input(0).dtype, shape)
 	return nil
 }
 

@@ -78,10 +78,7 @@ type unaryAttr struct {
 // outDType). Its float attributes are passed with their defaults.
 func unary(outDType graph.DType, attrs ...unaryAttr) rule {
 	return func(c *nodeCtx) error {
-		x, err := c.in(0)
-		if err != nil {
-			return err
-		}
+		x := c.input(0)
 		d := x.dtype
 		if outDType != "" {
 			d = outDType
@@ -237,15 +234,8 @@ var floatFolds = map[string]func(a, b float64) float64{
 func nary(outDType graph.DType) rule {
 	return func(c *nodeCtx) error {
 		var shapes [][]expr.Expr
-		for i := range c.ins {
-			v, err := c.in(i)
-			if err != nil {
-				return err
-			}
+		for _, v := range c.ins {
 			shapes = append(shapes, v.shape)
-		}
-		if len(shapes) == 0 {
-			return fmt.Errorf("needs at least one input")
 		}
 		shape, err := c.broadcast(shapes...)
 		if err != nil {
@@ -341,11 +331,7 @@ func foldNary(c *nodeCtx, shape []expr.Expr, d graph.DType) {
 func where(c *nodeCtx) error {
 	var vs [3]*value
 	for i := range vs {
-		v, err := c.in(i)
-		if err != nil {
-			return err
-		}
-		vs[i] = v
+		vs[i] = c.input(i)
 	}
 	shape, err := c.broadcast(vs[0].shape, vs[1].shape, vs[2].shape)
 	if err != nil {
@@ -382,26 +368,20 @@ func where(c *nodeCtx) error {
 
 // cast converts dtype; known contents are converted too.
 func cast(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	var d graph.DType
 	if c.n.opType == "CastLike" {
-		t, err := c.in(1)
-		if err != nil {
-			return err
-		}
-		d = t.dtype
+		d = c.input(1).dtype
 	} else {
 		a := c.attr("to")
 		if a == nil {
 			return fmt.Errorf("attribute \"to\" is required")
 		}
-		d, err = dtypeOf(a.i)
+		to, err := dtypeOf(a.i)
 		if err != nil {
 			return unsup("%v", err)
 		}
+		d = to
 		c.emitString("to", string(d))
 	}
 	c.setOut(0, d, x.shape)
@@ -454,10 +434,7 @@ func cast(c *nodeCtx) error {
 
 // clip takes its bounds from attributes (opset < 11) or known inputs.
 func clip(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	lo, hi := -math.MaxFloat64, math.MaxFloat64
 	if c.im.opset < 11 {
 		c.emitFloat("min", c.attrFloat("min", lo))

@@ -11,14 +11,8 @@ import (
 // selects a slice of data after the first batch_dims dimensions: the
 // output is indices.shape[:-1] + data.shape[batch_dims+k:].
 func gatherND(c *nodeCtx) error {
-	data, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	idx, err := c.in(1)
-	if err != nil {
-		return err
-	}
+	data := c.input(0)
+	idx := c.input(1)
 	if idx.dtype != "i64" {
 		return fmt.Errorf("indices have dtype %s, want i64", idx.dtype)
 	}
@@ -43,11 +37,9 @@ func gatherND(c *nodeCtx) error {
 // oneHot: the output has indices' shape with depth inserted at axis; the
 // values input ([off, on]) stays a kernel input.
 func oneHot(c *nodeCtx) error {
-	idx, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	idx := c.input(0)
 	var depths []expr.Expr
+	var err error
 	if d := c.opt(1); d != nil && d.known && len(d.floats) > 0 {
 		c.attrInputs[1] = true // a float depth: ONNX casts it to an integer
 		for _, f := range d.floats {
@@ -56,10 +48,7 @@ func oneHot(c *nodeCtx) error {
 	} else if depths, err = c.intsInput(1, "depth"); err != nil {
 		return err
 	}
-	values, err := c.in(2)
-	if err != nil {
-		return err
-	}
+	values := c.input(2)
 	if len(depths) != 1 {
 		return fmt.Errorf("depth has %d values, want 1", len(depths))
 	}
@@ -81,13 +70,7 @@ func oneHot(c *nodeCtx) error {
 // quantizeLinear: y = saturate(round(x / scale) + zero_point), per tensor
 // or per axis; y's dtype is the zero point's (u8 without one).
 func quantizeLinear(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	if _, err := c.in(1); err != nil {
-		return err
-	}
+	x := c.input(0)
 	dtype := "u8"
 	if zp := c.opt(2); zp != nil {
 		dtype = string(zp.dtype)
@@ -107,14 +90,8 @@ func quantizeLinear(c *nodeCtx) error {
 
 // dequantizeLinear: y = (x - zero_point) * scale, as the scale's dtype.
 func dequantizeLinear(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	scale, err := c.in(1)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
+	scale := c.input(1)
 	c.emitInt("axis", c.attrInt("axis", 1))
 	c.setOut(0, scale.dtype, x.shape)
 	return nil
@@ -123,10 +100,7 @@ func dequantizeLinear(c *nodeCtx) error {
 // dynamicQuantizeLinear: y (u8), its scale (f32 scalar) and zero point
 // (u8 scalar), from x's range widened to include 0.
 func dynamicQuantizeLinear(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	if x.dtype != "f32" {
 		return fmt.Errorf("x has dtype %s, want f32", x.dtype)
 	}
@@ -139,10 +113,7 @@ func dynamicQuantizeLinear(c *nodeCtx) error {
 // meanVarianceNormalization keeps x's shape; the kernel normalizes over
 // "axes" (default 0, 2, 3), which it gets non-negative.
 func meanVarianceNormalization(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	axes, ok := c.attrInts("axes")
 	if !ok {
 		axes = []int64{0, 2, 3}
@@ -163,13 +134,7 @@ func meanVarianceNormalization(c *nodeCtx) error {
 // reverseSequence keeps the input's shape; sequence_lens stays a kernel
 // input.
 func reverseSequence(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	if _, err := c.in(1); err != nil {
-		return err
-	}
+	x := c.input(0)
 	b, err := normAxis(c.attrInt("batch_axis", 1), len(x.shape))
 	if err != nil {
 		return err
@@ -192,14 +157,8 @@ func reverseSequence(c *nodeCtx) error {
 // SoftmaxCrossEntropyLoss's optional second output, the log-probabilities,
 // has the scores' shape.
 func lossOp(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	target, err := c.in(1)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
+	target := c.input(1)
 	if len(x.shape) < 2 || len(target.shape) != len(x.shape)-1 {
 		return fmt.Errorf("input %s and target %s: want [N, C, ...] and [N, ...]", shapeText(x.shape), shapeText(target.shape))
 	}
@@ -228,14 +187,8 @@ func lossOp(c *nodeCtx) error {
 // gridSample: the output is [N, C] of X by the grid's [H_out, W_out]
 // (2-D sampling, as opset 16 defines it).
 func gridSample(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	grid, err := c.in(1)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
+	grid := c.input(1)
 	if len(x.shape) != 4 || len(grid.shape) != 4 {
 		return unsup("GridSample of X %s by grid %s: only 2-D sampling ([N, C, H, W] by [N, H_out, W_out, 2])", shapeText(x.shape), shapeText(grid.shape))
 	}
@@ -248,10 +201,7 @@ func gridSample(c *nodeCtx) error {
 
 // det: the determinant of each square matrix of the last two dimensions.
 func det(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	r := len(x.shape)
 	if r < 2 || !expr.Equal(x.shape[r-1], x.shape[r-2]) {
 		return fmt.Errorf("input %s: want square matrices", shapeText(x.shape))
@@ -263,13 +213,7 @@ func det(c *nodeCtx) error {
 // maxUnpool: the output is output_shape when given (known at import),
 // else each spatial size (in - 1)*stride + kernel - pads.
 func maxUnpool(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	if _, err := c.in(1); err != nil {
-		return err
-	}
+	x := c.input(0)
 	n := len(x.shape) - 2
 	kernel, _ := c.attrInts("kernel_shape")
 	if n < 1 || len(kernel) != n {
@@ -291,6 +235,7 @@ func maxUnpool(c *nodeCtx) error {
 	c.emitInts("pads", pads)
 	var shape []expr.Expr
 	if c.opt(2) != nil {
+		var err error
 		if shape, err = c.intsInput(2, "output_shape"); err != nil {
 			return err
 		}
@@ -307,17 +252,8 @@ func maxUnpool(c *nodeCtx) error {
 // roiAlign: one [C, output_height, output_width] map per region of
 // interest.
 func roiAlign(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	rois, err := c.in(1)
-	if err != nil {
-		return err
-	}
-	if _, err := c.in(2); err != nil {
-		return err
-	}
+	x := c.input(0)
+	rois := c.input(1)
 	if len(x.shape) != 4 || len(rois.shape) != 2 {
 		return fmt.Errorf("X %s and rois %s: want [N, C, H, W] and [R, 4]", shapeText(x.shape), shapeText(rois.shape))
 	}
@@ -340,10 +276,7 @@ func roiAlign(c *nodeCtx) error {
 // dft_length (or the input's length; n/2 + 1 one-sided) and a last
 // dimension of 2 (real, imaginary).
 func dft(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	r := len(x.shape)
 	if r < 3 {
 		return fmt.Errorf("input %s: want [batch, ..., 1 or 2]", shapeText(x.shape))
@@ -393,10 +326,7 @@ func dft(c *nodeCtx) error {
 // window input stays a kernel input) and transformed: [batch, frames,
 // bins, 2], bins frame_length/2 + 1 one-sided.
 func stft(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	if len(x.shape) != 3 {
 		return fmt.Errorf("signal %s: want [batch, length, 1 or 2]", shapeText(x.shape))
 	}
@@ -405,7 +335,7 @@ func stft(c *nodeCtx) error {
 		return err
 	}
 	var length expr.Expr
-	hasWindow := c.opt(2) != nil
+	window := c.opt(2)
 	switch {
 	case c.opt(3) != nil:
 		ls, err := c.intsInput(3, "frame_length")
@@ -416,12 +346,11 @@ func stft(c *nodeCtx) error {
 			return fmt.Errorf("frame_length has %d values", len(ls))
 		}
 		length = ls[0]
-	case hasWindow:
-		w, _ := c.in(2)
-		if len(w.shape) != 1 {
-			return fmt.Errorf("window %s: want one dimension", shapeText(w.shape))
+	case window != nil:
+		if len(window.shape) != 1 {
+			return fmt.Errorf("window %s: want one dimension", shapeText(window.shape))
 		}
-		length = w.shape[0]
+		length = window.shape[0]
 	default:
 		return fmt.Errorf("neither a window nor frame_length gives the frame length")
 	}
@@ -447,7 +376,7 @@ func stft(c *nodeCtx) error {
 	c.emitExpr("frame_step", step)
 	c.emitExpr("frame_length", length)
 	c.emitBool("onesided", onesided)
-	c.emitBool("has_window", hasWindow)
+	c.emitBool("has_window", window != nil)
 	c.setOut(0, x.dtype, []expr.Expr{x.shape[0], frames, bins, expr.Const(2)})
 	return nil
 }

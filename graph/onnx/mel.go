@@ -24,12 +24,9 @@ func melWeightMatrix(c *nodeCtx) error {
 	}
 	var hz [2]float64
 	for k, what := range []string{"lower_edge_hertz", "upper_edge_hertz"} {
-		x, ok, err := c.scalarFloat(3+k, what)
+		x, _, err := c.scalarFloat(3+k, what) // required, so never absent
 		if err != nil {
 			return err
-		}
-		if !ok {
-			return fmt.Errorf("input %d (%s) is required", 3+k, what)
 		}
 		hz[k] = x
 	}

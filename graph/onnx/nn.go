@@ -106,14 +106,8 @@ func (c *nodeCtx) emitWindow(w window) {
 }
 
 func conv(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	wt, err := c.in(1)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
+	wt := c.input(1)
 	if len(x.shape) < 3 || len(wt.shape) != len(x.shape) {
 		return fmt.Errorf("input rank %d and weight rank %d: want equal ranks of at least 3", len(x.shape), len(wt.shape))
 	}
@@ -143,14 +137,8 @@ func conv(c *nodeCtx) error {
 }
 
 func convTranspose(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	wt, err := c.in(1)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
+	wt := c.input(1)
 	if len(x.shape) < 3 || len(wt.shape) != len(x.shape) {
 		return fmt.Errorf("input rank %d and weight rank %d: want equal ranks of at least 3", len(x.shape), len(wt.shape))
 	}
@@ -229,10 +217,7 @@ func convTranspose(c *nodeCtx) error {
 }
 
 func pool(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	if len(x.shape) < 3 {
 		return fmt.Errorf("input rank %d: want at least 3", len(x.shape))
 	}
@@ -264,10 +249,7 @@ func pool(c *nodeCtx) error {
 }
 
 func globalPool(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	if len(x.shape) < 2 {
 		return fmt.Errorf("input rank %d: want at least 2", len(x.shape))
 	}
@@ -283,15 +265,7 @@ func globalPool(c *nodeCtx) error {
 }
 
 func batchNorm(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	for i := 1; i <= 4; i++ {
-		if _, err := c.in(i); err != nil {
-			return err
-		}
-	}
+	x := c.input(0)
 	c.emitFloat("epsilon", c.attrFloat("epsilon", 1e-5))
 	c.emitFloat("momentum", c.attrFloat("momentum", 0.9))
 	training := c.attrInt("training_mode", 0)
@@ -310,10 +284,7 @@ func batchNorm(c *nodeCtx) error {
 }
 
 func layerNorm(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	axis, err := normAxis(c.attrInt("axis", -1), len(x.shape))
 	if err != nil {
 		return err
@@ -335,14 +306,8 @@ func layerNorm(c *nodeCtx) error {
 }
 
 func gemm(c *nodeCtx) error {
-	a, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	b, err := c.in(1)
-	if err != nil {
-		return err
-	}
+	a := c.input(0)
+	b := c.input(1)
 	if len(a.shape) != 2 || len(b.shape) != 2 {
 		return fmt.Errorf("Gemm needs 2-D inputs, got %s and %s", shapeText(a.shape), shapeText(b.shape))
 	}
@@ -372,14 +337,8 @@ func gemm(c *nodeCtx) error {
 }
 
 func matmul(c *nodeCtx) error {
-	a, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	b, err := c.in(1)
-	if err != nil {
-		return err
-	}
+	a := c.input(0)
+	b := c.input(1)
 	as, bs := a.shape, b.shape
 	if len(as) == 0 || len(bs) == 0 {
 		return fmt.Errorf("MatMul of a scalar")
@@ -413,10 +372,7 @@ func matmul(c *nodeCtx) error {
 }
 
 func softmax(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	def := int64(-1)
 	if c.im.opset < 13 {
 		def = 1
@@ -441,10 +397,7 @@ func reduceAxesSince(op string) int64 {
 }
 
 func reduce(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	axes, ok, err := c.axesOf(1, reduceAxesSince(c.n.opType))
 	if err != nil {
 		return err
@@ -486,10 +439,7 @@ func reduce(c *nodeCtx) error {
 }
 
 func argReduce(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	axis, err := normAxis(c.attrInt("axis", 0), len(x.shape))
 	if err != nil {
 		return err
@@ -512,10 +462,7 @@ func argReduce(c *nodeCtx) error {
 }
 
 func topK(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	var k expr.Expr
 	if c.im.opset < 10 {
 		k = expr.Const(c.attrInt("k", 0))
@@ -545,10 +492,7 @@ func topK(c *nodeCtx) error {
 }
 
 func depthSpace(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	if len(x.shape) != 4 {
 		return fmt.Errorf("input rank %d: want 4", len(x.shape))
 	}
@@ -578,14 +522,8 @@ func depthSpace(c *nodeCtx) error {
 }
 
 func gatherElements(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	idx, err := c.in(1)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
+	idx := c.input(1)
 	axis, err := normAxis(c.attrInt("axis", 0), len(x.shape))
 	if err != nil {
 		return err
@@ -596,12 +534,10 @@ func gatherElements(c *nodeCtx) error {
 }
 
 func eyeLike(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	d := x.dtype
 	if a := c.attr("dtype"); a != nil {
+		var err error
 		if d, err = dtypeOf(a.i); err != nil {
 			return unsup("%v", err)
 		}

@@ -97,6 +97,9 @@ func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
 		}
 		return im.problem(place, "unsupported: no shape inference rule for this operator")
 	}
+	if err := checkInputs(n, key, im.opset); err != nil {
+		return im.problem(place, "%v", err)
+	}
 	if err := r(c); err != nil {
 		return im.problem(place, "%v", err)
 	}
@@ -224,13 +227,9 @@ func shapeText(s []expr.Expr) string {
 
 func (c *nodeCtx) nIn() int { return len(c.ins) }
 
-// in returns input i, which the operator requires.
-func (c *nodeCtx) in(i int) (*value, error) {
-	if i >= len(c.ins) || c.ins[i] == nil {
-		return nil, fmt.Errorf("input %d is required", i)
-	}
-	return c.ins[i], nil
-}
+// input returns input i, which the operator requires: checkInputs has
+// refused the node without it.
+func (c *nodeCtx) input(i int) *value { return c.ins[i] }
 
 // opt returns input i or nil when omitted.
 func (c *nodeCtx) opt(i int) *value {
@@ -243,10 +242,7 @@ func (c *nodeCtx) opt(i int) *value {
 // intsInput returns the contents of input i, which must be known at import
 // time (shape computations, axes…); the input becomes an attribute.
 func (c *nodeCtx) intsInput(i int, what string) ([]expr.Expr, error) {
-	v, err := c.in(i)
-	if err != nil {
-		return nil, err
-	}
+	v := c.input(i)
 	if !v.known || v.ints == nil && len(v.floats) == 0 && !isIntDType(v.dtype) {
 		return nil, neededAtImport(i, what, v)
 	}

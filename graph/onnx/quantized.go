@@ -15,11 +15,7 @@ func onOperands(inner rule, pick []int, dtype func(c *nodeCtx) (graph.DType, err
 		sub := *c
 		sub.ins = nil
 		for _, i := range pick {
-			v, err := c.in(i)
-			if err != nil {
-				return err
-			}
-			sub.ins = append(sub.ins, v)
+			sub.ins = append(sub.ins, c.input(i))
 		}
 		sub.outs = make([]*value, len(c.outs))
 		sub.attrInputs = map[int]bool{}
@@ -41,7 +37,7 @@ func onOperands(inner rule, pick []int, dtype func(c *nodeCtx) (graph.DType, err
 
 // int32Out is the dtype of MatMulInteger's and ConvInteger's output.
 func int32Out(c *nodeCtx) (graph.DType, error) {
-	x, _ := c.in(0)
+	x := c.input(0)
 	if x.dtype != "u8" && x.dtype != "i8" {
 		return "", unsup("%s of %s", c.n.opType, x.dtype)
 	}
@@ -52,10 +48,7 @@ func int32Out(c *nodeCtx) (graph.DType, error) {
 // input index i.
 func zeroPointOut(i int) func(c *nodeCtx) (graph.DType, error) {
 	return func(c *nodeCtx) (graph.DType, error) {
-		zp, err := c.in(i)
-		if err != nil {
-			return "", err
-		}
+		zp := c.input(i)
 		if zp.dtype != "u8" && zp.dtype != "i8" {
 			return "", unsup("%s to %s", c.n.opType, zp.dtype)
 		}

@@ -25,10 +25,7 @@ func unseededRandom(c *nodeCtx) bool {
 // bernoulli draws 1 with the probability input 0 holds, else 0, in
 // attribute dtype's type or the input's.
 func bernoulli(c *nodeCtx) error {
-	p, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	p := c.input(0)
 	if !isFloatDType(p.dtype) && p.dtype != "f16" {
 		return unsup("probabilities of dtype %s (ONNX allows f16, f32 and f64)", p.dtype)
 	}
@@ -49,10 +46,7 @@ func bernoulli(c *nodeCtx) error {
 // kernel input; the kernel gets the distribution's two parameters.
 func randomLike(p1, p2 unaryAttr) rule {
 	return func(c *nodeCtx) error {
-		x, err := c.in(0)
-		if err != nil {
-			return err
-		}
+		x := c.input(0)
 		c.attrInputs[0] = true
 		return randomOut(c, x.dtype, x.shape, p1, p2)
 	}

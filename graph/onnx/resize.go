@@ -16,10 +16,7 @@ import (
 // which the kernel divides at run time as ONNX does. roi (for
 // tf_crop_and_resize) passes the same way.
 func resize(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	r := len(x.shape)
 	mode := c.attrString("mode", "nearest")
 	coord := c.attrString("coordinate_transformation_mode", "half_pixel")

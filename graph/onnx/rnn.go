@@ -17,17 +17,8 @@ import (
 // floats, pass as comma-separated text ("Sigmoid,Tanh", "0.01,0").
 func recurrent(gates int, defaults []string) rule {
 	return func(c *nodeCtx) error {
-		x, err := c.in(0)
-		if err != nil {
-			return err
-		}
-		w, err := c.in(1)
-		if err != nil {
-			return err
-		}
-		if _, err := c.in(2); err != nil {
-			return err
-		}
+		x := c.input(0)
+		w := c.input(1)
 		if len(x.shape) != 3 || len(w.shape) != 3 {
 			return fmt.Errorf("X %s and W %s must have rank 3", shapeText(x.shape), shapeText(w.shape))
 		}
@@ -78,9 +69,6 @@ func recurrent(gates int, defaults []string) rule {
 			} else {
 				present = append(present, 0)
 			}
-		}
-		if c.nIn() > len(slots) {
-			return fmt.Errorf("%d inputs, at most %d", c.nIn(), len(slots))
 		}
 		c.emitString("direction", direction)
 		c.emitExpr("hidden_size", hidden)

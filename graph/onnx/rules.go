@@ -4,6 +4,11 @@ package onnx
 // domain) to its inference rule. Anything absent is refused by name.
 var rules map[string]rule
 
+// unlistedInputs gives the fewest and most inputs of each operator with a
+// rule that opSchemas does not list (Gelu is opset 20, newer than ONNX
+// 1.12's schemas), for checkInputs.
+var unlistedInputs = map[string][2]int{"Gelu": {1, 1}}
+
 func init() {
 	same := unary("")
 	rules = map[string]rule{
@@ -145,20 +150,14 @@ func controlFlow(c *nodeCtx) error {
 }
 
 func gelu(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	c.emitString("approximate", c.attrString("approximate", "none"))
 	c.setOut(0, x.dtype, x.shape)
 	return nil
 }
 
 func isInf(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	c.emitInt("detect_negative", c.attrInt("detect_negative", 1))
 	c.emitInt("detect_positive", c.attrInt("detect_positive", 1))
 	c.setOut(0, "bool", x.shape)
@@ -174,10 +173,7 @@ func bitShift(c *nodeCtx) error {
 }
 
 func lrn(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	c.emitFloat("alpha", c.attrFloat("alpha", 1e-4))
 	c.emitFloat("beta", c.attrFloat("beta", 0.75))
 	c.emitFloat("bias", c.attrFloat("bias", 1))
@@ -187,10 +183,7 @@ func lrn(c *nodeCtx) error {
 }
 
 func trilu(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	k := int64(0)
 	if c.opt(1) != nil {
 		ks, err := c.constInts(1, "k")
@@ -209,10 +202,7 @@ func trilu(c *nodeCtx) error {
 }
 
 func cumSum(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	a, err := c.constInts(1, "axis")
 	if err != nil {
 		return err

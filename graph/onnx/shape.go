@@ -45,10 +45,7 @@ func constantNode(c *nodeCtx) error {
 }
 
 func shapeOp(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	r := int64(len(x.shape))
 	clampAxis := func(a int64) int64 {
 		if a < 0 {
@@ -66,10 +63,7 @@ func shapeOp(c *nodeCtx) error {
 }
 
 func sizeOp(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	c.setKnown(0, "i64", nil, []expr.Expr{expr.Mul(x.shape...)}, nil)
 	if len(x.shape) == 0 {
 		c.outs[0].ints = []expr.Expr{expr.Const(1)}
@@ -78,10 +72,7 @@ func sizeOp(c *nodeCtx) error {
 }
 
 func identity(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	return c.reshaped(x, x.shape)
 }
 
@@ -101,10 +92,7 @@ func (c *nodeCtx) reshaped(x *value, shape []expr.Expr) error {
 }
 
 func dropout(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	training := c.attrInt("is_test", 1) == 0 && c.im.opset < 7
 	if t := c.opt(2); t != nil {
 		if !t.known || len(t.ints) != 1 {
@@ -153,10 +141,7 @@ func (c *nodeCtx) axesOf(inputIndex int, inputSince int64) ([]int64, bool, error
 }
 
 func unsqueeze(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	axes, ok, err := c.axesOf(1, 13)
 	if err != nil {
 		return err
@@ -201,10 +186,7 @@ func sortedAxes(mark []bool) []int64 {
 }
 
 func squeeze(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	axes, ok, err := c.axesOf(1, 13)
 	if err != nil {
 		return err
@@ -244,10 +226,7 @@ func squeeze(c *nodeCtx) error {
 }
 
 func flatten(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	r := len(x.shape)
 	axis := c.attrInt("axis", 1)
 	if axis < 0 {
@@ -270,11 +249,9 @@ func flatten(c *nodeCtx) error {
 }
 
 func reshape(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	var target []expr.Expr
+	var err error
 	if c.im.opset < 5 {
 		s, _ := c.attrInts("shape")
 		target = consts(s)
@@ -352,13 +329,7 @@ func divSym(e expr.Expr, s string) (expr.Expr, bool) {
 }
 
 func concat(c *nodeCtx) error {
-	if c.nIn() == 0 {
-		return fmt.Errorf("needs at least one input")
-	}
-	first, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	first := c.input(0)
 	r := len(first.shape)
 	a := c.attr("axis")
 	if a == nil {
@@ -371,11 +342,7 @@ func concat(c *nodeCtx) error {
 	shape := append([]expr.Expr{}, first.shape...)
 	sum := expr.Const(0)
 	allKnown := true
-	for i := range c.ins {
-		v, err := c.in(i)
-		if err != nil {
-			return err
-		}
+	for i, v := range c.ins {
 		if len(v.shape) != r {
 			return fmt.Errorf("input %d has rank %d, input 0 has %d", i, len(v.shape), r)
 		}
@@ -409,14 +376,8 @@ func concat(c *nodeCtx) error {
 }
 
 func gather(c *nodeCtx) error {
-	data, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	idx, err := c.in(1)
-	if err != nil {
-		return err
-	}
+	data := c.input(0)
+	idx := c.input(1)
 	if !isIntDType(idx.dtype) || idx.dtype == "bool" {
 		return fmt.Errorf("indices have dtype %s", idx.dtype)
 	}
@@ -530,13 +491,11 @@ func (c *nodeCtx) clampSlice(d, start, end expr.Expr, step int64) (sliceDim, err
 }
 
 func slice(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	r := len(x.shape)
 	var starts, ends []expr.Expr
 	var axes, steps []int64
+	var err error
 	if c.im.opset < 10 {
 		s, _ := c.attrInts("starts")
 		e, _ := c.attrInts("ends")
@@ -686,10 +645,7 @@ func constantOfShape(c *nodeCtx) error {
 }
 
 func expand(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	target, err := c.intsInput(1, "shape")
 	if err != nil {
 		return err
@@ -716,10 +672,7 @@ func expand(c *nodeCtx) error {
 func rangeOp(c *nodeCtx) error {
 	var args [3]*value
 	for i := range args {
-		v, err := c.in(i)
-		if err != nil {
-			return err
-		}
+		v := c.input(i)
 		if !v.known {
 			return unsup("input %d %q of Range is computed from tensor data at run time", i, v.name)
 		}
@@ -776,10 +729,7 @@ func rangeOp(c *nodeCtx) error {
 }
 
 func tile(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	reps, err := c.intsInput(1, "repeats")
 	if err != nil {
 		return err
@@ -797,10 +747,7 @@ func tile(c *nodeCtx) error {
 }
 
 func transpose(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	r := len(x.shape)
 	perm, ok := c.attrInts("perm")
 	if !ok {
@@ -831,10 +778,7 @@ func transpose(c *nodeCtx) error {
 }
 
 func split(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	axis, err := normAxis(c.attrInt("axis", 0), len(x.shape))
 	if err != nil {
 		return err
@@ -885,12 +829,10 @@ func split(c *nodeCtx) error {
 }
 
 func pad(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	r := len(x.shape)
 	var pads []expr.Expr
+	var err error
 	value := 0.0
 	if c.im.opset < 11 {
 		p, _ := c.attrInts("pads")
@@ -945,16 +887,7 @@ func pad(c *nodeCtx) error {
 }
 
 func scatterND(c *nodeCtx) error {
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
-	if _, err := c.in(1); err != nil {
-		return err
-	}
-	if _, err := c.in(2); err != nil {
-		return err
-	}
+	x := c.input(0)
 	c.emitString("reduction", c.attrString("reduction", "none"))
 	c.setOut(0, x.dtype, x.shape)
 	return nil
@@ -964,10 +897,7 @@ func scatterND(c *nodeCtx) error {
 // with defaults (Trilu, CumSum, GatherElements' data-shaped cousins…).
 func sameAs(ints ...intAttr) rule {
 	return func(c *nodeCtx) error {
-		x, err := c.in(0)
-		if err != nil {
-			return err
-		}
+		x := c.input(0)
 		for _, a := range ints {
 			c.emitInt(a.name, c.attrInt(a.name, a.def))
 		}

@@ -20,10 +20,7 @@ func tfIdfVectorizer(c *nodeCtx) error {
 	if c.attr("pool_strings") != nil {
 		return unsup("pool_strings (string n-grams: format v1 has no string dtype)")
 	}
-	x, err := c.in(0)
-	if err != nil {
-		return err
-	}
+	x := c.input(0)
 	if x.dtype != "i32" && x.dtype != "i64" {
 		return fmt.Errorf("input has dtype %s, want int32 or int64", x.dtype)
 	}

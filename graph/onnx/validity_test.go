@@ -167,3 +167,39 @@ func TestIfWithKnownConditionInlined(t *testing.T) {
 	require.NotNil(t, out)
 	assert.Equal(t, "/Add_output_0", out.ViewOf.Name)
 }
+
+// A node's inputs are checked against its operator's schema before its
+// rule runs, which then reads its required inputs without checking them.
+func TestInputsCheckedAgainstTheSchema(t *testing.T) {
+	for _, tc := range []struct {
+		op   string
+		ins  []string
+		want string // "" when the model imports
+	}{
+		{"Gather", []string{"x"}, `nodes[0] (op "Gather", name "n0"): takes 2 inputs at opset 17, got 1`},
+		{"Relu", []string{"x", "x"}, `takes 1 input at opset 17, got 2`},
+		{"Clip", []string{"x", "x", "x", "x"}, `takes 1 to 3 inputs at opset 17, got 4`},
+		{"Concat", nil, `takes at least 1 input at opset 17, got 0`},
+		{"Gemm", []string{"x", ""}, `input 1 is required but its name is empty`},
+		{"Concat", []string{"x", ""}, `unsupported: input 1 is omitted (its name is empty): wrapgen needs every input of a variadic operator`},
+		{"Gelu", []string{"x", "x"}, `(op "Gelu", name "n0"): takes 1 input, got 2`},
+		{"Clip", []string{"x", "", ""}, ""},
+	} {
+		_, err := Import("m.onnx", testModel(t, tc.op, tc.ins, []string{"y"}, []any{2, 3}, nil), Options{})
+		if tc.want == "" {
+			assert.NoError(t, err, "%s%q", tc.op, tc.ins)
+			continue
+		}
+		assert.ErrorContains(t, err, tc.want, "%s%q", tc.op, tc.ins)
+	}
+}
+
+// checkInputs knows how many inputs every rule's operator takes: from
+// ONNX's schemas, or for an operator they do not list, unlistedInputs.
+func TestEveryRuleKnowsItsInputs(t *testing.T) {
+	for key := range rules {
+		_, listed := opSchemas[key]
+		_, unlisted := unlistedInputs[key]
+		assert.True(t, listed != unlisted, "%s: listed in opSchemas %v, in unlistedInputs %v; want exactly one", key, listed, unlisted)
+	}
+}

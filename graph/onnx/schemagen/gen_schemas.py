@@ -1,56 +1,83 @@
 # Writes graph/onnx/schemas.go: for every default-domain ONNX operator, the
-# attribute names each version of it has, from ONNX's own operator schemas,
-# so that the importer refuses an attribute the model's opset does not
-# define (as onnx.checker does) instead of dropping it.
+# attribute names and input counts each version of it has, from ONNX's own
+# operator schemas, so that the importer refuses an attribute the model's
+# opset does not define (as onnx.checker does) instead of dropping it, and
+# checks a node's inputs once instead of in every rule.
 #   /usr/bin/python3 graph/onnx/schemagen/gen_schemas.py | gofmt > graph/onnx/schemas.go
 # Needs Debian's python3-onnx. ONNX 1.12 knows opsets up to 17; the opset-18
 # versions (ONNX 1.13) are listed by hand below from its changelog.
 import onnx.defs
 
+Option = onnx.defs.OpSchema.FormalParameterOption
+
+# name: (attribute names, fewest inputs, most inputs)
 OPSET18 = {
-    "BitwiseAnd": [], "BitwiseNot": [], "BitwiseOr": [], "BitwiseXor": [],
-    "CenterCropPad": ["axes"],
-    "Col2Im": ["dilations", "pads", "strides"],
-    "GroupNormalization": ["epsilon", "num_groups"],
-    "LpPool": ["auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"],
-    "Mish": [],
-    "OptionalGetElement": [], "OptionalHasElement": [],
-    "Pad": ["mode"],
-    "ReduceL1": ["keepdims", "noop_with_empty_axes"],
-    "ReduceL2": ["keepdims", "noop_with_empty_axes"],
-    "ReduceLogSum": ["keepdims", "noop_with_empty_axes"],
-    "ReduceLogSumExp": ["keepdims", "noop_with_empty_axes"],
-    "ReduceMax": ["keepdims", "noop_with_empty_axes"],
-    "ReduceMean": ["keepdims", "noop_with_empty_axes"],
-    "ReduceMin": ["keepdims", "noop_with_empty_axes"],
-    "ReduceProd": ["keepdims", "noop_with_empty_axes"],
-    "ReduceSumSquare": ["keepdims", "noop_with_empty_axes"],
-    "Resize": ["antialias", "axes", "coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside",
-               "extrapolation_value", "keep_aspect_ratio_policy", "mode", "nearest_mode"],
-    "ScatterElements": ["axis", "reduction"],
-    "ScatterND": ["reduction"],
-    "Split": ["axis", "num_outputs"],
+    "BitwiseAnd": ([], 2, 2), "BitwiseNot": ([], 1, 1), "BitwiseOr": ([], 2, 2), "BitwiseXor": ([], 2, 2),
+    "CenterCropPad": (["axes"], 2, 2),
+    "Col2Im": (["dilations", "pads", "strides"], 3, 3),
+    "GroupNormalization": (["epsilon", "num_groups"], 3, 3),
+    "LpPool": (["auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"], 1, 1),
+    "Mish": ([], 1, 1),
+    "OptionalGetElement": ([], 1, 1), "OptionalHasElement": ([], 0, 1),
+    "Pad": (["mode"], 2, 4),
+    "ReduceL1": (["keepdims", "noop_with_empty_axes"], 1, 2),
+    "ReduceL2": (["keepdims", "noop_with_empty_axes"], 1, 2),
+    "ReduceLogSum": (["keepdims", "noop_with_empty_axes"], 1, 2),
+    "ReduceLogSumExp": (["keepdims", "noop_with_empty_axes"], 1, 2),
+    "ReduceMax": (["keepdims", "noop_with_empty_axes"], 1, 2),
+    "ReduceMean": (["keepdims", "noop_with_empty_axes"], 1, 2),
+    "ReduceMin": (["keepdims", "noop_with_empty_axes"], 1, 2),
+    "ReduceProd": (["keepdims", "noop_with_empty_axes"], 1, 2),
+    "ReduceSumSquare": (["keepdims", "noop_with_empty_axes"], 1, 2),
+    "Resize": (["antialias", "axes", "coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside",
+                "extrapolation_value", "keep_aspect_ratio_policy", "mode", "nearest_mode"], 1, 4),
+    "ScatterElements": (["axis", "reduction"], 3, 3),
+    "ScatterND": (["reduction"], 3, 3),
+    "Split": (["axis", "num_outputs"], 1, 2),
 }
+
+# ONNX's max_input of a variadic operator; the Go table says variadic.
+UNBOUNDED = 2**31 - 1
+
+# Loop's and Scan's optional inputs come before their required ones; the
+# importer reads their inputs itself (loop.go), not through the counts.
+OPTIONAL_FIRST = {"Loop", "Scan"}
+
+
+def check_required_inputs_first(s):
+    """The Go table holds only how many inputs a version takes, which tells
+    the required inputs from the optional ones while the required come
+    first, then the optional ones or one variadic input."""
+    options = [i.option for i in s.inputs]
+    single = 0
+    while single < len(options) and options[single] == Option.Single:
+        single += 1
+    rest = options[single:]
+    fits = all(o == Option.Optional for o in rest) or rest == [Option.Variadic]
+    assert fits or s.name in OPTIONAL_FIRST, "%s-%d has inputs %s" % (s.name, s.since_version, options)
+
 
 versions = {}
 for s in onnx.defs.get_all_schemas_with_history():
     if s.domain != "":
         continue
-    versions.setdefault(s.name, []).append((s.since_version, sorted(s.attributes)))
-for name, attrs in OPSET18.items():
-    versions.setdefault(name, []).append((18, sorted(attrs)))
+    check_required_inputs_first(s)
+    versions.setdefault(s.name, []).append((s.since_version, sorted(s.attributes), s.min_input, s.max_input))
+for name, (attrs, fewest, most) in OPSET18.items():
+    versions.setdefault(name, []).append((18, sorted(attrs), fewest, most))
 
 print("// Code generated by graph/onnx/schemagen/gen_schemas.py from ONNX %s's operator schemas. DO NOT EDIT." % onnx.__version__)
 print()
 print("package onnx")
 print()
-print("// schemaAttrs lists, per default-domain operator, each version's")
-print("// attribute names, versions in increasing order of the opset they start at.")
-print("var schemaAttrs = map[string][]schemaVersion{")
+print("// opSchemas lists, per default-domain operator, each version's attribute")
+print("// names and input counts, versions in increasing order of the opset they")
+print("// start at.")
+print("var opSchemas = map[string][]schemaVersion{")
 for name in sorted(versions):
-    vs = sorted(versions[name])
     parts = []
-    for since, attrs in vs:
-        parts.append("{%d, []string{%s}}" % (since, ", ".join('"%s"' % a for a in attrs)))
+    for since, attrs, fewest, most in sorted(versions[name]):
+        most = "variadic" if most == UNBOUNDED else str(most)
+        parts.append("{%d, []string{%s}, %d, %s}" % (since, ", ".join('"%s"' % a for a in attrs), fewest, most))
     print('\t"%s": {%s},' % (name, ", ".join(parts)))
 print("}")
