@@ -73,14 +73,14 @@ func encoder(tb testing.TB, layers int) *graph.Graph {
 func BenchmarkInductorEncoder(b *testing.B) {
 	for _, layers := range []int{96, 221} {
 		g := encoder(b, layers)
-		prog, err := Lower(g, g.Hints(), true)
+		prog, err := lower(g, g.Hints(), true)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("layers=%d/storages=%d", layers, len(prog.Buffers)), func(b *testing.B) {
+		b.Run(fmt.Sprintf("layers=%d/storages=%d", layers, len(prog.buffers)), func(b *testing.B) {
 			for b.Loop() {
-				req := &Request{Buffers: prog.Buffers, Mode: PoolIntermediates, Align: DefaultAlign, Bounds: g.Bounds(), Hints: g.Hints()}
-				if _, err := (Inductor{}).Place(req); err != nil {
+				req := &request{buffers: prog.buffers, mode: PoolIntermediates, align: DefaultAlign, bounds: g.Bounds(), hints: g.Hints()}
+				if _, err := (inductor{}).place(req); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -101,26 +101,26 @@ func TestDumpEncoderForSeed(t *testing.T) {
 		fmt.Sscan(v, &layers)
 	}
 	g := encoder(t, layers)
-	prog, err := Lower(g, g.Hints(), true)
+	prog, err := lower(g, g.Hints(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sb strings.Builder
-	for _, b := range prog.Buffers {
-		fmt.Fprintf(&sb, "%s %d %d %d %t\n", b.Owner().Name, b.Hint, b.Begin, b.End, b.Output)
+	for _, b := range prog.buffers {
+		fmt.Fprintf(&sb, "%s %d %d %d %t\n", b.Owner().Name, b.hint, b.Begin, b.End, b.Output)
 	}
 	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	req := &Request{Buffers: prog.Buffers, Mode: PoolIntermediates, Align: DefaultAlign, Bounds: g.Bounds(), Hints: g.Hints()}
-	placed, err := (Inductor{}).Place(req)
+	req := &request{buffers: prog.buffers, mode: PoolIntermediates, align: DefaultAlign, bounds: g.Bounds(), hints: g.Hints()}
+	placed, err := (inductor{}).place(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sizes []int64
-	for _, p := range placed.Pools {
+	for _, p := range placed.pools {
 		v, _ := p.Size.Eval(g.Hints())
 		sizes = append(sizes, v)
 	}
-	t.Logf("%d storages, inductor pool sizes %v", len(prog.Buffers), sizes)
+	t.Logf("%d storages, inductor pool sizes %v", len(prog.buffers), sizes)
 }

@@ -11,9 +11,9 @@ import (
 type Buffer struct {
 	ID      int             // index in Plan.Buffers
 	Tensors []*graph.Tensor // the owner first, then the tensors that took it over in place (declared, or chosen by the planner)
-	Device  string
+	device  string
 	Size    expr.Expr // bytes
-	Hint    int64     // Size at the planning hints
+	hint    int64     // Size at the planning hints
 	Output  bool      // an output is (or views) this storage: never freed
 
 	// Live range in timesteps, [Begin, End): Begin is the step of its
@@ -28,8 +28,8 @@ type Buffer struct {
 // Owner is the tensor that first owns the storage.
 func (b *Buffer) Owner() *graph.Tensor { return b.Tensors[0] }
 
-// Len is the number of timesteps the buffer is live.
-func (b *Buffer) Len() int { return b.End - b.Begin }
+// lifetime is the number of timesteps the buffer is live.
+func (b *Buffer) lifetime() int { return b.End - b.Begin }
 
 // Pool is one byte buffer holding several storages at fixed offsets.
 type Pool struct {

@@ -46,21 +46,9 @@ func (f *Figures) Ratio() float64 {
 	return float64(f.PeakBytes) / float64(f.LoadBytes)
 }
 
-// Env completes env with the plan's hints for symbols it does not bind.
-func (p *Plan) Env(env expr.Env) expr.Env {
-	out := expr.Env{}
-	for k, v := range p.Hints {
-		out[k] = v
-	}
-	for k, v := range env {
-		out[k] = v
-	}
-	return out
-}
-
 // Figures evaluates the plan at env (nil: at the hints).
 func (p *Plan) Figures(env expr.Env) (*Figures, error) {
-	env = p.Env(env)
+	env = p.withHints(env)
 	f := &Figures{Symbols: env, BufferBytes: make([]int64, len(p.Buffers)), Offsets: make([]int64, len(p.Buffers))}
 	var loads, peaks []event
 	for _, b := range p.Buffers {
@@ -120,7 +108,7 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 // what is unavoidable is later: once every output of a device is born, its
 // outputs' pools and the intermediates live from then on are all reserved.
 func (p *Plan) modeBound(f *Figures) int64 {
-	req := &Request{Buffers: p.Buffers, Mode: p.Mode}
+	req := &request{buffers: p.Buffers, mode: p.Mode}
 	size := func(b *Buffer) int64 { return f.BufferBytes[b.ID] } // exact, as LoadBytes
 	if p.Mode != PoolIntermediates && p.Mode != PoolOutputs {
 		var groupEvs []event

@@ -35,7 +35,7 @@ func FuzzParseAndPlan(f *testing.F) {
 		}
 		if _, err := Make(g, Options{}); err != nil {
 			// Only a size that cannot be evaluated may stop a valid graph.
-			if _, ok := err.(*VerifyError); ok {
+			if _, ok := err.(*verifyError); ok {
 				t.Fatalf("a valid graph planned to a plan that fails verification: %v", err)
 			}
 		}

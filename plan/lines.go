@@ -11,9 +11,9 @@ type LineKind uint8
 
 const (
 	// Before pool planning:
-	LineAlloc  LineKind = iota // a storage gets memory
+	lineAlloc  LineKind = iota // a storage gets memory
 	LineReuse                  // an in-place output takes over a storage
-	LineFree                   // a storage's memory is released after its last use
+	lineFree                   // a storage's memory is released after its last use
 	LineKernel                 // a kernel call
 	LineLoopBegin
 	LineLoopEnd
@@ -33,7 +33,7 @@ func (k LineKind) String() string { return lineKindNames[k] }
 // lines is one timestep.
 func (k LineKind) isMemory() bool {
 	switch k {
-	case LineAlloc, LineReuse, LineFree, LineAllocFromPool, LineDeallocFromPool:
+	case lineAlloc, LineReuse, lineFree, LineAllocFromPool, LineDeallocFromPool:
 		return true
 	}
 	return false
@@ -46,12 +46,12 @@ type Line struct {
 	Buffer *Buffer       // Alloc, Reuse, Free, AllocFromPool, DeallocFromPool
 	Tensor *graph.Tensor // the name the line binds: Reuse's new name, Free's last name
 	From   *graph.Tensor // Reuse: the name taken over
-	Chosen bool          // Reuse: chosen by the planner from kernel traits, not declared
+	chosen bool          // Reuse: chosen by the planner from kernel traits, not declared
 	Pool   *Pool         // PoolCreate, PoolRelease, AllocFromPool, DeallocFromPool
 	Step   int           // timestep of a memory line (0 for others)
-	// FirstUse marks the AllocFromPool at which its pool comes into use;
-	// LastUse the DeallocFromPool after which its pool is no longer needed.
-	FirstUse, LastUse bool
+	// firstUse marks the AllocFromPool at which its pool comes into use;
+	// lastUse the DeallocFromPool after which its pool is no longer needed.
+	firstUse, lastUse bool
 	Depth             int // loop nesting depth
 }
 
@@ -64,7 +64,7 @@ func (l *Line) String() string {
 	case LineLoopEnd:
 		return fmt.Sprintf("%s %s", l.Kind, l.Op.Place)
 	case LineReuse:
-		if l.Chosen {
+		if l.chosen {
 			return fmt.Sprintf("%s %s = %s (may_alias)", l.Kind, l.Tensor.Name, l.From.Name)
 		}
 		return fmt.Sprintf("%s %s = %s", l.Kind, l.Tensor.Name, l.From.Name)
@@ -72,13 +72,13 @@ func (l *Line) String() string {
 		return fmt.Sprintf("%s %s bytes=%s", l.Kind, l.Pool.Name, l.Pool.Size)
 	case LineAllocFromPool:
 		s := fmt.Sprintf("%s %s = %s[%s : +%s]", l.Kind, l.Tensor.Name, l.Pool.Name, l.Buffer.Offset, l.Buffer.Size)
-		if l.FirstUse {
+		if l.firstUse {
 			s += " first use"
 		}
 		return s
 	case LineDeallocFromPool:
 		s := fmt.Sprintf("%s %s (%s)", l.Kind, l.Tensor.Name, l.Pool.Name)
-		if l.LastUse {
+		if l.lastUse {
 			s += " last use"
 		}
 		return s

@@ -8,15 +8,14 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// Lowered is a graph lowered to wrapper lines with its buffers and their
+// lowered is a graph lowered to wrapper lines with its buffers and their
 // live ranges, before any placement.
-type Lowered struct {
-	Graph    *graph.Graph
-	Lines    []*Line
-	Buffers  []*Buffer
-	LastStep int // outputs live to LastStep+1
-	// AliasedOps counts the ops where the planner chose in-place reuse.
-	AliasedOps int
+type lowered struct {
+	lines    []*Line
+	buffers  []*Buffer
+	lastStep int // outputs live to lastStep+1
+	// aliasedOps counts the ops where the planner chose in-place reuse.
+	aliasedOps int
 }
 
 // lowering follows the ops once to find every storage's first and last use
@@ -60,14 +59,14 @@ func (lw *lowering) line(l Line) *Line {
 	return p
 }
 
-// Lower turns the graph's ops into wrapper lines: for each op, allocations
+// lower turns the graph's ops into wrapper lines: for each op, allocations
 // for the storages it touches first, Reuse lines for in-place outputs, the
 // kernel, then frees for the storages whose last use (through any view) it
 // was. A storage defined outside a loop and touched inside lives until the
 // loop ends. hints give the sizes the planner optimises for. With alias, the
 // planner also takes the in-place pairs the kernels' traits allow (see
 // chooseAliases); they become Reuse lines like declared ones.
-func Lower(g *graph.Graph, hints expr.Env, alias bool) (*Lowered, error) {
+func lower(g *graph.Graph, hints expr.Env, alias bool) (*lowered, error) {
 	lw := &lowering{
 		g: g, hints: hints,
 		loopEnd: map[*graph.Op]int{},
@@ -92,8 +91,8 @@ func Lower(g *graph.Graph, hints expr.Env, alias bool) (*Lowered, error) {
 	}
 	lw.emitted = make([]bool, len(lw.buffers))
 	lw.emit(g.Ops, 0, new(int))
-	prog := &Lowered{Graph: g, Lines: lw.lines, Buffers: lw.buffers, AliasedOps: aliased}
-	prog.LastStep = computeLiveRanges(prog.Lines, prog.Buffers)
+	prog := &lowered{lines: lw.lines, buffers: lw.buffers, aliasedOps: aliased}
+	prog.lastStep = computeLiveRanges(prog.lines, prog.buffers)
 	return prog, nil
 }
 
@@ -157,7 +156,7 @@ func (lw *lowering) findBuffers() error {
 				if err != nil {
 					return fmt.Errorf("%s: size of %q: %v", op.Label(), root.Name, err)
 				}
-				b = &Buffer{ID: len(lw.buffers), Tensors: []*graph.Tensor{root}, Device: root.Device, Size: size, Hint: hint}
+				b = &Buffer{ID: len(lw.buffers), Tensors: []*graph.Tensor{root}, device: root.Device, Size: size, hint: hint}
 				lw.buffers = append(lw.buffers, b)
 				lw.group[root.Index] = b
 				lw.defLoops = append(lw.defLoops, opLoops)
@@ -207,12 +206,12 @@ func (lw *lowering) emit(ops []*graph.Op, depth int, next *int) {
 			b := lw.group[t.Root.Index]
 			if !lw.emitted[b.ID] {
 				lw.emitted[b.ID] = true
-				lw.lines = append(lw.lines, lw.line(Line{Kind: LineAlloc, Buffer: b, Tensor: b.Owner(), Depth: depth}))
+				lw.lines = append(lw.lines, lw.line(Line{Kind: lineAlloc, Buffer: b, Tensor: b.Owner(), Depth: depth}))
 			}
 		}
 		for i, ip := range lw.inplace(*next) {
 			lw.lines = append(lw.lines, lw.line(Line{Kind: LineReuse, Op: op, Buffer: lw.group[ip.Out.Index], Tensor: ip.Out, From: ip.In,
-				Chosen: i >= len(op.Inplace), Depth: depth}))
+				chosen: i >= len(op.Inplace), Depth: depth}))
 		}
 		lw.lines = append(lw.lines, lw.line(Line{Kind: LineKernel, Op: op, Depth: depth}))
 		lw.emitFrees(lw.kernels[*next].pos, depth)
@@ -232,7 +231,7 @@ func (lw *lowering) inplace(ki int) []graph.Inplace {
 
 func (lw *lowering) emitFrees(pos, depth int) {
 	for _, b := range lw.freesAt[pos] {
-		lw.lines = append(lw.lines, lw.line(Line{Kind: LineFree, Buffer: b, Tensor: b.Tensors[len(b.Tensors)-1], Depth: depth}))
+		lw.lines = append(lw.lines, lw.line(Line{Kind: lineFree, Buffer: b, Tensor: b.Tensors[len(b.Tensors)-1], Depth: depth}))
 	}
 }
 

@@ -68,6 +68,6 @@ func TestPathologicalSizesPlan(t *testing.T) {
 		require.NoError(t, err, name)
 		p, err := Make(g, Options{})
 		require.NoError(t, err, name)
-		assert.NoError(t, Verify(p), name)
+		assert.NoError(t, verify(p), name)
 	}
 }

@@ -334,7 +334,7 @@ func TestSeveralDevices(t *testing.T) {
 		p := mustPlan(t, src, Options{Strategy: s})
 		for _, pool := range p.Pools {
 			for _, b := range pool.Buffers {
-				assert.Equal(t, pool.Device, b.Device, "%s: pools never mix devices", s)
+				assert.Equal(t, pool.Device, b.device, "%s: pools never mix devices", s)
 			}
 		}
 		assert.NotEqual(t, bufferOf(p, "a").Pool.Device, bufferOf(p, "b").Pool.Device)
@@ -356,7 +356,7 @@ func TestSymbolicOffsetsHoldForAllValues(t *testing.T) {
 	for _, s := range Strategies() {
 		p, err := Make(g, Options{Strategy: s})
 		require.NoError(t, err, s)
-		// Verify checks random values; check a grid too.
+		// verify checks random values; check a grid too.
 		for _, bv := range []int64{1, 3, 64, 512} {
 			for _, sv := range []int64{1, 63, 65, 300} {
 				fig, err := p.Figures(expr.Env{"b": bv, "s": sv})
@@ -371,7 +371,7 @@ func TestSymbolicOffsetsHoldForAllValues(t *testing.T) {
 
 func TestVerifierCatchesBrokenPlans(t *testing.T) {
 	p := mustPlan(t, chain, Options{Strategy: "inductor"})
-	require.NoError(t, Verify(p))
+	require.NoError(t, verify(p))
 
 	// Put b on a's bytes: they are live together in one pool.
 	two := mustPlan(t, `{"name": "g", "tensors": {
@@ -381,9 +381,9 @@ func TestVerifierCatchesBrokenPlans(t *testing.T) {
 	 "ops": [{"kernel": "f", "inputs": ["x"], "outputs": ["a"]},
 	         {"kernel": "f", "inputs": ["x"], "outputs": ["b"]},
 	         {"kernel": "g", "inputs": ["a", "b"], "outputs": ["y"]}]}`, Options{Strategy: "inductor"})
-	require.NoError(t, Verify(two))
+	require.NoError(t, verify(two))
 	bufferOf(two, "b").Offset = bufferOf(two, "a").Offset
-	err := Verify(two)
+	err := verify(two)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "overlaps")
 
@@ -392,21 +392,21 @@ func TestVerifierCatchesBrokenPlans(t *testing.T) {
 
 	// Misalign.
 	c.Offset = expr.Add(saved, expr.Const(4))
-	require.ErrorContains(t, Verify(p), "not a non-negative multiple of 64")
+	require.ErrorContains(t, verify(p), "not a non-negative multiple of 64")
 	c.Offset = saved
 
 	// Shrink the pool below its contents.
 	pool := c.Pool
 	size := pool.Size
 	pool.Size = expr.Const(8)
-	require.ErrorContains(t, Verify(p), "reaches past pool")
+	require.ErrorContains(t, verify(p), "reaches past pool")
 	pool.Size = size
 
 	// Free the output.
 	lines := p.Lines
 	y := bufferOf(p, "y")
 	p.Lines = append(append([]*Line(nil), lines...), &Line{Kind: LineDeallocFromPool, Buffer: y, Tensor: y.Owner(), Pool: y.Pool, Step: p.LastStep})
-	require.ErrorContains(t, Verify(p), "output buffer y is freed")
+	require.ErrorContains(t, verify(p), "output buffer y is freed")
 	p.Lines = lines
 
 	// Drop an allocation: the kernel then touches unallocated memory.
@@ -417,9 +417,9 @@ func TestVerifierCatchesBrokenPlans(t *testing.T) {
 		}
 	}
 	p.Lines = dropped
-	require.ErrorContains(t, Verify(p), "touches c while its storage is not allocated")
+	require.ErrorContains(t, verify(p), "touches c while its storage is not allocated")
 	p.Lines = lines
-	require.NoError(t, Verify(p))
+	require.NoError(t, verify(p))
 }
 
 func TestOptionErrors(t *testing.T) {
@@ -492,12 +492,12 @@ func TestOutputPoolHostsBeforeLateOutput(t *testing.T) {
 		// a is the largest dead before y; s and t fit beside it.
 		assert.Equal(t, []string{"a", "s", "y"}, hosted, strategy)
 		assert.Equal(t, "262144", outPool.Size.String(), strategy)
-		require.NoError(t, Verify(p))
+		require.NoError(t, verify(p))
 	}
 	// Inductor's planner is ported as it is: it hosts what its own tree
 	// search puts in the output's pool.
 	ind := mustPlan(t, lateOutput, Options{Strategy: "inductor"})
-	require.NoError(t, Verify(ind))
+	require.NoError(t, verify(ind))
 }
 
 // Each storage fits in int64 at the symbol's max, but two side by side in
@@ -532,7 +532,7 @@ func TestRangeFigures(t *testing.T) {
 	p, err := Make(g, Options{})
 	require.NoError(t, err)
 	var texts []string
-	for _, env := range p.SamplePoints() {
+	for _, env := range p.samplePoints() {
 		texts = append(texts, EnvText(env))
 	}
 	assert.Equal(t, "m=2, n=3", texts[0], "the hints first")

@@ -30,9 +30,9 @@ func rewriteToPoolLines(lines []*Line, pools []*Pool) []*Line {
 		nl := &copies[i]
 		*nl = *l
 		switch l.Kind {
-		case LineAlloc:
+		case lineAlloc:
 			nl.Kind, nl.Pool = LineAllocFromPool, l.Buffer.Pool
-		case LineFree:
+		case lineFree:
 			nl.Kind, nl.Pool = LineDeallocFromPool, l.Buffer.Pool
 		}
 		out[i] = nl
@@ -43,7 +43,7 @@ func rewriteToPoolLines(lines []*Line, pools []*Pool) []*Line {
 	for i, l := range out {
 		if l.Kind == LineAllocFromPool && !seen[l.Pool] {
 			seen[l.Pool] = true
-			l.FirstUse = true
+			l.firstUse = true
 			at := i
 			if outermost[i] >= 0 {
 				at = outermost[i]
@@ -56,8 +56,8 @@ func rewriteToPoolLines(lines []*Line, pools []*Pool) []*Line {
 		l := out[i]
 		if l.Kind == LineDeallocFromPool && !seen[l.Pool] {
 			seen[l.Pool] = true
-			l.LastUse = l.Pool.End <= l.Step
-			if l.LastUse {
+			l.lastUse = l.Pool.End <= l.Step
+			if l.lastUse {
 				at := i
 				if outermost[i] >= 0 {
 					at = endOf[outermost[i]]

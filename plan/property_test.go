@@ -31,7 +31,7 @@ func touches(op *graph.Op, b *Buffer) bool {
 }
 
 // checkProperties checks what every plan must satisfy, independently of
-// Verify: outputs never freed, inputs never planned (so never written by
+// verify: outputs never freed, inputs never planned (so never written by
 // the wrapper), every other storage freed once, right after its last use
 // (or right after the loop it is used in, when defined outside it).
 func checkProperties(t *testing.T, p *Plan, what string) {

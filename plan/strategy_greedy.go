@@ -10,17 +10,16 @@ import (
 // order ranks a pool's buffers for the greedy offset calculation: by key,
 // smallest first, then by buffer id.
 type order struct {
-	name string
-	key  func(g *gbuf) [2]int64
+	key func(g *gbuf) [2]int64
 }
 
 var (
-	bySize     = order{"size", func(g *gbuf) [2]int64 { return [2]int64{-g.hint, -int64(g.b.Len())} }}
-	byLifetime = order{"lifetime", func(g *gbuf) [2]int64 { return [2]int64{-int64(g.b.Len()), -g.hint} }}
-	byArea     = order{"area", func(g *gbuf) [2]int64 { return [2]int64{-satMul(g.hint, int64(g.b.Len())), -g.hint} }}
+	bySize     = order{func(g *gbuf) [2]int64 { return [2]int64{-g.hint, -int64(g.b.lifetime())} }}
+	byLifetime = order{func(g *gbuf) [2]int64 { return [2]int64{-int64(g.b.lifetime()), -g.hint} }}
+	byArea     = order{func(g *gbuf) [2]int64 { return [2]int64{-satMul(g.hint, int64(g.b.lifetime())), -g.hint} }}
 	// byConflicts is TVM USMP's greedy_by_conflicts: the most constrained
 	// buffers first.
-	byConflicts = order{"conflicts", func(g *gbuf) [2]int64 { return [2]int64{-int64(len(g.conflicts)), -g.hint} }}
+	byConflicts = order{func(g *gbuf) [2]int64 { return [2]int64{-int64(len(g.conflicts)), -g.hint} }}
 )
 
 // satMul multiplies non-negative a and b, saturating instead of overflowing.
@@ -59,29 +58,28 @@ func (o order) sorted(pp *poolProblem) []int32 {
 	return idx
 }
 
-// Greedy places each pool's buffers with the best-fit offset calculation,
+// greedy places each pool's buffers with the best-fit offset calculation,
 // trying each of its orders and keeping the smallest pool; with climb it
 // then improves the best order by hill climbing (as TVM USMP's hill_climb),
 // stopping early at the pool's lower bound.
-type Greedy struct {
-	name   string
+type greedy struct {
+	label  string
 	orders []order
 	climb  bool
 }
 
-func (s Greedy) Name() string { return s.name }
+func (s greedy) name() string { return s.label }
 
-// Place implements Strategy.
-func (s Greedy) Place(req *Request) (*Placement, error) {
+func (s greedy) place(req *request) (*placement, error) {
 	return s.placeGroups(req, poolGroups(req)), nil
 }
 
 // placeGroups places each group of buffers in a pool of its own.
-func (s Greedy) placeGroups(req *Request, groups []poolGroup) *Placement {
+func (s greedy) placeGroups(req *request, groups []poolGroup) *placement {
 	ctx := newBoundsCtx(req)
 	placed := newPlacement(req)
 	for _, grp := range groups {
-		pp := newPoolProblem(ctx, grp.buffers, req.Hints)
+		pp := newPoolProblem(ctx, grp.buffers, req.hints)
 		best, bestSize, bestTop := []int32(nil), int64(-1), 0
 		for _, o := range s.orders {
 			ord := o.sorted(pp)
@@ -98,7 +96,7 @@ func (s Greedy) placeGroups(req *Request, groups []poolGroup) *Placement {
 		pp.place(best)
 		pool := &Pool{Device: grp.device}
 		pp.finish(pool, placed)
-		placed.Pools = append(placed.Pools, pool)
+		placed.pools = append(placed.pools, pool)
 	}
 	return placed
 }

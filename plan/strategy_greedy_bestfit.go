@@ -117,7 +117,7 @@ func newPoolProblem(ctx *boundsCtx, buffers []*Buffer, hints expr.Env) *poolProb
 			a = aligned{expr.AlignUp(b.Size, ctx.align), ctx.alignedSpan(b.Size)}
 			seen[b.Size.String()] = a
 		}
-		pp.bufs = append(pp.bufs, &gbuf{b: b, size: a.size, sizeBounds: a.sizeBounds, hint: AlignUp(b.Hint, ctx.align)})
+		pp.bufs = append(pp.bufs, &gbuf{b: b, size: a.size, sizeBounds: a.sizeBounds, hint: AlignUp(b.hint, ctx.align)})
 	}
 	pp.findConflicts()
 	return pp
@@ -283,7 +283,7 @@ func maxEnd(ctx *boundsCtx, xs []*gbuf) ([]*gbuf, span, int64) {
 }
 
 // finish puts the buffers in pool at their offsets and sets its size.
-func (pp *poolProblem) finish(pool *Pool, placed *Placement) {
+func (pp *poolProblem) finish(pool *Pool, placed *placement) {
 	var nonEmpty []*gbuf
 	for _, g := range pp.bufs {
 		if !g.placed {

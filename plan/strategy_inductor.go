@@ -6,15 +6,14 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// Inductor is Inductor's planner (PyTorch Inductor memory_planning.py)
+// inductor is Inductor's planner (PyTorch Inductor memory_planning.py)
 // ported decision for decision: its results are the reference users compare
 // other strategies against.
-type Inductor struct{}
+type inductor struct{}
 
-func (Inductor) Name() string { return "inductor" }
+func (inductor) name() string { return "inductor" }
 
 type inductorPool struct {
-	device    string
 	root      *temporalSplit
 	canExpand bool
 }
@@ -32,7 +31,6 @@ func (p *inductorPool) allocate(b *allocation, isLast bool) bool {
 }
 
 func (p *inductorPool) allocateAtEnd(b *allocation) {
-	b.markAllocated()
 	align := p.root.align
 	p.root = newTemporal(align, &spatialSplit{cache: cache{align: align}, left: p.root, right: newTemporal(align, b)})
 }
@@ -54,13 +52,12 @@ func (ps *inductorPools) pools(dev string) []*inductorPool {
 }
 
 func (ps *inductorPools) add(b *allocation, canExpand bool) {
-	b.markAllocated()
-	dev := b.buf.Device
-	ps.byDev[dev] = append(ps.pools(dev), &inductorPool{device: dev, root: newTemporal(ps.align, b), canExpand: canExpand})
+	dev := b.buf.device
+	ps.byDev[dev] = append(ps.pools(dev), &inductorPool{root: newTemporal(ps.align, b), canExpand: canExpand})
 }
 
 func (ps *inductorPools) allocate(b *allocation) {
-	pools := ps.pools(b.buf.Device)
+	pools := ps.pools(b.buf.device)
 	for i, p := range pools {
 		if p.allocate(b, i == len(pools)-1) {
 			return
@@ -72,7 +69,7 @@ func (ps *inductorPools) allocate(b *allocation) {
 
 // allocateOutput gives outputs their own pools so memory is freed properly.
 func (ps *inductorPools) allocateOutput(b *allocation) {
-	pools := ps.pools(b.buf.Device)
+	pools := ps.pools(b.buf.device)
 	if len(pools) > 0 && (ps.mode == PoolOutputs || ps.mode == PoolCombined) {
 		pools[len(pools)-1].allocateAtEnd(b)
 		return
@@ -80,12 +77,12 @@ func (ps *inductorPools) allocateOutput(b *allocation) {
 	ps.add(b, ps.mode == PoolCombined)
 }
 
-func (Inductor) Place(req *Request) (*Placement, error) {
-	ps := &inductorPools{byDev: map[string][]*inductorPool{}, mode: req.Mode, align: req.Align}
+func (inductor) place(req *request) (*placement, error) {
+	ps := &inductorPools{byDev: map[string][]*inductorPool{}, mode: req.mode, align: req.align}
 	var outputs, intermediates []*allocation
-	for _, b := range req.Buffers {
-		a := &allocation{buf: b, rng: liveRange{b.Begin, b.End}, hint: b.Hint, size: b.Size}
-		if b.Output && req.Mode != PoolCombined {
+	for _, b := range req.buffers {
+		a := &allocation{buf: b, rng: liveRange{b.Begin, b.End}, hint: b.hint, size: b.Size}
+		if b.Output && req.mode != PoolCombined {
 			outputs = append(outputs, a)
 		} else {
 			intermediates = append(intermediates, a)
@@ -119,7 +116,7 @@ func (Inductor) Place(req *Request) (*Placement, error) {
 		for _, ip := range ps.byDev[dev] {
 			p := &Pool{Device: dev}
 			byPool[ip] = p
-			placed.Pools = append(placed.Pools, p)
+			placed.pools = append(placed.pools, p)
 			ip.root.finalize(ip, expr.Const(0))
 			p.Size = ip.root.symSize()
 		}

@@ -100,14 +100,13 @@ type treeNode interface {
 }
 
 type allocation struct {
-	ranges    liveRanges
-	buf       *Buffer
-	rng       liveRange
-	hint      int64
-	size      expr.Expr
-	allocated bool
-	pool      *inductorPool
-	offset    expr.Expr
+	ranges liveRanges
+	buf    *Buffer
+	rng    liveRange
+	hint   int64
+	size   expr.Expr
+	pool   *inductorPool
+	offset expr.Expr
 }
 
 func (a *allocation) allocate(*allocation, bool) bool { return false }
@@ -120,7 +119,6 @@ func (a *allocation) liveRanges() liveRanges {
 func (a *allocation) sizeHint() int64    { return a.hint }
 func (a *allocation) symSize() expr.Expr { return a.size }
 func (a *allocation) isEmpty() bool      { return false }
-func (a *allocation) markAllocated()     { a.allocated = true }
 func (a *allocation) finalize(p *inductorPool, off expr.Expr) treeNode {
 	a.pool, a.offset = p, off
 	return a
@@ -214,7 +212,6 @@ func (t *temporalSplit) tryAllocate(b *allocation, isLast bool) bool {
 	if len(overlapping) == 1 {
 		return overlapping[0].allocate(b, isLast)
 	}
-	b.markAllocated()
 	if len(t.children) == 1 && t.children[0].isEmpty() {
 		t.children = t.children[:0]
 	}
@@ -338,13 +335,4 @@ func (s *spatialSplit) finalize(p *inductorPool, off expr.Expr) treeNode {
 		return s.left
 	}
 	return s
-}
-
-// AlignUp is n rounded up to a multiple of align (n itself when align is
-// 0 or 1).
-func AlignUp(n, align int64) int64 {
-	if align <= 1 {
-		return n
-	}
-	return (n + align - 1) / align * align
 }

@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// TimeSplit cuts pools by time before placing them with a greedy strategy.
+// timeSplit cuts pools by time before placing them with a greedy strategy.
 //
 // A pool cannot shrink: it holds its largest size from its first use to its
 // last. When large outputs appear late (an encoder returning its hidden
@@ -17,18 +17,17 @@ import (
 // Cuts are chosen on lower bounds (each part's largest live total, which the
 // greedy placement nearly reaches), so choosing costs a sweep per candidate,
 // not a placement.
-type TimeSplit struct {
-	name  string
-	inner Greedy
-	// onlyIfCut makes Place return no placement when no cut is made: it
+type timeSplit struct {
+	label string
+	inner greedy
+	// onlyIfCut makes place return no placement when no cut is made: it
 	// would be the inner strategy's (which best tries anyway).
 	onlyIfCut bool
 }
 
-func (s TimeSplit) Name() string { return s.name }
+func (s timeSplit) name() string { return s.label }
 
-// Place implements Strategy.
-func (s TimeSplit) Place(req *Request) (*Placement, error) {
+func (s timeSplit) place(req *request) (*placement, error) {
 	groups, cut := s.groups(req)
 	if !cut && s.onlyIfCut {
 		return nil, nil
@@ -38,9 +37,9 @@ func (s TimeSplit) Place(req *Request) (*Placement, error) {
 
 // groups is the mode's grouping with the time cuts made; cut reports
 // whether there were any (without, the placement is the inner strategy's).
-func (s TimeSplit) groups(req *Request) (groups []poolGroup, cut bool) {
+func (s timeSplit) groups(req *request) (groups []poolGroup, cut bool) {
 	groups = poolGroups(req)
-	if req.Mode == PoolNone {
+	if req.mode == PoolNone {
 		return groups, false
 	}
 	split := splitByTime(req, groups)
@@ -65,13 +64,13 @@ type timePart struct {
 
 // splitByTime repeatedly makes the one cut of one group that lowers the
 // estimated peak most.
-func splitByTime(req *Request, groups []poolGroup) []poolGroup {
+func splitByTime(req *request, groups []poolGroup) []poolGroup {
 	parts := make([]timePart, len(groups))
 	for i, g := range groups {
 		parts[i] = measurePart(req, g)
 	}
 	var outputBegins []int
-	for _, b := range req.Buffers {
+	for _, b := range req.buffers {
 		if b.Output {
 			outputBegins = append(outputBegins, b.Begin)
 		}
@@ -83,7 +82,7 @@ func splitByTime(req *Request, groups []poolGroup) []poolGroup {
 		for i, p := range parts {
 			// An output's pool that hosts intermediates is already sized by
 			// its output: cutting it would only cost time.
-			if len(p.grp.buffers) < 2 || (req.Mode == PoolIntermediates && hasOutput(p.grp)) {
+			if len(p.grp.buffers) < 2 || (req.mode == PoolIntermediates && hasOutput(p.grp)) {
 				continue
 			}
 			evs := partEvents(req, p)
@@ -130,7 +129,7 @@ func (c timeCut) late(b *Buffer) bool {
 	return b.Begin >= c.step
 }
 
-func measurePart(req *Request, g poolGroup) timePart {
+func measurePart(req *request, g poolGroup) timePart {
 	p := timePart{grp: g}
 	for i, b := range g.buffers {
 		if i == 0 || b.Begin < p.begin {
@@ -144,7 +143,7 @@ func measurePart(req *Request, g poolGroup) timePart {
 	// (releases first) makes them.
 	delta := make([]int64, p.end-p.begin+1)
 	for _, b := range g.buffers {
-		if n := AlignUp(b.Hint, req.Align); n > 0 {
+		if n := AlignUp(b.hint, req.align); n > 0 {
 			delta[b.Begin-p.begin] += n
 			delta[b.End-p.begin] -= n
 		}
@@ -174,10 +173,10 @@ type bufEvent struct {
 
 // partEvents is p's buffers' events in time order, releases first at a
 // step; sorted once for all the cuts tried.
-func partEvents(req *Request, p timePart) []bufEvent {
+func partEvents(req *request, p timePart) []bufEvent {
 	evs := make([]bufEvent, 0, 2*len(p.grp.buffers))
 	for _, b := range p.grp.buffers {
-		if n := AlignUp(b.Hint, req.Align); n > 0 {
+		if n := AlignUp(b.hint, req.align); n > 0 {
 			evs = append(evs, bufEvent{b.Begin, n, b}, bufEvent{b.End, -n, b})
 		}
 	}
@@ -216,7 +215,7 @@ func evalCut(evs []bufEvent, c timeCut) (early, late timePart) {
 }
 
 // cutPart makes the cut, with the buffers of each side.
-func cutPart(req *Request, p timePart, c timeCut) (early, late timePart) {
+func cutPart(req *request, p timePart, c timeCut) (early, late timePart) {
 	var e, l []*Buffer
 	for _, b := range p.grp.buffers {
 		if c.late(b) {

@@ -10,12 +10,12 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// VerifyError lists what is wrong with a plan.
-type VerifyError struct{ Problems []string }
+// verifyError lists what is wrong with a plan.
+type verifyError struct{ problems []string }
 
-func (e *VerifyError) Error() string {
+func (e *verifyError) Error() string {
 	const shown = 10
-	ps := e.Problems
+	ps := e.problems
 	more := ""
 	if len(ps) > shown {
 		more = fmt.Sprintf("\n(and %d more)", len(ps)-shown)
@@ -24,26 +24,26 @@ func (e *VerifyError) Error() string {
 	return "plan is invalid:\n  " + strings.Join(ps, "\n  ") + more
 }
 
-// VerifyRounds is how many random symbol assignments Verify checks besides
+// verifyRounds is how many random symbol assignments verify checks besides
 // the hints.
-const VerifyRounds = 8
+const verifyRounds = 8
 
-// Verify checks a plan independently of how it was made: every buffer is
+// verify checks a plan independently of how it was made: every buffer is
 // placed exactly once, inside its pool, aligned; no two buffers of one pool
 // that are live at the same step overlap in bytes; the lines allocate before
 // and free after every use, and create pools before and release them after.
 // Placement is checked at the hints and at random symbol values within the
 // symbols' ranges.
-func Verify(p *Plan) error {
+func verify(p *Plan) error {
 	v := &verifier{p: p}
 	v.checkMembership()
 	if len(v.problems) > 0 {
-		return &VerifyError{v.problems} // ids are unsound: nothing else can be indexed by them
+		return &verifyError{v.problems} // ids are unsound: nothing else can be indexed by them
 	}
 	v.checkLines()
 	rng := rand.New(rand.NewSource(1))
-	envs := []expr.Env{p.Env(nil)}
-	for i := 0; i < VerifyRounds && len(p.Graph.Symbols) > 0; i++ {
+	envs := []expr.Env{p.withHints(nil)}
+	for i := 0; i < verifyRounds && len(p.Graph.Symbols) > 0; i++ {
 		envs = append(envs, randomEnv(p.Graph, rng))
 	}
 	events, exprs := v.poolEvents(), v.placementExprs()
@@ -54,7 +54,7 @@ func Verify(p *Plan) error {
 		v.checkPlacement(env, events, exprs)
 	}
 	if len(v.problems) > 0 {
-		return &VerifyError{v.problems}
+		return &verifyError{v.problems}
 	}
 	return nil
 }
@@ -97,8 +97,8 @@ func (v *verifier) checkMembership() {
 			if b.Pool != pool {
 				v.fail("buffer %s is listed in %s but says it is in another pool", b.Owner().Name, pool.Name)
 			}
-			if b.Device != pool.Device {
-				v.fail("buffer %s on %s is in pool %s on %s", b.Owner().Name, b.Device, pool.Name, pool.Device)
+			if b.device != pool.Device {
+				v.fail("buffer %s on %s is in pool %s on %s", b.Owner().Name, b.device, pool.Name, pool.Device)
 			}
 		}
 	}
@@ -192,7 +192,7 @@ func (v *verifier) checkLines() {
 					v.fail("%s touches %s while its storage is not allocated", l.Op.Label(), t.Name)
 				}
 			}
-		case LineAlloc, LineFree:
+		case lineAlloc, lineFree:
 			v.fail("line %s was not rewritten to a pool line", l)
 		}
 	}
@@ -331,18 +331,4 @@ func (v *verifier) sweep(pool *Pool, evs []poolEvent, sizes, offs []int64, at fu
 func (v *verifier) overlap(pool *Pool, a, b placed, at string) {
 	v.fail("%s: %s [%d, %d) live [%d, %d) overlaps %s [%d, %d) live [%d, %d)%s", pool.Name,
 		a.b.Owner().Name, a.off, a.end, a.b.Begin, a.b.End, b.b.Owner().Name, b.off, b.end, b.b.Begin, b.b.End, at)
-}
-
-// EnvText is symbol values as "a=1, b=2", sorted, for messages and
-// reports.
-func EnvText(env expr.Env) string {
-	var parts []string
-	for k, val := range env {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, val))
-	}
-	sort.Strings(parts)
-	if len(parts) == 0 {
-		return "no symbols"
-	}
-	return strings.Join(parts, ", ")
 }

@@ -42,7 +42,7 @@ func (ac *aliasChecker) line(l *Line) {
 	case LineLoopEnd:
 		ac.loops = ac.loops[:len(ac.loops)-1]
 	case LineReuse:
-		if l.Chosen {
+		if l.chosen {
 			ac.checkPair(l)
 			ac.pending = append(ac.pending, l)
 		}

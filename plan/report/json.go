@@ -29,7 +29,7 @@ type Plan struct {
 	ParamBytes    int64 `json:"param_bytes"`
 	ConstantBytes int64 `json:"constant_bytes"`
 	// RangeWorst and RangeGeomean are peak_over_load across the symbols'
-	// ranges (Plan.SamplePoints), the worst at RangeWorstAt.
+	// ranges (the sample points of Plan.Range), the worst at RangeWorstAt.
 	RangeWorst   float64  `json:"range_worst"`
 	RangeWorstAt expr.Env `json:"range_worst_at"`
 	RangeGeomean float64  `json:"range_geomean"`

@@ -125,10 +125,10 @@ func TestAliasCompeting(t *testing.T) {
 // the traits, independently of the chooser.
 func TestVerifierCatchesBadAlias(t *testing.T) {
 	p := mustPlan(t, aliasGraph, Options{Strategy: "search"})
-	require.NoError(t, Verify(p))
+	require.NoError(t, verify(p))
 	g := p.Graph
 	delete(g.Traits, "add") // d = c is no longer allowed
-	err := Verify(p)
+	err := verify(p)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `ops[3] (kernel "add"): d may not take over c in place: the kernel's may_alias does not allow it`)
 }

@@ -20,8 +20,8 @@ import (
 // live total stays within the group's own (so the output's pool does not
 // grow). Largest intermediates go first. The hosting is kept only when it
 // lowers the estimated peak (each group's live total over its life).
-func hostInOutputPools(req *Request, groups []poolGroup) []poolGroup {
-	if req.Mode != PoolIntermediates && req.Mode != PoolOutputs {
+func hostInOutputPools(req *request, groups []poolGroup) []poolGroup {
+	if req.mode != PoolIntermediates && req.mode != PoolOutputs {
 		return groups
 	}
 	out := slices.Clone(groups)
@@ -64,7 +64,7 @@ func hostInOutputPools(req *Request, groups []poolGroup) []poolGroup {
 		ii := inter[out[h.group].device]
 		var cands []*Buffer
 		for _, b := range out[ii].buffers {
-			if b.End <= h.birth && b.Hint > 0 {
+			if b.End <= h.birth && b.hint > 0 {
 				cands = append(cands, b)
 			}
 		}
@@ -72,7 +72,7 @@ func hostInOutputPools(req *Request, groups []poolGroup) []poolGroup {
 			continue
 		}
 		slices.SortStableFunc(cands, func(a, b *Buffer) int {
-			if c := cmp.Compare(b.Hint, a.Hint); c != 0 {
+			if c := cmp.Compare(b.hint, a.hint); c != 0 {
 				return c
 			}
 			return cmp.Compare(a.ID, b.ID)
@@ -89,7 +89,7 @@ func hostInOutputPools(req *Request, groups []poolGroup) []poolGroup {
 			if len(rooms) == maxHostRooms {
 				break
 			}
-			if n := AlignUp(b.Hint, req.Align); n > rooms[len(rooms)-1] {
+			if n := AlignUp(b.hint, req.align); n > rooms[len(rooms)-1] {
 				rooms = append(rooms, n)
 			}
 		}
@@ -120,12 +120,12 @@ const maxHostRooms = 4
 // hostInto returns groups with the candidates (largest first) that fit
 // within room at every step before birth moved from the intermediates
 // group ii into the output group host, or nil when none fits.
-func hostInto(req *Request, groups []poolGroup, host, ii, birth int, room int64, cands []*Buffer) []poolGroup {
+func hostInto(req *request, groups []poolGroup, host, ii, birth int, room int64, cands []*Buffer) []poolGroup {
 	load := newMaxTree(birth)
-	taken := make([]bool, len(req.Buffers))
+	taken := make([]bool, len(req.buffers))
 	took := false
 	for _, b := range cands {
-		n := AlignUp(b.Hint, req.Align)
+		n := AlignUp(b.hint, req.align)
 		if load.max(b.Begin, b.End)+n > room {
 			continue
 		}
@@ -161,7 +161,7 @@ func hasOutput(g poolGroup) bool {
 
 // estimateGroups is the peak if each group's pool had its live total as
 // size, alive from its first use to its last.
-func estimateGroups(req *Request, groups []poolGroup) int64 {
+func estimateGroups(req *request, groups []poolGroup) int64 {
 	parts := make([]timePart, 0, len(groups))
 	for _, g := range groups {
 		if len(g.buffers) > 0 {

@@ -19,11 +19,11 @@ type RangeFigures struct {
 	Geomean float64
 }
 
-// SamplePoints are the symbol values the range figures are taken at: the
+// samplePoints are the symbol values the range figures are taken at: the
 // hints; every symbol at each of its minimum and the powers of two up to
 // its max (or RangeHorizon), together and one at a time (the others at
 // their hints).
-func (p *Plan) SamplePoints() []expr.Env {
+func (p *Plan) samplePoints() []expr.Env {
 	var names []string
 	values := map[string][]int64{}
 	for _, s := range p.Graph.Symbols {
@@ -44,7 +44,7 @@ func (p *Plan) SamplePoints() []expr.Env {
 		values[s.Name] = vs
 	}
 	sort.Strings(names)
-	points := []expr.Env{p.Env(nil)}
+	points := []expr.Env{p.withHints(nil)}
 	seen := map[string]bool{EnvText(points[0]): true}
 	add := func(env expr.Env) {
 		if k := EnvText(env); !seen[k] {
@@ -57,7 +57,7 @@ func (p *Plan) SamplePoints() []expr.Env {
 		longest = max(longest, len(values[n]))
 	}
 	for i := 0; i < longest; i++ { // together: the i-th value of each (its last when shorter)
-		env := p.Env(nil)
+		env := p.withHints(nil)
 		for _, n := range names {
 			vs := values[n]
 			env[n] = vs[min(i, len(vs)-1)]
@@ -66,7 +66,7 @@ func (p *Plan) SamplePoints() []expr.Env {
 	}
 	for _, n := range names { // one at a time
 		for _, v := range values[n] {
-			env := p.Env(nil)
+			env := p.withHints(nil)
 			env[n] = v
 			add(env)
 		}
@@ -87,7 +87,7 @@ func (p *Plan) Range() (RangeFigures, error) {
 		return r, nil
 	}
 	logSum := 0.0
-	for _, env := range p.SamplePoints() {
+	for _, env := range p.samplePoints() {
 		f, err := p.Figures(env)
 		if err != nil {
 			return r, err

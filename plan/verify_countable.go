@@ -15,14 +15,14 @@ import (
 // are largest; each symbol is also tried alone at its maximum.
 func checkCountable(p *Plan) error {
 	g := p.Graph
-	all := p.Env(nil)
+	all := p.withHints(nil)
 	var envs []expr.Env
 	for _, s := range g.Symbols {
 		if !s.HasMax {
 			continue
 		}
 		all[s.Name] = s.Max
-		one := p.Env(nil)
+		one := p.withHints(nil)
 		one[s.Name] = s.Max
 		envs = append(envs, one)
 	}

@@ -11,19 +11,18 @@ import (
 // request's buffers as they were; Make applies the one kept.
 func TestPlaceIsPure(t *testing.T) {
 	g := parse(t, aliasGraph)
-	prog, err := Lower(g, g.Hints(), true)
+	prog, err := lower(g, g.Hints(), true)
 	require.NoError(t, err)
 	for _, name := range Strategies() {
-		s, err := StrategyByName(name)
+		s, err := strategyByName(name)
 		require.NoError(t, err)
-		req := &Request{Buffers: prog.Buffers, Mode: PoolIntermediates, Align: DefaultAlign, Bounds: g.Bounds(), Hints: g.Hints()}
-		placed, err := s.Place(req)
+		req := &request{buffers: prog.buffers, mode: PoolIntermediates, align: DefaultAlign, bounds: g.Bounds(), hints: g.Hints()}
+		placed, err := s.place(req)
 		require.NoError(t, err, name)
 		require.NotNil(t, placed, name)
-		for _, b := range prog.Buffers {
-			assert.Nil(t, b.Pool, "%s: buffer %s was written by Place", name, b.Owner().Name)
-			pool, _ := placed.Offset(b)
-			assert.NotNil(t, pool, "%s: buffer %s is not placed", name, b.Owner().Name)
+		for _, b := range prog.buffers {
+			assert.Nil(t, b.Pool, "%s: buffer %s was written by place", name, b.Owner().Name)
+			assert.NotNil(t, placed.pool[b.ID], "%s: buffer %s is not placed", name, b.Owner().Name)
 		}
 	}
 }

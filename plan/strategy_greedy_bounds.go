@@ -86,15 +86,15 @@ func (c *boundsCtx) linearExpr(l lin) expr.Expr {
 	return e
 }
 
-func newBoundsCtx(req *Request) *boundsCtx {
-	c := &boundsCtx{align: req.Align, bounds: req.Bounds}
-	for name := range req.Hints {
+func newBoundsCtx(req *request) *boundsCtx {
+	c := &boundsCtx{align: req.align, bounds: req.bounds}
+	for name := range req.hints {
 		c.syms = append(c.syms, name)
 	}
 	sort.Strings(c.syms)
 	for _, s := range c.syms {
 		m := int64(0)
-		if r, ok := req.Bounds[s]; ok {
+		if r, ok := req.bounds[s]; ok {
 			m = r.Min
 		}
 		c.mins = append(c.mins, m)

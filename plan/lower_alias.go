@@ -249,7 +249,7 @@ func greedyMatching(cands []aliasCandidate) (sel []aliasCandidate, total int64) 
 func (p *Plan) AliasedBuffers() map[*Buffer]bool {
 	out := map[*Buffer]bool{}
 	for _, l := range p.Lines {
-		if l.Kind == LineReuse && l.Chosen {
+		if l.Kind == LineReuse && l.chosen {
 			out[l.Buffer] = true
 		}
 	}

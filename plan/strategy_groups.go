@@ -8,7 +8,7 @@ type poolGroup struct {
 // poolGroups splits buffers into pools as the memory_pool mode says, with
 // the outputs' pools hosting intermediates before the outputs are born.
 // Strategies tried by best share the result, which they only read.
-func poolGroups(req *Request) []poolGroup {
+func poolGroups(req *request) []poolGroup {
 	if req.groups == nil {
 		req.groups = hostInOutputPools(req, modeGroups(req))
 	}
@@ -19,26 +19,26 @@ func poolGroups(req *Request) []poolGroup {
 // device; with "intermediates" each output alone, with "outputs" the outputs
 // together, with "combined" everything together, with "none" every buffer
 // alone.
-func modeGroups(req *Request) []poolGroup {
+func modeGroups(req *request) []poolGroup {
 	var devices []string
 	byDev := map[string][]*Buffer{}
-	for _, b := range req.Buffers {
-		if _, ok := byDev[b.Device]; !ok {
-			devices = append(devices, b.Device)
+	for _, b := range req.buffers {
+		if _, ok := byDev[b.device]; !ok {
+			devices = append(devices, b.device)
 		}
-		byDev[b.Device] = append(byDev[b.Device], b)
+		byDev[b.device] = append(byDev[b.device], b)
 	}
 	var out []poolGroup
 	for _, d := range devices {
 		var outs, inter []*Buffer
 		for _, b := range byDev[d] {
-			if b.Output && req.Mode != PoolCombined {
+			if b.Output && req.mode != PoolCombined {
 				outs = append(outs, b)
 			} else {
 				inter = append(inter, b)
 			}
 		}
-		switch req.Mode {
+		switch req.mode {
 		case PoolNone:
 			for _, b := range byDev[d] {
 				out = append(out, poolGroup{d, []*Buffer{b}})

@@ -1,0 +1,35 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/wrapgen/wrapgen/graph/expr"
+)
+
+// withHints completes env with the plan's hints for symbols it does not bind.
+func (p *Plan) withHints(env expr.Env) expr.Env {
+	out := expr.Env{}
+	for k, v := range p.Hints {
+		out[k] = v
+	}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
+
+// EnvText is symbol values as "a=1, b=2", sorted, for messages and
+// reports.
+func EnvText(env expr.Env) string {
+	var parts []string
+	for k, val := range env {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, val))
+	}
+	sort.Strings(parts)
+	if len(parts) == 0 {
+		return "no symbols"
+	}
+	return strings.Join(parts, ", ")
+}
