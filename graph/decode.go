@@ -309,11 +309,21 @@ func (d *decoder) decodeGraph(root *jsonNode) *Graph {
 	return g
 }
 
+// pendingBound is a run-time size's bound, read once every symbol is
+// declared.
+type pendingBound struct {
+	s     *Symbol
+	n     *jsonNode
+	place string
+}
+
 func (d *decoder) decodeSymbols(n *jsonNode) {
 	if n.kind != jsonObject {
 		d.err(n, "symbols", "expected an object, found %s", n.kind)
 		return
 	}
+	var bounds []pendingBound
+	defer func() { d.decodeBounds(bounds) }()
 	for mi := range n.kids {
 		m := &n.kids[mi]
 		place := fmt.Sprintf("symbols[%q]", m.key)
@@ -335,8 +345,17 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 		case jsonNumber:
 			s.Hint, ok = d.int(&m.val, place)
 		default:
-			f := d.fields(&m.val, place, "hint", "min", "max")
+			f := d.fields(&m.val, place, "hint", "min", "max", "bound")
 			if f == nil {
+				continue
+			}
+			if b := f.get("bound"); b != nil {
+				for _, k := range []string{"hint", "min", "max"} {
+					if f.get(k) != nil {
+						d.err(f.get(k), place, "a symbol with a \"bound\" is set at run time: it has no %q", k)
+					}
+				}
+				s.Min, bounds = 0, append(bounds, pendingBound{s, b, place + ".bound"})
 				continue
 			}
 			if f.get("hint") == nil {
@@ -364,6 +383,45 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 			d.err(&m.val, place, "max %d is below min %d", s.Max, s.Min)
 		case s.Hint < s.Min || (s.HasMax && s.Hint > s.Max):
 			d.err(&m.val, place, "hint %d is outside [%d, %s]", s.Hint, s.Min, maxText(s))
+		}
+	}
+}
+
+// decodeBounds reads the bounds of the run-time sizes: expressions of the
+// given symbols, never negative. A run-time size ranges over [0, bound]:
+// its maximum is the bound's largest value, its hint the bound at the
+// hints (where the planner sizes its storages).
+func (d *decoder) decodeBounds(bounds []pendingBound) {
+	for _, pb := range bounds {
+		e, ok := d.expr(pb.n, pb.place)
+		if !ok {
+			continue
+		}
+		for _, name := range e.Symbols() {
+			if d.symbols[name].RunTime() {
+				d.err(pb.n, pb.place, "bound %s uses %q, a size set at run time: a bound is an expression of the given symbols", e, name)
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		b := d.bounds()
+		if !expr.NonNeg(e, b) {
+			d.err(pb.n, pb.place, "bound %s may be negative", e)
+			continue
+		}
+		s := pb.s
+		s.Bound = &e
+		if hi, ok := expr.UpperBound(e, b); ok {
+			s.Max, s.HasMax = hi, true
+		}
+		hints := expr.Env{}
+		for _, o := range d.g.Symbols {
+			hints[o.Name] = o.Hint
+		}
+		if h, err := e.Eval(hints); err == nil {
+			s.Hint = h
 		}
 	}
 }

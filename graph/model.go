@@ -61,6 +61,18 @@ func (g *Graph) Hints() expr.Env {
 	return env
 }
 
+// AtBounds sets every run-time size in env to its bound there, where
+// storages are planned.
+func (g *Graph) AtBounds(env expr.Env) {
+	for _, s := range g.Symbols {
+		if s.RunTime() {
+			if v, err := s.Bound.Eval(env); err == nil {
+				env[s.Name] = v
+			}
+		}
+	}
+}
+
 // Symbol is a dynamic size.
 type Symbol struct {
 	Name   string
@@ -68,7 +80,17 @@ type Symbol struct {
 	Min    int64
 	Max    int64 // meaningful when HasMax
 	HasMax bool
+	// Bound is set for a run-time size: a symbol the op SetBy sets when it
+	// runs (the number of nonzeros, of unique values...), between 0 and
+	// Bound, an expression of the other symbols. Storages are planned at
+	// the bound; Min is 0, Max the bound's largest value, Hint its value at
+	// the hints.
+	Bound *expr.Expr
+	SetBy *Op
 }
+
+// RunTime reports whether s is a run-time size (set by an op, not given).
+func (s *Symbol) RunTime() bool { return s.Bound != nil }
 
 // Tensor is a named tensor: either the owner of a storage or a view into
 // another tensor's storage.
@@ -142,6 +164,21 @@ func (t *Tensor) RootOffset() expr.Expr {
 	return off
 }
 
+// Counts are the outputs in which op reports the run-time sizes it sets.
+func (op *Op) Counts() []*Tensor {
+	var ts []*Tensor
+	for _, s := range op.Sets {
+		ts = append(ts, s.Count)
+	}
+	return ts
+}
+
+// SymbolSet is a run-time size an op sets, and the output it reports it in.
+type SymbolSet struct {
+	Symbol *Symbol
+	Count  *Tensor
+}
+
 // Op is one step of the program: a kernel call or a loop.
 type Op struct {
 	Place  string // e.g. `ops[3]` or `ops[7].loop.body[1]`
@@ -155,6 +192,9 @@ type Op struct {
 	Attrs     []Attr
 	Inplace   []Inplace
 	Mutates   []*Tensor
+	// Sets are the run-time sizes the op sets (format v1 "sets"), each
+	// read, after the call, from one of its outputs (an i64 scalar).
+	Sets []SymbolSet
 	// Scratch is memory the kernel may use during the call and nothing
 	// else touches (see AddScratch); nil for most ops.
 	Scratch *Tensor

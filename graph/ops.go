@@ -36,14 +36,14 @@ func (d *decoder) decodeOps(n *jsonNode, place string) []*Op {
 }
 
 func (d *decoder) decodeOp(n *jsonNode, place string) *Op {
-	f := d.fields(n, place, "kernel", "inputs", "outputs", "attrs", "inplace", "mutates", "loop")
+	f := d.fields(n, place, "kernel", "inputs", "outputs", "attrs", "inplace", "mutates", "sets", "loop")
 	if f == nil {
 		return nil
 	}
 	op := &Op{Place: place}
 	d.opPos[op] = n.off
 	if l := f.get("loop"); l != nil {
-		for _, k := range []string{"kernel", "inputs", "outputs", "attrs", "inplace", "mutates"} {
+		for _, k := range []string{"kernel", "inputs", "outputs", "attrs", "inplace", "mutates", "sets"} {
 			if f.get(k) != nil {
 				d.err(f.get(k), place, "a loop op has only the field \"loop\", not %q", k)
 			}
@@ -85,7 +85,56 @@ func (d *decoder) decodeOp(n *jsonNode, place string) *Op {
 	if ip := f.get("inplace"); ip != nil {
 		op.Inplace = d.decodeInplace(ip, op)
 	}
+	if st := f.get("sets"); st != nil {
+		op.Sets = d.decodeSets(st, op)
+	}
 	return op
+}
+
+// decodeSets reads an op's "sets": each run-time size it sets, from one
+// of its outputs, an i64 scalar.
+func (d *decoder) decodeSets(n *jsonNode, op *Op) []SymbolSet {
+	if n.kind != jsonObject {
+		d.err(n, op.Label(), "sets: expected an object of symbol: output, found %s", n.kind)
+		return nil
+	}
+	var sets []SymbolSet
+	for i := range n.kids {
+		m := &n.kids[i]
+		s := d.symbols[m.key]
+		switch {
+		case s == nil:
+			d.errAt(m.keyOff, op.Label(), "sets: symbol %q is not declared under \"symbols\"", m.key)
+			continue
+		case !s.RunTime():
+			d.errAt(m.keyOff, op.Label(), "sets: symbol %q has no \"bound\": only a run-time size is set by an op", m.key)
+			continue
+		case s.SetBy != nil:
+			d.errAt(m.keyOff, op.Label(), "sets: symbol %q is set by %s already; one op sets each run-time size", m.key, s.SetBy.Place)
+			continue
+		}
+		name, ok := d.str(&m.val, op.Label()+": sets."+m.key)
+		if !ok {
+			continue
+		}
+		var count *Tensor
+		for _, t := range op.Outputs {
+			if t.Name == name {
+				count = t
+			}
+		}
+		if count == nil {
+			d.err(&m.val, op.Label(), "sets.%s: %q is not one of the op's outputs", m.key, name)
+			continue
+		}
+		if count.DType != "i64" || len(count.Shape) != 0 || count.IsView() {
+			d.err(&m.val, op.Label(), "sets.%s: output %q must be an i64 scalar of its own (shape [], no view), the size the kernel reports", m.key, name)
+			continue
+		}
+		s.SetBy = op
+		sets = append(sets, SymbolSet{Symbol: s, Count: count})
+	}
+	return sets
 }
 
 func (d *decoder) opTensors(n *jsonNode, op *Op, field string) []*Tensor {

@@ -22,6 +22,8 @@ type programChecker struct {
 	defLoop   []*Op     // innermost loop around the definition (nil: top level)
 	sigs      map[string]*signature
 	loops     []*Op
+	// set holds the run-time sizes set by the ops seen so far.
+	set map[*Symbol]bool
 }
 
 type signature struct {
@@ -35,7 +37,19 @@ func (d *decoder) checkProgram(root *jsonNode) {
 	g := d.g
 	n := len(g.Tensors)
 	c := &programChecker{d: d, isDefined: make([]bool, n), definedBy: make([]*Op, n), consumed: make([]*Op, n),
-		scopedTo: make([]*Op, n), defLoop: make([]*Op, n), sigs: map[string]*signature{}}
+		scopedTo: make([]*Op, n), defLoop: make([]*Op, n), sigs: map[string]*signature{}, set: map[*Symbol]bool{}}
+	for _, s := range g.Symbols {
+		if s.RunTime() && s.SetBy == nil {
+			d.err(root, "symbols", "symbol %q has a bound but no op sets it (an op's \"sets\")", s.Name)
+		}
+	}
+	for _, ts := range [][]*Tensor{g.Inputs, g.Params} {
+		for _, t := range ts {
+			if s := c.runTimeSymbol(t); s != nil {
+				d.err(root, "inputs", "%q has a size set at run time (%s): inputs and params are laid out before any op runs", t.Name, s.Name)
+			}
+		}
+	}
 	for _, t := range g.Inputs {
 		t.Input = true
 		if t.IsView() {
@@ -149,8 +163,59 @@ func (c *programChecker) useError(op *Op, field string, t *Tensor) {
 	c.errOp(op, "%s %q is used before it is defined", field, t.Name)
 }
 
+// runTimeSymbol is a run-time size t's layout uses (through its views),
+// or nil.
+func (c *programChecker) runTimeSymbol(t *Tensor) *Symbol {
+	for v := t; v != nil; v = v.ViewOf {
+		es := append(append([]expr.Expr{}, v.Shape...), v.Strides...)
+		if v.ViewOf != nil {
+			es = append(es, v.Offset)
+		}
+		for _, e := range es {
+			for _, name := range e.Symbols() {
+				if s := c.d.symbols[name]; s != nil && s.RunTime() {
+					return s
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkRunTimeSizes refuses an op touching a tensor shaped by a run-time
+// size that no op before it (or, for an output, the op itself) sets.
+func (c *programChecker) checkRunTimeSizes(op *Op) {
+	setHere := map[*Symbol]bool{}
+	for _, ss := range op.Sets {
+		setHere[ss.Symbol] = true
+	}
+	for _, group := range []struct {
+		what string
+		ts   []*Tensor
+	}{{"input", op.Inputs}, {"mutates", op.Mutates}, {"output", op.Outputs}} {
+		for _, t := range group.ts {
+			for v := t; v != nil; v = v.ViewOf {
+				for _, e := range append(append([]expr.Expr{v.Offset}, v.Shape...), v.Strides...) {
+					for _, name := range e.Symbols() {
+						s := c.d.symbols[name]
+						if s == nil || !s.RunTime() || s.SetBy == nil || c.set[s] || (group.what == "output" && setHere[s]) {
+							continue
+						}
+						c.errOp(op, "%s %q is shaped by %s, which is set at run time by %s, not before this op", group.what, t.Name, s.Name, s.SetBy.Place)
+						return
+					}
+				}
+			}
+		}
+	}
+	for s := range setHere {
+		c.set[s] = true
+	}
+}
+
 func (c *programChecker) kernel(op *Op) {
 	c.checkSignature(op)
+	c.checkRunTimeSizes(op)
 	for _, t := range op.Inputs {
 		if by := c.consumed[t.Index]; by != nil {
 			c.errOp(op, "input %q was taken over in place by %s and cannot be read afterwards", t.Name, by.Label())

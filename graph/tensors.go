@@ -409,12 +409,29 @@ func (d *decoder) checkExtent(r *rawTensor) bool {
 		if !d.checkFacts(r, span) {
 			return false
 		}
-		ext = extent{span, expr.Scale(span, t.DType.Size()), mayBeEmpty(t.Shape, d)}
+		ext = extent{span, expr.Scale(d.atCapacity(span), t.DType.Size()), mayBeEmpty(t.Shape, d)}
 		d.extents[keyText] = ext
 	}
 	t.ExtentElems, t.bytes, t.mayBeEmpty = ext.elems, ext.bytes, ext.mayBeEmpty
 	t.hasBytes = true
+	if t.ViewOf == nil && !expr.Equal(ext.bytes, expr.Scale(ext.elems, t.DType.Size())) {
+		// Planned at the bounds: the wrapper checks, whenever an op sets a
+		// run-time size, that the storage still holds the tensor.
+		d.g.Guards = append(d.g.Guards, Guard{Fact: expr.Sub(ext.bytes, expr.Scale(ext.elems, t.DType.Size())), Place: r.place(),
+			What: fmt.Sprintf("tensor %q fits the storage planned at its run-time sizes' bounds", t.Name)})
+	}
 	return true
+}
+
+// atCapacity is e with every run-time size replaced by its bound: what a
+// storage is planned at.
+func (d *decoder) atCapacity(e expr.Expr) expr.Expr {
+	for _, name := range e.Symbols() {
+		if s := d.symbols[name]; s != nil && s.Bound != nil {
+			e = expr.Substitute(e, name, *s.Bound)
+		}
+	}
+	return e
 }
 
 // mayBeEmpty reports whether some size of shape can be 0.

@@ -27,6 +27,9 @@ func (p *Plan) samplePoints() []expr.Env {
 	var names []string
 	values := map[string][]int64{}
 	for _, s := range p.Graph.Symbols {
+		if s.RunTime() {
+			continue // at its bound, as storages are planned (atBounds)
+		}
 		hi := int64(RangeHorizon)
 		if s.HasMax {
 			hi = s.Max
@@ -47,6 +50,7 @@ func (p *Plan) samplePoints() []expr.Env {
 	points := []expr.Env{p.withHints(nil)}
 	seen := map[string]bool{EnvText(points[0]): true}
 	add := func(env expr.Env) {
+		p.Graph.AtBounds(env)
 		if k := EnvText(env); !seen[k] {
 			seen[k] = true
 			points = append(points, env)

@@ -91,8 +91,12 @@ func (o Options) withDefaults(g *graph.Graph) (Options, error) {
 		if v < s.Min || (s.HasMax && v > s.Max) {
 			return o, fmt.Errorf("%s=%d is outside the symbol's range [%d, %s]", name, v, s.Min, rangeMax(s))
 		}
+		if s.RunTime() {
+			return o, fmt.Errorf("%s is a size set at run time: it has no hint (storages are planned at its bound, %s)", name, *s.Bound)
+		}
 		hints[name] = v
 	}
+	g.AtBounds(hints)
 	o.Hints = hints
 	return o, nil
 }

@@ -22,6 +22,7 @@ func TestOpcodesMatchEmit(t *testing.T) {
 		"kIntFloorDiv": emit.IntFloorDiv, "kIntMod": emit.IntMod, "kIntMax": emit.IntMax, "kIntMin": emit.IntMin,
 		"kStepAcquire": int(emit.Acquire), "kStepRelease": int(emit.Release), "kStepView": int(emit.View),
 		"kStepUnview": int(emit.Unview), "kStepCall": int(emit.Call), "kStepLoop": int(emit.Loop), "kStepEndLoop": int(emit.EndLoop),
+		"kStepCapacity": int(emit.Capacity), "kStepSetSymbol": int(emit.SetSymbol),
 		"kTableVersion": emit.TableVersion,
 	} {
 		assert.Contains(t, string(header), fmt.Sprintf("%s = %d", name, v))

@@ -33,7 +33,7 @@ constexpr int kMaxRank = 8;
 
 // kTableVersion is the version of the tables and API this runtime runs;
 // generated code static_asserts that it is the one it was generated for.
-constexpr int kTableVersion = 3;
+constexpr int kTableVersion = 4;
 
 enum class DType : uint8_t {
   kBool, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64,
@@ -451,7 +451,7 @@ inline void Deliver(OwnedTensor* dst, const Tensor& t, std::shared_ptr<void> own
 // Opcodes of Program::code and step kinds of Program::steps: wrapgen's
 // numbering (its package emit; a test holds the two together).
 enum ProgramCode : int64_t { kIntConst = 0, kIntSym = 1, kIntAdd = 2, kIntMul = 3, kIntFloorDiv = 4, kIntMod = 5, kIntMax = 6, kIntMin = 7 };
-enum ProgramStep : int32_t { kStepAcquire = 0, kStepRelease = 1, kStepView = 2, kStepUnview = 3, kStepCall = 4, kStepLoop = 5, kStepEndLoop = 6 };
+enum ProgramStep : int32_t { kStepAcquire = 0, kStepRelease = 1, kStepView = 2, kStepUnview = 3, kStepCall = 4, kStepLoop = 5, kStepEndLoop = 6, kStepCapacity = 7, kStepSetSymbol = 8 };
 
 // Program is a generated wrapper's plan as data: code computes every
 // integer the plan needs from the symbols (triples: opcode, a, b), tensors

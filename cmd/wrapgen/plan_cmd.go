@@ -135,6 +135,9 @@ func checkSymbolValues(g *graph.Graph, flagName string, values symbolValues) err
 		if s == nil {
 			return &usageError{fmt.Sprintf("%s %s=%d: graph %s has no symbol %q", flagName, name, v, g.Name, name)}
 		}
+		if s.RunTime() {
+			return &usageError{fmt.Sprintf("%s %s=%d: %s is a size set at run time by %s, at most %s", flagName, name, v, name, s.SetBy.Place, *s.Bound)}
+		}
 		if v < s.Min || (s.HasMax && v > s.Max) {
 			bounds := fmt.Sprintf("[%d, ∞)", s.Min)
 			if s.HasMax {

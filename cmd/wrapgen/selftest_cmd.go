@@ -69,6 +69,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	for name, v := range at {
 		env[name] = v
 	}
+	p.Graph.AtBounds(env)
 	if *fault != "" {
 		what, err := inject[*fault](p, env)
 		if err != nil {

@@ -143,3 +143,11 @@ func satMul(a, b int64) (int64, bool) {
 	p, of := mulInt(a, b)
 	return p, !of
 }
+
+// UpperBound is the largest value e can take over b, as interval
+// arithmetic bounds it (sound, possibly above the true maximum); false
+// when e is unbounded above.
+func UpperBound(e Expr, b Bounds) (int64, bool) {
+	iv := boundsOf(e, b)
+	return iv.hi, iv.hiOK
+}

@@ -51,6 +51,12 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 		n.probs = append(n.probs, &graph.Problem{File: p.Graph.File, Place: "tensors",
 			Msg: fmt.Sprintf("a tensor has rank %d; the C++ runtime supports rank up to 8 (wrapgen::kMaxRank)", pr.MaxRank)})
 	}
+	for _, s := range p.Graph.Symbols {
+		if s.RunTime() {
+			n.probs = append(n.probs, &graph.Problem{File: p.Graph.File, Place: fmt.Sprintf("symbols[%q]", s.Name),
+				Msg: fmt.Sprintf("unsupported: %s is a size set at run time (by %s); the C++ runtime does not run such graphs yet (generate Go)", s.Name, s.SetBy.Place)})
+		}
+	}
 	if len(n.probs) > 0 {
 		return nil, n.probs
 	}

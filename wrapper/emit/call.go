@@ -87,6 +87,9 @@ type SymbolBind struct {
 // and how many inputs give.
 func (pr *Model) SymbolBinds() (binds []SymbolBind, fromInputs int) {
 	for i, s := range pr.Graph.Symbols {
+		if s.RunTime() {
+			continue // set by an op, not by the caller
+		}
 		sb := SymbolBind{Index: i, Symbol: s, Max: -1}
 		if s.HasMax {
 			sb.Max = s.Max

@@ -30,13 +30,22 @@ const (
 	// loop, index of the loop's first body row.
 	Loop
 	EndLoop
+	// Capacity gives run-time size Symbol its bound before the op that
+	// sets it, so that the op's outputs are laid out at their capacity,
+	// and writes the bound to its count output Tensor. Row: symbol, bound
+	// value, count tensor.
+	Capacity
+	// SetSymbol, after that op, sets Symbol to the count its output Tensor
+	// holds (checked to lie in [0, bound]) and lays the tensors out again.
+	// Row: symbol, count tensor, bound value.
+	SetSymbol
 	// Reuse notes that Tensor takes over From's storage in place: no row,
 	// a note on the call that follows.
 	Reuse
 )
 
 // StepWidth is how many operands follow each row kind.
-var StepWidth = [...]int{Acquire: 4, Release: 1, View: 4, Unview: 1, Call: 1, Loop: 3, EndLoop: 2}
+var StepWidth = [...]int{Acquire: 4, Release: 1, View: 4, Unview: 1, Call: 1, Loop: 3, EndLoop: 2, Capacity: 3, SetSymbol: 3}
 
 // Step is one statement of the lowered program. Which fields are set
 // depends on Kind.
@@ -49,6 +58,7 @@ type Step struct {
 	Bytes     expr.Expr
 	Op        *graph.Op
 	Count     expr.Expr
+	Set       graph.SymbolSet // Capacity and SetSymbol
 	PoolIndex int
 	OpIndex   int
 }
@@ -74,7 +84,13 @@ func (pr *Model) lower() {
 		case plan.LineReuse:
 			pr.Steps = append(pr.Steps, Step{Kind: Reuse, Tensor: l.Tensor, From: l.From})
 		case plan.LineKernel:
+			for _, ss := range l.Op.Sets {
+				pr.Steps = append(pr.Steps, Step{Kind: Capacity, Op: l.Op, Set: ss})
+			}
 			pr.Steps = append(pr.Steps, Step{Kind: Call, Op: l.Op, OpIndex: pr.OpIndex[l.Op]})
+			for _, ss := range l.Op.Sets {
+				pr.Steps = append(pr.Steps, Step{Kind: SetSymbol, Op: l.Op, Set: ss})
+			}
 		case plan.LineLoopBegin:
 			pr.Steps = append(pr.Steps, Step{Kind: Loop, Op: l.Op, Count: l.Op.Loop.Count})
 		case plan.LineLoopEnd:

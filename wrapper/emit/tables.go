@@ -19,7 +19,7 @@ import (
 // TableVersion numbers the layout of these tables and the API generated
 // code calls; both runtimes say which version they run, and generated code
 // does not compile against a runtime of another version.
-const TableVersion = 3
+const TableVersion = 4
 
 // Opcodes of Code: value i is Op applied to earlier values A and B (or to
 // the constant A, or to symbol number A).
@@ -118,6 +118,9 @@ type Tables struct {
 	// with its text for the error a runtime returns.
 	Guards     []int
 	GuardTexts []string
+	// RunTimeSizes are pairs (symbol, bound value): the symbols ops set,
+	// which a runtime starts at their bounds.
+	RunTimeSizes []int
 }
 
 // StepPC is the index in the flattened steps of each row: a row is its
@@ -149,6 +152,11 @@ func (pr *Model) Tables() *Tables {
 			t.Dims = append(t.Dims, s.Lower(b))
 		}
 		t.Tensors = append(t.Tensors, row)
+	}
+	for i, s := range g.Symbols {
+		if s.RunTime() {
+			t.RunTimeSizes = append(t.RunTimeSizes, i, s.Bound.Lower(b))
+		}
 	}
 	for _, gd := range g.Guards {
 		t.Guards = append(t.Guards, gd.Fact.Lower(b))
@@ -255,6 +263,10 @@ func intern[K comparable, V any](seen map[K]int, list *[]V, key K, v V) int {
 // lowerSteps turns the program's steps into rows; loops get their numbers
 // and jump targets.
 func (t *Tables) lowerSteps(pr *Model, b *codeBuilder, outputNumber map[*graph.Tensor]int) {
+	symbolIndex := map[*graph.Symbol]int{}
+	for i, s := range pr.Graph.Symbols {
+		symbolIndex[s] = i
+	}
 	type open struct{ row, loop int }
 	var stack []open
 	var reuses []Step // noted on the call that follows them
@@ -290,6 +302,12 @@ func (t *Tables) lowerSteps(pr *Model, b *codeBuilder, outputNumber map[*graph.T
 			stack = append(stack, open{len(t.Steps), t.NumLoops})
 			t.Steps = append(t.Steps, StepRow{Loop, []int{t.NumLoops, s.Count.Lower(b), 0}, fmt.Sprintf("%s: loop %s times", s.Op.Place, s.Count), nil})
 			t.NumLoops++
+		case Capacity:
+			t.Steps = append(t.Steps, StepRow{Capacity, []int{symbolIndex[s.Set.Symbol], s.Set.Symbol.Bound.Lower(b), t.TensorIndex[s.Set.Count]},
+				fmt.Sprintf("%s: %s at its bound %s", s.Op.Place, s.Set.Symbol.Name, *s.Set.Symbol.Bound), nil})
+		case SetSymbol:
+			t.Steps = append(t.Steps, StepRow{SetSymbol, []int{symbolIndex[s.Set.Symbol], t.TensorIndex[s.Set.Count], s.Set.Symbol.Bound.Lower(b)},
+				fmt.Sprintf("%s: %s from %%s", s.Op.Place, s.Set.Symbol.Name), []string{s.Set.Count.Name}})
 		case EndLoop:
 			o := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]

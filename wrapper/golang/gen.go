@@ -358,7 +358,7 @@ func (g *gen) tables(f *jen.File) {
 		for _, x := range []struct {
 			key string
 			ts  []*graph.Tensor
-		}{{"Inputs", op.Args()}, {"Outputs", op.Outputs}, {"Mutates", op.Mutates}} {
+		}{{"Inputs", op.Args()}, {"Outputs", op.Outputs}, {"Mutates", op.Mutates}, {"Sets", op.Counts()}} {
 			if len(x.ts) > 0 {
 				d = append(d, x.key+": []string{"+strings.Join(quotedNames(x.ts), ", ")+"}")
 			}
@@ -395,6 +395,7 @@ func (g *gen) tables(f *jen.File) {
 		jen.Line().Id("Align").Op(":").Lit(int(g.p.Align)),
 		jen.Line().Id("NumLoops").Op(":").Lit(t.NumLoops),
 		guardFields(t),
+		runTimeSizeFields(t),
 		jen.Line(),
 	)
 	doc(f, "opArgs are each op's kernel number, tensors and attributes; op i's row\n"+
@@ -593,6 +594,14 @@ func guardFields(t *emit.Tables) jen.Code {
 	}
 	return jen.Line().Id("Guards").Op(":").Id(literal("[]int32", emit.Chunks(t.Guards))).Op(",").
 		Line().Id("GuardTexts").Op(":").Id(literal("[]string", texts))
+}
+
+// runTimeSizeFields is the program's RunTimeSizes, when it has any.
+func runTimeSizeFields(t *emit.Tables) jen.Code {
+	if len(t.RunTimeSizes) == 0 {
+		return jen.Null()
+	}
+	return jen.Line().Id("RunTimeSizes").Op(":").Id(literal("[]int32", emit.Chunks(t.RunTimeSizes)))
 }
 
 // str is a Go string literal of s: every graph-derived string reaches the

@@ -81,6 +81,9 @@ func New(p *plan.Plan) *Model {
 		for _, x := range op.Mutates {
 			o.Mutates = append(o.Mutates, x.Name)
 		}
+		for _, x := range op.Counts() {
+			o.Sets = append(o.Sets, x.Name)
+		}
 		prog.Ops = append(prog.Ops, o)
 	}
 	for _, pool := range p.Pools {
@@ -88,6 +91,7 @@ func New(p *plan.Plan) *Model {
 	}
 	prog.OutputPools = int32s(t.OutputPools)
 	prog.Guards, prog.GuardTexts = int32s(t.Guards), t.GuardTexts
+	prog.RunTimeSizes = int32s(t.RunTimeSizes)
 	m.prog = prog
 	m.f = wgrt.NewFrame(&m.prog, len(g.Symbols))
 	m.bound = make([]bool, len(g.Symbols))

@@ -14,8 +14,8 @@ import (
 func TestOpcodesMatchEmit(t *testing.T) {
 	assert.Equal(t, []int{emit.IntConst, emit.IntSym, emit.IntAdd, emit.IntMul, emit.IntFloorDiv, emit.IntMod, emit.IntMax, emit.IntMin},
 		[]int{intConst, intSym, intAdd, intMul, intFloorDiv, intMod, intMax, intMin})
-	assert.Equal(t, []emit.StepKind{emit.Acquire, emit.Release, emit.View, emit.Unview, emit.Call, emit.Loop, emit.EndLoop},
-		[]emit.StepKind{stepAcquire, stepRelease, stepView, stepUnview, stepCall, stepLoop, stepEndLoop})
+	assert.Equal(t, []emit.StepKind{emit.Acquire, emit.Release, emit.View, emit.Unview, emit.Call, emit.Loop, emit.EndLoop, emit.Capacity, emit.SetSymbol},
+		[]emit.StepKind{stepAcquire, stepRelease, stepView, stepUnview, stepCall, stepLoop, stepEndLoop, stepCapacity, stepSetSymbol})
 	for kind, width := range emit.StepWidth {
 		assert.Equal(t, width, stepWidth[kind], "step kind %d", kind)
 	}
@@ -104,7 +104,7 @@ func TestExecCallerBufferIsThePool(t *testing.T) {
 
 // An edited table is reported, not run.
 func TestExecRefusesUnknownStep(t *testing.T) {
-	for _, kind := range []int32{-1, 7, 99} {
+	for _, kind := range []int32{-1, 9, 99} {
 		p := &Program{Graph: "g", Steps: []int32{kind, 0}}
 		f := NewFrame(p, 0)
 		err := f.Exec(p, FreshPools{}, &calls{fail: -1}, nil)
