@@ -51,12 +51,6 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 		n.probs = append(n.probs, &graph.Problem{File: p.Graph.File, Place: "tensors",
 			Msg: fmt.Sprintf("a tensor has rank %d; the C++ runtime supports rank up to 8 (wrapgen::kMaxRank)", pr.MaxRank)})
 	}
-	for _, s := range p.Graph.Symbols {
-		if s.RunTime() {
-			n.probs = append(n.probs, &graph.Problem{File: p.Graph.File, Place: fmt.Sprintf("symbols[%q]", s.Name),
-				Msg: fmt.Sprintf("unsupported: %s is a size set at run time (by %s); the C++ runtime does not run such graphs yet (generate Go)", s.Name, s.SetBy.Place)})
-		}
-	}
 	if len(n.probs) > 0 {
 		return nil, n.probs
 	}
@@ -123,6 +117,7 @@ type fileData struct {
 	ParamNames, ParamFields    []string
 	SymbolNames                []string
 	Guards                     string
+	RunTimeSizes               string
 	GuardTexts                 []string
 	Consts                     []listDecl
 }
@@ -198,7 +193,7 @@ func (g *gen) header(d *fileData) {
 		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})
 	}
 	for _, s := range g.g.Symbols {
-		if _, ok := g.pr.Bound[s.Name]; !ok {
+		if g.pr.CallerGives(s) {
 			d.Inputs = append(d.Inputs, fieldDecl{"int64_t", g.n.symField[s.Name], "symbol " + quote.CppComment(s.Name) + ", which no input's shape gives"})
 		}
 	}
@@ -244,8 +239,8 @@ func (g *gen) tables(d *fileData) {
 			d.OpNames = append(d.OpNames, listDecl{v, quoteList(ts)})
 			return fmt.Sprintf("%s, %d", v, len(ts))
 		}
-		in, out, mut := ref("inputs", op.Args()), ref("outputs", op.Outputs), ref("mutates", op.Mutates)
-		d.Ops = append(d.Ops, fmt.Sprintf("%d, %s, %s, %s, %s, %s", i, quote.Cpp(op.Place), quote.Cpp(op.Kernel), in, out, mut))
+		in, out, mut, sets := ref("inputs", op.Args()), ref("outputs", op.Outputs), ref("mutates", op.Mutates), ref("sets", op.Counts())
+		d.Ops = append(d.Ops, fmt.Sprintf("%d, %s, %s, %s, %s, %s, %s", i, quote.Cpp(op.Place), quote.Cpp(op.Kernel), in, out, mut, sets))
 	}
 	var devs []string
 	for i, pool := range g.p.Pools {
@@ -289,6 +284,7 @@ func (g *gen) tables(d *fileData) {
 	}
 	d.NumLoops = t.NumLoops
 	d.Guards = emit.IntRow(t.Guards)
+	d.RunTimeSizes = emit.IntRow(t.RunTimeSizes)
 	for _, x := range t.GuardTexts {
 		d.GuardTexts = append(d.GuardTexts, quote.Cpp(x)+",")
 	}

@@ -133,7 +133,7 @@ func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 		d.ParamFields = append(d.ParamFields, "&"+n.namespace+"::Params::"+n.field[t]+",")
 	}
 	for _, s := range g.Symbols {
-		if _, ok := pr.Bound[s.Name]; !ok {
+		if pr.CallerGives(s) {
 			d.SymbolInputs = append(d.SymbolInputs, fmt.Sprintf("in.%s = %s;", n.symField[s.Name], n.symbol[s.Name]))
 		}
 	}

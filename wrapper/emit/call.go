@@ -83,6 +83,13 @@ type SymbolBind struct {
 	Max    int64
 }
 
+// CallerGives reports whether the caller gives symbol s (a field of the
+// generated Inputs): no input's shape gives it, and no op sets it.
+func (pr *Model) CallerGives(s *graph.Symbol) bool {
+	_, bound := pr.Bound[s.Name]
+	return !bound && !s.RunTime()
+}
+
 // SymbolBinds are the graph's symbols as a wrapper binds them, in order,
 // and how many inputs give.
 func (pr *Model) SymbolBinds() (binds []SymbolBind, fromInputs int) {

@@ -252,7 +252,7 @@ func (g *gen) entry(f *jen.File) {
 		inFields = append(inFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
 	}
 	for _, s := range g.g.Symbols {
-		if _, ok := g.pr.Bound[s.Name]; !ok {
+		if g.pr.CallerGives(s) {
 			inFields = append(inFields, jen.Id(g.n.symbol[s.Name]).Int().Comment(fmt.Sprintf("symbol %s, which no input's shape gives", quote.GoComment(s.Name))))
 		}
 	}

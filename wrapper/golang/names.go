@@ -55,7 +55,7 @@ func nameGraph(g *graph.Graph, kernels []*graph.Kernel, bound map[string]emit.Bi
 		}
 	}
 	for _, s := range g.Symbols {
-		if _, ok := bound[s.Name]; !ok {
+		if _, ok := bound[s.Name]; !ok && !s.RunTime() {
 			n.symbol[s.Name] = fields.Name(g.File, fmt.Sprintf("symbols[%q]", s.Name), s.Name)
 		}
 	}

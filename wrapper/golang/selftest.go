@@ -155,7 +155,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 			jen.Id("fail").Call(jen.Lit("params"), jen.Err())))
 	}
 	for _, s := range g.Symbols {
-		if _, ok := pr.Bound[s.Name]; !ok {
+		if pr.CallerGives(s) {
 			inFields = append(inFields, field(n.symbol[s.Name], jen.Lit(int(env[s.Name]))))
 		}
 	}

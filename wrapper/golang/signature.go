@@ -26,7 +26,7 @@ func (g *gen) signature(f *jen.File) {
 	}
 	var unbound []string
 	for _, s := range g.g.Symbols {
-		if _, ok := g.pr.Bound[s.Name]; !ok {
+		if g.pr.CallerGives(s) {
 			unbound = append(unbound, quote.Go(s.Name))
 		}
 	}
@@ -57,7 +57,7 @@ func (g *gen) signature(f *jen.File) {
 		jen.Id("in").Op(":=").Op("&").Id("Inputs").Values(fields),
 	}
 	for _, s := range g.g.Symbols {
-		if _, ok := g.pr.Bound[s.Name]; ok {
+		if !g.pr.CallerGives(s) {
 			continue
 		}
 		body = append(body, jen.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("symbols").Index(str(s.Name)), jen.Id("ok")).Block(
