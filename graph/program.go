@@ -208,6 +208,16 @@ func (c *programChecker) checkRunTimeSizes(op *Op) {
 			}
 		}
 	}
+	for _, a := range op.Attrs {
+		for _, e := range append([]expr.Expr{a.Int}, a.Ints...) {
+			for _, name := range e.Symbols() {
+				if s := c.d.symbols[name]; s != nil && s.RunTime() && s.SetBy != nil && !c.set[s] {
+					c.errOp(op, "attribute %q uses %s, which is set at run time by %s, not before this op", a.Name, s.Name, s.SetBy.Place)
+					return
+				}
+			}
+		}
+	}
 	for s := range setHere {
 		c.set[s] = true
 	}

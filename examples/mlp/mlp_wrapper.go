@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 3: it does not compile against
+// This file needs the runtime of table version 4: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 3)
-	_ = wgrt.EnforceVersion(3 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 4)
+	_ = wgrt.EnforceVersion(4 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "mlp" calls. Each method writes its outputs

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-static_assert(wrapgen::kTableVersion == 3, "this wrapper was generated for wrapgen runtime tables version 3: regenerate it with the wrapgen that wrote wrapgen_runtime.h");
+static_assert(wrapgen::kTableVersion == 4, "this wrapper was generated for wrapgen runtime tables version 4: regenerate it with the wrapgen that wrote wrapgen_runtime.h");
 
 namespace mlp {
 namespace {
@@ -32,16 +32,16 @@ const char* const k_op_outputs8[] = {"y"};
 
 // kOps describes every kernel op, for observers and errors.
 const wrapgen::Op kOps[] = {
-    {0, "ops[0]", "matmul", k_op_inputs0, 2, k_op_outputs0, 1, nullptr, 0},
-    {1, "ops[1]", "bias_add", k_op_inputs1, 2, k_op_outputs1, 1, nullptr, 0},
-    {2, "ops[2]", "relu_", k_op_inputs2, 1, k_op_outputs2, 1, nullptr, 0},
-    {3, "ops[3]", "matmul", k_op_inputs3, 2, k_op_outputs3, 1, nullptr, 0},
-    {4, "ops[4]", "bias_add", k_op_inputs4, 2, k_op_outputs4, 1, nullptr, 0},
-    {5, "ops[5]", "relu_", k_op_inputs5, 1, k_op_outputs5, 1, nullptr, 0},
-    {6, "ops[6]", "matmul", k_op_inputs6, 2, k_op_outputs6, 1, nullptr, 0},
-    {7, "ops[7]", "bias_add", k_op_inputs7, 2, k_op_outputs7, 1, nullptr, 0},
-    {8, "ops[8]", "softmax", k_op_inputs8, 1, k_op_outputs8, 1, nullptr, 0},
-    {0, nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr, 0},
+    {0, "ops[0]", "matmul", k_op_inputs0, 2, k_op_outputs0, 1, nullptr, 0, nullptr, 0},
+    {1, "ops[1]", "bias_add", k_op_inputs1, 2, k_op_outputs1, 1, nullptr, 0, nullptr, 0},
+    {2, "ops[2]", "relu_", k_op_inputs2, 1, k_op_outputs2, 1, nullptr, 0, nullptr, 0},
+    {3, "ops[3]", "matmul", k_op_inputs3, 2, k_op_outputs3, 1, nullptr, 0, nullptr, 0},
+    {4, "ops[4]", "bias_add", k_op_inputs4, 2, k_op_outputs4, 1, nullptr, 0, nullptr, 0},
+    {5, "ops[5]", "relu_", k_op_inputs5, 1, k_op_outputs5, 1, nullptr, 0, nullptr, 0},
+    {6, "ops[6]", "matmul", k_op_inputs6, 2, k_op_outputs6, 1, nullptr, 0, nullptr, 0},
+    {7, "ops[7]", "bias_add", k_op_inputs7, 2, k_op_outputs7, 1, nullptr, 0, nullptr, 0},
+    {8, "ops[8]", "softmax", k_op_inputs8, 1, k_op_outputs8, 1, nullptr, 0, nullptr, 0},
+    {0, nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0},
 };
 
 constexpr int kNumPools = 2;
@@ -184,6 +184,9 @@ const int32_t kGuards[] = { 0};
 const char* const kGuardTexts[] = {
     nullptr};
 
+// Run-time sizes: (symbol, bound value) pairs.
+const int32_t kRunTimeSizes[] = { 0};
+
 constexpr int kArrayEnd = 1;  // the unused 0 each array ends with
 const wrapgen::Program kProgram = {
     "mlp",
@@ -205,6 +208,7 @@ const wrapgen::Program kProgram = {
     kConstants, kConstData, static_cast<int>(sizeof(kConstants) / sizeof(kConstants[0]) - kArrayEnd),
     kSymbolNames,
     kGuards, kGuardTexts, static_cast<int>(sizeof(kGuards) / sizeof(kGuards[0]) - kArrayEnd),
+    kRunTimeSizes, static_cast<int>(sizeof(kRunTimeSizes) / sizeof(kRunTimeSizes[0]) - kArrayEnd) / 2,
 };
 
 // Each op's kernel number, tensors and attributes; op i's row starts at

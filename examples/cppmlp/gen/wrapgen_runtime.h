@@ -33,7 +33,7 @@ constexpr int kMaxRank = 8;
 
 // kTableVersion is the version of the tables and API this runtime runs;
 // generated code static_asserts that it is the one it was generated for.
-constexpr int kTableVersion = 3;
+constexpr int kTableVersion = 4;
 
 enum class DType : uint8_t {
   kBool, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64,
@@ -220,6 +220,10 @@ struct Op {
   int num_outputs;
   const char* const* mutates;
   int num_mutates;
+  // Outputs in which the kernel reports run-time sizes (format v1 "sets"):
+  // each holds the size's bound when the kernel is called.
+  const char* const* sets;
+  int num_sets;
 };
 
 // Allocator provides the memory of one device.
@@ -451,7 +455,7 @@ inline void Deliver(OwnedTensor* dst, const Tensor& t, std::shared_ptr<void> own
 // Opcodes of Program::code and step kinds of Program::steps: wrapgen's
 // numbering (its package emit; a test holds the two together).
 enum ProgramCode : int64_t { kIntConst = 0, kIntSym = 1, kIntAdd = 2, kIntMul = 3, kIntFloorDiv = 4, kIntMod = 5, kIntMax = 6, kIntMin = 7 };
-enum ProgramStep : int32_t { kStepAcquire = 0, kStepRelease = 1, kStepView = 2, kStepUnview = 3, kStepCall = 4, kStepLoop = 5, kStepEndLoop = 6 };
+enum ProgramStep : int32_t { kStepAcquire = 0, kStepRelease = 1, kStepView = 2, kStepUnview = 3, kStepCall = 4, kStepLoop = 5, kStepEndLoop = 6, kStepCapacity = 7, kStepSetSymbol = 8 };
 
 // Program is a generated wrapper's plan as data: code computes every
 // integer the plan needs from the symbols (triples: opcode, a, b), tensors
@@ -499,6 +503,10 @@ struct Program {
   const int32_t* guards;
   const char* const* guard_texts;
   int num_guards;
+  // Pairs (symbol, bound value): sizes ops set when they run, at their
+  // bounds until then.
+  const int32_t* run_time_sizes;
+  int num_run_time_sizes;
 };
 
 // OpCaller calls op i of a Program with its typed kernel: what generated
@@ -768,40 +776,29 @@ class ProgramFrame {
   // device, shape and strides, and no data. All is kept while the symbols
   // stay the same (a Runner called again and again): kernels must not
   // modify the tensors they are given. Values that overflow int64, or divide
-  // by zero, at these symbols are an error.
+  // by zero, at these symbols are an error. Run-time sizes start at their
+  // bounds.
   Status Layout() {
+    for (int i = 0; i < p_->num_run_time_sizes; i++) sym[static_cast<size_t>(p_->run_time_sizes[2 * i])] = 0;
     if (valid_ && laid_out_ == sym) return Status();
     valid_ = false;
     Status st = Eval();
     if (!st.ok()) return st;
-    for (int i = 0; i < p_->num_guards; i++) {
-      if (vals[static_cast<size_t>(p_->guards[i])] < 0) {
-        return Status::Error(std::string(p_->graph) + ": at " + SymbolText() + ", " + p_->guard_texts[i] +
-                             " does not hold (wrapgen could not prove it for every symbol value in range, so the wrapper checks it)");
-      }
-    }
     laid_out_ = sym;
-    valid_ = true;
-    const int64_t* v = vals.data();
-    for (int i = 0; i < p_->num_tensors; i++) {
-      const int32_t* l = p_->tensors + 4 * i;
-      Tensor& x = t[static_cast<size_t>(i)];
-      x.dtype = static_cast<DType>(l[0]);
-      x.device = p_->devices[l[1]];
-      x.rank = l[2];
-      for (int j = 0; j < l[2]; j++) {
-        x.shape[j] = v[p_->dims[l[3] + j]];
-        x.strides[j] = v[p_->dims[l[3] + l[2] + j]];
+    if (p_->num_run_time_sizes > 0) {
+      for (int i = 0; i < p_->num_run_time_sizes; i++) {
+        sym[static_cast<size_t>(p_->run_time_sizes[2 * i])] = vals[static_cast<size_t>(p_->run_time_sizes[2 * i + 1])];
       }
+      st = Eval();
+      if (!st.ok()) return st;
+    }
+    st = CheckGuards();
+    if (!st.ok()) return st;
+    valid_ = true;
+    Lay();
+    for (Tensor& x : t) {
       x.data = nullptr;
       x.bytes = 0;
-    }
-    size_t at = 0, list = 0;
-    for (int i = 0; i < p_->lists_len; i += 1 + p_->lists[i]) {
-      const int n = p_->lists[i];
-      for (int j = 0; j < n; j++) list_vals_[at + static_cast<size_t>(j)] = v[p_->lists[i + 1 + j]];
-      lists[list++] = Span<int64_t>(list_vals_.data() + at, static_cast<size_t>(n));
-      at += static_cast<size_t>(n);
     }
     return Status();
   }
@@ -930,6 +927,31 @@ class ProgramFrame {
           pc = --left > 0 ? s[pc + 2] : pc + 3;
           break;
         }
+        case kStepCapacity: {  // (symbol, bound value, count tensor)
+          const int64_t bound = v[s[pc + 2]];
+          Status st = SetSize(s[pc + 1], bound);
+          if (!st.ok()) return st;
+          Tensor& c = t[static_cast<size_t>(s[pc + 3])];
+          if (c.data != nullptr && c.bytes >= 8) std::memcpy(c.data, &bound, sizeof bound);
+          pc += 4;
+          break;
+        }
+        case kStepSetSymbol: {  // (symbol, count tensor, bound value)
+          const Tensor& c = t[static_cast<size_t>(s[pc + 2])];
+          const int64_t bound = v[s[pc + 3]];
+          const std::string name = p_->symbol_names[s[pc + 1]];
+          if (c.data == nullptr || c.bytes < 8) return Status::Error(std::string(p_->graph) + ": run-time size " + name + ": its count has no data");
+          int64_t n = 0;
+          std::memcpy(&n, c.data, sizeof n);
+          if (n < 0 || n > bound) {
+            return Status::Error(std::string(p_->graph) + ": the kernel reported run-time size " + name + " = " + std::to_string(n) + ", outside [0, " +
+                                 std::to_string(bound) + "]");
+          }
+          Status st = SetSize(s[pc + 1], n);
+          if (!st.ok()) return st;
+          pc += 4;
+          break;
+        }
         default:
           return Status::Error(std::string(p_->graph) + ": step " + std::to_string(pc) + " has an unknown kind (the generated tables were edited)");
       }
@@ -1001,6 +1023,57 @@ class ProgramFrame {
                              " of the plan overflows or divides by zero)");
       }
     }
+    return Status();
+  }
+
+  // CheckGuards checks the facts wrapgen could not prove at the current
+  // symbol values.
+  Status CheckGuards() const {
+    for (int i = 0; i < p_->num_guards; i++) {
+      if (vals[static_cast<size_t>(p_->guards[i])] < 0) {
+        return Status::Error(std::string(p_->graph) + ": at " + SymbolText() + ", " + p_->guard_texts[i] +
+                             " does not hold (wrapgen could not prove it for every symbol value in range, so the wrapper checks it)");
+      }
+    }
+    return Status();
+  }
+
+  // Lay gives every tensor its layout, and every int list attribute its
+  // values, from vals; the tensors keep their data.
+  void Lay() {
+    const int64_t* v = vals.data();
+    for (int i = 0; i < p_->num_tensors; i++) {
+      const int32_t* l = p_->tensors + 4 * i;
+      Tensor& x = t[static_cast<size_t>(i)];
+      x.dtype = static_cast<DType>(l[0]);
+      x.device = p_->devices[l[1]];
+      x.rank = l[2];
+      for (int j = 0; j < l[2]; j++) {
+        x.shape[j] = v[p_->dims[l[3] + j]];
+        x.strides[j] = v[p_->dims[l[3] + l[2] + j]];
+      }
+    }
+    size_t at = 0, list = 0;
+    for (int i = 0; i < p_->lists_len; i += 1 + p_->lists[i]) {
+      const int n = p_->lists[i];
+      for (int j = 0; j < n; j++) list_vals_[at + static_cast<size_t>(j)] = v[p_->lists[i + 1 + j]];
+      lists[list++] = Span<int64_t>(list_vals_.data() + at, static_cast<size_t>(n));
+      at += static_cast<size_t>(n);
+    }
+  }
+
+  // SetSize sets run-time size i to n and lays the tensors out again, the
+  // plan's guards (storages hold their tensors) checked at the new value.
+  Status SetSize(int32_t i, int64_t n) {
+    int64_t& x = sym[static_cast<size_t>(i)];
+    if (x == n) return Status();
+    x = n;
+    valid_ = false;
+    Status st = Eval();
+    if (!st.ok()) return st;
+    st = CheckGuards();
+    if (!st.ok()) return st;
+    Lay();
     return Status();
   }
 

@@ -71,6 +71,10 @@ type Op struct {
 	Inputs  []string // tensor names, as the graph gives them
 	Outputs []string
 	Mutates []string // inputs the kernel writes in place
+	// Sets are the outputs in which the kernel reports run-time sizes
+	// (format v1 "sets"): each holds the size's bound when the kernel is
+	// called.
+	Sets []string
 }
 
 func (op *Op) String() string { return op.Place + " (kernel \"" + op.Kernel + "\")" }

@@ -4,6 +4,7 @@
 package wgrt
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strings"
@@ -52,16 +53,19 @@ type Program struct {
 	// with their texts for the error.
 	Guards     []int32
 	GuardTexts []string
+	// RunTimeSizes are pairs (symbol, bound value): sizes ops set when they
+	// run (format v1 "sets"), at their bounds until then.
+	RunTimeSizes []int32
 }
 
 // TableVersion is the version of the tables and API this runtime runs
 // (package emit's TableVersion). Generated code checks it at compile time:
 //
-//	const _ = wgrt.EnforceVersion(wgrt.TableVersion - 3)
-//	const _ = wgrt.EnforceVersion(3 - wgrt.TableVersion)
+//	const _ = wgrt.EnforceVersion(wgrt.TableVersion - 4)
+//	const _ = wgrt.EnforceVersion(4 - wgrt.TableVersion)
 //
 // one of which overflows unless the versions are equal.
-const TableVersion = 3
+const TableVersion = 4
 
 // EnforceVersion is the type of those checks.
 type EnforceVersion uint
@@ -88,6 +92,8 @@ const (
 	stepCall           // (op)
 	stepLoop           // (loop, count value, index after its end)
 	stepEndLoop        // (loop, index of its first body step)
+	stepCapacity       // (symbol, bound value, count tensor)
+	stepSetSymbol      // (symbol, count tensor, bound value)
 )
 
 // How many operands follow each step kind: constants, so that Exec steps
@@ -101,10 +107,11 @@ const (
 	callWidth    = 1
 	loopWidth    = 3
 	endLoopWidth = 2
+	sizeWidth    = 3
 )
 
 var stepWidth = [...]int{stepAcquire: acquireWidth, stepRelease: releaseWidth, stepView: viewWidth, stepUnview: unviewWidth,
-	stepCall: callWidth, stepLoop: loopWidth, stepEndLoop: endLoopWidth}
+	stepCall: callWidth, stepLoop: loopWidth, stepEndLoop: endLoopWidth, stepCapacity: sizeWidth, stepSetSymbol: sizeWidth}
 
 // OpCaller calls op number i of a Program with its typed kernel: what
 // generated code provides.
@@ -156,8 +163,12 @@ func NewFrame(p *Program, numSymbols int) *Frame {
 // device, shape and strides, and no data. All is kept while the symbols
 // stay the same (a Runner called again and again): kernels must not
 // modify the shapes and strides they are given. Values that overflow an
-// int, or divide by zero, at these symbols are an error.
+// int, or divide by zero, at these symbols are an error. Run-time sizes
+// start at their bounds.
 func (f *Frame) Layout(p *Program) error {
+	for i := 0; i < len(p.RunTimeSizes); i += 2 {
+		f.Sym[p.RunTimeSizes[i]] = 0
+	}
 	if f.valid && equalInts(f.laidOut, f.Sym) {
 		return nil
 	}
@@ -165,21 +176,50 @@ func (f *Frame) Layout(p *Program) error {
 	if err := f.eval(p); err != nil {
 		return err
 	}
+	copy(f.laidOut, f.Sym)
+	if len(p.RunTimeSizes) > 0 {
+		for i := 0; i < len(p.RunTimeSizes); i += 2 {
+			f.Sym[p.RunTimeSizes[i]] = f.Vals[p.RunTimeSizes[i+1]]
+		}
+		if err := f.eval(p); err != nil {
+			return err
+		}
+	}
+	if err := f.checkGuards(p); err != nil {
+		return err
+	}
+	f.valid = true
+	f.lay(p)
+	for i := range f.T {
+		f.T[i].Data = nil
+	}
+	return nil
+}
+
+// checkGuards checks the facts wrapgen could not prove at the current
+// symbol values.
+func (f *Frame) checkGuards(p *Program) error {
 	for i, v := range p.Guards {
 		if f.Vals[v] < 0 {
 			return fmt.Errorf("%s: at %s, %s does not hold (wrapgen could not prove it for every symbol value in range, so the wrapper checks it)",
 				p.Graph, p.symbolText(f.Sym), p.GuardTexts[i])
 		}
 	}
-	copy(f.laidOut, f.Sym)
-	f.valid = true
+	return nil
+}
+
+// lay gives every tensor its layout and every int list attribute its
+// values from f.Vals. Shapes and strides are windows into f.dims, so a
+// tensor handed out keeps seeing its layout when a run-time size changes.
+func (f *Frame) lay(p *Program) {
 	for i := range f.T {
 		l := p.Tensors[4*i : 4*i+4]
 		r, d := int(l[2]), int(l[3])
 		for j := d; j < d+2*r; j++ {
 			f.dims[j] = f.Vals[p.Dims[j]]
 		}
-		f.T[i] = Tensor{DType: DType(l[0]), Device: p.Devices[l[1]], Shape: f.dims[d : d+r : d+r], Strides: f.dims[d+r : d+2*r : d+2*r]}
+		f.T[i].DType, f.T[i].Device = DType(l[0]), p.Devices[l[1]]
+		f.T[i].Shape, f.T[i].Strides = f.dims[d:d+r:d+r], f.dims[d+r:d+2*r:d+2*r]
 	}
 	at, list := 0, 0
 	for i := 0; i < len(p.Lists); i += 1 + int(p.Lists[i]) {
@@ -191,6 +231,22 @@ func (f *Frame) Layout(p *Program) error {
 		at += n
 		list++
 	}
+}
+
+// setSize sets run-time size sym to n and lays the tensors out again, the
+// plan's guards (storages hold their tensors) checked at the new value.
+func (f *Frame) setSize(p *Program, sym int32, n int) error {
+	if f.Sym[sym] == n {
+		return nil
+	}
+	f.Sym[sym], f.valid = n, false
+	if err := f.eval(p); err != nil {
+		return err
+	}
+	if err := f.checkGuards(p); err != nil {
+		return err
+	}
+	f.lay(p)
 	return nil
 }
 
@@ -377,6 +433,29 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 			}
 			f.loops[s[pc+1]] = n
 			pc += 1 + loopWidth
+		case stepCapacity:
+			sym, bound, t := s[pc+1], v[s[pc+2]], s[pc+3]
+			if err := f.setSize(p, sym, bound); err != nil {
+				return err
+			}
+			if c := f.T[t].Data; len(c) >= 8 {
+				binary.LittleEndian.PutUint64(c, uint64(bound))
+			}
+			pc += 1 + sizeWidth
+		case stepSetSymbol:
+			sym, t, bound := s[pc+1], s[pc+2], v[s[pc+3]]
+			c := f.T[t].Data
+			if len(c) < 8 {
+				return fmt.Errorf("%s: run-time size %s: its count has no data", p.Graph, p.SymbolNames[sym])
+			}
+			n := int64(binary.LittleEndian.Uint64(c))
+			if n < 0 || n > int64(bound) {
+				return fmt.Errorf("%s: the kernel reported run-time size %s = %d, outside [0, %d]", p.Graph, p.SymbolNames[sym], n, bound)
+			}
+			if err := f.setSize(p, sym, int(n)); err != nil {
+				return err
+			}
+			pc += 1 + sizeWidth
 		case stepEndLoop:
 			l := s[pc+1]
 			if f.loops[l]--; f.loops[l] > 0 {
