@@ -17,6 +17,9 @@ type docSymbol struct {
 	name     string
 	hint     int64
 	min, max int64 // max < 0: none
+	// bound is set for a run-time size (an op's "sets" sets it): written
+	// as {"bound": ...} in place of hint, min and max.
+	bound *expr.Expr
 }
 
 type docTensor struct {
@@ -43,8 +46,17 @@ type docOp struct {
 	inputs  []string
 	outputs []string
 	mutates []string
-	attrs   []docAttr
-	loop    *docLoop
+	// sets are the run-time sizes the op sets, each from one of its
+	// outputs (an i64 scalar), in order.
+	sets  []docSet
+	attrs []docAttr
+	loop  *docLoop
+}
+
+// docSet is one entry of an op's "sets": symbol takes the value the
+// kernel writes to output tensor.
+type docSet struct {
+	symbol, tensor string
 }
 
 type docLoop struct {
@@ -131,6 +143,12 @@ func (d *document) json() []byte {
 		}
 		b.WriteString("\n    ")
 		quote(&b, s.name)
+		if s.bound != nil {
+			b.WriteString(": {\"bound\": ")
+			writeExpr(&b, *s.bound)
+			b.WriteString("}")
+			continue
+		}
 		b.WriteString(": {\"hint\": " + strconv.FormatInt(s.hint, 10) + ", \"min\": " + strconv.FormatInt(s.min, 10))
 		if s.max >= 0 {
 			b.WriteString(", \"max\": " + strconv.FormatInt(s.max, 10))
@@ -228,6 +246,18 @@ func writeOps(b *bytes.Buffer, ops []*docOp, indent string) {
 		if len(op.mutates) > 0 {
 			b.WriteString(", \"mutates\": ")
 			writeNames(b, op.mutates)
+		}
+		if len(op.sets) > 0 {
+			b.WriteString(", \"sets\": {")
+			for j, st := range op.sets {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				quote(b, st.symbol)
+				b.WriteString(": ")
+				quote(b, st.tensor)
+			}
+			b.WriteString("}")
 		}
 		if len(op.attrs) > 0 {
 			b.WriteString(", \"attrs\": {")

@@ -24,8 +24,10 @@ const maxFoldElems = 1 << 16
 
 // fold evaluates c's kernel call at import time when every input is known
 // and Options.Fold is set; true when it did (the outputs are then known).
+// A node that sets a run-time size is left to run time: the size it finds
+// is a symbol of the document, which only the kernel call sets.
 func (im *importer) fold(c *nodeCtx) bool {
-	if im.opts.Fold == nil || unseededRandom(c) {
+	if im.opts.Fold == nil || unseededRandom(c) || len(c.runTime) > 0 {
 		return false
 	}
 	call := &FoldCall{Kernel: c.kernel}

@@ -132,6 +132,7 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 		info:      map[string]*valueInfo{},
 		isOutput:  map[string]bool{},
 		symbols:   map[string]bool{},
+		runTime:   map[string]expr.Expr{},
 		bounds:    expr.Bounds{},
 		symbolFor: map[string]string{}, paramFor: map[string]string{},
 	}
@@ -163,7 +164,10 @@ type importer struct {
 	info     map[string]*valueInfo // value_info and graph outputs, by name
 	isOutput map[string]bool
 	symbols  map[string]bool
-	bounds   expr.Bounds
+	// runTime holds each run-time size (a symbol an op sets, see
+	// runTimeSize) with its bound, an expression of the other symbols.
+	runTime map[string]expr.Expr
+	bounds  expr.Bounds
 	// symbolFor and paramFor map dim_params and their symbols both ways.
 	symbolFor, paramFor map[string]string
 
@@ -340,7 +344,7 @@ func (im *importer) symbol(name string) expr.Expr {
 		if h, ok := im.opts.Hints[name]; ok {
 			hint = h
 		}
-		im.doc.symbols = append(im.doc.symbols, docSymbol{name, hint, r.Min, r.Max})
+		im.doc.symbols = append(im.doc.symbols, docSymbol{name: name, hint: hint, min: r.Min, max: r.Max})
 		im.bounds[name] = r
 	}
 	return expr.Sym(name)
@@ -363,6 +367,9 @@ func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
 		return fail
 	}
 	s := syms[0]
+	if _, rt := im.runTime[s]; rt {
+		return unsup("%s %s may be below %d: %s is a size the model's data sets at run time, which may be as small as 0", what, e, lo, s)
+	}
 	if _, set := im.opts.Min[s]; set {
 		return fail
 	}

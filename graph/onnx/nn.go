@@ -546,8 +546,3 @@ func eyeLike(c *nodeCtx) error {
 	c.setOut(0, d, x.shape)
 	return nil
 }
-
-// dataDependent refuses ops whose output shape depends on tensor contents.
-func dataDependent(c *nodeCtx) error {
-	return unsup("the output shape depends on tensor data, which format v1 cannot express")
-}

@@ -26,6 +26,9 @@ type nodeCtx struct {
 	attrInputs map[int]bool // inputs consumed as attributes
 	view       bool         // output 0 may be a view of input 0
 	kernel     string
+	// runTime are the run-time sizes the node sets (runTimeSize): its
+	// kernel reports each in an extra i64 scalar output, never folded.
+	runTime []string
 }
 
 // unsupported is an error whose message the importer prefixes with
@@ -167,6 +170,12 @@ func (im *importer) finish(c *nodeCtx, place string) error {
 		im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
 		op.outputs = append(op.outputs, v.name)
 	}
+	for _, sym := range c.runTime {
+		count := im.countName(c)
+		im.doc.tensors = append(im.doc.tensors, &docTensor{name: count, dtype: "i64", shape: []expr.Expr{}})
+		op.outputs = append(op.outputs, count)
+		op.sets = append(op.sets, docSet{symbol: sym, tensor: count})
+	}
 	im.doc.ops = append(im.doc.ops, op)
 	return nil
 }
@@ -199,6 +208,9 @@ func (im *importer) checkInfo(v *value, place string) error {
 	for k, d := range vi.typ.dims {
 		got := v.shape[k]
 		switch {
+		case im.usesRunTime(got):
+			// A size set by tensor data: what the file declares (often
+			// the size for the data it was exported with) is no check.
 		case d.hasValue:
 			if c, ok := got.IsConst(); !ok || c != d.value {
 				return im.problem(place, "output %q is declared with size %d at dimension %d but inference gives shape %s", v.name, d.value, k, shapeText(v.shape))

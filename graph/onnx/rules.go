@@ -101,9 +101,10 @@ func init() {
 		"DepthToSpace":          depthSpace,
 		"SpaceToDepth":          depthSpace,
 
-		"NonZero":  dataDependent,
-		"Unique":   dataDependent,
-		"Compress": dataDependent,
+		"NonZero":           nonZero,
+		"Unique":            unique,
+		"Compress":          compress,
+		"NonMaxSuppression": nonMaxSuppression,
 	}
 	for _, op := range []string{"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
 		"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"} {

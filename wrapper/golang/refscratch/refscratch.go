@@ -38,6 +38,16 @@ func Rule(op *graph.Op) (bytes expr.Expr, ok bool) {
 		return expr.Scale(elements(op.Outputs[0]), 16), true
 	case "TopK":
 		return topK(op), true
+	case "Unique":
+		return unique(op), true
+	case "NonMaxSuppression":
+		// One candidate (a float32 score, an int32 index) and one int32
+		// selected index per box.
+		boxes := op.Inputs[0]
+		if len(boxes.Shape) != 3 {
+			return expr.Const(0), true
+		}
+		return expr.Scale(boxes.Shape[1], 12), true
 	case "RNN", "GRU", "LSTM":
 		gates := map[string]int64{"RNN": 1, "GRU": 3, "LSTM": 4}[op.Kernel]
 		for _, a := range op.Attrs {
@@ -144,6 +154,24 @@ func topK(op *graph.Op) expr.Expr {
 		return expr.Const(0)
 	}
 	return expr.Scale(x.Shape[axis], 16)
+}
+
+// unique sorts X's elements (its slices along attribute axis, when
+// has_axis): four ints (8 bytes each on 64-bit platforms) per element or
+// slice.
+func unique(op *graph.Op) expr.Expr {
+	x := op.Inputs[0]
+	if intAttr(op, "has_axis", 0) == 0 {
+		return expr.Scale(elements(x), 32)
+	}
+	axis := intAttr(op, "axis", 0)
+	if axis < 0 {
+		axis += int64(len(x.Shape))
+	}
+	if axis < 0 || axis >= int64(len(x.Shape)) {
+		return expr.Const(0)
+	}
+	return expr.Scale(x.Shape[axis], 32)
 }
 
 func elements(t *graph.Tensor) expr.Expr { return product(t.Shape) }

@@ -80,3 +80,45 @@ func TestAddScratchTwice(t *testing.T) {
 	require.NoError(t, g.AddScratch(Rule))
 	assert.ErrorContains(t, g.AddScratch(Rule), "already has scratch")
 }
+
+// The kernels that set a run-time size and sort: Unique (four ints per
+// element, or per slice along its axis) and NonMaxSuppression (12 bytes
+// per box), needs of their inputs' shapes only.
+const runTimeGraph = `{
+  "name": "runtime",
+  "symbols": {"n": {"hint": 2, "min": 1, "max": 8}, "u": {"bound": "3*n"}, "v": {"bound": 4}, "k": {"bound": "2*n"}},
+  "tensors": {
+    "x": {"dtype": "f32", "shape": ["n", 3]},
+    "y": {"dtype": "f32", "shape": ["u"]},
+    "y.count": {"dtype": "i64", "shape": []},
+    "ya": {"dtype": "f32", "shape": ["n", "v"]},
+    "ya.count": {"dtype": "i64", "shape": []},
+    "boxes": {"dtype": "f32", "shape": [1, "n", 4]},
+    "scores": {"dtype": "f32", "shape": [1, 2, "n"]},
+    "sel": {"dtype": "i64", "shape": ["k", 3]},
+    "sel.count": {"dtype": "i64", "shape": []}
+  },
+  "inputs": ["x", "boxes", "scores"],
+  "outputs": ["y", "ya", "sel"],
+  "ops": [
+    {"kernel": "Unique", "inputs": ["x"], "outputs": ["y", "y.count"], "sets": {"u": "y.count"}, "attrs": {"sorted": 1, "axis": 0, "has_axis": false, "outputs": [1, 0, 0, 0]}},
+    {"kernel": "Unique", "inputs": ["x"], "outputs": ["ya", "ya.count"], "sets": {"v": "ya.count"}, "attrs": {"sorted": 1, "axis": 1, "has_axis": true, "outputs": [1, 0, 0, 0]}},
+    {"kernel": "NonMaxSuppression", "inputs": ["boxes", "scores"], "outputs": ["sel", "sel.count"], "sets": {"k": "sel.count"}, "attrs": {"center_point_box": 0}}
+  ]
+}`
+
+func TestRunTimeSizeRules(t *testing.T) {
+	g, err := graph.Parse("runtime.json", []byte(runTimeGraph))
+	require.NoError(t, err)
+	require.NoError(t, g.AddScratch(Rule))
+	for _, n := range []int64{1, 5} {
+		var got []int64
+		graph.Walk(g.Ops, func(op *graph.Op, _ []*graph.Op) {
+			require.NotNil(t, op.Scratch, op.Label())
+			v, err := op.Scratch.Shape[0].Eval(expr.Env{"n": n})
+			require.NoError(t, err)
+			got = append(got, v)
+		})
+		assert.Equal(t, []int64{32 * 3 * n, 32 * 3, 12 * n}, got, "n=%d", n)
+	}
+}
