@@ -85,15 +85,15 @@ const (
 // Step kinds of Program.Steps; the operands that follow each are in
 // parentheses.
 const (
-	stepAcquire = iota // (pool, size value, output number or -1, that output's bytes value)
-	stepRelease        // (pool)
-	stepView           // (tensor, pool, start value, end value)
-	stepUnview         // (tensor)
-	stepCall           // (op)
-	stepLoop           // (loop, count value, index after its end)
-	stepEndLoop        // (loop, index of its first body step)
-	stepCapacity       // (symbol, bound value, count tensor)
-	stepSetSymbol      // (symbol, count tensor, bound value)
+	stepAcquire   = iota // (pool, size value, output number or -1, that output's bytes value)
+	stepRelease          // (pool)
+	stepView             // (tensor, pool, start value, end value)
+	stepUnview           // (tensor)
+	stepCall             // (op)
+	stepLoop             // (loop, count value, index after its end)
+	stepEndLoop          // (loop, index of its first body step)
+	stepCapacity         // (symbol, bound value, count tensor)
+	stepSetSymbol        // (symbol, count tensor, bound value)
 )
 
 // How many operands follow each step kind: constants, so that Exec steps
