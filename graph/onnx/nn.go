@@ -434,8 +434,38 @@ func reduce(c *nodeCtx) error {
 	}
 	c.emitInts("axes", sortedAxes(mark))
 	c.emitInt("keepdims", b2i(keep))
+	if v, ok := reduceKnown(c.n.opType, x, mark); ok {
+		out, _ := concrete(shape)
+		c.setKnown(0, x.dtype, out, []expr.Expr{v}, nil)
+		return nil
+	}
 	c.setOut(0, x.dtype, shape)
 	return nil
+}
+
+// reduceKnown reduces a shape computation's integers over every axis,
+// symbolically: min(300, nonzero_1), as detection models cap a top-k by
+// the number of candidates a threshold kept.
+func reduceKnown(op string, x *value, mark []bool) (expr.Expr, bool) {
+	if !x.known || x.ints == nil || len(x.ints) == 0 || !isIntDType(x.dtype) || x.dtype == "bool" {
+		return expr.Expr{}, false
+	}
+	for _, m := range mark {
+		if !m {
+			return expr.Expr{}, false
+		}
+	}
+	switch op {
+	case "ReduceMin":
+		return expr.Min(x.ints...), true
+	case "ReduceMax":
+		return expr.Max(x.ints...), true
+	case "ReduceSum":
+		return expr.Add(x.ints...), true
+	case "ReduceProd":
+		return expr.Mul(x.ints...), true
+	}
+	return expr.Expr{}, false
 }
 
 func argReduce(c *nodeCtx) error {

@@ -27,3 +27,21 @@ func TestControlFlowModels(t *testing.T) {
 		})
 	}
 }
+
+// Sizes the data decides (testdata/runtime_sizes/make.py, numpy's
+// numbers): scores above a threshold kept by NonZero, then TopK of
+// min(3, kept), its K folded symbolically at import.
+func TestRunTimeSizeModels(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/runtime_sizes/*/model.onnx")
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, m := range dirs {
+		dir := filepath.Dir(m)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			r := runNodeTest(dir)
+			require.True(t, r.imported, r.err)
+			assert.Empty(t, r.err)
+			assert.Empty(t, r.allocs)
+		})
+	}
+}
