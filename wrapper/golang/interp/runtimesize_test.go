@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -128,4 +130,84 @@ func TestRunTimeSizeBeyondBound(t *testing.T) {
 		return nil
 	}, nil, []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 3)})
 	assert.EqualError(t, err, "nz: the kernel reported run-time size k = 13, outside [0, 12]")
+}
+
+// runTimeFamily has a run-time size k in [0, 2n+1] set by its first op and
+// storages shaped by k and by n live across each other.
+const runTimeFamily = `{
+  "name": "family",
+  "symbols": {"n": {"hint": 3, "min": 1, "max": 5}, "k": {"bound": "2*n + 1"}},
+  "tensors": {
+    "x": {"dtype": "u8", "shape": ["n", 3]},
+    "e": {"dtype": "u8", "shape": ["n", 4]},
+    "y": {"dtype": "u8", "shape": ["k", 4]},
+    "count": {"dtype": "i64", "shape": []},
+    "yv": {"view_of": "y", "shape": ["4*k"]},
+    "a": {"dtype": "u8", "shape": ["k", 4]},
+    "b": {"dtype": "u8", "shape": ["n", 8]},
+    "c": {"dtype": "u8", "shape": ["k", 2]},
+    "d": {"dtype": "u8", "shape": ["4*k"]},
+    "out": {"dtype": "u8", "shape": ["n", 8]}
+  },
+  "inputs": ["x"],
+  "outputs": ["c", "out"],
+  "ops": [
+    {"kernel": "k0", "inputs": ["x"], "outputs": ["e"]},
+    {"kernel": "select", "inputs": ["x"], "outputs": ["y", "count"], "sets": {"k": "count"}},
+    {"kernel": "k1", "inputs": ["y"], "outputs": ["a"]},
+    {"kernel": "k2", "inputs": ["x"], "outputs": ["b"]},
+    {"kernel": "k3", "inputs": ["a", "b"], "outputs": ["c"]},
+    {"kernel": "k4", "inputs": ["yv"], "outputs": ["d"]},
+    {"kernel": "k5", "inputs": ["b", "d", "e"], "outputs": ["out"]}
+  ]
+}`
+
+// At every n in range and every value of k the kernel may report, each
+// tensor sees the shape k gives and no storage is placed over a live one:
+// kernels write a pattern over what they write (the setting op over its
+// outputs' whole capacity) and check their inputs hold theirs.
+func TestRunTimeSizeEveryValue(t *testing.T) {
+	g, err := graph.Parse("family.json", []byte(runTimeFamily))
+	require.NoError(t, err)
+	p, err := plan.Make(g, plan.Options{})
+	require.NoError(t, err)
+	m := New(p)
+	defer m.Close()
+	root := map[string]string{"yv": "y"}
+	for n := 1; n <= 5; n++ {
+		for k := 0; k <= 2*n+1; k++ {
+			var bad error
+			kernels := func(c *wgrt.Call) error {
+				for i, in := range c.Inputs {
+					name := c.Op.Inputs[i]
+					if r, ok := root[name]; ok {
+						name = r
+					}
+					eachByte(in, func(b *byte) {
+						if want := pattern(name, uintptr(unsafe.Pointer(b))); *b != want && bad == nil {
+							bad = fmt.Errorf("n=%d k=%d: %s: input %s was overwritten", n, k, c.Op.Place, c.Op.Inputs[i])
+						}
+					})
+				}
+				for i, out := range c.Outputs {
+					if slices.Contains(c.Op.Sets, c.Op.Outputs[i]) {
+						binary.LittleEndian.PutUint64(out.Data, uint64(k))
+						continue
+					}
+					if c.Op.Kernel == "select" {
+						require.Equal(t, []int{2*n + 1, 4}, out.Shape, "the setting op sees its output at the bound")
+					}
+					eachByte(out, func(b *byte) { *b = pattern(c.Op.Outputs[i], uintptr(unsafe.Pointer(b))) })
+				}
+				return nil
+			}
+			x := wgrt.New(wgrt.U8, n, 3)
+			eachByte(x, func(b *byte) { *b = pattern("x", uintptr(unsafe.Pointer(b))) })
+			outs, err := m.Run(kernels, nil, []wgrt.Tensor{x})
+			require.NoError(t, err, "n=%d k=%d", n, k)
+			require.NoError(t, bad)
+			assert.Equal(t, []int{k, 2}, outs[0].Shape, "n=%d k=%d", n, k)
+			assert.Equal(t, []int{n, 8}, outs[1].Shape, "n=%d k=%d", n, k)
+		}
+	}
 }
