@@ -331,6 +331,10 @@ func symbolName(s string) string {
 }
 
 func (im *importer) symbol(name string) expr.Expr {
+	if v, fixed := im.fixed(name); fixed {
+		im.noteOnce("fixed "+name, fmt.Sprintf("symbol %s is fixed to %d (-min and -max): its dimensions are constants", name, v))
+		return expr.Const(v)
+	}
 	if !im.symbols[name] {
 		im.symbols[name] = true
 		r := expr.Range{Min: 1, Max: -1}
@@ -348,6 +352,15 @@ func (im *importer) symbol(name string) expr.Expr {
 		im.bounds[name] = r
 	}
 	return expr.Sym(name)
+}
+
+// fixed reports whether -min and -max give symbol name one value: its
+// dimensions are then that constant (a model exported with a size traced
+// as a constant imports with the dynamic one pinned to it).
+func (im *importer) fixed(name string) (int64, bool) {
+	lo, okLo := im.opts.Min[name]
+	hi, okHi := im.opts.Max[name]
+	return lo, okLo && okHi && lo == hi
 }
 
 // atLeast makes sure e >= lo for every symbol value: proven with the

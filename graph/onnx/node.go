@@ -216,7 +216,7 @@ func (im *importer) checkInfo(v *value, place string) error {
 				return im.problem(place, "output %q is declared with size %d at dimension %d but inference gives shape %s", v.name, d.value, k, shapeText(v.shape))
 			}
 		case d.param != "" && im.symbolFor[d.param] != "":
-			if !expr.Equal(got, expr.Sym(im.symbolFor[d.param])) {
+			if !expr.Equal(got, im.symbol(im.symbolFor[d.param])) {
 				return im.problem(place, "output %q is declared with size %s at dimension %d but inference gives shape %s", v.name, d.param, k, shapeText(v.shape))
 			}
 		}

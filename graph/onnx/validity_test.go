@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"testing"
 
@@ -202,4 +203,17 @@ func TestEveryRuleKnowsItsInputs(t *testing.T) {
 		_, unlisted := unlistedInputs[key]
 		assert.True(t, listed != unlisted, "%s: listed in opSchemas %v, in unlistedInputs %v; want exactly one", key, listed, unlisted)
 	}
+}
+
+// A symbol -min and -max pin to one value is that constant: a model
+// exported with a size traced as a constant imports with the dynamic one
+// pinned to it.
+func TestFixedSymbolIsAConstant(t *testing.T) {
+	data, err := os.ReadFile("testdata/conv_stack.onnx")
+	require.NoError(t, err)
+	g, res, err := Parse("conv_stack.onnx", data, Options{Min: map[string]int64{"samples": 16000}, Max: map[string]int64{"samples": 16000}})
+	require.NoError(t, err)
+	assert.Nil(t, g.Symbol("samples"))
+	assert.Equal(t, "[batch 16000]", fmt.Sprint(g.Inputs[0].Shape))
+	assert.Contains(t, res.Notes, "symbol samples is fixed to 16000 (-min and -max): its dimensions are constants")
 }
