@@ -13,7 +13,7 @@ import (
 // FuzzParseAndPlan: the reader and validator never panic on any bytes, and
 // a graph they accept plans with a plan that verifies.
 func FuzzParseAndPlan(f *testing.F) {
-	for _, path := range []string{"../examples/mlp/mlp.json", "../examples/rnn/rnn.json"} {
+	for _, path := range []string{"../examples/mlp/mlp.json", "../examples/rnn/rnn.json", "../cmd/wrapgen/testdata/runtime_sizes/nonzero.json"} {
 		if data, err := os.ReadFile(path); err == nil {
 			f.Add(data)
 		}
