@@ -88,13 +88,13 @@ func unary(outDType graph.DType, attrs ...unaryAttr) rule {
 		}
 		c.setOut(0, d, x.shape)
 		if c.n.opType == "Neg" || c.n.opType == "Abs" || c.n.opType == "Not" {
-			foldUnaryInts(c, x)
+			foldUnaryInts(c, x, d)
 		}
 		return nil
 	}
 }
 
-func foldUnaryInts(c *nodeCtx, x *value) {
+func foldUnaryInts(c *nodeCtx, x *value, d graph.DType) {
 	s, ok := concrete(x.shape)
 	if !x.known || x.ints == nil || !ok {
 		return
@@ -121,7 +121,7 @@ func foldUnaryInts(c *nodeCtx, x *value) {
 			out[i] = expr.Const(1 - v)
 		}
 	}
-	c.setKnown(0, c.outs[0].dtype, s, out, nil)
+	c.setKnown(0, d, s, out, nil)
 }
 
 // binary ops fold integer contents; these compute one entry.

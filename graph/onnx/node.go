@@ -441,10 +441,11 @@ func (c *nodeCtx) setOut(i int, dtype graph.DType, shape []expr.Expr) *value {
 	return v
 }
 
-// setKnown sets output i to a value known at import time.
-func (c *nodeCtx) setKnown(i int, dtype graph.DType, shape []int64, ints []expr.Expr, floats []float64) {
+// setKnown sets output i to a value known at import time, and returns it.
+func (c *nodeCtx) setKnown(i int, dtype graph.DType, shape []int64, ints []expr.Expr, floats []float64) *value {
 	v := c.setOut(i, dtype, consts(shape))
 	v.known, v.ints, v.floats = true, ints, floats
+	return v
 }
 
 // normAxis turns a possibly negative axis into 0..rank-1.

@@ -28,8 +28,7 @@ func constantNode(c *nodeCtx) error {
 			return err
 		}
 		s, _ := concrete(v.shape)
-		c.setKnown(0, v.dtype, s, v.ints, v.floats)
-		c.outs[0].raw = v.raw
+		c.setKnown(0, v.dtype, s, v.ints, v.floats).raw = v.raw
 	case "value_float":
 		c.setKnown(0, "f32", nil, nil, []float64{a.f})
 	case "value_floats":
@@ -64,9 +63,9 @@ func shapeOp(c *nodeCtx) error {
 
 func sizeOp(c *nodeCtx) error {
 	x := c.input(0)
-	c.setKnown(0, "i64", nil, []expr.Expr{expr.Mul(x.shape...)}, nil)
+	out := c.setKnown(0, "i64", nil, []expr.Expr{expr.Mul(x.shape...)}, nil)
 	if len(x.shape) == 0 {
-		c.outs[0].ints = []expr.Expr{expr.Const(1)}
+		out.ints = []expr.Expr{expr.Const(1)}
 	}
 	return nil
 }
@@ -81,8 +80,7 @@ func identity(c *nodeCtx) error {
 func (c *nodeCtx) reshaped(x *value, shape []expr.Expr) error {
 	if x.known {
 		if s, ok := concrete(shape); ok {
-			c.setKnown(0, x.dtype, s, x.ints, x.floats)
-			c.outs[0].raw = x.raw
+			c.setKnown(0, x.dtype, s, x.ints, x.floats).raw = x.raw
 			return nil
 		}
 	}
