@@ -22,9 +22,6 @@ import (
 // outputs' shapes.
 func (c *nodeCtx) runTimeSize(bound expr.Expr) (expr.Expr, error) {
 	im := c.im
-	if len(im.outer) > 0 {
-		return expr.Expr{}, unsup("the output shape depends on tensor data, which wrapgen expresses only outside loop bodies")
-	}
 	b, err := im.givenBound(bound)
 	if err != nil {
 		return expr.Expr{}, err

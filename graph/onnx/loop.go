@@ -538,6 +538,11 @@ func (lb *loopBody) finish(outs []*valueInfo, scans []scanOut) error {
 		if err != nil {
 			return fail("scan output %d: %v", k, err)
 		}
+		for _, d := range v.shape {
+			if im.usesRunTime(d) {
+				return fail("unsupported: scan output %d has shape %s, set by tensor data in each iteration: its slices may differ in size", k, shapeText(v.shape))
+			}
+		}
 		if err := im.materialize(v, false); err != nil {
 			return fail("scan output %d: %v", k, err)
 		}

@@ -30,7 +30,8 @@ func TestControlFlowModels(t *testing.T) {
 
 // Sizes the data decides (testdata/runtime_sizes/make.py, numpy's
 // numbers): scores above a threshold kept by NonZero, then TopK of
-// min(3, kept), its K folded symbolically at import.
+// min(3, kept), its K folded symbolically at import; and a Loop whose body
+// sets a run-time size in every iteration.
 func TestRunTimeSizeModels(t *testing.T) {
 	dirs, err := filepath.Glob("testdata/runtime_sizes/*/model.onnx")
 	require.NoError(t, err)

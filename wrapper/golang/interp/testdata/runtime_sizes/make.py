@@ -51,3 +51,48 @@ def topk_of_kept():
 
 
 topk_of_kept()
+
+
+def loop_of_kept():
+    """A Loop over the rows of x whose body keeps each row's positive
+    entries (NonZero: a run-time size set in every iteration) and adds
+    their sum to a carried total."""
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(v)))
+    body = helper.make_graph(
+        [
+            c("zero_f", np.float32(0)),
+            helper.make_node("Gather", ["x", "i"], ["row"], axis=0),
+            helper.make_node("Greater", ["row", "zero_f"], ["pos"]),
+            helper.make_node("NonZero", ["pos"], ["nz"]),
+            helper.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
+            helper.make_node("GatherND", ["row", "idx"], ["kept"]),
+            helper.make_node("ReduceSum", ["kept"], ["s"], keepdims=0),
+            helper.make_node("Add", ["total_in", "s"], ["total_out"]),
+            helper.make_node("Identity", ["cond"], ["cond_out"]),
+        ],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("total_in", TensorProto.FLOAT, [])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("total_out", TensorProto.FLOAT, [])],
+    )
+    g = helper.make_graph(
+        [
+            helper.make_node("Shape", ["x"], ["shape"]),
+            c("zero", np.int64(0)),
+            helper.make_node("Gather", ["shape", "zero"], ["rows"], axis=0),
+            c("total0", np.float32(0)),
+            helper.make_node("Loop", ["rows", "", "total0"], ["total"], body=body),
+        ],
+        "loop_of_kept",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 5])],
+        [helper.make_tensor_value_info("total", TensorProto.FLOAT, [])],
+    )
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    total = np.float32(0)
+    for row in x:
+        total = np.float32(total + row[row > 0].sum(dtype=np.float32))
+    save("loop_of_kept", model, [x], [total])
+
+
+loop_of_kept()
