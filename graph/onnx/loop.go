@@ -225,7 +225,7 @@ func (im *importer) scanLoop(at, place string, i int, n *nodeProto, body *graphP
 	}
 	lb.defineCounter()
 	if slices.Contains(inDirs, 1) || slices.Contains(outDirs, 1) {
-		lb.defineReversed()
+		lb.wantReversed()
 	}
 	lb.enter()
 	for k, c := range lb.carried {
@@ -421,15 +421,15 @@ func (lb *loopBody) defineCounter() {
 		attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: []expr.Expr{expr.Const(0)}}}})
 }
 
-// defineReversed defines count-1-counter, computed at the start of the
-// body (after enter). It must be called before enter; the op goes in the
-// body.
-func (lb *loopBody) defineReversed() {
+// wantReversed names count-1-counter, the index of a reversed scan
+// direction, which enter computes at the start of the body.
+func (lb *loopBody) wantReversed() {
 	name := lb.im.fresh(lb.prefix + ".reversed")
 	lb.reversed = &value{name: name, dtype: "i64", shape: []expr.Expr{}, node: lb.node}
 }
 
-// define adds v to the document as the output of op, at the current depth.
+// define adds v to the document as the output of op, appended to the ops
+// being imported (the body's once enter has run).
 func (lb *loopBody) define(v *value, op *docOp) {
 	v.inDoc = true
 	lb.im.doc.tensors = append(lb.im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
@@ -437,7 +437,8 @@ func (lb *loopBody) define(v *value, op *docOp) {
 	lb.im.vals[v.name] = v
 }
 
-// enter starts the body: ops go to its list from now on.
+// enter starts the body: ops go to its list from now on, the reversed
+// index first when a direction needs it.
 func (lb *loopBody) enter() {
 	im := lb.im
 	im.outer = append(im.outer, im.doc.ops)
