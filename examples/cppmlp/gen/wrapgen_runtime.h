@@ -442,12 +442,18 @@ inline Status CheckRange(const char* sym_name, int64_t v, int64_t min, int64_t m
 }
 
 // Deliver hands a computed output to the caller: a tensor without data
-// becomes the view; otherwise the bytes are copied into it.
+// becomes the view; otherwise the bytes are copied into it, and it takes
+// the output's shape and strides (those a run-time size gives: the caller's
+// buffer was checked at the bounds).
 inline void Deliver(OwnedTensor* dst, const Tensor& t, std::shared_ptr<void> owner) {
   if (dst->data == nullptr) {
     static_cast<Tensor&>(*dst) = t;
     dst->owner = std::move(owner);
     return;
+  }
+  for (int i = 0; i < t.rank && i < kMaxRank; i++) {
+    dst->shape[i] = t.shape[i];
+    dst->strides[i] = t.strides[i];
   }
   if (dst->data != t.data && t.bytes > 0) std::memcpy(dst->data, t.data, static_cast<size_t>(t.bytes));
 }

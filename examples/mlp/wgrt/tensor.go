@@ -139,13 +139,16 @@ func (t Tensor) Halfs() []uint16 {
 
 // Deliver hands a computed output to the caller: when dst has no data it
 // becomes the view t; otherwise t's bytes are copied into dst's (which a
-// wrapper checked has t's dtype, shape and strides), unless t already is
-// dst's memory.
+// wrapper checked has t's dtype and rank, and its shape and strides at
+// the bounds of any run-time size), unless t already is dst's memory, and
+// dst takes t's shape and strides (those a run-time size gives).
 func Deliver(dst *Tensor, t Tensor) {
 	if dst.Data == nil {
 		*dst = t
 		return
 	}
+	copy(dst.Shape, t.Shape)
+	copy(dst.Strides, t.Strides)
 	if len(t.Data) > 0 && len(dst.Data) > 0 && &dst.Data[0] == &t.Data[0] {
 		return
 	}

@@ -101,4 +101,14 @@ func TestDeliver(t *testing.T) {
 	dst := New(F32, 2)
 	Deliver(&dst, src)
 	assert.Equal(t, float32(4), dst.Float32s()[1], "a buffer: copied into it")
+
+	// A buffer given at the bounds of a run-time size takes the size the
+	// kernel reported.
+	capacity := New(F32, 2, 6)
+	got := New(F32, 2, 3)
+	got.Float32s()[5] = 7
+	Deliver(&capacity, got)
+	assert.Equal(t, []int{2, 3}, capacity.Shape)
+	assert.Equal(t, []int{3, 1}, capacity.Strides)
+	assert.Equal(t, float32(7), capacity.Float32s()[5])
 }

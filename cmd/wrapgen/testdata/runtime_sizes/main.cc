@@ -57,6 +57,17 @@ int main() {
     in.x.data = reinterpret_cast<uint8_t*>(xs.data());
     in.x.bytes = static_cast<int64_t>(xs.size() * sizeof(float));
     nonzero::Outputs out;
+    std::vector<int64_t> buffer(static_cast<size_t>(2 * 3 * n));
+    if (n == 5) {  // the caller's buffer, at the bound: it takes the size reported
+      out.z.dtype = wrapgen::DType::kI64;
+      out.z.rank = 2;
+      out.z.shape[0] = 3 * n;
+      out.z.shape[1] = 2;
+      out.z.strides[0] = 2;
+      out.z.strides[1] = 1;
+      out.z.data = reinterpret_cast<uint8_t*>(buffer.data());
+      out.z.bytes = static_cast<int64_t>(buffer.size() * sizeof(int64_t));
+    }
     wrapgen::Status st = runner.Run(k, in, &out);
     if (!st.ok()) {
       std::printf("error: %s\n", st.message().c_str());
@@ -67,6 +78,6 @@ int main() {
       const int64_t* z = out.z.As<int64_t>() + i * out.z.strides[0];
       std::printf(" (%lld %lld)", static_cast<long long>(z[0]), static_cast<long long>(z[out.z.strides[1]]));
     }
-    std::printf("\n");
+    std::printf("%s\n", n == 5 && out.z.data != reinterpret_cast<uint8_t*>(buffer.data()) ? " (not in the caller's buffer)" : "");
   }
 }
