@@ -71,6 +71,11 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error
 	fmt.Fprintf(tw, "graph\t%s\n", p.Graph.Name)
 	fmt.Fprintf(tw, "strategy\t%s (memory pool %s, align %d)\n", p.StrategyText(), p.Mode, p.Align)
 	fmt.Fprintf(tw, "symbols\t%s\n", plan.EnvText(f.Symbols))
+	for _, s := range p.Graph.Symbols {
+		if s.RunTime() {
+			fmt.Fprintf(tw, "run-time size\t%s, set by %s, planned at its bound %s\n", s.Name, s.SetBy.Place, *s.Bound)
+		}
+	}
 	fmt.Fprintf(tw, "storages\t%d in %d pools, %d steps\n", len(p.Buffers), len(p.Pools), p.LastStep)
 	fmt.Fprintf(tw, "lower bound\t%s\n", Bytes(f.LoadBytes))
 	if p.AliasedOps > 0 {

@@ -56,3 +56,13 @@ func TestReadableExpr(t *testing.T) {
 	assert.Contains(t, got, "characters; whole in -json size_expr)")
 	assert.True(t, strings.HasPrefix(got, long[:60]))
 }
+
+// The report says which sizes are set at run time, by which op, and the
+// bound the storages are planned at.
+func TestReportNamesRunTimeSizes(t *testing.T) {
+	p, f := planOf(t, "../../cmd/wrapgen/testdata/runtime_sizes/nonzero.json", plan.Options{})
+	var sb strings.Builder
+	require.NoError(t, WriteReport(&sb, p, f, Options{}))
+	assert.Contains(t, sb.String(), "symbols                       k=12, n=4\n")
+	assert.Contains(t, sb.String(), "run-time size                 k, set by ops[0], planned at its bound 3*n\n")
+}
