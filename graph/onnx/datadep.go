@@ -85,43 +85,9 @@ func (im *importer) usesRunTime(e expr.Expr) bool {
 }
 
 // countName names the output in which c's kernel reports a run-time size:
-// <first output>.count, made unique among the model's names and the
-// document's tensors.
+// <first output>.count, unless the model has that name.
 func (im *importer) countName(c *nodeCtx) string {
-	base := firstOutput(c.n) + ".count"
-	name := base
-	for k := 2; im.fresh(name) != name || definesName(im.m.graph, name); k++ {
-		name = fmt.Sprintf("%s_%d", base, k)
-	}
-	return name
-}
-
-// firstOutput is the name of n's first output present.
-func firstOutput(n *nodeProto) string {
-	for _, o := range n.outputs {
-		if o != "" {
-			return o
-		}
-	}
-	return ""
-}
-
-// definesName reports whether a node of g, or of a graph nested in one,
-// has an output called name.
-func definesName(g *graphProto, name string) bool {
-	for _, n := range g.nodes {
-		for _, o := range n.outputs {
-			if o == name {
-				return true
-			}
-		}
-		for _, a := range n.attrs {
-			if a.g != nil && definesName(a.g, name) {
-				return true
-			}
-		}
-	}
-	return false
+	return im.fresh(firstOutput(c.n) + ".count")
 }
 
 func product(shape []expr.Expr) expr.Expr {

@@ -180,7 +180,10 @@ type importer struct {
 	// minOrder), why.
 	minNotes map[string]string
 	minOrder []string
-	weights  []Weight
+	// taken holds every value name of the model and every name fresh has
+	// made (built at fresh's first call).
+	taken   map[string]bool
+	weights []Weight
 }
 
 // problem is an error at a place of the model.
@@ -527,7 +530,7 @@ func (im *importer) materialize(v *value, output bool) error {
 			return fmt.Errorf("unsupported: the %s constant %q cannot be materialized", v.dtype, v.name)
 		}
 		// A float constant the graph returns: a weight copied out.
-		src := v.name + ".value"
+		src := im.fresh(v.name + ".value")
 		im.addConstant(src, v, shape, b)
 		im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
 		im.emitOutside(&docOp{kernel: "Identity", inputs: []string{src}, outputs: []string{v.name}})

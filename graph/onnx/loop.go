@@ -336,10 +336,8 @@ func loopPrefix(n *nodeProto) string {
 	if n.name != "" {
 		return n.name
 	}
-	for _, o := range n.outputs {
-		if o != "" {
-			return o
-		}
+	if o := firstOutput(n); o != "" {
+		return o
 	}
 	return n.opType
 }
@@ -347,43 +345,9 @@ func loopPrefix(n *nodeProto) string {
 // usesName reports whether any node of g, or of a graph nested in one,
 // reads name, or g returns it.
 func usesName(g *graphProto, name string) bool {
-	for _, o := range g.outputs {
-		if o.name == name {
-			return true
-		}
-	}
-	for _, n := range g.nodes {
-		if slices.Contains(n.inputs, name) {
-			return true
-		}
-		for _, a := range n.attrs {
-			if a.g != nil && usesName(a.g, name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// fresh is a tensor name no value of the model has and the document does
-// not hold, made from base.
-func (im *importer) fresh(base string) string {
-	taken := func(s string) bool {
-		if im.vals[s] != nil || im.info[s] != nil {
-			return true
-		}
-		for _, t := range im.doc.tensors {
-			if t.name == s {
-				return true
-			}
-		}
-		return false
-	}
-	name := base
-	for k := 2; taken(name); k++ {
-		name = fmt.Sprintf("%s_%d", base, k)
-	}
-	return name
+	used := slices.ContainsFunc(g.outputs, func(o *valueInfo) bool { return o.name == name })
+	eachNode(g, func(n *nodeProto) { used = used || slices.Contains(n.inputs, name) })
+	return used
 }
 
 // defineCarried defines, before the loop, a tensor for each loop-carried

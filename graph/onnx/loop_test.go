@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A Loop that format v1 cannot run is refused with its reason
@@ -18,4 +19,13 @@ func TestLoopRefusals(t *testing.T) {
 		_, _, err := Load("testdata/"+model+".onnx", Options{})
 		assert.ErrorContains(t, err, `nodes[0] (op "Loop", name "loop"): `+want, model)
 	}
+}
+
+// The tensors the importer adds for a loop avoid every name of the model,
+// a later node's output included.
+func TestLoopNamesAvoidTheModels(t *testing.T) {
+	g, _, err := Load("testdata/loop_name_clash.onnx", Options{})
+	require.NoError(t, err)
+	assert.NotNil(t, g.Tensor("loop.iteration_2"), "the counter")
+	assert.Equal(t, "Neg", g.Ops[len(g.Ops)-1].Kernel)
 }
