@@ -163,59 +163,63 @@ func (c *programChecker) useError(op *Op, field string, t *Tensor) {
 	c.errOp(op, "%s %q is used before it is defined", field, t.Name)
 }
 
-// runTimeSymbol is a run-time size t's layout uses (through its views),
-// or nil.
-func (c *programChecker) runTimeSymbol(t *Tensor) *Symbol {
+// layoutExprs are the expressions t's layout is made of: its shape,
+// strides and offset, and those of the tensors it views.
+func layoutExprs(t *Tensor) []expr.Expr {
+	var es []expr.Expr
 	for v := t; v != nil; v = v.ViewOf {
-		es := append(append([]expr.Expr{}, v.Shape...), v.Strides...)
-		if v.ViewOf != nil {
-			es = append(es, v.Offset)
-		}
-		for _, e := range es {
-			for _, name := range e.Symbols() {
-				if s := c.d.symbols[name]; s != nil && s.RunTime() {
-					return s
-				}
+		es = append(append(append(es, v.Offset), v.Shape...), v.Strides...)
+	}
+	return es
+}
+
+// runTimeSize is the first run-time size es use that ready does not
+// accept, or nil.
+func (c *programChecker) runTimeSize(es []expr.Expr, ready func(*Symbol) bool) *Symbol {
+	for _, e := range es {
+		for _, name := range e.Symbols() {
+			if s := c.d.symbols[name]; s != nil && s.RunTime() && !ready(s) {
+				return s
 			}
 		}
 	}
 	return nil
 }
 
+// runTimeSymbol is a run-time size t's layout uses, or nil.
+func (c *programChecker) runTimeSymbol(t *Tensor) *Symbol {
+	return c.runTimeSize(layoutExprs(t), func(*Symbol) bool { return false })
+}
+
 // checkRunTimeSizes refuses an op touching a tensor shaped by a run-time
-// size that no op before it (or, for an output, the op itself) sets.
+// size, or an attribute using one, that no op before it (or, for an
+// output, the op itself) sets.
 func (c *programChecker) checkRunTimeSizes(op *Op) {
 	setHere := map[*Symbol]bool{}
 	for _, ss := range op.Sets {
 		setHere[ss.Symbol] = true
 	}
+	// A size no op sets was reported with the symbols.
+	before := func(s *Symbol) bool { return c.set[s] || s.SetBy == nil }
 	for _, group := range []struct {
 		what string
 		ts   []*Tensor
 	}{{"input", op.Inputs}, {"mutates", op.Mutates}, {"output", op.Outputs}} {
+		ready := before
+		if group.what == "output" {
+			ready = func(s *Symbol) bool { return before(s) || setHere[s] }
+		}
 		for _, t := range group.ts {
-			for v := t; v != nil; v = v.ViewOf {
-				for _, e := range append(append([]expr.Expr{v.Offset}, v.Shape...), v.Strides...) {
-					for _, name := range e.Symbols() {
-						s := c.d.symbols[name]
-						if s == nil || !s.RunTime() || s.SetBy == nil || c.set[s] || (group.what == "output" && setHere[s]) {
-							continue
-						}
-						c.errOp(op, "%s %q is shaped by %s, which is set at run time by %s, not before this op", group.what, t.Name, s.Name, s.SetBy.Place)
-						return
-					}
-				}
+			if s := c.runTimeSize(layoutExprs(t), ready); s != nil {
+				c.errOp(op, "%s %q is shaped by %s, which is set at run time by %s, not before this op", group.what, t.Name, s.Name, s.SetBy.Place)
+				return
 			}
 		}
 	}
 	for _, a := range op.Attrs {
-		for _, e := range append([]expr.Expr{a.Int}, a.Ints...) {
-			for _, name := range e.Symbols() {
-				if s := c.d.symbols[name]; s != nil && s.RunTime() && s.SetBy != nil && !c.set[s] {
-					c.errOp(op, "attribute %q uses %s, which is set at run time by %s, not before this op", a.Name, s.Name, s.SetBy.Place)
-					return
-				}
-			}
+		if s := c.runTimeSize(append([]expr.Expr{a.Int}, a.Ints...), before); s != nil {
+			c.errOp(op, "attribute %q uses %s, which is set at run time by %s, not before this op", a.Name, s.Name, s.SetBy.Place)
+			return
 		}
 	}
 	for s := range setHere {
