@@ -154,8 +154,8 @@ func (im *importer) scanNode(at, place string, i int, n *nodeProto) error {
 	if body == nil {
 		return im.problem(place, "attribute \"body\" (a graph) is required")
 	}
-	a := attributes(n)
-	nIn := int(attrIntOf(a, "num_scan_inputs", 0))
+	a := &nodeCtx{im: im, n: n} // its attribute readers
+	nIn := int(a.attrInt("num_scan_inputs", 0))
 	if nIn < 1 || nIn > len(n.inputs) {
 		return im.problem(place, "num_scan_inputs %d is not between 1 and the number of inputs, %d", nIn, len(n.inputs))
 	}
@@ -171,8 +171,8 @@ func (im *importer) scanNode(at, place string, i int, n *nodeProto) error {
 		return im.problem(place, "the Scan has %d outputs; its body gives %d states and %d scan outputs", len(n.outputs), nState, nScan)
 	}
 	list := func(name string, size int) ([]int64, error) {
-		v := attrIntsOf(a, name)
-		if v == nil {
+		v, given := a.attrInts(name)
+		if !given {
 			return make([]int64, size), nil
 		}
 		if len(v) != size {
@@ -304,28 +304,6 @@ func graphAttribute(n *nodeProto, name string) *graphProto {
 		if a.name == name && a.typ == attrGraph {
 			return a.g
 		}
-	}
-	return nil
-}
-
-func attributes(n *nodeProto) map[string]*attribute {
-	m := map[string]*attribute{}
-	for _, a := range n.attrs {
-		m[a.name] = a
-	}
-	return m
-}
-
-func attrIntOf(a map[string]*attribute, name string, def int64) int64 {
-	if x := a[name]; x != nil {
-		return x.i
-	}
-	return def
-}
-
-func attrIntsOf(a map[string]*attribute, name string) []int64 {
-	if x := a[name]; x != nil {
-		return x.ints
 	}
 	return nil
 }
