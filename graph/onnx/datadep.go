@@ -52,8 +52,8 @@ func (c *nodeCtx) runTimeSize(bound expr.Expr) (expr.Expr, error) {
 
 // givenBound is an upper bound of e over the symbols the caller gives:
 // each run-time size s that e uses is replaced by its bound b, provided e
-// does not decrease as s grows (proven: e(b) - e(b - t) >= 0 for every
-// t >= 0).
+// does not decrease as s grows (proven from e's structure, or as
+// e(b) - e(b - t) >= 0 for every t >= 0).
 func (im *importer) givenBound(e expr.Expr) (expr.Expr, error) {
 	for _, s := range e.Symbols() {
 		b, ok := im.runTime[s]
@@ -66,7 +66,7 @@ func (im *importer) givenBound(e expr.Expr) (expr.Expr, error) {
 		}
 		at := expr.Substitute(e, s, b)
 		below := expr.Substitute(e, s, expr.Sub(b, expr.Sym(slack)))
-		if !expr.NonNeg(expr.Sub(at, below), im.bounds) {
+		if !expr.NonDecreasing(e, s, im.bounds) && !expr.NonNeg(expr.Sub(at, below), im.bounds) {
 			return expr.Expr{}, unsup("the output size is at most %s, which depends on %s, a size set at run time, in a way wrapgen cannot bound", e, s)
 		}
 		e = at
