@@ -46,3 +46,37 @@ func Divisors(e Expr) []Expr {
 	walk(e)
 	return out
 }
+
+// DivideMonomial returns e / d when d is a single term c*a1*…*ak (atoms
+// of any kind: symbols, minima, floor divisions) and every term of e has
+// a coefficient divisible by c and the atoms a1…ak among its factors, so
+// the division is exact for every symbol value: 364*min(150, k) divided by
+// min(150, k) is 364.
+func DivideMonomial(e, d Expr) (Expr, bool) {
+	dt := d.terms()
+	if len(dt) != 1 || dt[0].coef == 0 {
+		return Expr{}, false
+	}
+	out := make([]term, 0, len(e.terms()))
+	for _, t := range e.terms() {
+		if t.coef%dt[0].coef != 0 {
+			return Expr{}, false
+		}
+		rest := append([]*atom(nil), t.mono...)
+		for _, a := range dt[0].mono {
+			found := -1
+			for i, m := range rest {
+				if m.key == a.key {
+					found = i
+					break
+				}
+			}
+			if found < 0 {
+				return Expr{}, false
+			}
+			rest = append(rest[:found], rest[found+1:]...)
+		}
+		out = append(out, term{coef: t.coef / dt[0].coef, mono: rest, key: monoKey(rest)})
+	}
+	return fromTerms(out, e.Overflowed()), true
+}

@@ -304,6 +304,9 @@ func exactDiv(a, b expr.Expr) (expr.Expr, bool) {
 		q, ok := expr.FloorDiv(a, b)
 		return q, ok && expr.Equal(expr.Mul(q, b), a)
 	}
+	if q, ok := expr.DivideMonomial(a, b); ok {
+		return q, true
+	}
 	// Cancel a symbolic divisor factor by factor: a / (c*s) where a = k*s*…
 	for _, s := range b.Symbols() {
 		// Try dividing out each symbol once; repeat through recursion.
@@ -815,6 +818,14 @@ func split(c *nodeCtx) error {
 	}
 	if !expr.Equal(expr.Add(sizes...), x.shape[axis]) {
 		return fmt.Errorf("split sizes add up to %s, not %s", expr.Add(sizes...), x.shape[axis])
+	}
+	if len(sizes) == 1 {
+		// One part is the whole input: a view, so that the kernel Split
+		// keeps one signature (its output count) across the model.
+		if c.opt(1) != nil {
+			c.attrInputs[1] = true
+		}
+		return c.reshaped(x, x.shape)
 	}
 	c.emitInt("axis", int64(axis))
 	c.emitExprs("split", sizes)
