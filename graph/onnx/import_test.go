@@ -106,7 +106,7 @@ func TestImportErrors(t *testing.T) {
 
 	model = testModel(t, "If", []string{"x"}, []string{"y"}, []any{2, 3}, nil)
 	_, err = Import("if.onnx", model, Options{})
-	assert.ErrorContains(t, err, `nodes[0] (op "If", name "n0"): unsupported: input 0 (cond) "x" is computed from tensor data at run time; wrapgen imports an If whose condition is known at import time`)
+	assert.ErrorContains(t, err, `nodes[0] (op "If", name "n0"): the condition "x" has dtype f32, want bool`)
 }
 
 // value_info disagreeing with inference is an error naming the node.

@@ -12,9 +12,11 @@ import (
 // independent reference (testdata/controlflow/make.py): PyTorch for a
 // scripted recurrence, numpy loops for a Loop whose carried values swap
 // and whose scan output stacks, nested Loops (one over a symbolic size),
-// and a Scan with reversed directions and axes.
+// a Scan with reversed directions and axes; and a scripted model whose Ifs
+// test data (both branches run, one is chosen), with inputs that take
+// each branch, including an empty one the other branch reduces.
 func TestControlFlowModels(t *testing.T) {
-	runModels(t, "testdata/controlflow", 4)
+	runModels(t, "testdata/controlflow", 6)
 }
 
 // runModels runs every model under dir (want of them), laid out as a node

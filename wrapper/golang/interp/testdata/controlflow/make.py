@@ -56,6 +56,38 @@ def scripted_loop():
     save("scripted_loop", None, [x.numpy()], [h.numpy()])
 
 
+class ScriptedIf(torch.nn.Module):
+    """Conditions computed from data, as torchvision's batched_nms tests
+    boxes.numel() == 0: the branches' outputs differ in size (an empty
+    constant or the kept indices, whose else branch also reduces the kept
+    scores, empty when none is kept), or agree (y)."""
+
+    def forward(self, scores):
+        keep = torch.nonzero(scores > 0.5).squeeze(1)
+        if keep.numel() == 0:
+            out = torch.empty((0,), dtype=torch.int64)
+        else:
+            best = scores[keep].max()
+            out = keep * 2 + (best > 0.9).long()
+        if scores.sum() > 0:
+            y = scores * 2.0
+        else:
+            y = scores - 1.0
+        return out, y
+
+
+def scripted_if():
+    m = torch.jit.script(ScriptedIf().eval())
+    for name, scores in (("scripted_if_kept", torch.tensor([0.2, 0.95, -0.3, 0.7, 0.1])),
+                         ("scripted_if_none", torch.tensor([0.2, -0.4, 0.3, -0.7]))):
+        os.makedirs(name, exist_ok=True)
+        torch.onnx.export(m, (scores,), name + "/model.onnx", input_names=["scores"], output_names=["kept", "y"],
+                          dynamic_axes={"scores": {0: "n"}}, opset_version=17)
+        with torch.no_grad():
+            out, y = m(scores)
+        save(name, None, [scores.numpy()], [out.numpy(), y.numpy()])
+
+
 def f32(name, shape):
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
 
@@ -179,6 +211,7 @@ def scan_directions():
 
 
 scripted_loop()
+scripted_if()
 loop_swap_scan()
 loop_nested()
 scan_directions()
