@@ -73,6 +73,17 @@ func (g *Graph) AtBounds(env expr.Env) {
 	}
 }
 
+// atCapacity is e with every run-time size replaced by its bound: what a
+// storage is planned at.
+func (g *Graph) atCapacity(e expr.Expr) expr.Expr {
+	for _, name := range e.Symbols() {
+		if s := g.Symbol(name); s != nil && s.RunTime() {
+			e = expr.Substitute(e, name, *s.Bound)
+		}
+	}
+	return e
+}
+
 // Symbol is a dynamic size.
 type Symbol struct {
 	Name   string

@@ -44,6 +44,13 @@ func (g *Graph) AddScratch(rule ScratchRule) error {
 			ExtentElems: bytes}
 		t.Root = t
 		t.mayBeEmpty = true // a size the rule computes may be 0
+		if capacity := g.atCapacity(bytes); !expr.Equal(capacity, bytes) {
+			// Planned at the run-time sizes' bounds, as their tensors are,
+			// and checked whenever one is set.
+			t.bytes, t.hasBytes = capacity, true
+			g.Guards = append(g.Guards, Guard{Fact: expr.Sub(capacity, bytes), Place: op.Place,
+				What: fmt.Sprintf("the scratch of %s fits the storage planned at its run-time sizes' bounds", op.Label())})
+		}
 		g.Tensors = append(g.Tensors, t)
 		g.byName[t.Name] = t
 		op.Scratch = t

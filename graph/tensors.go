@@ -409,7 +409,7 @@ func (d *decoder) checkExtent(r *rawTensor) bool {
 		if !d.checkFacts(r, span) {
 			return false
 		}
-		ext = extent{span, expr.Scale(d.atCapacity(span), t.DType.Size()), mayBeEmpty(t.Shape, d)}
+		ext = extent{span, expr.Scale(d.g.atCapacity(span), t.DType.Size()), mayBeEmpty(t.Shape, d)}
 		d.extents[keyText] = ext
 	}
 	t.ExtentElems, t.bytes, t.mayBeEmpty = ext.elems, ext.bytes, ext.mayBeEmpty
@@ -421,17 +421,6 @@ func (d *decoder) checkExtent(r *rawTensor) bool {
 			What: fmt.Sprintf("tensor %q fits the storage planned at its run-time sizes' bounds", t.Name)})
 	}
 	return true
-}
-
-// atCapacity is e with every run-time size replaced by its bound: what a
-// storage is planned at.
-func (d *decoder) atCapacity(e expr.Expr) expr.Expr {
-	for _, name := range e.Symbols() {
-		if s := d.symbols[name]; s != nil && s.Bound != nil {
-			e = expr.Substitute(e, name, *s.Bound)
-		}
-	}
-	return e
 }
 
 // mayBeEmpty reports whether some size of shape can be 0.
