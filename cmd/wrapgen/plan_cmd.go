@@ -159,9 +159,17 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	lines := fs.Bool("lines", true, "include the AllocFromPool / DeallocFromPool program in the text report")
 	memMap := fs.Bool("map", false, "include each pool's memory map (offsets and live steps) in the text report")
 	svg := fs.String("svg", "", "also write the memory map as an SVG picture to `file`")
+	buckets := fs.Int("buckets", 1, "also plan up to `n` size buckets, splitting the symbols' ranges where the plan's worst peak over the bound across its range exceeds -bucket-target, and report each")
+	target := fs.Float64("bucket-target", 1.10, "the worst peak / lower bound a bucket may have before it is split")
 	pf.registerKernels(fs, "`ref`: plan for wrapgen's reference kernels, placing the scratch memory they need too (as gen -kernels ref and run do)")
 	if help, err := parseFlags(fs, "wrapgen plan [flags] GRAPH.json", args); help || err != nil {
 		return err
+	}
+	if *buckets < 1 {
+		return &usageError{fmt.Sprintf("-buckets %d: want at least 1", *buckets)}
+	}
+	if *target < 1 {
+		return &usageError{fmt.Sprintf("-bucket-target %g: want at least 1", *target)}
 	}
 	path, err := oneGraph(fs)
 	if err != nil {
@@ -187,10 +195,29 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	var bs []*plan.Bucket
+	if *buckets > 1 {
+		if bs, err = plan.MakeBuckets(p.Graph, pf.options(), *target, *buckets); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(report.JSON(p, fig))
+		if bs == nil {
+			return enc.Encode(report.JSON(p, fig))
+		}
+		bj, err := report.BucketsJSON(bs, expr.Env(at))
+		if err != nil {
+			return err
+		}
+		return enc.Encode(struct {
+			report.Plan
+			Buckets report.Buckets `json:"buckets"`
+		}{report.JSON(p, fig), bj})
 	}
-	return report.WriteReport(stdout, p, fig, report.Options{Lines: *lines, MemoryMap: *memMap})
+	if err := report.WriteReport(stdout, p, fig, report.Options{Lines: *lines, MemoryMap: *memMap}); err != nil || bs == nil {
+		return err
+	}
+	return report.WriteBuckets(stdout, bs, expr.Env(at))
 }
