@@ -38,13 +38,7 @@ func (im *importer) ifNode(at, place string, i int, n *nodeProto) error {
 	if err != nil {
 		return err
 	}
-	for k, name := range n.outputs {
-		if name == "" {
-			continue
-		}
-		if im.vals[name] != nil {
-			return im.problem(place, "output %d %q is defined twice", k, name)
-		}
+	return im.eachIfOutput(place, n, func(k int, name string) error {
 		src := im.vals[branch.outputs[k].name]
 		v := &value{name: name, dtype: src.dtype, shape: src.shape, node: i,
 			known: src.known, ints: src.ints, floats: src.floats, raw: src.raw, stored: src.stored}
@@ -53,13 +47,30 @@ func (im *importer) ifNode(at, place string, i int, n *nodeProto) error {
 		}
 		im.vals[name] = v
 		if v.known {
-			continue
+			return nil
 		}
 		if err := im.materialize(src, false); err != nil {
 			return im.problem(place, "output %d: %v", k, err)
 		}
 		v.inDoc = true
 		im.doc.tensors = append(im.doc.tensors, &docTensor{name: name, dtype: v.dtype, shape: v.shape, viewOf: src.name})
+		return nil
+	})
+}
+
+// eachIfOutput calls f for each output of the If that is not omitted,
+// after checking that no earlier node defined it.
+func (im *importer) eachIfOutput(place string, n *nodeProto, f func(k int, name string) error) error {
+	for k, name := range n.outputs {
+		if name == "" {
+			continue
+		}
+		if im.vals[name] != nil {
+			return im.problem(place, "output %d %q is defined twice", k, name)
+		}
+		if err := f(k, name); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -134,13 +145,7 @@ func (im *importer) predicatedIf(at, place string, i int, n *nodeProto, cond *va
 	if err != nil {
 		return err
 	}
-	for k, name := range n.outputs {
-		if name == "" {
-			continue
-		}
-		if im.vals[name] != nil {
-			return im.problem(place, "output %d %q is defined twice", k, name)
-		}
+	return im.eachIfOutput(place, n, func(k int, name string) error {
 		t, e := im.vals[then.outputs[k].name], im.vals[els.outputs[k].name]
 		if t.dtype != e.dtype {
 			return im.problem(place, "output %d is %s in then_branch but %s in else_branch", k, t.dtype, e.dtype)
@@ -168,9 +173,6 @@ func (im *importer) predicatedIf(at, place string, i int, n *nodeProto, cond *va
 			c.emitInts("axes", axes)
 		}
 		c.setOut(0, t.dtype, shape)
-		if err := im.finish(c, place); err != nil {
-			return err
-		}
-	}
-	return nil
+		return im.finish(c, place)
+	})
 }
