@@ -73,7 +73,7 @@ func encoder(tb testing.TB, layers int) *graph.Graph {
 func BenchmarkInductorEncoder(b *testing.B) {
 	for _, layers := range []int{96, 221} {
 		g := encoder(b, layers)
-		prog, err := lower(g, g.Hints(), true)
+		prog, err := lower(g, g.Hints(), g.Hints(), true)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestDumpEncoderForSeed(t *testing.T) {
 		fmt.Sscan(v, &layers)
 	}
 	g := encoder(t, layers)
-	prog, err := lower(g, g.Hints(), true)
+	prog, err := lower(g, g.Hints(), g.Hints(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

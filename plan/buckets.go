@@ -183,6 +183,15 @@ func inRange(v int64, r SymbolRange) bool { return v >= r.Min && (!r.HasMax || v
 func makeBucket(g *graph.Graph, opts Options, ranges []SymbolRange, hints expr.Env) (*Bucket, error) {
 	rg := restrict(g, ranges)
 	o := opts
+	if o.AliasHints == nil {
+		// Every bucket weighs in-place pairs where the whole range's plan
+		// does, so all have the same storages (what a wrapper's buckets
+		// and its selftest share).
+		o.AliasHints = g.Hints()
+		for n, v := range opts.Hints {
+			o.AliasHints[n] = v
+		}
+	}
 	o.Hints = expr.Env{}
 	for _, s := range rg.Symbols {
 		if s.RunTime() {

@@ -11,10 +11,24 @@ import (
 	"github.com/wrapgen/wrapgen/graph/synth"
 )
 
+// storages lists each buffer's tensors by name.
+func storages(p *Plan) [][]string {
+	var out [][]string
+	for _, b := range p.Buffers {
+		var names []string
+		for _, t := range b.Tensors {
+			names = append(names, t.Name)
+		}
+		out = append(out, names)
+	}
+	return out
+}
+
 // Buckets of random graphs: they cover the symbols' ranges exactly (every
 // value of small ranges falls in exactly one), each bucket's plan is made
-// and verified over its own ranges with hints inside them, and the
-// caller's graph is left as it was.
+// and verified over its own ranges with hints inside them, every bucket
+// has the same storages (placed differently), and the caller's graph is
+// left as it was.
 func TestBucketsCoverRanges(t *testing.T) {
 	split := 0
 	for seed := uint64(0); seed < 24; seed++ {
@@ -43,6 +57,7 @@ func TestBucketsCoverRanges(t *testing.T) {
 				assert.True(t, inRange(b.Plan.Hints[r.Name], r), "seed %d: bucket %s planned at %v", seed, RangesText(b.Ranges), b.Plan.Hints)
 			}
 			assert.GreaterOrEqual(t, b.Range.Worst, 1.0)
+			assert.Equal(t, storages(bs[0].Plan), storages(b.Plan), "seed %d: bucket %s has storages of its own", seed, RangesText(b.Ranges))
 		}
 		// Every point of the symbols' ranges (up to 40 each) is in one bucket.
 		env := expr.Env{}

@@ -21,8 +21,8 @@ type lowered struct {
 // lowering follows the ops once to find every storage's first and last use
 // (through any alias), then emits the lines.
 type lowering struct {
-	g     *graph.Graph
-	hints expr.Env
+	g                 *graph.Graph
+	hints, aliasHints expr.Env
 	// kernels are the kernel ops in program order, which both findBuffers
 	// and emit follow, with their positions and enclosing loops.
 	kernels []kernelAt
@@ -65,10 +65,11 @@ func (lw *lowering) line(l Line) *Line {
 // was. A storage defined outside a loop and touched inside lives until the
 // loop ends. hints give the sizes the planner optimises for. With alias, the
 // planner also takes the in-place pairs the kernels' traits allow (see
-// chooseAliases); they become Reuse lines like declared ones.
-func lower(g *graph.Graph, hints expr.Env, alias bool) (*lowered, error) {
+// chooseAliases), weighed at aliasHints; they become Reuse lines like
+// declared ones.
+func lower(g *graph.Graph, hints, aliasHints expr.Env, alias bool) (*lowered, error) {
 	lw := &lowering{
-		g: g, hints: hints,
+		g: g, hints: hints, aliasHints: aliasHints,
 		loopEnd: map[*graph.Op]int{},
 		group:   make([]*Buffer, len(g.Tensors)), inplaced: make([]bool, len(g.Tensors)),
 	}

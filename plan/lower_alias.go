@@ -80,7 +80,7 @@ func (lw *lowering) chooseAliases() (chosen [][]graph.Inplace, ops int) {
 				!ownStorageHere(k.op, out) || !sameLayout(out, in) || !onlyAllowedReads(g, k.op, pr.Out, in, inStorage) {
 				continue
 			}
-			hint, err := out.StorageBytes().Eval(lw.hints)
+			hint, err := out.StorageBytes().Eval(lw.aliasHints)
 			if err != nil {
 				continue
 			}

@@ -18,6 +18,11 @@ type Options struct {
 	// NoAlias turns off the in-place reuse the planner chooses from the
 	// kernels' may_alias traits (declared inplace pairs are always kept).
 	NoAlias bool
+	// AliasHints are the symbol values at which competing in-place pairs
+	// are weighed (missing: Hints). The size buckets of one wrapper share
+	// them, so every bucket has the same storages and only places them
+	// differently.
+	AliasHints expr.Env
 }
 
 // MemoryPool says which buffers may share a pool, as Inductor's planner's
@@ -98,6 +103,14 @@ func (o Options) withDefaults(g *graph.Graph) (Options, error) {
 	}
 	g.AtBounds(hints)
 	o.Hints = hints
+	if o.AliasHints != nil {
+		at := g.Hints()
+		for name, v := range o.AliasHints {
+			at[name] = v
+		}
+		g.AtBounds(at)
+		o.AliasHints = at
+	}
 	return o, nil
 }
 

@@ -39,13 +39,17 @@ func Make(g *graph.Graph, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	prog, err := lower(g, opts.Hints, !opts.NoAlias)
+	aliasHints := opts.Hints
+	if opts.AliasHints != nil {
+		aliasHints = opts.AliasHints
+	}
+	prog, err := lower(g, opts.Hints, aliasHints, !opts.NoAlias)
 	if err != nil {
 		return nil, err
 	}
 	var declared []*Buffer
 	if prog.aliasedOps > 0 {
-		plain, err := lower(g, opts.Hints, false)
+		plain, err := lower(g, opts.Hints, nil, false)
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,7 @@ import (
 // request's buffers as they were; Make applies the one kept.
 func TestPlaceIsPure(t *testing.T) {
 	g := parse(t, aliasGraph)
-	prog, err := lower(g, g.Hints(), true)
+	prog, err := lower(g, g.Hints(), g.Hints(), true)
 	require.NoError(t, err)
 	for _, name := range Strategies() {
 		s, err := strategyByName(name)
