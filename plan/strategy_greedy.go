@@ -107,11 +107,16 @@ func (s greedy) placeGroups(req *request, groups []poolGroup) *placement {
 const climbWork = 400_000
 
 func climb(pp *poolProblem, start []int32, startSize int64, startTop int) []int32 {
+	return climbFor(pp, start, startSize, startTop, climbWork)
+}
+
+// climbFor is climb with a budget of about work buffer placements.
+func climbFor(pp *poolProblem, start []int32, startSize int64, startTop int, work int) []int32 {
 	n := len(start)
 	if n < 2 {
 		return start
 	}
-	iters := min(max(climbWork/n, 4), 2000)
+	iters := min(max(work/n, 4), 2000)
 	rng := rand.New(rand.NewSource(int64(n)))
 	best, bestSize, topPos := append([]int32(nil), start...), startSize, startTop
 	cand := make([]int32, n)

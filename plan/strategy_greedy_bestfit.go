@@ -21,6 +21,11 @@ type gbuf struct {
 	size       expr.Expr // aligned size
 	sizeBounds span      // bounds of size
 	hint       int64     // size at the hints
+	sizeKey    int32     // equal for equal size expressions
+	// probe is the size at a second point of the symbols' ranges (-1:
+	// unknown): ends that differ there cannot have equal expressions, which
+	// maxEnd then need not build to compare.
+	probe int64
 	// conflicts are the pool's other buffers live at the same time.
 	conflicts []int32
 
@@ -31,6 +36,7 @@ type gbuf struct {
 	offFrom   []*gbuf
 	offBounds span
 	offHint   int64
+	offProbe  int64 // the offset at the probe point; -1: unknown
 	endBounds span
 	built     bool
 	off       expr.Expr
@@ -39,8 +45,16 @@ type gbuf struct {
 
 func (g *gbuf) endHint() int64 { return g.offHint + g.hint }
 
-func (g *gbuf) setOffset(from []*gbuf, b span, hint int64) {
-	g.offFrom, g.offBounds, g.offHint = from, b, hint
+// endProbe is the end at the probe point, -1 when unknown.
+func (g *gbuf) endProbe() int64 {
+	if g.probe < 0 || g.offProbe < 0 {
+		return -1
+	}
+	return g.offProbe + g.probe
+}
+
+func (g *gbuf) setOffset(from []*gbuf, b span, hint, probe int64) {
+	g.offFrom, g.offBounds, g.offHint, g.offProbe = from, b, hint, probe
 	g.built, g.off, g.end = false, expr.Expr{}, expr.Expr{}
 	g.endBounds = addSpan(b, g.sizeBounds)
 }
@@ -109,15 +123,22 @@ func newPoolProblem(ctx *boundsCtx, buffers []*Buffer, hints expr.Env) *poolProb
 	type aligned struct {
 		size       expr.Expr
 		sizeBounds span
+		key        int32
 	}
 	seen := map[string]aligned{} // sizes repeat: a layer's shapes recur in every layer
 	for _, b := range buffers {
 		a, ok := seen[b.Size.String()]
 		if !ok {
-			a = aligned{expr.AlignUp(b.Size, ctx.align), ctx.alignedSpan(b.Size)}
+			a = aligned{expr.AlignUp(b.Size, ctx.align), ctx.alignedSpan(b.Size), int32(len(seen))}
 			seen[b.Size.String()] = a
 		}
-		pp.bufs = append(pp.bufs, &gbuf{b: b, size: a.size, sizeBounds: a.sizeBounds, hint: AlignUp(b.hint, ctx.align)})
+		probe := int64(-1)
+		if ctx.probe != nil {
+			if n, err := b.Size.Eval(ctx.probe); err == nil && n >= 0 {
+				probe = AlignUp(n, ctx.align)
+			}
+		}
+		pp.bufs = append(pp.bufs, &gbuf{b: b, size: a.size, sizeBounds: a.sizeBounds, sizeKey: a.key, hint: AlignUp(b.hint, ctx.align), probe: probe})
 	}
 	pp.findConflicts()
 	return pp
@@ -209,9 +230,9 @@ func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {
 	}
 	switch {
 	case found && best == nil:
-		g.setOffset(nil, pp.ctx.zeroSpan(), 0)
+		g.setOffset(nil, pp.ctx.zeroSpan(), 0, 0)
 	case found:
-		g.setOffset([]*gbuf{best}, best.endBounds, best.endHint())
+		g.setOffset([]*gbuf{best}, best.endBounds, best.endHint(), best.endProbe())
 	default:
 		pp.placeAbove(g, placed)
 	}
@@ -244,25 +265,30 @@ func (pp *poolProblem) fitsAt(g *gbuf, below *gbuf, placed []*gbuf) bool {
 // every symbol value by construction.
 func (pp *poolProblem) placeAbove(g *gbuf, placed []*gbuf) {
 	if len(placed) == 0 {
-		g.setOffset(nil, pp.ctx.zeroSpan(), 0)
+		g.setOffset(nil, pp.ctx.zeroSpan(), 0, 0)
 		return
 	}
 	g.setOffset(maxEnd(pp.ctx, placed))
 }
 
 // maxEnd is the buffers of xs whose ends make up the largest end, its bounds
-// and its value at the hints. Ends provably below a kept one are dropped;
-// taking them largest first keeps this linear in practice.
-func maxEnd(ctx *boundsCtx, xs []*gbuf) ([]*gbuf, span, int64) {
-	sorted := append([]*gbuf(nil), xs...)
-	sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].endHint() > sorted[b].endHint() })
-	var keep []*gbuf
+// and its values at the hints and at the probe point (-1: unknown). Ends
+// provably below a kept one are dropped; taking them largest first keeps
+// this linear in practice.
+func maxEnd(ctx *boundsCtx, xs []*gbuf) ([]*gbuf, span, int64, int64) {
+	// Scratch slices of ctx: maxEnd runs for most buffers of every
+	// placement tried, and allocating was much of its cost.
+	sorted := append(ctx.sorted[:0], xs...)
+	slices.SortStableFunc(sorted, func(a, b *gbuf) int { return cmp.Compare(b.endHint(), a.endHint()) })
+	keep := ctx.keep[:0]
+	defer func() { ctx.sorted, ctx.keep = sorted[:0], keep[:0] }()
 	for _, x := range sorted {
 		dominated := false
 		for _, y := range keep {
-			if ctx.spanLeq(x.endBounds, y.endBounds) || (!(x.endBounds.exact() && y.endBounds.exact()) && expr.Equal(x.endExpr(ctx), y.endExpr(ctx))) {
+			if ctx.spanLeq(x.endBounds, y.endBounds) || (!ctx.cheap && !(x.endBounds.exact() && y.endBounds.exact()) && sameValues(x, y) && (sameMake(x, y) || expr.Equal(x.endExpr(ctx), y.endExpr(ctx)))) {
 				// Equal expressions with exact bounds have equal bounds, which
-				// spanLeq already proved; only inexact ones need the text.
+				// spanLeq already proved; only inexact ones need the text, and
+				// only when their values at the hints and the probe agree.
 				dominated = true
 				break
 			}
@@ -271,15 +297,48 @@ func maxEnd(ctx *boundsCtx, xs []*gbuf) ([]*gbuf, span, int64) {
 			keep = append(keep, x)
 		}
 	}
-	spans := make([]span, len(keep))
-	for i, x := range keep {
+	hint := sorted[0].endHint()
+	probe := int64(0)
+	for _, x := range keep {
+		if x.endProbe() < 0 {
+			probe = -1
+			break
+		}
+		probe = max(probe, x.endProbe())
+	}
+	out := append([]*gbuf(nil), keep...) // kept as the offset's sources
+	if len(out) == 1 {
+		return out, out[0].endBounds, hint, probe
+	}
+	spans := make([]span, len(out))
+	for i, x := range out {
 		spans[i] = x.endBounds
 	}
-	hint := sorted[0].endHint()
-	if len(keep) == 1 {
-		return keep, spans[0], hint
+	return out, maxSpan(spans, 0), hint, probe
+}
+
+// sameMake reports whether x's and y's ends are made the same way, so are
+// the same expression: the same size, above the same buffers.
+func sameMake(x, y *gbuf) bool {
+	if x.sizeKey != y.sizeKey || len(x.offFrom) != len(y.offFrom) {
+		return false
 	}
-	return keep, maxSpan(spans, 0), hint
+	for i := range x.offFrom {
+		if x.offFrom[i] != y.offFrom[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameValues reports whether x's and y's ends may be the same expression:
+// equal expressions have equal values at the hints and at the probe point.
+func sameValues(x, y *gbuf) bool {
+	if x.endHint() != y.endHint() {
+		return false
+	}
+	px, py := x.endProbe(), y.endProbe()
+	return px < 0 || py < 0 || px == py
 }
 
 // finish puts the buffers in pool at their offsets and sets its size.
@@ -287,7 +346,7 @@ func (pp *poolProblem) finish(pool *Pool, placed *placement) {
 	var nonEmpty []*gbuf
 	for _, g := range pp.bufs {
 		if !g.placed {
-			g.setOffset(nil, pp.ctx.zeroSpan(), 0)
+			g.setOffset(nil, pp.ctx.zeroSpan(), 0, 0)
 		}
 		placed.put(g.b, pool, g.offExpr(pp.ctx))
 		if c, ok := g.b.Size.IsConst(); !(ok && c == 0) {
@@ -300,7 +359,7 @@ func (pp *poolProblem) finish(pool *Pool, placed *placement) {
 	}
 	// The pool holds every end; unaligned last sizes need no padding, but
 	// aligned ones keep the pool a multiple of the alignment.
-	tops, topB, _ := maxEnd(pp.ctx, nonEmpty)
+	tops, topB, _, _ := maxEnd(pp.ctx, nonEmpty)
 	top := &gbuf{offFrom: tops, offBounds: topB}
 	pool.Size = top.offExpr(pp.ctx)
 }

@@ -49,6 +49,15 @@ type boundsCtx struct {
 	// with q = (58*(5%n) + 2)//64 stays whole, as n might be 0, and nested
 	// maxima grow exponentially).
 	bounds expr.Bounds
+	// probe is a second point of the symbols' ranges, besides the hints,
+	// at which the greedy strategies evaluate sizes and offsets (nil: none).
+	probe expr.Env
+	// cheap skips comparing ends by their expressions in maxEnd: offsets
+	// then keep ends equal to others (still correct, less tight), and
+	// placing builds no expression until the pool is finished.
+	cheap bool
+	// sorted and keep are maxEnd's scratch.
+	sorted, keep []*gbuf
 }
 
 // sum is expr.Add(a, b), remembered by the operands' canonical text.
@@ -99,7 +108,31 @@ func newBoundsCtx(req *request) *boundsCtx {
 		}
 		c.mins = append(c.mins, m)
 	}
+	c.probe = probePoint(req.hints, req.bounds)
 	return c
+}
+
+// probePoint is a point of the symbols' ranges other than the hints where
+// it can be: each symbol about twice its hint (below it at its max), by
+// different amounts so that sums of symbols differ too.
+func probePoint(hints expr.Env, bounds expr.Bounds) expr.Env {
+	names := make([]string, 0, len(hints))
+	for name := range hints {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	env := expr.Env{}
+	for i, name := range names {
+		v := 2*hints[name] + 5 + 3*int64(i)
+		if r, ok := bounds[name]; ok {
+			if r.Max >= 0 && v > r.Max { // Max -1: none
+				v = max(r.Min, r.Max-1-int64(i))
+			}
+			v = max(v, r.Min)
+		}
+		env[name] = v
+	}
+	return env
 }
 
 func (c *boundsCtx) zero() lin { return make(lin, len(c.syms)+1) }
