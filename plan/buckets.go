@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -18,6 +17,11 @@ type Bucket struct {
 	Ranges []SymbolRange // one per caller-given symbol, graph order
 	Plan   *Plan         // made and verified over Ranges only
 	Range  RangeFigures  // the plan's figures across Ranges
+
+	all    RangeFigures // across the bucket points (Plan.bucketPoints)
+	ratios []float64    // at each of them
+	points []expr.Env   // the bucket points
+	worst  expr.Env     // worstPoint's, once asked for
 }
 
 // SymbolRange is a symbol's values in a bucket: [Min, Max], Max
@@ -49,12 +53,18 @@ func RangesText(rs []SymbolRange) string {
 }
 
 // MakeBuckets plans g over its whole range and then, while some bucket's
-// worst peak over the bound across its sample points is above target and
-// there are fewer than maxBuckets, splits the worst bucket in two: along
-// the symbol whose value at the worst point is furthest (in powers of
-// two) from the bucket's hint, between the two, at a power of two. The
-// part holding the worst point is planned at it. Buckets are returned in
-// order of their ranges; they cover g's ranges exactly, without overlap.
+// worst peak over the bound across its sample points (those of Range, and
+// more: Plan.bucketPoints) is above target and
+// there are fewer than maxBuckets, improves the worst bucket: plans it
+// anew at other hints, or splits it in two, whichever its candidates'
+// sketches say brings its ratios nearest the target with the fewest
+// buckets (buckets_split.go). One bucket is always the whole range
+// planned at the caller's hints. Buckets are returned in order of their
+// ranges; they cover g's ranges exactly, without overlap. With the
+// default strategy (or best), the buckets' plans are made by best with
+// cheaper placement proofs (bucketBest), and verified as Make's are.
+// Deterministic: work is counted in steps, and candidates judged in
+// parallel are chosen from in a fixed order.
 func MakeBuckets(g *graph.Graph, opts Options, target float64, maxBuckets int) ([]*Bucket, error) {
 	var ranges []SymbolRange
 	for _, s := range g.Symbols {
@@ -62,26 +72,32 @@ func MakeBuckets(g *graph.Graph, opts Options, target float64, maxBuckets int) (
 			ranges = append(ranges, SymbolRange{Name: s.Name, Min: s.Min, Max: s.Max, HasMax: s.HasMax})
 		}
 	}
-	first, err := makeBucket(g, opts, ranges, opts.Hints)
+	bk := &bucketer{g: g, opts: opts, target: target, debug: bucketsDebug}
+	first, err := bk.final(ranges, opts.Hints)
 	if err != nil {
 		return nil, err
 	}
 	buckets := []*Bucket{first}
+	stuck := map[*Bucket]bool{} // nothing tried helps them
 	for len(buckets) < maxBuckets {
 		worst := -1
 		for i, b := range buckets {
-			if b.Range.Points > 0 && b.Range.Worst > target && (worst < 0 || b.Range.Worst > buckets[worst].Range.Worst) && splittable(b) {
+			if b.all.Points > 0 && b.all.Worst > target && !stuck[b] && (worst < 0 || b.all.Worst > buckets[worst].all.Worst) {
 				worst = i
 			}
 		}
 		if worst < 0 {
 			break
 		}
-		a, b, err := splitBucket(g, opts, buckets[worst])
+		repl, err := bk.improve(buckets[worst], len(buckets) > 1)
 		if err != nil {
 			return nil, err
 		}
-		buckets = append(buckets[:worst], append([]*Bucket{a, b}, buckets[worst+1:]...)...)
+		if repl == nil {
+			stuck[buckets[worst]] = true
+			continue
+		}
+		buckets = append(buckets[:worst], append(repl, buckets[worst+1:]...)...)
 	}
 	sort.SliceStable(buckets, func(i, j int) bool {
 		for k := range buckets[i].Ranges {
@@ -94,94 +110,24 @@ func MakeBuckets(g *graph.Graph, opts Options, target float64, maxBuckets int) (
 	return buckets, nil
 }
 
-// splittable reports whether the bucket's worst point differs from its
-// hints in a symbol with room to split.
-func splittable(b *Bucket) bool {
-	_, _, ok := splitAt(b)
-	return ok
-}
-
-// splitAt picks the symbol (its index in b.Ranges) and the last value of
-// the part below the cut.
-func splitAt(b *Bucket) (int, int64, bool) {
-	best, bestDist := -1, 0.0
-	for k, r := range b.Ranges {
-		w, h := b.Range.WorstAt[r.Name], b.Plan.Hints[r.Name]
-		if w == h {
-			continue
-		}
-		d := math.Abs(math.Log2(float64(max(w, 1))) - math.Log2(float64(max(h, 1))))
-		if best < 0 || d > bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best < 0 {
-		return 0, 0, false
-	}
-	r := b.Ranges[best]
-	w, h := b.Range.WorstAt[r.Name], b.Plan.Hints[r.Name]
-	lo, hi := min(w, h), max(w, h)
-	// A power of two in [lo, hi) near the geometric middle.
-	cut := int64(1) << int(math.Floor(math.Log2(math.Sqrt(float64(max(lo, 1))*float64(hi)))))
-	cut = max(lo, min(cut, hi-1))
-	return best, cut, true
-}
-
-func splitBucket(g *graph.Graph, opts Options, b *Bucket) (*Bucket, *Bucket, error) {
-	k, cut, _ := splitAt(b)
-	below := append([]SymbolRange(nil), b.Ranges...)
-	above := append([]SymbolRange(nil), b.Ranges...)
-	below[k].Max, below[k].HasMax = cut, true
-	above[k].Min = cut + 1
-	name := b.Ranges[k].Name
-	var parts [2]*Bucket
-	for i, rs := range [2][]SymbolRange{below, above} {
-		hints := expr.Env{}
-		for n, v := range b.Plan.Hints {
-			hints[n] = v
-		}
-		// The part holding the worst point is planned at it; the other
-		// keeps the bucket's hints.
-		at := b.Plan.Hints[name]
-		if w := b.Range.WorstAt[name]; inRange(w, rs[k]) {
-			for n := range hints {
-				if v, ok := b.Range.WorstAt[n]; ok {
-					hints[n] = v
-				}
-			}
-			at = w
-		}
-		hints[name] = at
-		p, err := makeBucket(g, opts, rs, hints)
-		if err != nil {
-			return nil, nil, err
-		}
-		// Also try the part planned at either end of the cut symbol's
-		// range; keep the best worst ratio across the part.
-		for _, end := range []int64{rs[k].Min, rs[k].Max} {
-			if end == at || (end == rs[k].Max && !rs[k].HasMax) {
-				continue
-			}
-			hints[name] = end
-			q, err := makeBucket(g, opts, rs, hints)
-			if err != nil {
-				return nil, nil, err
-			}
-			if q.Range.Worst < p.Range.Worst {
-				p = q
-			}
-		}
-		parts[i] = p
-	}
-	return parts[0], parts[1], nil
-}
-
-func inRange(v int64, r SymbolRange) bool { return v >= r.Min && (!r.HasMax || v <= r.Max) }
-
 // makeBucket plans g with its symbols restricted to ranges, at hints
 // (clamped into them).
 func makeBucket(g *graph.Graph, opts Options, ranges []SymbolRange, hints expr.Env) (*Bucket, error) {
 	rg := restrict(g, ranges)
+	p, err := makeBucketPlan(rg, bucketOptions(g, opts, rg, hints))
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s: %w", RangesText(ranges), err)
+	}
+	ratios, points, r, all, err := rangeRatios(p)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s: %w", RangesText(ranges), err)
+	}
+	return &Bucket{Ranges: ranges, Plan: p, Range: r, all: all, ratios: ratios, points: points}, nil
+}
+
+// bucketOptions are opts for planning rg, g restricted, at hints (clamped
+// into rg's ranges).
+func bucketOptions(g *graph.Graph, opts Options, rg *graph.Graph, hints expr.Env) Options {
 	o := opts
 	if o.AliasHints == nil {
 		// Every bucket weighs in-place pairs where the whole range's plan
@@ -207,15 +153,7 @@ func makeBucket(g *graph.Graph, opts Options, ranges []SymbolRange, hints expr.E
 		}
 		o.Hints[s.Name] = v
 	}
-	p, err := Make(rg, o)
-	if err != nil {
-		return nil, fmt.Errorf("bucket %s: %w", RangesText(ranges), err)
-	}
-	r, err := p.Range()
-	if err != nil {
-		return nil, fmt.Errorf("bucket %s: %w", RangesText(ranges), err)
-	}
-	return &Bucket{Ranges: ranges, Plan: p, Range: r}, nil
+	return o
 }
 
 // restrict is g with its caller-given symbols' ranges narrowed to ranges

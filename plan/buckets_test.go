@@ -1,6 +1,10 @@
 package plan
 
 import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,4 +92,131 @@ func TestBucketsCoverRanges(t *testing.T) {
 		}
 	}
 	assert.Greater(t, split, 3, "too few graphs were split into buckets for the test to mean something")
+}
+
+func loadGraph(t *testing.T, path string) *graph.Graph {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	g, err := graph.Parse(path, data)
+	require.NoError(t, err)
+	return g
+}
+
+// The plan made at n=4 is a third above the bound at n=1 and 2. The
+// whole range planned at n=1 would do everywhere, but the first bucket
+// keeps the caller's hints; one cut, at 2 (where MakeBuckets always cut:
+// no other cut does better), gives two buckets at the bound, each planned
+// at its part's point nearest the worst point (k is set at run time, 3n).
+func TestBucketsExact(t *testing.T) {
+	g := loadGraph(t, filepath.Join("..", "cmd", "wrapgen", "testdata", "runtime_sizes", "nonzero.json"))
+	bs, err := MakeBuckets(g, Options{}, 1.10, 8)
+	require.NoError(t, err)
+	var got []string
+	for _, b := range bs {
+		got = append(got, fmt.Sprintf("%s at %s: %.4f", RangesText(b.Ranges), EnvText(b.Plan.Hints), b.Range.Worst))
+	}
+	assert.Equal(t, []string{"n in [1, 2] at k=3, n=1: 1.0000", "n in [3, 64] at k=9, n=3: 1.0000"}, got)
+	// The same again: nothing depends on scheduling.
+	again, err := MakeBuckets(g, Options{}, 1.10, 8)
+	require.NoError(t, err)
+	require.Len(t, again, len(bs))
+	for i := range bs {
+		assert.Equal(t, bs[i].Ranges, again[i].Ranges)
+		assert.Equal(t, bs[i].Plan.Hints, again[i].Plan.Hints)
+		assert.Equal(t, storages(bs[i].Plan), storages(again[i].Plan))
+	}
+	// A target the whole range's plan meets: one bucket.
+	one, err := MakeBuckets(g, Options{}, 2.5, 8)
+	require.NoError(t, err)
+	assert.Len(t, one, 1)
+}
+
+// rangeRatios agrees with Range, and excess counts only what is above the
+// target.
+func TestRangeRatios(t *testing.T) {
+	g := loadGraph(t, filepath.Join("..", "cmd", "wrapgen", "testdata", "runtime_sizes", "nonzero.json"))
+	p, err := Make(g, Options{})
+	require.NoError(t, err)
+	ratios, points, fig, all, err := rangeRatios(p)
+	require.NoError(t, err)
+	want, err := p.Range()
+	require.NoError(t, err)
+	assert.Equal(t, want, fig)
+	assert.Len(t, ratios, all.Points)
+	assert.Len(t, points, all.Points)
+	assert.GreaterOrEqual(t, all.Points, want.Points)
+	assert.GreaterOrEqual(t, all.Worst, want.Worst)
+	assert.InDelta(t, math.Log(2/1.5)+math.Log(1.8/1.5), excess([]float64{2, 1.2, 1.5, 1.8}, 1.5), 1e-12)
+	assert.Equal(t, 0.0, excess([]float64{1, 1.1}, 1.1))
+}
+
+// A plan reused on a narrower range keeps its placement and is verified
+// there; its hints move into the range.
+func TestReuseBucket(t *testing.T) {
+	g := loadGraph(t, filepath.Join("..", "cmd", "wrapgen", "testdata", "runtime_sizes", "nonzero.json"))
+	b, err := makeBucket(g, Options{}, []SymbolRange{{Name: "n", Min: 1, Max: 64, HasMax: true}}, nil)
+	require.NoError(t, err)
+	r, err := reuseBucket(b, g, []SymbolRange{{Name: "n", Min: 10, Max: 20, HasMax: true}})
+	require.NoError(t, err)
+	assert.Equal(t, int64(10), r.Plan.Hints["n"])
+	assert.Equal(t, storages(b.Plan), storages(r.Plan))
+	assert.Equal(t, int64(10), r.Plan.Graph.Symbol("n").Min)
+	assert.Equal(t, int64(64), b.Plan.Graph.Symbol("n").Max, "the bucket's own plan is left as it was")
+}
+
+// A sketch's ratios, evaluated from its placement without expressions,
+// are those of a plan placed the same way (search placed by placeCheap,
+// or Inductor's planner where its peak at the hints is smaller) and
+// evaluated from its expressions.
+func TestSketchMatchesPlan(t *testing.T) {
+	defer func(w int) { sketchClimbWork = w }(sketchClimbWork)
+	sketchClimbWork = climbWork
+	same := bestOf{candidates: []bestCandidate{{cheapGreedy{}, 0}, {inductor{}, inductorBestLimit}}}
+	graphs := []*graph.Graph{loadGraph(t, filepath.Join("..", "cmd", "wrapgen", "testdata", "runtime_sizes", "nonzero.json"))}
+	for seed := uint64(0); seed < 12; seed++ {
+		g, err := graph.Parse("random.json", synth.Random(seed))
+		require.NoError(t, err)
+		graphs = append(graphs, g)
+	}
+	inductorWon := 0
+	for _, g := range graphs {
+		s, err := sketch(g, Options{})
+		require.NoError(t, err)
+		if s.pools == nil {
+			inductorWon++
+		}
+		got, gotFig, err := s.ratios()
+		require.NoError(t, err)
+		p, err := makeWith(g, Options{}, same)
+		require.NoError(t, err)
+		want, _, _, wantFig, err := rangeRatios(p)
+		require.NoError(t, err)
+		require.Len(t, got, len(want), g.Name)
+		for i := range want {
+			assert.InDelta(t, want[i], got[i], 1e-12, "%s: point %d", g.Name, i)
+		}
+		assert.InDelta(t, wantFig.Worst, gotFig.Worst, 1e-12, g.Name)
+		assert.InDelta(t, wantFig.Geomean, gotFig.Geomean, 1e-12, g.Name)
+	}
+	assert.Less(t, inductorWon, len(graphs), "no sketch was evaluated numerically")
+}
+
+// Buckets do not depend on scheduling: the same graph gives the same
+// buckets, planned at the same hints, every time.
+func TestBucketsDeterministic(t *testing.T) {
+	for seed := uint64(0); seed < 8; seed++ {
+		g, err := graph.Parse("random.json", synth.Random(seed))
+		require.NoError(t, err)
+		a, err := MakeBuckets(g, Options{}, 1.0, 6)
+		require.NoError(t, err)
+		b, err := MakeBuckets(g, Options{}, 1.0, 6)
+		require.NoError(t, err)
+		require.Len(t, b, len(a), "seed %d", seed)
+		for i := range a {
+			assert.Equal(t, a[i].Ranges, b[i].Ranges, "seed %d", seed)
+			assert.Equal(t, a[i].Plan.Hints, b[i].Plan.Hints, "seed %d", seed)
+			assert.Equal(t, a[i].Range, b[i].Range, "seed %d", seed)
+		}
+	}
 }

@@ -17,6 +17,12 @@ func (p *Plan) withHints(env expr.Env) expr.Env {
 	for k, v := range env {
 		out[k] = v
 	}
+	// Run-time sizes env does not give are at their bounds at env's
+	// values, not at the hints'.
+	p.Graph.AtBounds(out)
+	for k, v := range env {
+		out[k] = v
+	}
 	return out
 }
 

@@ -25,17 +25,29 @@ type Plan struct {
 	// choices (nil when there are none), for the bound before aliasing.
 	AliasedOps int
 	declared   []*Buffer
+	// Buckets, when set (more than one), are the plans a wrapper holds
+	// instead of this one, one per size bucket (see MakeBuckets); this plan
+	// is then the whole range's, which reports compare them with.
+	Buckets []*Bucket
 }
 
 // Make lowers g, places its buffers with the chosen strategy, rewrites the
 // lines to pool lines and verifies the result. A plan that fails
 // verification is an error, never returned.
 func Make(g *graph.Graph, opts Options) (*Plan, error) {
-	opts, err := opts.withDefaults(g)
-	if err != nil {
+	if _, err := opts.withDefaults(g); err != nil {
 		return nil, err
 	}
 	strat, err := strategyByName(opts.Strategy)
+	if err != nil {
+		return nil, err
+	}
+	return makeWith(g, opts, strat)
+}
+
+// makeWith is Make with strat: the same steps, the same verification.
+func makeWith(g *graph.Graph, opts Options, strat strategy) (*Plan, error) {
+	opts, err := opts.withDefaults(g)
 	if err != nil {
 		return nil, err
 	}
@@ -61,9 +73,8 @@ func Make(g *graph.Graph, opts Options) (*Plan, error) {
 		return nil, fmt.Errorf("strategy %s: %w", strat.name(), err)
 	}
 	placed.apply(prog.buffers)
-	pools := placed.pools
 	p := &Plan{Graph: g, Strategy: strat.name(), Winner: placed.winner, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints,
-		Buffers: prog.buffers, Pools: pools, LastStep: prog.lastStep, AliasedOps: prog.aliasedOps, declared: declared}
+		Buffers: prog.buffers, Pools: placed.pools, LastStep: prog.lastStep, AliasedOps: prog.aliasedOps, declared: declared}
 	p.finishPools()
 	if err := checkCountable(p); err != nil {
 		return nil, err
