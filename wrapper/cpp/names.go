@@ -26,7 +26,7 @@ type names struct {
 // functions and the selftest's main; symbol locals must not shadow them.
 var frameMembers = ident.Set("k", "in", "out", "f", "s", "a", "j", "n", "vals", "lists", "pools", "rt_", "k_", "args_", "inputs", "outputs",
 	"bound", "wrapgen", "kOps", "kAlign", "kNumPools", "kPoolDevices", "kProgram", "kCode", "kTensors", "kDevices", "kDims", "kLists",
-	"kInputs", "kInputNames", "kOutputs", "kOutputNames", "kInputFields", "kOutputFields", "kInputViews", "kSteps", "kOutputPools",
+	"kInputs", "kInputNames", "kOutputs", "kOutputNames", "kInputFields", "kOutputFields", "kInputViews", "kSteps", "kOutputPools", "kOutputOwners", "kPlans",
 	"kArrayEnd", "kOpArgs", "kOpStart", "kFloatAttrs", "kStringAttrs", "CallOp", "Frame", "Bind", "Run", "ReleaseAll",
 	"c", "at", "argc", "argv", "r", "i", "pass", "Arg", "Fail", "Checker", "kStorages", "kViews", "kForget", "main",
 	"State", "Runner", "Kernels", "Inputs", "Outputs", "Options", "SentinelKernels", "p", "t", "std", "idle", "done", "Done")
@@ -40,7 +40,8 @@ var kernelReserved = ident.Merge(ident.CppKeywords, ident.Set("BeginOp", "Kernel
 func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
 	n := &names{kernel: map[string]string{}, field: map[*graph.Tensor]string{},
 		symbol: map[string]string{}, symField: map[string]string{}, attr: map[string][]string{}}
-	ns := &ident.Namer{Lang: "C++", Kind: "graph", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.Set("wrapgen"))}
+	// The namespace is at global scope, beside the C library's names.
+	ns := &ident.Namer{Lang: "C++", Kind: "graph", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.CGlobals, ident.Set("wrapgen"))}
 	n.namespace = ns.Name(g.File, "name", g.Name)
 	kernelNames := &ident.Namer{Lang: "C++", Kind: "kernel", Reserved: kernelReserved, Suffix: "_"}
 	for _, k := range kernels {

@@ -111,7 +111,7 @@ func (n *Namer) Name(file, place, name string) string {
 	}
 	for n.Reserved[id] {
 		if n.Suffix == "" {
-			n.problem(file, place, "%s name %q becomes %s identifier %q, which the %s language or the generated code reserves; rename it", n.Kind, name, n.Lang, id, n.Lang)
+			n.problem(file, place, "%s name %q becomes %s identifier %q, which generated %s cannot declare there (a keyword, a standard library name, or a name the generated code uses); rename it", n.Kind, name, n.Lang, id, n.Lang)
 			id += "_"
 			break
 		}

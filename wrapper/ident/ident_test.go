@@ -53,7 +53,7 @@ func TestNamerCollisionsAndKeywords(t *testing.T) {
 	c := &Namer{Lang: "C++", Kind: "tensor", Lower: true, Reserved: CppKeywords}
 	c.Name("g.json", `tensors["class"]`, "class")
 	require.Len(t, c.Problems(), 1)
-	assert.Contains(t, c.Problems()[0].Msg, "reserves")
+	assert.Contains(t, c.Problems()[0].Msg, "cannot declare there")
 
 	e := &Namer{Lang: "Go", Kind: "kernel"}
 	e.Name("g.json", "ops[0]", "+++")
