@@ -20,6 +20,20 @@ var strictFlags = []string{"-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wsha
 // wrapgen_runtime.h with g++ and clang++ (each that is installed) and runs
 // it: View and FromVector make the views its checks expect.
 func TestRuntimeViews(t *testing.T) {
+	runRuntimeTest(t, "runtime_views.cc")
+}
+
+// TestRuntimePlans compiles and runs testdata/runtime_plans.cc as
+// TestRuntimeViews does: a program with two plans (size buckets) runs the
+// one whose ranges hold the symbols, and a KeptPools frees the pools it
+// kept when the plan changes and allocates nothing while it stays.
+func TestRuntimePlans(t *testing.T) {
+	runRuntimeTest(t, "runtime_plans.cc")
+}
+
+// runRuntimeTest builds testdata/name with strictFlags, with every
+// compiler installed, and runs it: it must print exactly "ok".
+func runRuntimeTest(t *testing.T, name string) {
 	if testing.Short() {
 		t.Skip("compiles C++")
 	}
@@ -32,13 +46,13 @@ func TestRuntimeViews(t *testing.T) {
 	if len(compilers) == 0 {
 		t.Skip("no g++ or clang++ installed: the C++ runtime's helpers are not compiled")
 	}
-	src, err := filepath.Abs(filepath.Join("testdata", "runtime_views.cc"))
+	src, err := filepath.Abs(filepath.Join("testdata", name))
 	require.NoError(t, err)
 	here, err := filepath.Abs(".")
 	require.NoError(t, err)
 	for _, cxx := range compilers {
 		t.Run(cxx, func(t *testing.T) {
-			bin := filepath.Join(t.TempDir(), "views")
+			bin := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".cc"))
 			args := append(append([]string{}, strictFlags...), "-I", here, "-o", bin, src)
 			out, err := exec.Command(cxx, args...).CombinedOutput()
 			require.NoError(t, err, "%s %s:\n%s", cxx, strings.Join(args, " "), out)

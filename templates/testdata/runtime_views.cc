@@ -121,6 +121,7 @@ int main() {
     const int32_t dims[] = {0, 1, 0};
     const char* const devices[] = {"cpu", nullptr};
     const char* const symbols[] = {"n", nullptr};
+    const wrapgen::Plan plans[] = {{}};  // one plan, of every value, with no steps
     wrapgen::Program p{};
     p.graph = "g";
     p.code = code;
@@ -131,6 +132,8 @@ int main() {
     p.dims = dims;
     p.num_dims = 2;
     p.symbol_names = symbols;
+    p.plans = plans;
+    p.num_plans = 1;
     wrapgen::FreshPools pools(nullptr);
     wrapgen::ProgramFrame f(&p, &pools, 1);
     f.sym[0] = int64_t{1} << 62;

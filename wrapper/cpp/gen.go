@@ -62,8 +62,8 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	base := FileBase(n.namespace)
 	d := &fileData{
 		SourceDoc: quote.CppComment(src), GraphDoc: quote.CppComment(p.Graph.Name), GraphLit: quote.Cpp(p.Graph.Name), Namespace: n.namespace, Guard: "WRAPGEN_" + strings.ToUpper(base) + "_H_",
-		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d", p.StrategyText(), p.Mode, p.Align),
-		NumPools: len(p.Pools), Align: p.Align, TableVersion: emit.TableVersion, NumSymbols: len(p.Graph.Symbols), MaxArgs: pr.MaxArgs,
+		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d%s", p.StrategyText(), p.Mode, p.Align, emit.BucketsNote(pr)),
+		Align: p.Align, TableVersion: emit.TableVersion, NumSymbols: len(p.Graph.Symbols), MaxArgs: pr.MaxArgs, Buckets: len(pr.Buckets) > 1,
 	}
 	g.header(d)
 	g.tables(d)
@@ -102,15 +102,18 @@ type fileData struct {
 	Inputs, Params, Outputs                                           []fieldDecl
 	OpNames                                                           []listDecl
 	Ops                                                               []string
-	NumPools, NumSymbols, MaxArgs, NumLoops, TableVersion             int
+	NumSymbols, MaxArgs, NumLoops, TableVersion                       int
 	Align                                                             int64
-	PoolDevices, Devices, OutputPools, InputTensors, OutputTensors    string
+	Devices, InputTensors, OutputTensors                              string
 	InputNames, OutputNames, InputFields, OutputFields                []string
-	PoolDocs                                                          []string
+	// Plans are the memory plans, one per size bucket; Buckets says there
+	// are several.
+	Plans   []planDecl
+	Buckets bool
 	// The program's arrays, a row per line; Cases are Frame::CallOp's.
-	Code, Tensors, Dims, Lists, InputViews, Steps, OpArgs, OpStart []string
-	Floats, Strings, Cases                                         []string
-	Bind, Run                                                      []string
+	Code, Tensors, Dims, Lists, InputViews, OpArgs, OpStart []string
+	Floats, Strings, Cases                                  []string
+	Bind, Run                                               []string
 	// Params and constants: tensor numbers, names, fields; constants'
 	// contents as arrays.
 	ParamTensors, ConstTensors string
@@ -123,6 +126,17 @@ type fileData struct {
 }
 
 type kernelDecl struct{ Doc, Method, Params string }
+
+// planDecl is one plan's arrays: their names (Ranges is empty for a plan
+// of every value) and contents.
+type planDecl struct {
+	// Doc describes the ranges, for a comment; PoolsDoc heads PoolDocs.
+	Doc, PoolsDoc                                                  string
+	RangesVar, StepsVar, PoolDevicesVar, OutputPoolsVar, OwnersVar string
+	Ranges, PoolDevices, OutputPools, Owners                       string
+	Steps, PoolDocs                                                []string
+}
+
 type fieldDecl struct{ Type, Name, Doc string }
 type listDecl struct{ Var, List string }
 
@@ -242,22 +256,16 @@ func (g *gen) tables(d *fileData) {
 		in, out, mut, sets := ref("inputs", op.Args()), ref("outputs", op.Outputs), ref("mutates", op.Mutates), ref("sets", op.Counts())
 		d.Ops = append(d.Ops, fmt.Sprintf("%d, %s, %s, %s, %s, %s, %s", i, quote.Cpp(op.Place), quote.Cpp(op.Kernel), in, out, mut, sets))
 	}
-	var devs []string
-	for i, pool := range g.p.Pools {
-		devs = append(devs, quote.Cpp(pool.Device))
-		d.PoolDocs = append(d.PoolDocs, fmt.Sprintf("pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.CppComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
-	}
-	d.PoolDevices = strings.Join(append(devs, "nullptr"), ", ")
 	t := g.pr.Tables()
 	rows := g.pr.Rows(quote.CppComment, intLiteral)
-	d.Code, d.Tensors, d.Dims, d.Lists, d.InputViews, d.Steps = rows.Code, rows.Tensors, rows.Dims, rows.Lists, rows.InputViews, rows.Steps
+	d.Code, d.Tensors, d.Dims, d.Lists, d.InputViews = rows.Code, rows.Tensors, rows.Dims, rows.Lists, rows.InputViews
 	d.OpArgs, d.OpStart = rows.OpArgs, rows.OpStart
+	d.Plans = g.plans(t, rows)
 	var devices []string
 	for _, x := range t.Devices {
 		devices = append(devices, quote.Cpp(x))
 	}
 	d.Devices = strings.Join(append(devices, "nullptr"), ", ")
-	d.OutputPools = emit.IntRow(t.OutputPools)
 	d.InputTensors, d.OutputTensors = emit.IntRow(t.Inputs), emit.IntRow(t.Outputs)
 	for _, x := range g.g.Inputs {
 		d.InputNames = append(d.InputNames, quote.Cpp(x.Name)+",")
@@ -325,17 +333,50 @@ func (g *gen) bind() []string {
 	return st
 }
 
+// plans are the arrays of each plan: with one plan (no size buckets) they
+// keep the names they had before buckets (kSteps, kPoolDevices, ...);
+// with several, plan i's are numbered (k_steps<i>, ...) and carry its
+// ranges.
+func (g *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
+	var ps []planDecl
+	for i, pt := range t.Plans {
+		b := g.pr.Buckets[i]
+		pd := planDecl{StepsVar: "kSteps", PoolDevicesVar: "kPoolDevices", OutputPoolsVar: "kOutputPools", OwnersVar: "kOutputOwners"}
+		if len(t.Plans) > 1 {
+			pd.RangesVar, pd.StepsVar, pd.PoolDevicesVar = ident.Numbered("k_ranges", i), ident.Numbered("k_steps", i), ident.Numbered("k_pool_devices", i)
+			pd.OutputPoolsVar, pd.OwnersVar = ident.Numbered("k_output_pools", i), ident.Numbered("k_output_owners", i)
+			pd.Doc = emit.RangesDoc(b.Ranges, quote.CppComment)
+			if pd.Doc == "" {
+				pd.Doc = "every value"
+			}
+			pd.PoolsDoc = fmt.Sprintf("The pools of plan %d, for %s:", i, pd.Doc)
+			var rs []string
+			for _, r := range pt.Ranges {
+				rs = append(rs, intLiteral(r)+",")
+			}
+			pd.Ranges = strings.Join(rs, " ")
+		}
+		var devs []string
+		for j, pool := range b.Plan.Pools {
+			devs = append(devs, quote.Cpp(pt.PoolDevices[j]))
+			pd.PoolDocs = append(pd.PoolDocs, fmt.Sprintf("pool %d on %s: %s bytes, %d storages, steps [%d, %d)", j, quote.CppComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
+		}
+		pd.PoolDevices = strings.Join(append(devs, "nullptr"), ", ")
+		pd.Steps = rows.Steps[i]
+		pd.OutputPools, pd.Owners = emit.IntRow(pt.OutputPools), emit.IntRow(pt.OutputOwners)
+		ps = append(ps, pd)
+	}
+	return ps
+}
+
 // run emits the end of Frame::Run, after the template ran the steps: the
-// outputs delivered.
+// outputs delivered, each with the owner of the pool that holds it in the
+// plan that ran.
 func (g *gen) run() []string {
 	t := g.pr.Tables()
 	var st []string
-	for _, x := range g.g.Outputs {
-		pool := -1
-		if p := g.pr.OutputPool(x); p != nil {
-			pool = g.pr.PoolIndex[p]
-		}
-		st = append(st, fmt.Sprintf("wrapgen::Deliver(&out->%s, rt_.t[%d], rt_.Owner(%d));", g.n.field[x], t.TensorIndex[x], pool))
+	for j, x := range g.g.Outputs {
+		st = append(st, fmt.Sprintf("wrapgen::Deliver(&out->%s, rt_.t[%d], rt_.OutputOwner(%d));", g.n.field[x], t.TensorIndex[x], j))
 	}
 	return st
 }

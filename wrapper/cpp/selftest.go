@@ -21,8 +21,8 @@ const SelftestMain = "selftest_main.cc"
 // main program that runs p's wrapper with sentinel kernels, through Run
 // once and a Runner twice, at the symbol values given as name=value
 // arguments (default: env's, else the plan's hints), so that one build
-// serves every value. Built and run, it prints "selftest: ok" and exits 0
-// only if every check passed.
+// serves every value (and, with size buckets, every bucket's plan). Built
+// and run, it prints "selftest: ok" and exits 0 only if every check passed.
 func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 	files, err := Generate(p, Options{Source: p.Graph.Name + ".json"})
 	if err != nil {
@@ -84,7 +84,9 @@ func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 		}
 		d.Storages = append(d.Storages, fmt.Sprintf("%s, %s", quote.Cpp(owner), cx(size)))
 	}
-	for _, b := range p.Buffers {
+	// Every size bucket's plan has the same storages (placed differently),
+	// and the checker knows storages, not pools: one table serves them all.
+	for _, b := range pr.Plan.Buffers {
 		addStorage(b.Owner().Name, b.Size, b.Tensors...)
 	}
 	// Inputs and params are made by the checker, filled with its pattern;

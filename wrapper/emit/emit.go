@@ -19,14 +19,34 @@ import (
 
 // Model is a plan prepared for emission: what every backend prints.
 type Model struct {
+	// Plan is the first bucket's plan: the options and the storages, which
+	// every bucket shares (they place them differently).
 	Plan  *plan.Plan
 	Graph *graph.Graph
+	// Buckets are the plans the wrapper holds, one per size bucket, and
+	// picks from by the symbols; one, for every value, when the plan has
+	// no buckets.
+	Buckets []*Bucket
 	// Ops are the kernel ops in program order (loops entered); OpIndex is
 	// the inverse.
 	Ops     []*graph.Op
 	OpIndex map[*graph.Op]int
 	Kernels []*graph.Kernel
 	Kernel  map[string]*graph.Kernel
+	// Bound says, for each symbol an input's shape gives, where to read it.
+	Bound map[string]Binding
+	// MaxRank is the largest rank of any tensor; MaxArgs the most inputs any
+	// variadic call passes.
+	MaxRank, MaxArgs int
+
+	tables *Tables // Tables, made on first use
+}
+
+// Bucket is one plan of a wrapper prepared for emission.
+type Bucket struct {
+	// Ranges are the symbol values the plan holds for; nil for every value.
+	Ranges []plan.SymbolRange
+	Plan   *plan.Plan
 	// PoolIndex numbers the plan's pools.
 	PoolIndex map[*plan.Pool]int
 	// BufferOf maps each tensor that owns or takes over a storage to it;
@@ -37,15 +57,10 @@ type Model struct {
 	// Direct maps a pool holding exactly one storage, at offset 0, that an
 	// output owns, to that output: a caller's output buffer can be the pool.
 	Direct map[*plan.Pool]*graph.Tensor
-	// Bound says, for each symbol an input's shape gives, where to read it.
-	Bound map[string]Binding
-	// MaxRank is the largest rank of any tensor; MaxArgs the most inputs any
-	// variadic call passes.
-	MaxRank, MaxArgs int
 	// Steps are the plan's lines lowered to what a backend prints.
 	Steps []Step
-
-	tables *Tables // Tables, made on first use
+	// OpIndex numbers the ops, as Model.OpIndex.
+	opIndex map[*graph.Op]int
 }
 
 // File is one generated file, of any backend: a slash-separated path
@@ -63,12 +78,11 @@ type Binding struct {
 	Scale, Bias int64
 }
 
-// New prepares p for emission.
+// New prepares p for emission: p's buckets when it has them (p is then
+// the whole range's plan, which reports show), else p.
 func New(p *plan.Plan) *Model {
 	g := p.Graph
-	pr := &Model{Plan: p, Graph: g, OpIndex: map[*graph.Op]int{}, Kernel: map[string]*graph.Kernel{},
-		PoolIndex: map[*plan.Pool]int{}, BufferOf: map[*graph.Tensor]*plan.Buffer{}, Members: map[*plan.Buffer][]*graph.Tensor{},
-		Direct: map[*plan.Pool]*graph.Tensor{}, Bound: map[string]Binding{}}
+	pr := &Model{Graph: g, OpIndex: map[*graph.Op]int{}, Kernel: map[string]*graph.Kernel{}, Bound: map[string]Binding{}}
 	graph.Walk(g.Ops, func(op *graph.Op, _ []*graph.Op) {
 		pr.OpIndex[op] = len(pr.Ops)
 		pr.Ops = append(pr.Ops, op)
@@ -82,38 +96,54 @@ func New(p *plan.Plan) *Model {
 			pr.MaxArgs = max(pr.MaxArgs, len(op.Args()))
 		}
 	}
-	for i, pool := range p.Pools {
-		pr.PoolIndex[pool] = i
-	}
-	for _, b := range p.Buffers {
-		for _, t := range b.Tensors {
-			pr.BufferOf[t] = b
-		}
-	}
 	for _, t := range g.Tensors {
 		pr.MaxRank = max(pr.MaxRank, len(t.Shape))
-		if b := pr.BufferOf[t.Root]; b != nil {
-			pr.Members[b] = append(pr.Members[b], t)
+	}
+	if len(p.Buckets) > 1 {
+		for _, b := range p.Buckets {
+			pr.Buckets = append(pr.Buckets, pr.newBucket(b.Plan, b.Ranges))
+		}
+	} else {
+		pr.Buckets = []*Bucket{pr.newBucket(p, nil)}
+	}
+	pr.Plan = pr.Buckets[0].Plan
+	pr.findBindings()
+	return pr
+}
+
+func (pr *Model) newBucket(p *plan.Plan, ranges []plan.SymbolRange) *Bucket {
+	b := &Bucket{Ranges: ranges, Plan: p, PoolIndex: map[*plan.Pool]int{}, BufferOf: map[*graph.Tensor]*plan.Buffer{},
+		Members: map[*plan.Buffer][]*graph.Tensor{}, Direct: map[*plan.Pool]*graph.Tensor{}, opIndex: pr.OpIndex}
+	for i, pool := range p.Pools {
+		b.PoolIndex[pool] = i
+	}
+	for _, buf := range p.Buffers {
+		for _, t := range buf.Tensors {
+			b.BufferOf[t] = buf
+		}
+	}
+	for _, t := range pr.Graph.Tensors {
+		if buf := b.BufferOf[t.Root]; buf != nil {
+			b.Members[buf] = append(b.Members[buf], t)
 		}
 	}
 	for _, pool := range p.Pools {
 		if len(pool.Buffers) != 1 {
 			continue
 		}
-		b := pool.Buffers[0]
-		if off, ok := b.Offset.IsConst(); !ok || off != 0 {
+		buf := pool.Buffers[0]
+		if off, ok := buf.Offset.IsConst(); !ok || off != 0 {
 			continue
 		}
-		for _, t := range b.Tensors {
+		for _, t := range buf.Tensors {
 			if t.Output {
-				pr.Direct[pool] = t
+				b.Direct[pool] = t
 				break
 			}
 		}
 	}
-	pr.findBindings()
-	pr.lower()
-	return pr
+	b.lower()
+	return b
 }
 
 // findBindings picks, for each symbol, the first input dimension that is
@@ -138,6 +168,26 @@ func (pr *Model) findBindings() {
 	}
 }
 
+// RangesDoc describes a bucket's ranges for a generated comment, the
+// symbol names through the backend's comment quoting.
+func RangesDoc(rs []plan.SymbolRange, comment func(string) string) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		r.Name = comment(r.Name)
+		parts[i] = r.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// BucketsNote is what a generated file's first comment adds about size
+// buckets: nothing for a single plan.
+func BucketsNote(pr *Model) string {
+	if len(pr.Buckets) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(", %d size buckets (one plan each, picked by the symbols)", len(pr.Buckets))
+}
+
 // IsOutputPool reports whether a pool holds an output's storage (it is
 // handed to the caller, never released by the wrapper).
 func IsOutputPool(p *plan.Pool) bool {
@@ -149,13 +199,13 @@ func IsOutputPool(p *plan.Pool) bool {
 	return false
 }
 
-// OutputPool is the pool holding an output's memory, or nil when the
-// output is (a view of) an input.
-func (pr *Model) OutputPool(t *graph.Tensor) *plan.Pool {
-	if b := pr.BufferOf[t.Root]; b != nil {
-		return b.Pool
+// OutputPool is the number of the pool holding an output's memory, or -1
+// when the output is (a view of) an input.
+func (b *Bucket) OutputPool(t *graph.Tensor) int {
+	if buf := b.BufferOf[t.Root]; buf != nil {
+		return b.PoolIndex[buf.Pool]
 	}
-	return nil
+	return -1
 }
 
 // ViewBytes is where t starts, and where it ends, in bytes from the start
@@ -169,6 +219,7 @@ func ViewBytes(t *graph.Tensor, base expr.Expr) (start, end expr.Expr) {
 // (a buffer freed right after it, in a loop body too): what a checker can
 // stop tracking. A buffer a loop body allocates is forgotten after its last
 // use in each pass, so that the next pass starts it unwritten.
+// Every bucket has the same storages and lines, so the first's serve.
 func (pr *Model) ForgetAfter() map[int][]*plan.Buffer {
 	forget := map[int][]*plan.Buffer{}
 	last := -1

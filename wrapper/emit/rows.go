@@ -9,7 +9,9 @@ import (
 // it helps a reader: what both backends print inside their own array
 // syntax (both write integer lists as "a, b," and comments as //).
 type Rows struct {
-	Code, Tensors, Dims, Lists, InputViews, Steps, OpArgs, OpStart []string
+	Code, Tensors, Dims, Lists, InputViews, OpArgs, OpStart []string
+	// Steps are each plan's steps, in the order of Tables.Plans.
+	Steps [][]string
 }
 
 // Rows spells t's tables; comment quotes graph-derived text for the
@@ -30,8 +32,12 @@ func (pr *Model) Rows(comment func(string) string, intLit func(int64) string) Ro
 	for _, v := range t.InputViews {
 		r.InputViews = append(r.InputViews, IntRow([]int{v.Tensor, v.Input, v.Start, v.End})+"  // "+comment(pr.Graph.Tensors[v.Tensor].Name))
 	}
-	for _, s := range t.Steps {
-		r.Steps = append(r.Steps, IntRow(append([]int{int(s.Kind)}, s.Args...))+"  // "+s.Comment(comment))
+	for _, pt := range t.Plans {
+		var steps []string
+		for _, s := range pt.Steps {
+			steps = append(steps, IntRow(append([]int{int(s.Kind)}, s.Args...))+"  // "+s.Comment(comment))
+		}
+		r.Steps = append(r.Steps, steps)
 	}
 	var starts []int
 	at := 0

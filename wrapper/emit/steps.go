@@ -65,7 +65,7 @@ type Step struct {
 
 // lower turns the plan's lines into steps, once for every backend: views
 // for each member of an allocated or freed storage.
-func (pr *Model) lower() {
+func (pr *Bucket) lower() {
 	for _, l := range pr.Plan.Lines {
 		switch l.Kind {
 		case plan.LinePoolCreate:
@@ -87,7 +87,7 @@ func (pr *Model) lower() {
 			for _, ss := range l.Op.Sets {
 				pr.Steps = append(pr.Steps, Step{Kind: Capacity, Op: l.Op, Set: ss})
 			}
-			pr.Steps = append(pr.Steps, Step{Kind: Call, Op: l.Op, OpIndex: pr.OpIndex[l.Op]})
+			pr.Steps = append(pr.Steps, Step{Kind: Call, Op: l.Op, OpIndex: pr.opIndex[l.Op]})
 			for _, ss := range l.Op.Sets {
 				pr.Steps = append(pr.Steps, Step{Kind: SetSymbol, Op: l.Op, Set: ss})
 			}

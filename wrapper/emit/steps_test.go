@@ -36,13 +36,13 @@ func kinds(steps []Step) string {
 // after the last use; the loop body calls three kernels and is closed once.
 func TestStepsOfRNN(t *testing.T) {
 	pr := program(t, "../../examples/rnn/rnn.json")
-	k := kinds(pr.Steps)
+	k := kinds(pr.Buckets[0].Steps)
 	// matmul, zeros; loop { matmul, add, tanh_into }; add: views before
 	// each use, unviews after the last; the output's pool, acquired
 	// first, hosts the intermediates, so the last op needs no new pool.
 	assert.Equal(t, "avcavcLvcvcucuEuvcur", k)
 	var calls, loops int
-	for _, s := range pr.Steps {
+	for _, s := range pr.Buckets[0].Steps {
 		switch s.Kind {
 		case Call:
 			assert.Equal(t, pr.OpIndex[s.Op], s.OpIndex)
@@ -51,7 +51,7 @@ func TestStepsOfRNN(t *testing.T) {
 			assert.Equal(t, "steps", s.Count.String())
 			loops++
 		case View:
-			assert.Same(t, pr.BufferOf[s.Tensor.Root].Pool, s.Pool)
+			assert.Same(t, pr.Buckets[0].BufferOf[s.Tensor.Root].Pool, s.Pool)
 		}
 	}
 	assert.Equal(t, len(pr.Ops), calls, "every kernel op is called once in the program text")
@@ -64,7 +64,7 @@ func TestEveryViewIsUndoneOrDelivered(t *testing.T) {
 	for _, f := range []string{"../../examples/mlp/mlp.json", "../../examples/rnn/rnn.json"} {
 		pr := program(t, f)
 		live := map[*graph.Tensor]bool{}
-		for _, s := range pr.Steps {
+		for _, s := range pr.Buckets[0].Steps {
 			switch s.Kind {
 			case View:
 				live[s.Tensor] = true

@@ -19,7 +19,7 @@ import (
 // TableVersion numbers the layout of these tables and the API generated
 // code calls; both runtimes say which version they run, and generated code
 // does not compile against a runtime of another version.
-const TableVersion = 4
+const TableVersion = 5
 
 // Opcodes of Code: value i is Op applied to earlier values A and B (or to
 // the constant A, or to symbol number A).
@@ -96,17 +96,14 @@ type Tables struct {
 	Strings []string
 	// InputViews are the tensors that view an input's memory.
 	InputViews []InputView
-	Steps      []StepRow
 	// OpArgs is each op's row: kernel number, output tensors, then (with
 	// the count first when the kernel is variadic) input tensors, then
 	// one operand per attribute: a value (int), an index into Floats or
 	// Strings, 0 or 1 (bool), an index into Lists (int list).
 	OpArgs   [][]int
 	NumLoops int
-	// PoolSize is each pool's size value; OutputPools the pools handed to
-	// the caller with the outputs.
-	PoolSize    []int
-	OutputPools []int
+	// Plans are the buckets' plans, in the order of Model.Buckets.
+	Plans []PlanTables
 	// Inputs, Params, Constants and Outputs are the graph's, as tensor
 	// numbers; InputViews number their sources in the order inputs,
 	// params, constants.
@@ -123,11 +120,27 @@ type Tables struct {
 	RunTimeSizes []int
 }
 
+// PlanTables are one bucket's plan as data.
+type PlanTables struct {
+	// Ranges are triples (symbol number, min, max; max -1 when there is
+	// none): the values the plan holds for; none for every value.
+	Ranges []int64
+	Steps  []StepRow
+	// PoolSize is each pool's size value, PoolDevices its device;
+	// OutputPools are the pools handed to the caller with the outputs.
+	PoolSize    []int
+	PoolDevices []string
+	OutputPools []int
+	// OutputOwners is, for each output, the pool holding it (-1 when it is
+	// a view of an input).
+	OutputOwners []int
+}
+
 // StepPC is the index in the flattened steps of each row: a row is its
 // kind then its operands.
-func (t *Tables) StepPC() []int {
-	pcs := make([]int, len(t.Steps)+1)
-	for i, s := range t.Steps {
+func StepPC(steps []StepRow) []int {
+	pcs := make([]int, len(steps)+1)
+	for i, s := range steps {
 		pcs[i+1] = pcs[i] + 1 + len(s.Args)
 	}
 	return pcs
@@ -187,12 +200,6 @@ func (pr *Model) Tables() *Tables {
 		start, end := ViewBytes(x, expr.Const(0))
 		t.InputViews = append(t.InputViews, InputView{t.TensorIndex[x], inputNumber[x.Root], start.Lower(b), end.Lower(b)})
 	}
-	for _, pool := range pr.Plan.Pools {
-		t.PoolSize = append(t.PoolSize, pool.Size.Lower(b))
-		if IsOutputPool(pool) {
-			t.OutputPools = append(t.OutputPools, pr.PoolIndex[pool])
-		}
-	}
 	kernelNumber := map[string]int{}
 	for i, k := range pr.Kernels {
 		kernelNumber[k.Name] = i
@@ -243,7 +250,32 @@ func (pr *Model) Tables() *Tables {
 		}
 		t.OpArgs = append(t.OpArgs, row)
 	}
-	t.lowerSteps(pr, b, outputNumber)
+	symbolIndex := map[string]int{}
+	for i, s := range g.Symbols {
+		symbolIndex[s.Name] = i
+	}
+	for _, bk := range pr.Buckets {
+		pt := PlanTables{}
+		for _, r := range bk.Ranges {
+			hi := r.Max
+			if !r.HasMax {
+				hi = -1
+			}
+			pt.Ranges = append(pt.Ranges, int64(symbolIndex[r.Name]), r.Min, hi)
+		}
+		for _, pool := range bk.Plan.Pools {
+			pt.PoolSize = append(pt.PoolSize, pool.Size.Lower(b))
+			pt.PoolDevices = append(pt.PoolDevices, pool.Device)
+			if IsOutputPool(pool) {
+				pt.OutputPools = append(pt.OutputPools, bk.PoolIndex[pool])
+			}
+		}
+		for _, out := range g.Outputs {
+			pt.OutputOwners = append(pt.OutputOwners, bk.OutputPool(out))
+		}
+		pt.Steps, t.NumLoops = t.lowerSteps(bk, &pt, b, symbolIndex, outputNumber)
+		t.Plans = append(t.Plans, pt)
+	}
 	pr.tables = t
 	return t
 }
@@ -260,13 +292,10 @@ func intern[K comparable, V any](seen map[K]int, list *[]V, key K, v V) int {
 	return i
 }
 
-// lowerSteps turns the program's steps into rows; loops get their numbers
-// and jump targets.
-func (t *Tables) lowerSteps(pr *Model, b *codeBuilder, outputNumber map[*graph.Tensor]int) {
-	symbolIndex := map[*graph.Symbol]int{}
-	for i, s := range pr.Graph.Symbols {
-		symbolIndex[s] = i
-	}
+// lowerSteps turns a bucket's steps into rows; loops get their numbers
+// (how many there are is returned) and jump targets. Symbols are numbered
+// by name: a bucket's plan is of a copy of the graph.
+func (t *Tables) lowerSteps(pr *Bucket, pt *PlanTables, b *codeBuilder, symbolIndex map[string]int, outputNumber map[*graph.Tensor]int) (steps []StepRow, numLoops int) {
 	type open struct{ row, loop int }
 	var stack []open
 	var reuses []Step // noted on the call that follows them
@@ -277,15 +306,15 @@ func (t *Tables) lowerSteps(pr *Model, b *codeBuilder, outputNumber map[*graph.T
 			if out := pr.Direct[s.Pool]; out != nil {
 				direct, bytes = outputNumber[out], s.Pool.Buffers[0].Size.Lower(b)
 			}
-			t.Steps = append(t.Steps, StepRow{Acquire, []int{s.PoolIndex, t.PoolSize[s.PoolIndex], direct, bytes},
+			steps = append(steps, StepRow{Acquire, []int{s.PoolIndex, pt.PoolSize[s.PoolIndex], direct, bytes},
 				fmt.Sprintf("acquire pool %d: %s bytes on %%s", s.PoolIndex, s.Pool.Size), []string{s.Pool.Device}})
 		case Release:
-			t.Steps = append(t.Steps, StepRow{Release, []int{s.PoolIndex}, fmt.Sprintf("release pool %d", s.PoolIndex), nil})
+			steps = append(steps, StepRow{Release, []int{s.PoolIndex}, fmt.Sprintf("release pool %d", s.PoolIndex), nil})
 		case View:
-			t.Steps = append(t.Steps, StepRow{View, []int{t.TensorIndex[s.Tensor], s.PoolIndex, s.Start.Lower(b), expr.Add(s.Start, s.Bytes).Lower(b)},
+			steps = append(steps, StepRow{View, []int{t.TensorIndex[s.Tensor], s.PoolIndex, s.Start.Lower(b), expr.Add(s.Start, s.Bytes).Lower(b)},
 				fmt.Sprintf("view %%s: pool %d at %s, %s bytes", s.PoolIndex, s.Start, s.Bytes), []string{s.Tensor.Name}})
 		case Unview:
-			t.Steps = append(t.Steps, StepRow{Unview, []int{t.TensorIndex[s.Tensor]}, "unview %s", []string{s.Tensor.Name}})
+			steps = append(steps, StepRow{Unview, []int{t.TensorIndex[s.Tensor]}, "unview %s", []string{s.Tensor.Name}})
 		case Reuse:
 			// Nothing to do at run time: the output is viewed where the
 			// input is. Noted on the call.
@@ -297,35 +326,36 @@ func (t *Tables) lowerSteps(pr *Model, b *codeBuilder, outputNumber map[*graph.T
 				row.Names = append(row.Names, r.Tensor.Name, r.From.Name)
 			}
 			reuses = nil
-			t.Steps = append(t.Steps, row)
+			steps = append(steps, row)
 		case Loop:
-			stack = append(stack, open{len(t.Steps), t.NumLoops})
-			t.Steps = append(t.Steps, StepRow{Loop, []int{t.NumLoops, s.Count.Lower(b), 0}, fmt.Sprintf("%s: loop %s times", s.Op.Place, s.Count), nil})
-			t.NumLoops++
+			stack = append(stack, open{len(steps), numLoops})
+			steps = append(steps, StepRow{Loop, []int{numLoops, s.Count.Lower(b), 0}, fmt.Sprintf("%s: loop %s times", s.Op.Place, s.Count), nil})
+			numLoops++
 		case Capacity:
-			t.Steps = append(t.Steps, StepRow{Capacity, []int{symbolIndex[s.Set.Symbol], s.Set.Symbol.Bound.Lower(b), t.TensorIndex[s.Set.Count]},
+			steps = append(steps, StepRow{Capacity, []int{symbolIndex[s.Set.Symbol.Name], s.Set.Symbol.Bound.Lower(b), t.TensorIndex[s.Set.Count]},
 				fmt.Sprintf("%s: %s at its bound %s", s.Op.Place, s.Set.Symbol.Name, *s.Set.Symbol.Bound), nil})
 		case SetSymbol:
-			t.Steps = append(t.Steps, StepRow{SetSymbol, []int{symbolIndex[s.Set.Symbol], t.TensorIndex[s.Set.Count], s.Set.Symbol.Bound.Lower(b)},
+			steps = append(steps, StepRow{SetSymbol, []int{symbolIndex[s.Set.Symbol.Name], t.TensorIndex[s.Set.Count], s.Set.Symbol.Bound.Lower(b)},
 				fmt.Sprintf("%s: %s from %%s", s.Op.Place, s.Set.Symbol.Name), []string{s.Set.Count.Name}})
 		case EndLoop:
 			o := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			t.Steps = append(t.Steps, StepRow{EndLoop, []int{o.loop, o.row + 1}, s.Op.Place + ": end of loop", nil})
-			t.Steps[o.row].Args[2] = len(t.Steps)
+			steps = append(steps, StepRow{EndLoop, []int{o.loop, o.row + 1}, s.Op.Place + ": end of loop", nil})
+			steps[o.row].Args[2] = len(steps)
 		}
 	}
 	// Jump targets so far are row numbers; the runtimes index the
 	// flattened array.
-	pcs := t.StepPC()
-	for i := range t.Steps {
-		switch t.Steps[i].Kind {
+	pcs := StepPC(steps)
+	for i := range steps {
+		switch steps[i].Kind {
 		case Loop:
-			t.Steps[i].Args[2] = pcs[t.Steps[i].Args[2]]
+			steps[i].Args[2] = pcs[steps[i].Args[2]]
 		case EndLoop:
-			t.Steps[i].Args[1] = pcs[t.Steps[i].Args[1]]
+			steps[i].Args[1] = pcs[steps[i].Args[1]]
 		}
 	}
+	return steps, numLoops
 }
 
 // codeBuilder lowers expressions into Tables.Code, computing each distinct

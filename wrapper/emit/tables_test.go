@@ -23,7 +23,7 @@ func runtimeProgram(pr *Model) *wgrt.Program {
 		return out
 	}
 	p := &wgrt.Program{Graph: pr.Graph.Name, Devices: t.Devices, Dims: i32(t.Dims), Inputs: i32(t.Inputs), Outputs: i32(t.Outputs),
-		OutputPools: i32(t.OutputPools), Align: int(pr.Plan.Align), NumLoops: t.NumLoops}
+		Align: int(pr.Plan.Align), NumLoops: t.NumLoops}
 	for _, in := range t.Code {
 		p.Code = append(p.Code, in.Op, int(in.A), int(in.B))
 	}
@@ -37,18 +37,22 @@ func runtimeProgram(pr *Model) *wgrt.Program {
 	for _, v := range t.InputViews {
 		p.InputViews = append(p.InputViews, i32([]int{v.Tensor, v.Input, v.Start, v.End})...)
 	}
-	for _, s := range t.Steps {
-		p.Steps = append(p.Steps, int32(s.Kind))
-		p.Steps = append(p.Steps, i32(s.Args)...)
+	for _, pt := range t.Plans {
+		pl := wgrt.Plan{PoolDevices: pt.PoolDevices, OutputPools: i32(pt.OutputPools)}
+		for _, r := range pt.Ranges {
+			pl.Ranges = append(pl.Ranges, int(r))
+		}
+		for _, s := range pt.Steps {
+			pl.Steps = append(pl.Steps, int32(s.Kind))
+			pl.Steps = append(pl.Steps, i32(s.Args)...)
+		}
+		p.Plans = append(p.Plans, pl)
 	}
 	for _, x := range pr.Graph.Inputs {
 		p.InputNames = append(p.InputNames, x.Name)
 	}
 	for _, x := range pr.Graph.Outputs {
 		p.OutputNames = append(p.OutputNames, x.Name)
-	}
-	for _, pool := range pr.Plan.Pools {
-		p.PoolDevices = append(p.PoolDevices, pool.Device)
 	}
 	for i, op := range pr.Ops {
 		p.Ops = append(p.Ops, wgrt.Op{Index: i, Place: op.Place, Kernel: op.Kernel})
@@ -167,10 +171,10 @@ func TestCodeComputesEveryValue(t *testing.T) {
 				}
 			}
 			for i, pool := range pr.Plan.Pools {
-				assert.Equal(t, eval(pool.Size), f.Vals[tb.PoolSize[i]], "%s: pool %d size at %v", file, i, env)
+				assert.Equal(t, eval(pool.Size), f.Vals[tb.Plans[0].PoolSize[i]], "%s: pool %d size at %v", file, i, env)
 			}
-			rows := tb.Steps
-			for _, s := range pr.Steps {
+			rows := tb.Plans[0].Steps
+			for _, s := range pr.Buckets[0].Steps {
 				if s.Kind == Reuse {
 					continue
 				}
@@ -204,20 +208,21 @@ func TestCodeSharesValues(t *testing.T) {
 func TestStepRows(t *testing.T) {
 	pr := program(t, "../../cmd/wrapgen/testdata/hostile/names_and_loops.json")
 	tb := pr.Tables()
-	pcs := tb.StepPC()
+	steps := tb.Plans[0].Steps
+	pcs := StepPC(steps)
 	at := map[int]int{} // pc -> row
-	for i, pc := range pcs[:len(tb.Steps)] {
+	for i, pc := range pcs[:len(steps)] {
 		at[pc] = i
 	}
-	for i, s := range tb.Steps {
+	for i, s := range steps {
 		require.Len(t, s.Args, StepWidth[s.Kind], "row %d", i)
 		switch s.Kind {
 		case Loop:
 			end, ok := at[s.Args[2]-1-StepWidth[EndLoop]]
 			require.True(t, ok)
-			assert.Equal(t, EndLoop, tb.Steps[end].Kind)
-			assert.Equal(t, s.Args[0], tb.Steps[end].Args[0], "loop %d ends at its own end", s.Args[0])
-			assert.Equal(t, pcs[i+1], tb.Steps[end].Args[1], "loop %d's end jumps to its body", s.Args[0])
+			assert.Equal(t, EndLoop, steps[end].Kind)
+			assert.Equal(t, s.Args[0], steps[end].Args[0], "loop %d ends at its own end", s.Args[0])
+			assert.Equal(t, pcs[i+1], steps[end].Args[1], "loop %d's end jumps to its body", s.Args[0])
 		}
 	}
 }

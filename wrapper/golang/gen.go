@@ -67,8 +67,8 @@ func generate(p *plan.Plan, opts Options) ([]byte, error) {
 	g := newGen(p, n, pr, opts)
 	f := jen.NewFile(opts.Package)
 	f.HeaderComment(Banner)
-	f.HeaderComment(fmt.Sprintf("Source: %s (graph %s). Plan: %s, memory pools %s, align %d.",
-		quote.GoComment(sourceName(opts.Source, p.Graph)), quote.GoComment(p.Graph.Name), p.StrategyText(), p.Mode, p.Align))
+	f.HeaderComment(fmt.Sprintf("Source: %s (graph %s). Plan: %s, memory pools %s, align %d%s.",
+		quote.GoComment(sourceName(opts.Source, p.Graph)), quote.GoComment(p.Graph.Name), p.StrategyText(), p.Mode, p.Align, emit.BucketsNote(pr)))
 	f.ImportAlias(opts.RuntimeImport, "wgrt")
 	f.Comment(fmt.Sprintf("This file needs the runtime of table version %d: it does not compile against", emit.TableVersion))
 	f.Comment("another (regenerate it with the wrapgen that wrote the runtime).")
@@ -331,9 +331,15 @@ func (g *gen) entry(f *jen.File) {
 func (g *gen) frame(f *jen.File) {
 	var lines []string
 	lines = append(lines, "frame is the state of one call (see wgrt.Frame) and the kernels it calls.")
-	lines = append(lines, "The plan's pools:")
-	for i, pool := range g.p.Pools {
-		lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.GoComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
+	for _, b := range g.pr.Buckets {
+		if b.Ranges == nil {
+			lines = append(lines, "The plan's pools:")
+		} else {
+			lines = append(lines, "The pools of the plan for "+emit.RangesDoc(b.Ranges, quote.GoComment)+":")
+		}
+		for i, pool := range b.Plan.Pools {
+			lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.GoComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
+		}
 	}
 	doc(f, strings.Join(lines, "\n"))
 	fields := []jen.Code{jen.Op("*").Qual(g.rt, "Frame"), jen.Id("k").Id("Kernels"), jen.Id("kf").Id("kernelsFunc").Comment("this run's copy of a KernelsFunc adapter")}
@@ -365,9 +371,20 @@ func (g *gen) tables(f *jen.File) {
 		}
 		ops = append(ops, "{"+strings.Join(d, ", ")+"},")
 	}
-	var devs []string
-	for _, pool := range g.p.Pools {
-		devs = append(devs, pool.Device)
+	var plans []string
+	for i, pt := range t.Plans {
+		var fields []string
+		if len(pt.Ranges) > 0 {
+			var rs []string
+			for _, r := range pt.Ranges {
+				rs = append(rs, strconv.FormatInt(r, 10))
+			}
+			fields = append(fields, "// "+emit.RangesDoc(g.pr.Buckets[i].Ranges, quote.GoComment), "Ranges: []int{"+strings.Join(rs, ", ")+"},")
+		}
+		fields = append(fields, "Steps: "+literal("[]int32", rows.Steps[i])+",",
+			"PoolDevices: []string{"+strings.Join(quoteAll(pt.PoolDevices), ", ")+"},",
+			"OutputPools: []int32{"+strings.TrimSuffix(emit.IntRow(pt.OutputPools), ",")+"},")
+		plans = append(plans, "{\n"+strings.Join(fields, "\n")+"\n},")
 	}
 	doc(f, "program is the plan as data, which wgrt.Frame runs: values computed from\n"+
 		"the symbols, tensor layouts in those values, and the steps.")
@@ -388,10 +405,8 @@ func (g *gen) tables(f *jen.File) {
 		jen.Line().Id("ParamNames").Op(":").Id(literal("[]string", quotedRows(g.g.Params))),
 		jen.Line().Id("ConstData").Op(":").Id(literal("[][]byte", constRows(g.g.Constants))),
 		jen.Line().Id("InputViews").Op(":").Id(literal("[]int32", rows.InputViews)),
-		jen.Line().Id("Steps").Op(":").Id(literal("[]int32", rows.Steps)),
 		jen.Line().Id("Ops").Op(":").Id(literal("[]wgrt.Op", ops)),
-		jen.Line().Id("PoolDevices").Op(":").Id("[]string{"+strings.Join(quoteAll(devs), ", ")+"}"),
-		jen.Line().Id("OutputPools").Op(":").Id("[]int32{"+strings.TrimSuffix(emit.IntRow(t.OutputPools), ",")+"}"),
+		jen.Line().Id("Plans").Op(":").Id(literal("[]wgrt.Plan", plans)),
 		jen.Line().Id("Align").Op(":").Lit(int(g.p.Align)),
 		jen.Line().Id("NumLoops").Op(":").Lit(t.NumLoops),
 		guardFields(t),

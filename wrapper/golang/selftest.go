@@ -68,10 +68,11 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 	}
 	sentinelImport := selftestModule + "/sentinel"
 
-	// Storages: the plan's buffers, then the inputs.
+	// Storages: the plan's buffers (every size bucket has the same), then
+	// the inputs.
 	var storages []jen.Code
 	index := map[*graph.Tensor]int{}
-	for _, b := range p.Buffers {
+	for _, b := range pr.Plan.Buffers {
 		size, err := ev(b.Size)
 		if err != nil {
 			return nil, err

@@ -66,9 +66,16 @@ func New(p *plan.Plan) *Model {
 	for _, v := range t.InputViews {
 		prog.InputViews = append(prog.InputViews, int32(v.Tensor), int32(v.Input), int32(v.Start), int32(v.End))
 	}
-	for _, s := range t.Steps {
-		prog.Steps = append(prog.Steps, int32(s.Kind))
-		prog.Steps = append(prog.Steps, int32s(s.Args)...)
+	for _, pt := range t.Plans {
+		pl := wgrt.Plan{PoolDevices: pt.PoolDevices, OutputPools: int32s(pt.OutputPools)}
+		for _, r := range pt.Ranges {
+			pl.Ranges = append(pl.Ranges, int(r))
+		}
+		for _, s := range pt.Steps {
+			pl.Steps = append(pl.Steps, int32(s.Kind))
+			pl.Steps = append(pl.Steps, int32s(s.Args)...)
+		}
+		prog.Plans = append(prog.Plans, pl)
 	}
 	for i, op := range pr.Ops {
 		o := wgrt.Op{Index: i, Place: op.Place, Kernel: op.Kernel}
@@ -86,10 +93,6 @@ func New(p *plan.Plan) *Model {
 		}
 		prog.Ops = append(prog.Ops, o)
 	}
-	for _, pool := range p.Pools {
-		prog.PoolDevices = append(prog.PoolDevices, pool.Device)
-	}
-	prog.OutputPools = int32s(t.OutputPools)
 	prog.Guards, prog.GuardTexts = int32s(t.Guards), t.GuardTexts
 	prog.RunTimeSizes = int32s(t.RunTimeSizes)
 	m.prog = prog

@@ -12,7 +12,7 @@ import (
 // paramsProgram has one input x f32 [3] (tensor 0) and two params: w f32 [2, 3]
 // (tensor 1) and b i64 [3] (tensor 2), and a constant c u8 [2] (tensor 3).
 func paramsProgram() *Program {
-	return &Program{Graph: "g", Devices: []string{"cpu"},
+	return &Program{Graph: "g", Devices: []string{"cpu"}, Plans: []Plan{{}},
 		Code: []int{
 			intConst, 2, 0, // v0
 			intConst, 3, 0, // v1
@@ -113,7 +113,7 @@ func TestFloat64At(t *testing.T) {
 // Sizes computed from symbols are checked: a symbol value that makes one
 // overflow is an error naming the symbols, never a wrapped size.
 func TestLayoutRefusesOverflow(t *testing.T) {
-	p := &Program{Graph: "g", SymbolNames: []string{"n"}, Devices: []string{"cpu"},
+	p := &Program{Graph: "g", SymbolNames: []string{"n"}, Devices: []string{"cpu"}, Plans: []Plan{{}},
 		Code: []int{
 			intSym, 0, 0, // v0 = n
 			intConst, 16, 0, // v1 = 16

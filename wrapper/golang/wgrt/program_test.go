@@ -42,7 +42,7 @@ func TestExecLoops(t *testing.T) {
 			intSym, 0, 0, // v0 = symbol 0
 			intConst, 2, 0, // v1 = 2
 		},
-		Steps: []int32{
+		Plans: []Plan{{Steps: []int32{
 			stepCall, 0, // pc 0
 			stepLoop, 0, 0, 18, // pc 2: outer, v0 times
 			stepLoop, 1, 1, 15, // pc 6: inner, v1 times
@@ -50,7 +50,7 @@ func TestExecLoops(t *testing.T) {
 			stepEndLoop, 1, 10, // pc 12
 			stepEndLoop, 0, 6, // pc 15
 			stepCall, 2, // pc 18
-		}}
+		}}}}
 	for _, tc := range []struct {
 		outer int
 		want  []int
@@ -75,18 +75,18 @@ func TestExecLoops(t *testing.T) {
 // A pool whose only storage is an output is the caller's buffer when it is
 // big enough, and is acquired otherwise; either way no pool is left held.
 func TestExecCallerBufferIsThePool(t *testing.T) {
-	p := &Program{Graph: "g", Align: 64, PoolDevices: []string{"cpu"}, OutputPools: []int32{0}, Outputs: []int32{0}, Ops: make([]Op, 1),
+	p := &Program{Graph: "g", Align: 64, Outputs: []int32{0}, Ops: make([]Op, 1),
 		Tensors: []int32{int32(U8), 0, 1, 0}, Devices: []string{"cpu"}, Dims: []int32{0, 1},
 		Code: []int{
 			intConst, 8, 0, // v0 = 8 (size, shape)
 			intConst, 1, 0, // v1 = 1 (stride)
 			intConst, 0, 0, // v2 = 0
 		},
-		Steps: []int32{
+		Plans: []Plan{{PoolDevices: []string{"cpu"}, OutputPools: []int32{0}, Steps: []int32{
 			stepAcquire, 0, 0, 0, 0,
 			stepView, 0, 0, 2, 0,
 			stepCall, 0,
-		}}
+		}}}}
 	for _, given := range [][]byte{nil, make([]byte, 4), make([]byte, 8)} {
 		f := NewFrame(p, 0)
 		f.Layout(p)
@@ -105,9 +105,43 @@ func TestExecCallerBufferIsThePool(t *testing.T) {
 // An edited table is reported, not run.
 func TestExecRefusesUnknownStep(t *testing.T) {
 	for _, kind := range []int32{-1, 9, 99} {
-		p := &Program{Graph: "g", Steps: []int32{kind, 0}}
+		p := &Program{Graph: "g", Plans: []Plan{{Steps: []int32{kind, 0}}}}
 		f := NewFrame(p, 0)
 		err := f.Exec(p, FreshPools{}, &calls{fail: -1}, nil)
 		assert.ErrorContains(t, err, "step 0 has unknown kind", "kind %d", kind)
 	}
+}
+
+// A program with size buckets runs the plan whose ranges hold the symbols;
+// a Runner's kept pools are reused while the bucket stays and freed when
+// it changes, so they never hold two buckets' pools at once.
+func TestExecPicksPlanByRanges(t *testing.T) {
+	p := &Program{Graph: "g", Align: 64, Ops: make([]Op, 1), SymbolNames: []string{"n"},
+		Code: []int{
+			intSym, 0, 0, // v0 = n
+			intConst, 16, 0, // v1 = 16
+			intMul, 0, 1, // v2 = 16*n
+		},
+		Plans: []Plan{
+			{Ranges: []int{0, 1, 8}, PoolDevices: []string{"cpu"}, Steps: []int32{stepAcquire, 0, 2, -1, -1, stepCall, 0, stepRelease, 0}},
+			{Ranges: []int{0, 9, -1}, PoolDevices: []string{"cpu", "cpu"}, Steps: []int32{
+				stepAcquire, 0, 2, -1, -1, stepAcquire, 1, 1, -1, -1, stepCall, 0, stepRelease, 1, stepRelease, 0}},
+		}}
+	alloc := &countingAllocator{}
+	pools := &KeptPools{Allocators: Allocators{"cpu": alloc}}
+	f := NewFrame(p, 1)
+	run := func(n int) {
+		f.Sym[0] = n
+		require.NoError(t, f.Layout(p))
+		require.NoError(t, f.Exec(p, pools, &calls{fail: -1}, nil))
+	}
+	for _, tc := range []struct{ n, plan, allocs, frees int }{
+		{1, 0, 1, 0}, {8, 0, 2, 1}, {8, 0, 2, 1}, {9, 1, 4, 2}, {100, 1, 5, 3}, {9, 1, 5, 3}, {2, 0, 6, 5},
+	} {
+		run(tc.n)
+		assert.Equal(t, tc.plan, f.Plan(), "n=%d", tc.n)
+		assert.Equal(t, []int{tc.allocs, tc.frees}, []int{alloc.allocs, alloc.frees}, "allocations and frees after n=%d", tc.n)
+	}
+	f.Sym[0] = 0
+	assert.ErrorContains(t, f.Layout(p), "g: no plan holds n=0")
 }
