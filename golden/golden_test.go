@@ -50,7 +50,7 @@ func generate(t *testing.T, name string, data []byte) map[string][]byte {
 	goFiles, err := golang.Generate(p, golang.Options{Package: "wrapper", RuntimeImport: "example.com/wrapper/wgrt", Source: name + ".json"})
 	require.NoError(t, err)
 	var svg bytes.Buffer
-	require.NoError(t, report.WriteSVG(&svg, p, f))
+	require.NoError(t, report.WriteSVG(&svg, p, f, ""))
 	files := map[string][]byte{
 		"plan.txt": listing.Bytes(),
 		"plan.svg": svg.Bytes(),

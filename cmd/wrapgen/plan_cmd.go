@@ -31,6 +31,11 @@ type planFlags struct {
 	// kernels is "ref" when the plan is for wrapgen's reference kernels,
 	// whose scratch it then places too.
 	kernels string
+	// buckets is the most size buckets a plan may be split into (0: the
+	// command does not make buckets), bucketTarget the worst peak over the
+	// bound across its range a plan may have before it is split.
+	buckets      int
+	bucketTarget float64
 }
 
 func (pf *planFlags) register(fs *flag.FlagSet) {
@@ -42,6 +47,17 @@ func (pf *planFlags) register(fs *flag.FlagSet) {
 	fs.Var(pf.hints, "hint", "plan for symbol `name=value` instead of its hint (repeatable)")
 	fs.Var(pf.mins, "min", "for an ONNX model: smallest value of symbol `name=value` (default 1, or what its shapes need; repeatable)")
 	fs.Var(pf.maxes, "max", "for an ONNX model: largest value of symbol `name=value` (repeatable)")
+}
+
+// defaultBuckets is how many size buckets a plan may be split into when
+// one layout cannot stay near the bound across the symbols' ranges.
+const defaultBuckets = 8
+
+// registerBuckets adds -buckets and -bucket-target, for the commands that
+// make the plans a wrapper holds.
+func (pf *planFlags) registerBuckets(fs *flag.FlagSet) {
+	fs.IntVar(&pf.buckets, "buckets", defaultBuckets, "where one plan's worst peak over the bound across the symbols' ranges exceeds -bucket-target, split the ranges into up to `n` size buckets, each with its own plan (1: one plan)")
+	fs.Float64Var(&pf.bucketTarget, "bucket-target", 1.10, "the worst peak / lower bound across its range a plan may have before it is split into buckets")
 }
 
 // registerKernels adds -kernels, for the commands whose plan depends on
@@ -76,6 +92,12 @@ func (pf *planFlags) check() error {
 	if pf.kernels != "" && pf.kernels != "ref" {
 		return &usageError{fmt.Sprintf("-kernels %q: the only kernels wrapgen has are ref", pf.kernels)}
 	}
+	if pf.buckets < 0 || (pf.buckets == 0 && pf.bucketTarget != 0) {
+		return &usageError{fmt.Sprintf("-buckets %d: want at least 1", pf.buckets)}
+	}
+	if pf.buckets > 0 && pf.bucketTarget < 1 {
+		return &usageError{fmt.Sprintf("-bucket-target %g: want at least 1", pf.bucketTarget)}
+	}
 	return nil
 }
 
@@ -107,7 +129,44 @@ func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if pf.buckets > 1 {
+		if err := pf.addBuckets(p); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	return p, nil
+}
+
+// addBuckets gives p size buckets when its worst peak over the bound
+// across the symbols' ranges is above the target and splitting helps.
+func (pf *planFlags) addBuckets(p *plan.Plan) error {
+	r, err := p.Range()
+	if err != nil || r.Points == 0 || r.Worst <= pf.bucketTarget {
+		return err
+	}
+	bs, err := plan.MakeBuckets(p.Graph, pf.options(), pf.bucketTarget, pf.buckets)
+	if err != nil || len(bs) < 2 {
+		return err
+	}
+	p.Buckets = bs
+	return nil
+}
+
+// wrapperPlan is the plan a wrapper of p runs at the symbol values env
+// (those it lacks at their hints): the bucket holding them, or p.
+func wrapperPlan(p *plan.Plan, env expr.Env) (*plan.Plan, int) {
+	if len(p.Buckets) < 2 {
+		return p, -1
+	}
+	at := expr.Env{}
+	for k, v := range p.Hints {
+		at[k] = v
+	}
+	for k, v := range env {
+		at[k] = v
+	}
+	i := plan.PickBucket(p.Buckets, at)
+	return p.Buckets[i].Plan, i
 }
 
 func oneGraph(fs *flag.FlagSet) (string, error) {
@@ -159,17 +218,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	lines := fs.Bool("lines", true, "include the AllocFromPool / DeallocFromPool program in the text report")
 	memMap := fs.Bool("map", false, "include each pool's memory map (offsets and live steps) in the text report")
 	svg := fs.String("svg", "", "also write the memory map as an SVG picture to `file`")
-	buckets := fs.Int("buckets", 1, "also plan up to `n` size buckets, splitting the symbols' ranges where the plan's worst peak over the bound across its range exceeds -bucket-target, and report each")
-	target := fs.Float64("bucket-target", 1.10, "the worst peak / lower bound a bucket may have before it is split")
+	pf.registerBuckets(fs)
 	pf.registerKernels(fs, "`ref`: plan for wrapgen's reference kernels, placing the scratch memory they need too (as gen -kernels ref and run do)")
 	if help, err := parseFlags(fs, "wrapgen plan [flags] GRAPH.json", args); help || err != nil {
 		return err
-	}
-	if *buckets < 1 {
-		return &usageError{fmt.Sprintf("-buckets %d: want at least 1", *buckets)}
-	}
-	if *target < 1 {
-		return &usageError{fmt.Sprintf("-bucket-target %g: want at least 1", *target)}
 	}
 	path, err := oneGraph(fs)
 	if err != nil {
@@ -182,23 +234,25 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err := checkSymbolValues(p.Graph, "-at", at); err != nil {
 		return err
 	}
-	fig, err := p.Figures(expr.Env(at))
+	// With buckets, the figures are those of the plan the wrapper picks at
+	// the -at values (or the hints).
+	wp, picked := wrapperPlan(p, expr.Env(at))
+	fig, err := wp.Figures(expr.Env(at))
 	if err != nil {
 		return fmt.Errorf("%s: evaluating at %s: %w", path, at, err)
 	}
+	bs := p.Buckets
 	if *svg != "" {
 		var buf bytes.Buffer
-		if err := report.WriteSVG(&buf, p, fig); err != nil {
+		title := ""
+		if picked >= 0 {
+			title = fmt.Sprintf(" · size bucket %d of %d (%s)", picked, len(bs), plan.RangesText(bs[picked].Ranges))
+		}
+		if err := report.WriteSVG(&buf, wp, fig, title); err != nil {
 			return err
 		}
 		if err := writeFiles([]outFile{{*svg, buf.Bytes()}}, stderr); err != nil {
 			return err
-		}
-	}
-	var bs []*plan.Bucket
-	if *buckets > 1 {
-		if bs, err = plan.MakeBuckets(p.Graph, pf.options(), *target, *buckets); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	if *asJSON {
@@ -207,17 +261,17 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		if bs == nil {
 			return enc.Encode(report.JSON(p, fig))
 		}
-		bj, err := report.BucketsJSON(bs, expr.Env(at))
+		bj, err := report.BucketsJSON(p, expr.Env(at))
 		if err != nil {
 			return err
 		}
 		return enc.Encode(struct {
 			report.Plan
 			Buckets report.Buckets `json:"buckets"`
-		}{report.JSON(p, fig), bj})
+		}{report.JSON(wp, fig), bj})
 	}
-	if err := report.WriteReport(stdout, p, fig, report.Options{Lines: *lines, MemoryMap: *memMap}); err != nil || bs == nil {
+	if err := report.WriteReport(stdout, wp, fig, report.Options{Lines: *lines, MemoryMap: *memMap}); err != nil || bs == nil {
 		return err
 	}
-	return report.WriteBuckets(stdout, bs, expr.Env(at))
+	return report.WriteBuckets(stdout, p, expr.Env(at))
 }

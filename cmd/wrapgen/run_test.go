@@ -130,26 +130,3 @@ func TestPlanSVGEveryGraph(t *testing.T) {
 		assert.Equal(t, len(p.Buffers), shapes, "%s: one shape per storage", g)
 	}
 }
-
-// plan -buckets reports each bucket and the one holding the -at values;
-// the buckets' ranges cover the symbol's range.
-func TestPlanBuckets(t *testing.T) {
-	graph := filepath.Join("testdata", "runtime_sizes", "nonzero.json")
-	out, _, err := runCLI("plan", "-json", "-buckets", "3", "-at", "n=9", graph)
-	require.NoError(t, err)
-	var p struct {
-		report.Plan
-		Buckets report.Buckets `json:"buckets"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(out), &p))
-	require.Len(t, p.Buckets.Buckets, 2)
-	assert.Equal(t, "n in [1, 2]", p.Buckets.Buckets[0].Ranges)
-	assert.Equal(t, "n in [3, 64]", p.Buckets.Buckets[1].Ranges)
-	assert.Equal(t, 1, p.Buckets.At)
-	assert.LessOrEqual(t, p.Buckets.Worst, p.RangeWorst)
-	text, _, err := runCLI("plan", "-lines=false", "-buckets", "3", "-at", "n=9", graph)
-	require.NoError(t, err)
-	assert.Contains(t, text, "bucket 1      n in [3, 64] (holds the -at values)")
-	_, _, err = runCLI("plan", "-buckets", "0", graph)
-	assert.EqualError(t, err, "-buckets 0: want at least 1")
-}

@@ -39,6 +39,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	fault := fs.String("fault", "", "inject a fault before generating: overlap, or alias (an output placed on an input the kernel may not alias)")
 	keep := fs.String("keep", "", "build in `dir` and keep it, instead of a temporary directory")
 	runIt := fs.Bool("run", true, "run what was built (-run=false: generate, build and vet only, e.g. to time the build)")
+	pf.registerBuckets(fs)
 	pf.registerKernels(fs, "`ref`: check the plan made for wrapgen's reference kernels, with their scratch memory (each call scribbles over its scratch)")
 	if help, err := parseFlags(fs, selftestUsage, args); help || err != nil {
 		return err
@@ -59,19 +60,14 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env := expr.Env{}
-	for k, v := range p.Hints {
-		env[k] = v
-	}
 	if err := checkSymbolValues(p.Graph, "-at", at); err != nil {
 		return err
 	}
-	for name, v := range at {
-		env[name] = v
-	}
-	p.Graph.AtBounds(env)
+	points := selftestPoints(p, at)
 	if *fault != "" {
-		what, err := inject[*fault](p, env)
+		// The fault goes into the plan the wrapper runs at the first point.
+		wp, _ := wrapperPlan(p, points[0])
+		what, err := inject[*fault](wp, points[0])
 		if err != nil {
 			return err
 		}
@@ -84,7 +80,40 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 		}
 		defer os.RemoveAll(dir)
 	}
-	return selftest(p, env, dir, *runIt, stdout, stderr)
+	for _, env := range points {
+		if _, b := wrapperPlan(p, env); b >= 0 {
+			fmt.Fprintf(stdout, "selftest: size bucket %d of %d (%s)\n", b, len(p.Buckets), plan.RangesText(p.Buckets[b].Ranges))
+		}
+		if err := selftest(p, env, dir, *runIt, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selftestPoints are the symbol values a selftest runs at: the -at values
+// (the hints for symbols they lack), or without them, the hints of every
+// size bucket, so that each of the wrapper's plans runs.
+func selftestPoints(p *plan.Plan, at symbolValues) []expr.Env {
+	point := func(hints expr.Env) expr.Env {
+		env := expr.Env{}
+		for k, v := range hints {
+			env[k] = v
+		}
+		for name, v := range at {
+			env[name] = v
+		}
+		p.Graph.AtBounds(env)
+		return env
+	}
+	if len(at) > 0 || len(p.Buckets) < 2 {
+		return []expr.Env{point(p.Hints)}
+	}
+	var points []expr.Env
+	for _, b := range p.Buckets {
+		points = append(points, point(b.Plan.Hints))
+	}
+	return points
 }
 
 // selftests are the backends selftest builds, by -lang value (as gen's
@@ -155,7 +184,7 @@ func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer, args ...
 		return nil
 	}
 	if err != nil {
-		return &checkFailed{fmt.Sprintf("selftest of %s failed: %s", name, text)}
+		return &checkFailed{fmt.Sprintf("selftest of %s failed (%v): %s", name, err, text)}
 	}
 	fmt.Fprintln(stdout, text)
 	return nil

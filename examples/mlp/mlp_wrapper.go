@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 4: it does not compile against
+// This file needs the runtime of table version 5: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 4)
-	_ = wgrt.EnforceVersion(4 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
+	_ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "mlp" calls. Each method writes its outputs
@@ -306,8 +306,8 @@ var program = wgrt.Program{
 		0, 256, 0,
 		0, 2560, 0,
 		0, 40, 0,
-		3, 10, 0,
 		0, -1, 0,
+		3, 10, 0,
 		3, 12, 0,
 		0, 296, 0,
 		3, 18, 0,
@@ -370,37 +370,6 @@ var program = wgrt.Program{
 		5, 5, 6, 13, // "w3"
 		6, 6, 6, 14, // "b3"
 	},
-	Steps: []int32{
-		0, 0, 15, -1, -1, // acquire pool 0: 512*batch bytes on "cpu"
-		2, 7, 0, 6, 15, // view "h1": pool 0 at 0, 512*batch bytes
-		4, 0, // ops[0]: "matmul"
-		0, 1, 15, -1, -1, // acquire pool 1: 512*batch bytes on "cpu"
-		2, 8, 1, 6, 15, // view "h1b": pool 1 at 0, 512*batch bytes
-		2, 9, 1, 6, 15, // view "a1": pool 1 at 0, 512*batch bytes
-		4, 1, // ops[1]: "bias_add"
-		3, 7, // unview "h1"
-		4, 2, // ops[2]: "relu_"; "a1" takes over the storage of "h1b" in place
-		2, 10, 0, 17, 15, // view "h2": pool 0 at 256*batch, 256*batch bytes
-		4, 3, // ops[3]: "matmul"
-		3, 8, // unview "h1b"
-		3, 9, // unview "a1"
-		2, 11, 0, 6, 17, // view "h2b": pool 0 at 0, 256*batch bytes
-		2, 12, 0, 6, 17, // view "a2": pool 0 at 0, 256*batch bytes
-		4, 4, // ops[4]: "bias_add"
-		3, 10, // unview "h2"
-		4, 5, // ops[5]: "relu_"; "a2" takes over the storage of "h2b" in place
-		2, 13, 0, 17, 19, // view "z": pool 0 at 256*batch, 40*batch bytes
-		4, 6, // ops[6]: "matmul"
-		3, 11, // unview "h2b"
-		3, 12, // unview "a2"
-		2, 14, 1, 6, 20, // view "zb": pool 1 at 0, 40*batch bytes
-		4, 7, // ops[7]: "bias_add"
-		3, 13, // unview "z"
-		2, 15, 0, 6, 20, // view "y": pool 0 at 0, 40*batch bytes
-		4, 8, // ops[8]: "softmax"
-		3, 14, // unview "zb"
-		1, 1, // release pool 1
-	},
 	Ops: []wgrt.Op{
 		{Index: 0, Place: "ops[0]", Kernel: "matmul", Inputs: []string{"x", "w1"}, Outputs: []string{"h1"}},
 		{Index: 1, Place: "ops[1]", Kernel: "bias_add", Inputs: []string{"h1", "b1"}, Outputs: []string{"h1b"}},
@@ -412,10 +381,45 @@ var program = wgrt.Program{
 		{Index: 7, Place: "ops[7]", Kernel: "bias_add", Inputs: []string{"z", "b3"}, Outputs: []string{"zb"}},
 		{Index: 8, Place: "ops[8]", Kernel: "softmax", Inputs: []string{"zb"}, Outputs: []string{"y"}},
 	},
-	PoolDevices: []string{"cpu", "cpu"},
-	OutputPools: []int32{0},
-	Align:       64,
-	NumLoops:    0,
+	Plans: []wgrt.Plan{
+		{
+			Steps: []int32{
+				0, 0, 16, -1, -1, // acquire pool 0: 512*batch bytes on "cpu"
+				2, 7, 0, 6, 16, // view "h1": pool 0 at 0, 512*batch bytes
+				4, 0, // ops[0]: "matmul"
+				0, 1, 16, -1, -1, // acquire pool 1: 512*batch bytes on "cpu"
+				2, 8, 1, 6, 16, // view "h1b": pool 1 at 0, 512*batch bytes
+				2, 9, 1, 6, 16, // view "a1": pool 1 at 0, 512*batch bytes
+				4, 1, // ops[1]: "bias_add"
+				3, 7, // unview "h1"
+				4, 2, // ops[2]: "relu_"; "a1" takes over the storage of "h1b" in place
+				2, 10, 0, 17, 16, // view "h2": pool 0 at 256*batch, 256*batch bytes
+				4, 3, // ops[3]: "matmul"
+				3, 8, // unview "h1b"
+				3, 9, // unview "a1"
+				2, 11, 0, 6, 17, // view "h2b": pool 0 at 0, 256*batch bytes
+				2, 12, 0, 6, 17, // view "a2": pool 0 at 0, 256*batch bytes
+				4, 4, // ops[4]: "bias_add"
+				3, 10, // unview "h2"
+				4, 5, // ops[5]: "relu_"; "a2" takes over the storage of "h2b" in place
+				2, 13, 0, 17, 19, // view "z": pool 0 at 256*batch, 40*batch bytes
+				4, 6, // ops[6]: "matmul"
+				3, 11, // unview "h2b"
+				3, 12, // unview "a2"
+				2, 14, 1, 6, 20, // view "zb": pool 1 at 0, 40*batch bytes
+				4, 7, // ops[7]: "bias_add"
+				3, 13, // unview "z"
+				2, 15, 0, 6, 20, // view "y": pool 0 at 0, 40*batch bytes
+				4, 8, // ops[8]: "softmax"
+				3, 14, // unview "zb"
+				1, 1, // release pool 1
+			},
+			PoolDevices: []string{"cpu", "cpu"},
+			OutputPools: []int32{0},
+		},
+	},
+	Align:    64,
+	NumLoops: 0,
 }
 
 // opArgs are each op's kernel number, tensors and attributes; op i's row
@@ -430,7 +434,7 @@ var (
 		2, 12, 11, // ops[5]: "relu_"
 		0, 13, 12, 5, // ops[6]: "matmul"
 		1, 14, 13, 6, // ops[7]: "bias_add"
-		3, 15, 14, 16, // ops[8]: "softmax"
+		3, 15, 14, 15, // ops[8]: "softmax"
 	}
 	opStart = [...]int32{
 		0, 4, 8, 11, 15, 19, 22, 26, 30, 34,

@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 4: it does not compile against
+// This file needs the runtime of table version 5: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 4)
-	_ = wgrt.EnforceVersion(4 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
+	_ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "cnn" calls. Each method writes its outputs
@@ -315,11 +315,11 @@ var program = wgrt.Program{
 		0, 32, 0,
 		0, 5120, 0,
 		0, 40, 0,
-		0, 4096, 0,
-		3, 21, 0,
-		0, 2048, 0,
-		3, 23, 0,
 		0, 2, 0,
+		0, 4096, 0,
+		3, 22, 0,
+		0, 2048, 0,
+		3, 24, 0,
 		3, 10, 0,
 		3, 20, 0,
 	},
@@ -353,7 +353,7 @@ var program = wgrt.Program{
 		2, 5, 5,
 		2, 1, 1,
 		4, 1, 1, 1, 1,
-		2, 25, 25,
+		2, 21, 21,
 		4, 14, 14, 14, 14,
 	},
 	Inputs: []int32{
@@ -390,33 +390,6 @@ var program = wgrt.Program{
 		11, 5, 14, 19, // "fc.weight"
 		12, 6, 14, 20, // "fc.bias"
 	},
-	Steps: []int32{
-		0, 0, 22, -1, -1, // acquire pool 0: 4096*batch bytes on "cpu"
-		2, 3, 0, 14, 22, // view "/conv1/Conv_output_0": pool 0 at 0, 4096*batch bytes
-		2, 4, 0, 14, 22, // view "/Relu_output_0": pool 0 at 0, 4096*batch bytes
-		4, 0, // ops[0]: "Conv"
-		4, 1, // ops[1]: "Relu"; "/Relu_output_0" takes over the storage of "/conv1/Conv_output_0" in place
-		0, 1, 24, -1, -1, // acquire pool 1: 2048*batch bytes on "cpu"
-		2, 7, 1, 14, 24, // view "/conv2/Conv_output_0": pool 1 at 0, 2048*batch bytes
-		2, 8, 1, 14, 24, // view "/Relu_1_output_0": pool 1 at 0, 2048*batch bytes
-		4, 2, // ops[2]: "Conv"
-		3, 3, // unview "/conv1/Conv_output_0"
-		3, 4, // unview "/Relu_output_0"
-		4, 3, // ops[3]: "Relu"; "/Relu_1_output_0" takes over the storage of "/conv2/Conv_output_0" in place
-		2, 9, 0, 14, 26, // view "/pool/MaxPool_output_0": pool 0 at 0, 512*batch bytes
-		2, 10, 0, 14, 26, // view "/Flatten_output_0": pool 0 at 0, 512*batch bytes
-		4, 4, // ops[4]: "MaxPool"
-		3, 7, // unview "/conv2/Conv_output_0"
-		3, 8, // unview "/Relu_1_output_0"
-		2, 13, 1, 14, 27, // view "/fc/Gemm_output_0": pool 1 at 0, 40*batch bytes
-		4, 5, // ops[5]: "Gemm"
-		3, 9, // unview "/pool/MaxPool_output_0"
-		3, 10, // unview "/Flatten_output_0"
-		2, 14, 0, 14, 27, // view "probs": pool 0 at 0, 40*batch bytes
-		4, 6, // ops[6]: "Softmax"
-		3, 13, // unview "/fc/Gemm_output_0"
-		1, 1, // release pool 1
-	},
 	Ops: []wgrt.Op{
 		{Index: 0, Place: "ops[0]", Kernel: "Conv", Inputs: []string{"image", "conv1.weight", "conv1.bias"}, Outputs: []string{"/conv1/Conv_output_0"}},
 		{Index: 1, Place: "ops[1]", Kernel: "Relu", Inputs: []string{"/conv1/Conv_output_0"}, Outputs: []string{"/Relu_output_0"}},
@@ -426,10 +399,41 @@ var program = wgrt.Program{
 		{Index: 5, Place: "ops[5]", Kernel: "Gemm", Inputs: []string{"/Flatten_output_0", "fc.weight", "fc.bias"}, Outputs: []string{"/fc/Gemm_output_0"}},
 		{Index: 6, Place: "ops[6]", Kernel: "Softmax", Inputs: []string{"/fc/Gemm_output_0"}, Outputs: []string{"probs"}},
 	},
-	PoolDevices: []string{"cpu", "cpu"},
-	OutputPools: []int32{0},
-	Align:       64,
-	NumLoops:    0,
+	Plans: []wgrt.Plan{
+		{
+			Steps: []int32{
+				0, 0, 23, -1, -1, // acquire pool 0: 4096*batch bytes on "cpu"
+				2, 3, 0, 14, 23, // view "/conv1/Conv_output_0": pool 0 at 0, 4096*batch bytes
+				2, 4, 0, 14, 23, // view "/Relu_output_0": pool 0 at 0, 4096*batch bytes
+				4, 0, // ops[0]: "Conv"
+				4, 1, // ops[1]: "Relu"; "/Relu_output_0" takes over the storage of "/conv1/Conv_output_0" in place
+				0, 1, 25, -1, -1, // acquire pool 1: 2048*batch bytes on "cpu"
+				2, 7, 1, 14, 25, // view "/conv2/Conv_output_0": pool 1 at 0, 2048*batch bytes
+				2, 8, 1, 14, 25, // view "/Relu_1_output_0": pool 1 at 0, 2048*batch bytes
+				4, 2, // ops[2]: "Conv"
+				3, 3, // unview "/conv1/Conv_output_0"
+				3, 4, // unview "/Relu_output_0"
+				4, 3, // ops[3]: "Relu"; "/Relu_1_output_0" takes over the storage of "/conv2/Conv_output_0" in place
+				2, 9, 0, 14, 26, // view "/pool/MaxPool_output_0": pool 0 at 0, 512*batch bytes
+				2, 10, 0, 14, 26, // view "/Flatten_output_0": pool 0 at 0, 512*batch bytes
+				4, 4, // ops[4]: "MaxPool"
+				3, 7, // unview "/conv2/Conv_output_0"
+				3, 8, // unview "/Relu_1_output_0"
+				2, 13, 1, 14, 27, // view "/fc/Gemm_output_0": pool 1 at 0, 40*batch bytes
+				4, 5, // ops[5]: "Gemm"
+				3, 9, // unview "/pool/MaxPool_output_0"
+				3, 10, // unview "/Flatten_output_0"
+				2, 14, 0, 14, 27, // view "probs": pool 0 at 0, 40*batch bytes
+				4, 6, // ops[6]: "Softmax"
+				3, 13, // unview "/fc/Gemm_output_0"
+				1, 1, // release pool 1
+			},
+			PoolDevices: []string{"cpu", "cpu"},
+			OutputPools: []int32{0},
+		},
+	},
+	Align:    64,
+	NumLoops: 0,
 }
 
 // opArgs are each op's kernel number, tensors and attributes; op i's row

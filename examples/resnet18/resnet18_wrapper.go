@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 4: it does not compile against
+// This file needs the runtime of table version 5: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 4)
-	_ = wgrt.EnforceVersion(4 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
+	_ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "resnet18" calls. Each method writes its outputs
@@ -664,20 +664,20 @@ var program = wgrt.Program{
 		0, 524288, 0,
 		0, 2048000, 0,
 		0, 4000, 0,
-		0, 32, 0,
-		3, 49, 0,
-		0, 63, 0,
-		2, 50, 51,
-		4, 52, 6,
-		3, 6, 53,
-		0, 3968, 0,
-		3, 55, 0,
-		2, 54, 56,
-		0, 6422528, 0,
-		3, 58, 0,
 		0, 2, 0,
 		0, -1, 0,
 		0, -2, 0,
+		0, 32, 0,
+		3, 52, 0,
+		0, 63, 0,
+		2, 53, 54,
+		4, 55, 6,
+		3, 6, 56,
+		0, 3968, 0,
+		3, 58, 0,
+		2, 57, 59,
+		0, 6422528, 0,
+		3, 61, 0,
 		0, 3211264, 0,
 		3, 63, 0,
 		0, 1605632, 0,
@@ -1006,12 +1006,12 @@ var program = wgrt.Program{
 		31, 5,
 	},
 	Lists: []int32{
-		2, 60, 60,
+		2, 49, 49,
 		2, 1, 1,
 		2, 5, 5,
 		2, 13, 13,
 		1, 13,
-		2, 61, 62,
+		2, 50, 51,
 	},
 	Inputs: []int32{
 		0, 1, 4, 5, 6, 7, 14, 17, 18, 19, 20, 25, 28, 29, 30, 31,
@@ -1243,358 +1243,6 @@ var program = wgrt.Program{
 		231, 101, 13, 47, // "v232"
 		232, 102, 13, 48, // "in233"
 	},
-	Steps: []int32{
-		0, 1, 59, -1, -1, // acquire pool 1: 6422528*batch bytes on "cpu"
-		2, 2, 1, 13, 64, // view "t3": pool 1 at 0, 3211264*batch bytes
-		4, 0, // ops[0]: "convolution"
-		2, 3, 1, 13, 13, // view "t4": pool 1 at 0, 0 bytes
-		4, 1, // ops[1]: "empty_memory_format"
-		3, 3, // unview "t4"
-		2, 8, 1, 64, 59, // view "t9": pool 1 at 3211264*batch, 3211264*batch bytes
-		2, 11, 1, 64, 59, // view "t12": pool 1 at 3211264*batch, 3211264*batch bytes
-		2, 9, 1, 13, 13, // view "t10": pool 1 at 0, 0 bytes
-		2, 10, 1, 13, 13, // view "t11": pool 1 at 0, 0 bytes
-		4, 2, // ops[2]: "native_batch_norm"
-		3, 2, // unview "t3"
-		3, 9, // unview "t10"
-		3, 10, // unview "t11"
-		4, 3, // ops[3]: "relu_"; "t12" takes over the storage of "t9" in place
-		2, 12, 1, 66, 68, // view "t13": pool 1 at 1605632*batch, 802816*batch bytes
-		2, 13, 1, 13, 66, // view "t14": pool 1 at 0, 1605632*batch bytes
-		4, 4, // ops[4]: "max_pool2d_with_indices"
-		3, 8, // unview "t9"
-		3, 11, // unview "t12"
-		3, 13, // unview "t14"
-		2, 15, 1, 13, 69, // view "t16": pool 1 at 0, 802816*batch bytes
-		4, 5, // ops[5]: "convolution"
-		2, 16, 1, 13, 13, // view "t17": pool 1 at 0, 0 bytes
-		4, 6, // ops[6]: "empty_memory_format"
-		3, 16, // unview "t17"
-		2, 21, 1, 69, 66, // view "t22": pool 1 at 802816*batch, 802816*batch bytes
-		2, 24, 1, 69, 66, // view "t25": pool 1 at 802816*batch, 802816*batch bytes
-		2, 22, 1, 13, 13, // view "t23": pool 1 at 0, 0 bytes
-		2, 23, 1, 13, 13, // view "t24": pool 1 at 0, 0 bytes
-		4, 7, // ops[7]: "native_batch_norm"
-		3, 15, // unview "t16"
-		3, 22, // unview "t23"
-		3, 23, // unview "t24"
-		4, 8, // ops[8]: "relu_"; "t25" takes over the storage of "t22" in place
-		2, 26, 1, 68, 64, // view "t27": pool 1 at 2408448*batch, 802816*batch bytes
-		4, 9, // ops[9]: "convolution"
-		3, 21, // unview "t22"
-		3, 24, // unview "t25"
-		2, 27, 1, 13, 13, // view "t28": pool 1 at 0, 0 bytes
-		4, 10, // ops[10]: "empty_memory_format"
-		3, 27, // unview "t28"
-		2, 32, 1, 13, 69, // view "t33": pool 1 at 0, 802816*batch bytes
-		2, 35, 1, 13, 69, // view "t36": pool 1 at 0, 802816*batch bytes
-		2, 36, 1, 13, 69, // view "t37": pool 1 at 0, 802816*batch bytes
-		2, 33, 1, 13, 13, // view "t34": pool 1 at 0, 0 bytes
-		2, 34, 1, 13, 13, // view "t35": pool 1 at 0, 0 bytes
-		4, 11, // ops[11]: "native_batch_norm"
-		3, 26, // unview "t27"
-		3, 33, // unview "t34"
-		3, 34, // unview "t35"
-		4, 12, // ops[12]: "add__Tensor"; "t36" takes over the storage of "t33" in place
-		3, 12, // unview "t13"
-		4, 13, // ops[13]: "relu_"; "t37" takes over the storage of "t36" in place
-		2, 38, 1, 69, 66, // view "t39": pool 1 at 802816*batch, 802816*batch bytes
-		4, 14, // ops[14]: "convolution"
-		2, 39, 1, 13, 13, // view "t40": pool 1 at 0, 0 bytes
-		4, 15, // ops[15]: "empty_memory_format"
-		3, 39, // unview "t40"
-		2, 44, 1, 66, 68, // view "t45": pool 1 at 1605632*batch, 802816*batch bytes
-		2, 47, 1, 66, 68, // view "t48": pool 1 at 1605632*batch, 802816*batch bytes
-		2, 45, 1, 13, 13, // view "t46": pool 1 at 0, 0 bytes
-		2, 46, 1, 13, 13, // view "t47": pool 1 at 0, 0 bytes
-		4, 16, // ops[16]: "native_batch_norm"
-		3, 38, // unview "t39"
-		3, 45, // unview "t46"
-		3, 46, // unview "t47"
-		4, 17, // ops[17]: "relu_"; "t48" takes over the storage of "t45" in place
-		2, 49, 1, 68, 64, // view "t50": pool 1 at 2408448*batch, 802816*batch bytes
-		4, 18, // ops[18]: "convolution"
-		3, 44, // unview "t45"
-		3, 47, // unview "t48"
-		2, 50, 1, 13, 13, // view "t51": pool 1 at 0, 0 bytes
-		4, 19, // ops[19]: "empty_memory_format"
-		3, 50, // unview "t51"
-		2, 55, 1, 69, 66, // view "t56": pool 1 at 802816*batch, 802816*batch bytes
-		2, 58, 1, 69, 66, // view "t59": pool 1 at 802816*batch, 802816*batch bytes
-		2, 59, 1, 69, 66, // view "t60": pool 1 at 802816*batch, 802816*batch bytes
-		2, 56, 1, 13, 13, // view "t57": pool 1 at 0, 0 bytes
-		2, 57, 1, 13, 13, // view "t58": pool 1 at 0, 0 bytes
-		4, 20, // ops[20]: "native_batch_norm"
-		3, 49, // unview "t50"
-		3, 56, // unview "t57"
-		3, 57, // unview "t58"
-		4, 21, // ops[21]: "add__Tensor"; "t59" takes over the storage of "t56" in place
-		3, 32, // unview "t33"
-		3, 35, // unview "t36"
-		3, 36, // unview "t37"
-		4, 22, // ops[22]: "relu_"; "t60" takes over the storage of "t59" in place
-		2, 61, 1, 13, 71, // view "t62": pool 1 at 0, 401408*batch bytes
-		4, 23, // ops[23]: "convolution"
-		2, 62, 1, 13, 13, // view "t63": pool 1 at 0, 0 bytes
-		4, 24, // ops[24]: "empty_memory_format"
-		3, 62, // unview "t63"
-		2, 67, 1, 71, 69, // view "t68": pool 1 at 401408*batch, 401408*batch bytes
-		2, 70, 1, 71, 69, // view "t71": pool 1 at 401408*batch, 401408*batch bytes
-		2, 68, 1, 13, 13, // view "t69": pool 1 at 0, 0 bytes
-		2, 69, 1, 13, 13, // view "t70": pool 1 at 0, 0 bytes
-		4, 25, // ops[25]: "native_batch_norm"
-		3, 61, // unview "t62"
-		3, 68, // unview "t69"
-		3, 69, // unview "t70"
-		4, 26, // ops[26]: "relu_"; "t71" takes over the storage of "t68" in place
-		2, 72, 1, 66, 73, // view "t73": pool 1 at 1605632*batch, 401408*batch bytes
-		4, 27, // ops[27]: "convolution"
-		3, 67, // unview "t68"
-		3, 70, // unview "t71"
-		2, 73, 1, 13, 13, // view "t74": pool 1 at 0, 0 bytes
-		4, 28, // ops[28]: "empty_memory_format"
-		3, 73, // unview "t74"
-		2, 78, 1, 13, 71, // view "t79": pool 1 at 0, 401408*batch bytes
-		2, 91, 1, 13, 71, // view "t92": pool 1 at 0, 401408*batch bytes
-		2, 92, 1, 13, 71, // view "t93": pool 1 at 0, 401408*batch bytes
-		2, 79, 1, 13, 13, // view "t80": pool 1 at 0, 0 bytes
-		2, 80, 1, 13, 13, // view "t81": pool 1 at 0, 0 bytes
-		4, 29, // ops[29]: "native_batch_norm"
-		3, 72, // unview "t73"
-		3, 79, // unview "t80"
-		3, 80, // unview "t81"
-		2, 82, 1, 71, 69, // view "t83": pool 1 at 401408*batch, 401408*batch bytes
-		4, 30, // ops[30]: "convolution"
-		3, 55, // unview "t56"
-		3, 58, // unview "t59"
-		3, 59, // unview "t60"
-		2, 83, 1, 13, 13, // view "t84": pool 1 at 0, 0 bytes
-		4, 31, // ops[31]: "empty_memory_format"
-		3, 83, // unview "t84"
-		2, 88, 1, 69, 75, // view "t89": pool 1 at 802816*batch, 401408*batch bytes
-		2, 89, 1, 13, 13, // view "t90": pool 1 at 0, 0 bytes
-		2, 90, 1, 13, 13, // view "t91": pool 1 at 0, 0 bytes
-		4, 32, // ops[32]: "native_batch_norm"
-		3, 82, // unview "t83"
-		3, 89, // unview "t90"
-		3, 90, // unview "t91"
-		4, 33, // ops[33]: "add__Tensor"; "t92" takes over the storage of "t79" in place
-		3, 88, // unview "t89"
-		4, 34, // ops[34]: "relu_"; "t93" takes over the storage of "t92" in place
-		2, 94, 1, 71, 69, // view "t95": pool 1 at 401408*batch, 401408*batch bytes
-		4, 35, // ops[35]: "convolution"
-		2, 95, 1, 13, 13, // view "t96": pool 1 at 0, 0 bytes
-		4, 36, // ops[36]: "empty_memory_format"
-		3, 95, // unview "t96"
-		2, 100, 1, 69, 75, // view "t101": pool 1 at 802816*batch, 401408*batch bytes
-		2, 103, 1, 69, 75, // view "t104": pool 1 at 802816*batch, 401408*batch bytes
-		2, 101, 1, 13, 13, // view "t102": pool 1 at 0, 0 bytes
-		2, 102, 1, 13, 13, // view "t103": pool 1 at 0, 0 bytes
-		4, 37, // ops[37]: "native_batch_norm"
-		3, 94, // unview "t95"
-		3, 101, // unview "t102"
-		3, 102, // unview "t103"
-		4, 38, // ops[38]: "relu_"; "t104" takes over the storage of "t101" in place
-		2, 105, 1, 75, 66, // view "t106": pool 1 at 1204224*batch, 401408*batch bytes
-		4, 39, // ops[39]: "convolution"
-		3, 100, // unview "t101"
-		3, 103, // unview "t104"
-		2, 106, 1, 13, 13, // view "t107": pool 1 at 0, 0 bytes
-		4, 40, // ops[40]: "empty_memory_format"
-		3, 106, // unview "t107"
-		2, 111, 1, 71, 69, // view "t112": pool 1 at 401408*batch, 401408*batch bytes
-		2, 114, 1, 71, 69, // view "t115": pool 1 at 401408*batch, 401408*batch bytes
-		2, 115, 1, 71, 69, // view "t116": pool 1 at 401408*batch, 401408*batch bytes
-		2, 112, 1, 13, 13, // view "t113": pool 1 at 0, 0 bytes
-		2, 113, 1, 13, 13, // view "t114": pool 1 at 0, 0 bytes
-		4, 41, // ops[41]: "native_batch_norm"
-		3, 105, // unview "t106"
-		3, 112, // unview "t113"
-		3, 113, // unview "t114"
-		4, 42, // ops[42]: "add__Tensor"; "t115" takes over the storage of "t112" in place
-		3, 78, // unview "t79"
-		3, 91, // unview "t92"
-		3, 92, // unview "t93"
-		4, 43, // ops[43]: "relu_"; "t116" takes over the storage of "t115" in place
-		2, 117, 1, 13, 76, // view "t118": pool 1 at 0, 200704*batch bytes
-		4, 44, // ops[44]: "convolution"
-		2, 118, 1, 13, 13, // view "t119": pool 1 at 0, 0 bytes
-		4, 45, // ops[45]: "empty_memory_format"
-		3, 118, // unview "t119"
-		2, 123, 1, 76, 71, // view "t124": pool 1 at 200704*batch, 200704*batch bytes
-		2, 126, 1, 76, 71, // view "t127": pool 1 at 200704*batch, 200704*batch bytes
-		2, 124, 1, 13, 13, // view "t125": pool 1 at 0, 0 bytes
-		2, 125, 1, 13, 13, // view "t126": pool 1 at 0, 0 bytes
-		4, 46, // ops[46]: "native_batch_norm"
-		3, 117, // unview "t118"
-		3, 124, // unview "t125"
-		3, 125, // unview "t126"
-		4, 47, // ops[47]: "relu_"; "t127" takes over the storage of "t124" in place
-		2, 128, 1, 69, 78, // view "t129": pool 1 at 802816*batch, 200704*batch bytes
-		4, 48, // ops[48]: "convolution"
-		3, 123, // unview "t124"
-		3, 126, // unview "t127"
-		2, 129, 1, 13, 13, // view "t130": pool 1 at 0, 0 bytes
-		4, 49, // ops[49]: "empty_memory_format"
-		3, 129, // unview "t130"
-		2, 134, 1, 13, 76, // view "t135": pool 1 at 0, 200704*batch bytes
-		2, 147, 1, 13, 76, // view "t148": pool 1 at 0, 200704*batch bytes
-		2, 148, 1, 13, 76, // view "t149": pool 1 at 0, 200704*batch bytes
-		2, 135, 1, 13, 13, // view "t136": pool 1 at 0, 0 bytes
-		2, 136, 1, 13, 13, // view "t137": pool 1 at 0, 0 bytes
-		4, 50, // ops[50]: "native_batch_norm"
-		3, 128, // unview "t129"
-		3, 135, // unview "t136"
-		3, 136, // unview "t137"
-		2, 138, 1, 76, 71, // view "t139": pool 1 at 200704*batch, 200704*batch bytes
-		4, 51, // ops[51]: "convolution"
-		3, 111, // unview "t112"
-		3, 114, // unview "t115"
-		3, 115, // unview "t116"
-		2, 139, 1, 13, 13, // view "t140": pool 1 at 0, 0 bytes
-		4, 52, // ops[52]: "empty_memory_format"
-		3, 139, // unview "t140"
-		2, 144, 1, 71, 33, // view "t145": pool 1 at 401408*batch, 200704*batch bytes
-		2, 145, 1, 13, 13, // view "t146": pool 1 at 0, 0 bytes
-		2, 146, 1, 13, 13, // view "t147": pool 1 at 0, 0 bytes
-		4, 53, // ops[53]: "native_batch_norm"
-		3, 138, // unview "t139"
-		3, 145, // unview "t146"
-		3, 146, // unview "t147"
-		4, 54, // ops[54]: "add__Tensor"; "t148" takes over the storage of "t135" in place
-		3, 144, // unview "t145"
-		4, 55, // ops[55]: "relu_"; "t149" takes over the storage of "t148" in place
-		2, 150, 1, 76, 71, // view "t151": pool 1 at 200704*batch, 200704*batch bytes
-		4, 56, // ops[56]: "convolution"
-		2, 151, 1, 13, 13, // view "t152": pool 1 at 0, 0 bytes
-		4, 57, // ops[57]: "empty_memory_format"
-		3, 151, // unview "t152"
-		2, 156, 1, 71, 33, // view "t157": pool 1 at 401408*batch, 200704*batch bytes
-		2, 159, 1, 71, 33, // view "t160": pool 1 at 401408*batch, 200704*batch bytes
-		2, 157, 1, 13, 13, // view "t158": pool 1 at 0, 0 bytes
-		2, 158, 1, 13, 13, // view "t159": pool 1 at 0, 0 bytes
-		4, 58, // ops[58]: "native_batch_norm"
-		3, 150, // unview "t151"
-		3, 157, // unview "t158"
-		3, 158, // unview "t159"
-		4, 59, // ops[59]: "relu_"; "t160" takes over the storage of "t157" in place
-		2, 161, 1, 33, 69, // view "t162": pool 1 at 602112*batch, 200704*batch bytes
-		4, 60, // ops[60]: "convolution"
-		3, 156, // unview "t157"
-		3, 159, // unview "t160"
-		2, 162, 1, 13, 13, // view "t163": pool 1 at 0, 0 bytes
-		4, 61, // ops[61]: "empty_memory_format"
-		3, 162, // unview "t163"
-		2, 167, 1, 76, 71, // view "t168": pool 1 at 200704*batch, 200704*batch bytes
-		2, 170, 1, 76, 71, // view "t171": pool 1 at 200704*batch, 200704*batch bytes
-		2, 171, 1, 76, 71, // view "t172": pool 1 at 200704*batch, 200704*batch bytes
-		2, 168, 1, 13, 13, // view "t169": pool 1 at 0, 0 bytes
-		2, 169, 1, 13, 13, // view "t170": pool 1 at 0, 0 bytes
-		4, 62, // ops[62]: "native_batch_norm"
-		3, 161, // unview "t162"
-		3, 168, // unview "t169"
-		3, 169, // unview "t170"
-		4, 63, // ops[63]: "add__Tensor"; "t171" takes over the storage of "t168" in place
-		3, 134, // unview "t135"
-		3, 147, // unview "t148"
-		3, 148, // unview "t149"
-		4, 64, // ops[64]: "relu_"; "t172" takes over the storage of "t171" in place
-		2, 173, 1, 13, 79, // view "t174": pool 1 at 0, 100352*batch bytes
-		4, 65, // ops[65]: "convolution"
-		2, 174, 1, 13, 13, // view "t175": pool 1 at 0, 0 bytes
-		4, 66, // ops[66]: "empty_memory_format"
-		3, 174, // unview "t175"
-		2, 179, 1, 79, 76, // view "t180": pool 1 at 100352*batch, 100352*batch bytes
-		2, 182, 1, 79, 76, // view "t183": pool 1 at 100352*batch, 100352*batch bytes
-		2, 180, 1, 13, 13, // view "t181": pool 1 at 0, 0 bytes
-		2, 181, 1, 13, 13, // view "t182": pool 1 at 0, 0 bytes
-		4, 67, // ops[67]: "native_batch_norm"
-		3, 173, // unview "t174"
-		3, 180, // unview "t181"
-		3, 181, // unview "t182"
-		4, 68, // ops[68]: "relu_"; "t183" takes over the storage of "t180" in place
-		2, 184, 1, 71, 81, // view "t185": pool 1 at 401408*batch, 100352*batch bytes
-		4, 69, // ops[69]: "convolution"
-		3, 179, // unview "t180"
-		3, 182, // unview "t183"
-		2, 185, 1, 13, 13, // view "t186": pool 1 at 0, 0 bytes
-		4, 70, // ops[70]: "empty_memory_format"
-		3, 185, // unview "t186"
-		2, 190, 1, 13, 79, // view "t191": pool 1 at 0, 100352*batch bytes
-		2, 203, 1, 13, 79, // view "t204": pool 1 at 0, 100352*batch bytes
-		2, 204, 1, 13, 79, // view "t205": pool 1 at 0, 100352*batch bytes
-		2, 191, 1, 13, 13, // view "t192": pool 1 at 0, 0 bytes
-		2, 192, 1, 13, 13, // view "t193": pool 1 at 0, 0 bytes
-		4, 71, // ops[71]: "native_batch_norm"
-		3, 184, // unview "t185"
-		3, 191, // unview "t192"
-		3, 192, // unview "t193"
-		2, 194, 1, 79, 76, // view "t195": pool 1 at 100352*batch, 100352*batch bytes
-		4, 72, // ops[72]: "convolution"
-		3, 167, // unview "t168"
-		3, 170, // unview "t171"
-		3, 171, // unview "t172"
-		2, 195, 1, 13, 13, // view "t196": pool 1 at 0, 0 bytes
-		4, 73, // ops[73]: "empty_memory_format"
-		3, 195, // unview "t196"
-		2, 200, 1, 76, 83, // view "t201": pool 1 at 200704*batch, 100352*batch bytes
-		2, 201, 1, 13, 13, // view "t202": pool 1 at 0, 0 bytes
-		2, 202, 1, 13, 13, // view "t203": pool 1 at 0, 0 bytes
-		4, 74, // ops[74]: "native_batch_norm"
-		3, 194, // unview "t195"
-		3, 201, // unview "t202"
-		3, 202, // unview "t203"
-		4, 75, // ops[75]: "add__Tensor"; "t204" takes over the storage of "t191" in place
-		3, 200, // unview "t201"
-		4, 76, // ops[76]: "relu_"; "t205" takes over the storage of "t204" in place
-		2, 206, 1, 79, 76, // view "t207": pool 1 at 100352*batch, 100352*batch bytes
-		4, 77, // ops[77]: "convolution"
-		2, 207, 1, 13, 13, // view "t208": pool 1 at 0, 0 bytes
-		4, 78, // ops[78]: "empty_memory_format"
-		3, 207, // unview "t208"
-		2, 212, 1, 76, 83, // view "t213": pool 1 at 200704*batch, 100352*batch bytes
-		2, 215, 1, 76, 83, // view "t216": pool 1 at 200704*batch, 100352*batch bytes
-		2, 213, 1, 13, 13, // view "t214": pool 1 at 0, 0 bytes
-		2, 214, 1, 13, 13, // view "t215": pool 1 at 0, 0 bytes
-		4, 79, // ops[79]: "native_batch_norm"
-		3, 206, // unview "t207"
-		3, 213, // unview "t214"
-		3, 214, // unview "t215"
-		4, 80, // ops[80]: "relu_"; "t216" takes over the storage of "t213" in place
-		2, 217, 1, 83, 71, // view "t218": pool 1 at 301056*batch, 100352*batch bytes
-		4, 81, // ops[81]: "convolution"
-		3, 212, // unview "t213"
-		3, 215, // unview "t216"
-		2, 218, 1, 13, 13, // view "t219": pool 1 at 0, 0 bytes
-		4, 82, // ops[82]: "empty_memory_format"
-		3, 218, // unview "t219"
-		2, 223, 1, 79, 76, // view "t224": pool 1 at 100352*batch, 100352*batch bytes
-		2, 226, 1, 79, 76, // view "t227": pool 1 at 100352*batch, 100352*batch bytes
-		2, 227, 1, 79, 76, // view "t228": pool 1 at 100352*batch, 100352*batch bytes
-		2, 224, 1, 13, 13, // view "t225": pool 1 at 0, 0 bytes
-		2, 225, 1, 13, 13, // view "t226": pool 1 at 0, 0 bytes
-		4, 83, // ops[83]: "native_batch_norm"
-		3, 217, // unview "t218"
-		3, 224, // unview "t225"
-		3, 225, // unview "t226"
-		4, 84, // ops[84]: "add__Tensor"; "t227" takes over the storage of "t224" in place
-		3, 190, // unview "t191"
-		3, 203, // unview "t204"
-		3, 204, // unview "t205"
-		4, 85, // ops[85]: "relu_"; "t228" takes over the storage of "t227" in place
-		2, 228, 1, 13, 84, // view "t229": pool 1 at 0, 2048*batch bytes
-		2, 229, 1, 13, 84, // view "v230": pool 1 at 0, 2048*batch bytes
-		4, 86, // ops[86]: "mean_dim"
-		3, 223, // unview "t224"
-		3, 226, // unview "t227"
-		3, 227, // unview "t228"
-		0, 0, 57, 0, 85, // acquire pool 0: 64*((32*batch + 63)//64) + 3968*batch bytes on "cpu"
-		2, 233, 0, 13, 85, // view "t234": pool 0 at 0, 4000*batch bytes
-		4, 87, // ops[87]: "addmm"
-		3, 228, // unview "t229"
-		3, 229, // unview "v230"
-		1, 1, // release pool 1
-	},
 	Ops: []wgrt.Op{
 		{Index: 0, Place: "ops[0]", Kernel: "convolution", Inputs: []string{"in1", "in2"}, Outputs: []string{"t3"}},
 		{Index: 1, Place: "ops[1]", Kernel: "empty_memory_format", Outputs: []string{"t4"}},
@@ -1685,10 +1333,366 @@ var program = wgrt.Program{
 		{Index: 86, Place: "ops[86]", Kernel: "mean_dim", Inputs: []string{"t228"}, Outputs: []string{"t229"}},
 		{Index: 87, Place: "ops[87]", Kernel: "addmm", Inputs: []string{"in233", "v230", "v232"}, Outputs: []string{"t234"}},
 	},
-	PoolDevices: []string{"cpu", "cpu"},
-	OutputPools: []int32{0},
-	Align:       64,
-	NumLoops:    0,
+	Plans: []wgrt.Plan{
+		{
+			Steps: []int32{
+				0, 1, 62, -1, -1, // acquire pool 1: 6422528*batch bytes on "cpu"
+				2, 2, 1, 13, 64, // view "t3": pool 1 at 0, 3211264*batch bytes
+				4, 0, // ops[0]: "convolution"
+				2, 3, 1, 13, 13, // view "t4": pool 1 at 0, 0 bytes
+				4, 1, // ops[1]: "empty_memory_format"
+				3, 3, // unview "t4"
+				2, 8, 1, 64, 62, // view "t9": pool 1 at 3211264*batch, 3211264*batch bytes
+				2, 11, 1, 64, 62, // view "t12": pool 1 at 3211264*batch, 3211264*batch bytes
+				2, 9, 1, 13, 13, // view "t10": pool 1 at 0, 0 bytes
+				2, 10, 1, 13, 13, // view "t11": pool 1 at 0, 0 bytes
+				4, 2, // ops[2]: "native_batch_norm"
+				3, 2, // unview "t3"
+				3, 9, // unview "t10"
+				3, 10, // unview "t11"
+				4, 3, // ops[3]: "relu_"; "t12" takes over the storage of "t9" in place
+				2, 12, 1, 66, 68, // view "t13": pool 1 at 1605632*batch, 802816*batch bytes
+				2, 13, 1, 13, 66, // view "t14": pool 1 at 0, 1605632*batch bytes
+				4, 4, // ops[4]: "max_pool2d_with_indices"
+				3, 8, // unview "t9"
+				3, 11, // unview "t12"
+				3, 13, // unview "t14"
+				2, 15, 1, 13, 69, // view "t16": pool 1 at 0, 802816*batch bytes
+				4, 5, // ops[5]: "convolution"
+				2, 16, 1, 13, 13, // view "t17": pool 1 at 0, 0 bytes
+				4, 6, // ops[6]: "empty_memory_format"
+				3, 16, // unview "t17"
+				2, 21, 1, 69, 66, // view "t22": pool 1 at 802816*batch, 802816*batch bytes
+				2, 24, 1, 69, 66, // view "t25": pool 1 at 802816*batch, 802816*batch bytes
+				2, 22, 1, 13, 13, // view "t23": pool 1 at 0, 0 bytes
+				2, 23, 1, 13, 13, // view "t24": pool 1 at 0, 0 bytes
+				4, 7, // ops[7]: "native_batch_norm"
+				3, 15, // unview "t16"
+				3, 22, // unview "t23"
+				3, 23, // unview "t24"
+				4, 8, // ops[8]: "relu_"; "t25" takes over the storage of "t22" in place
+				2, 26, 1, 68, 64, // view "t27": pool 1 at 2408448*batch, 802816*batch bytes
+				4, 9, // ops[9]: "convolution"
+				3, 21, // unview "t22"
+				3, 24, // unview "t25"
+				2, 27, 1, 13, 13, // view "t28": pool 1 at 0, 0 bytes
+				4, 10, // ops[10]: "empty_memory_format"
+				3, 27, // unview "t28"
+				2, 32, 1, 13, 69, // view "t33": pool 1 at 0, 802816*batch bytes
+				2, 35, 1, 13, 69, // view "t36": pool 1 at 0, 802816*batch bytes
+				2, 36, 1, 13, 69, // view "t37": pool 1 at 0, 802816*batch bytes
+				2, 33, 1, 13, 13, // view "t34": pool 1 at 0, 0 bytes
+				2, 34, 1, 13, 13, // view "t35": pool 1 at 0, 0 bytes
+				4, 11, // ops[11]: "native_batch_norm"
+				3, 26, // unview "t27"
+				3, 33, // unview "t34"
+				3, 34, // unview "t35"
+				4, 12, // ops[12]: "add__Tensor"; "t36" takes over the storage of "t33" in place
+				3, 12, // unview "t13"
+				4, 13, // ops[13]: "relu_"; "t37" takes over the storage of "t36" in place
+				2, 38, 1, 69, 66, // view "t39": pool 1 at 802816*batch, 802816*batch bytes
+				4, 14, // ops[14]: "convolution"
+				2, 39, 1, 13, 13, // view "t40": pool 1 at 0, 0 bytes
+				4, 15, // ops[15]: "empty_memory_format"
+				3, 39, // unview "t40"
+				2, 44, 1, 66, 68, // view "t45": pool 1 at 1605632*batch, 802816*batch bytes
+				2, 47, 1, 66, 68, // view "t48": pool 1 at 1605632*batch, 802816*batch bytes
+				2, 45, 1, 13, 13, // view "t46": pool 1 at 0, 0 bytes
+				2, 46, 1, 13, 13, // view "t47": pool 1 at 0, 0 bytes
+				4, 16, // ops[16]: "native_batch_norm"
+				3, 38, // unview "t39"
+				3, 45, // unview "t46"
+				3, 46, // unview "t47"
+				4, 17, // ops[17]: "relu_"; "t48" takes over the storage of "t45" in place
+				2, 49, 1, 68, 64, // view "t50": pool 1 at 2408448*batch, 802816*batch bytes
+				4, 18, // ops[18]: "convolution"
+				3, 44, // unview "t45"
+				3, 47, // unview "t48"
+				2, 50, 1, 13, 13, // view "t51": pool 1 at 0, 0 bytes
+				4, 19, // ops[19]: "empty_memory_format"
+				3, 50, // unview "t51"
+				2, 55, 1, 69, 66, // view "t56": pool 1 at 802816*batch, 802816*batch bytes
+				2, 58, 1, 69, 66, // view "t59": pool 1 at 802816*batch, 802816*batch bytes
+				2, 59, 1, 69, 66, // view "t60": pool 1 at 802816*batch, 802816*batch bytes
+				2, 56, 1, 13, 13, // view "t57": pool 1 at 0, 0 bytes
+				2, 57, 1, 13, 13, // view "t58": pool 1 at 0, 0 bytes
+				4, 20, // ops[20]: "native_batch_norm"
+				3, 49, // unview "t50"
+				3, 56, // unview "t57"
+				3, 57, // unview "t58"
+				4, 21, // ops[21]: "add__Tensor"; "t59" takes over the storage of "t56" in place
+				3, 32, // unview "t33"
+				3, 35, // unview "t36"
+				3, 36, // unview "t37"
+				4, 22, // ops[22]: "relu_"; "t60" takes over the storage of "t59" in place
+				2, 61, 1, 13, 71, // view "t62": pool 1 at 0, 401408*batch bytes
+				4, 23, // ops[23]: "convolution"
+				2, 62, 1, 13, 13, // view "t63": pool 1 at 0, 0 bytes
+				4, 24, // ops[24]: "empty_memory_format"
+				3, 62, // unview "t63"
+				2, 67, 1, 71, 69, // view "t68": pool 1 at 401408*batch, 401408*batch bytes
+				2, 70, 1, 71, 69, // view "t71": pool 1 at 401408*batch, 401408*batch bytes
+				2, 68, 1, 13, 13, // view "t69": pool 1 at 0, 0 bytes
+				2, 69, 1, 13, 13, // view "t70": pool 1 at 0, 0 bytes
+				4, 25, // ops[25]: "native_batch_norm"
+				3, 61, // unview "t62"
+				3, 68, // unview "t69"
+				3, 69, // unview "t70"
+				4, 26, // ops[26]: "relu_"; "t71" takes over the storage of "t68" in place
+				2, 72, 1, 66, 73, // view "t73": pool 1 at 1605632*batch, 401408*batch bytes
+				4, 27, // ops[27]: "convolution"
+				3, 67, // unview "t68"
+				3, 70, // unview "t71"
+				2, 73, 1, 13, 13, // view "t74": pool 1 at 0, 0 bytes
+				4, 28, // ops[28]: "empty_memory_format"
+				3, 73, // unview "t74"
+				2, 78, 1, 13, 71, // view "t79": pool 1 at 0, 401408*batch bytes
+				2, 91, 1, 13, 71, // view "t92": pool 1 at 0, 401408*batch bytes
+				2, 92, 1, 13, 71, // view "t93": pool 1 at 0, 401408*batch bytes
+				2, 79, 1, 13, 13, // view "t80": pool 1 at 0, 0 bytes
+				2, 80, 1, 13, 13, // view "t81": pool 1 at 0, 0 bytes
+				4, 29, // ops[29]: "native_batch_norm"
+				3, 72, // unview "t73"
+				3, 79, // unview "t80"
+				3, 80, // unview "t81"
+				2, 82, 1, 71, 69, // view "t83": pool 1 at 401408*batch, 401408*batch bytes
+				4, 30, // ops[30]: "convolution"
+				3, 55, // unview "t56"
+				3, 58, // unview "t59"
+				3, 59, // unview "t60"
+				2, 83, 1, 13, 13, // view "t84": pool 1 at 0, 0 bytes
+				4, 31, // ops[31]: "empty_memory_format"
+				3, 83, // unview "t84"
+				2, 88, 1, 69, 75, // view "t89": pool 1 at 802816*batch, 401408*batch bytes
+				2, 89, 1, 13, 13, // view "t90": pool 1 at 0, 0 bytes
+				2, 90, 1, 13, 13, // view "t91": pool 1 at 0, 0 bytes
+				4, 32, // ops[32]: "native_batch_norm"
+				3, 82, // unview "t83"
+				3, 89, // unview "t90"
+				3, 90, // unview "t91"
+				4, 33, // ops[33]: "add__Tensor"; "t92" takes over the storage of "t79" in place
+				3, 88, // unview "t89"
+				4, 34, // ops[34]: "relu_"; "t93" takes over the storage of "t92" in place
+				2, 94, 1, 71, 69, // view "t95": pool 1 at 401408*batch, 401408*batch bytes
+				4, 35, // ops[35]: "convolution"
+				2, 95, 1, 13, 13, // view "t96": pool 1 at 0, 0 bytes
+				4, 36, // ops[36]: "empty_memory_format"
+				3, 95, // unview "t96"
+				2, 100, 1, 69, 75, // view "t101": pool 1 at 802816*batch, 401408*batch bytes
+				2, 103, 1, 69, 75, // view "t104": pool 1 at 802816*batch, 401408*batch bytes
+				2, 101, 1, 13, 13, // view "t102": pool 1 at 0, 0 bytes
+				2, 102, 1, 13, 13, // view "t103": pool 1 at 0, 0 bytes
+				4, 37, // ops[37]: "native_batch_norm"
+				3, 94, // unview "t95"
+				3, 101, // unview "t102"
+				3, 102, // unview "t103"
+				4, 38, // ops[38]: "relu_"; "t104" takes over the storage of "t101" in place
+				2, 105, 1, 75, 66, // view "t106": pool 1 at 1204224*batch, 401408*batch bytes
+				4, 39, // ops[39]: "convolution"
+				3, 100, // unview "t101"
+				3, 103, // unview "t104"
+				2, 106, 1, 13, 13, // view "t107": pool 1 at 0, 0 bytes
+				4, 40, // ops[40]: "empty_memory_format"
+				3, 106, // unview "t107"
+				2, 111, 1, 71, 69, // view "t112": pool 1 at 401408*batch, 401408*batch bytes
+				2, 114, 1, 71, 69, // view "t115": pool 1 at 401408*batch, 401408*batch bytes
+				2, 115, 1, 71, 69, // view "t116": pool 1 at 401408*batch, 401408*batch bytes
+				2, 112, 1, 13, 13, // view "t113": pool 1 at 0, 0 bytes
+				2, 113, 1, 13, 13, // view "t114": pool 1 at 0, 0 bytes
+				4, 41, // ops[41]: "native_batch_norm"
+				3, 105, // unview "t106"
+				3, 112, // unview "t113"
+				3, 113, // unview "t114"
+				4, 42, // ops[42]: "add__Tensor"; "t115" takes over the storage of "t112" in place
+				3, 78, // unview "t79"
+				3, 91, // unview "t92"
+				3, 92, // unview "t93"
+				4, 43, // ops[43]: "relu_"; "t116" takes over the storage of "t115" in place
+				2, 117, 1, 13, 76, // view "t118": pool 1 at 0, 200704*batch bytes
+				4, 44, // ops[44]: "convolution"
+				2, 118, 1, 13, 13, // view "t119": pool 1 at 0, 0 bytes
+				4, 45, // ops[45]: "empty_memory_format"
+				3, 118, // unview "t119"
+				2, 123, 1, 76, 71, // view "t124": pool 1 at 200704*batch, 200704*batch bytes
+				2, 126, 1, 76, 71, // view "t127": pool 1 at 200704*batch, 200704*batch bytes
+				2, 124, 1, 13, 13, // view "t125": pool 1 at 0, 0 bytes
+				2, 125, 1, 13, 13, // view "t126": pool 1 at 0, 0 bytes
+				4, 46, // ops[46]: "native_batch_norm"
+				3, 117, // unview "t118"
+				3, 124, // unview "t125"
+				3, 125, // unview "t126"
+				4, 47, // ops[47]: "relu_"; "t127" takes over the storage of "t124" in place
+				2, 128, 1, 69, 78, // view "t129": pool 1 at 802816*batch, 200704*batch bytes
+				4, 48, // ops[48]: "convolution"
+				3, 123, // unview "t124"
+				3, 126, // unview "t127"
+				2, 129, 1, 13, 13, // view "t130": pool 1 at 0, 0 bytes
+				4, 49, // ops[49]: "empty_memory_format"
+				3, 129, // unview "t130"
+				2, 134, 1, 13, 76, // view "t135": pool 1 at 0, 200704*batch bytes
+				2, 147, 1, 13, 76, // view "t148": pool 1 at 0, 200704*batch bytes
+				2, 148, 1, 13, 76, // view "t149": pool 1 at 0, 200704*batch bytes
+				2, 135, 1, 13, 13, // view "t136": pool 1 at 0, 0 bytes
+				2, 136, 1, 13, 13, // view "t137": pool 1 at 0, 0 bytes
+				4, 50, // ops[50]: "native_batch_norm"
+				3, 128, // unview "t129"
+				3, 135, // unview "t136"
+				3, 136, // unview "t137"
+				2, 138, 1, 76, 71, // view "t139": pool 1 at 200704*batch, 200704*batch bytes
+				4, 51, // ops[51]: "convolution"
+				3, 111, // unview "t112"
+				3, 114, // unview "t115"
+				3, 115, // unview "t116"
+				2, 139, 1, 13, 13, // view "t140": pool 1 at 0, 0 bytes
+				4, 52, // ops[52]: "empty_memory_format"
+				3, 139, // unview "t140"
+				2, 144, 1, 71, 33, // view "t145": pool 1 at 401408*batch, 200704*batch bytes
+				2, 145, 1, 13, 13, // view "t146": pool 1 at 0, 0 bytes
+				2, 146, 1, 13, 13, // view "t147": pool 1 at 0, 0 bytes
+				4, 53, // ops[53]: "native_batch_norm"
+				3, 138, // unview "t139"
+				3, 145, // unview "t146"
+				3, 146, // unview "t147"
+				4, 54, // ops[54]: "add__Tensor"; "t148" takes over the storage of "t135" in place
+				3, 144, // unview "t145"
+				4, 55, // ops[55]: "relu_"; "t149" takes over the storage of "t148" in place
+				2, 150, 1, 76, 71, // view "t151": pool 1 at 200704*batch, 200704*batch bytes
+				4, 56, // ops[56]: "convolution"
+				2, 151, 1, 13, 13, // view "t152": pool 1 at 0, 0 bytes
+				4, 57, // ops[57]: "empty_memory_format"
+				3, 151, // unview "t152"
+				2, 156, 1, 71, 33, // view "t157": pool 1 at 401408*batch, 200704*batch bytes
+				2, 159, 1, 71, 33, // view "t160": pool 1 at 401408*batch, 200704*batch bytes
+				2, 157, 1, 13, 13, // view "t158": pool 1 at 0, 0 bytes
+				2, 158, 1, 13, 13, // view "t159": pool 1 at 0, 0 bytes
+				4, 58, // ops[58]: "native_batch_norm"
+				3, 150, // unview "t151"
+				3, 157, // unview "t158"
+				3, 158, // unview "t159"
+				4, 59, // ops[59]: "relu_"; "t160" takes over the storage of "t157" in place
+				2, 161, 1, 33, 69, // view "t162": pool 1 at 602112*batch, 200704*batch bytes
+				4, 60, // ops[60]: "convolution"
+				3, 156, // unview "t157"
+				3, 159, // unview "t160"
+				2, 162, 1, 13, 13, // view "t163": pool 1 at 0, 0 bytes
+				4, 61, // ops[61]: "empty_memory_format"
+				3, 162, // unview "t163"
+				2, 167, 1, 76, 71, // view "t168": pool 1 at 200704*batch, 200704*batch bytes
+				2, 170, 1, 76, 71, // view "t171": pool 1 at 200704*batch, 200704*batch bytes
+				2, 171, 1, 76, 71, // view "t172": pool 1 at 200704*batch, 200704*batch bytes
+				2, 168, 1, 13, 13, // view "t169": pool 1 at 0, 0 bytes
+				2, 169, 1, 13, 13, // view "t170": pool 1 at 0, 0 bytes
+				4, 62, // ops[62]: "native_batch_norm"
+				3, 161, // unview "t162"
+				3, 168, // unview "t169"
+				3, 169, // unview "t170"
+				4, 63, // ops[63]: "add__Tensor"; "t171" takes over the storage of "t168" in place
+				3, 134, // unview "t135"
+				3, 147, // unview "t148"
+				3, 148, // unview "t149"
+				4, 64, // ops[64]: "relu_"; "t172" takes over the storage of "t171" in place
+				2, 173, 1, 13, 79, // view "t174": pool 1 at 0, 100352*batch bytes
+				4, 65, // ops[65]: "convolution"
+				2, 174, 1, 13, 13, // view "t175": pool 1 at 0, 0 bytes
+				4, 66, // ops[66]: "empty_memory_format"
+				3, 174, // unview "t175"
+				2, 179, 1, 79, 76, // view "t180": pool 1 at 100352*batch, 100352*batch bytes
+				2, 182, 1, 79, 76, // view "t183": pool 1 at 100352*batch, 100352*batch bytes
+				2, 180, 1, 13, 13, // view "t181": pool 1 at 0, 0 bytes
+				2, 181, 1, 13, 13, // view "t182": pool 1 at 0, 0 bytes
+				4, 67, // ops[67]: "native_batch_norm"
+				3, 173, // unview "t174"
+				3, 180, // unview "t181"
+				3, 181, // unview "t182"
+				4, 68, // ops[68]: "relu_"; "t183" takes over the storage of "t180" in place
+				2, 184, 1, 71, 81, // view "t185": pool 1 at 401408*batch, 100352*batch bytes
+				4, 69, // ops[69]: "convolution"
+				3, 179, // unview "t180"
+				3, 182, // unview "t183"
+				2, 185, 1, 13, 13, // view "t186": pool 1 at 0, 0 bytes
+				4, 70, // ops[70]: "empty_memory_format"
+				3, 185, // unview "t186"
+				2, 190, 1, 13, 79, // view "t191": pool 1 at 0, 100352*batch bytes
+				2, 203, 1, 13, 79, // view "t204": pool 1 at 0, 100352*batch bytes
+				2, 204, 1, 13, 79, // view "t205": pool 1 at 0, 100352*batch bytes
+				2, 191, 1, 13, 13, // view "t192": pool 1 at 0, 0 bytes
+				2, 192, 1, 13, 13, // view "t193": pool 1 at 0, 0 bytes
+				4, 71, // ops[71]: "native_batch_norm"
+				3, 184, // unview "t185"
+				3, 191, // unview "t192"
+				3, 192, // unview "t193"
+				2, 194, 1, 79, 76, // view "t195": pool 1 at 100352*batch, 100352*batch bytes
+				4, 72, // ops[72]: "convolution"
+				3, 167, // unview "t168"
+				3, 170, // unview "t171"
+				3, 171, // unview "t172"
+				2, 195, 1, 13, 13, // view "t196": pool 1 at 0, 0 bytes
+				4, 73, // ops[73]: "empty_memory_format"
+				3, 195, // unview "t196"
+				2, 200, 1, 76, 83, // view "t201": pool 1 at 200704*batch, 100352*batch bytes
+				2, 201, 1, 13, 13, // view "t202": pool 1 at 0, 0 bytes
+				2, 202, 1, 13, 13, // view "t203": pool 1 at 0, 0 bytes
+				4, 74, // ops[74]: "native_batch_norm"
+				3, 194, // unview "t195"
+				3, 201, // unview "t202"
+				3, 202, // unview "t203"
+				4, 75, // ops[75]: "add__Tensor"; "t204" takes over the storage of "t191" in place
+				3, 200, // unview "t201"
+				4, 76, // ops[76]: "relu_"; "t205" takes over the storage of "t204" in place
+				2, 206, 1, 79, 76, // view "t207": pool 1 at 100352*batch, 100352*batch bytes
+				4, 77, // ops[77]: "convolution"
+				2, 207, 1, 13, 13, // view "t208": pool 1 at 0, 0 bytes
+				4, 78, // ops[78]: "empty_memory_format"
+				3, 207, // unview "t208"
+				2, 212, 1, 76, 83, // view "t213": pool 1 at 200704*batch, 100352*batch bytes
+				2, 215, 1, 76, 83, // view "t216": pool 1 at 200704*batch, 100352*batch bytes
+				2, 213, 1, 13, 13, // view "t214": pool 1 at 0, 0 bytes
+				2, 214, 1, 13, 13, // view "t215": pool 1 at 0, 0 bytes
+				4, 79, // ops[79]: "native_batch_norm"
+				3, 206, // unview "t207"
+				3, 213, // unview "t214"
+				3, 214, // unview "t215"
+				4, 80, // ops[80]: "relu_"; "t216" takes over the storage of "t213" in place
+				2, 217, 1, 83, 71, // view "t218": pool 1 at 301056*batch, 100352*batch bytes
+				4, 81, // ops[81]: "convolution"
+				3, 212, // unview "t213"
+				3, 215, // unview "t216"
+				2, 218, 1, 13, 13, // view "t219": pool 1 at 0, 0 bytes
+				4, 82, // ops[82]: "empty_memory_format"
+				3, 218, // unview "t219"
+				2, 223, 1, 79, 76, // view "t224": pool 1 at 100352*batch, 100352*batch bytes
+				2, 226, 1, 79, 76, // view "t227": pool 1 at 100352*batch, 100352*batch bytes
+				2, 227, 1, 79, 76, // view "t228": pool 1 at 100352*batch, 100352*batch bytes
+				2, 224, 1, 13, 13, // view "t225": pool 1 at 0, 0 bytes
+				2, 225, 1, 13, 13, // view "t226": pool 1 at 0, 0 bytes
+				4, 83, // ops[83]: "native_batch_norm"
+				3, 217, // unview "t218"
+				3, 224, // unview "t225"
+				3, 225, // unview "t226"
+				4, 84, // ops[84]: "add__Tensor"; "t227" takes over the storage of "t224" in place
+				3, 190, // unview "t191"
+				3, 203, // unview "t204"
+				3, 204, // unview "t205"
+				4, 85, // ops[85]: "relu_"; "t228" takes over the storage of "t227" in place
+				2, 228, 1, 13, 84, // view "t229": pool 1 at 0, 2048*batch bytes
+				2, 229, 1, 13, 84, // view "v230": pool 1 at 0, 2048*batch bytes
+				4, 86, // ops[86]: "mean_dim"
+				3, 223, // unview "t224"
+				3, 226, // unview "t227"
+				3, 227, // unview "t228"
+				0, 0, 60, 0, 85, // acquire pool 0: 64*((32*batch + 63)//64) + 3968*batch bytes on "cpu"
+				2, 233, 0, 13, 85, // view "t234": pool 0 at 0, 4000*batch bytes
+				4, 87, // ops[87]: "addmm"
+				3, 228, // unview "t229"
+				3, 229, // unview "v230"
+				1, 1, // release pool 1
+			},
+			PoolDevices: []string{"cpu", "cpu"},
+			OutputPools: []int32{0},
+		},
+	},
+	Align:    64,
+	NumLoops: 0,
 }
 
 // opArgs are each op's kernel number, tensors and attributes; op i's row

@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 4: it does not compile against
+// This file needs the runtime of table version 5: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 4)
-	_ = wgrt.EnforceVersion(4 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
+	_ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "rnn" calls. Each method writes its outputs
@@ -349,28 +349,6 @@ var program = wgrt.Program{
 		2, 2, 4, 8, // "wh"
 		3, 3, 4, 9, // "b"
 	},
-	Steps: []int32{
-		0, 0, 10, -1, -1, // acquire pool 0: 256*batch bytes on "cpu"
-		2, 4, 0, 4, 10, // view "xp": pool 0 at 0, 256*batch bytes
-		4, 0, // ops[0]: "matmul"
-		0, 1, 12, -1, -1, // acquire pool 1: 768*batch bytes on "cpu"
-		2, 5, 1, 4, 10, // view "h": pool 1 at 0, 256*batch bytes
-		4, 1, // ops[1]: "zeros"
-		5, 0, 13, 51, // ops[2]: loop steps times
-		2, 6, 1, 10, 15, // view "hw": pool 1 at 256*batch, 256*batch bytes
-		4, 2, // ops[2].loop.body[0]: "matmul"
-		2, 7, 1, 15, 12, // view "pre": pool 1 at 512*batch, 256*batch bytes
-		4, 3, // ops[2].loop.body[1]: "add"
-		3, 6, // unview "hw"
-		4, 4, // ops[2].loop.body[2]: "tanh_into"
-		3, 7, // unview "pre"
-		6, 0, 28, // ops[2]: end of loop
-		3, 4, // unview "xp"
-		2, 8, 0, 4, 10, // view "y": pool 0 at 0, 256*batch bytes
-		4, 5, // ops[3]: "add"
-		3, 5, // unview "h"
-		1, 1, // release pool 1
-	},
 	Ops: []wgrt.Op{
 		{Index: 0, Place: "ops[0]", Kernel: "matmul", Inputs: []string{"x", "wx"}, Outputs: []string{"xp"}},
 		{Index: 1, Place: "ops[1]", Kernel: "zeros", Outputs: []string{"h"}},
@@ -379,10 +357,36 @@ var program = wgrt.Program{
 		{Index: 4, Place: "ops[2].loop.body[2]", Kernel: "tanh_into", Inputs: []string{"pre", "h"}, Mutates: []string{"h"}},
 		{Index: 5, Place: "ops[3]", Kernel: "add", Inputs: []string{"h", "b"}, Outputs: []string{"y"}},
 	},
-	PoolDevices: []string{"cpu", "cpu"},
-	OutputPools: []int32{0},
-	Align:       64,
-	NumLoops:    1,
+	Plans: []wgrt.Plan{
+		{
+			Steps: []int32{
+				0, 0, 10, -1, -1, // acquire pool 0: 256*batch bytes on "cpu"
+				2, 4, 0, 4, 10, // view "xp": pool 0 at 0, 256*batch bytes
+				4, 0, // ops[0]: "matmul"
+				0, 1, 12, -1, -1, // acquire pool 1: 768*batch bytes on "cpu"
+				2, 5, 1, 4, 10, // view "h": pool 1 at 0, 256*batch bytes
+				4, 1, // ops[1]: "zeros"
+				5, 0, 13, 51, // ops[2]: loop steps times
+				2, 6, 1, 10, 15, // view "hw": pool 1 at 256*batch, 256*batch bytes
+				4, 2, // ops[2].loop.body[0]: "matmul"
+				2, 7, 1, 15, 12, // view "pre": pool 1 at 512*batch, 256*batch bytes
+				4, 3, // ops[2].loop.body[1]: "add"
+				3, 6, // unview "hw"
+				4, 4, // ops[2].loop.body[2]: "tanh_into"
+				3, 7, // unview "pre"
+				6, 0, 28, // ops[2]: end of loop
+				3, 4, // unview "xp"
+				2, 8, 0, 4, 10, // view "y": pool 0 at 0, 256*batch bytes
+				4, 5, // ops[3]: "add"
+				3, 5, // unview "h"
+				1, 1, // release pool 1
+			},
+			PoolDevices: []string{"cpu", "cpu"},
+			OutputPools: []int32{0},
+		},
+	},
+	Align:    64,
+	NumLoops: 1,
 }
 
 // opArgs are each op's kernel number, tensors and attributes; op i's row

@@ -24,21 +24,27 @@ type Bucket struct {
 
 // Buckets is the -json form of a bucketed plan: each bucket, the worst
 // and geomean peak over the bound across all their sample points, and the
-// bucket that holds the -at values.
+// bucket the wrapper picks at the -at values (the hints where not given).
 type Buckets struct {
 	Buckets []Bucket `json:"buckets"`
 	Worst   float64  `json:"range_worst"`
 	Geomean float64  `json:"range_geomean"`
 	Points  int      `json:"range_points"`
-	At      int      `json:"at_bucket"` // -1 without -at values
+	At      int      `json:"at_bucket"`
 }
 
-// BucketsJSON describes buckets; at picks the bucket reported as At.
-func BucketsJSON(bs []*plan.Bucket, at expr.Env) (Buckets, error) {
-	out := Buckets{At: -1}
-	if len(at) > 0 {
-		out.At = plan.PickBucket(bs, at)
+// BucketsJSON describes p's buckets; at (over p's hints) picks the bucket
+// reported as At.
+func BucketsJSON(p *plan.Plan, at expr.Env) (Buckets, error) {
+	bs := p.Buckets
+	env := expr.Env{}
+	for k, v := range p.Hints {
+		env[k] = v
 	}
+	for k, v := range at {
+		env[k] = v
+	}
+	out := Buckets{At: plan.PickBucket(bs, env)}
 	logSum := 0.0
 	for _, b := range bs {
 		f, err := b.Plan.Figures(nil)
@@ -58,10 +64,11 @@ func BucketsJSON(bs []*plan.Bucket, at expr.Env) (Buckets, error) {
 	return out, nil
 }
 
-// WriteBuckets prints each bucket's range, hints, peak and bound at its
-// hints, and its figures across its range.
-func WriteBuckets(w io.Writer, bs []*plan.Bucket, at expr.Env) error {
-	j, err := BucketsJSON(bs, at)
+// WriteBuckets prints each of p's buckets: its range, hints, peak and
+// bound at its hints, and its figures across its range.
+func WriteBuckets(w io.Writer, p *plan.Plan, at expr.Env) error {
+	bs := p.Buckets
+	j, err := BucketsJSON(p, at)
 	if err != nil {
 		return err
 	}
@@ -70,7 +77,7 @@ func WriteBuckets(w io.Writer, bs []*plan.Bucket, at expr.Env) error {
 	for i, b := range j.Buckets {
 		mark := ""
 		if i == j.At {
-			mark = " (holds the -at values)"
+			mark = " (the wrapper's plan at the values above)"
 		}
 		fmt.Fprintf(tw, "  bucket %d\t%s%s\n", i, b.Ranges, mark)
 		fmt.Fprintf(tw, "    planned at\t%s: peak %s, lower bound %s\n", plan.EnvText(b.Hints), Bytes(b.PeakBytes), Bytes(b.LoadBytes))

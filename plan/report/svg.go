@@ -32,8 +32,9 @@ const (
 // tooltip names it), pools stacked with their sizes, and below them the
 // live bytes at each step against the lower bound and the peak of the
 // pools alive, so the gap between peak and bound is visible. Rectangles
-// carry data-* attributes with the numbers they are drawn from.
-func WriteSVG(w io.Writer, p *plan.Plan, f *plan.Figures) error {
+// carry data-* attributes with the numbers they are drawn from. bucket,
+// when not empty, ends the title: which size bucket's plan p is.
+func WriteSVG(w io.Writer, p *plan.Plan, f *plan.Figures, bucket string) error {
 	bw := bufio.NewWriter(w)
 	ew := &errWriter{w: bw}
 	steps := max(p.LastStep+1, 1)
@@ -72,7 +73,7 @@ func WriteSVG(w io.Writer, p *plan.Plan, f *plan.Figures) error {
 	ew.printf("<title>%s</title>\n", esc(fmt.Sprintf("wrapgen memory plan of %s", p.Graph.Name)))
 	ew.printf(`<rect x="0" y="0" width="%d" height="%.0f" fill="#ffffff"/>`+"\n", svgWidth, height)
 	ew.printf(`<text x="10" y="20" font-size="15" font-weight="bold">%s</text>`+"\n",
-		esc(fmt.Sprintf("%s: %s, memory pools %s, at %s", p.Graph.Name, p.StrategyText(), p.Mode, plan.EnvText(f.Symbols))))
+		esc(fmt.Sprintf("%s: %s, memory pools %s, at %s%s", p.Graph.Name, p.StrategyText(), p.Mode, plan.EnvText(f.Symbols), bucket)))
 	ew.printf(`<text x="10" y="40">%s</text>`+"\n", esc(fmt.Sprintf("%d storages in %d pools over %d steps · lower bound %s · peak %s (%.4f×) · naive %s",
 		len(p.Buffers), len(p.Pools), p.LastStep, Bytes(f.LoadBytes), Bytes(f.PeakBytes), f.Ratio(), Bytes(f.NaiveBytes))))
 

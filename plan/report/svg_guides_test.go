@@ -43,7 +43,7 @@ func drawGuides(t *testing.T, path string, opts plan.Options) (*plan.Plan, *plan
 	t.Helper()
 	p, f := planOf(t, path, opts)
 	var buf bytes.Buffer
-	require.NoError(t, WriteSVG(&buf, p, f))
+	require.NoError(t, WriteSVG(&buf, p, f, ""))
 	var doc guideSVG
 	require.NoError(t, xml.Unmarshal(buf.Bytes(), &doc))
 	return p, f, doc

@@ -50,7 +50,7 @@ func checkSVG(t *testing.T, p *plan.Plan) {
 	f, err := p.Figures(nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, WriteSVG(&buf, p, f))
+	require.NoError(t, WriteSVG(&buf, p, f, ""))
 	var doc svgDoc
 	require.NoError(t, xml.Unmarshal(buf.Bytes(), &doc), "the SVG is not well-formed XML")
 	storages := map[int]bool{}

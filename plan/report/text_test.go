@@ -37,12 +37,12 @@ func TestReportMentionsFigures(t *testing.T) {
 func TestSVGMarksAliasedStorages(t *testing.T) {
 	p, f := planOf(t, "../testdata/traits/resnet18.json", plan.Options{})
 	var buf strings.Builder
-	require.NoError(t, WriteSVG(&buf, p, f))
+	require.NoError(t, WriteSVG(&buf, p, f, ""))
 	require.NotEmpty(t, p.AliasedBuffers())
 	assert.Equal(t, len(p.AliasedBuffers()), strings.Count(buf.String(), `class="storage aliased"`))
 	off, fOff := planOf(t, "../testdata/traits/resnet18.json", plan.Options{NoAlias: true})
 	buf.Reset()
-	require.NoError(t, WriteSVG(&buf, off, fOff))
+	require.NoError(t, WriteSVG(&buf, off, fOff, ""))
 	assert.NotContains(t, buf.String(), "aliased")
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-static_assert(wrapgen::kTableVersion == 4, "this wrapper was generated for wrapgen runtime tables version 4: regenerate it with the wrapgen that wrote wrapgen_runtime.h");
+static_assert(wrapgen::kTableVersion == 5, "this wrapper was generated for wrapgen runtime tables version 5: regenerate it with the wrapgen that wrote wrapgen_runtime.h");
 
 namespace mlp {
 namespace {
@@ -44,9 +44,7 @@ const wrapgen::Op kOps[] = {
     {0, nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0},
 };
 
-constexpr int kNumPools = 2;
 constexpr int64_t kAlign = 64;
-const char* const kPoolDevices[kNumPools + 1] = {"cpu", "cpu", nullptr};
 
 // The plan as data, which wrapgen::ProgramFrame runs: values computed from
 // the symbols (opcode, a, b), tensor layouts in those values (dtype,
@@ -68,8 +66,8 @@ const int64_t kCode[] = {
     0, 256, 0,
     0, 2560, 0,
     0, 40, 0,
-    3, 10, 0,
     0, -1, 0,
+    3, 10, 0,
     3, 12, 0,
     0, 296, 0,
     3, 18, 0,
@@ -146,17 +144,18 @@ const int32_t kInputViews[] = {
     5, 5, 6, 13,  // "w3"
     6, 6, 6, 14,  // "b3"
     0};
+const char* const kPoolDevices[] = {"cpu", "cpu", nullptr};
 const int32_t kSteps[] = {
-    0, 0, 15, -1, -1,  // acquire pool 0: 512*batch bytes on "cpu"
-    2, 7, 0, 6, 15,  // view "h1": pool 0 at 0, 512*batch bytes
+    0, 0, 16, -1, -1,  // acquire pool 0: 512*batch bytes on "cpu"
+    2, 7, 0, 6, 16,  // view "h1": pool 0 at 0, 512*batch bytes
     4, 0,  // ops[0]: "matmul"
-    0, 1, 15, -1, -1,  // acquire pool 1: 512*batch bytes on "cpu"
-    2, 8, 1, 6, 15,  // view "h1b": pool 1 at 0, 512*batch bytes
-    2, 9, 1, 6, 15,  // view "a1": pool 1 at 0, 512*batch bytes
+    0, 1, 16, -1, -1,  // acquire pool 1: 512*batch bytes on "cpu"
+    2, 8, 1, 6, 16,  // view "h1b": pool 1 at 0, 512*batch bytes
+    2, 9, 1, 6, 16,  // view "a1": pool 1 at 0, 512*batch bytes
     4, 1,  // ops[1]: "bias_add"
     3, 7,  // unview "h1"
     4, 2,  // ops[2]: "relu_"; "a1" takes over the storage of "h1b" in place
-    2, 10, 0, 17, 15,  // view "h2": pool 0 at 256*batch, 256*batch bytes
+    2, 10, 0, 17, 16,  // view "h2": pool 0 at 256*batch, 256*batch bytes
     4, 3,  // ops[3]: "matmul"
     3, 8,  // unview "h1b"
     3, 9,  // unview "a1"
@@ -177,7 +176,10 @@ const int32_t kSteps[] = {
     3, 14,  // unview "zb"
     1, 1,  // release pool 1
     0};
+// The pools handed to the caller with the outputs, and each output's pool
+// (-1: a view of an input).
 const int32_t kOutputPools[] = {0, 0};
+const int32_t kOutputOwners[] = {0, 0};
 // Facts wrapgen could not prove for every symbol value: each value must not
 // be negative once the symbols are bound.
 const int32_t kGuards[] = { 0};
@@ -188,6 +190,14 @@ const char* const kGuardTexts[] = {
 const int32_t kRunTimeSizes[] = { 0};
 
 constexpr int kArrayEnd = 1;  // the unused 0 each array ends with
+// The memory plan.
+const wrapgen::Plan kPlans[] = {
+    {nullptr, 0,
+     kSteps, static_cast<int>(sizeof(kSteps) / sizeof(kSteps[0]) - kArrayEnd),
+     kPoolDevices, static_cast<int>(sizeof(kPoolDevices) / sizeof(kPoolDevices[0]) - kArrayEnd),
+     kOutputPools, static_cast<int>(sizeof(kOutputPools) / sizeof(kOutputPools[0]) - kArrayEnd),
+     kOutputOwners},
+};
 const wrapgen::Program kProgram = {
     "mlp",
     kCode, static_cast<int>(sizeof(kCode) / sizeof(kCode[0]) - kArrayEnd) / 3,
@@ -198,10 +208,8 @@ const wrapgen::Program kProgram = {
     kInputs, kInputNames, static_cast<int>(sizeof(kInputs) / sizeof(kInputs[0]) - kArrayEnd),
     kOutputs, kOutputNames, static_cast<int>(sizeof(kOutputs) / sizeof(kOutputs[0]) - kArrayEnd),
     kInputViews, static_cast<int>(sizeof(kInputViews) / sizeof(kInputViews[0]) - kArrayEnd) / 4,
-    kSteps, static_cast<int>(sizeof(kSteps) / sizeof(kSteps[0]) - kArrayEnd),
     kOps,
-    kPoolDevices, kNumPools,
-    kOutputPools, static_cast<int>(sizeof(kOutputPools) / sizeof(kOutputPools[0]) - kArrayEnd),
+    kPlans, static_cast<int>(sizeof(kPlans) / sizeof(kPlans[0])),
     kAlign,
     0,
     kParams, kParamNames, static_cast<int>(sizeof(kParams) / sizeof(kParams[0]) - kArrayEnd),
@@ -222,7 +230,7 @@ const int32_t kOpArgs[] = {
     2, 12, 11,  // ops[5]: "relu_"
     0, 13, 12, 5,  // ops[6]: "matmul"
     1, 14, 13, 6,  // ops[7]: "bias_add"
-    3, 15, 14, 16,  // ops[8]: "softmax"
+    3, 15, 14, 15,  // ops[8]: "softmax"
     0};
 const int32_t kOpStart[] = {
     0, 4, 8, 11, 15, 19, 22, 26, 30, 34,
@@ -284,7 +292,7 @@ wrapgen::Status Frame::Run(Kernels& k, Outputs* out) {
   wrapgen::Status s = rt_.Exec(*this);
   k_ = nullptr;
   if (!s.ok()) return s;
-  wrapgen::Deliver(&out->y, rt_.t[15], rt_.Owner(0));
+  wrapgen::Deliver(&out->y, rt_.t[15], rt_.OutputOwner(0));
   return wrapgen::Status();
 }
 

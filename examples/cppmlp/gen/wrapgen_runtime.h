@@ -33,7 +33,7 @@ constexpr int kMaxRank = 8;
 
 // kTableVersion is the version of the tables and API this runtime runs;
 // generated code static_asserts that it is the one it was generated for.
-constexpr int kTableVersion = 4;
+constexpr int kTableVersion = 5;
 
 enum class DType : uint8_t {
   kBool, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64,
@@ -275,6 +275,9 @@ class Pools {
   // Own makes shared ownership of a pool handed to the caller with the
   // outputs; an empty pointer means the memory stays with the Pools.
   virtual std::shared_ptr<void> Own(int pool, const char* device, uint8_t* p, int64_t bytes, int64_t align) = 0;
+  // UsePlan is told, before a run's first Acquire, which of the program's
+  // plans (size buckets) the run uses: pool numbers are the plan's.
+  virtual void UsePlan(int plan) { (void)plan; }
 };
 
 // FreshPools allocates every pool anew and frees it at release.
@@ -304,16 +307,20 @@ class FreshPools : public Pools {
 };
 
 // KeptPools keeps each pool between calls, grown when a call needs more:
-// a steady stream of calls allocates nothing. Not thread-safe.
+// a steady stream of calls of the same plan allocates nothing. When a call
+// runs another plan (a wrapper with size buckets, at sizes of another
+// bucket), it frees what it kept first: it keeps one bucket's pools, never
+// the largest of each pool across buckets. Not thread-safe.
 class KeptPools : public Pools {
  public:
   explicit KeptPools(const Allocators* allocators) : allocators_(allocators) {}
   KeptPools(const KeptPools&) = delete;
   KeptPools& operator=(const KeptPools&) = delete;
-  ~KeptPools() override {
-    for (int i = 0; i < kMaxPools; i++) {
-      if (kept_[i].p != nullptr) kept_[i].allocator->Deallocate(kept_[i].p, kept_[i].bytes, kept_[i].align);
-    }
+  ~KeptPools() override { Free(); }
+  void UsePlan(int plan) override {
+    if (plan == plan_) return;
+    Free();
+    plan_ = plan;
   }
   uint8_t* Acquire(int pool, const char* device, int64_t bytes, int64_t align, Status* status) override {
     if (pool < 0 || pool >= kMaxPools) {
@@ -348,8 +355,15 @@ class KeptPools : public Pools {
     int64_t align = 0;
     Allocator* allocator = nullptr;
   };
+  void Free() {
+    for (int i = 0; i < kMaxPools; i++) {
+      if (kept_[i].p != nullptr) kept_[i].allocator->Deallocate(kept_[i].p, kept_[i].bytes, kept_[i].align);
+      kept_[i] = Kept{};
+    }
+  }
   const Allocators* allocators_;
   Kept kept_[kMaxPools];
+  int plan_ = 0;  // the plan the kept pools are of
 };
 
 // FloorDiv and Mod follow graph expressions: rounding toward negative
@@ -458,17 +472,37 @@ inline void Deliver(OwnedTensor* dst, const Tensor& t, std::shared_ptr<void> own
   if (dst->data != t.data && t.bytes > 0) std::memcpy(dst->data, t.data, static_cast<size_t>(t.bytes));
 }
 
-// Opcodes of Program::code and step kinds of Program::steps: wrapgen's
+// Opcodes of Program::code and step kinds of Plan::steps: wrapgen's
 // numbering (its package emit; a test holds the two together).
 enum ProgramCode : int64_t { kIntConst = 0, kIntSym = 1, kIntAdd = 2, kIntMul = 3, kIntFloorDiv = 4, kIntMod = 5, kIntMax = 6, kIntMin = 7 };
 enum ProgramStep : int32_t { kStepAcquire = 0, kStepRelease = 1, kStepView = 2, kStepUnview = 3, kStepCall = 4, kStepLoop = 5, kStepEndLoop = 6, kStepCapacity = 7, kStepSetSymbol = 8 };
 
+// Plan is where a Program's tensors live for the symbol values in its
+// ranges: the steps that acquire pools, view tensors into them and call
+// the ops, and the pools' devices. A program has one plan per size bucket
+// (one in all when it has no buckets); every plan has the same tensors,
+// ops and values.
+struct Plan {
+  // Triples (symbol, min, max; max -1 when there is none): the values the
+  // plan was made and proven for. None: every value.
+  const int64_t* ranges;
+  int num_ranges;  // triples
+  const int32_t* steps;
+  int steps_len;
+  const char* const* pool_devices;
+  int num_pools;
+  const int32_t* output_pools;  // pools handed to the caller with the outputs
+  int num_output_pools;
+  const int32_t* output_owners;  // per output: the pool holding it, or -1 (a view of an input)
+};
+
 // Program is a generated wrapper's plan as data: code computes every
 // integer the plan needs from the symbols (triples: opcode, a, b), tensors
 // give each tensor's layout in those values (quadruples: dtype, device,
-// rank, where its shape starts in dims; the strides follow), and steps
-// acquire and release pools, point tensors into them and call the ops.
-// The numbering is wrapgen's (package emit); the arrays are generated.
+// rank, where its shape starts in dims; the strides follow), and the
+// plans' steps acquire and release pools, point tensors into them and call
+// the ops. The numbering is wrapgen's (package emit); the arrays are
+// generated.
 struct Program {
   const char* graph;
   const int64_t* code;
@@ -488,13 +522,11 @@ struct Program {
   int num_outputs;
   const int32_t* input_views;  // quadruples: tensor, input, start value, end value
   int num_input_views;
-  const int32_t* steps;
-  int steps_len;
   const Op* ops;
-  const char* const* pool_devices;
-  int num_pools;
-  const int32_t* output_pools;
-  int num_output_pools;
+  // The memory plans, one per size bucket: a frame runs the first whose
+  // ranges hold its symbols.
+  const Plan* plans;
+  int num_plans;
   int64_t align;
   int num_loops;
   const int32_t* params;  // bound once for many calls, as tensor numbers and names
@@ -752,8 +784,9 @@ class ProgramFrame {
         out(static_cast<size_t>(program->num_outputs) + 1),
         vals(static_cast<size_t>(program->num_values) + 1),
         laid_out_(sym.size()),
-        pool_(static_cast<size_t>(program->num_pools) + 1),
+        pool_(MaxPools(program) + 1),
         pool_bytes_(pool_.size()),
+        pool_device_(pool_.size()),
         caller_pool_(pool_.size()),
         owner_(pool_.size()),
         loops_(static_cast<size_t>(program->num_loops) + 1) {
@@ -778,17 +811,19 @@ class ProgramFrame {
   ProgramFrame& operator=(const ProgramFrame&) = delete;
   ~ProgramFrame() { ReleaseAll(); }
 
-  // Layout computes the values at sym and gives every tensor its dtype,
-  // device, shape and strides, and no data. All is kept while the symbols
-  // stay the same (a Runner called again and again): kernels must not
-  // modify the tensors they are given. Values that overflow int64, or divide
-  // by zero, at these symbols are an error. Run-time sizes start at their
-  // bounds.
+  // Layout picks the first plan whose ranges hold sym, computes the values
+  // at sym and gives every tensor its dtype, device, shape and strides, and
+  // no data. All is kept while the symbols stay the same (a Runner called
+  // again and again): kernels must not modify the tensors they are given.
+  // Values that overflow int64, or divide by zero, at these symbols are an
+  // error. Run-time sizes start at their bounds.
   Status Layout() {
     for (int i = 0; i < p_->num_run_time_sizes; i++) sym[static_cast<size_t>(p_->run_time_sizes[2 * i])] = 0;
     if (valid_ && laid_out_ == sym) return Status();
     valid_ = false;
-    Status st = Eval();
+    Status st = PickPlan();
+    if (!st.ok()) return st;
+    st = Eval();
     if (!st.ok()) return st;
     laid_out_ = sym;
     if (p_->num_run_time_sizes > 0) {
@@ -861,14 +896,17 @@ class ProgramFrame {
     return Status();
   }
 
-  // Exec runs the steps: each pool acquired at its first use (from the
-  // caller's output buffer when it is one) and released after its last,
-  // tensors viewed into the pools, the ops called through calls. Output
-  // pools are then handed over (see Owner).
+  // Exec runs the steps of the plan Layout picked: each pool acquired at
+  // its first use (from the caller's output buffer when it is one) and
+  // released after its last, tensors viewed into the pools, the ops called
+  // through calls. Output pools are then handed over (see Owner and
+  // OutputOwner).
   Status Exec(OpCaller& calls) {
-    const int32_t* s = p_->steps;
+    const Plan& pl = p_->plans[plan_];
+    pools_->UsePlan(plan_);
+    const int32_t* s = pl.steps;
     const int64_t* v = vals.data();
-    for (int pc = 0; pc < p_->steps_len;) {
+    for (int pc = 0; pc < pl.steps_len;) {
       switch (s[pc]) {
         case kStepAcquire: {  // (pool, size value, output or -1, its bytes value)
           const size_t i = static_cast<size_t>(s[pc + 1]);
@@ -886,14 +924,15 @@ class ProgramFrame {
           }
           Status st;
           pool_bytes_[i] = size;
-          pool_[i] = pools_->Acquire(s[pc + 1], p_->pool_devices[i], size, p_->align, &st);
+          pool_device_[i] = pl.pool_devices[i];
+          pool_[i] = pools_->Acquire(s[pc + 1], pool_device_[i], size, p_->align, &st);
           if (!st.ok()) return Status::Error(std::string(p_->graph) + ": pool " + std::to_string(i) + ": " + st.message());
           pc += 5;
           break;
         }
         case kStepRelease: {  // (pool)
           const size_t i = static_cast<size_t>(s[pc + 1]);
-          pools_->Release(s[pc + 1], p_->pool_devices[i], pool_[i], pool_bytes_[i], p_->align);
+          pools_->Release(s[pc + 1], pool_device_[i], pool_[i], pool_bytes_[i], p_->align);
           pool_[i] = nullptr;
           pc += 2;
           break;
@@ -962,9 +1001,9 @@ class ProgramFrame {
           return Status::Error(std::string(p_->graph) + ": step " + std::to_string(pc) + " has an unknown kind (the generated tables were edited)");
       }
     }
-    for (int j = 0; j < p_->num_output_pools; j++) {
-      const size_t i = static_cast<size_t>(p_->output_pools[j]);
-      if (!caller_pool_[i]) owner_[i] = pools_->Own(p_->output_pools[j], p_->pool_devices[i], pool_[i], pool_bytes_[i], p_->align);
+    for (int j = 0; j < pl.num_output_pools; j++) {
+      const size_t i = static_cast<size_t>(pl.output_pools[j]);
+      if (!caller_pool_[i]) owner_[i] = pools_->Own(pl.output_pools[j], pool_device_[i], pool_[i], pool_bytes_[i], p_->align);
       pool_[i] = nullptr;  // handed to the caller with the outputs
       caller_pool_[i] = false;
     }
@@ -990,12 +1029,20 @@ class ProgramFrame {
   // the pools keep it, or when i is -1: an output that views an input).
   std::shared_ptr<void> Owner(int i) { return i < 0 ? nullptr : std::move(owner_[static_cast<size_t>(i)]); }
 
+  // OutputOwner is Owner of the pool that holds output j in the plan that
+  // ran.
+  std::shared_ptr<void> OutputOwner(int j) { return Owner(p_->plans[plan_].output_owners[j]); }
+
+  // plan is the index of the plan (size bucket) the symbols of the last
+  // Layout picked.
+  int plan() const { return plan_; }
+
   // ReleaseAll releases what is still held: after a failure (or an
   // exception from a kernel) every pool; after success, none.
   void ReleaseAll() {
     for (size_t i = 0; i + 1 < pool_.size(); i++) {
       if (pool_[i] != nullptr && !caller_pool_[i])
-        pools_->Release(static_cast<int>(i), p_->pool_devices[i], pool_[i], pool_bytes_[i], p_->align);
+        pools_->Release(static_cast<int>(i), pool_device_[i], pool_[i], pool_bytes_[i], p_->align);
       pool_[i] = nullptr;
       caller_pool_[i] = false;
       owner_[i] = nullptr;
@@ -1003,6 +1050,31 @@ class ProgramFrame {
   }
 
  private:
+  // MaxPools is the most pools any of p's plans has: a frame's pool
+  // arrays serve every plan.
+  static size_t MaxPools(const Program* p) {
+    int n = 0;
+    for (int i = 0; i < p->num_plans; i++) n = std::max(n, p->plans[i].num_pools);
+    return static_cast<size_t>(n);
+  }
+
+  // PickPlan picks the first plan whose ranges hold the symbols.
+  Status PickPlan() {
+    for (int i = 0; i < p_->num_plans; i++) {
+      const int64_t* r = p_->plans[i].ranges;
+      bool holds = true;
+      for (int k = 0; k < p_->plans[i].num_ranges && holds; k++, r += 3) {
+        const int64_t x = sym[static_cast<size_t>(r[0])];
+        holds = x >= r[1] && (r[2] < 0 || x <= r[2]);
+      }
+      if (holds) {
+        plan_ = i;
+        return Status();
+      }
+    }
+    return Status::Error(std::string(p_->graph) + ": no plan holds " + SymbolText() + " (the generated tables were edited)");
+  }
+
   // Eval computes every value with checked arithmetic (no undefined
   // behaviour): a size that does not fit int64 is an error naming the
   // symbol values.
@@ -1106,9 +1178,11 @@ class ProgramFrame {
  private:
   std::vector<int64_t> laid_out_;
   bool valid_ = false;
+  int plan_ = 0;  // the plan the symbols picked (an index into Program::plans)
   std::vector<int64_t> list_vals_;
   std::vector<uint8_t*> pool_;
   std::vector<int64_t> pool_bytes_;
+  std::vector<const char*> pool_device_;  // each held pool's device
   std::vector<bool> caller_pool_;
   std::vector<std::shared_ptr<void>> owner_;
   std::vector<int64_t> loops_;

@@ -32,11 +32,25 @@ func (p FreshPools) Release(_ int, device string, buf []byte) {
 
 // KeptPools keeps every pool's buffer between calls, growing it when a call
 // needs more, so a steady stream of calls of the same sizes allocates
-// nothing. It is not safe for concurrent use.
+// nothing. When a call runs another plan (a wrapper with size buckets, at
+// sizes of another bucket), it frees what it kept first: it keeps one
+// bucket's pools, never the largest of each pool across buckets. It is not
+// safe for concurrent use.
 type KeptPools struct {
 	Allocators Allocators
 	bufs       [][]byte
 	devices    []string
+	plan       int
+}
+
+// planKeeper is told which plan a run uses before its first Acquire.
+type planKeeper interface{ usePlan(plan int) }
+
+func (p *KeptPools) usePlan(plan int) {
+	if plan != p.plan {
+		p.Close()
+		p.plan = plan
+	}
 }
 
 // Acquire returns the kept buffer of the pool, grown to size if needed.

@@ -40,14 +40,12 @@ type Program struct {
 	// tensors that view the bytes of an input, a param or a constant
 	// (sources number them in that order).
 	InputViews []int32
-	Steps      []int32
 	Ops        []Op
-	// PoolDevices is each pool's device; OutputPools the pools handed to
-	// the caller with the outputs.
-	PoolDevices []string
-	OutputPools []int32
-	Align       int
-	NumLoops    int
+	// Plans are the memory plans, one per size bucket: a frame runs the
+	// first whose ranges hold its symbols.
+	Plans    []Plan
+	Align    int
+	NumLoops int
 	// Guards are values that must not be negative at the symbols bound:
 	// facts of the plan wrapgen could not prove for every value in range,
 	// with their texts for the error.
@@ -58,14 +56,39 @@ type Program struct {
 	RunTimeSizes []int32
 }
 
+// Plan is where a Program's tensors live for the symbol values in its
+// ranges: the steps that acquire pools, view tensors into them and call
+// the ops.
+type Plan struct {
+	// Ranges are triples (symbol, min, max; max -1 when there is none):
+	// the values the plan was made and proven for. None: every value.
+	Ranges []int
+	Steps  []int32
+	// PoolDevices is each pool's device; OutputPools the pools handed to
+	// the caller with the outputs.
+	PoolDevices []string
+	OutputPools []int32
+}
+
+// holds reports whether the plan's ranges hold the symbol values sym.
+func (pl *Plan) holds(sym []int) bool {
+	r := pl.Ranges
+	for i := 0; i+2 < len(r); i += 3 {
+		if v := sym[r[i]]; v < r[i+1] || (r[i+2] >= 0 && v > r[i+2]) {
+			return false
+		}
+	}
+	return true
+}
+
 // TableVersion is the version of the tables and API this runtime runs
 // (package emit's TableVersion). Generated code checks it at compile time:
 //
-//	const _ = wgrt.EnforceVersion(wgrt.TableVersion - 4)
-//	const _ = wgrt.EnforceVersion(4 - wgrt.TableVersion)
+//	const _ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
+//	const _ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
 //
 // one of which overflows unless the versions are equal.
-const TableVersion = 4
+const TableVersion = 5
 
 // EnforceVersion is the type of those checks.
 type EnforceVersion uint
@@ -137,6 +160,7 @@ type Frame struct {
 	loops          []int
 	laidOut        []int // the symbols Vals were computed for
 	valid          bool
+	plan           int // the plan the symbols picked (an index into Program.Plans)
 }
 
 // NewFrame returns a frame for p with numSymbols symbols: everything a
@@ -147,12 +171,16 @@ func NewFrame(p *Program, numSymbols int) *Frame {
 		numLists++
 		numListVals += int(p.Lists[i])
 	}
+	numPools := 0
+	for i := range p.Plans {
+		numPools = max(numPools, len(p.Plans[i].PoolDevices))
+	}
 	f := &Frame{
 		Sym: make([]int, numSymbols), T: make([]Tensor, len(p.Tensors)/4),
 		In: make([][]byte, len(p.Inputs)+len(p.Params)+len(p.Constants)), Out: make([][]byte, len(p.Outputs)),
 		Vals: make([]int, len(p.Code)/3), Lists: make([][]int, numLists),
 		dims: make([]int, len(p.Dims)), listVals: make([]int, numListVals),
-		pool: make([][]byte, len(p.PoolDevices)), callerPool: make([]bool, len(p.PoolDevices)),
+		pool: make([][]byte, numPools), callerPool: make([]bool, numPools),
 		loops: make([]int, p.NumLoops), laidOut: make([]int, numSymbols),
 	}
 	copy(f.In[len(p.Inputs)+len(p.Params):], p.ConstData)
@@ -173,6 +201,9 @@ func (f *Frame) Layout(p *Program) error {
 		return nil
 	}
 	f.valid = false
+	if err := f.pickPlan(p); err != nil {
+		return err
+	}
 	if err := f.eval(p); err != nil {
 		return err
 	}
@@ -195,6 +226,21 @@ func (f *Frame) Layout(p *Program) error {
 	}
 	return nil
 }
+
+// pickPlan picks the first plan whose ranges hold the symbols.
+func (f *Frame) pickPlan(p *Program) error {
+	for i := range p.Plans {
+		if p.Plans[i].holds(f.Sym) {
+			f.plan = i
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: no plan holds %s (the generated tables were edited)", p.Graph, p.symbolText(f.Sym))
+}
+
+// Plan is the index of the plan (size bucket) the symbols of the last
+// Layout picked.
+func (f *Frame) Plan() int { return f.plan }
 
 // checkGuards checks the facts wrapgen could not prove at the current
 // symbol values.
@@ -386,7 +432,11 @@ func (f *Frame) BindOutputs(p *Program, out []*Tensor) error {
 // of each first when not nil. After an error, ReleaseAll gives back what
 // is held.
 func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) error {
-	s, v := p.Steps, f.Vals
+	pl := &p.Plans[f.plan]
+	if k, ok := pools.(planKeeper); ok {
+		k.usePlan(f.plan)
+	}
+	s, v := pl.Steps, f.Vals
 	for pc := 0; pc < len(s); {
 		switch s[pc] {
 		case stepAcquire:
@@ -398,15 +448,15 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 					continue
 				}
 			}
-			buf, err := pools.Acquire(int(i), p.PoolDevices[i], size, p.Align)
+			buf, err := pools.Acquire(int(i), pl.PoolDevices[i], size, p.Align)
 			if err != nil {
-				return fmt.Errorf("%s: pool %d (%d bytes on %s): %w", p.Graph, i, size, p.PoolDevices[i], err)
+				return fmt.Errorf("%s: pool %d (%d bytes on %s): %w", p.Graph, i, size, pl.PoolDevices[i], err)
 			}
 			f.pool[i] = buf
 			pc += 1 + acquireWidth
 		case stepRelease:
 			i := s[pc+1]
-			pools.Release(int(i), p.PoolDevices[i], f.pool[i])
+			pools.Release(int(i), pl.PoolDevices[i], f.pool[i])
 			f.pool[i] = nil
 			pc += 1 + releaseWidth
 		case stepView:
@@ -467,7 +517,7 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 			return fmt.Errorf("%s: step %d has unknown kind %d (the generated tables were edited)", p.Graph, pc, s[pc])
 		}
 	}
-	for _, i := range p.OutputPools {
+	for _, i := range pl.OutputPools {
 		// Handed to the caller with the outputs.
 		f.pool[i], f.callerPool[i] = nil, false
 	}
@@ -477,9 +527,10 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 // ReleaseAll releases the pools still held: after a failure, every pool;
 // after success, none (output pools went to the caller).
 func (f *Frame) ReleaseAll(p *Program, pools Pools) {
+	devices := p.Plans[f.plan].PoolDevices
 	for i := range f.pool {
 		if f.pool[i] != nil && !f.callerPool[i] {
-			pools.Release(i, p.PoolDevices[i], f.pool[i])
+			pools.Release(i, devices[i], f.pool[i])
 		}
 		f.pool[i], f.callerPool[i] = nil, false
 	}
