@@ -99,6 +99,12 @@ func MakeBuckets(g *graph.Graph, opts Options, target float64, maxBuckets int) (
 		}
 		buckets = append(buckets[:worst], append(repl, buckets[worst+1:]...)...)
 	}
+	if len(buckets) > 1 && worstOf(buckets) >= first.Range.Worst-1e-9 {
+		// Buckets that do not lower the worst ratio are not worth their
+		// code (alignment can keep tiny sizes far above the bound whatever
+		// the layout): the whole range's plan serves.
+		return []*Bucket{first}, nil
+	}
 	sort.SliceStable(buckets, func(i, j int) bool {
 		for k := range buckets[i].Ranges {
 			if x, y := buckets[i].Ranges[k].Min, buckets[j].Ranges[k].Min; x != y {
@@ -108,6 +114,15 @@ func MakeBuckets(g *graph.Graph, opts Options, target float64, maxBuckets int) (
 		return false
 	})
 	return buckets, nil
+}
+
+// worstOf is the worst peak over the bound across every bucket's range.
+func worstOf(bs []*Bucket) float64 {
+	w := 0.0
+	for _, b := range bs {
+		w = max(w, b.Range.Worst)
+	}
+	return w
 }
 
 // makeBucket plans g with its symbols restricted to ranges, at hints

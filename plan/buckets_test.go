@@ -31,8 +31,9 @@ func storages(p *Plan) [][]string {
 // Buckets of random graphs: they cover the symbols' ranges exactly (every
 // value of small ranges falls in exactly one), each bucket's plan is made
 // and verified over its own ranges with hints inside them, every bucket
-// has the same storages (placed differently), and the caller's graph is
-// left as it was.
+// has the same storages (placed differently), buckets lower the worst
+// ratio of the whole range's plan (or there is one), and the caller's
+// graph is left as it was.
 func TestBucketsCoverRanges(t *testing.T) {
 	split := 0
 	for seed := uint64(0); seed < 24; seed++ {
@@ -51,6 +52,11 @@ func TestBucketsCoverRanges(t *testing.T) {
 		require.NotEmpty(t, bs)
 		if len(bs) > 1 {
 			split++
+			single, err := Make(g, Options{})
+			require.NoError(t, err)
+			whole, err := single.Range()
+			require.NoError(t, err)
+			assert.Less(t, worstOf(bs), whole.Worst, "seed %d: buckets that do not lower the worst ratio", seed)
 		}
 		for _, s := range g.Symbols {
 			assert.Equal(t, before[s.Name], *s, "seed %d: MakeBuckets changed symbol %s", seed, s.Name)
