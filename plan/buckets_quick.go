@@ -26,17 +26,13 @@ func sketch(g *graph.Graph, opts Options) (*sketched, error) {
 	if err != nil {
 		return nil, err
 	}
-	aliasHints := opts.Hints
-	if opts.AliasHints != nil {
-		aliasHints = opts.AliasHints
-	}
-	prog, err := lower(g, opts.Hints, aliasHints, !opts.NoAlias)
+	prog, err := lowerWith(g, opts)
 	if err != nil {
 		return nil, err
 	}
 	req := &request{buffers: prog.buffers, mode: opts.MemoryPool, align: opts.Align, bounds: g.Bounds(), hints: opts.Hints}
 	ctx := newBoundsCtx(req)
-	s := &sketched{plan: &Plan{Graph: g, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints, Buffers: prog.buffers}, align: opts.Align}
+	s := &sketched{plan: &Plan{Graph: g, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints, Horizon: opts.Horizon, Buffers: prog.buffers}, align: opts.Align}
 	groups := poolGroups(req)
 	for i, pp := range placeCheap(req, ctx, groups, sketchClimbWork) {
 		sp := sketchPool{bufs: pp.bufs}

@@ -462,7 +462,7 @@ func (p *Plan) bucketPoints() ([]expr.Env, int) {
 		if s.RunTime() {
 			continue
 		}
-		hi := int64(RangeHorizon)
+		hi := p.RangeHorizon()
 		if s.HasMax {
 			hi = s.Max
 		}

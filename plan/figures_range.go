@@ -7,8 +7,9 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// RangeHorizon is how far a symbol without a max is sampled.
-const RangeHorizon = 4096
+// DefaultHorizon is how far a symbol without a max is sampled, unless
+// Options.Horizon says otherwise.
+const DefaultHorizon = 4096
 
 // RangeFigures are a plan's peak over the lower bound across its symbols'
 // ranges, not only at the hints: a wrapper made once runs at every size.
@@ -19,9 +20,17 @@ type RangeFigures struct {
 	Geomean float64
 }
 
+// RangeHorizon is how far the range figures sample a symbol without a max.
+func (p *Plan) RangeHorizon() int64 {
+	if p.Horizon <= 0 {
+		return DefaultHorizon
+	}
+	return p.Horizon
+}
+
 // samplePoints are the symbol values the range figures are taken at: the
 // hints; every symbol at each of its minimum and the powers of two up to
-// its max (or RangeHorizon), together and one at a time (the others at
+// its max (or the plan's Horizon), together and one at a time (the others at
 // their hints).
 func (p *Plan) samplePoints() []expr.Env {
 	var names []string
@@ -30,7 +39,7 @@ func (p *Plan) samplePoints() []expr.Env {
 		if s.RunTime() {
 			continue // at its bound, as storages are planned (atBounds)
 		}
-		hi := int64(RangeHorizon)
+		hi := p.RangeHorizon()
 		if s.HasMax {
 			hi = s.Max
 		}

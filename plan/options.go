@@ -23,6 +23,9 @@ type Options struct {
 	// them, so every bucket has the same storages and only places them
 	// differently.
 	AliasHints expr.Env
+	// Horizon is how far the range figures sample a symbol without a max
+	// (0: DefaultHorizon); size buckets are judged on those figures.
+	Horizon int64
 }
 
 // MemoryPool says which buffers may share a pool, as Inductor's planner's
@@ -71,6 +74,9 @@ func (o Options) Check() error {
 	if o.MemoryPool != "" && !slices.Contains(MemoryPools, o.MemoryPool) {
 		return &OptionError{"memory-pool", fmt.Sprintf("%q", o.MemoryPool), "none, intermediates, outputs or combined"}
 	}
+	if o.Horizon < 0 {
+		return &OptionError{"range-horizon", o.Horizon, "a positive number"}
+	}
 	if o.Align != 0 && (o.Align < 1 || o.Align&(o.Align-1) != 0) {
 		return &OptionError{"align", o.Align, "a positive power of two"}
 	}
@@ -86,6 +92,9 @@ func (o Options) withDefaults(g *graph.Graph) (Options, error) {
 	}
 	if o.Align == 0 {
 		o.Align = DefaultAlign
+	}
+	if o.Horizon == 0 {
+		o.Horizon = DefaultHorizon
 	}
 	hints := g.Hints()
 	for name, v := range o.Hints {

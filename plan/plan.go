@@ -16,6 +16,7 @@ type Plan struct {
 	Mode     MemoryPool
 	Align    int64
 	Hints    expr.Env // the symbol values planned for
+	Horizon  int64    // how far the range figures sample a symbol without a max
 	Lines    []*Line  // with AllocFromPool / DeallocFromPool and pool lines
 	Buffers  []*Buffer
 	Pools    []*Pool
@@ -51,11 +52,7 @@ func makeWith(g *graph.Graph, opts Options, strat strategy) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	aliasHints := opts.Hints
-	if opts.AliasHints != nil {
-		aliasHints = opts.AliasHints
-	}
-	prog, err := lower(g, opts.Hints, aliasHints, !opts.NoAlias)
+	prog, err := lowerWith(g, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +70,7 @@ func makeWith(g *graph.Graph, opts Options, strat strategy) (*Plan, error) {
 		return nil, fmt.Errorf("strategy %s: %w", strat.name(), err)
 	}
 	placed.apply(prog.buffers)
-	p := &Plan{Graph: g, Strategy: strat.name(), Winner: placed.winner, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints,
+	p := &Plan{Graph: g, Strategy: strat.name(), Winner: placed.winner, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints, Horizon: opts.Horizon,
 		Buffers: prog.buffers, Pools: placed.pools, LastStep: prog.lastStep, AliasedOps: prog.aliasedOps, declared: declared}
 	p.finishPools()
 	if err := checkCountable(p); err != nil {
@@ -84,6 +81,16 @@ func makeWith(g *graph.Graph, opts Options, strat strategy) (*Plan, error) {
 		return nil, fmt.Errorf("strategy %s made a plan that fails verification (a bug in wrapgen; try another -strategy): %w", strat.name(), err)
 	}
 	return p, nil
+}
+
+// lowerWith lowers g as opts (with defaults) say: in-place pairs chosen
+// unless NoAlias, weighed at AliasHints.
+func lowerWith(g *graph.Graph, opts Options) (*lowered, error) {
+	aliasHints := opts.Hints
+	if opts.AliasHints != nil {
+		aliasHints = opts.AliasHints
+	}
+	return lower(g, opts.Hints, aliasHints, !opts.NoAlias)
 }
 
 // finishPools names the pools in order and sorts their buffers by id.

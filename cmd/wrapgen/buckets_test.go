@@ -170,3 +170,24 @@ func TestBucketsEndToEnd(t *testing.T) {
 		assert.Equal(t, 2*runs, strings.Count(stdout, "selftest: ok"), "%s: %s", lang, stdout)
 	}
 }
+
+// -range-horizon sets how far a symbol without a max is sampled: the
+// figures across the range are then taken up to it.
+func TestRangeHorizon(t *testing.T) {
+	model := filepath.Join("..", "..", "examples", "tinybert", "tinybert.onnx") // batch, seq: no max
+	figures := func(args ...string) report.Plan {
+		out, _, err := runCLI(append(append([]string{"plan", "-json", "-buckets", "1"}, args...), model)...)
+		require.NoError(t, err)
+		var p report.Plan
+		require.NoError(t, json.Unmarshal([]byte(out), &p))
+		return p
+	}
+	far, near := figures(), figures("-range-horizon", "16")
+	assert.Less(t, near.RangePoints, far.RangePoints)
+	for name, v := range near.RangeWorstAt {
+		assert.LessOrEqual(t, v, int64(16), name)
+	}
+	assert.Greater(t, far.RangeWorstAt["seq"], int64(16))
+	_, _, err := runCLI("plan", "-range-horizon", "0", model)
+	assert.EqualError(t, err, "-range-horizon 0: want a positive number")
+}

@@ -36,6 +36,7 @@ type planFlags struct {
 	// bound across its range a plan may have before it is split.
 	buckets      int
 	bucketTarget float64
+	horizon      int64
 }
 
 func (pf *planFlags) register(fs *flag.FlagSet) {
@@ -58,6 +59,7 @@ const defaultBuckets = 8
 func (pf *planFlags) registerBuckets(fs *flag.FlagSet) {
 	fs.IntVar(&pf.buckets, "buckets", defaultBuckets, "where one plan's worst peak over the bound across the symbols' ranges exceeds -bucket-target, split the ranges into up to `n` size buckets, each with its own plan (1: one plan)")
 	fs.Float64Var(&pf.bucketTarget, "bucket-target", 1.10, "the worst peak / lower bound across its range a plan may have before it is split into buckets")
+	fs.Int64Var(&pf.horizon, "range-horizon", plan.DefaultHorizon, "sample a symbol without a max up to `n` for the figures across the range (and the size buckets made from them)")
 }
 
 // registerKernels adds -kernels, for the commands whose plan depends on
@@ -67,7 +69,7 @@ func (pf *planFlags) registerKernels(fs *flag.FlagSet, usage string) {
 }
 
 func (pf *planFlags) options() plan.Options {
-	return plan.Options{Strategy: pf.strategy, MemoryPool: plan.MemoryPool(pf.memoryPool), Align: pf.align, Hints: expr.Env(pf.hints), NoAlias: !pf.alias}
+	return plan.Options{Strategy: pf.strategy, MemoryPool: plan.MemoryPool(pf.memoryPool), Align: pf.align, Hints: expr.Env(pf.hints), NoAlias: !pf.alias, Horizon: pf.horizon}
 }
 
 // check refuses flag values no graph could be planned with, as usage
@@ -81,6 +83,9 @@ func (pf *planFlags) check() error {
 	}
 	if opts.MemoryPool == "" {
 		return &usageError{(&plan.OptionError{Option: "-memory-pool", Value: `""`, Want: "none, intermediates, outputs or combined"}).Error()}
+	}
+	if pf.buckets > 0 && opts.Horizon == 0 {
+		return &usageError{(&plan.OptionError{Option: "-range-horizon", Value: 0, Want: "a positive number"}).Error()}
 	}
 	if err := opts.Check(); err != nil {
 		var oe *plan.OptionError

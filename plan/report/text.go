@@ -88,7 +88,7 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error
 	if len(p.Graph.Symbols) > 0 {
 		if r, err := p.Range(); err == nil && r.Points > 0 {
 			fmt.Fprintf(tw, "across the range\tworst %.4f at %s, geomean %.4f over %d points (minimums, powers of two up to each max or %d, the hints)\n",
-				r.Worst, plan.EnvText(r.WorstAt), r.Geomean, r.Points, plan.RangeHorizon)
+				r.Worst, plan.EnvText(r.WorstAt), r.Geomean, r.Points, p.RangeHorizon())
 		} else if err == nil {
 			fmt.Fprintf(tw, "across the range\tnot sampled: %d storages, over %d\n", len(p.Buffers), plan.MaxRangeBuffers)
 		}
