@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
@@ -170,11 +171,21 @@ const guardFailure = "does not hold (wrapgen could not prove it for every symbol
 
 func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer, args ...string) error {
 	var out bytes.Buffer
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	err := cmd.Run()
+	var err error
+	for try := 0; ; try++ {
+		out.Reset()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		cmd.Stdout = &out
+		cmd.Stderr = &out
+		// A binary just written may still be open for writing in a child
+		// another goroutine forked meanwhile (golang/go#22315): exec then
+		// fails with "text file busy" until that child has exec'd.
+		if err = cmd.Run(); !errors.Is(err, syscall.ETXTBSY) || try == 20 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	text := strings.TrimSpace(out.String())
 	if err != nil && strings.Contains(text, guardFailure) {
 		// A fact wrapgen could not prove is false at these values, and the
