@@ -7,17 +7,28 @@
 # the wrapper picks there. With GRID=1, also the
 # worst ratio on the grid of each sequence symbol in {1, 8, 32, 128} and
 # batch in {1, 4}, each point in the bucket the wrapper picks (plan -at).
-# Needs Debian's python3-torch for the exports (as bench/plantime.sh).
-#   [GRID=1] bash bench/buckets.sh [RUNS]
+# With CHECK=1, fails unless every model meets the planner's targets:
+# worst <= 1.10 (and on the grid), geomean <= 1.03, at the hints <= 1.02.
+# Needs Debian's python3-torch for the exports.
+#   [GRID=1] [CHECK=1] bash bench/buckets.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-dir=${BENCH_DIR:-/tmp/wrapgen-plantime}
+dir=${BENCH_DIR:-/tmp/wrapgen-buckets}
 mkdir -p "$dir"
 [ -f "$dir/gpt.onnx" ] || /usr/bin/python3 bench/planning_models.py "$dir" >/dev/null 2>&1
 go build -o "$dir/wrapgen" ./cmd/wrapgen
 bert=$(cd ../shared/onnx && pwd)/tiny_bert.onnx
 grid=${GRID:-0}
+check=${CHECK:-0}
+failed=0
+# over VALUE LIMIT WHAT: note (and with CHECK=1, fail on) a figure above its target.
+over() {
+  if python3 -c "import sys; sys.exit(0 if $1 > $2 else 1)"; then
+    echo "  $model: $3 $1 is above $2" >&2
+    failed=1
+  fi
+}
 printf '%-10s %7s %8s %8s %8s %8s %8s' model buckets worst geomean at-hints min-ms med-ms
 [ "$grid" = 1 ] && printf ' %16s' grid-worst
 echo
@@ -62,8 +73,15 @@ else:  # one plan: no buckets made
     printf ' %8s at%s' "$worstg" "${at// -at / }"
   fi
   echo
+  over "$worst" 1.10 "worst peak / lower bound"
+  over "$geo" 1.03 "geomean"
+  over "$hint" 1.02 "peak / lower bound at the hints"
+  if [ "$grid" = 1 ]; then over "$worstg" 1.10 "worst on the grid"; fi
 done <<MODELS
 encdec $dir/encdec.onnx batch=4 src_seq=32 tgt_seq=32
 gpt $dir/gpt.onnx batch=4 past=128 seq=32
 tiny_bert $bert
 MODELS
+if [ "$check" = 1 ] && [ "$failed" = 1 ]; then
+  exit 1
+fi

@@ -46,7 +46,7 @@ func Runtime() emit.File {
 // become C++ identifiers gives a graph.ErrorList.
 func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	pr := emit.New(p)
-	n := nameGraph(p.Graph, pr.Kernels)
+	n := nameGraph(p.Graph, pr.Kernels, pr.CallerGives)
 	if pr.MaxRank > 8 {
 		n.probs = append(n.probs, &graph.Problem{File: p.Graph.File, Place: "tensors",
 			Msg: fmt.Sprintf("a tensor has rank %d; the C++ runtime supports rank up to 8 (wrapgen::kMaxRank)", pr.MaxRank)})

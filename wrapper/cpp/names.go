@@ -35,9 +35,10 @@ var frameMembers = ident.Set("k", "in", "out", "f", "s", "a", "j", "n", "vals", 
 // its observer hook): a kernel that would take one gets a "_" appended.
 var kernelReserved = ident.Merge(ident.CppKeywords, ident.Set("BeginOp", "Kernels"))
 
-// nameGraph names what g declares; kernels are g.Kernels() (from
-// emit.Model, computed once).
-func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
+// nameGraph names what g declares; kernels are g.Kernels() and
+// callerGives says which symbols are fields of Inputs (from emit.Model,
+// computed once).
+func nameGraph(g *graph.Graph, kernels []*graph.Kernel, callerGives func(*graph.Symbol) bool) *names {
 	n := &names{kernel: map[string]string{}, field: map[*graph.Tensor]string{},
 		symbol: map[string]string{}, symField: map[string]string{}, attr: map[string][]string{}}
 	// The namespace is at global scope, beside the C library's names.
@@ -65,7 +66,12 @@ func nameGraph(g *graph.Graph, kernels []*graph.Kernel) *names {
 	for _, s := range g.Symbols {
 		place := fmt.Sprintf("symbols[%q]", s.Name)
 		n.symbol[s.Name] = locals.Name(g.File, place, s.Name)
-		n.symField[s.Name] = fields.Name(g.File, place, s.Name)
+		if callerGives(s) {
+			// A symbol an input gives is no field: its name may be the
+			// input's, as a PyTorch export names a dynamic axis "past"
+			// after the input "past".
+			n.symField[s.Name] = fields.Name(g.File, place, s.Name)
+		}
 	}
 	for _, p := range []*ident.Namer{ns, kernelNames, fields, locals} {
 		n.probs = append(n.probs, p.Problems()...)

@@ -32,3 +32,22 @@ func TestNamespaceAvoidsCLibraryNames(t *testing.T) {
 		assert.Contains(t, err.Error(), "a standard library name", name)
 	}
 }
+
+// A symbol an input gives is no field of Inputs, so it may share the
+// input's name (PyTorch names a dynamic axis after its input); a symbol
+// the caller gives is a field and may not.
+func TestSymbolNamedAfterItsInput(t *testing.T) {
+	graphOf := func(shape string) *plan.Plan {
+		g, err := graph.Parse("g.json", []byte(`{"name": "g", "symbols": {"past": {"hint": 4, "min": 1, "max": 64}},
+			"tensors": {"past": {"dtype": "f32", "shape": `+shape+`}, "y": {"dtype": "f32", "shape": `+shape+`}},
+			"inputs": ["past"], "outputs": ["y"], "ops": [{"kernel": "Neg", "inputs": ["past"], "outputs": ["y"]}]}`))
+		require.NoError(t, err)
+		p, err := plan.Make(g, plan.Options{})
+		require.NoError(t, err)
+		return p
+	}
+	_, err := cpp.Generate(graphOf(`["past", 2]`), cpp.Options{})
+	assert.NoError(t, err)
+	_, err = cpp.Generate(graphOf(`["past*past", 2]`), cpp.Options{})
+	assert.ErrorContains(t, err, `symbols["past"]: tensor or symbol name "past" is also used`)
+}

@@ -63,7 +63,7 @@ type selftestSymbol struct {
 func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 	g := p.Graph
 	pr := emit.New(p)
-	n := nameGraph(g, pr.Kernels)
+	n := nameGraph(g, pr.Kernels, pr.CallerGives)
 	gg := &gen{p: p, g: g, n: n, pr: pr}
 	// Sizes and offsets are C++ expressions over the symbols, read from the
 	// command line, so one build runs at any symbol values.
