@@ -462,20 +462,7 @@ func (p *Plan) bucketPoints() ([]expr.Env, int) {
 		if s.RunTime() {
 			continue
 		}
-		hi := p.RangeHorizon()
-		if s.HasMax {
-			hi = s.Max
-		}
-		vs := []int64{s.Min}
-		for v := int64(1); v <= hi; v *= 2 {
-			if v > s.Min {
-				vs = append(vs, v)
-			}
-		}
-		if s.HasMax && vs[len(vs)-1] != s.Max && s.Max > s.Min {
-			vs = append(vs, s.Max)
-		}
-		for _, v := range vs {
+		for _, v := range p.sampleValues(s) {
 			env := p.withHints(mins)
 			env[s.Name] = v
 			p.Graph.AtBounds(env)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
@@ -28,6 +29,25 @@ func (p *Plan) RangeHorizon() int64 {
 	return p.Horizon
 }
 
+// sampleValues are the values a symbol is sampled at: its minimum, the
+// powers of two above it up to its max (or the horizon), and its max.
+func (p *Plan) sampleValues(s *graph.Symbol) []int64 {
+	hi := p.RangeHorizon()
+	if s.HasMax {
+		hi = s.Max
+	}
+	vs := []int64{s.Min}
+	for v := int64(1); v <= hi; v *= 2 {
+		if v > s.Min {
+			vs = append(vs, v)
+		}
+	}
+	if s.HasMax && vs[len(vs)-1] != s.Max && s.Max > s.Min {
+		vs = append(vs, s.Max)
+	}
+	return vs
+}
+
 // samplePoints are the symbol values the range figures are taken at: the
 // hints; every symbol at each of its minimum and the powers of two up to
 // its max (or the plan's Horizon), together and one at a time (the others at
@@ -39,21 +59,8 @@ func (p *Plan) samplePoints() []expr.Env {
 		if s.RunTime() {
 			continue // at its bound, as storages are planned (atBounds)
 		}
-		hi := p.RangeHorizon()
-		if s.HasMax {
-			hi = s.Max
-		}
-		vs := []int64{s.Min}
-		for v := int64(1); v <= hi; v *= 2 {
-			if v > s.Min {
-				vs = append(vs, v)
-			}
-		}
-		if s.HasMax && vs[len(vs)-1] != s.Max && s.Max > s.Min {
-			vs = append(vs, s.Max)
-		}
 		names = append(names, s.Name)
-		values[s.Name] = vs
+		values[s.Name] = p.sampleValues(s)
 	}
 	sort.Strings(names)
 	points := []expr.Env{p.withHints(nil)}
