@@ -58,9 +58,12 @@ func RangesText(rs []SymbolRange) string {
 // there are fewer than maxBuckets, improves the worst bucket: plans it
 // anew at other hints, or splits it in two, whichever its candidates'
 // sketches say brings its ratios nearest the target with the fewest
-// buckets (buckets_split.go). One bucket is always the whole range
-// planned at the caller's hints. Buckets are returned in order of their
-// ranges; they cover g's ranges exactly, without overlap. With the
+// buckets (buckets_split.go). Buckets that do not lower the worst ratio
+// are dropped for the whole range planned at the caller's hints; buckets
+// that all place the storages alike become that layout planned over the
+// whole range (a single bucket, at other hints than the caller's).
+// Buckets are returned in order of their ranges; they cover g's ranges
+// exactly, without overlap. With the
 // default strategy (or best), the buckets' plans are made by best with
 // cheaper placement proofs (bucketBest), and verified as Make's are.
 // Deterministic: work is counted in steps, and candidates judged in
@@ -99,6 +102,17 @@ func MakeBuckets(g *graph.Graph, opts Options, target float64, maxBuckets int) (
 		}
 		buckets = append(buckets[:worst], append(repl, buckets[worst+1:]...)...)
 	}
+	if len(buckets) > 1 {
+		// Planned at some bucket's hints, one layout may do as well over
+		// the whole range as the buckets do: then it serves alone.
+		whole, err := bk.wholeAsGood(ranges, buckets)
+		if err != nil {
+			return nil, err
+		}
+		if whole != nil {
+			return []*Bucket{whole}, nil
+		}
+	}
 	if len(buckets) > 1 && worstOf(buckets) >= first.Range.Worst-1e-9 {
 		// Buckets that do not lower the worst ratio are not worth their
 		// code (alignment can keep tiny sizes far above the bound whatever
@@ -114,6 +128,33 @@ func MakeBuckets(g *graph.Graph, opts Options, target float64, maxBuckets int) (
 		return false
 	})
 	return buckets, nil
+}
+
+// wholeAsGood is the whole range planned at the first bucket's hints (in
+// order) at which it holds as well across the range as the buckets do, or
+// nil. Candidates are judged on sketches first.
+func (bk *bucketer) wholeAsGood(ranges []SymbolRange, bs []*Bucket) (*Bucket, error) {
+	worst := 0.0
+	for _, b := range bs {
+		worst = max(worst, b.all.Worst)
+	}
+	for _, b := range bs {
+		_, fig, err := bk.sketchFigures(ranges, b.Plan.Hints)
+		if err != nil {
+			return nil, err
+		}
+		if fig.Worst > worst+1e-9 {
+			continue
+		}
+		whole, err := bk.final(ranges, b.Plan.Hints)
+		if err != nil {
+			return nil, err
+		}
+		if whole.all.Worst <= worst+1e-9 {
+			return whole, nil
+		}
+	}
+	return nil, nil
 }
 
 // worstOf is the worst peak over the bound across every bucket's range.

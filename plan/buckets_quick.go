@@ -44,20 +44,20 @@ func sketch(g *graph.Graph, opts Options) (*sketched, error) {
 		}
 		s.pools = append(s.pools, sp)
 	}
-	// As best does, Inductor's planner's placement instead when its peak
-	// at the hints is smaller (time splitting is left out: it rarely wins
-	// and would cost as much again).
+	// As best does, Inductor's planner's placement instead where best would
+	// keep it (time splitting is left out: it rarely wins and would cost
+	// as much again).
 	if len(req.buffers) <= inductorBestLimit {
 		placed, err := inductor{}.place(req)
 		if err != nil {
 			return nil, err
 		}
 		if placed != nil {
-			peak, err := placed.peakAt(req.hints)
+			keep, err := s.prefers(placed, prog.buffers)
 			if err != nil {
 				return nil, err
 			}
-			if peak < s.peakAtHints() {
+			if keep {
 				placed.apply(prog.buffers)
 				s.plan.Pools = placed.pools
 				s.plan.finishPools()
@@ -66,6 +66,43 @@ func sketch(g *graph.Graph, opts Options) (*sketched, error) {
 		}
 	}
 	return s, nil
+}
+
+// prefers reports whether bestOf would keep placed (Inductor's planner's,
+// its second candidate) over the sketch's own placement (search's, its
+// first): the smaller peak at the hints, or near it the smaller worst
+// ratio across the sample points.
+func (s *sketched) prefers(placed *placement, buffers []*Buffer) (bool, error) {
+	peak, err := placed.peakAt(s.plan.Hints)
+	if err != nil {
+		return false, err
+	}
+	own := s.peakAtHints()
+	if len(buffers) > MaxRangeBuffers {
+		return peak < own, nil
+	}
+	points := s.plan.samplePoints()
+	ratios, _, err := s.ratios() // the sample points come first
+	if err != nil {
+		return false, err
+	}
+	ownWorst := 0.0
+	for _, r := range ratios[:len(points)] {
+		ownWorst = max(ownWorst, r)
+	}
+	loads, err := loadsAt(buffers, points)
+	if err != nil {
+		return false, err
+	}
+	worst, err := placed.worstRatio(points, loads)
+	if err != nil {
+		return false, err
+	}
+	cands := []struct {
+		peak  int64
+		worst float64
+	}{{own, ownWorst}, {peak, worst}}
+	return bestIndex(len(cands), func(i int) (int64, float64) { return cands[i].peak, cands[i].worst }) == 1, nil
 }
 
 // peakAtHints is the cheap placement's peak at the hints, as

@@ -3,8 +3,11 @@ package plan
 import (
 	"fmt"
 	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +17,47 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/graph/synth"
 )
+
+// twoChains is a random graph of two chains of ops, one over n rows and
+// one over m (in [1, 256]), of 64 or 128 floats each: where the best
+// layout of its storages depends on which of n and m is larger.
+func twoChains(seed int64) []byte {
+	r := rand.New(rand.NewSource(seed))
+	tensors := map[string]string{"x": `["n", 64]`, "y": `["m", 64]`}
+	live := map[string][]string{"n": {"x"}, "m": {"y"}}
+	var ops []string
+	for i := 0; i < 10; i++ {
+		s := []string{"n", "m"}[r.Intn(2)]
+		name := fmt.Sprintf("t%d", i)
+		var narrow []string
+		for _, t := range live[s] {
+			if strings.HasSuffix(tensors[t], "64]") {
+				narrow = append(narrow, t)
+			}
+		}
+		a, b := narrow[r.Intn(len(narrow))], narrow[r.Intn(len(narrow))]
+		if r.Intn(2) == 0 {
+			ops = append(ops, fmt.Sprintf(`{"kernel": "Concat", "inputs": [%q, %q], "outputs": [%q], "attrs": {"axis": 1}}`, a, a, name))
+			tensors[name] = fmt.Sprintf(`[%q, 128]`, s)
+		} else {
+			ops = append(ops, fmt.Sprintf(`{"kernel": "Add", "inputs": [%q, %q], "outputs": [%q]}`, a, b, name))
+			tensors[name] = fmt.Sprintf(`[%q, 64]`, s)
+		}
+		live[s] = append(live[s], name)
+	}
+	var ts, outs []string
+	for name, shape := range tensors {
+		ts = append(ts, fmt.Sprintf(`%q: {"dtype": "f32", "shape": %s}`, name, shape))
+	}
+	sort.Strings(ts)
+	for _, s := range []string{"n", "m"} {
+		if last := live[s][len(live[s])-1]; last != "x" && last != "y" {
+			outs = append(outs, fmt.Sprintf("%q", last))
+		}
+	}
+	return []byte(fmt.Sprintf(`{"name": "two_chains", "symbols": {"n": {"hint": 16, "min": 1, "max": 256}, "m": {"hint": 16, "min": 1, "max": 256}},
+		"tensors": {%s}, "inputs": ["x", "y"], "outputs": [%s], "ops": [%s]}`, strings.Join(ts, ", "), strings.Join(outs, ", "), strings.Join(ops, ", ")))
+}
 
 // storages lists each buffer's tensors by name.
 func storages(p *Plan) [][]string {
@@ -36,8 +80,12 @@ func storages(p *Plan) [][]string {
 // graph is left as it was.
 func TestBucketsCoverRanges(t *testing.T) {
 	split := 0
-	for seed := uint64(0); seed < 24; seed++ {
-		g, err := graph.Parse("random.json", synth.Random(seed))
+	for seed := uint64(0); seed < 48; seed++ {
+		data := synth.Random(seed)
+		if seed >= 24 {
+			data = twoChains(int64(seed))
+		}
+		g, err := graph.Parse("random.json", data)
 		require.NoError(t, err)
 		var given []*graph.Symbol
 		before := map[string]graph.Symbol{}
@@ -109,20 +157,24 @@ func loadGraph(t *testing.T, path string) *graph.Graph {
 	return g
 }
 
-// The plan made at n=4 is a third above the bound at n=1 and 2. The
-// whole range planned at n=1 would do everywhere, but the first bucket
-// keeps the caller's hints; one cut, at 2 (where MakeBuckets always cut:
-// no other cut does better), gives two buckets at the bound, each planned
-// at its part's point nearest the worst point (k is set at run time, 3n).
+// two_chains planned at its hints (n = m = 16) is 1.2x the bound at worst,
+// and so is any plan of the whole range: one cut, after m = 7, gives two
+// buckets at the bound, placed differently. A graph whose
+// plan at other hints does as well as buckets: that plan. nonzero's plan
+// at the hints is at the bound everywhere: one bucket, that plan. A target
+// the whole range's plan meets: one bucket.
 func TestBucketsExact(t *testing.T) {
-	g := loadGraph(t, filepath.Join("..", "cmd", "wrapgen", "testdata", "runtime_sizes", "nonzero.json"))
+	describe := func(bs []*Bucket) []string {
+		var out []string
+		for _, b := range bs {
+			out = append(out, fmt.Sprintf("%s at %s: %.4f", RangesText(b.Ranges), EnvText(b.Plan.Hints), b.Range.Worst))
+		}
+		return out
+	}
+	g := loadGraph(t, filepath.Join("..", "cmd", "wrapgen", "testdata", "buckets", "two_chains.json"))
 	bs, err := MakeBuckets(g, Options{}, 1.10, 8)
 	require.NoError(t, err)
-	var got []string
-	for _, b := range bs {
-		got = append(got, fmt.Sprintf("%s at %s: %.4f", RangesText(b.Ranges), EnvText(b.Plan.Hints), b.Range.Worst))
-	}
-	assert.Equal(t, []string{"n in [1, 2] at k=3, n=1: 1.0000", "n in [3, 64] at k=9, n=3: 1.0000"}, got)
+	assert.Equal(t, []string{"n in [1, 256], m in [1, 7] at m=1, n=2: 1.0000", "n in [1, 256], m in [8, 256] at m=8, n=16: 1.0000"}, describe(bs))
 	// The same again: nothing depends on scheduling.
 	again, err := MakeBuckets(g, Options{}, 1.10, 8)
 	require.NoError(t, err)
@@ -132,10 +184,23 @@ func TestBucketsExact(t *testing.T) {
 		assert.Equal(t, bs[i].Plan.Hints, again[i].Plan.Hints)
 		assert.Equal(t, storages(bs[i].Plan), storages(again[i].Plan))
 	}
-	// A target the whole range's plan meets: one bucket.
 	one, err := MakeBuckets(g, Options{}, 2.5, 8)
 	require.NoError(t, err)
-	assert.Len(t, one, 1)
+	assert.Equal(t, []string{"n in [1, 256], m in [1, 256] at m=16, n=16: 1.2000"}, describe(one))
+
+	// The random two-chain graph of seed 4: 1.2x the bound at worst planned
+	// at its hints, and at the bound everywhere planned at m=8 (a bucket's
+	// hints): that plan alone.
+	g, err = graph.Parse("two_chains.json", twoChains(4))
+	require.NoError(t, err)
+	bs, err = MakeBuckets(g, Options{}, 1.10, 8)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"n in [1, 256], m in [1, 256] at m=8, n=16: 1.0000"}, describe(bs))
+
+	nonzero := loadGraph(t, filepath.Join("..", "cmd", "wrapgen", "testdata", "runtime_sizes", "nonzero.json"))
+	bs, err = MakeBuckets(nonzero, Options{}, 1.10, 8)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"n in [1, 64] at k=12, n=4: 1.0000"}, describe(bs))
 }
 
 // rangeRatios agrees with Range, and excess counts only what is above the

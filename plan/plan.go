@@ -26,9 +26,10 @@ type Plan struct {
 	// choices (nil when there are none), for the bound before aliasing.
 	AliasedOps int
 	declared   []*Buffer
-	// Buckets, when set (more than one), are the plans a wrapper holds
-	// instead of this one, one per size bucket (see MakeBuckets); this plan
-	// is then the whole range's, which reports compare them with.
+	// Buckets, when set, are the plans a wrapper holds instead of this
+	// one, one per size bucket (see MakeBuckets), or one: the whole range
+	// planned at other hints, which serves it better. This plan, made at
+	// the caller's hints, is what reports compare them with.
 	Buckets []*Bucket
 }
 
@@ -65,6 +66,9 @@ func makeWith(g *graph.Graph, opts Options, strat strategy) (*Plan, error) {
 		declared = plain.buffers
 	}
 	req := &request{buffers: prog.buffers, mode: opts.MemoryPool, align: opts.Align, bounds: g.Bounds(), hints: opts.Hints}
+	if len(prog.buffers) <= MaxRangeBuffers {
+		req.points = (&Plan{Graph: g, Hints: opts.Hints, Horizon: opts.Horizon}).samplePoints()
+	}
 	placed, err := strat.place(req)
 	if err != nil {
 		return nil, fmt.Errorf("strategy %s: %w", strat.name(), err)

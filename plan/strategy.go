@@ -15,6 +15,10 @@ type request struct {
 	align   int64
 	bounds  expr.Bounds // symbol ranges: placements must hold for all of them
 	hints   expr.Env
+	// points are the range figures' sample points (none for graphs too
+	// large to sample): best prefers, among placements near the smallest
+	// peak at the hints, the one whose worst ratio across them is least.
+	points []expr.Env
 
 	groups []poolGroup // poolGroups' result, made once for every strategy
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,17 +12,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan/report"
 )
 
-// bucketsGraph has one symbol, n in [1, 64], whose plan made at n=4 is
-// 2x the bound at n=1 and 2: the default splits it into two size buckets.
-var bucketsGraph = filepath.Join("testdata", "runtime_sizes", "nonzero.json")
+// bucketsGraph has two chains of ops, one over n rows and one over m:
+// no single layout of its storages stays near the bound for every n and
+// m in [1, 256] (1.2 at worst planned at the hints, and no plan made at
+// other hints does better), and two size buckets split at m = 7, placing
+// the storages differently, are at the bound everywhere.
+var bucketsGraph = filepath.Join("testdata", "buckets", "two_chains.json")
 
 // bucketsMain runs the wrapper with the reference kernels through a Runner
-// at n = 2, 9, 9, 40, 2 (buckets 0, 1, 1, 1, 0) and through Run at each,
-// checks every output against NonZero and Neg computed here, and counts
-// the heap allocations of steady calls within a bucket.
+// at (n, m) = (2, 3), (9, 3), (9, 200), (40, 9), (2, 3) (buckets 0, 0, 1,
+// 1, 0) and through Run at each, checks the memory Run holds at once,
+// checks both outputs against the chains computed here, and counts the
+// heap allocations of steady calls within a bucket.
 const bucketsMain = `package main
 
 import (
@@ -32,35 +38,51 @@ import (
 	"example.com/user/model/wgrt"
 )
 
-// input is n rows of 3 with every third element zero.
-func input(n int) *model.Inputs {
-	data := make([]float32, 3*n)
+func rows(n, seed int) []float32 {
+	data := make([]float32, 64*n)
 	for i := range data {
-		if i%3 != 1 {
-			data[i] = float32(i + 1)
-		}
+		data[i] = float32((i*7+seed)%13)/8 - 0.75
 	}
-	return &model.Inputs{X: wgrt.FromFloat32s(data, n, 3)}
+	return data
 }
 
-// want is -transpose(nonzero(x)): each nonzero element's (row, column),
-// negated.
-func want(n int) []int64 {
-	var out []int64
-	for i := 0; i < 3*n; i++ {
-		if i%3 != 1 {
-			out = append(out, -int64(i/3), -int64(i%3))
-		}
+// twice is each row of a followed by itself: Concat along axis 1.
+func twice(a []float32) []float32 {
+	var out []float32
+	for r := 0; r < len(a)/64; r++ {
+		out = append(append(out, a[64*r:64*r+64]...), a[64*r:64*r+64]...)
 	}
 	return out
 }
 
-func check(n int, out *model.Outputs) {
-	got := out.Z.Int64s()[:out.Z.NumElements()] // memory is at the bound of k
-	w := want(n)
-	if fmt.Sprint(got) != fmt.Sprint(w) {
-		panic(fmt.Sprintf("n=%d: got %v, want %v", n, got, w))
+// want: t9 = twice(x), t8 = (y + y) + (y + y).
+func want(x, y []float32) (t9, t8 []float32) {
+	t8 = make([]float32, len(y))
+	for i, v := range y {
+		t8[i] = (v + v) + (v + v)
 	}
+	return twice(x), t8
+}
+
+func check(n, m int, in *model.Inputs, out *model.Outputs) {
+	t9, t8 := want(in.X.Float32s(), in.Y.Float32s())
+	if fmt.Sprint(out.T9.Float32s()) != fmt.Sprint(t9) || fmt.Sprint(out.T8.Float32s()) != fmt.Sprint(t8) {
+		panic(fmt.Sprintf("n=%d, m=%d: outputs differ from the chains computed directly", n, m))
+	}
+}
+
+// peak allocates from the Go heap and follows the bytes held at once.
+type peak struct{ live, max int }
+
+func (c *peak) Alloc(size, align int) ([]byte, error) {
+	c.live += size
+	c.max = max(c.max, c.live)
+	return wgrt.AlignedBytes(size, align)[:size:size], nil
+}
+func (c *peak) Free(b []byte) { c.live -= cap(b) }
+
+func input(n, m int) *model.Inputs {
+	return &model.Inputs{X: wgrt.FromFloat32s(rows(n, 1), n, 64), Y: wgrt.FromFloat32s(rows(m, 5), m, 64)}
 }
 
 func main() {
@@ -70,27 +92,38 @@ func main() {
 	}
 	defer r.Close()
 	k := model.RefKernels()
-	for _, n := range []int{2, 9, 9, 40, 2} {
-		in := input(n)
+	for _, nm := range [][2]int{{2, 3}, {9, 3}, {9, 200}, {40, 9}, {2, 3}} {
+		n, m := nm[0], nm[1]
+		in := input(n, m)
 		out := &model.Outputs{}
 		if err := r.Run(k, in, out); err != nil {
 			panic(err)
 		}
-		check(n, out)
+		fmt.Printf("n=%d, m=%d: bucket %d\n", n, m, r.SizeBucket())
+		check(n, m, in, out)
 		fresh, err := model.Run(k, nil, in)
 		if err != nil {
 			panic(err)
 		}
-		check(n, fresh)
+		check(n, m, in, fresh)
 	}
-	for _, n := range []int{2, 9} {
-		in, out := input(n), &model.Outputs{}
+	// The memory Run takes at once, from pools created at first use and
+	// freed after their last, is the peak of the plan it picked.
+	for _, nm := range [][2]int{{9, 3}, {40, 9}} {
+		c := &peak{}
+		if _, err := model.RunWith(k, nil, input(nm[0], nm[1]), nil, model.Options{Allocators: wgrt.Allocators{"cpu": c}}); err != nil {
+			panic(err)
+		}
+		fmt.Printf("n=%d, m=%d: peak bytes %d\n", nm[0], nm[1], c.max)
+	}
+	for _, m := range []int{3, 40} {
+		in, out := input(9, m), &model.Outputs{}
 		allocs := testing.AllocsPerRun(5, func() {
 			if err := r.Run(k, in, out); err != nil {
 				panic(err)
 			}
 		})
-		fmt.Printf("n=%d: allocations per steady call: %v\n", n, allocs)
+		fmt.Printf("m=%d: allocations per steady call: %v\n", m, allocs)
 	}
 	fmt.Println("ok")
 }
@@ -110,10 +143,12 @@ func TestBucketsEndToEnd(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &p))
 	require.Len(t, p.Buckets.Buckets, 2)
-	assert.Equal(t, "n in [1, 2]", p.Buckets.Buckets[0].Ranges)
-	assert.Equal(t, "n in [3, 64]", p.Buckets.Buckets[1].Ranges)
+	assert.Equal(t, "n in [1, 256], m in [1, 7]", p.Buckets.Buckets[0].Ranges)
+	assert.Equal(t, "n in [1, 256], m in [8, 256]", p.Buckets.Buckets[1].Ranges)
 	assert.Equal(t, 1, p.Buckets.At)
 	assert.Equal(t, p.Buckets.Buckets[1].Hints, p.Hints, "the report is of the plan the wrapper picks")
+	assert.Equal(t, expr.Env{"n": 9, "m": 16}, p.Symbols, "at the -at values, the graph's hints for the others")
+	assert.Equal(t, p.PeakBytes, p.LoadBytes, "at the bound there")
 
 	single, _, err := runCLI("plan", "-json", "-buckets", "1", bucketsGraph)
 	require.NoError(t, err)
@@ -123,16 +158,18 @@ func TestBucketsEndToEnd(t *testing.T) {
 	assert.Less(t, p.Buckets.Worst, one.RangeWorst)
 	assert.NotContains(t, single, `"buckets"`)
 
-	text, _, err := runCLI("plan", "-lines=false", "-at", "n=1", bucketsGraph)
+	text, _, err := runCLI("plan", "-lines=false", "-at", "m=1", bucketsGraph)
 	require.NoError(t, err)
-	assert.Contains(t, text, "bucket 0      n in [1, 2] (the wrapper's plan at the values above)")
+	assert.Contains(t, text, "bucket 0      n in [1, 256], m in [1, 7] (the wrapper's plan at the values above)")
 
 	svg := filepath.Join(t.TempDir(), "plan.svg")
 	_, _, err = runCLI("plan", "-svg", svg, "-at", "n=40", bucketsGraph)
 	require.NoError(t, err)
 	data, err := os.ReadFile(svg)
 	require.NoError(t, err)
-	assert.Contains(t, string(data), "at k=120, n=40 · size bucket 1 of 2 (n in [3, 64])")
+	assert.Contains(t, string(data), "at m=16, n=40 · size bucket 1 of 2 (n in [1, 256], m in [8, 256])")
+	_, _, err = runCLI("plan", "-buckets", "0", bucketsGraph)
+	assert.EqualError(t, err, "-buckets 0: want at least 1")
 
 	if testing.Short() {
 		t.Skip("builds and runs generated code")
@@ -152,9 +189,17 @@ func TestBucketsEndToEnd(t *testing.T) {
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local")
 	got, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", got)
-	assert.Contains(t, string(got), "n=2: allocations per steady call: 0\n")
-	assert.Contains(t, string(got), "n=9: allocations per steady call: 0\n")
+	assert.Contains(t, string(got), "m=3: allocations per steady call: 0\n")
+	assert.Contains(t, string(got), "m=40: allocations per steady call: 0\n")
 	assert.Contains(t, string(got), "ok\n")
+	assert.Contains(t, string(got), "n=2, m=3: bucket 0\nn=9, m=3: bucket 0\nn=9, m=200: bucket 1\nn=40, m=9: bucket 1\nn=2, m=3: bucket 0\n")
+	for _, nm := range [][2]int{{9, 3}, {40, 9}} {
+		at, _, err := runCLI("plan", "-json", "-at", fmt.Sprintf("n=%d", nm[0]), "-at", fmt.Sprintf("m=%d", nm[1]), bucketsGraph)
+		require.NoError(t, err)
+		var pl report.Plan
+		require.NoError(t, json.Unmarshal([]byte(at), &pl))
+		assert.Contains(t, string(got), fmt.Sprintf("n=%d, m=%d: peak bytes %d\n", nm[0], nm[1], pl.PeakBytes), "the wrapper runs the plan of the bucket plan reports")
+	}
 
 	for _, lang := range []string{"go", "cpp"} {
 		runs := 1 // per bucket: one per C++ compiler
@@ -165,8 +210,8 @@ func TestBucketsEndToEnd(t *testing.T) {
 		}
 		stdout, _, err := runCLI("selftest", "-lang", lang, bucketsGraph)
 		require.NoError(t, err, lang)
-		assert.Contains(t, stdout, "selftest: size bucket 0 of 2 (n in [1, 2])", lang)
-		assert.Contains(t, stdout, "selftest: size bucket 1 of 2 (n in [3, 64])", lang)
+		assert.Contains(t, stdout, "selftest: size bucket 0 of 2 (n in [1, 256], m in [1, 7])", lang)
+		assert.Contains(t, stdout, "selftest: size bucket 1 of 2 (n in [1, 256], m in [8, 256])", lang)
 		assert.Equal(t, 2*runs, strings.Count(stdout, "selftest: ok"), "%s: %s", lang, stdout)
 	}
 }

@@ -143,26 +143,27 @@ func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
 }
 
 // addBuckets gives p size buckets when its worst peak over the bound
-// across the symbols' ranges is above the target and splitting helps.
+// across the symbols' ranges is above the target and splitting helps, or
+// one: the whole range planned at other hints, when that alone does better.
 func (pf *planFlags) addBuckets(p *plan.Plan) error {
 	r, err := p.Range()
 	if err != nil || r.Points == 0 || r.Worst <= pf.bucketTarget {
 		return err
 	}
 	bs, err := plan.MakeBuckets(p.Graph, pf.options(), pf.bucketTarget, pf.buckets)
-	if err != nil || len(bs) < 2 {
+	if err != nil {
 		return err
 	}
-	p.Buckets = bs
+	if len(bs) > 1 || bs[0].Range.Worst < r.Worst-1e-9 {
+		p.Buckets = bs
+	}
 	return nil
 }
 
 // wrapperPlan is the plan a wrapper of p runs at the symbol values env
-// (those it lacks at their hints): the bucket holding them, or p.
-func wrapperPlan(p *plan.Plan, env expr.Env) (*plan.Plan, int) {
-	if len(p.Buckets) < 2 {
-		return p, -1
-	}
+// (those it lacks at p's hints), its bucket (-1: p has none), and those
+// values in full.
+func wrapperPlan(p *plan.Plan, env expr.Env) (*plan.Plan, int, expr.Env) {
 	at := expr.Env{}
 	for k, v := range p.Hints {
 		at[k] = v
@@ -170,8 +171,12 @@ func wrapperPlan(p *plan.Plan, env expr.Env) (*plan.Plan, int) {
 	for k, v := range env {
 		at[k] = v
 	}
+	p.Graph.AtBounds(at)
+	if len(p.Buckets) == 0 {
+		return p, -1, at
+	}
 	i := plan.PickBucket(p.Buckets, at)
-	return p.Buckets[i].Plan, i
+	return p.Buckets[i].Plan, i, at
 }
 
 func oneGraph(fs *flag.FlagSet) (string, error) {
@@ -241,8 +246,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	// With buckets, the figures are those of the plan the wrapper picks at
 	// the -at values (or the hints).
-	wp, picked := wrapperPlan(p, expr.Env(at))
-	fig, err := wp.Figures(expr.Env(at))
+	wp, picked, env := wrapperPlan(p, expr.Env(at))
+	fig, err := wp.Figures(env)
 	if err != nil {
 		return fmt.Errorf("%s: evaluating at %s: %w", path, at, err)
 	}

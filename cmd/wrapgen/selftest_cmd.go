@@ -67,7 +67,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	points := selftestPoints(p, at)
 	if *fault != "" {
 		// The fault goes into the plan the wrapper runs at the first point.
-		wp, _ := wrapperPlan(p, points[0])
+		wp, _, _ := wrapperPlan(p, points[0])
 		what, err := inject[*fault](wp, points[0])
 		if err != nil {
 			return err
@@ -82,7 +82,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(dir)
 	}
 	for _, env := range points {
-		if _, b := wrapperPlan(p, env); b >= 0 {
+		if _, b, _ := wrapperPlan(p, env); b >= 0 {
 			fmt.Fprintf(stdout, "selftest: size bucket %d of %d (%s)\n", b, len(p.Buckets), plan.RangesText(p.Buckets[b].Ranges))
 		}
 		if err := selftest(p, env, dir, *runIt, stdout, stderr); err != nil {

@@ -79,7 +79,8 @@ type Binding struct {
 }
 
 // New prepares p for emission: p's buckets when it has them (p is then
-// the whole range's plan, which reports show), else p.
+// the plan made at the caller's hints, which reports compare them with),
+// else p.
 func New(p *plan.Plan) *Model {
 	g := p.Graph
 	pr := &Model{Graph: g, OpIndex: map[*graph.Op]int{}, Kernel: map[string]*graph.Kernel{}, Bound: map[string]Binding{}}
@@ -99,12 +100,16 @@ func New(p *plan.Plan) *Model {
 	for _, t := range g.Tensors {
 		pr.MaxRank = max(pr.MaxRank, len(t.Shape))
 	}
-	if len(p.Buckets) > 1 {
+	switch len(p.Buckets) {
+	case 0:
+		pr.Buckets = []*Bucket{pr.newBucket(p, nil)}
+	case 1:
+		// The whole range planned at other hints, which served better.
+		pr.Buckets = []*Bucket{pr.newBucket(p.Buckets[0].Plan, nil)}
+	default:
 		for _, b := range p.Buckets {
 			pr.Buckets = append(pr.Buckets, pr.newBucket(b.Plan, b.Ranges))
 		}
-	} else {
-		pr.Buckets = []*Bucket{pr.newBucket(p, nil)}
 	}
 	pr.Plan = pr.Buckets[0].Plan
 	pr.findBindings()

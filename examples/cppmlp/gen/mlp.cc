@@ -254,6 +254,7 @@ class Frame final : public wrapgen::OpCaller {
   wrapgen::Status Run(Kernels& k, Outputs* out);
   wrapgen::Status CallOp(int i) override;
   void ReleaseAll() { rt_.ReleaseAll(); }
+  int SizeBucket() const { return rt_.plan(); }
 
  private:
   wrapgen::ProgramFrame rt_;
@@ -363,6 +364,8 @@ struct Runner::State {
 Runner::Runner(const Params& params, const Options& opts) : state_(new State(params, opts)) {}
 
 Runner::~Runner() = default;
+
+int Runner::SizeBucket() const { return state_->frame.SizeBucket(); }
 
 wrapgen::Status Runner::Run(Kernels& k, const Inputs& in, Outputs* out) {
   bool idle = false;
