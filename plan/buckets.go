@@ -75,7 +75,7 @@ func MakeBuckets(g *graph.Graph, opts Options, target float64, maxBuckets int) (
 			ranges = append(ranges, SymbolRange{Name: s.Name, Min: s.Min, Max: s.Max, HasMax: s.HasMax})
 		}
 	}
-	bk := &bucketer{g: g, opts: opts, target: target, debug: bucketsDebug}
+	bk := &bucketer{g: g, opts: opts, target: target}
 	first, err := bk.final(ranges, opts.Hints)
 	if err != nil {
 		return nil, err

@@ -41,11 +41,7 @@ type bucketer struct {
 	g      *graph.Graph
 	opts   Options
 	target float64
-	debug  func(b *Bucket, cuts []*cut, win *cut) // bucketsDebug
 }
-
-// bucketsDebug, when set (by tests), sees every choice improve makes.
-var bucketsDebug func(b *Bucket, cuts []*cut, win *cut)
 
 // cut is a candidate: b split along symbol k after value c (the last of
 // the lower part), or, with k < 0, b whole planned anew.
@@ -167,9 +163,6 @@ func (bk *bucketer) improve(b *Bucket, whole bool) ([]*Bucket, error) {
 		if ct.old {
 			old = ct
 		}
-	}
-	if bk.debug != nil {
-		bk.debug(b, cuts, win)
 	}
 	cur := excess(b.ratios, bk.target)
 	if anew != nil && anew.best[0].excess < cur-1e-9 && (win == nil || anew.best[0].excess <= win.score()[0]+1e-9) {
