@@ -54,8 +54,8 @@ func (pf *planFlags) register(fs *flag.FlagSet) {
 // one layout cannot stay near the bound across the symbols' ranges.
 const defaultBuckets = 8
 
-// registerBuckets adds -buckets and -bucket-target, for the commands that
-// make the plans a wrapper holds.
+// registerBuckets adds -buckets, -bucket-target and -range-horizon, for the
+// commands that make the plans a wrapper holds.
 func (pf *planFlags) registerBuckets(fs *flag.FlagSet) {
 	fs.IntVar(&pf.buckets, "buckets", defaultBuckets, "where one plan's worst peak over the bound across the symbols' ranges exceeds -bucket-target, split the ranges into up to `n` size buckets, each with its own plan (1: one plan)")
 	fs.Float64Var(&pf.bucketTarget, "bucket-target", 1.10, "the worst peak / lower bound across its range a plan may have before it is split into buckets")
