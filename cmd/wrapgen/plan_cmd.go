@@ -57,7 +57,7 @@ const defaultBuckets = 8
 // registerBuckets adds -buckets, -bucket-target and -range-horizon, for the
 // commands that make the plans a wrapper holds.
 func (pf *planFlags) registerBuckets(fs *flag.FlagSet) {
-	fs.IntVar(&pf.buckets, "buckets", defaultBuckets, "where one plan's worst peak over the bound across the symbols' ranges exceeds -bucket-target, split the ranges into up to `n` size buckets, each with its own plan (1: one plan)")
+	fs.IntVar(&pf.buckets, "buckets", defaultBuckets, "where the plan's worst peak over the bound across the symbols' ranges exceeds -bucket-target, plan the ranges again at other hints or split them into up to `n` size buckets, each with its own plan (1: the plan made at the hints)")
 	fs.Float64Var(&pf.bucketTarget, "bucket-target", 1.10, "the worst peak / lower bound across its range a plan may have before it is split into buckets")
 	fs.Int64Var(&pf.horizon, "range-horizon", plan.DefaultHorizon, "sample a symbol without a max up to `n` for the figures across the range (and the size buckets made from them)")
 }
