@@ -406,32 +406,11 @@ func rangeRatios(p *Plan) ([]float64, []expr.Env, RangeFigures, RangeFigures, er
 		return nil, nil, r, all, nil
 	}
 	points, n := p.bucketPoints()
-	ratios := make([]float64, len(points))
-	for i, env := range points {
-		f, err := p.Figures(env)
-		if err != nil {
-			return nil, nil, r, all, err
-		}
-		ratios[i] = f.Ratio()
+	ratios, err := p.ratiosAt(points)
+	if err != nil {
+		return nil, nil, r, all, err
 	}
 	return ratios, points, figuresOf(ratios[:n], points[:n]), figuresOf(ratios, points), nil
-}
-
-// figuresOf are the range figures of ratios at points.
-func figuresOf(ratios []float64, points []expr.Env) RangeFigures {
-	var r RangeFigures
-	logSum := 0.0
-	for i, ratio := range ratios {
-		if r.Points == 0 || ratio > r.Worst {
-			r.Worst, r.WorstAt = ratio, points[i]
-		}
-		logSum += math.Log(ratio)
-		r.Points++
-	}
-	if r.Points > 0 {
-		r.Geomean = math.Exp(logSum / float64(r.Points))
-	}
-	return r
 }
 
 // bucketPoints are the points buckets are judged at: p's sample points

@@ -102,19 +102,37 @@ const MaxRangeBuffers = 20_000
 // Range takes the figures at every sample point; Points is 0 for a plan
 // with more than MaxRangeBuffers storages.
 func (p *Plan) Range() (RangeFigures, error) {
-	var r RangeFigures
 	if len(p.Buffers) > MaxRangeBuffers {
-		return r, nil
+		return RangeFigures{}, nil
 	}
-	logSum := 0.0
-	for _, env := range p.samplePoints() {
+	points := p.samplePoints()
+	ratios, err := p.ratiosAt(points)
+	if err != nil {
+		return RangeFigures{}, err
+	}
+	return figuresOf(ratios, points), nil
+}
+
+// ratiosAt is the plan's peak over the lower bound at each point.
+func (p *Plan) ratiosAt(points []expr.Env) ([]float64, error) {
+	ratios := make([]float64, len(points))
+	for i, env := range points {
 		f, err := p.Figures(env)
 		if err != nil {
-			return r, err
+			return nil, err
 		}
-		ratio := f.Ratio()
+		ratios[i] = f.Ratio()
+	}
+	return ratios, nil
+}
+
+// figuresOf are the range figures of ratios at points.
+func figuresOf(ratios []float64, points []expr.Env) RangeFigures {
+	var r RangeFigures
+	logSum := 0.0
+	for i, ratio := range ratios {
 		if r.Points == 0 || ratio > r.Worst {
-			r.Worst, r.WorstAt = ratio, env
+			r.Worst, r.WorstAt = ratio, points[i]
 		}
 		logSum += math.Log(ratio)
 		r.Points++
@@ -122,5 +140,5 @@ func (p *Plan) Range() (RangeFigures, error) {
 	if r.Points > 0 {
 		r.Geomean = math.Exp(logSum / float64(r.Points))
 	}
-	return r, nil
+	return r
 }
