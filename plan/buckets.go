@@ -33,6 +33,20 @@ type SymbolRange struct {
 	HasMax bool
 }
 
+// rangeOf is s's range.
+func rangeOf(s *graph.Symbol) SymbolRange {
+	return SymbolRange{Name: s.Name, Min: s.Min, Max: s.Max, HasMax: s.HasMax}
+}
+
+// clamp is v moved into the range.
+func (r SymbolRange) clamp(v int64) int64 {
+	v = max(v, r.Min)
+	if r.HasMax {
+		v = min(v, r.Max)
+	}
+	return v
+}
+
 func (r SymbolRange) String() string {
 	if !r.HasMax {
 		return fmt.Sprintf("%s>=%d", r.Name, r.Min)
@@ -72,7 +86,7 @@ func MakeBuckets(g *graph.Graph, opts Options, target float64, maxBuckets int) (
 	var ranges []SymbolRange
 	for _, s := range g.Symbols {
 		if !s.RunTime() {
-			ranges = append(ranges, SymbolRange{Name: s.Name, Min: s.Min, Max: s.Max, HasMax: s.HasMax})
+			ranges = append(ranges, rangeOf(s))
 		}
 	}
 	bk := &bucketer{g: g, opts: opts, target: target}
@@ -203,11 +217,7 @@ func bucketOptions(g *graph.Graph, opts Options, rg *graph.Graph, hints expr.Env
 		if !ok {
 			v = s.Hint
 		}
-		v = max(v, s.Min)
-		if s.HasMax {
-			v = min(v, s.Max)
-		}
-		o.Hints[s.Name] = v
+		o.Hints[s.Name] = rangeOf(s).clamp(v)
 	}
 	return o
 }
@@ -223,10 +233,7 @@ func restrict(g *graph.Graph, ranges []SymbolRange) *graph.Graph {
 		for _, r := range ranges {
 			if r.Name == s.Name {
 				c.Min, c.Max, c.HasMax = r.Min, r.Max, r.HasMax
-				c.Hint = max(c.Hint, c.Min)
-				if c.HasMax {
-					c.Hint = min(c.Hint, c.Max)
-				}
+				c.Hint = r.clamp(c.Hint)
 			}
 		}
 		rg.Symbols[i] = &c

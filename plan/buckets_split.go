@@ -451,15 +451,9 @@ func (p *Plan) bucketPoints() ([]expr.Env, int) {
 func clampInto(env expr.Env, rs []SymbolRange) expr.Env {
 	out := expr.Env{}
 	for _, r := range rs {
-		v, ok := env[r.Name]
-		if !ok {
-			continue
+		if v, ok := env[r.Name]; ok {
+			out[r.Name] = r.clamp(v)
 		}
-		v = max(v, r.Min)
-		if r.HasMax {
-			v = min(v, r.Max)
-		}
-		out[r.Name] = v
 	}
 	return out
 }
@@ -510,11 +504,7 @@ func reused(p *Plan, rg *graph.Graph) *Plan {
 		if s.RunTime() {
 			continue
 		}
-		v := max(q.Hints[s.Name], s.Min)
-		if s.HasMax {
-			v = min(v, s.Max)
-		}
-		q.Hints[s.Name] = v
+		q.Hints[s.Name] = rangeOf(s).clamp(q.Hints[s.Name])
 	}
 	rg.AtBounds(q.Hints)
 	return &q
