@@ -137,7 +137,7 @@ func (s *sketched) ratios() ([]float64, RangeFigures, error) {
 	sizes := map[*Buffer]int64{}
 	ends := map[*gbuf]int64{}
 	for i, env := range points {
-		env = s.plan.withHints(env)
+		env = s.plan.WithHints(env)
 		clear(sizes)
 		clear(ends)
 		var loads, peaks []event

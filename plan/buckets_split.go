@@ -435,7 +435,7 @@ func (p *Plan) bucketPoints() ([]expr.Env, int) {
 			continue
 		}
 		for _, v := range p.sampleValues(s) {
-			env := p.withHints(mins)
+			env := p.WithHints(mins)
 			env[s.Name] = v
 			p.Graph.AtBounds(env)
 			if k := EnvText(env); !seen[k] {

@@ -8,8 +8,9 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// withHints completes env with the plan's hints for symbols it does not bind.
-func (p *Plan) withHints(env expr.Env) expr.Env {
+// WithHints is env completed with the plan's hints for the symbols it
+// does not give, and the run-time sizes at their bounds there.
+func (p *Plan) WithHints(env expr.Env) expr.Env {
 	out := expr.Env{}
 	for k, v := range p.Hints {
 		out[k] = v

@@ -48,7 +48,7 @@ func (f *Figures) Ratio() float64 {
 
 // Figures evaluates the plan at env (nil: at the hints).
 func (p *Plan) Figures(env expr.Env) (*Figures, error) {
-	env = p.withHints(env)
+	env = p.WithHints(env)
 	f := &Figures{Symbols: env, BufferBytes: make([]int64, len(p.Buffers)), Offsets: make([]int64, len(p.Buffers))}
 	var loads, peaks []event
 	for _, b := range p.Buffers {

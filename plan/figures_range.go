@@ -63,7 +63,7 @@ func (p *Plan) samplePoints() []expr.Env {
 		values[s.Name] = p.sampleValues(s)
 	}
 	sort.Strings(names)
-	points := []expr.Env{p.withHints(nil)}
+	points := []expr.Env{p.WithHints(nil)}
 	seen := map[string]bool{EnvText(points[0]): true}
 	add := func(env expr.Env) {
 		p.Graph.AtBounds(env)
@@ -77,7 +77,7 @@ func (p *Plan) samplePoints() []expr.Env {
 		longest = max(longest, len(values[n]))
 	}
 	for i := 0; i < longest; i++ { // together: the i-th value of each (its last when shorter)
-		env := p.withHints(nil)
+		env := p.WithHints(nil)
 		for _, n := range names {
 			vs := values[n]
 			env[n] = vs[min(i, len(vs)-1)]
@@ -86,7 +86,7 @@ func (p *Plan) samplePoints() []expr.Env {
 	}
 	for _, n := range names { // one at a time
 		for _, v := range values[n] {
-			env := p.withHints(nil)
+			env := p.WithHints(nil)
 			env[n] = v
 			add(env)
 		}

@@ -42,7 +42,7 @@ func verify(p *Plan) error {
 	}
 	v.checkLines()
 	rng := rand.New(rand.NewSource(1))
-	envs := []expr.Env{p.withHints(nil)}
+	envs := []expr.Env{p.WithHints(nil)}
 	for i := 0; i < verifyRounds && len(p.Graph.Symbols) > 0; i++ {
 		envs = append(envs, randomEnv(p.Graph, rng))
 	}

@@ -15,14 +15,14 @@ import (
 // are largest; each symbol is also tried alone at its maximum.
 func checkCountable(p *Plan) error {
 	g := p.Graph
-	all := p.withHints(nil)
+	all := p.WithHints(nil)
 	var envs []expr.Env
 	for _, s := range g.Symbols {
 		if !s.HasMax {
 			continue
 		}
 		all[s.Name] = s.Max
-		one := p.withHints(nil)
+		one := p.WithHints(nil)
 		one[s.Name] = s.Max
 		envs = append(envs, one)
 	}

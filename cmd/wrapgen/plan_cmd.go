@@ -164,14 +164,7 @@ func (pf *planFlags) addBuckets(p *plan.Plan) error {
 // (those it lacks at p's hints), its bucket (-1: p has none), and those
 // values in full.
 func wrapperPlan(p *plan.Plan, env expr.Env) (*plan.Plan, int, expr.Env) {
-	at := expr.Env{}
-	for k, v := range p.Hints {
-		at[k] = v
-	}
-	for k, v := range env {
-		at[k] = v
-	}
-	p.Graph.AtBounds(at)
+	at := p.WithHints(env)
 	if len(p.Buckets) == 0 {
 		return p, -1, at
 	}

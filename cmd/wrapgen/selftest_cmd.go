@@ -96,23 +96,12 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 // (the hints for symbols they lack), or without them, the hints of every
 // size bucket, so that each of the wrapper's plans runs.
 func selftestPoints(p *plan.Plan, at symbolValues) []expr.Env {
-	point := func(hints expr.Env) expr.Env {
-		env := expr.Env{}
-		for k, v := range hints {
-			env[k] = v
-		}
-		for name, v := range at {
-			env[name] = v
-		}
-		p.Graph.AtBounds(env)
-		return env
-	}
 	if len(at) > 0 || len(p.Buckets) < 2 {
-		return []expr.Env{point(p.Hints)}
+		return []expr.Env{p.WithHints(expr.Env(at))}
 	}
 	var points []expr.Env
 	for _, b := range p.Buckets {
-		points = append(points, point(b.Plan.Hints))
+		points = append(points, b.Plan.WithHints(nil))
 	}
 	return points
 }

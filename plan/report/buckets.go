@@ -37,14 +37,7 @@ type Buckets struct {
 // reported as At.
 func BucketsJSON(p *plan.Plan, at expr.Env) (Buckets, error) {
 	bs := p.Buckets
-	env := expr.Env{}
-	for k, v := range p.Hints {
-		env[k] = v
-	}
-	for k, v := range at {
-		env[k] = v
-	}
-	out := Buckets{At: plan.PickBucket(bs, env)}
+	out := Buckets{At: plan.PickBucket(bs, p.WithHints(at))}
 	logSum := 0.0
 	for _, b := range bs {
 		f, err := b.Plan.Figures(nil)
