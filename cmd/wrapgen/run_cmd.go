@@ -29,8 +29,8 @@ same tables and Go runtime a generated wrapper uses. Inputs come from -in
 files (.npy or ONNX TensorProto .pb), one per data input in the graph's
 order, or are random (-seed). An ONNX model's initializers are its params;
 a format-v1 graph's come from -params. Prints each output (or writes
-DIR/output_<i>.npy with -out), and with -repeat the time per call and the
-pools' peak bytes.`
+DIR/output_<i>.npy with -out), and with -repeat the time per call (wall
+and process CPU time, min and median) and the pools' peak bytes.`
 
 // stringList is a repeatable string flag.
 type stringList []string
@@ -52,6 +52,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	threads := fs.Int("threads", 1, "goroutines the reference kernels may use (matrix products and convolutions share out their column blocks)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	quiet := fs.Bool("q", false, "print no progress and do not name the files -out writes")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the calls to `file` (go tool pprof reads it)")
 	if help, err := parseFlags(fs, runUsage, args); help || err != nil {
 		return err
 	}
@@ -124,22 +125,29 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	defer wgref.SetThreads(1)
 	var outs []wgrt.Tensor
 	times := make([]time.Duration, 0, *repeat)
-	start := time.Now()
-	progressed := false
+	cpuTimes := make([]time.Duration, 0, *repeat)
+	progress := newProgress(stderr, *repeat > 1 && !*quiet)
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	for i := 0; i < *repeat; i++ {
 		t0 := time.Now()
+		c0, cpuOK := processCPUTime()
 		if outs, err = m.Run(wgref.Call, syms, inputs); err != nil {
+			progress.done()
 			return err
 		}
 		times = append(times, time.Since(t0))
-		if *repeat > 1 && !*quiet && time.Since(start) > time.Second {
-			fmt.Fprintf(stderr, "\rwrapgen: running %s: call %d/%d", g.Name, i+1, *repeat)
-			progressed = true
+		if c1, ok := processCPUTime(); ok && cpuOK {
+			cpuTimes = append(cpuTimes, c1-c0)
 		}
+		progress.report("wrapgen: running %s: call %d/%d", g.Name, i+1, *repeat)
 	}
-	if progressed {
-		fmt.Fprintln(stderr)
-	}
+	progress.done()
 	if *outDir != "" {
 		var files []outFile
 		for i, o := range outs {
@@ -170,12 +178,21 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		sorted := append([]time.Duration(nil), times...)
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-		fmt.Fprintf(stdout, "time per call: min %.2f ms, median %.2f ms (%d calls, %d thread%s)\n", ms(sorted[0]), ms(sorted[len(sorted)/2]), len(sorted), *threads, plural(*threads))
+		wall := sortedDurations(times)
+		fmt.Fprintf(stdout, "time per call: min %.2f ms, median %.2f ms (%d calls, %d thread%s)\n", ms(wall[0]), ms(wall[len(wall)/2]), len(wall), *threads, plural(*threads))
+		if len(cpuTimes) == len(times) {
+			cpu := sortedDurations(cpuTimes)
+			fmt.Fprintf(stdout, "process CPU time per call: min %.2f ms, median %.2f ms\n", ms(cpu[0]), ms(cpu[len(cpu)/2]))
+		}
 		fmt.Fprintf(stdout, "memory: pools' peak %d bytes at %s; params %d bytes\n", fig.PeakBytes, plan.EnvText(env), fig.ParamBytes)
 	}
 	return nil
+}
+
+func sortedDurations(ds []time.Duration) []time.Duration {
+	out := append([]time.Duration(nil), ds...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
