@@ -11,6 +11,13 @@
 # static size; batch 2, sequence 12, 16 features) and bert (a BERT-style encoder: hidden 256, 4 layers,
 # 4 heads, batch 2, sequence 24). Needs Debian's python3-torch and
 # python3-torchvision (torch 1.13).
+# Any other torchvision classification model exports by its name (for
+# example resnet50, mobilenet_v2, efficientnet_b0); qdq_resnet18 is
+# resnet18 with every convolution's input and weight quantized to int8 by
+# QuantizeLinear/DequantizeLinear pairs (per-tensor activations,
+# per-channel weights), as a quantization toolkit exports it. BATCH sets
+# the image models' batch (default 2); bert_s128 is the encoder at batch
+# BATCH, sequence 128.
 import math
 import os
 import sys
@@ -85,6 +92,33 @@ class Scripted(torch.nn.Module):
         return self.out(h)
 
 
+class QDQConv(torch.nn.Module):
+    """A Conv2d whose input and weight go through int8 fake quantization,
+    which exports as QuantizeLinear/DequantizeLinear pairs."""
+
+    def __init__(self, conv):
+        super().__init__()
+        self.conv = conv
+        w = conv.weight.detach()
+        self.register_buffer("w_scale", (w.abs().amax(dim=(1, 2, 3)) / 127).clamp(min=1e-8))
+        self.register_buffer("w_zero", torch.zeros(w.shape[0], dtype=torch.int32))
+
+    def forward(self, x):
+        x = torch.fake_quantize_per_tensor_affine(x, 0.05, 0, -128, 127)
+        w = torch.fake_quantize_per_channel_affine(self.conv.weight, self.w_scale, self.w_zero, 0, -128, 127)
+        c = self.conv
+        return torch.nn.functional.conv2d(x, w, c.bias, c.stride, c.padding, c.dilation, c.groups)
+
+
+def quantize_convs(model):
+    for name, child in model.named_children():
+        if isinstance(child, torch.nn.Conv2d):
+            setattr(model, name, QDQConv(child))
+        else:
+            quantize_convs(child)
+    return model
+
+
 class Bert(torch.nn.Module):
     def __init__(self, vocab=1000, hidden=256, heads=4, layers=4, ff=1024, maxlen=512):
         super().__init__()
@@ -104,6 +138,7 @@ class Bert(torch.nn.Module):
 
 def export(name, out):
     os.makedirs(out, exist_ok=True)
+    batch = int(os.environ.get("BATCH", "2"))
     if name == "recurrent":
         model = Recurrent().eval()
         inputs, names = (torch.randn(2, 20, 32),), ["features"]
@@ -114,17 +149,20 @@ def export(name, out):
         inputs, names = (torch.randn(2, 12, 16),), ["features"]
         axes = {"features": {0: "batch", 1: "seq"}, "logits": {0: "batch"}}
         outputs = ["logits"]
-    elif name == "bert":
+    elif name in ("bert", "bert_s128"):
         model = Bert().eval()
-        ids = torch.randint(0, 1000, (2, 24))
-        mask = torch.ones(2, 24, dtype=torch.int64)
-        mask[1, 20:] = 0
+        b, s = (2, 24) if name == "bert" else (batch, 128)
+        ids = torch.randint(0, 1000, (b, s))
+        mask = torch.ones(b, s, dtype=torch.int64)
+        mask[-1, s - 4:] = 0
         inputs, names = (ids, mask), ["input_ids", "attention_mask"]
         axes = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"}, "hidden": {0: "batch", 1: "seq"}}
         outputs = ["hidden"]
     else:
         if name == "lraspp":
             model = Segmentation(torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)).eval()
+        elif name == "qdq_resnet18":
+            model = quantize_convs(torchvision.models.resnet18()).eval()
         else:
             model = getattr(torchvision.models, name)().eval()
         # Freshly initialized batch norms are the identity; give them
@@ -133,7 +171,7 @@ def export(name, out):
             if isinstance(m, torch.nn.BatchNorm2d):
                 m.running_mean.uniform_(-0.1, 0.1)
                 m.running_var.uniform_(0.5, 1.5)
-        inputs, names = (torch.randn(2, 3, 224, 224),), ["image"]
+        inputs, names = (torch.randn(batch, 3, 224, 224),), ["image"]
         axes = {"image": {0: "batch"}, "logits": {0: "batch"}}
         outputs = ["logits"]
     path = os.path.join(out, name + ".onnx")
