@@ -83,16 +83,36 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 // below any filesystem's 255-byte limit once a temporary suffix is added.
 const maxFileBase = 64
 
-// FileBase is the name of the generated .h and .cc: the graph's namespace,
-// or, when that is longer than maxFileBase, its first 55 characters, "_"
-// and 8 hex digits of its FNV-1a hash, so distinct long names stay apart.
+// FileBase is the name of the generated .h and .cc: the graph's namespace
+// in snake_case, as C++ files are named (graph "tiny_bert", namespace
+// tinyBert: tiny_bert.h), or, when that is longer than maxFileBase, its
+// first 55 characters, "_" and 8 hex digits of its FNV-1a hash, so
+// distinct long names stay apart.
 func FileBase(namespace string) string {
-	if len(namespace) <= maxFileBase {
-		return namespace
+	base := snakeCase(namespace)
+	if len(base) <= maxFileBase {
+		return base
 	}
 	h := fnv.New32a()
-	h.Write([]byte(namespace))
-	return fmt.Sprintf("%s_%08x", namespace[:maxFileBase-9], h.Sum32())
+	h.Write([]byte(base))
+	return fmt.Sprintf("%s_%08x", base[:maxFileBase-9], h.Sum32())
+}
+
+// snakeCase lowers an identifier, with "_" where a capital follows a lower
+// case letter or a digit: tinyBert -> tiny_bert, resnet18 -> resnet18.
+func snakeCase(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if 'A' <= c && c <= 'Z' {
+			if i > 0 && ('a' <= id[i-1] && id[i-1] <= 'z' || '0' <= id[i-1] && id[i-1] <= '9') {
+				b.WriteByte('_')
+			}
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 type fileData struct {

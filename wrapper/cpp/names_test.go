@@ -1,6 +1,7 @@
 package cpp_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,4 +51,15 @@ func TestSymbolNamedAfterItsInput(t *testing.T) {
 	assert.NoError(t, err)
 	_, err = cpp.Generate(graphOf(`["past*past", 2]`), cpp.Options{})
 	assert.ErrorContains(t, err, `symbols["past"]: tensor or symbol name "past" is also used`)
+}
+
+func TestFileBaseIsSnakeCase(t *testing.T) {
+	for ns, want := range map[string]string{
+		"tinyBert": "tiny_bert", "resnet18": "resnet18", "mlp": "mlp", "myNet2Go": "my_net2_go", "a_b": "a_b",
+	} {
+		require.Equal(t, want, cpp.FileBase(ns), "namespace %s", ns)
+	}
+	long1, long2 := strings.Repeat("veryLong", 10)+"A", strings.Repeat("veryLong", 10)+"B"
+	require.LessOrEqual(t, len(cpp.FileBase(long1)), 64)
+	require.NotEqual(t, cpp.FileBase(long1), cpp.FileBase(long2), "long names keep apart")
 }
