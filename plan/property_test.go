@@ -8,6 +8,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/synth"
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 // touches reports whether a kernel op reads, writes or mutates b's memory.
@@ -76,7 +77,7 @@ func checkProperties(t *testing.T, p *Plan, what string) {
 
 func TestPropertiesOnRandomGraphs(t *testing.T) {
 	seeds := uint64(150)
-	if testing.Short() {
+	if !testenv.Long() {
 		seeds = 30
 	}
 	for seed := uint64(0); seed < seeds; seed++ {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 // strictFlags are the warnings the runtime header must build clean under
@@ -34,9 +36,7 @@ func TestRuntimePlans(t *testing.T) {
 // runRuntimeTest builds testdata/name with strictFlags, with every
 // compiler installed, and runs it: it must print exactly "ok".
 func runRuntimeTest(t *testing.T, name string) {
-	if testing.Short() {
-		t.Skip("compiles C++")
-	}
+	testenv.SkipUnlessLong(t, "compiles C++")
 	var compilers []string
 	for _, c := range []string{"g++", "clang++"} {
 		if _, err := exec.LookPath(c); err == nil {

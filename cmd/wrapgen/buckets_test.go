@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/internal/testenv"
 	"github.com/wrapgen/wrapgen/plan/report"
 )
 
@@ -171,9 +172,7 @@ func TestBucketsEndToEnd(t *testing.T) {
 	_, _, err = runCLI("plan", "-buckets", "0", bucketsGraph)
 	assert.EqualError(t, err, "-buckets 0: want at least 1")
 
-	if testing.Short() {
-		t.Skip("builds and runs generated code")
-	}
+	testenv.SkipUnlessLong(t, "builds and runs generated code")
 	dir := tempModule(t)
 	src := filepath.Join(dir, "model", "model.go")
 	_, _, err = runCLI("gen", "-lang", "go", "-kernels", "ref", "-o", src, bucketsGraph)

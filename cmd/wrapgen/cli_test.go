@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 func TestHelpCommand(t *testing.T) {
@@ -54,9 +56,7 @@ func TestVersionLine(t *testing.T) {
 // TestVersionOfBuiltBinary builds wrapgen from this checkout with VCS
 // stamping and checks that it reports the checkout's revision.
 func TestVersionOfBuiltBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds wrapgen")
-	}
+	testenv.SkipUnlessLong(t, "builds wrapgen")
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		t.Skip("not in a git checkout (or no git): no revision to compare with")

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 // quickStartFiles are the files README.md's quick start writes with
@@ -33,9 +35,7 @@ func quickStartFiles(t *testing.T, readme string) map[string]string {
 // running the generated wrapper. All offline: the module cache already
 // holds wrapgen's dependencies and the checkout's go.sum vouches for them.
 func TestConsumerModule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module with the go command")
-	}
+	testenv.SkipUnlessLong(t, "builds a module with the go command")
 	checkout, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	readme, err := os.ReadFile(filepath.Join(checkout, "README.md"))

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wrapgen/wrapgen/internal/testenv"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
 )
 
@@ -43,6 +44,7 @@ func TestGenWritesWrapperAndRuntime(t *testing.T) {
 // goVet runs go vet on the module in dir (generated code must pass it).
 func goVet(t *testing.T, dir string) {
 	t.Helper()
+	testenv.SkipUnlessLong(t, "runs go vet on generated code")
 	cmd := exec.Command("go", "vet", "./...")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local")
@@ -97,9 +99,7 @@ func TestGenLeavesFilesAloneOnError(t *testing.T) {
 // kernels, so it is type-checked and its memory plan exercised, not only
 // compared as text; the fault must be caught.
 func TestSelftestGoSharedGraphs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs generated code")
-	}
+	testenv.SkipUnlessLong(t, "builds and runs generated code")
 	graphs, err := filepath.Glob(filepath.Join(sharedGraphs, "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, graphs, "no graphs in %s", sharedGraphs)
@@ -128,9 +128,7 @@ func TestSelftestGoSharedGraphs(t *testing.T) {
 // the kernel does not allow must be caught, although every input is read
 // intact before the output is written.
 func TestSelftestGoAliased(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs generated code")
-	}
+	testenv.SkipUnlessLong(t, "builds and runs generated code")
 	graphs, err := filepath.Glob("../../plan/testdata/traits/*.json")
 	require.NoError(t, err)
 	require.NotEmpty(t, graphs)
@@ -172,9 +170,7 @@ func TestGoKeywordsAsNames(t *testing.T) {
 // Generated code does not compile against a runtime of another table
 // version (as protoc-gen-go's files check the runtime they need).
 func TestGeneratedCodeRefusesAnotherRuntimeVersion(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds generated code")
-	}
+	testenv.SkipUnlessLong(t, "builds generated code")
 	dir := tempModule(t)
 	out := filepath.Join(dir, "m", "mlp.go")
 	_, _, err := runCLI("gen", "-q", "-lang", "go", "-o", out, "../../examples/mlp/mlp.json")
@@ -197,9 +193,7 @@ func TestGeneratedCodeRefusesAnotherRuntimeVersion(t *testing.T) {
 // it whole, reads memory no op wrote: selftest passes the plan and says
 // so, in both languages, instead of calling the undefined bytes corrupted.
 func TestSelftestNotesNeverWrittenReads(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs generated code")
-	}
+	testenv.SkipUnlessLong(t, "builds and runs generated code")
 	for _, lang := range []string{"go", "cpp"} {
 		if lang == "cpp" {
 			if _, err := exec.LookPath("g++"); err != nil {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 // Each graph in testdata/hostile holds one class of generated code that
@@ -44,9 +46,7 @@ var hostileCases = map[string]string{
 }
 
 func TestHostileGraphsSelftest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs generated code")
-	}
+	testenv.SkipUnlessLong(t, "builds and runs generated code")
 	for file, calls := range hostileCases {
 		for _, lang := range []string{"go", "cpp"} {
 			t.Run(file+"/"+lang, func(t *testing.T) {

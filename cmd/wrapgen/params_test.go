@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 // consumerMain loads the params once, runs twice through a Runner and once
@@ -85,9 +87,7 @@ func inputs() map[string]wgrt.Tensor {
 // The C++ wrapper has the same Params, and selftest passes in both
 // languages, the Go one with the reference kernels' scratch.
 func TestParamsEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs generated code")
-	}
+	testenv.SkipUnlessLong(t, "builds and runs generated code")
 	for _, tc := range []struct {
 		model        string
 		inputFields  int

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/synth"
+	"github.com/wrapgen/wrapgen/internal/testenv"
 	"github.com/wrapgen/wrapgen/wrapper/ident"
 )
 
@@ -204,9 +205,7 @@ func hostileGraph(t *testing.T, seed uint64) []byte {
 // -Wall -Wextra -Wshadow -Wconversion -Werror). WRAPGEN_PROPERTY_GRAPHS
 // sets how many (CI runs the default, a long run by hand uses hundreds).
 func TestHostileGraphsCompile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds generated code")
-	}
+	testenv.SkipUnlessLong(t, "builds generated code")
 	count := 8
 	if s := os.Getenv("WRAPGEN_PROPERTY_GRAPHS"); s != "" {
 		var err error

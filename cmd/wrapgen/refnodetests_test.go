@@ -13,6 +13,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
 	"github.com/wrapgen/wrapgen/graph/onnx/onnxtest"
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 // TestNodeTestSampleThroughGeneratedCode runs a sample of ONNX's node tests
@@ -21,9 +22,7 @@ import (
 // InputsFrom, outputs through Outputs.Map, compared with the test's
 // expected outputs as the in-process sweep compares them.
 func TestNodeTestSampleThroughGeneratedCode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a program from generated wrappers")
-	}
+	testenv.SkipUnlessLong(t, "builds a program from generated wrappers")
 	dirs, _ := filepath.Glob(filepath.Join(onnxtest.Dir, "test_*"))
 	if len(dirs) == 0 {
 		t.Skipf("no ONNX node tests in %s (install Debian's libonnx-testdata)", onnxtest.Dir)

@@ -7,12 +7,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 // A graph with a run-time size (testdata/runtime_sizes): the generated C++
 // lays the setting op's output out at its bound, and the later op and the
 // output at the size the kernel reports, under ASan and UBSan.
 func TestRunTimeSizeCpp(t *testing.T) {
+	testenv.SkipUnlessLong(t, "compiles C++ with sanitizers")
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wrapgen/wrapgen/graph/synth"
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 // semanticsGraphs are hand-made graphs of rare semantics that once made
@@ -38,9 +39,7 @@ var semanticsGraphs = []struct {
 }
 
 func TestSelftestSemantics(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs generated code")
-	}
+	testenv.SkipUnlessLong(t, "builds and runs generated code")
 	langs := []string{"go"}
 	if len(cxxCompilers()) > 0 {
 		langs = append(langs, "cpp")
@@ -68,9 +67,7 @@ func TestSelftestSemantics(t *testing.T) {
 // devices, symbols with min 0) pass selftest at the hints and at m=0, n=1:
 // Go for a few seeds, C++ for one (its builds are slower).
 func TestSelftestRandomGraphs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs generated code")
-	}
+	testenv.SkipUnlessLong(t, "builds and runs generated code")
 	dir := t.TempDir()
 	for seed := uint64(0); seed < 6; seed++ {
 		langs := []string{"go"}

@@ -8,12 +8,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 // TestBuildAndRun compiles the generated wrapper with the example's kernels
 // as strictly as wrapgen promises (-Wshadow and -Wconversion too, warnings
 // are errors, sanitizers on) and runs the checks in main.cc.
 func TestBuildAndRun(t *testing.T) {
+	testenv.SkipUnlessLong(t, "compiles C++ with sanitizers")
 	cxx := os.Getenv("CXX")
 	if cxx == "" {
 		var err error

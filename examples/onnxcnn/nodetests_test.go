@@ -13,6 +13,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
+	"github.com/wrapgen/wrapgen/internal/testenv"
 	"github.com/wrapgen/wrapgen/wrapper/ident"
 )
 
@@ -42,9 +43,7 @@ func TestNodeTestsThroughWrapper(t *testing.T) {
 	if _, err := os.Stat(nodeTestDir); err != nil {
 		t.Skipf("no ONNX node tests in %s (install Debian's libonnx-testdata)", nodeTestDir)
 	}
-	if testing.Short() {
-		t.Skip("builds a program from eleven generated wrappers")
-	}
+	testenv.SkipUnlessLong(t, "builds a program from eleven generated wrappers")
 	work, err := os.MkdirTemp(".", "nodetests-")
 	require.NoError(t, err)
 	defer os.RemoveAll(work)

@@ -15,6 +15,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/graph/synth"
+	"github.com/wrapgen/wrapgen/internal/testenv"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/cpp"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
@@ -191,9 +192,7 @@ func cxxCompilers() []string {
 // as wrapgen selftest builds it, runs clean at points of every bucket: its
 // hint, and the corners of its ranges.
 func TestSelftestBuckets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles C++")
-	}
+	testenv.SkipUnlessLong(t, "compiles C++")
 	compilers := cxxCompilers()
 	if len(compilers) == 0 {
 		t.Skip("no C++ compiler (g++ or clang++) installed: the bucketed selftest is not built")

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 // hostile are the strings every quoting function must carry: each byte
@@ -48,9 +50,7 @@ func TestGoQuotesAreGoLiterals(t *testing.T) {
 // and inside a comment, in Go and in C++, builds both warning-free and
 // checks that the program reads back exactly the bytes given.
 func TestQuotesCompileAndRoundTrip(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds programs")
-	}
+	testenv.SkipUnlessLong(t, "builds programs")
 	ss := hostile()
 	var want strings.Builder
 	for _, s := range ss {
