@@ -1,0 +1,93 @@
+package interp
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/onnx"
+	"github.com/wrapgen/wrapgen/graph/onnx/onnxtest"
+	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/golang/refscratch"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+// PyTorch models whose sizes ONNX computes in ways the importer reasons
+// about (testdata/speech_sizes/make.py, PyTorch's numbers), imported once
+// without pinned sizes and run at each data set's size:
+//   - convtasnet: torchaudio's Conv-TasNet slices y[..., :-(8 - n % 8)],
+//     an end proven negative, counted from the end.
+func TestSpeechSizeModels(t *testing.T) {
+	for _, name := range []string{"convtasnet"} {
+		t.Run(name, func(t *testing.T) {
+			runAtEverySize(t, filepath.Join("testdata", "speech_sizes", name), 3)
+		})
+	}
+}
+
+// runAtEverySize imports dir's model.onnx, plans it once, and runs it on
+// each of its want data sets (test_data_set_<k>), comparing every output
+// with the expected one within rtol 1e-3, atol 1e-5 (PyTorch's float32
+// sums in another order).
+func runAtEverySize(t *testing.T, dir string, want int) {
+	res, data, _, err := onnxtest.Import(dir)
+	require.NoError(t, err)
+	g, err := graph.Parse(filepath.Base(dir)+".json", res.JSON)
+	require.NoError(t, err)
+	require.NoError(t, g.AddScratch(refscratch.Rule))
+	p, err := plan.Make(g, plan.Options{})
+	require.NoError(t, err)
+	m := New(p)
+	defer m.Close()
+	params := map[string]wgrt.Tensor{}
+	for _, w := range res.Weights {
+		params[w.Name] = tensorOf(w)
+	}
+	require.NoError(t, m.BindParams(params))
+	names, err := onnx.InputNames(data)
+	require.NoError(t, err)
+	sets, err := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
+	require.NoError(t, err)
+	require.Len(t, sets, want)
+	read := func(set, file string) wgrt.Tensor {
+		pb, err := os.ReadFile(filepath.Join(set, file))
+		require.NoError(t, err)
+		w, err := onnx.DecodeTensor(pb)
+		require.NoError(t, err, file)
+		return tensorOf(w)
+	}
+	for _, set := range sets {
+		given := map[string]wgrt.Tensor{}
+		for i, name := range names {
+			if _, err := os.Stat(filepath.Join(set, fmt.Sprintf("input_%d.pb", i))); err == nil {
+				given[name] = read(set, fmt.Sprintf("input_%d.pb", i))
+			}
+		}
+		var inputs []wgrt.Tensor
+		for _, in := range g.Inputs {
+			x, ok := given[in.Name]
+			require.True(t, ok, "no data for input %q", in.Name)
+			inputs = append(inputs, x)
+		}
+		outs, err := m.Run(wgref.Call, nil, inputs)
+		require.NoError(t, err, set)
+		require.Len(t, outs, len(g.Outputs))
+		for i, out := range outs {
+			wantOut := read(set, fmt.Sprintf("output_%d.pb", i))
+			require.Empty(t, Compare(out, wantOut, Tolerance{Rtol: 1e-3, Atol: 1e-5}), "%s: output %d (%q), input shapes %v", set, i, g.Outputs[i].Name, shapesOf(inputs))
+		}
+	}
+}
+
+func shapesOf(ts []wgrt.Tensor) [][]int {
+	var out [][]int
+	for _, x := range ts {
+		out = append(out, x.Shape)
+	}
+	return out
+}

@@ -1,0 +1,48 @@
+# Makes small PyTorch models whose sizes ONNX computes from data or from
+# shapes in ways the importer must reason about, laid out as ONNX node
+# tests (model.onnx, test_data_set_<k>/input_<i>.pb, output_<i>.pb), one
+# data set per input size, the expected outputs PyTorch's:
+#   /usr/bin/python3 make.py   (Debian's python3 with torch 1.13, torchaudio)
+import os
+import shutil
+import warnings
+
+import numpy as np
+import torch
+import torchaudio
+from onnx import numpy_helper
+
+warnings.filterwarnings("ignore")
+
+
+def save(name, model, example, input_names, dynamic_axes, data_sets, opset=14):
+    shutil.rmtree(name, ignore_errors=True)
+    os.makedirs(name)
+    torch.onnx.export(model, example, os.path.join(name, "model.onnx"), input_names=input_names,
+                      output_names=["y"], dynamic_axes=dynamic_axes, opset_version=opset)
+    for k, inputs in enumerate(data_sets):
+        d = os.path.join(name, "test_data_set_%d" % k)
+        os.makedirs(d)
+        with torch.no_grad():
+            out = model(*inputs)
+        for kind, arrays in (("input", inputs), ("output", [out])):
+            for i, a in enumerate(arrays):
+                with open(os.path.join(d, "%s_%d.pb" % (kind, i)), "wb") as f:
+                    f.write(numpy_helper.from_array(a.numpy()).SerializeToString())
+
+
+def convtasnet():
+    """torchaudio's Conv-TasNet pads its input to a multiple of the stride
+    and slices the padding off with y[..., :-(8 - n % 8)]: a slice end
+    always in [-8, -1], counted from the end. (At a multiple of 8 the
+    traced graph pads 8 zeros that eager PyTorch does not, and its global
+    layer norm sees them: the sizes here are not multiples of 8.)"""
+    torch.manual_seed(0)
+    m = torchaudio.models.ConvTasNet(num_sources=2, enc_kernel_size=16, enc_num_feats=16, msk_kernel_size=3,
+                                     msk_num_feats=8, msk_num_hidden_feats=16, msk_num_layers=2,
+                                     msk_num_stacks=1).eval()
+    sets = [(torch.randn(1, 1, n),) for n in (100, 123, 161)]
+    save("convtasnet", m, (torch.randn(1, 1, 100),), ["x"], {"x": {2: "samples"}}, sets)
+
+
+convtasnet()
