@@ -133,6 +133,7 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 		isOutput:  map[string]bool{},
 		symbols:   map[string]bool{},
 		runTime:   map[string]expr.Expr{},
+		unbounded: map[string]unboundedSize{},
 		bounds:    expr.Bounds{},
 		symbolFor: map[string]string{}, paramFor: map[string]string{},
 	}
@@ -167,7 +168,9 @@ type importer struct {
 	// runTime holds each run-time size (a symbol an op sets, see
 	// runTimeSize) with its bound, an expression of the other symbols.
 	runTime map[string]expr.Expr
-	bounds  expr.Bounds
+	// unbounded holds the run-time sizes with no bound yet (rangeOfData).
+	unbounded map[string]unboundedSize
+	bounds    expr.Bounds
 	// symbolFor and paramFor map dim_params and their symbols both ways.
 	symbolFor, paramFor map[string]string
 
@@ -270,7 +273,7 @@ func (im *importer) run() error {
 			return err
 		}
 	}
-	return nil
+	return im.checkBounded()
 }
 
 // maxDim is the largest fixed dimension an input may declare: beyond it

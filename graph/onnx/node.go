@@ -142,6 +142,7 @@ func (im *importer) finish(c *nodeCtx, place string) error {
 	if allKnown {
 		return nil
 	}
+	im.trackBound(c)
 	if !c.view && im.fold(c) {
 		return nil
 	}

@@ -288,7 +288,7 @@ func reshape(c *nodeCtx) error {
 			return unsup("cannot prove that %s elements divide into shape %s with one size inferred", total, shapeText(target))
 		}
 		shape[infer] = q
-	} else if !expr.Equal(total, known) {
+	} else if !expr.Equal(total, known) && !c.im.unifyCount(total, known) {
 		return fmt.Errorf("cannot reshape %s (%s elements) to %s", shapeText(x.shape), total, shapeText(shape))
 	}
 	c.emitExprs("shape", shape)
@@ -684,11 +684,14 @@ func expand(c *nodeCtx) error {
 }
 
 func rangeOp(c *nodeCtx) error {
+	if !c.input(1).known {
+		return rangeOfData(c)
+	}
 	var args [3]*value
 	for i := range args {
 		v := c.input(i)
 		if !v.known {
-			return unsup("input %d %q of Range is computed from tensor data at run time", i, v.name)
+			return unsup("input %d %q of Range is computed from tensor data at run time (wrapgen imports a Range whose limit only is)", i, v.name)
 		}
 		c.attrInputs[i] = true
 		args[i] = v

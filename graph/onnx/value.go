@@ -24,6 +24,11 @@ type value struct {
 	floats []float64
 	raw    []byte // little-endian contents of a concrete constant, when read from the file
 
+	// most bounds every element of a value computed at run time from
+	// above, when its computation proves one (see trackBound).
+	most    expr.Expr
+	hasMost bool
+
 	inDoc bool // the tensor is in the format-v1 document (an input or defined by an op)
 	node  int  // index of the defining node; -1 for graph inputs and initializers
 	// stored is set for an initializer (or a graph input -params gives):
