@@ -21,11 +21,15 @@ import (
 // about (testdata/speech_sizes/make.py, PyTorch's numbers), imported once
 // without pinned sizes and run at each data set's size:
 //   - convtasnet: torchaudio's Conv-TasNet slices y[..., :-(8 - n % 8)],
-//     an end proven negative, counted from the end.
+//     an end proven negative, counted from the end; three lengths.
+//   - conformer: torchaudio's Conformer with its padding mask from
+//     torch.arange(torch.max(lengths)), a Range whose limit is data, its
+//     length the frames the attention reshapes the mask to; two lengths,
+//     the longest sequence first and last.
 func TestSpeechSizeModels(t *testing.T) {
-	for _, name := range []string{"convtasnet"} {
+	for name, sets := range map[string]int{"convtasnet": 3, "conformer": 2} {
 		t.Run(name, func(t *testing.T) {
-			runAtEverySize(t, filepath.Join("testdata", "speech_sizes", name), 3)
+			runAtEverySize(t, filepath.Join("testdata", "speech_sizes", name), sets)
 		})
 	}
 }

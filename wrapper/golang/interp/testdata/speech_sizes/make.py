@@ -15,17 +15,19 @@ from onnx import numpy_helper
 warnings.filterwarnings("ignore")
 
 
-def save(name, model, example, input_names, dynamic_axes, data_sets, opset=14):
+def save(name, model, example, input_names, dynamic_axes, data_sets, opset=14, outputs=("y",)):
     shutil.rmtree(name, ignore_errors=True)
     os.makedirs(name)
     torch.onnx.export(model, example, os.path.join(name, "model.onnx"), input_names=input_names,
-                      output_names=["y"], dynamic_axes=dynamic_axes, opset_version=opset)
+                      output_names=list(outputs), dynamic_axes=dynamic_axes, opset_version=opset)
     for k, inputs in enumerate(data_sets):
         d = os.path.join(name, "test_data_set_%d" % k)
         os.makedirs(d)
         with torch.no_grad():
             out = model(*inputs)
-        for kind, arrays in (("input", inputs), ("output", [out])):
+        if not isinstance(out, tuple):
+            out = (out,)
+        for kind, arrays in (("input", inputs), ("output", out)):
             for i, a in enumerate(arrays):
                 with open(os.path.join(d, "%s_%d.pb" % (kind, i)), "wb") as f:
                     f.write(numpy_helper.from_array(a.numpy()).SerializeToString())
@@ -45,4 +47,25 @@ def convtasnet():
     save("convtasnet", m, (torch.randn(1, 1, 100),), ["x"], {"x": {2: "samples"}}, sets)
 
 
+def conformer():
+    """torchaudio's Conformer with its padding mask built as
+    torch.arange(torch.max(lengths)) (as exported models do when the
+    length is not taken out with .item(), which traces to a constant):
+    Range's limit comes from data; the mask is reshaped to the key's
+    frames, so its length is the frames."""
+    import torchaudio.models.conformer as conformer_module
+
+    def lengths_to_padding_mask(lengths):
+        maxlen = torch.max(lengths)
+        return torch.arange(maxlen, device=lengths.device, dtype=lengths.dtype).expand(lengths.shape[0], maxlen) >= lengths.unsqueeze(1)
+
+    conformer_module._lengths_to_padding_mask = lengths_to_padding_mask
+    torch.manual_seed(0)
+    m = torchaudio.models.Conformer(input_dim=8, num_heads=2, ffn_dim=16, num_layers=1, depthwise_conv_kernel_size=3).eval()
+    sets = [(torch.randn(2, t, 8), torch.tensor(lengths)) for t, lengths in ((9, [9, 6]), (13, [4, 13]))]
+    save("conformer", m, sets[0], ["x", "lengths"], {"x": {0: "batch", 1: "frames"}, "lengths": {0: "batch"}}, sets,
+         outputs=["y", "lengths_out"])
+
+
 convtasnet()
+conformer()
