@@ -176,7 +176,7 @@ func rangeOfData(c *nodeCtx) error {
 		}
 	}
 	if !isIntDType(limit.dtype) || limit.dtype == "bool" {
-		return unsup("Range of %s whose limit %q is computed from tensor data at run time (integer ranges only)", limit.dtype, limit.name)
+		return unsup("input 1 %q of Range is computed from tensor data at run time (wrapgen imports such a limit of an integer type, not %s)", limit.name, limit.dtype)
 	}
 	if len(start.ints) != 1 || len(delta.ints) != 1 {
 		return fmt.Errorf("Range inputs must be scalars")
@@ -190,7 +190,7 @@ func rangeOfData(c *nodeCtx) error {
 		return unsup("Range with a symbolic or zero delta")
 	}
 	if d < 0 {
-		return unsup("Range with a negative delta and a limit %q computed from tensor data at run time (no lower bound of the limit is tracked)", limit.name)
+		return unsup("input 1 %q of Range is computed from tensor data at run time (wrapgen imports such a limit with a positive delta only, not %d)", limit.name, d)
 	}
 	name := im.nextRunTimeName("range")
 	var bound expr.Expr

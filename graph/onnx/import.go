@@ -528,6 +528,17 @@ func (im *importer) materialize(v *value, output bool) error {
 		im.addConstant(v.name, v, shape, b)
 		return nil
 	}
+	if !isIntDType(v.dtype) && v.ints != nil {
+		// A float holding sizes (foldFloatSizes): the integers, cast.
+		src := im.fresh(v.name + ".ints")
+		im.doc.tensors = append(im.doc.tensors, &docTensor{name: src, dtype: "i64", shape: v.shape},
+			&docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
+		im.emitOutside(&docOp{kernel: "Constant", outputs: []string{src},
+			attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}})
+		im.emitOutside(&docOp{kernel: "Cast", inputs: []string{src}, outputs: []string{v.name},
+			attrs: []docAttr{{name: "to", kind: graph.AttrString, s: string(v.dtype)}}})
+		return nil
+	}
 	if !isIntDType(v.dtype) {
 		if !concrete {
 			return fmt.Errorf("unsupported: the %s constant %q cannot be materialized", v.dtype, v.name)

@@ -28,6 +28,10 @@ type value struct {
 	// above, when its computation proves one (see trackBound).
 	most    expr.Expr
 	hasMost bool
+	// ratios are the exact values of a float computed from sizes that
+	// are not whole numbers (see foldFloatSizes); the value is still
+	// computed at run time.
+	ratios []ratio
 
 	inDoc bool // the tensor is in the format-v1 document (an input or defined by an op)
 	node  int  // index of the defining node; -1 for graph inputs and initializers

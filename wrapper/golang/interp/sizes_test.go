@@ -18,7 +18,7 @@ import (
 )
 
 // PyTorch models whose sizes ONNX computes in ways the importer reasons
-// about (testdata/speech_sizes/make.py, PyTorch's numbers), imported once
+// about (testdata/computed_sizes/make.py, PyTorch's numbers), imported once
 // without pinned sizes and run at each data set's size:
 //   - convtasnet: torchaudio's Conv-TasNet slices y[..., :-(8 - n % 8)],
 //     an end proven negative, counted from the end; three lengths.
@@ -26,10 +26,14 @@ import (
 //     torch.arange(torch.max(lengths)), a Range whose limit is data, its
 //     length the frames the attention reshapes the mask to; two lengths,
 //     the longest sequence first and last.
-func TestSpeechSizeModels(t *testing.T) {
-	for name, sets := range map[string]int{"convtasnet": 3, "conformer": 2} {
+//   - interpolate, interpolate_recompute: interpolate(scale_factor=1.5)
+//     over a dynamic height and width, its output size with
+//     recompute_scale_factor floor(float(h) * 1.5) in float32 arithmetic,
+//     folded to (3*h)//2; three sizes.
+func TestComputedSizeModels(t *testing.T) {
+	for name, sets := range map[string]int{"convtasnet": 3, "conformer": 2, "interpolate": 3, "interpolate_recompute": 3} {
 		t.Run(name, func(t *testing.T) {
-			runAtEverySize(t, filepath.Join("testdata", "speech_sizes", name), sets)
+			runAtEverySize(t, filepath.Join("testdata", "computed_sizes", name), sets)
 		})
 	}
 }

@@ -67,5 +67,26 @@ def conformer():
          outputs=["y", "lengths_out"])
 
 
+class Interpolate(torch.nn.Module):
+    def __init__(self, recompute):
+        super().__init__()
+        self.recompute = recompute
+
+    def forward(self, x):
+        return torch.nn.functional.interpolate(x, scale_factor=1.5, mode="bilinear", recompute_scale_factor=self.recompute)
+
+
+def interpolate():
+    """interpolate(scale_factor=1.5) over a dynamic height and width: with
+    recompute_scale_factor the output size is floor(float(h) * 1.5),
+    computed in float32 from the shape and given to Resize as sizes."""
+    torch.manual_seed(0)
+    sets = [(torch.randn(1, 2, h, w),) for h, w in ((5, 6), (7, 7), (11, 4))]
+    for recompute in (False, True):
+        save("interpolate_recompute" if recompute else "interpolate", Interpolate(recompute), sets[0], ["x"],
+             {"x": {2: "h", 3: "w"}}, sets, opset=13)
+
+
 convtasnet()
 conformer()
+interpolate()
