@@ -251,6 +251,11 @@ func dyadic(f float64) (p int64, shift int, ok bool) {
 	return m, shift, true
 }
 
+// minExactMax is the smallest max the import gives a symbol for
+// exactness: a float constant like 0.1 (13421773/2^27 in float32) would
+// need tiny sizes, and is left to the kernels instead.
+const minExactMax = 1 << 16
+
 // fitsSignificand makes sure 0 <= e < 2^bits for every symbol value, so
 // that a float holds it exactly: proven from the symbols' ranges, or by
 // giving e's one symbol, when the user set no max for it, the largest max
@@ -287,8 +292,8 @@ func (im *importer) fitsSignificand(e expr.Expr, bits int, what string) bool {
 	if r.Max >= 0 {
 		hi = min(hi, r.Max) // a max set before for another value stays
 	}
-	if !proven(lo) {
-		return false
+	if !proven(max(lo, minExactMax)) {
+		return false // exact only for sizes too small to impose
 	}
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
