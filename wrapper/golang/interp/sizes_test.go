@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/wrapgen/wrapgen/graph"
@@ -38,11 +39,22 @@ func TestComputedSizeModels(t *testing.T) {
 	}
 }
 
-// runAtEverySize imports dir's model.onnx, plans it once, and runs it on
-// each of its want data sets (test_data_set_<k>), comparing every output
-// with the expected one within rtol 1e-3, atol 1e-5 (PyTorch's float32
-// sums in another order).
-func runAtEverySize(t *testing.T, dir string, want int) {
+// The conformer's mask must have the frames' width: lengths whose maximum
+// is not the frames (which ONNX Runtime would fail at the mask's reshape)
+// are refused by the Range kernel, naming both.
+func TestConformerLengthsDisagree(t *testing.T) {
+	m, g, _ := loadModel(t, filepath.Join("testdata", "computed_sizes", "conformer"))
+	defer m.Close()
+	x := wgrt.New(wgrt.F32, 2, 9, 8)
+	lengths := wgrt.View([]int64{6, 4}, 2)
+	require.Len(t, g.Inputs, 2)
+	_, err := m.Run(wgref.Call, nil, []wgrt.Tensor{x, lengths})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the limit 6 gives 6 elements, but the model's shapes need 9")
+}
+
+// loadModel imports dir's model.onnx, plans it and binds its params.
+func loadModel(t *testing.T, dir string) (*Model, *graph.Graph, []byte) {
 	res, data, _, err := onnxtest.Import(dir)
 	require.NoError(t, err)
 	g, err := graph.Parse(filepath.Base(dir)+".json", res.JSON)
@@ -51,12 +63,21 @@ func runAtEverySize(t *testing.T, dir string, want int) {
 	p, err := plan.Make(g, plan.Options{})
 	require.NoError(t, err)
 	m := New(p)
-	defer m.Close()
 	params := map[string]wgrt.Tensor{}
 	for _, w := range res.Weights {
 		params[w.Name] = tensorOf(w)
 	}
 	require.NoError(t, m.BindParams(params))
+	return m, g, data
+}
+
+// runAtEverySize imports dir's model.onnx, plans it once, and runs it on
+// each of its want data sets (test_data_set_<k>), comparing every output
+// with the expected one within rtol 1e-3, atol 1e-5 (PyTorch's float32
+// sums in another order).
+func runAtEverySize(t *testing.T, dir string, want int) {
+	m, g, data := loadModel(t, dir)
+	defer m.Close()
 	names, err := onnx.InputNames(data)
 	require.NoError(t, err)
 	sets, err := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
