@@ -96,12 +96,11 @@ func (im *importer) trackBound(c *nodeCtx) {
 	op := c.n.opType
 	switch {
 	case boundedOps[op]:
-		if op == "Cast" && !isIntDType(c.ins[0].dtype) && !isFloatDType(c.ins[0].dtype) {
+		b, ok := bound(0)
+		if !ok || op == "Cast" && !castKeepsBound(c.ins[0].dtype, out.dtype, b, im.bounds) {
 			return
 		}
-		if b, ok := bound(0); ok {
-			set(b)
-		}
+		set(b)
 	case op == "Min":
 		// The smallest is below any input's bound: the tightest proven.
 		var bs []expr.Expr
@@ -260,4 +259,22 @@ func (im *importer) checkBounded() error {
 		return problems
 	}
 	return nil
+}
+
+// castKeepsBound reports whether a Cast from one dtype to another keeps an
+// upper bound b of the values: to i64 from integers or floats (truncation
+// stays below an integer bound), to a float while b is one it holds
+// exactly (rounding never passes a representable bound). Narrowing and
+// unsigned targets, which wrap, do not.
+func castKeepsBound(from, to graph.DType, b expr.Expr, bounds expr.Bounds) bool {
+	fromOK := isFloatDType(from) || isIntDType(from) && from != "bool"
+	switch to {
+	case "i64":
+		return fromOK
+	case "f32":
+		return fromOK && expr.LessEq(b, expr.Const(1<<24), bounds)
+	case "f64":
+		return fromOK && expr.LessEq(b, expr.Const(1<<53), bounds)
+	}
+	return from == to
 }

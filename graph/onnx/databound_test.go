@@ -107,3 +107,32 @@ func TestRangeOfDataRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `input 0 "s" of Range is computed from tensor data at run time (wrapgen imports a Range whose limit only is)`)
 }
+
+// A bound survives widening casts and Cast to float of values it holds
+// exactly, not a narrowing cast, which wraps: Min(max(lengths), frames)
+// cast to i8 and back has no bound.
+func TestRangeOfDataBoundThroughCasts(t *testing.T) {
+	clamp := func(to ...int64) []tNode {
+		nodes := []tNode{
+			{op: "Gather", ins: []string{"xs", "one"}, outs: []string{"frames"}},
+			{op: "Min", ins: []string{"m", "frames"}, outs: []string{"c0"}},
+		}
+		prev := "c0"
+		for i, d := range to {
+			next := "c" + string(rune('1'+i))
+			nodes = append(nodes, tNode{op: "Cast", ins: []string{prev}, outs: []string{next}, ints: map[string]int64{"to": d}})
+			prev = next
+		}
+		return append(nodes, tNode{op: "Identity", ins: []string{prev}, outs: []string{"lim1"}})
+	}
+	// i64 -> f32 -> i64 with frames at most 1000: the bound holds.
+	_, res, err := Parse("widening.onnx", rangeOfMaxModel(clamp(1, 7), nil, "mask"), Options{Max: map[string]int64{"n": 1000}})
+	require.NoError(t, err)
+	assert.Contains(t, string(res.JSON), `"range_1": {"bound": "n"}`)
+	// i64 -> i8 -> i64: none.
+	_, _, err = Parse("narrowing.onnx", rangeOfMaxModel(clamp(3, 7), nil, "mask"), Options{})
+	assert.ErrorContains(t, err, "-max range_1=N")
+	// i64 -> f32 with frames unbounded: rounding may pass the bound.
+	_, _, err = Parse("rounding.onnx", rangeOfMaxModel(clamp(1, 7), nil, "mask"), Options{})
+	assert.ErrorContains(t, err, "-max range_1=N")
+}
