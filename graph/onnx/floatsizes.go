@@ -90,9 +90,9 @@ func (c *nodeCtx) setRatios(rs []ratio) {
 
 // foldFloatSizes follows exact float arithmetic on sizes through node c
 // (see above), before finish decides whether c needs a kernel.
-func (im *importer) foldFloatSizes(c *nodeCtx) error {
+func (im *importer) foldFloatSizes(c *nodeCtx) {
 	if len(c.outs) == 0 || c.outs[0] == nil || c.outs[0].known || c.n.domain != "" || len(c.ins) == 0 {
-		return nil
+		return
 	}
 	out := c.outs[0]
 	bits, isFloat := significandBits(string(out.dtype))
@@ -100,40 +100,40 @@ func (im *importer) foldFloatSizes(c *nodeCtx) error {
 	switch c.n.opType {
 	case "Cast":
 		if x == nil {
-			return nil
+			return
 		}
 		if isFloat && x.known && x.ints != nil && isIntDType(x.dtype) {
 			// A size in a float: exact while it fits the significand.
 			for _, e := range x.ints {
 				if !im.fitsSignificand(e, bits, "cast to "+string(out.dtype)) {
-					return nil
+					return
 				}
 			}
 			c.setRatios(ratiosFrom(x.ints))
-			return nil
+			return
 		}
 		rs, ok := ratiosOf(x)
 		if !ok || x.known {
-			return nil
+			return
 		}
 		if isFloat {
 			// Float to float: exact while the target holds it.
 			for _, r := range rs {
 				if !im.fitsSignificand(r.num, bits, "cast to "+string(out.dtype)) {
-					return nil
+					return
 				}
 			}
 			c.setRatios(rs)
-			return nil
+			return
 		}
 		if !isIntDType(out.dtype) || out.dtype == "bool" {
-			return nil
+			return
 		}
 		// Cast to an integer truncates: floor for values >= 0.
 		ints := make([]expr.Expr, len(rs))
 		for i, r := range rs {
 			if !expr.NonNeg(r.num, im.bounds) {
-				return nil
+				return
 			}
 			ints[i], _ = expr.FloorDiv(r.num, expr.Const(r.den))
 		}
@@ -141,7 +141,7 @@ func (im *importer) foldFloatSizes(c *nodeCtx) error {
 	case "Floor", "Ceil":
 		rs, ok := ratiosOf(x)
 		if !ok || !isFloat {
-			return nil
+			return
 		}
 		whole := make([]ratio, len(rs))
 		for i, r := range rs {
@@ -155,23 +155,23 @@ func (im *importer) foldFloatSizes(c *nodeCtx) error {
 		c.setRatios(whole)
 	case "Mul", "Div":
 		if !isFloat || len(c.ins) != 2 {
-			return nil
+			return
 		}
 		rs, ok := ratiosOf(c.ins[0])
 		k := c.ins[1]
 		if !ok {
 			if c.n.opType == "Div" {
-				return nil
+				return
 			}
 			rs, ok = ratiosOf(c.ins[1])
 			k = c.ins[0]
 		}
 		if !ok || k == nil || !k.known || len(k.floats) != 1 {
-			return nil
+			return
 		}
 		p, shift, ok := dyadic(k.floats[0])
 		if !ok || p <= 0 {
-			return nil
+			return
 		}
 		res := make([]ratio, len(rs))
 		for i, r := range rs {
@@ -188,7 +188,7 @@ func (im *importer) foldFloatSizes(c *nodeCtx) error {
 			} else {
 				// x / c is exact only for c a power of two.
 				if p != 1 {
-					return nil
+					return
 				}
 				num = r.num
 				if shift <= 0 {
@@ -198,16 +198,15 @@ func (im *importer) foldFloatSizes(c *nodeCtx) error {
 				}
 			}
 			if den <= 0 || den > 1<<40 || num.Overflowed() {
-				return nil
+				return
 			}
 			if !im.fitsSignificand(num, bits, fmt.Sprintf("%s computed in %s", c.n.opType, out.dtype)) {
-				return nil
+				return
 			}
 			res[i] = reduceRatio(ratio{num, den})
 		}
 		c.setRatios(res)
 	}
-	return nil
 }
 
 func ratiosFrom(ints []expr.Expr) []ratio {

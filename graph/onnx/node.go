@@ -120,9 +120,7 @@ func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
 // finish records a node's outputs and adds what the document needs: nothing
 // for a node computed at import time, a view, or a kernel call.
 func (im *importer) finish(c *nodeCtx, place string) error {
-	if err := im.foldFloatSizes(c); err != nil {
-		return im.problem(place, "%v", err)
-	}
+	im.foldFloatSizes(c)
 	allKnown := true
 	for k, v := range c.outs {
 		if v == nil {
