@@ -91,7 +91,7 @@ func TestRangeOfDataUnifiedByBroadcast(t *testing.T) {
 
 	_, _, err = Parse("unified.onnx", model, Options{})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "cannot broadcast size n with range_1")
+	assert.Contains(t, err.Error(), "cannot broadcast size n with range_1 at dimension 1 (range_1 is the length of a Range whose limit is computed from data; with n at least 2 the shapes would require it to equal n: -min n=2)")
 }
 
 // A float limit, a limit and a start both from data, a negative delta:

@@ -138,3 +138,21 @@ func (im *importer) unifyCount(have, want expr.Expr) bool {
 	}
 	return false
 }
+
+// unifyHint is what would let a broadcast of a and b unify a Range's
+// run-time size with the other size: that size proven at least 2 (a
+// -min), as text for the error; "" when that would not help.
+func (im *importer) unifyHint(a, b expr.Expr) string {
+	for _, p := range [][2]expr.Expr{{a, b}, {b, a}} {
+		r, e := p[0], p[1]
+		syms, esyms := r.Symbols(), e.Symbols()
+		if len(syms) != 1 || !expr.Equal(r, expr.Sym(syms[0])) || len(esyms) != 1 || !expr.Equal(e, expr.Sym(esyms[0])) {
+			continue
+		}
+		if op := im.settingOp(syms[0]); op == nil || op.kernel != "Range" || im.usesRunTime(e) {
+			continue
+		}
+		return fmt.Sprintf(" (%s is the length of a Range whose limit is computed from data; with %s at least 2 the shapes would require it to equal %s: -min %s=2)", r, e, e, e)
+	}
+	return ""
+}
