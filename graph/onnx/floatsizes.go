@@ -94,6 +94,21 @@ func (im *importer) foldFloatSizes(c *nodeCtx) {
 	if len(c.outs) == 0 || c.outs[0] == nil || c.outs[0].known || c.n.domain != "" || len(c.ins) == 0 {
 		return
 	}
+	// Why a size computed in float did not fold follows it to the op
+	// that needs it (neededAtImport says it).
+	im.inexact = ""
+	defer func() {
+		out := c.outs[0]
+		if out.known {
+			return
+		}
+		out.inexact = im.inexact
+		for _, in := range c.ins {
+			if out.inexact == "" && in != nil {
+				out.inexact = in.inexact
+			}
+		}
+	}()
 	out := c.outs[0]
 	bits, isFloat := significandBits(string(out.dtype))
 	x := c.ins[0]
@@ -276,10 +291,11 @@ func (im *importer) fitsSignificand(e expr.Expr, bits int, what string) bool {
 	if _, rt := im.runTime[s]; rt {
 		return false
 	}
-	if _, set := im.opts.Max[s]; set {
-		return false
-	}
 	r := im.bounds[s]
+	userMax, userSet := im.opts.Max[s]
+	if userSet {
+		r.Max = -1 // what max would do, for the message
+	}
 	proven := func(v int64) bool {
 		b := maps.Clone(im.bounds)
 		b[s] = expr.Range{Min: r.Min, Max: v}
@@ -301,6 +317,10 @@ func (im *importer) fitsSignificand(e expr.Expr, bits int, what string) bool {
 		} else {
 			hi = mid - 1
 		}
+	}
+	if userSet {
+		im.inexact = fmt.Sprintf("%s (%s) is exact in %d bits only for %s up to %d, below its -max %d: -max %s=%d would fold it", what, e, bits, s, lo, userMax, s, lo)
+		return false
 	}
 	im.bounds[s] = expr.Range{Min: r.Min, Max: lo}
 	for i := range im.doc.symbols {

@@ -170,7 +170,10 @@ type importer struct {
 	runTime map[string]expr.Expr
 	// unbounded holds the run-time sizes with no bound yet (rangeOfData).
 	unbounded map[string]unboundedSize
-	bounds    expr.Bounds
+	// inexact is why the last float size arithmetic did not fold
+	// (fitsSignificand).
+	inexact string
+	bounds  expr.Bounds
 	// symbolFor and paramFor map dim_params and their symbols both ways.
 	symbolFor, paramFor map[string]string
 

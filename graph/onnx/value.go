@@ -32,6 +32,9 @@ type value struct {
 	// are not whole numbers (see foldFloatSizes); the value is still
 	// computed at run time.
 	ratios []ratio
+	// inexact says why a size computed from shapes in float arithmetic
+	// did not fold: the fix, for the error of an op that needs it.
+	inexact string
 
 	inDoc bool // the tensor is in the format-v1 document (an input or defined by an op)
 	node  int  // index of the defining node; -1 for graph inputs and initializers
