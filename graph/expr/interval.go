@@ -14,6 +14,7 @@ type interval struct {
 // keeps what the proof by shifting (NonNeg) cannot see: samples//5 - 2 is
 // not negative from samples >= 10 on.
 func boundsOf(e Expr, b Bounds) interval {
+	e = foldRemainders(e)
 	sum := interval{loOK: true, hiOK: true}
 	for _, t := range e.terms() {
 		term := interval{lo: t.coef, hi: t.coef, loOK: true, hiOK: true}
@@ -23,6 +24,33 @@ func boundsOf(e Expr, b Bounds) interval {
 		sum = addInterval(sum, term)
 	}
 	return sum
+}
+
+// foldRemainders rewrites each m*x - m*c*(x//c) in e as m*(x % c), for a
+// constant c > 0: a remainder written out by hand (ONNX exports write n % 8
+// as n - 8*(n//8)), whose range [0, c-1] interval arithmetic cannot see
+// from its two terms apart. A rewrite is kept only when it drops terms.
+func foldRemainders(e Expr) Expr {
+	for _, t := range e.terms() {
+		if len(t.mono) != 1 || t.mono[0].kind != atomFloorDiv {
+			continue
+		}
+		c, ok := t.mono[0].args[1].IsConst()
+		if !ok || c <= 0 || t.coef%c != 0 {
+			continue
+		}
+		m := -t.coef / c
+		x := t.mono[0].args[0]
+		// e = rest + m*(x - c*(x//c)), with x//c as FloorDiv keeps it.
+		q := Expr{fromTerms([]term{{coef: 1, mono: t.mono, key: t.key}}, false).p}
+		rest := Sub(e, Scale(Sub(x, Scale(q, c)), m))
+		r, _ := Mod(x, Const(c))
+		folded := Add(rest, Scale(r, m))
+		if len(folded.terms()) < len(e.terms()) && !folded.Overflowed() {
+			return foldRemainders(folded)
+		}
+	}
+	return e
 }
 
 func atomBounds(a *atom, b Bounds) interval {

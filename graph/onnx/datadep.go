@@ -29,14 +29,7 @@ func (c *nodeCtx) runTimeSize(bound expr.Expr) (expr.Expr, error) {
 	if !expr.NonNeg(b, im.bounds) {
 		return expr.Expr{}, unsup("the bound %s of the output size may be negative", b)
 	}
-	base := symbolName(strings.ToLower(c.n.opType))
-	var name string
-	for k := 1; ; k++ {
-		name = fmt.Sprintf("%s_%d", base, k)
-		if !im.symbols[name] && im.paramFor[name] == "" && !im.isParam(name) {
-			break
-		}
-	}
+	name := im.nextRunTimeName(strings.ToLower(c.n.opType))
 	im.symbols[name] = true
 	im.runTime[name] = b
 	r := expr.Range{Min: 0, Max: -1}
@@ -48,6 +41,18 @@ func (c *nodeCtx) runTimeSize(bound expr.Expr) (expr.Expr, error) {
 	im.notes = append(im.notes, fmt.Sprintf("symbol %s is a size %s sets at run time from tensor data (output %q), at most %s", name, c.n.opType, firstOutput(c.n), b))
 	c.runTime = append(c.runTime, name)
 	return expr.Sym(name), nil
+}
+
+// nextRunTimeName is the name the next run-time size of an op of type op
+// (lower case) gets: <op>_<n>, new.
+func (im *importer) nextRunTimeName(op string) string {
+	base := symbolName(op)
+	for k := 1; ; k++ {
+		name := fmt.Sprintf("%s_%d", base, k)
+		if !im.symbols[name] && im.paramFor[name] == "" && !im.isParam(name) {
+			return name
+		}
+	}
 }
 
 // givenBound is an upper bound of e over the symbols the caller gives:

@@ -39,7 +39,12 @@ func (c *nodeCtx) broadcast(shapes ...[]expr.Expr) ([]expr.Expr, error) {
 				continue
 			}
 			if !expr.Equal(dim, d) {
-				return nil, fmt.Errorf("cannot broadcast size %s with %s at dimension %d", dim, d, k)
+				// A run-time size the shapes require to equal a size.
+				// The shapes are substituted in place: broadcast again.
+				if c.im.unifyRunTime(dim, d, true) || c.im.unifyRunTime(d, dim, true) {
+					return c.broadcast(shapes...)
+				}
+				return nil, fmt.Errorf("cannot broadcast size %s with %s at dimension %d%s", dim, d, k, c.im.unifyHint(dim, d))
 			}
 		}
 		if dim.IsZeroValue() && !set {

@@ -133,6 +133,7 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 		isOutput:  map[string]bool{},
 		symbols:   map[string]bool{},
 		runTime:   map[string]expr.Expr{},
+		unbounded: map[string]unboundedSize{},
 		bounds:    expr.Bounds{},
 		symbolFor: map[string]string{}, paramFor: map[string]string{},
 	}
@@ -167,6 +168,11 @@ type importer struct {
 	// runTime holds each run-time size (a symbol an op sets, see
 	// runTimeSize) with its bound, an expression of the other symbols.
 	runTime map[string]expr.Expr
+	// unbounded holds the run-time sizes with no bound yet (rangeOfData).
+	unbounded map[string]unboundedSize
+	// inexact is why the last float size arithmetic did not fold
+	// (fitsSignificand).
+	inexact string
 	bounds  expr.Bounds
 	// symbolFor and paramFor map dim_params and their symbols both ways.
 	symbolFor, paramFor map[string]string
@@ -270,7 +276,7 @@ func (im *importer) run() error {
 			return err
 		}
 	}
-	return nil
+	return im.checkBounded()
 }
 
 // maxDim is the largest fixed dimension an input may declare: beyond it
@@ -523,6 +529,17 @@ func (im *importer) materialize(v *value, output bool) error {
 	shape, _ := concreteShapeOf(v)
 	if concrete && !output {
 		im.addConstant(v.name, v, shape, b)
+		return nil
+	}
+	if !isIntDType(v.dtype) && v.ints != nil {
+		// A float holding sizes (foldFloatSizes): the integers, cast.
+		src := im.fresh(v.name + ".ints")
+		im.doc.tensors = append(im.doc.tensors, &docTensor{name: src, dtype: "i64", shape: v.shape},
+			&docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
+		im.emitOutside(&docOp{kernel: "Constant", outputs: []string{src},
+			attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}})
+		im.emitOutside(&docOp{kernel: "Cast", inputs: []string{src}, outputs: []string{v.name},
+			attrs: []docAttr{{name: "to", kind: graph.AttrString, s: string(v.dtype)}}})
 		return nil
 	}
 	if !isIntDType(v.dtype) {

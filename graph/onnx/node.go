@@ -120,6 +120,7 @@ func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
 // finish records a node's outputs and adds what the document needs: nothing
 // for a node computed at import time, a view, or a kernel call.
 func (im *importer) finish(c *nodeCtx, place string) error {
+	im.foldFloatSizes(c)
 	allKnown := true
 	for k, v := range c.outs {
 		if v == nil {
@@ -142,6 +143,7 @@ func (im *importer) finish(c *nodeCtx, place string) error {
 	if allKnown {
 		return nil
 	}
+	im.trackBound(c)
 	if !c.view && im.fold(c) {
 		return nil
 	}
@@ -268,6 +270,9 @@ func (c *nodeCtx) intsInput(i int, what string) ([]expr.Expr, error) {
 // neededAtImport is the error for input i, computed at run time, that the
 // import needs: a graph input can be fixed from the command line.
 func neededAtImport(i int, what string, v *value) error {
+	if v.inexact != "" {
+		return unsup("input %d (%s) %q is computed from tensor data at run time; wrapgen needs it at import time: it is computed in float arithmetic from sizes, and %s", i, what, v.name, v.inexact)
+	}
 	if v.node == -1 {
 		return unsup("input %d (%s) %q is computed from tensor data at run time; wrapgen needs it at import time (it is a graph input: fix it with import -value %s=FILE)", i, what, v.name, v.name)
 	}

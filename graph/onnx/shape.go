@@ -288,7 +288,7 @@ func reshape(c *nodeCtx) error {
 			return unsup("cannot prove that %s elements divide into shape %s with one size inferred", total, shapeText(target))
 		}
 		shape[infer] = q
-	} else if !expr.Equal(total, known) {
+	} else if !expr.Equal(total, known) && !c.im.unifyCount(total, known) {
 		return fmt.Errorf("cannot reshape %s (%s elements) to %s", shapeText(x.shape), total, shapeText(shape))
 	}
 	c.emitExprs("shape", shape)
@@ -435,6 +435,15 @@ type sliceDim struct {
 // or INT64_MAX.
 const huge = math.MaxInt32
 
+// provenNonNeg reports whether e >= 0 at every symbol value in range: by
+// proof, or by trying every point when the ranges are small.
+func (c *nodeCtx) provenNonNeg(e expr.Expr) bool {
+	if expr.NonNeg(e, c.im.bounds) {
+		return true
+	}
+	return expr.NewDecider(c.im.bounds).Decide(e).Verdict == expr.Proven
+}
+
 func (c *nodeCtx) clampSlice(d, start, end expr.Expr, step int64) (sliceDim, error) {
 	b := c.im.bounds
 	if step > 0 {
@@ -448,8 +457,12 @@ func (c *nodeCtx) clampSlice(d, start, end expr.Expr, step int64) (sliceDim, err
 				case v < 0:
 					return expr.MaxIn(b, expr.Add(d, x), expr.Const(0)), nil
 				}
-			} else if !expr.NonNeg(x, b) {
-				return expr.Expr{}, unsup("slice bound %s may be negative", x)
+			} else if !c.provenNonNeg(x) {
+				if !c.provenNonNeg(expr.Sub(expr.Const(-1), x)) {
+					return expr.Expr{}, unsup("slice bound %s may be negative or not, which ONNX reads differently (counted from the end when negative); wrapgen needs its sign at import time: give its symbols a range (-min, -max) over which the sign is the same", x)
+				}
+				// Negative over every value in range: counted from the end.
+				x = expr.MaxIn(b, expr.Add(d, x), expr.Const(0))
 			}
 			if expr.LessEq(x, d, b) {
 				return x, nil
@@ -671,11 +684,14 @@ func expand(c *nodeCtx) error {
 }
 
 func rangeOp(c *nodeCtx) error {
+	if !c.input(1).known {
+		return rangeOfData(c)
+	}
 	var args [3]*value
 	for i := range args {
 		v := c.input(i)
 		if !v.known {
-			return unsup("input %d %q of Range is computed from tensor data at run time", i, v.name)
+			return unsup("input %d %q of Range is computed from tensor data at run time (wrapgen imports a Range whose limit only is)", i, v.name)
 		}
 		c.attrInputs[i] = true
 		args[i] = v

@@ -24,6 +24,18 @@ type value struct {
 	floats []float64
 	raw    []byte // little-endian contents of a concrete constant, when read from the file
 
+	// most bounds every element of a value computed at run time from
+	// above, when its computation proves one (see trackBound).
+	most    expr.Expr
+	hasMost bool
+	// ratios are the exact values of a float computed from sizes that
+	// are not whole numbers (see foldFloatSizes); the value is still
+	// computed at run time.
+	ratios []ratio
+	// inexact says why a size computed from shapes in float arithmetic
+	// did not fold: the fix, for the error of an op that needs it.
+	inexact string
+
 	inDoc bool // the tensor is in the format-v1 document (an input or defined by an op)
 	node  int  // index of the defining node; -1 for graph inputs and initializers
 	// stored is set for an initializer (or a graph input -params gives):
