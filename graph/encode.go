@@ -76,7 +76,9 @@ func (g *Graph) JSON() ([]byte, error) {
 				}
 				b.WriteString("\"may_alias\": [")
 				for j, p := range tr.MayAlias {
-					sep(&b, j)
+					if j > 0 {
+						b.WriteString(", ")
+					}
 					fmt.Fprintf(&b, "[%d, %d]", p.Out, p.In)
 				}
 				b.WriteString("]")
