@@ -258,7 +258,7 @@ func fusedConv(c *wgrt.Call) error {
 	if bias != nil {
 		producer.Inputs = c.Inputs[:3]
 	}
-	return unfused(c, conv, &producer, nil, sum, act)
+	return unfused(c, conv, producer, nil, sum, act)
 }
 
 // fusedGemm is FusedGemm(A, B, [C], [sum]): Gemm's alpha * A' * B' + beta
@@ -287,7 +287,7 @@ func fusedGemm(c *wgrt.Call) error {
 		if cin != nil {
 			producer.Inputs = c.Inputs[:3]
 		}
-		return unfused(c, gemm, &producer, nil, sum, act)
+		return unfused(c, gemm, producer, nil, sum, act)
 	}
 	ep := &epilogue{sum: sum, alpha: float32(alpha), addScale: float32(beta), act: act}
 	if cin != nil && beta != 0 {
@@ -335,7 +335,7 @@ func fusedMatMul(c *wgrt.Call) error {
 		}
 		return matMulEpilogue(&producer, ep)
 	}
-	return unfused(c, matMul, &producer, bias, sum, act)
+	return unfused(c, matMul, producer, bias, sum, act)
 }
 
 // unfused is a fused kernel the long way, for layouts and dtypes the
@@ -343,7 +343,7 @@ func fusedMatMul(c *wgrt.Call) error {
 // pass adding the bias (broadcast over the trailing dimensions) and the
 // sum and applying the activation. The output must not be the bias's or
 // the sum's memory then.
-func unfused(c *wgrt.Call, k Kernel, producer *wgrt.Call, bias, sum *wgrt.Tensor, act fusedAct) error {
+func unfused(c *wgrt.Call, k Kernel, producer wgrt.Call, bias, sum *wgrt.Tensor, act fusedAct) error {
 	out := c.Outputs[0]
 	for _, t := range []*wgrt.Tensor{bias, sum} {
 		if t != nil && sameStart(*t, out) {
@@ -353,7 +353,7 @@ func unfused(c *wgrt.Call, k Kernel, producer *wgrt.Call, bias, sum *wgrt.Tensor
 	if familyOf(out.DType) != famFloat {
 		return unsupported(c, out.DType)
 	}
-	if err := k(producer); err != nil {
+	if err := k(&producer); err != nil {
 		return err
 	}
 	for o := range indices(out.Shape) {
