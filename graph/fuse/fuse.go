@@ -122,15 +122,15 @@ type chain struct {
 
 // list rewrites one op list (a loop's body in turn), never changing ops.
 func (r *rewriter) list(ops []*graph.Op) []*graph.Op {
-	// reader[t] is the index in ops of the op that reads t, for the
-	// tensors read once (by a kernel op of this list).
-	reader := map[*graph.Tensor]int{}
+	// readers[t] are the indices in ops of the kernel ops that read t,
+	// once per time they list it.
+	readers := map[*graph.Tensor][]int{}
 	for i, op := range ops {
 		if op.Loop != nil {
 			continue
 		}
 		for _, t := range op.Inputs {
-			reader[t] = i
+			readers[t] = append(readers[t], i)
 		}
 	}
 	taken := make([]bool, len(ops))
@@ -139,7 +139,7 @@ func (r *rewriter) list(ops []*graph.Op) []*graph.Op {
 		if taken[i] || op.Loop != nil {
 			continue
 		}
-		if c, ok := r.match(ops, i, reader, taken); ok {
+		if c, ok := r.match(ops, i, readers, taken); ok {
 			taken[i] = true
 			for _, j := range c.folded {
 				taken[j] = true
@@ -194,16 +194,19 @@ func (r *rewriter) foldable(t *graph.Tensor, reads int) bool {
 }
 
 // next is the op of ops that reads t once, when t can be folded into it.
-func (r *rewriter) next(ops []*graph.Op, t *graph.Tensor, reader map[*graph.Tensor]int, taken []bool) (int, *graph.Op, bool) {
-	i, ok := reader[t]
-	if !ok || taken[i] || !r.foldable(t, 1) || !plainOp(ops[i]) || ops[i].Outputs[0].DType != "f32" {
+func (r *rewriter) next(ops []*graph.Op, t *graph.Tensor, readers map[*graph.Tensor][]int, taken []bool) (int, *graph.Op, bool) {
+	if len(readers[t]) != 1 {
+		return 0, nil, false
+	}
+	i := readers[t][0]
+	if taken[i] || !r.foldable(t, 1) || !plainOp(ops[i]) || ops[i].Outputs[0].DType != "f32" {
 		return 0, nil, false
 	}
 	return i, ops[i], true
 }
 
 // match finds the fusion that starts at ops[i], if any.
-func (r *rewriter) match(ops []*graph.Op, i int, reader map[*graph.Tensor]int, taken []bool) (chain, bool) {
+func (r *rewriter) match(ops []*graph.Op, i int, readers map[*graph.Tensor][]int, taken []bool) (chain, bool) {
 	p := ops[i]
 	name := fusedName[p.Kernel]
 	if name == "" || !r.kernels[name].Fuse || !plainOp(p) || !allF32(p.Inputs) || !producerShapes(p) {
@@ -220,7 +223,7 @@ func (r *rewriter) match(ops []*graph.Op, i int, reader map[*graph.Tensor]int, t
 	}
 	// MatMul's bias: an Add of a vector over the output's last dimension.
 	if p.Kernel == "MatMul" && len(cur.Shape) >= 2 {
-		if j, op, ok := r.next(ops, cur, reader, taken); ok && op.Kernel == "Add" && len(op.Inputs) == 2 {
+		if j, op, ok := r.next(ops, cur, readers, taken); ok && op.Kernel == "Add" && len(op.Inputs) == 2 {
 			b := other(op, cur)
 			if b != nil && b.DType == "f32" && b.External() && len(b.Shape) == 1 && expr.Equal(b.Shape[0], cur.Shape[len(cur.Shape)-1]) {
 				addend = b
@@ -231,7 +234,7 @@ func (r *rewriter) match(ops []*graph.Op, i int, reader map[*graph.Tensor]int, t
 		}
 	}
 	// The residual: an Add of a tensor of exactly the output's shape.
-	if j, op, ok := r.next(ops, cur, reader, taken); ok && op.Kernel == "Add" && len(op.Inputs) == 2 {
+	if j, op, ok := r.next(ops, cur, readers, taken); ok && op.Kernel == "Add" && len(op.Inputs) == 2 {
 		if s := other(op, cur); s != nil && s.DType == "f32" && !s.IsView() && sameShape(s, cur) && sameShape(op.Outputs[0], cur) {
 			if at, ok := sumPlace(ops, i, j, s); ok {
 				sum, c.at = s, at
@@ -242,14 +245,14 @@ func (r *rewriter) match(ops []*graph.Op, i int, reader map[*graph.Tensor]int, t
 		}
 	}
 	act, alpha, beta := "", 0.0, 0.0
-	if j, op, ok := r.next(ops, cur, reader, taken); ok {
+	if j, op, ok := r.next(ops, cur, readers, taken); ok {
 		if a, al, be, ok := activation(op); ok {
 			act, alpha, beta = a, al, be
 			c.folded = append(c.folded, j)
 			drops = append(drops, cur)
 			cur = op.Outputs[0]
 		}
-	} else if j, k, y, ok := r.silu(ops, cur, reader, taken); ok {
+	} else if j, k, y, ok := r.silu(ops, cur, readers, taken); ok {
 		act = "SiLU"
 		c.folded = append(c.folded, j, k)
 		drops = append(drops, cur)
@@ -293,16 +296,17 @@ func (r *rewriter) match(ops []*graph.Op, i int, reader map[*graph.Tensor]int, t
 }
 
 // silu matches y = t * Sigmoid(t): t read by exactly those two ops.
-func (r *rewriter) silu(ops []*graph.Op, t *graph.Tensor, reader map[*graph.Tensor]int, taken []bool) (int, int, *graph.Tensor, bool) {
-	if !r.foldable(t, 2) {
+func (r *rewriter) silu(ops []*graph.Op, t *graph.Tensor, readers map[*graph.Tensor][]int, taken []bool) (int, int, *graph.Tensor, bool) {
+	if !r.foldable(t, 2) || len(readers[t]) != 2 {
 		return 0, 0, nil, false
 	}
-	for j, op := range ops {
-		if taken[j] || !plainOp(op) || op.Kernel != "Sigmoid" || len(op.Inputs) != 1 || op.Inputs[0] != t {
+	for _, j := range readers[t] {
+		op := ops[j]
+		if taken[j] || !plainOp(op) || op.Kernel != "Sigmoid" || len(op.Inputs) != 1 {
 			continue
 		}
 		s := op.Outputs[0]
-		k, mul, ok := r.next(ops, s, reader, taken)
+		k, mul, ok := r.next(ops, s, readers, taken)
 		if !ok || mul.Kernel != "Mul" || len(mul.Inputs) != 2 || other(mul, s) != t || !sameShape(mul.Outputs[0], t) {
 			return 0, 0, nil, false
 		}
