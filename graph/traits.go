@@ -16,7 +16,21 @@ type AliasPair struct{ Out, In int }
 // kernel name (see docs/kernel-traits.md).
 type Traits struct {
 	MayAlias []AliasPair // in file order, no duplicates
+	// Fuse says the kernel set implements this fused kernel (one of
+	// FusedKernels), so wrapgen may rewrite the ops it stands for into it
+	// (package graph/fuse).
+	Fuse bool
 }
+
+// FusedKernels are the kernels wrapgen's fusion rewrite (graph/fuse) calls,
+// by name, with the most inputs a call has: a convolution or matrix product
+// with its bias, residual sum and activation in one kernel. A graph's
+// "kernels" object may declare them ("fuse": true) before any op calls
+// them.
+var FusedKernels = map[string]int{"FusedConv": 4, "FusedGemm": 4, "FusedMatMul": 4}
+
+// Fuses reports whether the graph's kernels implement the fused kernel.
+func (g *Graph) Fuses(kernel string) bool { return g.Traits[kernel].Fuse }
 
 // MayAlias reports whether the graph declares that kernel's output out may
 // share memory with its input in.
@@ -47,20 +61,40 @@ func (d *decoder) decodeKernels(n *jsonNode) map[string]Traits {
 	for mi := range n.kids {
 		m := &n.kids[mi]
 		place := fmt.Sprintf("kernels[%q]", m.key)
+		f := d.fields(&m.val, place, "may_alias", "fuse")
+		if f == nil {
+			continue
+		}
+		var tr Traits
+		if n := f.get("fuse"); n != nil {
+			if n.kind != jsonBool {
+				d.err(n, place+".fuse", "expected true or false, found %s", n.kind)
+				continue
+			}
+			tr.Fuse = n.boolean
+		}
 		a, called := arities[m.key]
-		if !called {
+		most, fusable := FusedKernels[m.key]
+		switch {
+		case tr.Fuse && !fusable:
+			d.errAt(m.keyOff, place+".fuse", "wrapgen fuses ops into FusedConv, FusedGemm and FusedMatMul only, not %q", m.key)
+			continue
+		case !called && tr.Fuse:
+			// Declared for the rewrite to call: its indices are checked
+			// against the kernel's largest call.
+			a = arity{1, most}
+		case !called:
 			d.errAt(m.keyOff, place, "no op calls kernel %q", m.key)
 			continue
+		case fusable:
+			// A fused kernel's trailing inputs are optional: a pair holds
+			// at the calls that have its input.
+			a.ins = most
 		}
 		if _, dup := traits[m.key]; dup {
 			d.errAt(m.keyOff, place, "kernel %q is given twice", m.key)
 			continue
 		}
-		f := d.fields(&m.val, place, "may_alias")
-		if f == nil {
-			continue
-		}
-		var tr Traits
 		if pairs := f.get("may_alias"); pairs != nil {
 			tr.MayAlias = d.aliasPairs(pairs, place+".may_alias", a.outs, a.ins)
 		}

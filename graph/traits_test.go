@@ -65,8 +65,12 @@ func TestKernelTraitsErrors(t *testing.T) {
 		{`{"relu": {"may_alias": [[0.5, 0]]}}`, `kernels["relu"].may_alias[0][0]: expected an integer, found 0.5`},
 		{`{"relu": {"may_alias": [[0, 0], [0, 0]]}}`, `kernels["relu"].may_alias[1]: pair [0, 0] is listed twice`},
 		{`{"relu": {"may_alias": {"0": 0}}}`, `kernels["relu"].may_alias: expected an array of [output index, input index] pairs`},
-		{`{"relu": {"mayAlias": []}}`, `kernels["relu"]: unknown field "mayAlias" (known: may_alias)`},
+		{`{"relu": {"mayAlias": []}}`, `kernels["relu"]: unknown field "mayAlias" (known: may_alias, fuse)`},
 		{`{"relu": 3}`, `kernels["relu"]: expected an object`},
+		{`{"relu": {"fuse": true}}`, `kernels["relu"].fuse: wrapgen fuses ops into FusedConv, FusedGemm and FusedMatMul only, not "relu"`},
+		{`{"FusedConv": {"fuse": 1}}`, `kernels["FusedConv"].fuse: expected true or false, found a number`},
+		{`{"FusedConv": {"may_alias": [[0, 3]]}}`, `kernels["FusedConv"]: no op calls kernel "FusedConv"`},
+		{`{"FusedConv": {"fuse": true, "may_alias": [[0, 4]]}}`, `kernels["FusedConv"].may_alias[0][1]: input index 4 is out of range: the kernel has 4 inputs`},
 	}
 	for _, c := range cases {
 		_, err := parseTraits(c.kernels)
@@ -84,6 +88,18 @@ func TestKernelTraitsVariadic(t *testing.T) {
 	_, err := Parse("t.json", []byte(src))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `kernels["add_Tensor"].may_alias[0][1]: input index 1 is out of range: the kernel has 1 inputs (the fewest of any call)`)
+}
+
+// TestKernelTraitsFuse: a fused kernel the graph's kernels implement may
+// be declared before any op calls it, its pairs bounded by its largest
+// call.
+func TestKernelTraitsFuse(t *testing.T) {
+	g, err := parseTraits(`{"FusedConv": {"fuse": true, "may_alias": [[0, 2], [0, 3]]}}`)
+	require.NoError(t, err)
+	assert.True(t, g.Fuses("FusedConv"))
+	assert.False(t, g.Fuses("FusedGemm"))
+	assert.False(t, g.Fuses("FusedMatMul"))
+	assert.True(t, g.MayAlias("FusedConv", 0, 3))
 }
 
 func TestAliasDoc(t *testing.T) {

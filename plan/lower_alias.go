@@ -70,6 +70,9 @@ func (lw *lowering) chooseAliases() (chosen [][]graph.Inplace, ops int) {
 		}
 		var cands []aliasCandidate
 		for _, pr := range pairs {
+			if pr.In >= len(k.op.Inputs) {
+				continue // a fused kernel's optional input this call lacks
+			}
 			out, in := k.op.Outputs[pr.Out], k.op.Inputs[pr.In]
 			if taken[in.Index] || in.IsView() || in.Root.External() {
 				continue

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/graph/fuse"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/plan/report"
 	"github.com/wrapgen/wrapgen/wrapper/golang/refscratch"
@@ -106,13 +107,21 @@ func (pf *planFlags) check() error {
 	return nil
 }
 
-// addScratch gives g's ops the scratch their kernels need, when the plan is
-// for the reference kernels: placed in the pools like every storage.
-func (pf *planFlags) addScratch(g *graph.Graph) error {
-	if pf.kernels != "ref" {
-		return nil
+// forKernels is g as the kernels run it: with the fused kernels they
+// implement (every one for the reference kernels, those the graph's
+// "kernels" object declares otherwise) in place of the ops they stand
+// for, and, for the reference kernels, the scratch they need, placed in
+// the pools like every storage.
+func (pf *planFlags) forKernels(g *graph.Graph) (*graph.Graph, error) {
+	fusable := g.Traits
+	if pf.kernels == "ref" {
+		fusable = fuse.Ref
 	}
-	return g.AddScratch(refscratch.Rule)
+	g, err := fuse.Apply(g, fusable)
+	if err != nil || pf.kernels != "ref" {
+		return g, err
+	}
+	return g, g.AddScratch(refscratch.Rule)
 }
 
 // loadAndPlan reads one graph and plans it.
@@ -127,7 +136,7 @@ func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
 	if err := checkSymbolValues(g, "-hint", pf.hints); err != nil {
 		return nil, err
 	}
-	if err := pf.addScratch(g); err != nil {
+	if g, err = pf.forKernels(g); err != nil {
 		return nil, err
 	}
 	p, err := plan.Make(g, pf.options())

@@ -82,7 +82,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	pf.kernels = "ref" // run calls the reference kernels
-	if err := pf.addScratch(g); err != nil {
+	if g, err = pf.forKernels(g); err != nil {
 		return err
 	}
 	p, err := plan.Make(g, pf.options())

@@ -63,7 +63,7 @@ func conv(c *wgrt.Call) error {
 		if err != nil {
 			return err
 		}
-		convF32(x, w, bias, out, ca, work)
+		convF32(x, w, bias, out, ca, work, nil)
 		return nil
 	}
 	if familyOf(out.DType) != famFloat {
@@ -102,7 +102,9 @@ func convPackFloats(x, w, out []int, group int) int {
 	return gemmPackFloats(w[0]/group, prod(out[2:]), x[1]/group*prod(w[2:]))
 }
 
-func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32) {
+// convF32 is the float32 convolution; ep, when not nil, starts and
+// finishes each image and group's block (a fused kernel's epilogue).
+func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue) {
 	r := len(x.Shape) - 2
 	n, ch, m := x.Shape[0], x.Shape[1], w.Shape[0]
 	g := ca.group
@@ -120,7 +122,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 			xo := b*x.Strides[0] + gi*cg*x.Strides[1]
 			yo := b*out.Strides[0] + gi*mg*out.Strides[1]
 			cm := ys[yo:]
-			acc := false
+			acc := ep.start(cm, out.Strides[1], mg, p, yo, gi*mg)
 			if bias != nil {
 				for oc := 0; oc < mg; oc++ {
 					v := float32(loadF(*bias, (gi*mg+oc)*bias.Strides[0]))
@@ -137,6 +139,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 			} else {
 				sgemm(mg, p, kk, am, matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}, cm, out.Strides[1], acc, work)
 			}
+			ep.finish(cm, out.Strides[1], mg, p)
 		}
 	}
 }

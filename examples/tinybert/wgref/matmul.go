@@ -23,7 +23,11 @@ func matView(t wgrt.Tensor, off, rs, cs int) matrix {
 // matMul is numpy's matmul: batch dimensions broadcast, a 1-D first
 // operand is a row and a 1-D second a column (both dropped from the
 // output). Shapes and strides live in fixed arrays: no allocation.
-func matMul(c *wgrt.Call) error {
+func matMul(c *wgrt.Call) error { return matMulEpilogue(c, nil) }
+
+// matMulEpilogue is matMul with a fused kernel's epilogue around each
+// float32 matrix product (ep nil: none).
+func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	if err := need(c, 1, 2, 2); err != nil {
 		return err
 	}
@@ -94,7 +98,7 @@ func matMul(c *wgrt.Call) error {
 	for it.next() {
 		oo, ao, bo := it.off[0], it.off[1], it.off[2]
 		for e := 0; e < it.n; e++ {
-			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work)
+			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep)
 			oo, ao, bo = oo+it.step[0], ao+it.step[1], bo+it.step[2]
 		}
 	}
@@ -102,13 +106,16 @@ func matMul(c *wgrt.Call) error {
 }
 
 // matMulOne multiplies one pair of matrices of the batch.
-func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool, work []float32) {
+func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool, work []float32, ep *epilogue) {
 	if f32 && (n == 1 || ocs == 1) {
 		ldc := ors
 		if m == 1 {
 			ldc = n
 		}
-		sgemm(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, elems[float32](out)[oo:], ldc, false, work)
+		cm := elems[float32](out)[oo:]
+		acc := ep.start(cm, ldc, m, n, oo, 0)
+		sgemm(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, cm, ldc, acc, work)
+		ep.finish(cm, ldc, m, n)
 		return
 	}
 	// Any dtype, any layout: the naive product (integers wrap, floats
@@ -135,7 +142,11 @@ func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, o
 
 // gemm is Y = alpha * A' * B' + beta * C, A' and B' transposed when asked,
 // C optional and broadcast to Y.
-func gemm(c *wgrt.Call) error {
+func gemm(c *wgrt.Call) error { return gemmEpilogue(c, nil) }
+
+// gemmEpilogue is gemm with a fused kernel's epilogue around the float32
+// product (ep nil: none), which then does C's and alpha's part.
+func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 	if err := need(c, 1, 2, 3); err != nil {
 		return err
 	}
@@ -184,7 +195,12 @@ func gemm(c *wgrt.Call) error {
 		if err != nil {
 			return err
 		}
-		sgemm(m, n, k, am, bm, nil, ys, out.Strides[0], false, work)
+		acc := ep.start(ys, out.Strides[0], m, n, 0, 0)
+		sgemm(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work)
+		if ep != nil {
+			ep.finish(ys, out.Strides[0], m, n)
+			return nil
+		}
 		if alpha == 1 && cin == nil {
 			return nil
 		}

@@ -23,11 +23,12 @@ const (
 // for the kernels that need none.
 func Rule(op *graph.Op) (bytes expr.Expr, ok bool) {
 	switch op.Kernel {
-	case "MatMul":
+	// A fused kernel (graph/fuse) runs its producer's product.
+	case "MatMul", "FusedMatMul":
 		return matMul(op), true
-	case "Gemm":
+	case "Gemm", "FusedGemm":
 		return gemm(op), true
-	case "Conv":
+	case "Conv", "FusedConv":
 		return conv(op), true
 	case "ConvTranspose":
 		return expr.Scale(elements(op.Outputs[0]), 8), true

@@ -1,6 +1,7 @@
 package refscratch
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,4 +122,32 @@ func TestRunTimeSizeRules(t *testing.T) {
 		})
 		assert.Equal(t, []int64{32 * 3 * n, 32 * 3, 12 * n}, got, "n=%d", n)
 	}
+}
+
+// A fused kernel needs exactly its producer's scratch: the same rule,
+// whatever bias, sum and activation it carries.
+func TestFusedRules(t *testing.T) {
+	src := strings.NewReplacer(
+		`{"kernel": "MatMul", "inputs": ["a", "b"], "outputs": ["ab"]}`,
+		`{"kernel": "FusedMatMul", "inputs": ["a", "b", "ab0"], "outputs": ["ab"], "attrs": {"activation": "Relu", "activation_alpha": 0.0, "activation_beta": 0.0}}`,
+		`{"kernel": "Gemm", "inputs": ["g", "gw"], "outputs": ["gy"], "attrs": {"transB": 1}}`,
+		`{"kernel": "FusedGemm", "inputs": ["g", "gw", "gy0", "gy0"], "outputs": ["gy"], "attrs": {"transB": 1, "activation": "", "activation_alpha": 0.0, "activation_beta": 0.0}}`,
+		`{"kernel": "Conv", "inputs": ["x", "w"], "outputs": ["y"], "attrs": {"group": 2}}`,
+		`{"kernel": "FusedConv", "inputs": ["x", "w", "y0"], "outputs": ["y"], "attrs": {"group": 2, "activation": "Clip", "activation_alpha": 0.0, "activation_beta": 6.0}}`,
+		`"inputs": ["a", "b",`, `"inputs": ["ab0", "gy0", "y0", "a", "b",`,
+		`"tensors": {`, `"tensors": {
+    "ab0": {"dtype": "f32", "shape": ["n", 7, 20]}, "gy0": {"dtype": "f32", "shape": [20, 30]}, "y0": {"dtype": "f32", "shape": ["n", 6, 8, 8]},`,
+	).Replace(rulesGraph)
+	g, err := graph.Parse("rules.json", []byte(src))
+	require.NoError(t, err)
+	require.NoError(t, g.AddScratch(Rule))
+	var got []int64
+	graph.Walk(g.Ops, func(op *graph.Op, _ []*graph.Op) {
+		if strings.HasPrefix(op.Kernel, "Fused") {
+			v, err := op.Scratch.Shape[0].Eval(expr.Env{"n": 3})
+			require.NoError(t, err)
+			got = append(got, v)
+		}
+	})
+	assert.Equal(t, []int64{4 * (12*256 + 256*32), 4 * (24*256 + 256*32), 4 * (6*18 + 18*64)}, got)
 }
