@@ -9,14 +9,18 @@ import (
 // sequence_lens, ...), the one operand that is not of the op's float type.
 const seqLensSlot = 4
 
+// rtPad is the padding of the transposed R's rows, in floats (rnn_gemm.go).
+const rtPad = 16
+
 // recurrent is RNN's, GRU's and LSTM's need (wgref/rnn_gemm.go and
 // rnn_general.go). Float32 runs through GEMMs: sgemm's packing for the
 // input projection or a step's product (the larger), the projected inputs
 // of one direction [seq·batch, gates·hidden] (one direction at a time: the
 // whole sequence's projection is one GEMM, and keeping only one direction's
 // halves the memory of a bidirectional layer), R of one direction
-// transposed [hidden, gates·hidden] (so that sgemm reads it in place at
-// every step instead of packing it again), one step's gate
+// transposed [hidden, gates·hidden] with rows padded by rtPad floats (so
+// that sgemm reads it in place at every step instead of packing it again,
+// and its column panels do not map to the same cache sets), one step's gate
 // pre-activations [batch, gates·hidden] and two states [batch, hidden].
 // Other float types run in float64 one batch entry at a time: the gates
 // and three vectors of hidden.
@@ -42,7 +46,7 @@ func recurrent(op *graph.Op) expr.Expr {
 	g := expr.Scale(hidden, gates)
 	rows := expr.Mul(seq, batch)
 	pack := expr.Max(gemmPackFloats(rows, g, input), gemmPackFloats(batch, g, hidden))
-	floats := expr.Add(pack, expr.Mul(rows, g), expr.Mul(hidden, g), expr.Mul(batch, g), expr.Scale(expr.Mul(batch, hidden), 2))
+	floats := expr.Add(pack, expr.Mul(rows, g), expr.Mul(hidden, expr.Add(g, expr.Const(rtPad))), expr.Mul(batch, g), expr.Scale(expr.Mul(batch, hidden), 2))
 	return expr.Scale(floats, 4)
 }
 

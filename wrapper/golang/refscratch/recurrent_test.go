@@ -50,14 +50,14 @@ func TestRecurrentRules(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, g.AddScratch(Rule))
 	// Packing (the larger of the input projection's and a step's), the
-	// projected inputs, Rᵀ, a step's pre-activations, two states.
+	// projected inputs, Rᵀ with rows padded by 16, a step's pre-activations, two states.
 	want := map[int64][]int64{
 		// LSTM: projection 2n rows (6, then 12) by 7 deep, 20 columns → 32:
 		// 7·6+7·32 = 266, 7·12+7·32 = 308; a step's 2 rows → 6 by 5 deep: 6·5+5·32 = 190.
 		// GRU: projection 3n rows (6, then 18) by 4 deep: 4·6+4·32 = 152, 4·18+4·32 = 200;
 		// a step's 3 rows → 6 by 6 deep: 6·6+6·32 = 228.
-		1: {4 * (266 + 2*20 + 5*20 + 2*20 + 2*2*5), 4 * (228 + 3*18 + 6*18 + 3*18 + 2*3*6), 8 * 4 * (1 + 3)},
-		5: {4 * (308 + 10*20 + 5*20 + 2*20 + 2*2*5), 4 * (228 + 15*18 + 6*18 + 3*18 + 2*3*6), 8 * 4 * (1 + 3)},
+		1: {4 * (266 + 2*20 + 5*(20+16) + 2*20 + 2*2*5), 4 * (228 + 3*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3)},
+		5: {4 * (308 + 10*20 + 5*(20+16) + 2*20 + 2*2*5), 4 * (228 + 15*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3)},
 	}
 	for _, n := range []int64{1, 5} {
 		var got []int64

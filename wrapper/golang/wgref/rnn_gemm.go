@@ -26,8 +26,13 @@ import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 func recurrentF32Floats(seq, batch, input, hidden, gates int) int {
 	g := gates * hidden
 	pack := max(gemmPackFloats(seq*batch, g, input), gemmPackFloats(batch, g, hidden))
-	return pack + seq*batch*g + hidden*g + batch*g + 2*batch*hidden
+	return pack + seq*batch*g + hidden*(g+rtPad) + batch*g + 2*batch*hidden
 }
+
+// rtPad pads Rᵀ's rows by one cache line: with gates·hidden a power of
+// two the micro-kernel's reads down a column panel would all map to the
+// same cache sets.
+const rtPad = 16
 
 // recurrentF32Run is one call's float32 buffers and the direction it is at.
 type recurrentF32Run struct {
@@ -58,7 +63,7 @@ func recurrentF32(op *recurrentOp) error {
 	}
 	run.packs = take(max(gemmPackFloats(rows, g, op.input), gemmPackFloats(op.batch, g, hidden)))
 	run.proj = take(rows * g)
-	run.rt = take(hidden * g)
+	run.rt = take(hidden * (g + rtPad))
 	run.pre = take(op.batch * g)
 	run.h = take(op.batch * hidden)
 	run.second = take(op.batch * hidden)
@@ -109,7 +114,7 @@ func (run *recurrentF32Run) direction(d int) {
 	for q0 := 0; q0 < g; q0 += 16 {
 		qn := min(16, g-q0)
 		for j := 0; j < hidden; j++ {
-			dst := run.rt[j*g+q0 : j*g+q0+qn]
+			dst := run.rt[j*(g+rtPad)+q0 : j*(g+rtPad)+q0+qn]
 			src := rd[q0*rs+j*cs:]
 			for i := range dst {
 				dst[i] = src[i*rs]
@@ -176,7 +181,7 @@ func (run *recurrentF32Run) project(d int) {
 func (run *recurrentF32Run) step(d, s int) {
 	op, g, hidden := &run.op, run.g, run.hidden
 	hm := matrix{data: run.h, rs: hidden, cs: 1}
-	rtm := matrix{data: run.rt, rs: g, cs: 1}
+	rtm := matrix{data: run.rt, rs: g + rtPad, cs: 1}
 	gruReset := op.gates == 3 && !run.lbr
 	if gruReset {
 		sgemm(op.batch, 2*hidden, hidden, hm, rtm, nil, run.pre, g, false, run.packs)
@@ -190,7 +195,7 @@ func (run *recurrentF32Run) step(d, s int) {
 	}
 	if gruReset {
 		// The candidate's recurrence: (r⊙H)·Rhᵀ.
-		sgemm(op.batch, hidden, hidden, matrix{data: run.second, rs: hidden, cs: 1}, matrix{data: run.rt[2*hidden:], rs: g, cs: 1}, nil, run.pre[2*hidden:], g, false, run.packs)
+		sgemm(op.batch, hidden, hidden, matrix{data: run.second, rs: hidden, cs: 1}, matrix{data: run.rt[2*hidden:], rs: g + rtPad, cs: 1}, nil, run.pre[2*hidden:], g, false, run.packs)
 		for b := 0; b < op.batch; b++ {
 			if t, ok := run.timeOf(d, s, b); ok {
 				run.gruCandidate(b, run.proj[(t*op.batch+b)*g:][:g:g])
