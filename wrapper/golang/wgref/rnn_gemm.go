@@ -12,8 +12,8 @@ import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 //     every step);
 //   - per time step, one GEMM H[batch, hidden]·Rᵀ for the whole batch (GRU
 //     without linear_before_reset: one for z and r, then one of (r⊙H) for
-//     the candidate), and the gates in float32 loops over each batch
-//     entry's contiguous row.
+//     the candidate), row by row below three rows (gemv.go), and the gates
+//     in float32 loops over each batch entry's contiguous row.
 // Batch entries whose sequence (sequence_lens) has ended ride along in the
 // GEMM; their state is no longer updated.
 
@@ -180,14 +180,12 @@ func (run *recurrentF32Run) project(d int) {
 // has not ended.
 func (run *recurrentF32Run) step(d, s int) {
 	op, g, hidden := &run.op, run.g, run.hidden
-	hm := matrix{data: run.h, rs: hidden, cs: 1}
-	rtm := matrix{data: run.rt, rs: g + rtPad, cs: 1}
 	gruReset := op.gates == 3 && !run.lbr
+	n := g
 	if gruReset {
-		sgemm(op.batch, 2*hidden, hidden, hm, rtm, nil, run.pre, g, false, run.packs)
-	} else {
-		sgemm(op.batch, g, hidden, hm, rtm, nil, run.pre, g, false, run.packs)
+		n = 2 * hidden
 	}
+	run.recur(run.h, 0, n)
 	for b := 0; b < op.batch; b++ {
 		if t, ok := run.timeOf(d, s, b); ok {
 			run.gates(b, run.proj[(t*op.batch+b)*g:][:g:g])
@@ -195,7 +193,7 @@ func (run *recurrentF32Run) step(d, s int) {
 	}
 	if gruReset {
 		// The candidate's recurrence: (r⊙H)·Rhᵀ.
-		sgemm(op.batch, hidden, hidden, matrix{data: run.second, rs: hidden, cs: 1}, matrix{data: run.rt[2*hidden:], rs: g + rtPad, cs: 1}, nil, run.pre[2*hidden:], g, false, run.packs)
+		run.recur(run.second, 2*hidden, hidden)
 		for b := 0; b < op.batch; b++ {
 			if t, ok := run.timeOf(d, s, b); ok {
 				run.gruCandidate(b, run.proj[(t*op.batch+b)*g:][:g:g])
@@ -209,6 +207,21 @@ func (run *recurrentF32Run) step(d, s int) {
 			}
 		}
 	}
+}
+
+// recur is the step's product of states [batch, hidden] with columns
+// [col, col+n) of Rᵀ into the same columns of pre: one GEMM, or for a
+// batch of one or two a row at a time (gemvRow), which does not pad the
+// rows to the GEMM micro-kernel's.
+func (run *recurrentF32Run) recur(states []float32, col, n int) {
+	op, g, hidden, stride := &run.op, run.g, run.hidden, run.g+rtPad
+	if op.batch <= gemvMaxRows {
+		for b := 0; b < op.batch; b++ {
+			gemvRow(states[b*hidden:(b+1)*hidden], run.rt[col:], stride, run.pre[b*g+col:b*g+col+n])
+		}
+		return
+	}
+	sgemm(op.batch, n, hidden, matrix{data: states, rs: hidden, cs: 1}, matrix{data: run.rt[col:], rs: stride, cs: 1}, nil, run.pre[col:], g, false, run.packs)
 }
 
 // timeOf is the time step batch entry b is at in step s of direction d;
