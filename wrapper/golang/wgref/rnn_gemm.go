@@ -7,9 +7,9 @@ import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 //     GEMM X[seq·batch, input]·Wᵀ into [seq·batch, gates·hidden], on top of
 //     the biases Wb+Rb (Rb of GRU's candidate gate stays out when
 //     linear_before_reset is set: ONNX multiplies it by the reset gate);
-//   - R transposed once into Rᵀ [hidden, gates·hidden], which sgemm then
-//     reads in place at every step (as R it would pack all of R again at
-//     every step);
+//   - R transposed once into Rᵀ [hidden, gates·hidden] (rows padded by
+//     rtPad), which the step products read in place (given R, sgemm would
+//     pack all of it again at every step);
 //   - per time step, one GEMM H[batch, hidden]·Rᵀ for the whole batch (GRU
 //     without linear_before_reset: one for z and r, then one of (r⊙H) for
 //     the candidate), row by row below three rows (gemv.go), and the gates
@@ -20,9 +20,9 @@ import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 // recurrentF32Floats is the float32 scratch of the path, refscratch's rule
 // for float32 RNN, GRU and LSTM: sgemm's packing (the larger of the input
 // projection's and a step's), the projected inputs of one direction (the
-// directions take turns), Rᵀ of one direction, one step's gate
-// pre-activations, and the hidden state plus a second state (LSTM's cell,
-// GRU's r⊙H) of every batch entry.
+// directions take turns), Rᵀ of one direction with its padding, one
+// step's gate pre-activations, and the hidden state plus a second state
+// (LSTM's cell, GRU's r⊙H) of every batch entry.
 func recurrentF32Floats(seq, batch, input, hidden, gates int) int {
 	g := gates * hidden
 	pack := max(gemmPackFloats(seq*batch, g, input), gemmPackFloats(batch, g, hidden))
