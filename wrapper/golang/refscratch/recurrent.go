@@ -9,18 +9,24 @@ import (
 // sequence_lens, ...), the one operand that is not of the op's float type.
 const seqLensSlot = 4
 
-// rtPad is the padding of the transposed R's rows, in floats (rnn_gemm.go).
-const rtPad = 16
+// rtPad is the padding of the transposed R's rows, in floats, and
+// dotRowsMaxBatch the largest batch that needs none (wgref's rnn_gemm.go,
+// dotrows.go).
+const (
+	rtPad           = 16
+	dotRowsMaxBatch = 2
+)
 
 // recurrent is RNN's, GRU's and LSTM's need (wgref/rnn_gemm.go and
 // rnn_general.go). Float32 runs through GEMMs: sgemm's packing for the
 // input projection or a step's product (the larger), the projected inputs
 // of one direction [seq·batch, gates·hidden] (one direction at a time: the
 // whole sequence's projection is one GEMM, and keeping only one direction's
-// halves the memory of a bidirectional layer), R of one direction
-// transposed [hidden, gates·hidden] with rows padded by rtPad floats (so
-// that sgemm reads it in place at every step instead of packing it again,
-// and its column panels do not map to the same cache sets), one step's gate
+// halves the memory of a bidirectional layer), for batches beyond
+// dotRowsMaxBatch R of one direction transposed [hidden, gates·hidden]
+// with rows padded by rtPad floats (so that sgemm reads it in place at
+// every step instead of packing it again, and its column panels do not map
+// to the same cache sets; smaller batches read R itself), one step's gate
 // pre-activations [batch, gates·hidden] and two states [batch, hidden].
 // Other float types run in float64 one batch entry at a time: the gates
 // and three vectors of hidden.
@@ -46,7 +52,10 @@ func recurrent(op *graph.Op) expr.Expr {
 	g := expr.Scale(hidden, gates)
 	rows := expr.Mul(seq, batch)
 	pack := expr.Max(gemmPackFloats(rows, g, input), gemmPackFloats(batch, g, hidden))
-	floats := expr.Add(pack, expr.Mul(rows, g), expr.Mul(hidden, expr.Add(g, expr.Const(rtPad))), expr.Mul(batch, g), expr.Scale(expr.Mul(batch, hidden), 2))
+	// 1 when batch > dotRowsMaxBatch, else 0 (batch is a positive integer).
+	transposed := expr.Min(expr.Const(1), expr.Max(expr.Const(0), expr.Sub(batch, expr.Const(dotRowsMaxBatch))))
+	rt := expr.Mul(transposed, hidden, expr.Add(g, expr.Const(rtPad)))
+	floats := expr.Add(pack, expr.Mul(rows, g), rt, expr.Mul(batch, g), expr.Scale(expr.Mul(batch, hidden), 2))
 	return expr.Scale(floats, 4)
 }
 

@@ -340,7 +340,7 @@ func (op *recurrentOp) stateAt(s *wgrt.Tensor, d, b int) int {
 }
 
 // allF32 reports whether every float operand is float32 and the ones the
-// GEMM path reads as rows (all but X, W and R, which it reads through
+// GEMM path reads as rows (all but X and W, which it reads through
 // strides) have contiguous rows.
 func (op *recurrentOp) allF32() bool {
 	for k, t := range op.in {
@@ -350,7 +350,7 @@ func (op *recurrentOp) allF32() bool {
 		if t.DType != wgrt.F32 {
 			return false
 		}
-		if k != slotX && k != slotW && k != slotR && !lastContiguous(t) {
+		if k != slotX && k != slotW && !lastContiguous(t) {
 			return false
 		}
 	}

@@ -7,26 +7,36 @@ import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 //     GEMM X[seq·batch, input]·Wᵀ into [seq·batch, gates·hidden], on top of
 //     the biases Wb+Rb (Rb of GRU's candidate gate stays out when
 //     linear_before_reset is set: ONNX multiplies it by the reset gate);
-//   - R transposed once into Rᵀ [hidden, gates·hidden] (rows padded by
-//     rtPad), which the step products read in place (given R, sgemm would
-//     pack all of it again at every step);
-//   - per time step, one GEMM H[batch, hidden]·Rᵀ for the whole batch (GRU
-//     without linear_before_reset: one for z and r, then one of (r⊙H) for
-//     the candidate), row by row below three rows (gemv.go), and the gates
-//     in float32 loops over each batch entry's contiguous row.
+//   - per time step, the recurrence H[batch, hidden]·Rᵀ (GRU without
+//     linear_before_reset: for z and r, then (r⊙H)·Rhᵀ for the
+//     candidate): for a batch of one or two, R's rows dotted with each
+//     entry's H (dotrows.go); for more, one GEMM for the whole batch,
+//     through R transposed once per direction into Rᵀ [hidden,
+//     gates·hidden] (rows padded by rtPad), which sgemm reads in place
+//     (given R, it would pack all of it again at every step);
+//   - the gates in float32 loops over each batch entry's contiguous row.
 // Batch entries whose sequence (sequence_lens) has ended ride along in the
 // GEMM; their state is no longer updated.
 
 // recurrentF32Floats is the float32 scratch of the path, refscratch's rule
 // for float32 RNN, GRU and LSTM: sgemm's packing (the larger of the input
 // projection's and a step's), the projected inputs of one direction (the
-// directions take turns), Rᵀ of one direction with its padding, one
-// step's gate pre-activations, and the hidden state plus a second state
-// (LSTM's cell, GRU's r⊙H) of every batch entry.
+// directions take turns), Rᵀ of one direction with its padding (for
+// batches beyond dotRowsMaxBatch), one step's gate pre-activations, and
+// the hidden state plus a second state (LSTM's cell, GRU's r⊙H) of every
+// batch entry.
 func recurrentF32Floats(seq, batch, input, hidden, gates int) int {
 	g := gates * hidden
 	pack := max(gemmPackFloats(seq*batch, g, input), gemmPackFloats(batch, g, hidden))
-	return pack + seq*batch*g + hidden*(g+rtPad) + batch*g + 2*batch*hidden
+	return pack + seq*batch*g + rtFloats(batch, hidden, g) + batch*g + 2*batch*hidden
+}
+
+// rtFloats is Rᵀ's scratch: none where the steps read R itself.
+func rtFloats(batch, hidden, g int) int {
+	if batch <= dotRowsMaxBatch {
+		return 0
+	}
+	return hidden * (g + rtPad)
 }
 
 // rtPad pads Rᵀ's rows by one cache line: with gates·hidden a power of
@@ -40,6 +50,8 @@ type recurrentF32Run struct {
 	hidden, g             int         // hidden size, gates·hidden
 	clip                  float32
 	packs, proj, rt       []float32
+	rd                    []float32 // R of the direction: rows rs apart, contiguous
+	rs                    int
 	pre, h, second        []float32 // step pre-activations [batch, g], H and the second state [batch, hidden]
 	wb, rb, peep          []float32 // direction's biases and peepholes, nil when absent
 	fAct, gAct, hAct      activation
@@ -63,7 +75,7 @@ func recurrentF32(op *recurrentOp) error {
 	}
 	run.packs = take(max(gemmPackFloats(rows, g, op.input), gemmPackFloats(op.batch, g, hidden)))
 	run.proj = take(rows * g)
-	run.rt = take(hidden * (g + rtPad))
+	run.rt = take(rtFloats(op.batch, hidden, g))
 	run.pre = take(op.batch * g)
 	run.h = take(op.batch * hidden)
 	run.second = take(op.batch * hidden)
@@ -106,18 +118,21 @@ func (run *recurrentF32Run) direction(d int) {
 	}
 	run.project(d)
 
-	// Rᵀ[j][q] = R[d][q][j], 16 columns of Rᵀ (rows of R) at a time so that
-	// the rows read stay in cache while the writes run along Rᵀ's rows.
 	r := op.in[slotR]
-	rd := elems[float32](*r)[d*r.Strides[0]:]
-	rs, cs := r.Strides[1], r.Strides[2]
-	for q0 := 0; q0 < g; q0 += 16 {
-		qn := min(16, g-q0)
-		for j := 0; j < hidden; j++ {
-			dst := run.rt[j*(g+rtPad)+q0 : j*(g+rtPad)+q0+qn]
-			src := rd[q0*rs+j*cs:]
-			for i := range dst {
-				dst[i] = src[i*rs]
+	run.rd, run.rs = elems[float32](*r)[d*r.Strides[0]:], r.Strides[1]
+	if len(run.rt) > 0 {
+		// Rᵀ[j][q] = R[d][q][j], 16 columns of Rᵀ (rows of R) at a time so
+		// that the rows read stay in cache while the writes run along Rᵀ's
+		// rows.
+		rs := run.rs
+		for q0 := 0; q0 < g; q0 += 16 {
+			qn := min(16, g-q0)
+			for j := 0; j < hidden; j++ {
+				dst := run.rt[j*(g+rtPad)+q0 : j*(g+rtPad)+q0+qn]
+				src := run.rd[q0*rs+j:]
+				for i := range dst {
+					dst[i] = src[i*rs]
+				}
 			}
 		}
 	}
@@ -209,19 +224,19 @@ func (run *recurrentF32Run) step(d, s int) {
 	}
 }
 
-// recur is the step's product of states [batch, hidden] with columns
-// [col, col+n) of Rᵀ into the same columns of pre: one GEMM, or for a
-// batch of one or two a row at a time (gemvRow), which does not pad the
-// rows to the GEMM micro-kernel's.
+// recur is the step's product of states [batch, hidden] with rows [col,
+// col+n) of R (columns of Rᵀ) into the same columns of pre: for a batch
+// of one or two, R's rows dotted with each entry's state (no padding to
+// the GEMM micro-kernel's rows, no Rᵀ); for more, one GEMM.
 func (run *recurrentF32Run) recur(states []float32, col, n int) {
-	op, g, hidden, stride := &run.op, run.g, run.hidden, run.g+rtPad
-	if op.batch <= gemvMaxRows {
+	op, g, hidden := &run.op, run.g, run.hidden
+	if op.batch <= dotRowsMaxBatch {
 		for b := 0; b < op.batch; b++ {
-			gemvRow(states[b*hidden:(b+1)*hidden], run.rt[col:], stride, run.pre[b*g+col:b*g+col+n])
+			dotRows(run.rd[col*run.rs:], run.rs, states[b*hidden:(b+1)*hidden], run.pre[b*g+col:b*g+col+n])
 		}
 		return
 	}
-	sgemm(op.batch, n, hidden, matrix{data: states, rs: hidden, cs: 1}, matrix{data: run.rt[col:], rs: stride, cs: 1}, nil, run.pre[col:], g, false, run.packs)
+	sgemm(op.batch, n, hidden, matrix{data: states, rs: hidden, cs: 1}, matrix{data: run.rt[col:], rs: g + rtPad, cs: 1}, nil, run.pre[col:], g, false, run.packs)
 }
 
 // timeOf is the time step batch entry b is at in step s of direction d;
