@@ -9,13 +9,8 @@
 # 20, 32 features), scripted (a scripted recurrence: a Loop over the
 # sequence carrying the state and reading the step number, and an If on a
 # static size; batch 2, sequence 12, 16 features) and bert (a BERT-style encoder: hidden 256, 4 layers,
-# 4 heads, batch 2, sequence 24); not exported unless named, for timing the
-# recurrent kernels: gru_lm (a language model: embedding 10000x512, a
-# 2-layer GRU of 512, a Linear back to the vocabulary; batch 1, sequence 32)
-# and deepspeech (DeepSpeech 2's shape: two Conv2d over a 161-bin
-# spectrogram, a 3-layer bidirectional LSTM of 512, a Linear to 29
-# characters; batch 1, 200 input frames, 100 after the convolutions).
-# Needs Debian's python3-torch and python3-torchvision (torch 1.13).
+# 4 heads, batch 2, sequence 24). Needs Debian's python3-torch and
+# python3-torchvision (torch 1.13).
 import math
 import os
 import sys
@@ -71,6 +66,15 @@ class Recurrent(torch.nn.Module):
         y, _ = self.lstm(x)
         y, _ = self.gru(y)
         return self.out(y)
+
+
+# Two recurrent models for timing the recurrent kernels, exported only when
+# named (53 and 81 MB of random weights): gru_lm (a language model:
+# embedding 10000x512, a 2-layer GRU of 512, a Linear back to the
+# vocabulary; batch 1, sequence 32) and deepspeech (DeepSpeech 2's shape:
+# two Conv2d over a 161-bin spectrogram, a 3-layer bidirectional LSTM of
+# 512, a Linear to 29 characters; batch 1, 200 input frames, 100 after the
+# convolutions).
 
 
 class GRULanguageModel(torch.nn.Module):
