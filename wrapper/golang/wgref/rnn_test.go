@@ -23,7 +23,8 @@ type rnnCase struct {
 	lbr, inputForget                 bool
 	bias, seqLens, initH, initC      bool
 	peep                             bool
-	acts                             []string // per direction; nil: ONNX's defaults
+	acts                             []string  // per direction; nil: ONNX's defaults
+	alpha, beta                      []float64 // the activations' parameters, one per activation; nil: their defaults
 	dtype                            wgrt.DType
 }
 
@@ -87,8 +88,15 @@ func (c rnnCase) operands(rng *rand.Rand) rnnOperands {
 	return o
 }
 
-// naiveActivation is ONNX's definition of the activations the tests use.
-func naiveActivation(name string, x float64) float64 {
+// naiveActivation is ONNX's definition of the activations the tests use,
+// with their parameters alpha and beta when given (NaN: the default).
+func naiveActivation(name string, alpha, beta, x float64) float64 {
+	or := func(v, def float64) float64 {
+		if math.IsNaN(v) {
+			return def
+		}
+		return v
+	}
 	switch name {
 	case "Sigmoid":
 		return 1 / (1 + math.Exp(-x))
@@ -96,11 +104,11 @@ func naiveActivation(name string, x float64) float64 {
 		return math.Tanh(x)
 	case "Relu":
 		return math.Max(0, x)
-	case "HardSigmoid": // alpha 0.2, beta 0.5
-		return math.Max(0, math.Min(1, 0.2*x+0.5))
-	case "LeakyRelu": // alpha 0.01
+	case "HardSigmoid":
+		return math.Max(0, math.Min(1, or(alpha, 0.2)*x+or(beta, 0.5)))
+	case "LeakyRelu":
 		if x < 0 {
-			return 0.01 * x
+			return or(alpha, 0.01) * x
 		}
 		return x
 	}
@@ -127,7 +135,15 @@ func naiveRecurrent(c rnnCase, o rnnOperands) (y, yh, yc []float64) {
 		if c.acts != nil {
 			acts = c.acts[d*len(defaults) : (d+1)*len(defaults)]
 		}
-		act := func(k int, v float64) float64 { return naiveActivation(acts[k], clip(v)) }
+		param := func(ps []float64, k int) float64 {
+			if ps == nil {
+				return math.NaN()
+			}
+			return ps[d*len(defaults)+k]
+		}
+		act := func(k int, v float64) float64 {
+			return naiveActivation(acts[k], param(c.alpha, k), param(c.beta, k), clip(v))
+		}
 		// xw is X[t, b]·W[d, q] + Wb[d, q]; hr is v·R[d, q] + Rb[d, q].
 		xw := func(t, b, q int) float64 {
 			s := 0.0
@@ -207,7 +223,7 @@ func naiveRecurrent(c rnnCase, o rnnOperands) (y, yh, yc []float64) {
 						cc := act(1, xw(t, b, 3*H+j)+hr(hPrev, 3*H+j))
 						cNew[j] = f*cPrev[j] + i*cc
 						o := act(0, xw(t, b, H+j)+hr(hPrev, H+j)+peep(1, j)*cNew[j])
-						hNew[j] = o * naiveActivation(acts[2], cNew[j])
+						hNew[j] = o * naiveActivation(acts[2], param(c.alpha, 2), param(c.beta, 2), cNew[j])
 					}
 				}
 				copy(y[((t*D+d)*B+b)*H:], hNew)
@@ -337,8 +353,8 @@ func (c rnnCase) call(o rnnOperands) *wgrt.Call {
 		intAttr("hidden_size", H),
 		intAttr("layout", c.layout),
 		{Name: "activations", Kind: wgrt.AttrString, Str: strings.Join(acts, ",")},
-		{Name: "activation_alpha", Kind: wgrt.AttrString},
-		{Name: "activation_beta", Kind: wgrt.AttrString},
+		{Name: "activation_alpha", Kind: wgrt.AttrString, Str: rnnFloatsText(c.alpha)},
+		{Name: "activation_beta", Kind: wgrt.AttrString, Str: rnnFloatsText(c.beta)},
 		{Name: "clip", Kind: wgrt.AttrFloat, Float: c.clip},
 		intsAttr("inputs", present...),
 		intsAttr("outputs", outPresent...),
@@ -386,6 +402,7 @@ func TestRecurrentMatchesNaive(t *testing.T) {
 		rnnCase{gates: 4, seq: 5, batch: 2, input: 3, hidden: 7, direction: "forward", bias: true, inputForget: true, peep: true, initC: true},
 		rnnCase{gates: 4, seq: 4, batch: 3, input: 5, hidden: 9, direction: "bidirectional", bias: true, acts: []string{"HardSigmoid", "Relu", "Tanh", "Sigmoid", "LeakyRelu", "Relu"}},
 		rnnCase{gates: 3, seq: 4, batch: 2, input: 5, hidden: 9, direction: "forward", bias: true, acts: []string{"Relu", "HardSigmoid"}, clip: 2},
+		rnnCase{gates: 3, seq: 5, batch: 3, input: 4, hidden: 7, direction: "forward", bias: true, acts: []string{"LeakyRelu", "HardSigmoid"}, alpha: []float64{0.3, 0.25}, beta: []float64{0, 0.4}},
 		rnnCase{gates: 1, seq: 4, batch: 2, input: 5, hidden: 9, direction: "reverse", bias: true, acts: []string{"Relu"}},
 	)
 	for _, c := range cases {
@@ -423,6 +440,15 @@ func TestRecurrentMatchesNaive(t *testing.T) {
 			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(call) }), "%v allocates", c)
 		}
 	}
+}
+
+// rnnFloatsText is the importer's spelling of a float list attribute.
+func rnnFloatsText(fs []float64) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprint(f)
+	}
+	return strings.Join(parts, ",")
 }
 
 func assertRNNClose(t *testing.T, want, got []float64, format string, args ...any) {
