@@ -75,6 +75,51 @@ class Recurrent(torch.nn.Module):
         return self.out(y)
 
 
+# Two recurrent models for timing the recurrent kernels, exported only when
+# named (53 and 81 MB of random weights): gru_lm (a language model:
+# embedding 10000x512, a 2-layer GRU of 512, a Linear back to the
+# vocabulary; batch 1, sequence 32) and deepspeech (DeepSpeech 2's shape:
+# two Conv2d over a 161-bin spectrogram, a 3-layer bidirectional LSTM of
+# 512, a Linear to 29 characters; batch 1, 200 input frames, 100 after the
+# convolutions).
+
+
+class GRULanguageModel(torch.nn.Module):
+    def __init__(self, vocab=10000, hidden=512, layers=2):
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab, hidden)
+        self.gru = torch.nn.GRU(hidden, hidden, num_layers=layers, batch_first=True)
+        self.out = torch.nn.Linear(hidden, vocab)
+
+    def forward(self, ids):
+        y, _ = self.gru(self.embed(ids))
+        return self.out(y)
+
+
+class DeepSpeech(torch.nn.Module):
+    """DeepSpeech 2: convolutions over the spectrogram [batch, 1, bins,
+    frames], then a bidirectional LSTM stack over time, then characters."""
+
+    def __init__(self, bins=161, hidden=512, layers=3, chars=29):
+        super().__init__()
+        self.conv = torch.nn.Sequential(
+            torch.nn.Conv2d(1, 32, (41, 11), stride=(2, 2), padding=(20, 5)),
+            torch.nn.Hardtanh(0, 20),
+            torch.nn.Conv2d(32, 32, (21, 11), stride=(2, 1), padding=(10, 5)),
+            torch.nn.Hardtanh(0, 20),
+        )
+        features = 32 * ((((bins + 40 - 41) // 2 + 1) + 20 - 21) // 2 + 1)
+        self.lstm = torch.nn.LSTM(features, hidden, num_layers=layers, bidirectional=True)
+        self.out = torch.nn.Linear(2 * hidden, chars)
+
+    def forward(self, spec):
+        x = self.conv(spec)
+        b, c, f, t = x.shape
+        x = x.reshape(b, c * f, t).permute(2, 0, 1)  # [time, batch, features]
+        y, _ = self.lstm(x)
+        return self.out(y)
+
+
 class Scripted(torch.nn.Module):
     def __init__(self, features=16, hidden=32):
         super().__init__()
@@ -143,6 +188,16 @@ def export(name, out):
         model = Recurrent().eval()
         inputs, names = (torch.randn(2, 20, 32),), ["features"]
         axes = {"features": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}
+        outputs = ["logits"]
+    elif name == "gru_lm":
+        model = GRULanguageModel().eval()
+        inputs, names = (torch.randint(0, 10000, (1, 32)),), ["ids"]
+        axes = {"ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}
+        outputs = ["logits"]
+    elif name == "deepspeech":
+        model = DeepSpeech().eval()
+        inputs, names = (torch.randn(1, 1, 161, 200),), ["spectrogram"]
+        axes = {"spectrogram": {0: "batch", 3: "frames"}, "logits": {0: "steps", 1: "batch"}}
         outputs = ["logits"]
     elif name == "scripted":
         model = torch.jit.script(Scripted().eval())

@@ -17,11 +17,6 @@ func init() {
 	register("LSTM", func(c *wgrt.Call) error { return recurrent(c, 4) })
 }
 
-// recurrentScratchFloats is what RNN, GRU and LSTM keep while they run one
-// sequence: the gates, and the hidden state, cell state and a temporary,
-// float64 each (refscratch holds the same need).
-func recurrentScratchFloats(gates, hidden int) int { return hidden * (gates + 3) }
-
 // activation is one of a recurrent op's activation functions.
 type activation struct {
 	kind        string
@@ -65,6 +60,30 @@ func (a activation) apply(x float64) float64 {
 	return math.NaN()
 }
 
+// applyF32 applies the activation to every element of xs in place: the
+// gates' functions (Sigmoid, Tanh, Relu) in float32, one tight loop each;
+// the rarer ones through apply.
+func (a activation) applyF32(xs []float32) {
+	switch a.kind {
+	case "Sigmoid":
+		for i, v := range xs {
+			xs[i] = sigmoidF32(v)
+		}
+	case "Tanh":
+		for i, v := range xs {
+			xs[i] = tanhF32(v)
+		}
+	case "Relu":
+		for i, v := range xs {
+			xs[i] = max(v, 0)
+		}
+	default:
+		for i, v := range xs {
+			xs[i] = float32(a.apply(float64(v)))
+		}
+	}
+}
+
 // defaultAlpha and defaultBeta are ONNX's defaults of the activations'
 // parameters (those of the same-named operators).
 func defaultParams(kind string) (alpha, beta float64) {
@@ -95,70 +114,112 @@ func fields(s string, f func(i int, field string)) {
 	}
 }
 
-// recurrent runs RNN (1 gate), GRU (3) or LSTM (4) as ONNX defines them,
-// one batch entry and direction at a time, in float64.
+// The operands of RNN, GRU and LSTM by ONNX slot.
+const (
+	slotX = iota
+	slotW
+	slotR
+	slotB
+	slotSeqLens
+	slotInitialH
+	slotInitialC
+	slotP
+)
+
+// recurrentOp is one call of RNN (1 gate), GRU (3) or LSTM (4) with its
+// attributes read and its operands' shapes checked.
+type recurrentOp struct {
+	c                              *wgrt.Call
+	gates, hidden                  int
+	seq, batch, input, dirs        int
+	xt, xb                         int // X's strides along time and batch
+	layout                         int
+	reverse                        bool // one direction, backwards
+	clip                           float64
+	linearBeforeReset, inputForget bool
+	acts                           [6]activation
+	perDir                         int             // activations per direction
+	in                             [8]*wgrt.Tensor // by slot; absent ones nil
+	out                            [3]*wgrt.Tensor // Y, Y_h, Y_c; absent ones nil
+}
+
+// recurrent runs RNN, GRU or LSTM as ONNX defines them: float32 operands
+// through GEMMs (recurrentF32), any other float dtype one element at a
+// time in float64 (recurrentGeneral).
 func recurrent(c *wgrt.Call, gates int) error {
+	var op recurrentOp
+	if err := op.read(c, gates); err != nil {
+		return err
+	}
+	if op.allF32() {
+		return recurrentF32(&op)
+	}
+	return recurrentGeneral(&op)
+}
+
+// read takes in c's attributes and operands and checks their shapes.
+func (op *recurrentOp) read(c *wgrt.Call, gates int) error {
+	op.c, op.gates = c, gates
 	a := attrsOf(c)
 	direction, hidden, layout := a.String("direction"), a.Int("hidden_size"), a.Int("layout")
 	actText, alphaText, betaText := a.String("activations"), a.String("activation_alpha"), a.String("activation_beta")
-	clip := a.Float("clip")
+	op.clip = a.Float("clip")
 	present, outPresent := a.Ints("inputs"), a.Ints("outputs")
-	linearBeforeReset, inputForget := false, false
 	if gates == 3 {
-		linearBeforeReset = a.Int("linear_before_reset") != 0
+		op.linearBeforeReset = a.Int("linear_before_reset") != 0
 	}
 	if gates == 4 {
-		inputForget = a.Int("input_forget") != 0
+		op.inputForget = a.Int("input_forget") != 0
 	}
 	if a.err != nil {
 		return a.err
 	}
-	// The inputs and outputs by ONNX slot; absent ones stay zero.
-	var in [8]*wgrt.Tensor
+	op.hidden, op.layout = hidden, layout
 	next := 0
 	for k, p := range present {
 		if p != 0 {
-			if next >= len(c.Inputs) || k >= len(in) {
+			if next >= len(c.Inputs) || k >= len(op.in) {
 				return fmt.Errorf("%s: inputs %v do not match the %d given", c.Kernel, present, len(c.Inputs))
 			}
-			in[k] = &c.Inputs[next]
+			op.in[k] = &c.Inputs[next]
 			next++
 		}
 	}
-	var out [3]*wgrt.Tensor
 	next = 0
 	for k, p := range outPresent {
-		if p != 0 && k < len(out) && next < len(c.Outputs) {
-			out[k] = &c.Outputs[next]
+		if p != 0 && k < len(op.out) && next < len(c.Outputs) {
+			op.out[k] = &c.Outputs[next]
 			next++
 		}
 	}
-	x, w, r := in[0], in[1], in[2]
+	x, w, r := op.in[slotX], op.in[slotW], op.in[slotR]
 	if x == nil || w == nil || r == nil || len(x.Shape) != 3 {
 		return fmt.Errorf("%s: X, W and R are required, X of rank 3", c.Kernel)
 	}
 	if familyOf(x.DType) != famFloat {
 		return unsupported(c, x.DType)
 	}
-	seq, batch, inputSize := x.Shape[0], x.Shape[1], x.Shape[2]
-	xs0, xs1 := x.Strides[0], x.Strides[1]
+	op.seq, op.batch, op.input = x.Shape[0], x.Shape[1], x.Shape[2]
+	op.xt, op.xb = x.Strides[0], x.Strides[1]
 	if layout == 1 {
-		seq, batch, xs0, xs1 = batch, seq, xs1, xs0
+		op.seq, op.batch, op.xt, op.xb = op.batch, op.seq, op.xb, op.xt
 	}
-	dirs := 1
-	if direction == "bidirectional" {
-		dirs = 2
+	op.dirs = 1
+	switch direction {
+	case "forward":
+	case "reverse":
+		op.reverse = true
+	case "bidirectional":
+		op.dirs = 2
+	default:
+		return fmt.Errorf("%s: direction %q is not forward, reverse or bidirectional", c.Kernel, direction)
 	}
-	perDir := gates - 1 // activations per direction: RNN f; GRU f, g; LSTM f, g, h
-	if gates == 1 {
-		perDir = 1
-	}
-	var acts [6]activation
+	op.perDir = max(gates-1, 1) // RNN f; GRU f, g; LSTM f, g, h
 	nActs := 0
 	fields(actText, func(i int, f string) {
-		if i < len(acts) {
-			acts[i].kind = f
-			acts[i].alpha, acts[i].beta = defaultParams(f)
+		if i < len(op.acts) {
+			op.acts[i].kind = f
+			op.acts[i].alpha, op.acts[i].beta = defaultParams(f)
 			nActs = i + 1
 		}
 	})
@@ -168,8 +229,8 @@ func recurrent(c *wgrt.Call, gates int) error {
 		if err != nil && perr == nil {
 			perr = err
 		}
-		if i < len(acts) {
-			acts[i].alpha = v
+		if i < len(op.acts) {
+			op.acts[i].alpha = v
 		}
 	})
 	fields(betaText, func(i int, f string) {
@@ -177,177 +238,136 @@ func recurrent(c *wgrt.Call, gates int) error {
 		if err != nil && perr == nil {
 			perr = err
 		}
-		if i < len(acts) {
-			acts[i].beta = v
+		if i < len(op.acts) {
+			op.acts[i].beta = v
 		}
 	})
-	if perr != nil || nActs != perDir*dirs {
-		return fmt.Errorf("%s: activations %q (alpha %q, beta %q) for %d directions", c.Kernel, actText, alphaText, betaText, dirs)
+	if perr != nil || nActs != op.perDir*op.dirs {
+		return fmt.Errorf("%s: activations %q (alpha %q, beta %q) for %d directions", c.Kernel, actText, alphaText, betaText, op.dirs)
 	}
-	work, err := scratchOf[float64](c, recurrentScratchFloats(gates, hidden))
-	if err != nil {
-		return err
-	}
-	g := work[:gates*hidden]
-	h := work[gates*hidden : (gates+1)*hidden]
-	cell := work[(gates+1)*hidden : (gates+2)*hidden]
-	tmp := work[(gates+2)*hidden : (gates+3)*hidden]
+	return op.checkShapes()
+}
 
-	// Element offsets of Y[t, d, b, k] and of a state [d, b, k].
-	yAt := func(t, d, b, k int) int {
-		y := out[0]
-		if layout == 1 {
-			return b*y.Strides[0] + t*y.Strides[1] + d*y.Strides[2] + k*y.Strides[3]
-		}
-		return t*y.Strides[0] + d*y.Strides[1] + b*y.Strides[2] + k*y.Strides[3]
+// checkShapes checks every operand against the sizes X, hidden_size and
+// direction give, so that the kernels index nothing out of range.
+func (op *recurrentOp) checkShapes() error {
+	g, h, d := op.gates*op.hidden, op.hidden, op.dirs
+	if h <= 0 {
+		return fmt.Errorf("%s: hidden_size %d is not positive", op.c.Kernel, h)
 	}
-	stateAt := func(s *wgrt.Tensor, d, b, k int) int {
-		if layout == 1 {
-			return b*s.Strides[0] + d*s.Strides[1] + k*s.Strides[2]
-		}
-		return d*s.Strides[0] + b*s.Strides[1] + k*s.Strides[2]
+	state := [4]int{d, op.batch, h}
+	y := [4]int{op.seq, d, op.batch, h}
+	if op.layout == 1 {
+		state = [4]int{op.batch, d, h}
+		y = [4]int{op.batch, op.seq, d, h}
 	}
-	clipped := func(v float64) float64 {
-		if clip > 0 {
-			return math.Max(-clip, math.Min(clip, v))
+	for _, want := range [...]struct {
+		t    *wgrt.Tensor
+		name string
+		rank int
+		dims [4]int
+	}{
+		{op.in[slotW], "W", 3, [4]int{d, g, op.input}},
+		{op.in[slotR], "R", 3, [4]int{d, g, h}},
+		{op.in[slotB], "B", 2, [4]int{d, 2 * g}},
+		{op.in[slotSeqLens], "sequence_lens", 1, [4]int{op.batch}},
+		{op.in[slotInitialH], "initial_h", 3, state},
+		{op.in[slotInitialC], "initial_c", 3, state},
+		{op.in[slotP], "P", 2, [4]int{d, 3 * h}},
+		{op.out[0], "Y", 4, y},
+		{op.out[1], "Y_h", 3, state},
+		{op.out[2], "Y_c", 3, state},
+	} {
+		if want.t != nil && !sameShape(want.t.Shape, want.dims[:want.rank]) {
+			return shapeError(op.c, want.name, want.t.Shape, want.dims, want.rank)
 		}
-		return v
 	}
-	// pre is gate q's pre-activation from X_t and a hidden vector hv:
-	// X_t·W_q + hv·R_q + Wb_q + Rb_q (biases optional).
-	pre := func(d, t, b, q int, hv []float64, withX, withH, withWb, withRb bool) float64 {
-		s := 0.0
-		if withX {
-			wo := d*w.Strides[0] + q*w.Strides[1]
-			xo := t*xs0 + b*xs1
-			for i := 0; i < inputSize; i++ {
-				s += loadF(*x, xo+i*x.Strides[2]) * loadF(*w, wo+i*w.Strides[2])
-			}
+	if sl := op.in[slotSeqLens]; sl != nil {
+		if familyOf(sl.DType) != famInt {
+			return fmt.Errorf("%s: sequence_lens is %s, want integers", op.c.Kernel, sl.DType)
 		}
-		if withH {
-			ro := d*r.Strides[0] + q*r.Strides[1]
-			for j := 0; j < hidden; j++ {
-				s += hv[j] * loadF(*r, ro+j*r.Strides[2])
-			}
-		}
-		if bias := in[3]; bias != nil {
-			if withWb {
-				s += loadF(*bias, d*bias.Strides[0]+q*bias.Strides[1])
-			}
-			if withRb {
-				s += loadF(*bias, d*bias.Strides[0]+(gates*hidden+q)*bias.Strides[1])
-			}
-		}
-		return s
-	}
-	for d := 0; d < dirs; d++ {
-		reverse := direction == "reverse" || d == 1
-		f := acts[d*perDir]
-		gAct, hAct := f, f
-		if perDir > 1 {
-			gAct = acts[d*perDir+1]
-		}
-		if perDir > 2 {
-			hAct = acts[d*perDir+2]
-		}
-		for b := 0; b < batch; b++ {
-			n := seq
-			if sl := in[4]; sl != nil {
-				n = int(loadI(*sl, b*sl.Strides[0]))
-				if n < 0 || n > seq {
-					return fmt.Errorf("%s: sequence length %d for batch entry %d is outside [0, %d]", c.Kernel, n, b, seq)
-				}
-			}
-			for k := 0; k < hidden; k++ {
-				h[k], cell[k] = 0, 0
-				if s := in[5]; s != nil {
-					h[k] = loadF(*s, stateAt(s, d, b, k))
-				}
-				if s := in[6]; gates == 4 && s != nil {
-					cell[k] = loadF(*s, stateAt(s, d, b, k))
-				}
-			}
-			for step := 0; step < n; step++ {
-				t := step
-				if reverse {
-					t = n - 1 - step
-				}
-				switch gates {
-				case 1:
-					for k := 0; k < hidden; k++ {
-						g[k] = f.apply(clipped(pre(d, t, b, k, h, true, true, true, true)))
-					}
-					copy(h, g[:hidden])
-				case 3:
-					// z and r from X and the previous h; then the candidate.
-					for k := 0; k < hidden; k++ {
-						g[k] = f.apply(clipped(pre(d, t, b, k, h, true, true, true, true)))
-						g[hidden+k] = f.apply(clipped(pre(d, t, b, hidden+k, h, true, true, true, true)))
-					}
-					for k := 0; k < hidden; k++ {
-						q := 2*hidden + k
-						var v float64
-						if linearBeforeReset {
-							v = pre(d, t, b, q, h, true, false, true, false) + g[hidden+k]*pre(d, t, b, q, h, false, true, false, true)
-						} else {
-							for j := 0; j < hidden; j++ {
-								tmp[j] = g[hidden+j] * h[j]
-							}
-							v = pre(d, t, b, q, tmp, true, true, true, true)
-						}
-						g[2*hidden+k] = gAct.apply(clipped(v))
-					}
-					for k := 0; k < hidden; k++ {
-						z := g[k]
-						tmp[k] = (1-z)*g[2*hidden+k] + z*h[k]
-					}
-					copy(h, tmp)
-				case 4:
-					// Gates i, o, f, c in W's order; peepholes P: i, o, f.
-					peep := func(q, k int, cv float64) float64 {
-						if p := in[7]; p != nil {
-							return loadF(*p, d*p.Strides[0]+(q*hidden+k)*p.Strides[1]) * cv
-						}
-						return 0
-					}
-					for k := 0; k < hidden; k++ {
-						i := f.apply(clipped(pre(d, t, b, k, h, true, true, true, true) + peep(0, k, cell[k])))
-						ff := 1 - i
-						if !inputForget {
-							ff = f.apply(clipped(pre(d, t, b, 2*hidden+k, h, true, true, true, true) + peep(2, k, cell[k])))
-						}
-						cc := gAct.apply(clipped(pre(d, t, b, 3*hidden+k, h, true, true, true, true)))
-						g[k] = ff*cell[k] + i*cc // the new cell state
-					}
-					for k := 0; k < hidden; k++ {
-						o := f.apply(clipped(pre(d, t, b, hidden+k, h, true, true, true, true) + peep(1, k, g[k])))
-						tmp[k] = o * hAct.apply(g[k])
-					}
-					copy(cell, g[:hidden])
-					copy(h, tmp)
-				}
-				if out[0] != nil {
-					for k := 0; k < hidden; k++ {
-						storeF(*out[0], yAt(t, d, b, k), h[k])
-					}
-				}
-			}
-			if out[0] != nil {
-				for t := n; t < seq; t++ {
-					for k := 0; k < hidden; k++ {
-						storeF(*out[0], yAt(t, d, b, k), 0)
-					}
-				}
-			}
-			for k := 0; k < hidden; k++ {
-				if s := out[1]; s != nil {
-					storeF(*s, stateAt(s, d, b, k), h[k])
-				}
-				if s := out[2]; s != nil {
-					storeF(*s, stateAt(s, d, b, k), cell[k])
-				}
+		for b := 0; b < op.batch; b++ {
+			if n := loadI(*sl, b*sl.Strides[0]); n < 0 || n > int64(op.seq) {
+				return fmt.Errorf("%s: sequence length %d for batch entry %d is outside [0, %d]", op.c.Kernel, n, b, op.seq)
 			}
 		}
 	}
 	return nil
+}
+
+// shapeError says that operand name has shape got, not want[:rank] (its
+// own function: want escapes only when there is an error to report).
+func shapeError(c *wgrt.Call, name string, got []int, want [4]int, rank int) error {
+	return fmt.Errorf("%s: %s has shape %v, want %v", c.Kernel, name, got, want[:rank])
+}
+
+// steps is batch entry b's sequence length.
+func (op *recurrentOp) steps(b int) int {
+	if sl := op.in[slotSeqLens]; sl != nil {
+		return int(loadI(*sl, b*sl.Strides[0]))
+	}
+	return op.seq
+}
+
+// direction d's activations f, g and h (g and h are f where the op has
+// fewer).
+func (op *recurrentOp) activations(d int) (f, g, h activation) {
+	f = op.acts[d*op.perDir]
+	g, h = f, f
+	if op.perDir > 1 {
+		g = op.acts[d*op.perDir+1]
+	}
+	if op.perDir > 2 {
+		h = op.acts[d*op.perDir+2]
+	}
+	return f, g, h
+}
+
+// isReverse reports whether direction d runs backwards in time.
+func (op *recurrentOp) isReverse(d int) bool { return op.reverse || d == 1 }
+
+// yAt and stateAt are the element offsets of Y[t, d, b, 0] and of a state
+// tensor's [d, b, 0] (their layout-1 transposes when layout is 1).
+func (op *recurrentOp) yAt(y *wgrt.Tensor, t, d, b int) int {
+	if op.layout == 1 {
+		return b*y.Strides[0] + t*y.Strides[1] + d*y.Strides[2]
+	}
+	return t*y.Strides[0] + d*y.Strides[1] + b*y.Strides[2]
+}
+
+func (op *recurrentOp) stateAt(s *wgrt.Tensor, d, b int) int {
+	if op.layout == 1 {
+		return b*s.Strides[0] + d*s.Strides[1]
+	}
+	return d*s.Strides[0] + b*s.Strides[1]
+}
+
+// allF32 reports whether every float operand is float32 and the ones the
+// GEMM path reads as rows (all but X and W, which it reads through
+// strides) have contiguous rows.
+func (op *recurrentOp) allF32() bool {
+	for k, t := range op.in {
+		if t == nil || k == slotSeqLens {
+			continue
+		}
+		if t.DType != wgrt.F32 {
+			return false
+		}
+		if k != slotX && k != slotW && !lastContiguous(t) {
+			return false
+		}
+	}
+	for _, t := range op.out {
+		if t != nil && (t.DType != wgrt.F32 || !lastContiguous(t)) {
+			return false
+		}
+	}
+	return true
+}
+
+// lastContiguous reports whether t's last dimension has unit stride (or
+// one element).
+func lastContiguous(t *wgrt.Tensor) bool {
+	n := len(t.Shape)
+	return n == 0 || t.Shape[n-1] <= 1 || t.Strides[n-1] == 1
 }

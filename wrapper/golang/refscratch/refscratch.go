@@ -50,13 +50,7 @@ func Rule(op *graph.Op) (bytes expr.Expr, ok bool) {
 		}
 		return expr.Scale(boxes.Shape[1], 12), true
 	case "RNN", "GRU", "LSTM":
-		gates := map[string]int64{"RNN": 1, "GRU": 3, "LSTM": 4}[op.Kernel]
-		for _, a := range op.Attrs {
-			if a.Name == "hidden_size" && a.Kind == graph.AttrInt {
-				return expr.Scale(a.Int, 8*(gates+3)), true
-			}
-		}
-		return expr.Const(0), true
+		return recurrent(op), true
 	case "Det":
 		x := op.Inputs[0]
 		if len(x.Shape) < 2 {
