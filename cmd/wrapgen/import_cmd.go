@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -67,6 +68,10 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 		return &usageError{fmt.Sprintf("import takes one model file, got %d arguments", fs.NArg())}
 	}
 	path := fs.Arg(0)
+	inputs := append([]string{path, *params}, slices.Sorted(maps.Values(values))...)
+	if err := checkImportOutputs(*out, *weights, inputs); err != nil {
+		return err
+	}
 	opts := modelOptions(hints, mins, maxes)
 	if len(values) > 0 {
 		vs, err := values.read()
@@ -119,6 +124,39 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writeFiles(append(files, outFile{*out, res.JSON}), report)
+}
+
+// checkImportOutputs refuses, before any work, an -o or -weights that
+// import must not write (see checkOutput), or the same file for both.
+func checkImportOutputs(out, weights string, inputs []string) error {
+	if out != "" && out != "-" {
+		if err := checkOutput("-o", out, inputs...); err != nil {
+			return err
+		}
+	}
+	if weights == "" {
+		return nil
+	}
+	if err := checkOutput("-weights", weights, inputs...); err != nil {
+		return err
+	}
+	if out != "" && out != "-" && samePath(out, weights) {
+		return fmt.Errorf("-o and -weights are the same file %s", out)
+	}
+	return nil
+}
+
+// samePath says whether a and b name the same file: the same absolute
+// path, or (when both exist) the same file by os.SameFile.
+func samePath(a, b string) bool {
+	aa, aerr := filepath.Abs(a)
+	ab, berr := filepath.Abs(b)
+	if aerr == nil && berr == nil && aa == ab {
+		return true
+	}
+	sa, aerr := os.Stat(a)
+	sb, berr := os.Stat(b)
+	return aerr == nil && berr == nil && os.SameFile(sa, sb)
 }
 
 // readParams reads a safetensors file into the importer's weights.

@@ -68,6 +68,12 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := pf.check(); err != nil {
 		return err
 	}
+	runInputs := append([]string{path, *params}, ins...)
+	if *outDir != "" {
+		if err := checkOutputDir("-out", *outDir, runInputs...); err != nil {
+			return err
+		}
+	}
 	g, weights, err := loadForRun(path, modelOptions(pf.hints, pf.mins, pf.maxes), *params)
 	if err != nil {
 		return err
@@ -95,6 +101,14 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: the graph has %d params: give them with -params FILE.safetensors", path, len(g.Params))
 		}
 		return err
+	}
+	if *outDir != "" {
+		// Checked before running, so a long run does not end refused.
+		for i := range g.Outputs {
+			if err := checkOutput("-out", outputFile(*outDir, i), runInputs...); err != nil {
+				return err
+			}
+		}
 	}
 	syms := map[string]int{}
 	for k, v := range at {
@@ -147,7 +161,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("output %q: %w", g.Outputs[i].Name, err)
 			}
-			files = append(files, outFile{filepath.Join(*outDir, fmt.Sprintf("output_%d.npy", i)), data})
+			files = append(files, outFile{outputFile(*outDir, i), data})
 		}
 		var report io.Writer = stderr
 		if *quiet {
@@ -176,6 +190,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "memory: pools' peak %d bytes at %s; params %d bytes\n", fig.PeakBytes, plan.EnvText(env), fig.ParamBytes)
 	}
 	return nil
+}
+
+// outputFile is where run -out writes output i.
+func outputFile(dir string, i int) string {
+	return filepath.Join(dir, fmt.Sprintf("output_%d.npy", i))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
