@@ -78,7 +78,6 @@ func TestOutputsMustBeRegularFiles(t *testing.T) {
 	}
 }
 
-
 // An output that is one of the command's inputs (by any name) is refused
 // before any work, and the input is left as it was.
 func TestOutputsAreNotInputs(t *testing.T) {
@@ -148,9 +147,13 @@ func TestMultiFileOutputsAllOrNothing(t *testing.T) {
 		old   []string // files that exist before, relative to dir
 		taken string   // a later output's path, taken by a directory
 	}{
-		{"run -out", func(dir string) []string { return []string{"run", "-q", "-out", dir, "../../examples/tinybert/tinybert.onnx"} },
+		{"run -out", func(dir string) []string {
+			return []string{"run", "-q", "-out", dir, "../../examples/tinybert/tinybert.onnx"}
+		},
 			[]string{"output_0.npy"}, "output_1.npy"},
-		{"gen -lang cpp", func(dir string) []string { return []string{"gen", "-q", "-lang", "cpp", "-o", dir, "../../examples/cppmlp/mlp.json"} },
+		{"gen -lang cpp", func(dir string) []string {
+			return []string{"gen", "-q", "-lang", "cpp", "-o", dir, "../../examples/cppmlp/mlp.json"}
+		},
 			[]string{"mlp.h", "mlp.cc"}, "wrapgen_runtime.h"},
 		{"gen -kernels ref", func(dir string) []string {
 			return []string{"gen", "-q", "-kernels", "ref", "-package", "m", "-runtime-import", "example.com/m/wgrt", "-o", filepath.Join(dir, "w.go"), cnnModel}
