@@ -156,6 +156,9 @@ func (im *importer) scanNode(at, place string, i int, n *nodeProto) error {
 	}
 	a := &nodeCtx{im: im, n: n} // its attribute readers
 	nIn := int(a.attrInt("num_scan_inputs", 0))
+	if a.attrErr != nil {
+		return im.problem(place, "%v", a.attrErr)
+	}
 	if nIn < 1 || nIn > len(n.inputs) {
 		return im.problem(place, "num_scan_inputs %d is not between 1 and the number of inputs, %d", nIn, len(n.inputs))
 	}
@@ -188,9 +191,12 @@ func (im *importer) scanNode(at, place string, i int, n *nodeProto) error {
 				outDirs, err = list("scan_output_directions", nScan)
 			}
 		}
-		if err == nil {
+		if err == nil && a.attrErr == nil {
 			return im.scanLoop(at, place, i, n, body, nState, inAxes, inDirs, outAxes, outDirs)
 		}
+	}
+	if a.attrErr != nil {
+		err = a.attrErr
 	}
 	return im.problem(place, "%v", err)
 }

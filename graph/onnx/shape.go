@@ -13,11 +13,17 @@ import (
 // inputs are known, become views where they only reinterpret a contiguous
 // storage, and kernels otherwise.
 
+// constantAttrTypes are the types of Constant's value attributes.
+var constantAttrTypes = map[string]int64{"value": attrTensor, "value_float": attrFloat, "value_floats": attrFloats, "value_int": attrInt, "value_ints": attrInts}
+
 func constantNode(c *nodeCtx) error {
 	if len(c.n.attrs) != 1 {
 		return fmt.Errorf("a Constant needs exactly one value attribute, found %d", len(c.n.attrs))
 	}
 	a := c.n.attrs[0]
+	if want, ok := constantAttrTypes[a.name]; ok && c.typedAttr(a.name, want) == nil {
+		return nil // refused by its type
+	}
 	switch a.name {
 	case "value":
 		if a.t == nil {
@@ -332,7 +338,7 @@ func divSym(e expr.Expr, s string) (expr.Expr, bool) {
 func concat(c *nodeCtx) error {
 	first := c.input(0)
 	r := len(first.shape)
-	a := c.attr("axis")
+	a := c.typedAttr("axis", attrInt)
 	if a == nil {
 		return fmt.Errorf("attribute axis is required")
 	}
@@ -605,7 +611,7 @@ func constantOfShape(c *nodeCtx) error {
 	d := graph.DType("f32")
 	var fill float64
 	var fillInt int64
-	if a := c.attr("value"); a != nil && a.t != nil {
+	if a := c.typedAttr("value", attrTensor); a != nil && a.t != nil {
 		v, err := tensorValue(a.t)
 		if err != nil {
 			return err
