@@ -16,7 +16,9 @@ func TestNamesAreSingleAssignment(t *testing.T) {
 	w := bInit{name: "w", dims: []int64{3}, f32: []float32{1, 2, 3}}
 	w2 := bInit{name: "w", dims: []int64{3}, f32: []float32{4, 5, 6}}
 	x := f32Input("x", 3)
-	add := func(in, out string) bNode { return bNode{op: "Add", name: out, ins: []string{"x", in}, outs: []string{out}} }
+	add := func(in, out string) bNode {
+		return bNode{op: "Add", name: out, ins: []string{"x", in}, outs: []string{out}}
+	}
 	for _, c := range []struct {
 		name   string
 		m      bModel
