@@ -55,15 +55,55 @@ func TestNpyErrors(t *testing.T) {
 	}{
 		{[]byte("hello"), "not a .npy file"},
 		{bytes.Replace(good, []byte("'<f4'"), []byte("'>f4'"), 1), "big-endian"},
-		{bytes.Replace(good, []byte("False"), []byte("True "), 1), "Fortran-order"},
 		{bytes.Replace(good, []byte("'<f4'"), []byte("'|O8'"), 1), `dtype "|O8"`},
 		{good[:len(good)-2], "bytes of data"},
+		// numpy refuses a fortran_order that is not a bool.
+		{bytes.Replace(good, []byte("False"), []byte("1    "), 1), "header: fortran_order is 1, not True or False"},
+		// numpy takes the last of a repeated key; which was meant is unclear.
+		{bytes.Replace(good, []byte("'fortran_order': False,"), []byte("'descr':'<i4',         "), 1), `header: key "descr" is given twice`},
+		{bytes.Replace(good, []byte("'fortran_order': False,"), []byte("'fortran_orden': False,"), 1), `header: no "fortran_order" key`},
+		{npyWithHeader("{'descr': [('a', '<f4'), ('b', '<i4')], 'fortran_order': False, 'shape': (2,), }", 16),
+			"header: descr is a structured dtype (a record of named fields), which wrapgen does not read"},
+		{npyWithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 'x'), }", 8), "header: shape [2 x]: each size is an integer"},
+		{npyWithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } junk", 8), "header: unexpected"},
+		{npyWithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'unknown': 1}", 8), `header: unknown key "unknown"`},
+		{npyWithHeader("{'descr': '<f4\\", 8), "header: unterminated string"},
 	} {
 		_, err := readNpy("in.npy", c.data)
 		require.Error(t, err, c.want)
 		assert.Contains(t, err.Error(), "in.npy: ")
 		assert.Contains(t, err.Error(), c.want)
 	}
+}
+
+// npyWithHeader is a version 1.0 .npy file with the given header and n
+// zero bytes of data.
+func npyWithHeader(header string, n int) []byte {
+	header += "\n"
+	b := []byte("\x93NUMPY\x01\x00")
+	b = append(b, byte(len(header)), byte(len(header)>>8))
+	return append(append(b, header...), make([]byte, n)...)
+}
+
+// A Fortran-order file (written by numpy.save of numpy.asfortranarray:
+// testdata/fortran.npy, i32 [2 3 4] holding 100i + 10j + k) is read in its
+// element order.
+func TestNpyFortranOrder(t *testing.T) {
+	data, err := os.ReadFile("testdata/fortran.npy")
+	require.NoError(t, err)
+	require.Contains(t, string(data[:80]), "'fortran_order': True")
+	x, err := readNpy("fortran.npy", data)
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 3, 4}, x.Shape)
+	var want []int32
+	for i := 0; i < 2; i++ {
+		for j := 0; j < 3; j++ {
+			for k := 0; k < 4; k++ {
+				want = append(want, int32(100*i+10*j+k))
+			}
+		}
+	}
+	assert.Equal(t, want, x.Int32s())
 }
 
 // run on a model exported with its weights: outputs written as .npy, the
