@@ -31,12 +31,14 @@ type bAttr struct {
 	value any
 }
 
-// bInit is an initializer: f32 data, or i64 data when i64 is not nil.
+// bInit is an initializer (a TensorProto): dtype i64 when i64 is not
+// nil, else f32; every field given is written (a test may fill two).
 type bInit struct {
 	name string
 	dims []int64
 	f32  []float32
 	i64  []int64
+	raw  []byte
 }
 
 func pbBytes(b []byte, num protowire.Number, v []byte) []byte {
@@ -86,14 +88,17 @@ func (t bInit) proto() []byte {
 	}
 	if t.i64 != nil {
 		p = pbVarint(p, 2, 7) // INT64
-		for _, v := range t.i64 {
-			p = pbVarint(p, 7, uint64(v))
-		}
 	} else {
 		p = pbVarint(p, 2, 1) // FLOAT
-		for _, v := range t.f32 {
-			p = protowire.AppendFixed32(protowire.AppendTag(p, 4, protowire.Fixed32Type), math.Float32bits(v))
-		}
+	}
+	for _, v := range t.f32 {
+		p = protowire.AppendFixed32(protowire.AppendTag(p, 4, protowire.Fixed32Type), math.Float32bits(v))
+	}
+	for _, v := range t.i64 {
+		p = pbVarint(p, 7, uint64(v))
+	}
+	if t.raw != nil {
+		p = pbBytes(p, 9, t.raw)
 	}
 	return pbBytes(p, 8, []byte(t.name))
 }

@@ -52,3 +52,34 @@ func TestNamesAreSingleAssignment(t *testing.T) {
 		})
 	}
 }
+
+// A TensorProto holds its values in one field, and its element count fits
+// what wrapgen plans for; otherwise it is refused by name, not reported
+// later as a failed check of wrapgen's own.
+func TestTensorProtoRefusals(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		t    bInit
+		want string
+	}{
+		{"raw_data and float_data", bInit{name: "t", dims: []int64{2}, f32: []float32{1, 2}, raw: make([]byte, 8)},
+			`tensor "t" has both raw_data and float_data: which holds its values is ambiguous`},
+		{"float_data and int64_data", bInit{name: "t", dims: []int64{2}, f32: []float32{1, 2}, i64: []int64{1, 2}},
+			`tensor "t" has data in float_data and int64_data: which holds its values is ambiguous`},
+		{"element count overflows", bInit{name: "t", dims: []int64{1 << 32, 1 << 32, 4}, f32: []float32{}},
+			`tensor "t": dims [4294967296 4294967296 4] hold more than the 1099511627776 elements wrapgen plans for`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := DecodeTensor(c.t.proto())
+			assert.EqualError(t, err, c.want)
+			// As an initializer, the place is named too.
+			x := f32Input("x", 2)
+			m := bModel{inputs: []tInput{x}, inits: []bInit{c.t}, nodes: []bNode{{op: "Add", ins: []string{"x", "t"}, outs: []string{"y"}}}, outputs: []string{"y"}}
+			_, _, err = Parse("m.onnx", m.bytes(), Options{})
+			assert.EqualError(t, err, `m.onnx: graph.initializer[0] ("t"): `+c.want)
+		})
+	}
+	w, err := DecodeTensor(bInit{name: "t", dims: []int64{2}, raw: []byte{0, 0, 128, 63, 0, 0, 0, 64}}.proto())
+	require.NoError(t, err)
+	assert.Equal(t, []int64{2}, w.Shape)
+}
