@@ -204,9 +204,12 @@ func (v valueFiles) Set(s string) error {
 func (v valueFiles) read() (map[string]onnx.Weight, error) {
 	ws := map[string]onnx.Weight{}
 	for name, file := range v {
-		t, err := readTensorFile(file)
+		t, inFile, err := readTensorFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("-value %s: %w", name, err)
+		}
+		if inFile != "" && inFile != name {
+			return nil, fmt.Errorf("-value %s=%s: the file's tensor is named %q, not %q", name, file, inFile, name)
 		}
 		shape := make([]int64, len(t.Shape))
 		for d, n := range t.Shape {

@@ -177,3 +177,43 @@ func TestRunInputs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, out, "probs: f32 [1 10]")
 }
+
+// A .pb input whose tensor has a name feeds the input of that name,
+// whatever its place among the -in flags; files without a name (.npy, or a
+// .pb with none) feed the remaining inputs in the graph's order. Unknown
+// and repeated names are refused. testdata/sub.py makes the files.
+func TestRunBindsPbInputsByName(t *testing.T) {
+	const model = "testdata/sub.onnx" // d = a - b
+	for _, c := range []struct {
+		name string
+		ins  []string
+		want string // d, or the error
+	}{
+		{"in order", []string{"a.pb", "b.pb"}, "d: f32 [2] [9 18]"},
+		{"swapped flags", []string{"b.pb", "a.pb"}, "d: f32 [2] [9 18]"},
+		{"named and unnamed", []string{"unnamed.pb", "b.pb"}, "d: f32 [2] [99 198]"},
+		{"named a then unnamed", []string{"unnamed.pb", "a.pb"}, "d: f32 [2] [-90 -180]"},
+		{"a named twice", []string{"a.pb", "a.pb"}, `testdata/a.pb: input "a" is given by testdata/a.pb already`},
+		{"raw_data and float_data", []string{"both.pb", "b.pb"}, `testdata/both.pb: tensor "a" has both raw_data and float_data: which holds its values is ambiguous`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := []string{"run"}
+			for _, in := range c.ins {
+				args = append(args, "-in", filepath.Join("testdata", in))
+			}
+			out, _, err := runCLI(append(args, model)...)
+			if strings.HasPrefix(c.want, "d:") {
+				require.NoError(t, err)
+				assert.True(t, strings.HasPrefix(out, c.want), "%s", out)
+				return
+			}
+			assert.EqualError(t, err, c.want)
+		})
+	}
+	// A name the graph does not have.
+	_, _, err := runCLI("run", "-in", "testdata/a.pb", "-in", "testdata/b.pb", "../../examples/tinybert/tinybert.onnx")
+	assert.ErrorContains(t, err, `testdata/a.pb: the tensor is named "a", and the graph has no data input of that name (its data inputs: `)
+	// -value checks the name too.
+	_, _, err = runCLI("import", "-value", "b=testdata/a.pb", model)
+	assert.ErrorContains(t, err, `-value b=testdata/a.pb: the file's tensor is named "a", not "b"`)
+}
