@@ -11,11 +11,12 @@ import (
 // an int64 where the operator wants a float to build a mismatch), outputs.
 
 type bModel struct {
-	opset   uint64 // default 17
-	inputs  []tInput
-	inits   []bInit
-	nodes   []bNode
-	outputs []string
+	opset        uint64 // default 17
+	inputs       []tInput
+	inits        []bInit
+	nodes        []bNode
+	outputs      []string
+	typedOutputs []tInput // outputs declared with a type, after outputs
 }
 
 type bNode struct {
@@ -25,7 +26,8 @@ type bNode struct {
 }
 
 // bAttr is an attribute: value is an int64 (INT), float32 (FLOAT), string
-// (STRING), []int64 (INTS), []float32 (FLOATS) or []string (STRINGS).
+// (STRING), []int64 (INTS), []float32 (FLOATS), []string (STRINGS) or a
+// bModel (GRAPH: its graph; a Loop's body).
 type bAttr struct {
 	name  string
 	value any
@@ -75,6 +77,8 @@ func (a bAttr) proto() []byte {
 			p = pbBytes(p, 9, []byte(x))
 		}
 		typ = attrStrings
+	case bModel:
+		p, typ = pbBytes(p, 6, v.graph()), attrGraph
 	default:
 		panic("bAttr: unsupported value type")
 	}
@@ -104,6 +108,17 @@ func (t bInit) proto() []byte {
 }
 
 func (m bModel) bytes() []byte {
+	opset := m.opset
+	if opset == 0 {
+		opset = 17
+	}
+	mp := pbVarint(nil, 1, 8)
+	mp = pbBytes(mp, 7, m.graph())
+	return pbBytes(mp, 8, pbVarint(nil, 2, opset))
+}
+
+// graph is m's GraphProto.
+func (m bModel) graph() []byte {
 	var g []byte
 	for _, n := range m.nodes {
 		var node []byte
@@ -124,7 +139,7 @@ func (m bModel) bytes() []byte {
 	for _, t := range m.inits {
 		g = pbBytes(g, 5, t.proto())
 	}
-	for _, in := range m.inputs {
+	valueInfo := func(in tInput) []byte {
 		var dims []byte
 		for _, d := range in.dims {
 			switch d := d.(type) {
@@ -135,18 +150,18 @@ func (m bModel) bytes() []byte {
 			}
 		}
 		tt := pbBytes(pbVarint(nil, 1, in.elem), 2, dims)
-		g = pbBytes(g, 11, pbBytes(pbBytes(nil, 1, []byte(in.name)), 2, pbBytes(nil, 1, tt)))
+		return pbBytes(pbBytes(nil, 1, []byte(in.name)), 2, pbBytes(nil, 1, tt))
+	}
+	for _, in := range m.inputs {
+		g = pbBytes(g, 11, valueInfo(in))
 	}
 	for _, out := range m.outputs {
 		g = pbBytes(g, 12, pbBytes(nil, 1, []byte(out)))
 	}
-	opset := m.opset
-	if opset == 0 {
-		opset = 17
+	for _, out := range m.typedOutputs {
+		g = pbBytes(g, 12, valueInfo(out))
 	}
-	mp := pbVarint(nil, 1, 8)
-	mp = pbBytes(mp, 7, g)
-	return pbBytes(mp, 8, pbVarint(nil, 2, opset))
+	return g
 }
 
 // f32Input is a graph input of dtype f32 with the given dims.

@@ -421,6 +421,10 @@ func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
 	if expr.NonNeg(f, im.bounds) {
 		return nil
 	}
+	if v, ok := e.IsConst(); ok {
+		// No symbol's range could change it.
+		return fmt.Errorf("%s is %d; it must be at least %d", what, v, lo)
+	}
 	fail := unsup("%s %s may be below %d (give its symbol a larger minimum with -min)", what, e, lo)
 	syms := f.Symbols()
 	if len(syms) != 1 {

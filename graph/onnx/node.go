@@ -485,13 +485,15 @@ func (c *nodeCtx) setKnown(i int, dtype graph.DType, shape []int64, ints []expr.
 	return v
 }
 
-// normAxis turns a possibly negative axis into 0..rank-1.
+// normAxis turns a possibly negative axis into 0..rank-1; the error names
+// the axis as the model gives it.
 func normAxis(axis int64, rank int) (int, error) {
-	if axis < 0 {
-		axis += int64(rank)
+	a := axis
+	if a < 0 {
+		a += int64(rank)
 	}
-	if axis < 0 || axis >= int64(rank) {
-		return 0, fmt.Errorf("axis %d is out of range for rank %d", axis, rank)
+	if a < 0 || a >= int64(rank) {
+		return 0, fmt.Errorf("axis %d is out of range for rank %d (want %d to %d)", axis, rank, -rank, rank-1)
 	}
-	return int(axis), nil
+	return int(a), nil
 }

@@ -416,11 +416,12 @@ func gather(c *nodeCtx) error {
 			if !ok {
 				return nil
 			}
+			given := i
 			if i < 0 {
 				i += ds[axis]
 			}
 			if i < 0 || i >= ds[axis] {
-				return fmt.Errorf("index %d is out of range for size %d", i, ds[axis])
+				return fmt.Errorf("index %d is out of range for size %d (want %d to %d)", given, ds[axis], -ds[axis], ds[axis]-1)
 			}
 			base := (o*ds[axis] + i) * inner
 			out = append(out, data.ints[base:base+inner]...)
@@ -772,7 +773,9 @@ func transpose(c *nodeCtx) error {
 		if err != nil {
 			return err
 		}
-		if seen[a] {
+		if seen[a] && int64(a) != p {
+			return fmt.Errorf("perm repeats axis %d (given as %d)", a, p)
+		} else if seen[a] {
 			return fmt.Errorf("perm repeats axis %d", a)
 		}
 		seen[a] = true
