@@ -161,7 +161,7 @@ func samePath(a, b string) bool {
 
 // readParams reads a safetensors file into the importer's weights.
 func readParams(path string) (map[string]onnx.Weight, error) {
-	ts, err := wgrt.LoadSafetensors(path)
+	ts, err := loadSafetensors("-params", path)
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +174,20 @@ func readParams(path string) (map[string]onnx.Weight, error) {
 		out[name] = onnx.Weight{Name: name, DType: graph.DTypes[t.DType], Shape: shape, Data: t.Data}
 	}
 	return out, nil
+}
+
+// loadSafetensors reads the safetensors file a flag names, refusing first
+// what is not a regular file (a directory was reported as a file "too
+// short"; a FIFO would block).
+func loadSafetensors(flag, path string) (map[string]wgrt.Tensor, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if kind := notRegular(st); kind != "" {
+		return nil, fmt.Errorf("%s %s: is %s, not a safetensors file", flag, path, kind)
+	}
+	return wgrt.LoadSafetensors(path)
 }
 
 // valueFiles are -value flags: graph input name to the file holding its

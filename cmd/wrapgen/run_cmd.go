@@ -99,6 +99,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	defer m.Close()
 	if err := m.BindParams(weights); err != nil {
 		if len(weights) == 0 && len(g.Params) > 0 {
+			if *params != "" {
+				return fmt.Errorf("%s: the graph has %d params, and -params %s holds no tensors", path, len(g.Params), *params)
+			}
 			return fmt.Errorf("%s: the graph has %d params: give them with -params FILE.safetensors", path, len(g.Params))
 		}
 		return err
@@ -213,7 +216,7 @@ func loadForRun(path string, opts onnx.Options, paramsFile string) (*graph.Graph
 	var file map[string]wgrt.Tensor
 	if paramsFile != "" {
 		var err error
-		if file, err = wgrt.LoadSafetensors(paramsFile); err != nil {
+		if file, err = loadSafetensors("-params", paramsFile); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -324,6 +327,9 @@ func readInputs(g *graph.Graph, files []string) ([]wgrt.Tensor, error) {
 // readTensorFile reads an input from .npy or an ONNX TensorProto (.pb),
 // with the TensorProto's name ("" for .npy, which has none).
 func readTensorFile(file string) (wgrt.Tensor, string, error) {
+	if st, err := os.Stat(file); err == nil && notRegular(st) != "" {
+		return wgrt.Tensor{}, "", fmt.Errorf("%s: is %s, not an input file", file, notRegular(st))
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return wgrt.Tensor{}, "", err

@@ -217,3 +217,24 @@ func TestRunBindsPbInputsByName(t *testing.T) {
 	_, _, err = runCLI("import", "-value", "b=testdata/a.pb", model)
 	assert.ErrorContains(t, err, `-value b=testdata/a.pb: the file's tensor is named "a", not "b"`)
 }
+
+// The params file given is not what the messages tell the user to give:
+// an empty one says it holds nothing, a directory is not "too short".
+func TestRunParamsMessages(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "cnn.json")
+	_, _, err := runCLI("import", "-q", "-o", g, "../../examples/onnxcnn/cnn.onnx")
+	require.NoError(t, err)
+	empty := filepath.Join(dir, "empty.safetensors")
+	header := "{}      "
+	require.NoError(t, os.WriteFile(empty, append([]byte{byte(len(header)), 0, 0, 0, 0, 0, 0, 0}, header...), 0o644))
+	_, _, err = runCLI("run", "-params", empty, g)
+	assert.EqualError(t, err, g+": the graph has 6 params, and -params "+empty+" holds no tensors")
+
+	_, _, err = runCLI("run", "-params", dir, g)
+	assert.EqualError(t, err, "-params "+dir+": is a directory, not a safetensors file")
+	_, _, err = runCLI("import", "-params", dir, "../../examples/onnxcnn/cnn.onnx")
+	assert.EqualError(t, err, "-params "+dir+": is a directory, not a safetensors file")
+	_, _, err = runCLI("run", "-in", dir, "../../examples/onnxcnn/cnn.onnx")
+	assert.EqualError(t, err, dir+": is a directory, not an input file")
+}
