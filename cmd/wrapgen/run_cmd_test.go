@@ -237,4 +237,9 @@ func TestRunParamsMessages(t *testing.T) {
 	assert.EqualError(t, err, "-params "+dir+": is a directory, not a safetensors file")
 	_, _, err = runCLI("run", "-in", dir, "../../examples/onnxcnn/cnn.onnx")
 	assert.EqualError(t, err, dir+": is a directory, not an input file")
+
+	// A params file holding the model's own initializers: which one to
+	// use is not guessed.
+	_, _, err = runCLI("run", "-params", "../../examples/onnxcnn/cnn.safetensors", "../../examples/onnxcnn/cnn.onnx")
+	assert.ErrorContains(t, err, `("conv1.weight"): the params file holds a tensor of this name too; wrapgen does not choose between them`)
 }
