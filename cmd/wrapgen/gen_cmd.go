@@ -58,6 +58,11 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if gf.kernels != "" && gf.lang != "go" {
 		return &usageError{"-kernels ref: the reference kernels are Go (use -lang go)"}
 	}
+	if !gf.check {
+		if err := gf.checkOutputs(path); err != nil {
+			return err
+		}
+	}
 	p, err := gf.loadAndPlan(path)
 	if err != nil {
 		return err
@@ -81,6 +86,24 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 		report = nil
 	}
 	return writeFiles(files, report)
+}
+
+// checkOutputs refuses, before any work, outputs gen must not write: -o
+// is the Go file (-lang go) or the directory of the C++ files, -runtime a
+// directory. The files written under them are checked again, with the
+// rest, before any is replaced.
+func (gf *genFlags) checkOutputs(graphPath string) error {
+	if gf.lang == "go" {
+		if err := checkOutput("-o", gf.out, graphPath); err != nil {
+			return err
+		}
+	} else if err := checkOutputDir("-o", gf.out, graphPath); err != nil {
+		return err
+	}
+	if gf.runtimeDir != "" {
+		return checkOutputDir("-runtime", gf.runtimeDir, graphPath)
+	}
+	return nil
 }
 
 // backends are the wrapper languages gen writes, by -lang value: each

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -67,6 +68,10 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 		return &usageError{fmt.Sprintf("import takes one model file, got %d arguments", fs.NArg())}
 	}
 	path := fs.Arg(0)
+	inputs := append([]string{path, *params}, slices.Sorted(maps.Values(values))...)
+	if err := checkImportOutputs(*out, *weights, inputs); err != nil {
+		return err
+	}
 	opts := modelOptions(hints, mins, maxes)
 	if len(values) > 0 {
 		vs, err := values.read()
@@ -121,9 +126,42 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	return writeFiles(append(files, outFile{*out, res.JSON}), report)
 }
 
+// checkImportOutputs refuses, before any work, an -o or -weights that
+// import must not write (see checkOutput), or the same file for both.
+func checkImportOutputs(out, weights string, inputs []string) error {
+	if out != "" && out != "-" {
+		if err := checkOutput("-o", out, inputs...); err != nil {
+			return err
+		}
+	}
+	if weights == "" {
+		return nil
+	}
+	if err := checkOutput("-weights", weights, inputs...); err != nil {
+		return err
+	}
+	if out != "" && out != "-" && samePath(out, weights) {
+		return fmt.Errorf("-o and -weights are the same file %s", out)
+	}
+	return nil
+}
+
+// samePath says whether a and b name the same file: the same absolute
+// path, or (when both exist) the same file by os.SameFile.
+func samePath(a, b string) bool {
+	aa, aerr := filepath.Abs(a)
+	ab, berr := filepath.Abs(b)
+	if aerr == nil && berr == nil && aa == ab {
+		return true
+	}
+	sa, aerr := os.Stat(a)
+	sb, berr := os.Stat(b)
+	return aerr == nil && berr == nil && os.SameFile(sa, sb)
+}
+
 // readParams reads a safetensors file into the importer's weights.
 func readParams(path string) (map[string]onnx.Weight, error) {
-	ts, err := wgrt.LoadSafetensors(path)
+	ts, err := loadSafetensors("-params", path)
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +174,20 @@ func readParams(path string) (map[string]onnx.Weight, error) {
 		out[name] = onnx.Weight{Name: name, DType: graph.DTypes[t.DType], Shape: shape, Data: t.Data}
 	}
 	return out, nil
+}
+
+// loadSafetensors reads the safetensors file a flag names, refusing first
+// what is not a regular file (a directory was reported as a file "too
+// short"; a FIFO would block).
+func loadSafetensors(flag, path string) (map[string]wgrt.Tensor, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if kind := notRegular(st); kind != "" {
+		return nil, fmt.Errorf("%s %s: is %s, not a safetensors file", flag, path, kind)
+	}
+	return wgrt.LoadSafetensors(path)
 }
 
 // valueFiles are -value flags: graph input name to the file holding its
@@ -166,9 +218,12 @@ func (v valueFiles) Set(s string) error {
 func (v valueFiles) read() (map[string]onnx.Weight, error) {
 	ws := map[string]onnx.Weight{}
 	for name, file := range v {
-		t, err := readTensorFile(file)
+		t, inFile, err := readTensorFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("-value %s: %w", name, err)
+		}
+		if inFile != "" && inFile != name {
+			return nil, fmt.Errorf("-value %s=%s: the file's tensor is named %q, not %q", name, file, inFile, name)
 		}
 		shape := make([]int64, len(t.Shape))
 		for d, n := range t.Shape {

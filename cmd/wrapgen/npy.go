@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -20,14 +19,12 @@ var npyDescrs = map[string]wgrt.DType{
 	"i1": wgrt.I8, "u1": wgrt.U8, "b1": wgrt.Bool,
 }
 
-var (
-	npyDescr   = regexp.MustCompile(`'descr'\s*:\s*'([^']*)'`)
-	npyFortran = regexp.MustCompile(`'fortran_order'\s*:\s*(True|False)`)
-	npyShape   = regexp.MustCompile(`'shape'\s*:\s*\(([^)]*)\)`)
-)
-
 // readNpy decodes a .npy file's bytes into a contiguous tensor; name is
-// the file, for errors.
+// the file, for errors. It follows numpy's reader: the header is a Python
+// dict literal with exactly the keys descr, fortran_order (a bool) and
+// shape (a tuple of integers); a Fortran-order array is read in its
+// element order (transposed into row-major). A key given twice is refused
+// (numpy takes the last: which one was meant is not clear).
 func readNpy(name string, data []byte) (wgrt.Tensor, error) {
 	fail := func(format string, args ...any) (wgrt.Tensor, error) {
 		return wgrt.Tensor{}, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...))
@@ -51,46 +48,267 @@ func readNpy(name string, data []byte) (wgrt.Tensor, error) {
 	if start+hlen > len(data) {
 		return fail("header runs past the end of the file")
 	}
-	header := string(data[start : start+hlen])
 	body := data[start+hlen:]
-	m := npyDescr.FindStringSubmatch(header)
-	if m == nil {
-		return fail("header has no descr: %q", header)
+	h, err := parseNpyHeader(string(data[start : start+hlen]))
+	if err != nil {
+		return fail("header: %v", err)
 	}
-	dt, ok := npyDescrs[m[1]]
+	dt, ok := npyDescrs[h.descr]
 	if !ok {
-		if strings.HasPrefix(m[1], ">") {
-			return fail("big-endian data (%s) is not supported: save it little-endian", m[1])
+		if strings.HasPrefix(h.descr, ">") {
+			return fail("big-endian data (%s) is not supported: save it little-endian", h.descr)
 		}
-		return fail("dtype %q is not one wrapgen reads (bool, integers, f2, f4, f8, c8, c16)", m[1])
+		return fail("dtype %q is not one wrapgen reads (bool, integers, f2, f4, f8, c8, c16)", h.descr)
 	}
-	if f := npyFortran.FindStringSubmatch(header); f != nil && f[1] == "True" {
-		return fail("Fortran-order arrays are not supported: save it with numpy.ascontiguousarray")
-	}
-	sm := npyShape.FindStringSubmatch(header)
-	if sm == nil {
-		return fail("header has no shape: %q", header)
-	}
-	var shape []int
 	n := 1
-	for _, part := range strings.Split(sm[1], ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
+	for _, d := range h.shape {
+		if d < 0 || (d > 0 && n > (1<<40)/d) {
+			return fail("bad shape %v", h.shape)
 		}
-		d, err := strconv.Atoi(strings.TrimSuffix(part, "L"))
-		if err != nil || d < 0 || (d > 0 && n > (1<<40)/d) {
-			return fail("bad shape (%s)", sm[1])
-		}
-		shape = append(shape, d)
 		n *= d
 	}
 	if want := n * dt.Size(); len(body) < want {
-		return fail("%d bytes of data for shape %v of %s, want %d", len(body), shape, dt, want)
+		return fail("%d bytes of data for shape %v of %s, want %d", len(body), h.shape, dt, want)
 	}
-	t := wgrt.New(dt, shape...)
-	copy(t.Data, body[:n*dt.Size()])
+	t := wgrt.New(dt, h.shape...)
+	if !h.fortran {
+		copy(t.Data, body[:n*dt.Size()])
+		return t, nil
+	}
+	// Column-major: the first index varies fastest.
+	src := wgrt.Tensor{DType: dt, Shape: h.shape, Strides: make([]int, len(h.shape)), Data: body}
+	stride := 1
+	for d := range h.shape {
+		src.Strides[d] = stride
+		stride *= max(h.shape[d], 1)
+	}
+	size, i := dt.Size(), 0
+	each(src, func(off int) {
+		copy(t.Data[i*size:(i+1)*size], body[off*size:])
+		i++
+	})
 	return t, nil
+}
+
+// npyHeader is a .npy header's dict.
+type npyHeader struct {
+	descr   string
+	fortran bool
+	shape   []int
+}
+
+// parseNpyHeader reads a header: a Python dict literal of the three keys.
+func parseNpyHeader(text string) (npyHeader, error) {
+	var h npyHeader
+	p := &pyLiteral{s: strings.TrimSpace(text)}
+	v, err := p.value()
+	if err == nil {
+		p.space()
+		if p.i < len(p.s) {
+			err = fmt.Errorf("unexpected %q after the dict", p.s[p.i:])
+		}
+	}
+	if err != nil {
+		return h, err
+	}
+	d, ok := v.(pyDict)
+	if !ok {
+		return h, fmt.Errorf("not a dict: %q", text)
+	}
+	for _, key := range []string{"descr", "fortran_order", "shape"} {
+		if _, ok := d.values[key]; !ok {
+			return h, fmt.Errorf("no %q key (numpy writes descr, fortran_order and shape): %q", key, text)
+		}
+	}
+	for _, key := range d.keys {
+		switch key {
+		case "descr":
+			switch v := d.values[key].(type) {
+			case string:
+				h.descr = v
+			case pyList:
+				return h, fmt.Errorf("descr is a structured dtype (a record of named fields), which wrapgen does not read: save each field as its own array")
+			default:
+				return h, fmt.Errorf("descr is not a dtype string: %v", v)
+			}
+		case "fortran_order":
+			b, ok := d.values[key].(bool)
+			if !ok {
+				return h, fmt.Errorf("fortran_order is %v, not True or False", d.values[key])
+			}
+			h.fortran = b
+		case "shape":
+			tup, ok := d.values[key].(pyTuple)
+			if !ok {
+				return h, fmt.Errorf("shape is %v, not a tuple", d.values[key])
+			}
+			for _, e := range tup {
+				n, ok := e.(int64)
+				if !ok || n < 0 || n > 1<<40 {
+					return h, fmt.Errorf("shape %v: each size is an integer from 0 to 2^40", tup)
+				}
+				h.shape = append(h.shape, int(n))
+			}
+		default:
+			return h, fmt.Errorf("unknown key %q (numpy writes only descr, fortran_order and shape)", key)
+		}
+	}
+	return h, nil
+}
+
+// The values a .npy header holds: a dict of string keys, strings, bools,
+// integers, tuples and lists (a structured dtype's descr).
+type (
+	pyDict struct {
+		keys   []string
+		values map[string]any
+	}
+	pyTuple []any
+	pyList  []any
+)
+
+// pyLiteral parses the subset of Python literals numpy writes in a header.
+type pyLiteral struct {
+	s string
+	i int
+}
+
+func (p *pyLiteral) space() {
+	for p.i < len(p.s) && strings.ContainsRune(" \t\n\r", rune(p.s[p.i])) {
+		p.i++
+	}
+}
+
+func (p *pyLiteral) value() (any, error) {
+	p.space()
+	if p.i >= len(p.s) {
+		return nil, fmt.Errorf("ends early")
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.dict()
+	case c == '(' || c == '[':
+		return p.sequence(c)
+	case c == '\'' || c == '"':
+		return p.str()
+	case strings.HasPrefix(p.s[p.i:], "True"):
+		p.i += 4
+		return true, nil
+	case strings.HasPrefix(p.s[p.i:], "False"):
+		p.i += 5
+		return false, nil
+	case c == '-' || c >= '0' && c <= '9':
+		j := p.i + 1
+		for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
+			j++
+		}
+		n, err := strconv.ParseInt(p.s[p.i:j], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("integer %q: %v", p.s[p.i:j], err)
+		}
+		if j < len(p.s) && p.s[j] == 'L' { // Python 2's long
+			j++
+		}
+		p.i = j
+		return n, nil
+	}
+	return nil, fmt.Errorf("unexpected %q", p.s[p.i:])
+}
+
+func (p *pyLiteral) str() (string, error) {
+	q := p.s[p.i]
+	var b strings.Builder
+	for j := p.i + 1; j < len(p.s); j++ {
+		switch p.s[j] {
+		case q:
+			p.i = j + 1
+			return b.String(), nil
+		case '\\':
+			if j++; j == len(p.s) {
+				return "", fmt.Errorf("unterminated string")
+			}
+		}
+		b.WriteByte(p.s[j])
+	}
+	return "", fmt.Errorf("unterminated string")
+}
+
+// sequence parses a tuple (open '(') or a list ('[').
+func (p *pyLiteral) sequence(open byte) (any, error) {
+	close := byte(')')
+	if open == '[' {
+		close = ']'
+	}
+	p.i++
+	var items []any
+	for {
+		p.space()
+		if p.i < len(p.s) && p.s[p.i] == close {
+			p.i++
+			if open == '[' {
+				return pyList(items), nil
+			}
+			return pyTuple(items), nil
+		}
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, v)
+		if err := p.separator(close); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// separator consumes a ',' or stops before close.
+func (p *pyLiteral) separator(close byte) error {
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == ',' {
+		p.i++
+		return nil
+	}
+	if p.i < len(p.s) && p.s[p.i] == close {
+		return nil
+	}
+	return fmt.Errorf("expected ',' or %q at %q", close, p.s[min(p.i, len(p.s)):])
+}
+
+func (p *pyLiteral) dict() (any, error) {
+	p.i++
+	d := pyDict{values: map[string]any{}}
+	for {
+		p.space()
+		if p.i < len(p.s) && p.s[p.i] == '}' {
+			p.i++
+			return d, nil
+		}
+		k, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		key, ok := k.(string)
+		if !ok {
+			return nil, fmt.Errorf("a key is %v, not a string", k)
+		}
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return nil, fmt.Errorf("expected ':' after key %q", key)
+		}
+		p.i++
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := d.values[key]; dup {
+			return nil, fmt.Errorf("key %q is given twice", key)
+		}
+		d.keys = append(d.keys, key)
+		d.values[key] = v
+		if err := p.separator('}'); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // npyDescrOf is dt's descr; bf16 has none (written as f4).

@@ -239,6 +239,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *svg != "" {
+		if err := checkOutput("-svg", *svg, path); err != nil {
+			return err
+		}
+	}
 	p, err := pf.loadAndPlan(path)
 	if err != nil {
 		return err

@@ -26,9 +26,11 @@ const runUsage = `wrapgen run [-in FILE]... [-params W.safetensors] [-at name=va
 
 Runs the model in process with wrapgen's reference kernels, through the
 same tables and Go runtime a generated wrapper uses. Inputs come from -in
-files (.npy or ONNX TensorProto .pb), one per data input in the graph's
-order, or are random (-seed). An ONNX model's initializers are its params;
-a format-v1 graph's come from -params. Prints each output (or writes
+files (.npy or ONNX TensorProto .pb), one per data input, or are random
+(-seed): a .pb whose tensor has a name feeds the input of that name; the
+other files feed the remaining inputs in the graph's order. An ONNX
+model's initializers are its params; a format-v1 graph's come from
+-params. Prints each output (or writes
 DIR/output_<i>.npy with -out), and with -repeat the time per call (wall
 and process CPU time, min and median) and the pools' peak bytes.`
 
@@ -43,7 +45,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	var pf planFlags
 	pf.register(fs)
 	var ins stringList
-	fs.Var(&ins, "in", "an input `file` (.npy or .pb), in the order of the graph's data inputs (repeatable; default: random inputs)")
+	fs.Var(&ins, "in", "an input `file` (.npy or .pb; repeatable; default: random inputs): a named .pb tensor feeds the input of its name, the rest the remaining inputs in the graph's order")
 	params := fs.String("params", "", "the params (weights) of a format-v1 graph, or of a model exported with its weights as inputs, from a safetensors `file`")
 	at := symbolValues{}
 	fs.Var(at, "at", "run at symbol `name=value` (random inputs take their shapes from it; given inputs must agree)")
@@ -69,6 +71,12 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := pf.check(); err != nil {
 		return err
 	}
+	runInputs := append([]string{path, *params}, ins...)
+	if *outDir != "" {
+		if err := checkOutputDir("-out", *outDir, runInputs...); err != nil {
+			return err
+		}
+	}
 	g, weights, err := loadForRun(path, modelOptions(pf.hints, pf.mins, pf.maxes), *params)
 	if err != nil {
 		return err
@@ -93,9 +101,20 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	defer m.Close()
 	if err := m.BindParams(weights); err != nil {
 		if len(weights) == 0 && len(g.Params) > 0 {
+			if *params != "" {
+				return fmt.Errorf("%s: the graph has %d params, and -params %s holds no tensors", path, len(g.Params), *params)
+			}
 			return fmt.Errorf("%s: the graph has %d params: give them with -params FILE.safetensors", path, len(g.Params))
 		}
 		return err
+	}
+	if *outDir != "" {
+		// Checked before running, so a long run does not end refused.
+		for i := range g.Outputs {
+			if err := checkOutput("-out", outputFile(*outDir, i), runInputs...); err != nil {
+				return err
+			}
+		}
 	}
 	syms := map[string]int{}
 	for k, v := range at {
@@ -106,17 +125,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		if len(ins) != len(g.Inputs) {
 			return &usageError{fmt.Sprintf("%s has %d data inputs (%s), got %d -in files", path, len(g.Inputs), inputNames(g), len(ins))}
 		}
-		for i, file := range ins {
-			t, err := readTensorFile(file)
-			if err != nil {
-				return err
-			}
-			if want := g.Inputs[i]; graph.DTypes[t.DType] != want.DType && !(t.DType == wgrt.U16 && want.DType == "bf16") {
-				return fmt.Errorf("%s: input %q wants %s, the file holds %s", file, want.Name, want.DType, t.DType)
-			} else if t.DType == wgrt.U16 && want.DType == "bf16" {
-				t.DType = wgrt.BF16
-			}
-			inputs = append(inputs, t)
+		if inputs, err = readInputs(g, ins); err != nil {
+			return err
 		}
 	} else if inputs, err = randomInputs(g, at, *seed); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -155,7 +165,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("output %q: %w", g.Outputs[i].Name, err)
 			}
-			files = append(files, outFile{filepath.Join(*outDir, fmt.Sprintf("output_%d.npy", i)), data})
+			files = append(files, outFile{outputFile(*outDir, i), data})
 		}
 		var report io.Writer = stderr
 		if *quiet {
@@ -195,6 +205,11 @@ func sortedDurations(ds []time.Duration) []time.Duration {
 	return out
 }
 
+// outputFile is where run -out writes output i.
+func outputFile(dir string, i int) string {
+	return filepath.Join(dir, fmt.Sprintf("output_%d.npy", i))
+}
+
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func plural(n int) string {
@@ -219,7 +234,7 @@ func loadForRun(path string, opts onnx.Options, paramsFile string) (*graph.Graph
 	var file map[string]wgrt.Tensor
 	if paramsFile != "" {
 		var err error
-		if file, err = wgrt.LoadSafetensors(paramsFile); err != nil {
+		if file, err = loadSafetensors("-params", paramsFile); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -277,23 +292,78 @@ func tensorOfWeight(w onnx.Weight) wgrt.Tensor {
 	return t
 }
 
-// readTensorFile reads an input from .npy or an ONNX TensorProto (.pb).
-func readTensorFile(file string) (wgrt.Tensor, error) {
+// readInputs reads the -in files and binds each to a data input of g: a
+// .pb file whose TensorProto has a name to the input of that name, the
+// other files (.npy, and .pb without a name) to the inputs no file names,
+// in the graph's order. Unknown names and an input named twice are
+// refused, so a file never silently feeds another input.
+func readInputs(g *graph.Graph, files []string) ([]wgrt.Tensor, error) {
+	index := map[string]int{}
+	for i, x := range g.Inputs {
+		index[x.Name] = i
+	}
+	inputs := make([]wgrt.Tensor, len(g.Inputs))
+	from := make([]string, len(g.Inputs)) // the file bound to each input
+	var unnamed []wgrt.Tensor             // bound by position, in order
+	var unnamedFiles []string
+	for _, file := range files {
+		t, name, err := readTensorFile(file)
+		if err != nil {
+			return nil, err
+		}
+		if name == "" {
+			unnamed, unnamedFiles = append(unnamed, t), append(unnamedFiles, file)
+			continue
+		}
+		i, ok := index[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: the tensor is named %q, and the graph has no data input of that name (its data inputs: %s)", file, name, inputNames(g))
+		}
+		if from[i] != "" {
+			return nil, fmt.Errorf("%s: input %q is given by %s already", file, name, from[i])
+		}
+		inputs[i], from[i] = t, file
+	}
+	next := 0
+	for k, t := range unnamed {
+		for from[next] != "" {
+			next++
+		}
+		inputs[next], from[next] = t, unnamedFiles[k]
+	}
+	for i, want := range g.Inputs {
+		t := inputs[i]
+		if graph.DTypes[t.DType] != want.DType && !(t.DType == wgrt.U16 && want.DType == "bf16") {
+			return nil, fmt.Errorf("%s: input %q wants %s, the file holds %s", from[i], want.Name, want.DType, t.DType)
+		} else if t.DType == wgrt.U16 && want.DType == "bf16" {
+			inputs[i].DType = wgrt.BF16
+		}
+	}
+	return inputs, nil
+}
+
+// readTensorFile reads an input from .npy or an ONNX TensorProto (.pb),
+// with the TensorProto's name ("" for .npy, which has none).
+func readTensorFile(file string) (wgrt.Tensor, string, error) {
+	if st, err := os.Stat(file); err == nil && notRegular(st) != "" {
+		return wgrt.Tensor{}, "", fmt.Errorf("%s: is %s, not an input file", file, notRegular(st))
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return wgrt.Tensor{}, err
+		return wgrt.Tensor{}, "", err
 	}
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".npy":
-		return readNpy(file, data)
+		t, err := readNpy(file, data)
+		return t, "", err
 	case ".pb":
 		w, err := onnx.DecodeTensor(data)
 		if err != nil {
-			return wgrt.Tensor{}, fmt.Errorf("%s: %w", file, err)
+			return wgrt.Tensor{}, "", fmt.Errorf("%s: %w", file, err)
 		}
-		return tensorOfWeight(w), nil
+		return tensorOfWeight(w), w.Name, nil
 	}
-	return wgrt.Tensor{}, fmt.Errorf("%s: an input file is .npy or .pb (an ONNX TensorProto)", file)
+	return wgrt.Tensor{}, "", fmt.Errorf("%s: an input file is .npy or .pb (an ONNX TensorProto)", file)
 }
 
 // randomInputs makes every data input at the symbol values (-at, else the

@@ -55,15 +55,55 @@ func TestNpyErrors(t *testing.T) {
 	}{
 		{[]byte("hello"), "not a .npy file"},
 		{bytes.Replace(good, []byte("'<f4'"), []byte("'>f4'"), 1), "big-endian"},
-		{bytes.Replace(good, []byte("False"), []byte("True "), 1), "Fortran-order"},
 		{bytes.Replace(good, []byte("'<f4'"), []byte("'|O8'"), 1), `dtype "|O8"`},
 		{good[:len(good)-2], "bytes of data"},
+		// numpy refuses a fortran_order that is not a bool.
+		{bytes.Replace(good, []byte("False"), []byte("1    "), 1), "header: fortran_order is 1, not True or False"},
+		// numpy takes the last of a repeated key; which was meant is unclear.
+		{bytes.Replace(good, []byte("'fortran_order': False,"), []byte("'descr':'<i4',         "), 1), `header: key "descr" is given twice`},
+		{bytes.Replace(good, []byte("'fortran_order': False,"), []byte("'fortran_orden': False,"), 1), `header: no "fortran_order" key`},
+		{npyWithHeader("{'descr': [('a', '<f4'), ('b', '<i4')], 'fortran_order': False, 'shape': (2,), }", 16),
+			"header: descr is a structured dtype (a record of named fields), which wrapgen does not read"},
+		{npyWithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 'x'), }", 8), "header: shape [2 x]: each size is an integer"},
+		{npyWithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } junk", 8), "header: unexpected"},
+		{npyWithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'unknown': 1}", 8), `header: unknown key "unknown"`},
+		{npyWithHeader("{'descr': '<f4\\", 8), "header: unterminated string"},
 	} {
 		_, err := readNpy("in.npy", c.data)
 		require.Error(t, err, c.want)
 		assert.Contains(t, err.Error(), "in.npy: ")
 		assert.Contains(t, err.Error(), c.want)
 	}
+}
+
+// npyWithHeader is a version 1.0 .npy file with the given header and n
+// zero bytes of data.
+func npyWithHeader(header string, n int) []byte {
+	header += "\n"
+	b := []byte("\x93NUMPY\x01\x00")
+	b = append(b, byte(len(header)), byte(len(header)>>8))
+	return append(append(b, header...), make([]byte, n)...)
+}
+
+// A Fortran-order file (written by numpy.save of numpy.asfortranarray:
+// testdata/fortran.npy, i32 [2 3 4] holding 100i + 10j + k) is read in its
+// element order.
+func TestNpyFortranOrder(t *testing.T) {
+	data, err := os.ReadFile("testdata/fortran.npy")
+	require.NoError(t, err)
+	require.Contains(t, string(data[:80]), "'fortran_order': True")
+	x, err := readNpy("fortran.npy", data)
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 3, 4}, x.Shape)
+	var want []int32
+	for i := 0; i < 2; i++ {
+		for j := 0; j < 3; j++ {
+			for k := 0; k < 4; k++ {
+				want = append(want, int32(100*i+10*j+k))
+			}
+		}
+	}
+	assert.Equal(t, want, x.Int32s())
 }
 
 // run on a model exported with its weights: outputs written as .npy, the
@@ -136,4 +176,70 @@ func TestRunInputs(t *testing.T) {
 	out, _, err = runCLI("run", "-params", "../../examples/onnxcnn/cnn.safetensors", g)
 	require.NoError(t, err)
 	assert.Contains(t, out, "probs: f32 [1 10]")
+}
+
+// A .pb input whose tensor has a name feeds the input of that name,
+// whatever its place among the -in flags; files without a name (.npy, or a
+// .pb with none) feed the remaining inputs in the graph's order. Unknown
+// and repeated names are refused. testdata/sub.py makes the files.
+func TestRunBindsPbInputsByName(t *testing.T) {
+	const model = "testdata/sub.onnx" // d = a - b
+	for _, c := range []struct {
+		name string
+		ins  []string
+		want string // d, or the error
+	}{
+		{"in order", []string{"a.pb", "b.pb"}, "d: f32 [2] [9 18]"},
+		{"swapped flags", []string{"b.pb", "a.pb"}, "d: f32 [2] [9 18]"},
+		{"named and unnamed", []string{"unnamed.pb", "b.pb"}, "d: f32 [2] [99 198]"},
+		{"named a then unnamed", []string{"unnamed.pb", "a.pb"}, "d: f32 [2] [-90 -180]"},
+		{"a named twice", []string{"a.pb", "a.pb"}, `testdata/a.pb: input "a" is given by testdata/a.pb already`},
+		{"raw_data and float_data", []string{"both.pb", "b.pb"}, `testdata/both.pb: tensor "a" has both raw_data and float_data: which holds its values is ambiguous`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := []string{"run"}
+			for _, in := range c.ins {
+				args = append(args, "-in", filepath.Join("testdata", in))
+			}
+			out, _, err := runCLI(append(args, model)...)
+			if strings.HasPrefix(c.want, "d:") {
+				require.NoError(t, err)
+				assert.True(t, strings.HasPrefix(out, c.want), "%s", out)
+				return
+			}
+			assert.EqualError(t, err, c.want)
+		})
+	}
+	// A name the graph does not have.
+	_, _, err := runCLI("run", "-in", "testdata/a.pb", "-in", "testdata/b.pb", "../../examples/tinybert/tinybert.onnx")
+	assert.ErrorContains(t, err, `testdata/a.pb: the tensor is named "a", and the graph has no data input of that name (its data inputs: `)
+	// -value checks the name too.
+	_, _, err = runCLI("import", "-value", "b=testdata/a.pb", model)
+	assert.ErrorContains(t, err, `-value b=testdata/a.pb: the file's tensor is named "a", not "b"`)
+}
+
+// The params file given is not what the messages tell the user to give:
+// an empty one says it holds nothing, a directory is not "too short".
+func TestRunParamsMessages(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "cnn.json")
+	_, _, err := runCLI("import", "-q", "-o", g, "../../examples/onnxcnn/cnn.onnx")
+	require.NoError(t, err)
+	empty := filepath.Join(dir, "empty.safetensors")
+	header := "{}      "
+	require.NoError(t, os.WriteFile(empty, append([]byte{byte(len(header)), 0, 0, 0, 0, 0, 0, 0}, header...), 0o644))
+	_, _, err = runCLI("run", "-params", empty, g)
+	assert.EqualError(t, err, g+": the graph has 6 params, and -params "+empty+" holds no tensors")
+
+	_, _, err = runCLI("run", "-params", dir, g)
+	assert.EqualError(t, err, "-params "+dir+": is a directory, not a safetensors file")
+	_, _, err = runCLI("import", "-params", dir, "../../examples/onnxcnn/cnn.onnx")
+	assert.EqualError(t, err, "-params "+dir+": is a directory, not a safetensors file")
+	_, _, err = runCLI("run", "-in", dir, "../../examples/onnxcnn/cnn.onnx")
+	assert.EqualError(t, err, dir+": is a directory, not an input file")
+
+	// A params file holding the model's own initializers: which one to
+	// use is not guessed.
+	_, _, err = runCLI("run", "-params", "../../examples/onnxcnn/cnn.safetensors", "../../examples/onnxcnn/cnn.onnx")
+	assert.ErrorContains(t, err, `("conv1.weight"): the params file holds a tensor of this name too; wrapgen does not choose between them`)
 }

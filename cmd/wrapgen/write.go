@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -15,19 +16,106 @@ type outFile struct {
 	content []byte
 }
 
-// writeFiles writes every file atomically: each goes to a temporary file
-// in its directory first, and only when all are written are they renamed
-// into place, so a failed run leaves existing files as they were. Each file
-// written is named on a line of report, unless it is nil.
-func writeFiles(files []outFile, report io.Writer) (err error) {
-	var temps []string
-	defer func() {
-		if err != nil {
-			for _, t := range temps {
-				os.Remove(t)
-			}
+// checkOutput refuses, before any work, an output that wrapgen must not
+// replace: wrapgen writes only to regular files or new paths, never over a
+// device, a FIFO, a socket or a directory (nor a symlink to one), and never
+// over a file the command reads (by os.SameFile, so another name of the
+// same file is caught too). flag names the output in the message; inputs
+// are the command's input files ("" and "-" are skipped).
+func checkOutput(flag, path string, inputs ...string) error {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	if kind := notRegular(st); kind != "" {
+		return fmt.Errorf("%s %s: is %s; wrapgen writes only regular files or new paths", flag, path, kind)
+	}
+	return notAnInput(flag, path, st, inputs)
+}
+
+// checkOutputDir is checkOutput for a directory that wrapgen writes files
+// into: an existing directory or a new path.
+func checkOutputDir(flag, dir string, inputs ...string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s %s: is not a directory (wrapgen writes its files into this directory)", flag, dir)
+	}
+	return notAnInput(flag, dir, st, inputs)
+}
+
+func notAnInput(flag, path string, st fs.FileInfo, inputs []string) error {
+	for _, in := range inputs {
+		if in == "" || in == "-" {
+			continue
 		}
-	}()
+		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+			return fmt.Errorf("%s %s: is the input %s; wrapgen does not overwrite a file it reads", flag, path, in)
+		}
+	}
+	return nil
+}
+
+// notRegular says what a file is when it is not a regular file ("" when it
+// is).
+func notRegular(st fs.FileInfo) string {
+	m := st.Mode()
+	switch {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
+}
+
+// writeFiles writes files as one transaction, so that a failure leaves
+// every existing file as it was:
+//  1. every target is checked (a regular file, a symlink to one, or a new
+//     path; no path twice) before anything is written;
+//  2. every file is written to a temporary file in its directory;
+//  3. each existing target is kept under a hard link beside it, and the
+//     temporary files are renamed over the targets; when a rename fails,
+//     the targets already replaced are renamed back from their links.
+//
+// What remains: a crash (or a kill) between the renames of step 3 leaves
+// some files new and some old, with the temporary files and links behind
+// (named .NAME.wrapgen-*); and a target changed by another process between
+// steps 1 and 3 is not checked again. Each file written is named on a line
+// of report, unless it is nil.
+func writeFiles(files []outFile, report io.Writer) (err error) {
+	seen := map[string]bool{}
+	for _, f := range files {
+		abs, aerr := filepath.Abs(f.path)
+		if aerr != nil {
+			return aerr
+		}
+		if seen[abs] {
+			return fmt.Errorf("%s: wrapgen would write this file twice", f.path)
+		}
+		seen[abs] = true
+		if err := checkOutput("output", f.path); err != nil {
+			return err
+		}
+	}
+	temps := make([]string, 0, len(files))
+	defer func() { removeAll(temps) }()
 	for _, f := range files {
 		dir := filepath.Dir(f.path)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -47,10 +135,8 @@ func writeFiles(files []outFile, report io.Writer) (err error) {
 			return err
 		}
 	}
-	for i, f := range files {
-		if err := os.Rename(temps[i], f.path); err != nil {
-			return fmt.Errorf("writing %s: %w", f.path, err)
-		}
+	if err := renameAll(files, temps); err != nil {
+		return err
 	}
 	temps = nil
 	if report != nil {
@@ -59,6 +145,51 @@ func writeFiles(files []outFile, report io.Writer) (err error) {
 		}
 	}
 	return nil
+}
+
+// renameAll renames temps[i] over files[i].path, all or none: an existing
+// target is first kept under a hard link (temps[i]+".old"), so that when a
+// later rename fails the targets already replaced are put back. Where the
+// file system has no hard links, the old file cannot be kept and a failed
+// later rename leaves it replaced.
+func renameAll(files []outFile, temps []string) error {
+	existed := make([]bool, len(files))
+	kept := make([]string, len(files)) // the hard link keeping target i, or ""
+	for i, f := range files {
+		if _, err := os.Lstat(f.path); err == nil {
+			existed[i] = true
+			if old := temps[i] + ".old"; os.Link(f.path, old) == nil {
+				kept[i] = old
+			}
+		}
+	}
+	for i, f := range files {
+		if err := os.Rename(temps[i], f.path); err != nil {
+			for j := i - 1; j >= 0; j-- {
+				if kept[j] != "" {
+					if os.Rename(kept[j], files[j].path) != nil {
+						kept[j] = "" // left behind rather than lost
+					}
+				} else if !existed[j] {
+					os.Remove(files[j].path)
+				}
+			}
+			removeAll(kept)
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+	}
+	removeAll(kept)
+	return nil
+}
+
+// removeAll removes every named file ("" skipped), ignoring errors: the
+// leftovers of a transaction.
+func removeAll(paths []string) {
+	for _, p := range paths {
+		if p != "" {
+			os.Remove(p)
+		}
+	}
 }
 
 // staleFiles lists the files whose content on disk is not what wrapgen

@@ -138,7 +138,7 @@ func compress(c *nodeCtx) error {
 	if len(cond.shape) != 1 {
 		return fmt.Errorf("condition has shape %s, want rank 1", shapeText(cond.shape))
 	}
-	if a := c.attr("axis"); a != nil {
+	if a := c.typedAttr("axis", attrInt); a != nil {
 		axis, err := normAxis(a.i, len(x.shape))
 		if err != nil {
 			return err
@@ -179,7 +179,7 @@ func unique(c *nodeCtx) error {
 	var y []expr.Expr
 	var n expr.Expr // elements or slices of X
 	axis := -1
-	if a := c.attr("axis"); a != nil {
+	if a := c.typedAttr("axis", attrInt); a != nil {
 		var err error
 		if axis, err = normAxis(a.i, len(x.shape)); err != nil {
 			return err

@@ -378,7 +378,7 @@ func cast(c *nodeCtx) error {
 	if c.n.opType == "CastLike" {
 		d = c.input(1).dtype
 	} else {
-		a := c.attr("to")
+		a := c.typedAttr("to", attrInt)
 		if a == nil {
 			return fmt.Errorf("attribute \"to\" is required")
 		}

@@ -218,10 +218,13 @@ func (im *importer) run() error {
 		im.info[vi.name] = vi
 		im.isOutput[vi.name] = true
 	}
+	if err := im.checkNames(); err != nil {
+		return err
+	}
 	for i, t := range g.initializers {
 		v, err := tensorValue(t)
 		if err != nil {
-			return im.problem(fmt.Sprintf("graph.initializer[%d]", i), "%v", err)
+			return im.problem(fmt.Sprintf("graph.initializer[%d] (%q)", i, t.name), "%v", err)
 		}
 		v.stored = true
 		im.vals[t.name] = v
@@ -277,6 +280,47 @@ func (im *importer) run() error {
 		}
 	}
 	return im.checkBounded()
+}
+
+// checkNames refuses what makes a name mean two tensors, as onnx.checker
+// does (a graph is in single static assignment form): two initializers or
+// two graph inputs of one name (the last would win), and a params file
+// (Options.Params) holding a tensor that the model's initializer of that
+// name gives already (one would be ignored). A graph input that is also an
+// initializer is allowed (before IR version 4 every initializer had to be
+// one): the initializer is the input's default and wrapgen takes it as
+// stored. Two nodes writing one value, or a node writing an input or an
+// initializer, are refused where the node is imported.
+func (im *importer) checkNames() error {
+	g := im.m.graph
+	var problems graph.ErrorList
+	add := func(place, format string, args ...any) {
+		problems = append(problems, graph.ErrorList{{File: im.file, Place: place, Msg: fmt.Sprintf(format, args...)}}...)
+	}
+	inits := map[string]int{}
+	for i, t := range g.initializers {
+		place := fmt.Sprintf("graph.initializer[%d] (%q)", i, t.name)
+		if j, dup := inits[t.name]; dup {
+			add(place, "initializer[%d] has this name too: each name is one tensor", j)
+			continue
+		}
+		inits[t.name] = i
+		if _, ok := im.opts.Params[t.name]; ok {
+			add(place, "the params file holds a tensor of this name too; wrapgen does not choose between them: remove it from the file or from the model")
+		}
+	}
+	inputs := map[string]int{}
+	for i, in := range g.inputs {
+		if j, dup := inputs[in.name]; dup {
+			add(fmt.Sprintf("graph.input[%d] (%q)", i, in.name), "input[%d] has this name too: each name is one tensor", j)
+			continue
+		}
+		inputs[in.name] = i
+	}
+	if len(problems) > 0 {
+		return problems
+	}
+	return nil
 }
 
 // maxDim is the largest fixed dimension an input may declare: beyond it
@@ -382,6 +426,10 @@ func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
 	f := expr.Sub(e, expr.Const(lo))
 	if expr.NonNeg(f, im.bounds) {
 		return nil
+	}
+	if v, ok := e.IsConst(); ok {
+		// No symbol's range could change it.
+		return fmt.Errorf("%s is %d; it must be at least %d", what, v, lo)
 	}
 	fail := unsup("%s %s may be below %d (give its symbol a larger minimum with -min)", what, e, lo)
 	syms := f.Symbols()

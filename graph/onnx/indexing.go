@@ -176,7 +176,7 @@ func lossOp(c *nodeCtx) error {
 	}
 	c.emitString("reduction", reduction)
 	c.emitInt("ignore_index", c.attrInt("ignore_index", 0))
-	c.emitBool("has_ignore_index", c.attr("ignore_index") != nil)
+	c.emitBool("has_ignore_index", c.typedAttr("ignore_index", attrInt) != nil)
 	c.setOut(0, x.dtype, out)
 	if c.n.opType == "SoftmaxCrossEntropyLoss" {
 		c.setOut(1, x.dtype, x.shape)

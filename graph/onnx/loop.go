@@ -125,6 +125,11 @@ func (im *importer) loopNode(at, place string, i int, n *nodeProto) error {
 		lb.leave()
 		return im.problem(place, "the body's condition output %q is not defined in the body", body.outputs[0].name)
 	}
+	if cond.dtype != "bool" || len(cond.shape) > 1 {
+		// Likely outputs in another order: say which order Loop wants.
+		lb.leave()
+		return im.problem(place, "the body's first output %q is %s %s, not the bool condition: a Loop body returns the condition, then the %d loop-carried values, then the scan outputs", cond.name, cond.dtype, shapeText(cond.shape), nCarried)
+	}
 	if !cond.known || len(cond.ints) != 1 {
 		lb.leave()
 		return im.problem(place, "unsupported: the body's condition output %q is computed at run time, so the loop may stop early; wrapgen imports loops whose count is known before they start", cond.name)
@@ -156,6 +161,9 @@ func (im *importer) scanNode(at, place string, i int, n *nodeProto) error {
 	}
 	a := &nodeCtx{im: im, n: n} // its attribute readers
 	nIn := int(a.attrInt("num_scan_inputs", 0))
+	if a.attrErr != nil {
+		return im.problem(place, "%v", a.attrErr)
+	}
 	if nIn < 1 || nIn > len(n.inputs) {
 		return im.problem(place, "num_scan_inputs %d is not between 1 and the number of inputs, %d", nIn, len(n.inputs))
 	}
@@ -188,9 +196,12 @@ func (im *importer) scanNode(at, place string, i int, n *nodeProto) error {
 				outDirs, err = list("scan_output_directions", nScan)
 			}
 		}
-		if err == nil {
+		if err == nil && a.attrErr == nil {
 			return im.scanLoop(at, place, i, n, body, nState, inAxes, inDirs, outAxes, outDirs)
 		}
+	}
+	if a.attrErr != nil {
+		err = a.attrErr
 	}
 	return im.problem(place, "%v", err)
 }

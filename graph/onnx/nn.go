@@ -566,7 +566,7 @@ func gatherElements(c *nodeCtx) error {
 func eyeLike(c *nodeCtx) error {
 	x := c.input(0)
 	d := x.dtype
-	if a := c.attr("dtype"); a != nil {
+	if a := c.typedAttr("dtype", attrInt); a != nil {
 		var err error
 		if d, err = dtypeOf(a.i); err != nil {
 			return unsup("%v", err)

@@ -29,6 +29,8 @@ type nodeCtx struct {
 	// runTime are the run-time sizes the node sets (runTimeSize): its
 	// kernel reports each in an extra i64 scalar output, never folded.
 	runTime []string
+	// attrErr is the first attribute read with the wrong type (typedAttr).
+	attrErr error
 }
 
 // unsupported is an error whose message the importer prefixes with
@@ -103,7 +105,13 @@ func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
 	if err := checkInputs(n, key, im.opset); err != nil {
 		return im.problem(place, "%v", err)
 	}
-	if err := r(c); err != nil {
+	err := r(c)
+	if c.attrErr != nil {
+		// Before the rule's own error, which may come of the attribute
+		// read as absent.
+		return im.problem(place, "%v", c.attrErr)
+	}
+	if err != nil {
 		return im.problem(place, "%v", err)
 	}
 	for k, name := range n.outputs {
@@ -356,8 +364,15 @@ func (c *nodeCtx) scalarAttr(i int, name string, def float64) error {
 	return nil
 }
 
-// Attributes.
+// Attributes. Each reader reads an attribute as one type; an attribute of
+// another type (LeakyRelu's alpha given as an INT, Softmax's axis as a
+// FLOAT) reads as absent and is recorded in c.attrErr, which refuses the
+// node by the attribute's name once its rule returns. An attribute without
+// a type (type 0, which IR version 1 allowed) is read as what the reader
+// wants. An INT is not read as a FLOAT: onnx.checker refuses it too.
 
+// attr is the node's attribute name of any type, for rules that only ask
+// whether it is there.
 func (c *nodeCtx) attr(name string) *attribute {
 	for _, a := range c.n.attrs {
 		if a.name == name {
@@ -367,29 +382,51 @@ func (c *nodeCtx) attr(name string) *attribute {
 	return nil
 }
 
+// typedAttr is the node's attribute name when it has type want, else nil
+// (recording a mismatch in c.attrErr).
+func (c *nodeCtx) typedAttr(name string, want int64) *attribute {
+	a := c.attr(name)
+	if a == nil || a.typ == want || a.typ == 0 {
+		return a
+	}
+	if c.attrErr == nil {
+		c.attrErr = fmt.Errorf("attribute %q has type %s; %s wants %s", name, attrTypeName(a.typ), c.n.opType, attrTypeName(want))
+	}
+	return nil
+}
+
+// attrTypeName is onnx.proto's name of an AttributeType.
+func attrTypeName(t int64) string {
+	names := [...]string{"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH", "FLOATS", "INTS", "STRINGS", "TENSORS", "GRAPHS", "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"}
+	if t >= 0 && t < int64(len(names)) {
+		return names[t]
+	}
+	return fmt.Sprintf("unknown type %d", t)
+}
+
 func (c *nodeCtx) attrInt(name string, def int64) int64 {
-	if a := c.attr(name); a != nil {
+	if a := c.typedAttr(name, attrInt); a != nil {
 		return a.i
 	}
 	return def
 }
 
 func (c *nodeCtx) attrFloat(name string, def float64) float64 {
-	if a := c.attr(name); a != nil {
+	if a := c.typedAttr(name, attrFloat); a != nil {
 		return a.f
 	}
 	return def
 }
 
 func (c *nodeCtx) attrString(name, def string) string {
-	if a := c.attr(name); a != nil {
+	if a := c.typedAttr(name, attrString); a != nil {
 		return string(a.s)
 	}
 	return def
 }
 
 func (c *nodeCtx) attrInts(name string) ([]int64, bool) {
-	if a := c.attr(name); a != nil {
+	if a := c.typedAttr(name, attrInts); a != nil {
 		return a.ints, true
 	}
 	return nil, false
@@ -453,13 +490,15 @@ func (c *nodeCtx) setKnown(i int, dtype graph.DType, shape []int64, ints []expr.
 	return v
 }
 
-// normAxis turns a possibly negative axis into 0..rank-1.
+// normAxis turns a possibly negative axis into 0..rank-1; the error names
+// the axis as the model gives it.
 func normAxis(axis int64, rank int) (int, error) {
-	if axis < 0 {
-		axis += int64(rank)
+	a := axis
+	if a < 0 {
+		a += int64(rank)
 	}
-	if axis < 0 || axis >= int64(rank) {
-		return 0, fmt.Errorf("axis %d is out of range for rank %d", axis, rank)
+	if a < 0 || a >= int64(rank) {
+		return 0, fmt.Errorf("axis %d is out of range for rank %d (want %d to %d)", axis, rank, -rank, rank-1)
 	}
-	return int(axis), nil
+	return int(a), nil
 }

@@ -19,7 +19,11 @@ func onOperands(inner rule, pick []int, dtype func(c *nodeCtx) (graph.DType, err
 		}
 		sub.outs = make([]*value, len(c.outs))
 		sub.attrInputs = map[int]bool{}
-		if err := inner(&sub); err != nil {
+		err := inner(&sub)
+		if c.attrErr == nil {
+			c.attrErr = sub.attrErr
+		}
+		if err != nil {
 			return err
 		}
 		if len(sub.attrInputs) > 0 {

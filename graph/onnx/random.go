@@ -19,7 +19,7 @@ var randomOps = map[string]bool{
 // run would repeat the one draw made at import time. A seeded draw is
 // deterministic, so folding it is sound.
 func unseededRandom(c *nodeCtx) bool {
-	return randomOps[c.kernel] && c.attr("seed") == nil
+	return randomOps[c.kernel] && c.typedAttr("seed", attrFloat) == nil
 }
 
 // bernoulli draws 1 with the probability input 0 holds, else 0, in
@@ -89,7 +89,7 @@ func randomOut(c *nodeCtx, def graph.DType, shape []expr.Expr, p1, p2 unaryAttr)
 
 // randomDType is the dtype attribute dtype names, or def without one.
 func randomDType(c *nodeCtx, def graph.DType) (graph.DType, error) {
-	a := c.attr("dtype")
+	a := c.typedAttr("dtype", attrInt)
 	if a == nil {
 		return def, nil
 	}
@@ -101,7 +101,7 @@ func randomDType(c *nodeCtx, def graph.DType) (graph.DType, error) {
 }
 
 func emitRandomSeed(c *nodeCtx) {
-	if a := c.attr("seed"); a != nil {
+	if a := c.typedAttr("seed", attrFloat); a != nil {
 		c.emitFloat("seed", a.f)
 	}
 }

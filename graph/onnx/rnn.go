@@ -32,7 +32,7 @@ func recurrent(gates int, defaults []string) rule {
 			return fmt.Errorf("direction %q is not forward, reverse or bidirectional", direction)
 		}
 		hidden := expr.Const(c.attrInt("hidden_size", 0))
-		if c.attr("hidden_size") == nil {
+		if c.typedAttr("hidden_size", attrInt) == nil {
 			h, ok := expr.FloorDiv(w.shape[1], expr.Const(int64(gates)))
 			if !ok {
 				return fmt.Errorf("W %s has no hidden size", shapeText(w.shape))
@@ -131,7 +131,7 @@ func floatsText(fs []float64) string {
 }
 
 func (c *nodeCtx) attrStrings(name string) []string {
-	a := c.attr(name)
+	a := c.typedAttr(name, attrStrings)
 	if a == nil {
 		return nil
 	}
@@ -143,7 +143,7 @@ func (c *nodeCtx) attrStrings(name string) []string {
 }
 
 func (c *nodeCtx) attrFloats(name string) []float64 {
-	if a := c.attr(name); a != nil {
+	if a := c.typedAttr(name, attrFloats); a != nil {
 		return a.floats
 	}
 	return nil

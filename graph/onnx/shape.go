@@ -13,11 +13,17 @@ import (
 // inputs are known, become views where they only reinterpret a contiguous
 // storage, and kernels otherwise.
 
+// constantAttrTypes are the types of Constant's value attributes.
+var constantAttrTypes = map[string]int64{"value": attrTensor, "value_float": attrFloat, "value_floats": attrFloats, "value_int": attrInt, "value_ints": attrInts}
+
 func constantNode(c *nodeCtx) error {
 	if len(c.n.attrs) != 1 {
 		return fmt.Errorf("a Constant needs exactly one value attribute, found %d", len(c.n.attrs))
 	}
 	a := c.n.attrs[0]
+	if want, ok := constantAttrTypes[a.name]; ok && c.typedAttr(a.name, want) == nil {
+		return nil // refused by its type
+	}
 	switch a.name {
 	case "value":
 		if a.t == nil {
@@ -332,7 +338,7 @@ func divSym(e expr.Expr, s string) (expr.Expr, bool) {
 func concat(c *nodeCtx) error {
 	first := c.input(0)
 	r := len(first.shape)
-	a := c.attr("axis")
+	a := c.typedAttr("axis", attrInt)
 	if a == nil {
 		return fmt.Errorf("attribute axis is required")
 	}
@@ -410,11 +416,12 @@ func gather(c *nodeCtx) error {
 			if !ok {
 				return nil
 			}
+			given := i
 			if i < 0 {
 				i += ds[axis]
 			}
 			if i < 0 || i >= ds[axis] {
-				return fmt.Errorf("index %d is out of range for size %d", i, ds[axis])
+				return fmt.Errorf("index %d is out of range for size %d (want %d to %d)", given, ds[axis], -ds[axis], ds[axis]-1)
 			}
 			base := (o*ds[axis] + i) * inner
 			out = append(out, data.ints[base:base+inner]...)
@@ -618,7 +625,7 @@ func constantOfShape(c *nodeCtx) error {
 	d := graph.DType("f32")
 	var fill float64
 	var fillInt int64
-	if a := c.attr("value"); a != nil && a.t != nil {
+	if a := c.typedAttr("value", attrTensor); a != nil && a.t != nil {
 		v, err := tensorValue(a.t)
 		if err != nil {
 			return err
@@ -782,7 +789,9 @@ func transpose(c *nodeCtx) error {
 		if err != nil {
 			return err
 		}
-		if seen[a] {
+		if seen[a] && int64(a) != p {
+			return fmt.Errorf("perm repeats axis %d (given as %d)", a, p)
+		} else if seen[a] {
 			return fmt.Errorf("perm repeats axis %d", a)
 		}
 		seen[a] = true

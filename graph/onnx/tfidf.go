@@ -17,7 +17,7 @@ import (
 // coordinate of each. The weights, which format v1 cannot hold as a float
 // list, pass as comma-separated text, "" when the mode uses none.
 func tfIdfVectorizer(c *nodeCtx) error {
-	if c.attr("pool_strings") != nil {
+	if c.typedAttr("pool_strings", attrStrings) != nil {
 		return unsup("pool_strings (string n-grams: format v1 has no string dtype)")
 	}
 	x := c.input(0)

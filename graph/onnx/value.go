@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
@@ -118,12 +119,22 @@ func tensorValue(t *tensorProto) (*value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unsupported: tensor %q: %v", t.name, err)
 	}
+	n := int64(1)
 	for _, s := range t.dims {
 		if s < 0 {
 			return nil, fmt.Errorf("tensor %q has a negative size %d", t.name, s)
 		}
+		if s > 0 && n > maxDim/s {
+			return nil, fmt.Errorf("tensor %q: dims %v hold more than the %d elements wrapgen plans for", t.name, t.dims, int64(maxDim))
+		}
+		n *= s
 	}
-	n := numel(t.dims)
+	// onnx.checker: one and only one value field.
+	if typed := typedFields(t); t.hasRaw && len(typed) > 0 {
+		return nil, fmt.Errorf("tensor %q has both raw_data and %s: which holds its values is ambiguous", t.name, strings.Join(typed, ", "))
+	} else if len(typed) > 1 {
+		return nil, fmt.Errorf("tensor %q has data in %s: which holds its values is ambiguous", t.name, strings.Join(typed, " and "))
+	}
 	v := &value{name: t.name, dtype: d, shape: consts(t.dims), known: true, node: -1}
 	size := d.Size()
 	if t.hasRaw {
@@ -176,6 +187,21 @@ func tensorValue(t *tensorProto) (*value, error) {
 		return nil, fmt.Errorf("unsupported: tensor %q: %s data outside raw_data", t.name, d)
 	}
 	return v, checkCount(t.name, have, n)
+}
+
+// typedFields names the typed data fields a TensorProto fills.
+func typedFields(t *tensorProto) []string {
+	var names []string
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"float_data", len(t.floatData)}, {"int32_data", len(t.int32Data)}, {"int64_data", len(t.int64Data)},
+		{"uint64_data", len(t.uint64Data)}, {"double_data", len(t.doubleData)}, {"string_data", len(t.stringData)}} {
+		if f.n > 0 {
+			names = append(names, f.name)
+		}
+	}
+	return names
 }
 
 func checkCount(name string, have int, want int64) error {

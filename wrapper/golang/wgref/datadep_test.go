@@ -112,11 +112,26 @@ func TestCompress(t *testing.T) {
 	out, k = run([]bool{true}, axisAttrs(-1), 3, 2)
 	assert.Equal(t, compact(6, 1, 3, 5), out.Int64s())
 	assert.Equal(t, int64(1), k)
-	// No axis: over the flattened input; condition entries beyond the
-	// six elements are ignored.
-	out, k = run([]bool{false, true, false, false, true, false, true, true}, noAxis, 6)
+	// No axis: over the flattened input; false condition entries beyond
+	// the six elements are allowed (as numpy.compress allows them).
+	out, k = run([]bool{false, true, false, false, true, false, false, false}, noAxis, 6)
 	assert.Equal(t, compact(6, 2, 5), out.Int64s())
 	assert.Equal(t, int64(2), k)
+	// A true entry beyond the input is refused (numpy.compress raises),
+	// with or without an axis, not cut off silently.
+	for _, c := range []struct {
+		cond  []bool
+		attrs []wgrt.Attr
+		want  string
+	}{
+		{[]bool{false, true, false, false, true, false, true}, noAxis, "Compress: condition[6] is true, beyond the input's 6 elements"},
+		{[]bool{true, false, false, true}, axisAttrs(0), "Compress: condition[3] is true, beyond the 3 slices of input [3 2] along axis 0"},
+		{[]bool{true, false, true}, axisAttrs(-1), "Compress: condition[2] is true, beyond the 2 slices of input [3 2] along axis 1"},
+	} {
+		err := Call(&wgrt.Call{Kernel: "Compress", Inputs: []wgrt.Tensor{input, wgrt.View(c.cond, len(c.cond))},
+			Outputs: []wgrt.Tensor{capacity(6), capacity()}, Attrs: c.attrs})
+		assert.EqualError(t, err, c.want)
+	}
 	out, k = run([]bool{false, false}, noAxis, 2)
 	assert.Equal(t, compact(2), out.Int64s())
 	assert.Equal(t, int64(0), k)

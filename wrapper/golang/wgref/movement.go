@@ -186,11 +186,12 @@ func axisAttr(c *wgrt.Call, rank int) (int, error) {
 	if a.err != nil {
 		return 0, a.err
 	}
+	given := axis
 	if axis < 0 {
 		axis += rank
 	}
 	if axis < 0 || axis >= max(rank, 1) {
-		return 0, fmt.Errorf("%s: axis %d for rank %d", c.Kernel, axis, rank)
+		return 0, fmt.Errorf("%s: axis %d for rank %d", c.Kernel, given, rank)
 	}
 	return axis, nil
 }

@@ -63,7 +63,8 @@ func extentBytes(shape, strides []int, size int) (int, bool) {
 // bound. Messages name the input (from) and the dimension.
 func BindSymbol(sym *int, bound *bool, symName string, from string, shape []int, rank, dim, scale, bias int) error {
 	if len(shape) == 0 && rank > 0 {
-		return fmt.Errorf("%s is not set", from)
+		// Unset, or a rank-0 tensor: the shape alone cannot tell which.
+		return fmt.Errorf("%s is not set, or is a rank-0 tensor (want rank %d)", from, rank)
 	}
 	if len(shape) != rank {
 		return fmt.Errorf("%s: rank is %d (shape %s), want %d", from, len(shape), dims(shape), rank)

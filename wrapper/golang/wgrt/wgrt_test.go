@@ -57,6 +57,8 @@ func TestBindSymbol(t *testing.T) {
 	assert.EqualError(t, BindSymbol(&n, &bound, "n", "y", []int{9}, 1, 0, 2, 1), "y: dimension 0 gives n = 4, but an earlier input gave n = 3")
 	assert.EqualError(t, BindSymbol(&n, &bound, "n", "z", []int{8}, 1, 0, 2, 1), "z: dimension 0 is 8, which is not 2*n + 1 for any n")
 	assert.EqualError(t, BindSymbol(&n, &bound, "n", "w", []int{8}, 2, 0, 1, 0), "w: rank is 1 (shape [8]), want 2")
+	// A rank-0 tensor is not called unset.
+	assert.EqualError(t, BindSymbol(&n, &bound, "n", "input v", nil, 1, 0, 1, 0), "input v is not set, or is a rank-0 tensor (want rank 1)")
 	assert.EqualError(t, CheckRange("n", 0, 1, -1), "symbol n = 0 is below its minimum 1")
 }
 
