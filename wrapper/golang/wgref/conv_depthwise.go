@@ -38,35 +38,48 @@ func windowOf(x, out wgrt.Tensor, kernel, strides, pads, dilations []int) (windo
 	return w, ok
 }
 
-// interior is the output columns [lo, hi) whose every tap lies inside the
-// input row.
-func (w *window2d) interior() (lo, hi int) {
-	lo = min(max(0, ceilDiv(w.pw, w.sw)), w.ow)
-	// The last tap of column o reads o*sw - pw + (kw-1)*dw < iw.
-	last := w.iw - 1 + w.pw - (w.kw-1)*w.dw
+// span is the outputs [lo, hi) along one axis whose every tap lies inside
+// an input of size in (the rest reach into the padding).
+func span(in, out, k, stride, dil, pad int) (lo, hi int) {
+	lo = min(max(0, ceilDiv(pad, stride)), out)
+	// The last tap of output o reads o*stride - pad + (k-1)*dil < in.
+	last := in - 1 + pad - (k-1)*dil
 	if last < 0 {
 		return lo, lo
 	}
-	return lo, max(lo, min(w.ow, last/w.sw+1))
+	return lo, max(lo, min(out, last/stride+1))
 }
 
-// rowTaps fills offs (relative to input column 0 of row 0, for output
-// column 0: negative for the left padding) and the kernel positions k of
-// the taps of output row oy whose input row is inside.
-func (w *window2d) rowTaps(oy int, offs, k []int) int {
-	n := 0
+// interior is the output columns whose every tap lies inside the row.
+func (w *window2d) interior() (lo, hi int) { return span(w.iw, w.ow, w.kw, w.sw, w.dw, w.pw) }
+
+// fullRows is the output rows whose every tap row lies inside the input.
+func (w *window2d) fullRows() (lo, hi int) { return span(w.ih, w.oh, w.kh, w.sh, w.dh, w.ph) }
+
+// rowTaps are the taps of one output row whose input rows are inside.
+type rowTaps struct {
+	n int
+	// offs is each tap's input offset for output column 0 (its row's
+	// offset and its column's, negative in the left padding), cols its
+	// column alone (for the borders' bounds), k its kernel position.
+	offs, cols, k [maxWindowTaps]int
+}
+
+// tapsOf fills rt with output row oy's taps.
+func (w *window2d) tapsOf(oy int, rt *rowTaps) {
+	rt.n = 0
 	for i := 0; i < w.kh; i++ {
 		sy := oy*w.sh - w.ph + i*w.dh
 		if sy < 0 || sy >= w.ih {
 			continue
 		}
 		for j := 0; j < w.kw; j++ {
-			offs[n] = sy*w.rowStride + j*w.dw - w.pw
-			k[n] = i*w.kw + j
-			n++
+			rt.cols[rt.n] = j*w.dw - w.pw
+			rt.offs[rt.n] = sy*w.rowStride + rt.cols[rt.n]
+			rt.k[rt.n] = i*w.kw + j
+			rt.n++
 		}
 	}
-	return n
 }
 
 // isDepthwise reports whether a convolution of input channels ch and
@@ -109,8 +122,18 @@ func (j *depthwiseJob) planes(from, to int) {
 	m := j.out.Shape[1]
 	ksz := win.kh * win.kw
 	lo, hi := win.interior()
-	var offsBuf, kBuf, rowOffs [maxWindowTaps]int
-	var wtsBuf [maxWindowTaps]float32
+	ylo, yhi := win.fullRows()
+	outRow := 0
+	if len(j.out.Shape) == 4 {
+		outRow = j.out.Strides[2]
+	}
+	// With strides 1 and input rows as far apart as output rows, the
+	// interiors of the full rows and the borders between them are one tap
+	// row (the borders read wrapped-around input and are redone apart).
+	flat := win.sh == 1 && win.sw == 1 && outRow == win.rowStride && lo < hi && yhi-ylo > 1
+	var rt rowTaps
+	var shifted [maxWindowTaps]int
+	var wts [maxWindowTaps]float32
 	for p := from; p < to; p++ {
 		b, oc := p/m, p%m
 		plane := xs[b*j.x.Strides[0]+(oc/j.mult)*j.x.Strides[1]:]
@@ -121,25 +144,33 @@ func (j *depthwiseJob) planes(from, to int) {
 		}
 		yb := b*j.out.Strides[0] + oc*j.out.Strides[1]
 		for oy := 0; oy < win.oh; oy++ {
-			yo := yb
-			if len(j.out.Shape) == 4 {
-				yo += oy * j.out.Strides[2]
+			win.tapsOf(oy, &rt)
+			for t := range rt.n {
+				wts[t] = kern[rt.k[t]]
 			}
-			row := ys[yo : yo+win.ow]
-			nt := win.rowTaps(oy, offsBuf[:], kBuf[:])
-			offs, wts := offsBuf[:nt], wtsBuf[:nt]
-			for t := range nt {
-				wts[t] = kern[kBuf[t]]
-			}
-			depthwiseBorder(row, plane, offs, kBuf[:nt], wts, win, 0, lo, bias)
-			depthwiseBorder(row, plane, offs, kBuf[:nt], wts, win, hi, win.ow, bias)
-			if lo < hi {
-				// The interior's offsets from its first column.
-				ro := rowOffs[:nt]
+			offs, w := rt.offs[:rt.n], wts[:rt.n]
+			if flat && oy == ylo {
 				for t, o := range offs {
-					ro[t] = o + lo*win.sw
+					shifted[t] = o + lo
 				}
-				tapRow(row[lo:hi], plane, ro, wts, win.sw, bias, tapSum)
+				tapRow(ys[yb+oy*outRow+lo:yb+(yhi-1)*outRow+hi], plane, shifted[:rt.n], w, 1, bias, tapSum)
+				for ; oy < yhi; oy++ {
+					row := ys[yb+oy*outRow : yb+oy*outRow+win.ow]
+					d := (oy - ylo) * win.rowStride
+					depthwiseBorder(row, plane[d:], &rt, w, win, 0, lo, bias)
+					depthwiseBorder(row, plane[d:], &rt, w, win, hi, win.ow, bias)
+				}
+				oy--
+				continue
+			}
+			row := ys[yb+oy*outRow : yb+oy*outRow+win.ow]
+			depthwiseBorder(row, plane, &rt, w, win, 0, lo, bias)
+			depthwiseBorder(row, plane, &rt, w, win, hi, win.ow, bias)
+			if lo < hi {
+				for t, o := range offs {
+					shifted[t] = o + lo*win.sw
+				}
+				tapRow(row[lo:hi], plane, shifted[:rt.n], w, win.sw, bias, tapSum)
 			}
 		}
 	}
@@ -147,11 +178,11 @@ func (j *depthwiseJob) planes(from, to int) {
 
 // depthwiseBorder computes output columns [from, to) of row, where some
 // taps fall into the padding, checking each tap's column.
-func depthwiseBorder(row, plane []float32, offs, k []int, wts []float32, win *window2d, from, to int, bias float32) {
+func depthwiseBorder(row, plane []float32, rt *rowTaps, wts []float32, win *window2d, from, to int, bias float32) {
 	for ox := from; ox < to; ox++ {
 		s := bias
-		for t, o := range offs {
-			if sx := ox*win.sw + k[t]%win.kw*win.dw - win.pw; sx >= 0 && sx < win.iw {
+		for t, o := range rt.offs[:rt.n] {
+			if sx := ox*win.sw + rt.cols[t]; sx >= 0 && sx < win.iw {
 				s += wts[t] * plane[o+ox*win.sw]
 			}
 		}

@@ -55,6 +55,16 @@ func tapRow(dst, src []float32, offs []int, wts []float32, stride int, init floa
 			tapRowAsm(dst[:v], src, offs, wts, stride, init, op)
 			done = v
 		}
+		// A tail shorter than a vector: the last whole vector again,
+		// overlapping outputs already written (with the same values).
+		if t := n - tapRowLanes; done < n && v > 0 && hi+t*stride+stride*tapRowLanes <= len(src) {
+			var shifted [maxWindowTaps]int
+			for i, o := range offs {
+				shifted[i] = o + t*stride
+			}
+			tapRowAsm(dst[t:], src, shifted[:len(offs)], wts, stride, init, op)
+			done = n
+		}
 	}
 	tapRowGo(dst[done:], src[done*stride:], offs, wts, stride, init, op)
 }
