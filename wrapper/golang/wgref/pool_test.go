@@ -1,0 +1,144 @@
+package wgref
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+type poolCase struct {
+	kind       string // MaxPool or AveragePool
+	n, ch      int
+	in, k      []int
+	s, d, p    []int
+	ceil       bool
+	includePad bool
+	rowGap     int
+	step       int
+	nan        bool // one input NaN per plane
+}
+
+func (tc poolCase) String() string {
+	return fmt.Sprintf("%s n%d c%d in%v k%v s%v d%v p%v ceil %v incl %v gap %d step %d nan %v", tc.kind, tc.n, tc.ch, tc.in, tc.k, tc.s, tc.d, tc.p, tc.ceil, tc.includePad, tc.rowGap, tc.step, tc.nan)
+}
+
+// naivePool is pooling written plainly from ONNX's definition, over one
+// flat output index at a time, in float64.
+func naivePool(tc poolCase, x wgrt.Tensor, oShape []int) []float32 {
+	r := len(tc.in)
+	out := make([]float32, prod(oShape))
+	o := make([]int, len(oShape))
+	for flat := range out {
+		for d, q := len(oShape)-1, flat; d >= 0; d-- {
+			o[d], q = q%oShape[d], q/oShape[d]
+		}
+		best, sum, count := math.Inf(-1), 0.0, 0
+		k := make([]int, r)
+		for kf := 0; kf < prod(tc.k); kf++ {
+			for d, q := r-1, kf; d >= 0; d-- {
+				k[d], q = q%tc.k[d], q/tc.k[d]
+			}
+			off, inside, inPad := o[0]*x.Strides[0]+o[1]*x.Strides[1], true, true
+			for d := range r {
+				pos := o[2+d]*tc.s[d] - tc.p[d] + k[d]*tc.d[d]
+				inside = inside && pos >= 0 && pos < tc.in[d]
+				inPad = inPad && pos >= -tc.p[d] && pos < tc.in[d]+tc.p[r+d]
+				off += pos * x.Strides[2+d]
+			}
+			if !inside {
+				if inPad && tc.includePad {
+					count++
+				}
+				continue
+			}
+			v := float64(x.Float32s()[off])
+			if v > best || math.IsNaN(v) || math.IsNaN(best) {
+				if !math.IsNaN(best) {
+					best = v
+				}
+			}
+			sum += v
+			count++
+		}
+		if tc.kind == "MaxPool" {
+			out[flat] = float32(best)
+		} else {
+			out[flat] = float32(sum / float64(count))
+		}
+	}
+	return out
+}
+
+func poolOutSize(in, k, s, d, pb, pe int, ceil bool) int {
+	span := in + pb + pe - ((k-1)*d + 1)
+	if !ceil {
+		return span/s + 1
+	}
+	o := (span+s-1)/s + 1
+	if (o-1)*s >= in+pb { // the last window would start in the end padding
+		o--
+	}
+	return o
+}
+
+// MaxPool and AveragePool's fast path against the plain definition: 1-D
+// and 2-D, odd sizes, strides 1 to 3, dilations, asymmetric pads,
+// ceil_mode, count_include_pad both ways, NaNs, batches, inputs whose rows
+// lie apart; and the inputs and windows it leaves to the generic path.
+func TestPoolMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	var cases []poolCase
+	for _, kind := range []string{"MaxPool", "AveragePool"} {
+		for _, incl := range []bool{false, true} {
+			if kind == "MaxPool" && incl {
+				continue
+			}
+			cases = append(cases,
+				poolCase{kind: kind, n: 2, ch: 3, in: []int{112, 112}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl},
+				poolCase{kind: kind, n: 1, ch: 2, in: []int{13, 45}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl, nan: true},
+				poolCase{kind: kind, n: 1, ch: 2, in: []int{14, 50}, k: []int{2, 2}, s: []int{2, 2}, d: []int{1, 1}, p: []int{0, 0, 0, 0}, includePad: incl},
+				poolCase{kind: kind, n: 1, ch: 2, in: []int{15, 46}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{0, 0, 0, 0}, ceil: true, includePad: incl},
+				poolCase{kind: kind, n: 1, ch: 2, in: []int{16, 41}, k: []int{3, 5}, s: []int{3, 2}, d: []int{2, 1}, p: []int{2, 1, 1, 2}, ceil: true, includePad: incl},
+				poolCase{kind: kind, n: 2, ch: 2, in: []int{9, 37}, k: []int{3, 3}, s: []int{2, 1}, d: []int{1, 2}, p: []int{1, 2, 1, 2}, includePad: incl, rowGap: 3},
+				poolCase{kind: kind, n: 1, ch: 3, in: []int{7, 7}, k: []int{7, 7}, s: []int{1, 1}, d: []int{1, 1}, p: []int{0, 0, 0, 0}, includePad: incl},
+				poolCase{kind: kind, n: 2, ch: 2, in: []int{101}, k: []int{4}, s: []int{3}, d: []int{1}, p: []int{2, 1}, ceil: true, includePad: incl, nan: true},
+				// Generic path: a strided last axis, 3-D, 81 taps.
+				poolCase{kind: kind, n: 1, ch: 2, in: []int{10, 20}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl, step: 2},
+				poolCase{kind: kind, n: 1, ch: 2, in: []int{5, 6, 7}, k: []int{2, 3, 2}, s: []int{1, 2, 1}, d: []int{1, 1, 1}, p: []int{1, 0, 1, 0, 1, 1}, includePad: incl},
+				poolCase{kind: kind, n: 1, ch: 1, in: []int{20, 20}, k: []int{9, 9}, s: []int{1, 1}, d: []int{1, 1}, p: []int{4, 4, 4, 4}, includePad: incl},
+			)
+		}
+	}
+	for _, tc := range cases {
+		if tc.step == 0 {
+			tc.step = 1
+		}
+		r0 := len(tc.in)
+		xShape := append([]int{tc.n, tc.ch}, tc.in...)
+		oShape := []int{tc.n, tc.ch}
+		for d := range r0 {
+			oShape = append(oShape, poolOutSize(tc.in[d], tc.k[d], tc.s[d], tc.d[d], tc.p[d], tc.p[r0+d], tc.ceil))
+		}
+		x := randView(r, xShape, tc.rowGap, tc.step)
+		if tc.nan {
+			for p := 0; p < tc.n*tc.ch; p++ {
+				x.Float32s()[p*x.Strides[1]+r.Intn(tc.in[r0-1])*tc.step] = float32(math.NaN())
+			}
+		}
+		got := wgrt.New(wgrt.F32, oShape...)
+		attrs := []wgrt.Attr{intsAttr("kernel_shape", tc.k...), intsAttr("strides", tc.s...), intsAttr("pads", tc.p...), intsAttr("dilations", tc.d...)}
+		if tc.includePad {
+			attrs = append(attrs, intAttr("count_include_pad", 1))
+		}
+		c := &wgrt.Call{Kernel: tc.kind, Inputs: []wgrt.Tensor{x}, Outputs: []wgrt.Tensor{got}, Attrs: attrs}
+		require.NoError(t, Call(c), "%v", tc)
+		requireClose(t, naivePool(tc, x, oShape), got.Float32s(), 1e-5, tc.String())
+		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates", tc)
+	}
+}
