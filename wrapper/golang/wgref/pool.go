@@ -161,11 +161,12 @@ func globalPool(c *wgrt.Call, kind string) error {
 					acc += math.Pow(math.Abs(v), p)
 				}
 			}
-			if xs && kind == "avg" {
-				for _, v := range elems[float32](x)[base : base+n] {
-					acc += float64(v)
-				}
-			} else {
+			switch {
+			case xs && kind == "avg":
+				acc = rowSum(elems[float32](x)[base : base+n])
+			case xs && kind == "max":
+				acc = float64(rowMax(elems[float32](x)[base : base+n]))
+			default:
 				for s := range indices(spatial) {
 					add(loadF(x, base+offsetOf(s, x.Strides[2:])))
 				}

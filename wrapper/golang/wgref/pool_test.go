@@ -142,3 +142,86 @@ func TestPoolMatchesNaive(t *testing.T) {
 		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates", tc)
 	}
 }
+
+// The assembly row reductions against plain loops, on lengths around
+// their block sizes, with a NaN at the start, the middle or the end.
+func TestRowSumMaxMatchNaive(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 64, 100, 12544} {
+		for nanAt := -1; nanAt < 3; nanAt++ {
+			x := randFloats(r, n)
+			if nanAt >= 0 && n > 0 {
+				x[[]int{0, n / 2, n - 1}[nanAt]] = float32(math.NaN())
+			}
+			sum, best := 0.0, math.Inf(-1)
+			for _, v := range x {
+				sum += float64(v)
+				if math.IsNaN(float64(v)) || math.IsNaN(best) {
+					best = math.NaN()
+				} else {
+					best = math.Max(best, float64(v))
+				}
+			}
+			msg := fmt.Sprintf("n %d nan at %d", n, nanAt)
+			if math.IsNaN(sum) {
+				assert.True(t, math.IsNaN(rowSum(x)), msg)
+			} else {
+				assert.InDelta(t, sum, rowSum(x), 1e-9*float64(n+1), msg)
+			}
+			if math.IsNaN(best) {
+				assert.True(t, math.IsNaN(float64(rowMax(x))), msg)
+			} else {
+				assert.Equal(t, float32(best), rowMax(x), msg)
+			}
+		}
+	}
+}
+
+// GlobalAveragePool and GlobalMaxPool against plain loops, over 1-D to
+// 3-D planes, contiguous and not.
+func TestGlobalPoolMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	for _, tc := range []struct {
+		shape  []int
+		rowGap int
+		nan    bool
+	}{
+		{shape: []int{2, 3, 7, 7}}, {shape: []int{1, 4, 56, 56}, nan: true}, {shape: []int{2, 3, 33}},
+		{shape: []int{1, 2, 3, 5, 4}}, {shape: []int{2, 3, 9, 10}, rowGap: 2},
+	} {
+		x := randView(r, tc.shape, tc.rowGap, 1)
+		if tc.nan {
+			x.Float32s()[77] = float32(math.NaN())
+		}
+		oShape := append([]int{tc.shape[0], tc.shape[1]}, make([]int, len(tc.shape)-2)...)
+		for d := 2; d < len(oShape); d++ {
+			oShape[d] = 1
+		}
+		for _, kind := range []string{"GlobalAveragePool", "GlobalMaxPool"} {
+			got := wgrt.New(wgrt.F32, oShape...)
+			c := &wgrt.Call{Kernel: kind, Inputs: []wgrt.Tensor{x}, Outputs: []wgrt.Tensor{got}}
+			require.NoError(t, Call(c))
+			want := make([]float32, tc.shape[0]*tc.shape[1])
+			spatial := tc.shape[2:]
+			for p := range want {
+				b, ch := p/tc.shape[1], p%tc.shape[1]
+				sum, best := 0.0, math.Inf(-1)
+				for s := range indices(spatial) {
+					v := float64(x.Float32s()[b*x.Strides[0]+ch*x.Strides[1]+offsetOf(s, x.Strides[2:])])
+					sum += v
+					if math.IsNaN(v) || math.IsNaN(best) {
+						best = math.NaN()
+					} else {
+						best = math.Max(best, v)
+					}
+				}
+				want[p] = float32(best)
+				if kind == "GlobalAveragePool" {
+					want[p] = float32(sum / float64(prod(spatial)))
+				}
+			}
+			requireClose(t, want, got.Float32s(), 1e-6, fmt.Sprintf("%s %v gap %d", kind, tc.shape, tc.rowGap))
+			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s allocates", kind)
+		}
+	}
+}
