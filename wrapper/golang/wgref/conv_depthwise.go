@@ -50,12 +50,13 @@ func (j *depthwiseJob) planes(from, to int) {
 	if len(j.out.Shape) == 4 {
 		outRow = j.out.Strides[2]
 	}
+	var bufs planeBufs
 	for p := from; p < to; p++ {
 		b, oc := p/m, p%m
 		wo := windowOp{op: tapSum, wts: ws[oc*ksz : oc*ksz+ksz]}
 		if j.bias != nil {
 			wo.init = float32(loadF(*j.bias, oc*j.bias.Strides[0]))
 		}
-		j.win.plane(ys[b*j.out.Strides[0]+oc*j.out.Strides[1]:], outRow, xs[b*j.x.Strides[0]+(oc/j.mult)*j.x.Strides[1]:], &wo)
+		j.win.plane(ys[b*j.out.Strides[0]+oc*j.out.Strides[1]:], outRow, xs[b*j.x.Strides[0]+(oc/j.mult)*j.x.Strides[1]:], &wo, &bufs)
 	}
 }

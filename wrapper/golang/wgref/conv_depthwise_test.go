@@ -121,14 +121,25 @@ func TestConvDepthwiseMatchesDirect(t *testing.T) {
 		{n: 2, ch: 3, mult: 1, in: []int{103}, k: []int{5}, s: []int{1}, d: []int{1}, p: []int{2, 2}, bias: true},
 		{n: 1, ch: 3, mult: 2, in: []int{103}, k: []int{3}, s: []int{2}, d: []int{2}, p: []int{1, 0}},
 	}
-	for _, tc := range cases {
-		tc.step = 1
-		got, want, c := tc.run(t, r)
-		requireClose(t, want.Float32s(), got.Float32s(), 1e-5, tc.String())
-		// The depthwise path takes no scratch, so even called without any
-		// it allocates nothing (the generic path would make its own).
-		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates", tc)
-	}
+	forEachPlanePath(t, func(path string) {
+		for _, tc := range cases {
+			tc.step = 1
+			got, want, c := tc.run(t, r)
+			requireClose(t, want.Float32s(), got.Float32s(), 1e-5, path+" "+tc.String())
+			// The depthwise path takes no scratch, so even called without
+			// any it allocates nothing (the generic path would make its own).
+			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
+		}
+	})
+}
+
+// forEachPlanePath runs test with small planes copied into padded buffers
+// (as kernels run) and with every plane's borders computed apart.
+func forEachPlanePath(t *testing.T, test func(path string)) {
+	test("small planes padded")
+	smallPlaneLimit = 0
+	defer func() { smallPlaneLimit = smallPlaneFloats }()
+	test("borders apart")
 }
 
 // Inputs the tap rows cannot read (a last axis that is not contiguous)

@@ -196,9 +196,10 @@ func poolF32(x, out wgrt.Tensor, win window2d, isMax, includePad bool, padEndW, 
 	if len(out.Shape) == 4 {
 		outRow, wo.padEndH = out.Strides[2], padEndH
 	}
+	var bufs planeBufs
 	for b := 0; b < x.Shape[0]; b++ {
 		for ch := 0; ch < x.Shape[1]; ch++ {
-			win.plane(ys[b*out.Strides[0]+ch*out.Strides[1]:], outRow, xs[b*x.Strides[0]+ch*x.Strides[1]:], &wo)
+			win.plane(ys[b*out.Strides[0]+ch*out.Strides[1]:], outRow, xs[b*x.Strides[0]+ch*x.Strides[1]:], &wo, &bufs)
 		}
 	}
 }

@@ -115,32 +115,39 @@ func TestPoolMatchesNaive(t *testing.T) {
 			)
 		}
 	}
-	for _, tc := range cases {
-		if tc.step == 0 {
-			tc.step = 1
+	forEachPlanePath(t, func(path string) {
+		for _, tc := range cases {
+			testPool(t, r, tc, path)
 		}
-		r0 := len(tc.in)
-		xShape := append([]int{tc.n, tc.ch}, tc.in...)
-		oShape := []int{tc.n, tc.ch}
-		for d := range r0 {
-			oShape = append(oShape, poolOutSize(tc.in[d], tc.k[d], tc.s[d], tc.d[d], tc.p[d], tc.p[r0+d], tc.ceil))
-		}
-		x := randView(r, xShape, tc.rowGap, tc.step)
-		if tc.nan {
-			for p := 0; p < tc.n*tc.ch; p++ {
-				x.Float32s()[p*x.Strides[1]+r.Intn(tc.in[r0-1])*tc.step] = float32(math.NaN())
-			}
-		}
-		got := wgrt.New(wgrt.F32, oShape...)
-		attrs := []wgrt.Attr{intsAttr("kernel_shape", tc.k...), intsAttr("strides", tc.s...), intsAttr("pads", tc.p...), intsAttr("dilations", tc.d...)}
-		if tc.includePad {
-			attrs = append(attrs, intAttr("count_include_pad", 1))
-		}
-		c := &wgrt.Call{Kernel: tc.kind, Inputs: []wgrt.Tensor{x}, Outputs: []wgrt.Tensor{got}, Attrs: attrs}
-		require.NoError(t, Call(c), "%v", tc)
-		requireClose(t, naivePool(tc, x, oShape), got.Float32s(), 1e-5, tc.String())
-		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates", tc)
+	})
+}
+
+// testPool runs one pooling case against naivePool.
+func testPool(t *testing.T, r *rand.Rand, tc poolCase, path string) {
+	if tc.step == 0 {
+		tc.step = 1
 	}
+	r0 := len(tc.in)
+	xShape := append([]int{tc.n, tc.ch}, tc.in...)
+	oShape := []int{tc.n, tc.ch}
+	for d := range r0 {
+		oShape = append(oShape, poolOutSize(tc.in[d], tc.k[d], tc.s[d], tc.d[d], tc.p[d], tc.p[r0+d], tc.ceil))
+	}
+	x := randView(r, xShape, tc.rowGap, tc.step)
+	if tc.nan {
+		for p := 0; p < tc.n*tc.ch; p++ {
+			x.Float32s()[p*x.Strides[1]+r.Intn(tc.in[r0-1])*tc.step] = float32(math.NaN())
+		}
+	}
+	got := wgrt.New(wgrt.F32, oShape...)
+	attrs := []wgrt.Attr{intsAttr("kernel_shape", tc.k...), intsAttr("strides", tc.s...), intsAttr("pads", tc.p...), intsAttr("dilations", tc.d...)}
+	if tc.includePad {
+		attrs = append(attrs, intAttr("count_include_pad", 1))
+	}
+	c := &wgrt.Call{Kernel: tc.kind, Inputs: []wgrt.Tensor{x}, Outputs: []wgrt.Tensor{got}, Attrs: attrs}
+	require.NoError(t, Call(c), "%v", tc)
+	requireClose(t, naivePool(tc, x, oShape), got.Float32s(), 1e-5, path+" "+tc.String())
+	assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
 }
 
 // The assembly row reductions against plain loops, on lengths around

@@ -93,9 +93,29 @@ type windowOp struct {
 	padEndH, padEndW int
 }
 
+// smallPlaneFloats bounds the small planes that are copied whole into a
+// padded buffer (and computed into another) rather than computed with
+// their borders apart, which would be most of them.
+const smallPlaneFloats = 4096
+
+// smallPlaneLimit is smallPlaneFloats, or 0 when a test takes every
+// plane through the borders' path.
+var smallPlaneLimit = smallPlaneFloats
+
+// planeBufs are small planes' buffers: a padded copy of the input (with
+// a vector's slack for stride 2's loads) and the output, row for row of
+// the padded input. One per kernel call, reused for every plane.
+type planeBufs struct {
+	in  [smallPlaneFloats + 2*tapRowLanes]float32
+	out [smallPlaneFloats]float32
+}
+
 // plane computes one output plane dst (rows outRow apart) of the input
 // plane src.
-func (w *window2d) plane(dst []float32, outRow int, src []float32, wo *windowOp) {
+func (w *window2d) plane(dst []float32, outRow int, src []float32, wo *windowOp, bufs *planeBufs) {
+	if w.smallPlane(dst, outRow, src, wo, bufs) {
+		return
+	}
 	lo, hi := w.interior()
 	ylo, yhi := w.fullRows()
 	// With strides 1 and input rows as far apart as output rows, the
@@ -189,4 +209,69 @@ func countInside(o, stride, pad, k, dil, in int, includePad bool, padEnd int) in
 		}
 	}
 	return n
+}
+
+// smallPlane computes a plane that fits planeBufs (and whose strides are
+// equal, which averages' counts and other strides do not suit) from a
+// padded copy of its input, where every tap lies inside: the whole plane
+// is then one tap row, the output rows as far apart as the padded input's
+// rows divided by the stride. It reports whether it did.
+func (w *window2d) smallPlane(dst []float32, outRow int, src []float32, wo *windowOp, bufs *planeBufs) bool {
+	if w.sh != w.sw || wo.avg {
+		return false
+	}
+	// The padded input: every row and column some tap reads.
+	ph, pw := (w.oh-1)*w.sh+(w.kh-1)*w.dh+1, (w.ow-1)*w.sw+(w.kw-1)*w.dw+1
+	if ph*pw > smallPlaneLimit || w.oh*pw > smallPlaneLimit {
+		return false
+	}
+	fill := float32(0)
+	if wo.op == tapMax {
+		fill = negInf32
+	}
+	in := bufs.in[:ph*pw+2*tapRowLanes]
+	for r := range ph {
+		row := in[r*pw : r*pw+pw]
+		sy := r - w.ph
+		if sy < 0 || sy >= w.ih {
+			for i := range row {
+				row[i] = fill
+			}
+			continue
+		}
+		// Columns [a, b) of the padded row are the input's [a-pw, b-pw).
+		a, b := min(w.pw, pw), min(max(w.pw+w.iw, 0), pw)
+		b = max(a, b)
+		for i := range row[:a] {
+			row[i] = fill
+		}
+		if a < b {
+			copy(row[a:b], src[sy*w.rowStride+a-w.pw:])
+		}
+		for i := range row[b:] {
+			row[b+i] = fill
+		}
+	}
+	clear(in[ph*pw:])
+	var offs [maxWindowTaps]int
+	var wts [maxWindowTaps]float32
+	for i := range w.kh {
+		for j := range w.kw {
+			k := i*w.kw + j
+			offs[k] = i*w.dh*pw + j*w.dw
+			wts[k] = 1
+			if wo.wts != nil {
+				wts[k] = wo.wts[k]
+			}
+		}
+	}
+	// Output (oy, ox) reads the padded input from oy*sh*pw + ox*sw, so
+	// output rows pw apart make all of it one row of stride sw.
+	nt := w.kh * w.kw
+	out := bufs.out[:(w.oh-1)*pw+w.ow]
+	tapRow(out, in, offs[:nt], wts[:nt], w.sw, wo.init, wo.op)
+	for oy := range w.oh {
+		copy(dst[oy*outRow:oy*outRow+w.ow], out[oy*pw:])
+	}
+	return true
 }
