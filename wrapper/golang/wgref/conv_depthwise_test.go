@@ -50,9 +50,8 @@ func (tc convCase) String() string {
 	return fmt.Sprintf("n%d c%d x%d in%v k%v s%v d%v p%v g%d bias %v gap %d step %d", tc.n, tc.ch, tc.mult, tc.in, tc.k, tc.s, tc.d, tc.p, tc.group, tc.bias, tc.rowGap, tc.step)
 }
 
-// run convolves with Conv (through Call) and with convDirect, the
-// definition, and returns both outputs and the Conv call.
-func (tc convCase) run(t *testing.T, r *rand.Rand) (got, want wgrt.Tensor, c *wgrt.Call) {
+// call is the case's Conv call on random operands.
+func (tc convCase) call(r *rand.Rand) *wgrt.Call {
 	r0 := len(tc.in)
 	g := tc.group
 	if g == 0 {
@@ -71,22 +70,31 @@ func (tc convCase) run(t *testing.T, r *rand.Rand) (got, want wgrt.Tensor, c *wg
 	x := randView(r, xShape, tc.rowGap, tc.step)
 	w := wgrt.View(randFloats(r, prod(wShape)), wShape...)
 	inputs := []wgrt.Tensor{x, w}
-	var bias *wgrt.Tensor
 	if tc.bias {
 		inputs = append(inputs, wgrt.View(randFloats(r, m), m))
-		bias = &inputs[2]
 	}
-	got, want = wgrt.New(wgrt.F32, oShape...), wgrt.New(wgrt.F32, oShape...)
-	ca := convAttrs{kernel: tc.k, strides: tc.s, pads: tc.p, dilations: tc.d, group: g}
-	convDirect(x, w, bias, want, ca)
-	c = &wgrt.Call{Kernel: "Conv", Inputs: inputs, Outputs: []wgrt.Tensor{got}, Attrs: []wgrt.Attr{
+	return &wgrt.Call{Kernel: "Conv", Inputs: inputs, Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, oShape...)}, Attrs: []wgrt.Attr{
 		intsAttr("kernel_shape", tc.k...), intsAttr("strides", tc.s...), intsAttr("pads", tc.p...),
 		intsAttr("dilations", tc.d...), intAttr("group", g)}}
+}
+
+// run convolves with Conv (through Call) and with convDirect, the
+// definition, and returns both outputs and the Conv call.
+func (tc convCase) run(t testing.TB, r *rand.Rand) (got, want wgrt.Tensor, c *wgrt.Call) {
+	c = tc.call(r)
+	x, w := c.Inputs[0], c.Inputs[1]
+	var bias *wgrt.Tensor
+	if len(c.Inputs) == 3 {
+		bias = &c.Inputs[2]
+	}
+	got, want = c.Outputs[0], wgrt.New(wgrt.F32, c.Outputs[0].Shape...)
+	g := c.Attrs[4].Int
+	convDirect(x, w, bias, want, convAttrs{kernel: tc.k, strides: tc.s, pads: tc.p, dilations: tc.d, group: g})
 	require.NoError(t, Call(c), "%v", tc)
 	return got, want, c
 }
 
-func requireClose(t *testing.T, want, got []float32, tol float64, msg string) {
+func requireClose(t testing.TB, want, got []float32, tol float64, msg string) {
 	t.Helper()
 	require.Equal(t, len(want), len(got), msg)
 	for i := range want {
@@ -197,5 +205,38 @@ func TestTapRowMatchesGo(t *testing.T) {
 				requireClose(t, want, got, 1e-6, fmt.Sprintf("n %d stride %d op %d", n, stride, op))
 			}
 		}
+	}
+}
+
+// Depthwise convolutions of MobileNet and EfficientNet's shapes (batch 1,
+// pads k/2, bias): process CPU time per call and multiply-adds per CPU
+// second (wall time is what a shared machine leaves over).
+func BenchmarkConvDepthwise(b *testing.B) {
+	r := rand.New(rand.NewSource(10))
+	for _, s := range []struct{ ch, size, k, stride int }{
+		{32, 112, 3, 1}, {96, 112, 3, 2}, {144, 56, 5, 2}, {240, 28, 5, 1}, {480, 14, 3, 1}, {672, 14, 5, 1}, {1152, 7, 5, 1}, {960, 7, 3, 1},
+	} {
+		p := s.k / 2
+		tc := convCase{n: 1, ch: s.ch, mult: 1, in: []int{s.size, s.size}, k: []int{s.k, s.k}, s: []int{s.stride, s.stride}, d: []int{1, 1}, p: []int{p, p, p, p}, bias: true, step: 1}
+		b.Run(fmt.Sprintf("c%d_%dx%d_k%d_s%d", s.ch, s.size, s.size, s.k, s.stride), func(b *testing.B) {
+			c := tc.call(r)
+			benchCPU(b, c, float64(c.Outputs[0].NumElements()*s.k*s.k), "GMAC/cpu-s")
+		})
+	}
+}
+
+// benchCPU runs c b.N times and reports process CPU time per call and
+// work units per CPU second.
+func benchCPU(b *testing.B, c *wgrt.Call, work float64, unit string) {
+	require.NoError(b, Call(c))
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for range b.N {
+		_ = Call(c)
+	}
+	cpu := (processCPU() - cpu0).Seconds()
+	b.ReportMetric(cpu/float64(b.N)*1e9, "cpu-ns/op")
+	if cpu > 0 {
+		b.ReportMetric(work*float64(b.N)/cpu/1e9, unit)
 	}
 }
