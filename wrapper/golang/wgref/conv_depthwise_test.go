@@ -141,13 +141,15 @@ func TestConvDepthwiseMatchesDirect(t *testing.T) {
 	})
 }
 
-// forEachPlanePath runs test with small planes copied into padded buffers
-// (as kernels run) and with every plane's borders computed apart.
+// forEachPlanePath runs test with planes copied into padded bands (as
+// kernels run), into bands of a few rows, and with every plane's borders
+// computed apart.
 func forEachPlanePath(t *testing.T, test func(path string)) {
-	test("small planes padded")
-	smallPlaneLimit = 0
-	defer func() { smallPlaneLimit = smallPlaneFloats }()
-	test("borders apart")
+	defer func() { paddedLimit = paddedFloats }()
+	for _, limit := range []int{paddedFloats, 300, 0} {
+		paddedLimit = limit
+		test(fmt.Sprintf("padded limit %d", limit))
+	}
 }
 
 // Inputs the tap rows cannot read (a last axis that is not contiguous)
