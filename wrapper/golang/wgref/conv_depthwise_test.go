@@ -167,19 +167,32 @@ func TestConvDepthwiseFallsBack(t *testing.T) {
 	}
 }
 
-// Grouped convolutions with a few channels per group against the
-// definition.
+// Grouped convolutions against the definition: a few channels per group
+// (tap rows, in padded bands of every size), and more input or output
+// channels per group than tap rows take (the GEMM); 1-D and 2-D, strides,
+// dilations, asymmetric pads, batches, rows apart in memory.
 func TestConvGroupedMatchesDirect(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
-	for _, tc := range []convCase{
+	cases := []convCase{
 		{n: 2, ch: 8, mult: 1, group: 4, in: []int{11, 13}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
 		{n: 1, ch: 12, mult: 2, group: 3, in: []int{15, 9}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},
 		{n: 1, ch: 16, mult: 1, group: 2, in: []int{10, 10}, k: []int{1, 1}, s: []int{2, 2}, d: []int{1, 1}, p: []int{0, 0, 0, 0}, bias: true},
-	} {
-		tc.step = 1
-		got, want, _ := tc.run(t, r)
-		requireClose(t, want.Float32s(), got.Float32s(), 1e-4, tc.String())
+		{n: 1, ch: 16, mult: 1, group: 4, in: []int{30, 41}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
+		{n: 2, ch: 12, mult: 1, group: 3, in: []int{23, 37}, k: []int{3, 5}, s: []int{2, 1}, d: []int{2, 1}, p: []int{0, 2, 3, 1}, bias: true, rowGap: 4},
+		{n: 1, ch: 6, mult: 3, group: 2, in: []int{57}, k: []int{5}, s: []int{2}, d: []int{3}, p: []int{4, 1}, bias: true},
+		{n: 1, ch: 32, mult: 1, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // 144 taps
+		{n: 1, ch: 4, mult: 20, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},             // 40 outputs a group
 	}
+	forEachPlanePath(t, func(path string) {
+		for _, tc := range cases {
+			tc.step = 1
+			got, want, c := tc.run(t, r)
+			requireClose(t, want.Float32s(), got.Float32s(), 1e-4, path+" "+tc.String())
+			x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
+			c.Scratch = make([]byte, 4*convPackFloats(x, w, got.Shape, x[1]/w[1]))
+			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
+		}
+	})
 }
 
 // The assembly tap rows equal the portable ones on lengths around the
@@ -240,5 +253,21 @@ func benchCPU(b *testing.B, c *wgrt.Call, work float64, unit string) {
 	b.ReportMetric(cpu/float64(b.N)*1e9, "cpu-ns/op")
 	if cpu > 0 {
 		b.ReportMetric(work*float64(b.N)/cpu/1e9, unit)
+	}
+}
+
+// Grouped convolutions of ResNeXt's and RegNet's shapes (batch 1, 3x3,
+// pad 1, bias) and a dense one for comparison: process CPU time per call
+// and multiply-adds per CPU second.
+func BenchmarkConvGrouped(b *testing.B) {
+	r := rand.New(rand.NewSource(11))
+	for _, s := range []struct{ ch, size, group, stride int }{
+		{128, 56, 32, 1}, {256, 28, 32, 1}, {512, 14, 32, 1}, {1024, 7, 32, 1}, {48, 56, 6, 2}, {104, 28, 13, 1}, {208, 14, 26, 1}, {128, 28, 1, 1},
+	} {
+		tc := convCase{n: 1, ch: s.ch, mult: 1, group: s.group, in: []int{s.size, s.size}, k: []int{3, 3}, s: []int{s.stride, s.stride}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1}
+		b.Run(fmt.Sprintf("c%d_%dx%d_g%d_s%d", s.ch, s.size, s.size, s.group, s.stride), func(b *testing.B) {
+			c := tc.call(r)
+			benchCPU(b, c, float64(c.Outputs[0].NumElements()*s.ch/s.group*9), "GMAC/cpu-s")
+		})
 	}
 }

@@ -23,7 +23,7 @@ const (
 
 // maxWindowTaps bounds the taps of one row (the kernel's window): a depthwise
 // or pooling kernel of more taps takes the generic path.
-const maxWindowTaps = 64
+const maxWindowTaps = 128
 
 // tapRow computes dst as above. Every offs[t] + (len(dst)-1)*stride must
 // lie in src (the caller's interior); the assembly runs over whole vectors
