@@ -180,7 +180,7 @@ func TestConvGroupedMatchesDirect(t *testing.T) {
 		{n: 1, ch: 16, mult: 1, group: 4, in: []int{30, 41}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
 		{n: 2, ch: 12, mult: 1, group: 3, in: []int{23, 37}, k: []int{3, 5}, s: []int{2, 1}, d: []int{2, 1}, p: []int{0, 2, 3, 1}, bias: true, rowGap: 4},
 		{n: 1, ch: 6, mult: 3, group: 2, in: []int{57}, k: []int{5}, s: []int{2}, d: []int{3}, p: []int{4, 1}, bias: true},
-		{n: 1, ch: 32, mult: 1, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // 144 taps
+		{n: 1, ch: 36, mult: 1, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // 162 taps
 		{n: 1, ch: 4, mult: 20, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},             // 40 outputs a group
 	}
 	forEachPlanePath(t, func(path string) {
