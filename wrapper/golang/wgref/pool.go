@@ -61,6 +61,12 @@ func pool(c *wgrt.Call, kind string) error {
 			return nil
 		}
 	}
+	if idxOut != nil && kind == "max" && x.DType == wgrt.F32 && out.DType == wgrt.F32 && idxOut.DType == wgrt.I64 && idxOut.Strides[r+1] == 1 {
+		if win, ok := windowOf(x, out, kernel, strides, pads, dil); ok {
+			maxPoolIndicesF32(x, out, *idxOut, win, order == 1)
+			return nil
+		}
+	}
 	var posBuf, flatBuf [maxRank]int
 	pos := posBuf[:r]
 	// Flat index strides of the input for MaxPool's Indices (row-major, or

@@ -75,6 +75,46 @@ func naivePool(tc poolCase, x wgrt.Tensor, oShape []int) []float32 {
 	return out
 }
 
+// naiveArgmax is MaxPool's Indices from ONNX's definition: the flat index
+// into x (row-major, or column-major over the spatial axes) of each
+// window's first largest element, -1 for a window all in the padding.
+func naiveArgmax(tc poolCase, oShape []int, columnMajor bool, x wgrt.Tensor) []int64 {
+	r := len(tc.in)
+	out := make([]int64, prod(oShape))
+	o, k := make([]int, len(oShape)), make([]int, r)
+	for flat := range out {
+		for d, q := len(oShape)-1, flat; d >= 0; d-- {
+			o[d], q = q%oShape[d], q/oShape[d]
+		}
+		best, at := 0.0, int64(-1)
+		for kf := 0; kf < prod(tc.k); kf++ {
+			for d, q := r-1, kf; d >= 0; d-- {
+				k[d], q = q%tc.k[d], q/tc.k[d]
+			}
+			off, inside, index, step := o[0]*x.Strides[0]+o[1]*x.Strides[1], true, 0, 1
+			for d := range r {
+				pos := o[2+d]*tc.s[d] - tc.p[d] + k[d]*tc.d[d]
+				inside = inside && pos >= 0 && pos < tc.in[d]
+				off += pos * x.Strides[2+d]
+				if columnMajor {
+					index += pos * step
+					step *= tc.in[d]
+				} else {
+					index = index*tc.in[d] + pos
+				}
+			}
+			if !inside {
+				continue
+			}
+			if v := float64(x.Float32s()[off]); at < 0 || v > best {
+				best, at = v, int64((o[0]*tc.ch+o[1])*prod(tc.in)+index)
+			}
+		}
+		out[flat] = at
+	}
+	return out
+}
+
 func poolOutSize(in, k, s, d, pb, pe int, ceil bool) int {
 	span := in + pb + pe - ((k-1)*d + 1)
 	if !ceil {
@@ -148,6 +188,19 @@ func testPool(t *testing.T, r *rand.Rand, tc poolCase, path string) {
 	require.NoError(t, Call(c), "%v", tc)
 	requireClose(t, naivePool(tc, x, oShape), got.Float32s(), 1e-5, path+" "+tc.String())
 	assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
+	if tc.kind != "MaxPool" || tc.nan {
+		return
+	}
+	// With Indices, in both storage orders.
+	for _, order := range []int{0, 1} {
+		vals, idx := wgrt.New(wgrt.F32, oShape...), wgrt.New(wgrt.I64, oShape...)
+		c := &wgrt.Call{Kernel: tc.kind, Inputs: []wgrt.Tensor{x}, Outputs: []wgrt.Tensor{vals, idx}, Attrs: append(attrs[:len(attrs):len(attrs)], intAttr("storage_order", order))}
+		require.NoError(t, Call(c), "%v", tc)
+		msg := fmt.Sprintf("%s %v order %d", path, tc, order)
+		requireClose(t, naivePool(tc, x, oShape), vals.Float32s(), 0, msg)
+		assert.Equal(t, naiveArgmax(tc, oShape, order == 1, x), idx.Int64s(), msg)
+		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s allocates", msg)
+	}
 }
 
 // The assembly row reductions against plain loops, on lengths around
