@@ -271,3 +271,18 @@ func BenchmarkConvGrouped(b *testing.B) {
 		})
 	}
 }
+
+// Depthwise and grouped convolutions shared out to goroutines equal the
+// definition too.
+func TestConvTapRowsThreaded(t *testing.T) {
+	SetThreads(3)
+	defer SetThreads(1)
+	r := rand.New(rand.NewSource(12))
+	for _, tc := range []convCase{
+		{n: 2, ch: 5, mult: 2, in: []int{19, 23}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1},
+		{n: 2, ch: 12, mult: 1, group: 3, in: []int{17, 21}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1},
+	} {
+		got, want, _ := tc.run(t, r)
+		requireClose(t, want.Float32s(), got.Float32s(), 1e-4, tc.String())
+	}
+}
