@@ -3,9 +3,13 @@ package wgref
 import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 
 // Sliding windows over 1-D and 2-D planes (depthwise convolution,
-// pooling): per output row, the taps of the window rows that lie inside
-// the input, run as one tap row over the columns where every tap lies
-// inside too; the columns at the padded borders apart, tap by tap.
+// pooling) run as tap rows (taprow.go). Mostly a band of output rows at a
+// time: the input rows the band reads are copied into a padded buffer,
+// where every tap lies inside. Otherwise (averages, whose counts leave
+// the padding out; large stride-1 planes, cheaper read in place), per
+// output row the taps of the window rows inside the input run as one tap
+// row over the columns where every tap lies inside too, and the columns
+// at the padded borders apart, tap by tap.
 
 // window2d is a 1-D or 2-D sliding window over one plane (a 1-D one has a
 // single row): kernel size, stride, dilation and begin padding per axis,
