@@ -101,6 +101,9 @@ func TestFusedConvMatchesSeparateKernels(t *testing.T) {
 		{x: []int{2, 6, 7, 9}, w: []int{5, 6, 3, 3}, group: 1, stride: 1, pad: 1, kernel: 3},
 		{x: []int{1, 4, 9, 8}, w: []int{6, 2, 3, 3}, group: 2, stride: 2, pad: 1, kernel: 3},
 		{x: []int{2, 3, 5, 5}, w: []int{7, 3, 1, 1}, group: 1, stride: 1, pad: 0, kernel: 1}, // 1x1: straight to GEMM
+		// Depthwise, as MobileNet's: tap rows, then the activation.
+		{x: []int{2, 6, 9, 8}, w: []int{6, 1, 3, 3}, group: 6, stride: 1, pad: 1, kernel: 3},
+		{x: []int{1, 5, 11, 10}, w: []int{10, 1, 5, 5}, group: 5, stride: 2, pad: 2, kernel: 5},
 	}
 	for _, dt := range []wgrt.DType{wgrt.F32, wgrt.F64} {
 		for ci, cc := range cases {
