@@ -13,9 +13,11 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// wgref's float32 GEMM blocking (sgemm.go, microkernel.go).
+// wgref's float32 GEMM blocking (sgemm.go, microkernel.go): mr and nr
+// are the largest of its micro-kernels' (maxMR, maxNR), which every
+// kernel path's divide, so the rule covers whichever path runs.
 const (
-	mr, nr         = 6, 16
+	mr, nr         = 12, 32
 	blockK, blockN = 256, 1024
 )
 

@@ -43,7 +43,7 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 		return
 	}
 	kc0 := min(k, blockK)
-	split := ceilTo(m, mr) * kc0
+	split := ceilTo(m, maxMR) * kc0
 	p := packs{a: work[:split], b: work[split:gemmPackFloats(m, n, k)]}
 	// A row-major B is read in place, whole panels at least; only a last
 	// panel narrower than nr is packed (padded with zeros).
@@ -89,7 +89,7 @@ type gemmJob struct {
 // panels runs the micro-kernel over column panels [from, to) and every row
 // panel.
 func (j *gemmJob) panels(from, to int) {
-	var edge [mr * nr]float32
+	var edge [maxMR * maxNR]float32
 	kc, m, ldc := j.kc, j.m, j.ldc
 	for q := from; q < to; q++ {
 		jr := q * nr
@@ -185,12 +185,15 @@ func packB(dst []float32, b matrix, p0, j0, kc, nc int) {
 		for p := 0; p < kc; p++ {
 			out := panel[p*nr : p*nr+nr]
 			row := (p0+p)*b.rs + (j0+jr)*b.cs
-			if b.cs == 1 && cols == nr {
-				// A whole panel row: one 64-byte move, no memmove call.
-				*(*[nr]float32)(out) = *(*[nr]float32)(b.data[row : row+nr])
-			} else if b.cs == 1 {
+			switch {
+			case b.cs == 1 && cols == 32:
+				// A whole panel row: one move, no memmove call.
+				*(*[32]float32)(out) = *(*[32]float32)(b.data[row : row+32])
+			case b.cs == 1 && cols == 16:
+				*(*[16]float32)(out) = *(*[16]float32)(b.data[row : row+16])
+			case b.cs == 1:
 				copy(out, b.data[row:row+cols])
-			} else {
+			default:
 				for j := 0; j < cols; j++ {
 					out[j] = b.data[row+j*b.cs]
 				}

@@ -32,53 +32,92 @@ func randFloats(r *rand.Rand, n int) []float32 {
 	return out
 }
 
-// The micro-kernel in assembly equals the portable one exactly, with and
-// without accumulation (both add the same products in the same order).
-func TestMicroKernelMatchesGo(t *testing.T) {
+// forEachKernelPath runs f with each micro-kernel this CPU can run made
+// the running one (the AVX2 and Go paths too on an AVX-512 machine).
+func forEachKernelPath(t *testing.T, f func(t *testing.T)) {
+	defer useKernelPath(bestKernelPath())
+	for _, p := range kernelPaths() {
+		useKernelPath(p)
+		t.Run(p.name, f)
+	}
+}
+
+// Each assembly micro-kernel against the portable one: odd and even kc, B
+// packed (ldb = nr) or read in place (ldb > nr), with and without
+// accumulation; nothing outside its mr×nr block of C is written.
+func TestMicroKernelPathsMatchGo(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
-	for _, kc := range []int{0, 1, 7, 256} {
-		a, b := randFloats(r, kc*mr), randFloats(r, kc*nr)
-		for _, acc := range []bool{false, true} {
-			c1, c2 := randFloats(r, mr*20), make([]float32, mr*20)
-			copy(c2, c1)
-			microKernel(kc, a, b, nr, c1, 20, acc)
-			microKernelGo(kc, a, b, nr, c2, 20, acc)
-			for i := range c1 {
-				require.InDelta(t, c2[i], c1[i], 1e-5*math.Max(1, math.Abs(float64(c2[i]))), "kc %d acc %v at %d", kc, acc, i)
+	for _, p := range kernelPaths() {
+		for _, kc := range []int{0, 1, 7, 255, 256} {
+			for _, ldb := range []int{p.nr, p.nr + 5} {
+				a, b := randFloats(r, kc*p.mr), randFloats(r, kc*ldb)
+				for _, acc := range []bool{false, true} {
+					ldc := p.nr + 3
+					got, want := randFloats(r, p.mr*ldc), make([]float32, p.mr*ldc)
+					copy(want, got)
+					p.kernel(kc, a, b, ldb, got, ldc, acc)
+					microKernelGo(p.mr, p.nr, kc, a, b, ldb, want, ldc, acc)
+					for i := range got {
+						if i%ldc >= p.nr {
+							require.Equal(t, want[i], got[i], "%s wrote outside its block at %d", p.name, i)
+							continue
+						}
+						require.InDelta(t, want[i], got[i], 1e-5*math.Max(1, math.Abs(float64(want[i]))), "%s kc %d ldb %d acc %v at %d", p.name, kc, ldb, acc, i)
+					}
+				}
 			}
 		}
 	}
 }
 
-// sgemm against the naive reference on shapes around every block edge,
-// transposed and strided operands, with and without accumulation.
+// The Go micro-kernel against the naive product (the reference the
+// assembly is held to must itself be right).
+func TestMicroKernelGoMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	const rows, cols, kc, ldc = 5, 7, 9, 11
+	a, b := randFloats(r, kc*rows), randFloats(r, kc*cols)
+	got := randFloats(r, rows*ldc)
+	want := append([]float32(nil), got...)
+	microKernelGo(rows, cols, kc, a, b, cols, got, ldc, true)
+	naiveGemm(rows, cols, kc, matrix{a, 1, rows}, matrix{b, cols, 1}, want, ldc, true)
+	for i := range got {
+		require.InDelta(t, want[i], got[i], 1e-5, "at %d", i)
+	}
+}
+
+// sgemm against the naive reference on every kernel path, on shapes
+// around every block edge, transposed and strided operands, with and
+// without accumulation, given exactly gemmPackFloats of scratch.
 func TestSgemmMatchesNaive(t *testing.T) {
-	r := rand.New(rand.NewSource(2))
-	shapes := [][3]int{{1, 1, 1}, {5, 17, 3}, {6, 16, 256}, {7, 33, 257}, {73, 1025, 20}, {130, 40, 600}, {2, 3, 0}}
-	for _, s := range shapes {
-		m, n, k := s[0], s[1], s[2]
-		for _, trans := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
-			ad, bd := randFloats(r, m*k+1), randFloats(r, k*n+1)
-			a := matrix{ad, k, 1}
-			if trans[0] {
-				a = matrix{ad, 1, m}
-			}
-			b := matrix{bd, n, 1}
-			if trans[1] {
-				b = matrix{bd, 1, k}
-			}
-			for _, acc := range []bool{false, true} {
-				ldc := n + 3
-				got, want := randFloats(r, m*ldc), make([]float32, m*ldc)
-				copy(want, got)
-				sgemm(m, n, k, a, b, nil, got, ldc, acc, make([]float32, gemmPackFloats(m, n, k)))
-				naiveGemm(m, n, k, a, b, want, ldc, acc)
-				for i := range got {
-					require.InDelta(t, want[i], got[i], 1e-4*math.Max(1, math.Abs(float64(want[i]))), "%v trans %v acc %v at %d", s, trans, acc, i)
+	forEachKernelPath(t, func(t *testing.T) {
+		r := rand.New(rand.NewSource(2))
+		shapes := [][3]int{{1, 1, 1}, {5, 17, 3}, {6, 16, 256}, {12, 32, 255}, {13, 31, 257}, {7, 33, 257},
+			{25, 65, 513}, {73, 1025, 20}, {130, 40, 600}, {2, 3, 0}}
+		for _, s := range shapes {
+			m, n, k := s[0], s[1], s[2]
+			for _, trans := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+				ad, bd := randFloats(r, m*k+1), randFloats(r, k*n+1)
+				a := matrix{ad, k, 1}
+				if trans[0] {
+					a = matrix{ad, 1, m}
+				}
+				b := matrix{bd, n, 1}
+				if trans[1] {
+					b = matrix{bd, 1, k}
+				}
+				for _, acc := range []bool{false, true} {
+					ldc := n + 3
+					got, want := randFloats(r, m*ldc), make([]float32, m*ldc)
+					copy(want, got)
+					sgemm(m, n, k, a, b, nil, got, ldc, acc, make([]float32, gemmPackFloats(m, n, k)))
+					naiveGemm(m, n, k, a, b, want, ldc, acc)
+					for i := range got {
+						require.InDelta(t, want[i], got[i], 1e-4*math.Max(1, math.Abs(float64(want[i]))), "%v trans %v acc %v at %d", s, trans, acc, i)
+					}
 				}
 			}
 		}
-	}
+	})
 }
 
 func BenchmarkSgemm(b *testing.B) {
