@@ -10,40 +10,49 @@ const (
 	maxNR = 32
 )
 
-// kernelPath is one implementation of the micro-kernel: kernel computes
-// C[0:mr][0:nr] (+)= A·B where a holds kc steps of mr floats (a packed row
-// panel) and b kc steps of nr floats, ldb apart (a packed column panel, or
-// B in place); c is row-major with ldc between rows.
+// kernelPath is one implementation of the micro-kernel, of mr×nr (see
+// microKernel).
 type kernelPath struct {
+	id     kernelID
 	name   string
 	mr, nr int
-	kernel func(kc int, a, b []float32, ldb int, c []float32, ldc int, accumulate bool)
 }
+
+type kernelID int
+
+const (
+	kernelGo kernelID = iota
+	kernelAVX2
+	kernelAVX512
+)
 
 // goPath is the portable micro-kernel, for CPUs without the assembly's
 // features and for other architectures.
-var goPath = kernelPath{name: "go", mr: 6, nr: 16, kernel: func(kc int, a, b []float32, ldb int, c []float32, ldc int, accumulate bool) {
-	microKernelGo(6, 16, kc, a, b, ldb, c, ldc, accumulate)
-}}
+var goPath = kernelPath{kernelGo, "go", 6, 16}
 
 // The running path: its block and kernel. Set at start-up from the CPU's
 // features; tests switch it with useKernelPath (not while kernels run).
 var (
-	mr, nr      int
-	microKernel func(kc int, a, b []float32, ldb int, c []float32, ldc int, accumulate bool)
-	kernelName  string
+	mr, nr  int
+	running kernelPath
 )
 
 func init() { useKernelPath(bestKernelPath()) }
 
 // useKernelPath makes p the micro-kernel sgemm and the packing use.
-func useKernelPath(p kernelPath) {
-	mr, nr, microKernel, kernelName = p.mr, p.nr, p.kernel, p.name
-}
+func useKernelPath(p kernelPath) { running, mr, nr = p, p.mr, p.nr }
 
 // KernelPath names the micro-kernel the float32 GEMM runs on this CPU
 // ("avx512", "avx2" or "go").
-func KernelPath() string { return kernelName }
+func KernelPath() string { return running.name }
+
+// microKernel computes C[0:mr][0:nr] (+)= A·B on the running path, where a
+// holds kc steps of mr floats (a packed row panel) and b kc steps of nr
+// floats, ldb apart (a packed column panel, or B in place); c is row-major
+// with ldc between rows.
+func microKernel(kc int, a, b []float32, ldb int, c []float32, ldc int, accumulate bool) {
+	running.run(kc, a, b, ldb, c, ldc, accumulate)
+}
 
 // microKernelGo is the portable micro-kernel for a block of rows×cols (at
 // most maxMR×maxNR); see kernelPath. It is the reference the assembly is

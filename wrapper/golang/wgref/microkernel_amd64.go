@@ -29,32 +29,39 @@ var haveAVX2FMA, haveAVX512 = func() (avx2, avx512 bool) {
 }()
 
 // avx2Path is kernel6x16: 12 YMM accumulators.
-var avx2Path = kernelPath{name: "avx2", mr: 6, nr: 16, kernel: func(kc int, a, b []float32, ldb int, c []float32, ldc int, accumulate bool) {
-	callKernel(kernel6x16, 6, 16, kc, a, b, ldb, c, ldc, accumulate)
-}}
+var avx2Path = kernelPath{kernelAVX2, "avx2", 6, 16}
 
 // avx512Path is kernel12x32: 24 ZMM accumulators. Of 12×32, 14×32, 8×48
 // and 6×64 it ran fastest in L1 on Zen 5 (about 100% of the FMA peak
 // against 93–98% for the others), and 12 and 32 are multiples of the
 // AVX2 block, which keeps one scratch rule for both.
-var avx512Path = kernelPath{name: "avx512", mr: 12, nr: 32, kernel: func(kc int, a, b []float32, ldb int, c []float32, ldc int, accumulate bool) {
-	callKernel(kernel12x32, 12, 32, kc, a, b, ldb, c, ldc, accumulate)
-}}
+var avx512Path = kernelPath{kernelAVX512, "avx512", 12, 32}
 
-// callKernel checks the bounds an assembly kernel of rows×cols reads and
-// writes, then runs it.
-func callKernel(k func(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate int), rows, cols, kc int, a, b []float32, ldb int, c []float32, ldc int, accumulate bool) {
+// run is the path's micro-kernel (see microKernel), after checking the
+// bounds the assembly reads and writes. Direct calls, so that escape
+// analysis sees the kernels keep no pointer.
+func (p kernelPath) run(kc int, a, b []float32, ldb int, c []float32, ldc int, accumulate bool) {
+	if p.id == kernelGo {
+		microKernelGo(p.mr, p.nr, kc, a, b, ldb, c, ldc, accumulate)
+		return
+	}
 	acc := 0
 	if accumulate {
 		acc = 1
 	}
-	_ = c[(rows-1)*ldc+cols-1]
-	if kc <= 0 {
-		k(0, nil, nil, ldb, &c[0], ldc, acc)
-		return
+	_ = c[(p.mr-1)*ldc+p.nr-1]
+	var ap, bp *float32
+	if kc > 0 {
+		_, _ = a[kc*p.mr-1], b[(kc-1)*ldb+p.nr-1]
+		ap, bp = &a[0], &b[0]
+	} else {
+		kc = 0
 	}
-	_, _ = a[kc*rows-1], b[(kc-1)*ldb+cols-1]
-	k(kc, &a[0], &b[0], ldb, &c[0], ldc, acc)
+	if p.id == kernelAVX512 {
+		kernel12x32(kc, ap, bp, ldb, &c[0], ldc, acc)
+	} else {
+		kernel6x16(kc, ap, bp, ldb, &c[0], ldc, acc)
+	}
 }
 
 // bestKernelPath is the widest kernel this CPU runs.
