@@ -62,7 +62,7 @@ func microKernelGo(rows, cols, kc int, a, b []float32, ldb int, c []float32, ldc
 	for p := 0; p < kc; p++ {
 		ap, bp := a[p*rows:p*rows+rows], b[p*ldb:p*ldb+cols]
 		for i, ai := range ap {
-			row := acc[i][:cols]
+			row := acc[i][:len(bp)] // as long as bp: no bounds checks below
 			for j, bj := range bp {
 				row[j] += ai * bj
 			}
