@@ -31,10 +31,12 @@ var haveAVX2FMA, haveAVX512 = func() (avx2, avx512 bool) {
 // avx2Path is kernel6x16: 12 YMM accumulators.
 var avx2Path = kernelPath{kernelAVX2, "avx2", 6, 16}
 
-// avx512Path is kernel12x32: 24 ZMM accumulators. Of 12×32, 14×32, 8×48
-// and 6×64 it ran fastest in L1 on Zen 5 (about 100% of the FMA peak
-// against 93–98% for the others), and 12 and 32 are multiples of the
-// AVX2 block, which keeps one scratch rule for both.
+// avx512Path is kernel12x32: 24 ZMM accumulators. In L1 on Zen 5,
+// 12×32, 8×48 and 6×64 all ran at about the FMA peak (14×32 and
+// embedded-broadcast variants a few percent below); 12×32 is taken because
+// 12 and 32 are multiples of the AVX2 block, which keeps one scratch rule
+// for both, and 32 columns waste less on small images (7×7 = 49 positions
+// make 64 columns, against 96 for 8×48).
 var avx512Path = kernelPath{kernelAVX512, "avx512", 12, 32}
 
 // run is the path's micro-kernel (see microKernel), after checking the
