@@ -25,16 +25,24 @@ type parallelTask interface{ runPart(i int) }
 // started and nothing allocated per call. One kernel at a time owns it
 // (mu); a kernel that finds it taken, as when two runners are called at
 // once, runs on its own goroutine.
+//
+// The caller waits for the parts, not for the workers: a worker the OS has
+// not scheduled yet when the caller has done every part is not waited
+// for, and when it wakes finds nothing left of that run. Parts are claimed
+// from claim, which packs the run's number, its count of parts and the
+// next part, so that a late worker cannot take a part of a run that ended.
 type workerPool struct {
-	mu    sync.Mutex
-	wake  []chan struct{} // one per worker, each parked on its own
-	task  parallelTask
-	parts int
-	next  atomic.Int64 // the next part to take: workers take parts as they come free
-	done  sync.WaitGroup
+	mu      sync.Mutex
+	wake    []chan struct{} // one per worker, each parked on its own
+	task    parallelTask    // written only while no part of a run is pending
+	claim   atomic.Uint64   // run<<40 | parts<<20 | next part
+	pending atomic.Int64    // parts of the current run not finished
+	done    chan struct{}   // the worker that finishes a run's last part says so
 }
 
-var workers workerPool
+const claimBits = 20 // parts of a run, and the next part, below 1<<20
+
+var workers = workerPool{done: make(chan struct{}, 1)}
 
 // resize keeps n workers, starting or stopping the difference.
 func (p *workerPool) resize(n int) {
@@ -53,32 +61,51 @@ func (p *workerPool) resize(n int) {
 
 func (p *workerPool) serve(wake chan struct{}) {
 	for range wake {
-		p.work()
-		p.done.Done()
+		if p.work() {
+			p.done <- struct{}{}
+		}
 	}
 }
 
 // run does parts of t on the caller and the workers and returns when all
 // are done. The caller must hold mu.
 func (p *workerPool) run(t parallelTask, parts int) {
-	workers := min(len(p.wake), parts-1)
-	p.task, p.parts = t, parts
-	p.next.Store(0)
-	p.done.Add(workers)
-	for _, w := range p.wake[:workers] {
-		w <- struct{}{}
+	if parts >= 1<<claimBits {
+		panic("wgref: too many parts for the worker pool")
 	}
-	p.work()
-	p.done.Wait()
+	p.task = t
+	p.pending.Store(int64(parts))
+	runs := p.claim.Load()>>(2*claimBits) + 1
+	p.claim.Store(runs<<(2*claimBits) | uint64(parts)<<claimBits)
+	for _, w := range p.wake[:min(len(p.wake), parts-1)] {
+		select {
+		case w <- struct{}{}:
+		default: // already woken, not yet up: it will find this run
+		}
+	}
+	if !p.work() {
+		<-p.done
+	}
 	p.task = nil
 }
 
-func (p *workerPool) work() {
+// work does parts of the current run until none is left, and reports
+// whether it finished the run's last part.
+func (p *workerPool) work() (last bool) {
+	const mask = 1<<claimBits - 1
 	for {
-		i := int(p.next.Add(1) - 1)
-		if i >= p.parts {
-			return
+		c := p.claim.Load()
+		parts, next := c>>claimBits&mask, c&mask
+		if next >= parts {
+			return last
 		}
-		p.task.runPart(i)
+		if !p.claim.CompareAndSwap(c, c+1) {
+			continue
+		}
+		// The run cannot end (nor task change) before this part is done.
+		p.task.runPart(int(next))
+		if p.pending.Add(-1) == 0 {
+			last = true
+		}
 	}
 }
