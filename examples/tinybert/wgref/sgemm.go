@@ -27,8 +27,8 @@ func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 // C is row-major with ldc floats between rows (its columns contiguous).
 // B is the matrix b, or, when conv is not nil, a convolution's input read
 // as im2col would lay it out (never materialized). A is packed once per
-// block of k (not once per block of n), B once per block of k and n, or
-// not at all when it is row-major. With SetThreads(n > 1) the packing and
+// block of k and m (not once per block of n), B once per block of k, m and
+// n, or not at all when it is row-major. With SetThreads(n > 1) the packing and
 // the micro-kernel calls of each block are shared with the worker pool.
 // The packing buffers are work's first gemmPackFloats(m, n, k) floats.
 func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32) {
