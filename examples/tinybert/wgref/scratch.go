@@ -19,12 +19,13 @@ import (
 
 // Scratch needs, in elements of the type each kernel uses.
 
-// gemmPackFloats is sgemm's packing buffers for A (m rows, rounded up to
-// the micro-kernel's mr, by one block of k) and B (one block of k by n,
-// rounded up to nr, up to one block of n).
+// gemmPackFloats is sgemm's packing buffers for A (one block of m, rounded
+// up to the widest micro-kernel's maxMR, by one block of k) and B (one
+// block of k by one of n, rounded up to maxNR): the same on every kernel
+// path, as the planner's rule is.
 func gemmPackFloats(m, n, k int) int {
 	kc := min(k, blockK)
-	return ceilTo(m, mr)*kc + kc*ceilTo(min(n, blockN), nr)
+	return ceilTo(min(m, blockM), maxMR)*kc + kc*ceilTo(min(n, blockN), maxNR)
 }
 
 func ceilTo(x, to int) int { return (x + to - 1) / to * to }

@@ -3,14 +3,15 @@
 
 package wgref
 
-import "sync"
-
-// Cache blocking of sgemm: a kc×nc panel of B and the m×kc rows of A are
+// Cache blocking of sgemm: a kc×nc panel of B and mc×kc rows of A are
 // packed so that the micro-kernel streams them from cache (as in BLIS and
-// ORT's MLAS).
+// ORT's MLAS). blockM keeps A's block in L2 (528 KB of Zen 5's 1 MB at kc
+// 256) while covering a convolution's 512 output channels in one block,
+// so that im2col packs B once.
 const (
 	blockK = 256
 	blockN = 1024
+	blockM = 528
 )
 
 // matrix is a float32 matrix view: element (i, j) is data[i*rs+j*cs], so a
@@ -22,17 +23,14 @@ type matrix struct {
 
 func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 
-// packs are the packing buffers of one sgemm call.
-type packs struct{ a, b []float32 }
-
 // sgemm computes C = A·B, or C += A·B when accumulate, for A m×k and B k×n;
 // C is row-major with ldc floats between rows (its columns contiguous).
 // B is the matrix b, or, when conv is not nil, a convolution's input read
 // as im2col would lay it out (never materialized). A is packed once per
-// block of k (not once per block of n), B once per block of k and n, or
-// not at all when it is row-major; with SetThreads(n > 1) the column
-// panels of each block are shared out to goroutines. The packing buffers
-// are work's first gemmPackFloats(m, n, k) floats.
+// block of k and m (not once per block of n), B once per block of k, m and
+// n, or not at all when it is row-major. With SetThreads(n > 1) the packing and
+// the micro-kernel calls of each block are shared with the worker pool.
+// The packing buffers are work's first gemmPackFloats(m, n, k) floats.
 func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32) {
 	if m == 0 || n == 0 {
 		return
@@ -45,68 +43,195 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 		}
 		return
 	}
-	kc0 := min(k, blockK)
-	split := ceilTo(m, mr) * kc0
-	p := packs{a: work[:split], b: work[split:gemmPackFloats(m, n, k)]}
-	// A row-major B is read in place, whole panels at least; only a last
-	// panel narrower than nr is packed (padded with zeros).
-	direct := conv == nil && b.cs == 1
-	j := gemmJob{p: p, m: m, c: c, ldc: ldc, dm: b, direct: direct}
-	for pc := 0; pc < k; pc += blockK {
-		kc := min(blockK, k-pc)
-		j.pc, j.kc, j.acc = pc, kc, accumulate || pc > 0
-		packA(p.a, a, 0, pc, m, kc)
-		for jc := 0; jc < n; jc += blockN {
-			nc := min(blockN, n-jc)
-			j.jc, j.nc, j.full = jc, nc, nc/nr*nr
-			switch {
-			case conv != nil:
-				conv.packB(p.b, pc, jc, kc, nc)
-			case !direct:
-				packB(p.b, b, pc, jc, kc, nc)
-			case j.full < nc:
-				packB(p.b, b, pc, jc+j.full, kc, nc-j.full)
-			}
-			panels := (nc + nr - 1) / nr
-			if threads <= 1 {
-				j.panels(0, panels)
-			} else {
-				shared := j // escapes to the goroutines; j itself stays on the stack
-				parallel(panels, shared.panels)
-			}
+	split := ceilTo(min(m, blockM), maxMR) * min(k, blockK)
+	j := gemmJob{m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, accumulate: accumulate,
+		pa: work[:split], pb: work[split:gemmPackFloats(m, n, k)],
+		// A row-major B is read in place, whole panels at least; only
+		// a last panel narrower than nr is packed (padded with zeros).
+		direct: conv == nil && b.cs == 1}
+	if threads > 1 && workers.mu.TryLock() {
+		// The job lives in pooledJob while the workers read it, so that
+		// the caller's copy never escapes to the heap.
+		pooledJob = j
+		pooledJob.pooled = true
+		if conv != nil {
+			pooledConv = *conv
+			pooledJob.conv = &pooledConv
+		}
+		pooledJob.run()
+		pooledJob, pooledConv = gemmJob{}, im2colB{}
+		workers.mu.Unlock()
+		return
+	}
+	serial := j // not j: j flows to pooledJob, and conv must not
+	serial.conv = conv
+	serial.run()
+}
+
+// pooledJob is the sgemm that holds the worker pool, and pooledConv its
+// copy of the convolution it reads (copies, so that the caller's values
+// never escape to the heap).
+var (
+	pooledJob  gemmJob
+	pooledConv im2colB
+)
+
+// minPartFlops is the least work worth a part of a parallel block: a few
+// microseconds, well above the cost of handing it to a worker.
+const minPartFlops = 1 << 21
+
+// gemmJob is one sgemm call, and the block of it being worked on.
+type gemmJob struct {
+	m, n, k    int
+	a, b       matrix
+	conv       *im2colB
+	c          []float32
+	ldc        int
+	accumulate bool
+	pa, pb     []float32 // packed A (one block of k and m), packed B (one block of k and n)
+	direct     bool      // B read in place where its panels are whole
+	pooled     bool      // this is pooledJob, and the pool is held
+
+	// The block: k from pc (kc deep), m from ic (mc high), n from jc (nc
+	// wide); acc when it adds to C.
+	pc, kc, ic, mc, jc, nc int
+	full                   int // columns of B read in place (whole panels)
+	acc                    bool
+	// What the parts of the current step do, and how the block is cut:
+	// parts cover colParts ranges of column panels by rowParts ranges of
+	// row panels.
+	step               gemmStep
+	colParts, rowParts int
+}
+
+type gemmStep int
+
+const (
+	stepPackA       gemmStep = iota // parts pack ranges of A's row panels
+	stepPackB                       // parts pack ranges of B's column panels
+	stepCompute                     // parts run the micro-kernel over tiles
+	stepPackCompute                 // parts pack their column panels, then run them over every row
+)
+
+func (j *gemmJob) run() {
+	for pc := 0; pc < j.k; pc += blockK {
+		j.pc, j.kc, j.acc = pc, min(blockK, j.k-pc), j.accumulate || pc > 0
+		for ic := 0; ic < j.m; ic += blockM {
+			j.ic, j.mc = ic, min(blockM, j.m-ic)
+			j.runRows()
 		}
 	}
 }
 
-// gemmJob is one block of sgemm: packed A, B (packed, or read in place)
-// and where the products go.
-type gemmJob struct {
-	p                      packs
-	m, ldc, pc, kc, jc, nc int
-	full                   int // columns of B read in place (whole panels)
-	c                      []float32
-	dm                     matrix
-	direct, acc            bool
+// runRows runs the block of rows [ic, ic+mc) at depth [pc, pc+kc) over
+// every column.
+func (j *gemmJob) runRows() {
+	rowPanels := panelsOf(j.mc, mr)
+	// Packing A moves mc×kc floats; split it only when that is large.
+	j.step, j.rowParts = stepPackA, min(rowPanels, j.maxParts(j.mc*j.kc*32))
+	j.parallel(j.rowParts)
+	for jc := 0; jc < j.n; jc += blockN {
+		j.jc, j.nc = jc, min(blockN, j.n-jc)
+		j.full = 0
+		if j.direct {
+			j.full = j.nc / nr * nr
+		}
+		colPanels := panelsOf(j.nc, nr)
+		parts := j.maxParts(2 * j.mc * j.nc * j.kc)
+		if parts <= colPanels {
+			// Enough columns: each part packs its own panels and
+			// runs them over all rows, with no wait in between.
+			j.step, j.colParts, j.rowParts = stepPackCompute, parts, 1
+			j.parallel(parts)
+			continue
+		}
+		// Few columns: pack them all, then split rows too.
+		j.step, j.colParts = stepPackB, colPanels
+		j.parallel(colPanels)
+		j.step, j.rowParts = stepCompute, min(rowPanels, panelsOf(parts, colPanels))
+		j.parallel(j.colParts * j.rowParts)
+	}
 }
 
-// panels runs the micro-kernel over column panels [from, to) and every row
-// panel.
-func (j *gemmJob) panels(from, to int) {
-	var edge [mr * nr]float32
-	kc, m, ldc := j.kc, j.m, j.ldc
-	for q := from; q < to; q++ {
+// maxParts is how many parts work of the given flops is worth: up to four
+// per thread, so that a thread delayed by other load leaves its share to
+// the others, and none under minPartFlops.
+func (j *gemmJob) maxParts(flops int) int {
+	if !j.pooled {
+		return 1
+	}
+	return max(1, min(4*threads, flops/minPartFlops))
+}
+
+// parallel runs parts of the current step, with the pool when held.
+func (j *gemmJob) parallel(parts int) {
+	if j.pooled && parts > 1 {
+		workers.run(&pooledJob, parts)
+		return
+	}
+	for i := 0; i < parts; i++ {
+		j.runPart(i)
+	}
+}
+
+// panelsOf is how many panels of size cover n.
+func panelsOf(n, size int) int { return (n + size - 1) / size }
+
+// share is the i-th of parts contiguous ranges of [0, n).
+func share(i, parts, n int) (from, to int) { return n * i / parts, n * (i + 1) / parts }
+
+func (j *gemmJob) runPart(i int) {
+	switch j.step {
+	case stepPackA:
+		r0, r1 := share(i, j.rowParts, panelsOf(j.mc, mr))
+		i0, i1 := r0*mr, min(r1*mr, j.mc)
+		packA(j.pa[i0*j.kc:], j.a, j.ic+i0, j.pc, i1-i0, j.kc)
+	case stepPackB:
+		j.packPanels(share(i, j.colParts, panelsOf(j.nc, nr)))
+	case stepCompute:
+		q0, q1 := share(i%j.colParts, j.colParts, panelsOf(j.nc, nr))
+		r0, r1 := share(i/j.colParts, j.rowParts, panelsOf(j.mc, mr))
+		j.tiles(q0, q1, r0, r1)
+	case stepPackCompute:
+		q0, q1 := share(i, j.colParts, panelsOf(j.nc, nr))
+		j.packPanels(q0, q1)
+		j.tiles(q0, q1, 0, panelsOf(j.mc, mr))
+	}
+}
+
+// packPanels packs the block's column panels [q0, q1) of B (those not
+// read in place) into their places in pb.
+func (j *gemmJob) packPanels(q0, q1 int) {
+	c0, c1 := q0*nr, min(q1*nr, j.nc)
+	c0 = max(c0, j.full)
+	if c0 >= c1 {
+		return
+	}
+	dst := j.pb[c0*j.kc:]
+	if j.conv != nil {
+		j.conv.packB(dst, j.pc, j.jc+c0, j.kc, c1-c0)
+	} else {
+		packB(dst, j.b, j.pc, j.jc+c0, j.kc, c1-c0)
+	}
+}
+
+// tiles runs the micro-kernel over column panels [q0, q1) by row panels
+// [r0, r1) of the block (rows counted from ic).
+func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
+	var edge [maxMR * maxNR]float32
+	kc, ldc := j.kc, j.ldc
+	for q := q0; q < q1; q++ {
 		jr := q * nr
-		bp, ldb := j.p.b[jr*kc:jr*kc+nr*kc], nr
-		switch {
-		case j.direct && jr < j.full:
-			bp, ldb = j.dm.data[j.pc*j.dm.rs+j.jc+jr:], j.dm.rs
-		case j.direct:
-			bp = j.p.b[:nr*kc]
+		bp, ldb := j.pb[jr*kc:jr*kc+nr*kc], nr
+		if jr < j.full {
+			bp, ldb = j.b.data[j.pc*j.b.rs+j.jc+jr:], j.b.rs
 		}
-		for ir := 0; ir < m; ir += mr {
-			ap := j.p.a[ir*kc : ir*kc+mr*kc]
-			ci := ir*ldc + j.jc + jr
-			rows, cols := min(mr, m-ir), min(nr, j.nc-jr)
+		cols := min(nr, j.nc-jr)
+		for r := r0; r < r1; r++ {
+			ir := r * mr
+			ap := j.pa[ir*kc : ir*kc+mr*kc]
+			ci := (j.ic+ir)*ldc + j.jc + jr
+			rows := min(mr, j.mc-ir)
 			if rows == mr && cols == nr {
 				microKernel(kc, ap, bp, ldb, j.c[ci:], ldc, j.acc)
 				continue
@@ -124,30 +249,6 @@ func (j *gemmJob) panels(from, to int) {
 			}
 		}
 	}
-}
-
-// parallel runs work over [0, n) split in up to threads contiguous parts,
-// one per goroutine, and waits for them.
-func parallel(n int, work func(from, to int)) {
-	t := min(threads, n)
-	if t <= 1 {
-		work(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for i := 0; i < t; i++ {
-		from, to := n*i/t, n*(i+1)/t
-		if i == t-1 {
-			work(from, to)
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work(from, to)
-		}()
-	}
-	wg.Wait()
 }
 
 // packA copies A[i0:i0+mc][p0:p0+kc] into panels of mr rows: panel r holds,
@@ -188,12 +289,15 @@ func packB(dst []float32, b matrix, p0, j0, kc, nc int) {
 		for p := 0; p < kc; p++ {
 			out := panel[p*nr : p*nr+nr]
 			row := (p0+p)*b.rs + (j0+jr)*b.cs
-			if b.cs == 1 && cols == nr {
-				// A whole panel row: one 64-byte move, no memmove call.
-				*(*[nr]float32)(out) = *(*[nr]float32)(b.data[row : row+nr])
-			} else if b.cs == 1 {
+			switch {
+			case b.cs == 1 && cols == 32:
+				// A whole panel row: one move, no memmove call.
+				*(*[32]float32)(out) = *(*[32]float32)(b.data[row : row+32])
+			case b.cs == 1 && cols == 16:
+				*(*[16]float32)(out) = *(*[16]float32)(b.data[row : row+16])
+			case b.cs == 1:
 				copy(out, b.data[row:row+cols])
-			} else {
+			default:
 				for j := 0; j < cols; j++ {
 					out[j] = b.data[row+j*b.cs]
 				}

@@ -13,10 +13,12 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
 
-// wgref's float32 GEMM blocking (sgemm.go, microkernel.go).
+// wgref's float32 GEMM blocking (sgemm.go, microkernel.go): mr and nr
+// are the largest of its micro-kernels' (maxMR, maxNR), which every
+// kernel path's divide, so the rule covers whichever path runs.
 const (
-	mr, nr         = 6, 16
-	blockK, blockN = 256, 1024
+	mr, nr                 = 12, 32
+	blockK, blockN, blockM = 256, 1024, 528
 )
 
 // Rule is the reference kernels' scratch need of op in bytes; ok is false
@@ -68,12 +70,12 @@ func Rule(op *graph.Op) (bytes expr.Expr, ok bool) {
 	return expr.Expr{}, false
 }
 
-// gemmPackFloats is sgemm's packing buffers: A's m rows rounded up to mr
-// by one block of k, and one block of k by n rounded up to nr, up to one
-// block of n.
+// gemmPackFloats is sgemm's packing buffers: one block of A's m rows
+// rounded up to mr by one block of k, and one block of k by one block of
+// n rounded up to nr.
 func gemmPackFloats(m, n, k expr.Expr) expr.Expr {
 	kc := expr.Min(k, expr.Const(blockK))
-	return expr.Add(expr.Mul(expr.AlignUp(m, mr), kc), expr.Mul(kc, expr.AlignUp(expr.Min(n, expr.Const(blockN)), nr)))
+	return expr.Add(expr.Mul(expr.AlignUp(expr.Min(m, expr.Const(blockM)), mr), kc), expr.Mul(kc, expr.AlignUp(expr.Min(n, expr.Const(blockN)), nr)))
 }
 
 func allF32(ts ...*graph.Tensor) bool {
@@ -90,9 +92,12 @@ func matMul(op *graph.Op) expr.Expr {
 	if !allF32(a, b, out) || len(a.Shape) == 0 || len(b.Shape) == 0 {
 		return expr.Const(0)
 	}
+	// The rows of all of A's matrices: the kernel folds its batch into
+	// one GEMM's rows when B is shared and the layout allows, and asks
+	// for their packing either way.
 	m, k := expr.Const(1), a.Shape[len(a.Shape)-1]
 	if len(a.Shape) >= 2 {
-		m = a.Shape[len(a.Shape)-2]
+		m = product(a.Shape[:len(a.Shape)-1])
 	}
 	n := expr.Const(1)
 	if len(b.Shape) >= 2 {

@@ -12,8 +12,8 @@ import (
 )
 
 // Every rule, at exact sizes worked out by hand from wgref's blocking (mr
-// 6, nr 16, k blocks of 256, n blocks of 1024); n is a symbol so that the
-// rules are checked as expressions, at two values.
+// 12, nr 32, k blocks of 256, n blocks of 1024, m blocks of 528); n is a
+// symbol so that the rules are checked as expressions, at two values.
 const rulesGraph = `{
   "name": "rules",
   "symbols": {"n": {"hint": 2, "min": 1, "max": 8}},
@@ -62,13 +62,13 @@ func TestRules(t *testing.T) {
 			got = append(got, v)
 		})
 		assert.Equal(t, []int64{
-			4 * (12*256 + 256*32), // MatMul: m 7 → 12 rows, k 300 → one block of 256, n 20 → 32 columns
-			0,                     // MatMul of integers: no packing
-			4 * (24*256 + 256*32), // Gemm, transB: m 20 → 24, n 30 → 32
-			4 * (6*18 + 18*64),    // Conv, 2 groups: 3 channels → 6 rows, 2×9 taps deep, 8×8 positions
-			16 * 4 * n,            // ReduceLogSumExp: two float64s per output element
-			16 * 10,               // TopK: a float64 and an index per element of the axis
-			32 * 4,                // BatchNormalization: four float64s per channel
+			4 * ((7*n+11)/12*12*256 + 256*32), // MatMul: n×7 rows (the batch folds into them) → a multiple of 12, k 300 → one block of 256, n 20 → 32 columns
+			0,                                 // MatMul of integers: no packing
+			4 * (24*256 + 256*32),             // Gemm, transB: m 20 → 24, n 30 → 32
+			4 * (12*18 + 18*64),               // Conv, 2 groups: 3 channels → 12 rows, 2×9 taps deep, 8×8 positions
+			16 * 4 * n,                        // ReduceLogSumExp: two float64s per output element
+			16 * 10,                           // TopK: a float64 and an index per element of the axis
+			32 * 4,                            // BatchNormalization: four float64s per channel
 		}, got, "n=%d", n)
 	}
 	assert.Equal(t, "scratch ops[0]", g.Ops[0].Scratch.Name)

@@ -1,6 +1,10 @@
 package wgref
 
-import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+import (
+	"sync"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
 
 // Depthwise convolution (group == input channels: every output channel
 // reads one input channel, as in MobileNet and EfficientNet) is a few
@@ -28,9 +32,23 @@ func convDepthwiseF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca c
 		job.planes(0, n*m)
 		return true
 	}
-	shared := job // escapes to the goroutines; job itself stays on the stack
-	parallel(n*m, shared.planes)
+	if !pooledDepthwise.TryLock() { // another runner's convolution has it
+		job.planes(0, n*m)
+		return true
+	}
+	pooledDepthwise.job = job
+	parallelRange(n*m, &pooledDepthwise.job)
+	pooledDepthwise.job = depthwiseJob{}
+	pooledDepthwise.Unlock()
 	return true
+}
+
+// pooledDepthwise holds the depthwise convolution the workers share: a
+// package variable, so that nothing escapes to the heap per call, and one
+// convolution at a time has it.
+var pooledDepthwise struct {
+	sync.Mutex
+	job depthwiseJob
 }
 
 type depthwiseJob struct {
@@ -42,6 +60,8 @@ type depthwiseJob struct {
 
 // planes computes output planes [from, to) of the batch's images times
 // output channels.
+func (j *depthwiseJob) doRange(from, to int) { j.planes(from, to) }
+
 func (j *depthwiseJob) planes(from, to int) {
 	xs, ws, ys := elems[float32](j.x), elems[float32](j.w), elems[float32](j.out)
 	m := j.out.Shape[1]

@@ -94,18 +94,6 @@ func (tc convCase) run(t testing.TB, r *rand.Rand) (got, want wgrt.Tensor, c *wg
 	return got, want, c
 }
 
-func requireClose(t testing.TB, want, got []float32, tol float64, msg string) {
-	t.Helper()
-	require.Equal(t, len(want), len(got), msg)
-	for i := range want {
-		if math.IsNaN(float64(want[i])) {
-			require.True(t, math.IsNaN(float64(got[i])), "%s at %d: want NaN, got %v", msg, i, got[i])
-			continue
-		}
-		require.InDelta(t, want[i], got[i], tol*math.Max(1, math.Abs(float64(want[i]))), "%s at %d", msg, i)
-	}
-}
-
 // Depthwise convolutions of every window shape against the definition:
 // odd sizes, asymmetric and large pads, strides 1 to 3, dilations,
 // channel multipliers, batches, 1-D, rows wider than a vector pass and
@@ -133,7 +121,7 @@ func TestConvDepthwiseMatchesDirect(t *testing.T) {
 		for _, tc := range cases {
 			tc.step = 1
 			got, want, c := tc.run(t, r)
-			requireClose(t, want.Float32s(), got.Float32s(), 1e-5, path+" "+tc.String())
+			requireClose(t, want.Float32s(), got.Float32s(), 1e-5, "%s", path+" "+tc.String())
 			// The depthwise path takes no scratch, so even called without
 			// any it allocates nothing (the generic path would make its own).
 			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
@@ -163,7 +151,7 @@ func TestConvDepthwiseFallsBack(t *testing.T) {
 		{n: 1, ch: 2, mult: 1, in: []int{5, 6, 7}, k: []int{3, 3, 3}, s: []int{1, 1, 1}, d: []int{1, 1, 1}, p: []int{1, 1, 1, 1, 1, 1}, step: 1},
 	} {
 		got, want, _ := tc.run(t, r)
-		requireClose(t, want.Float32s(), got.Float32s(), 1e-5, tc.String())
+		requireClose(t, want.Float32s(), got.Float32s(), 1e-5, "%s", tc.String())
 	}
 }
 
@@ -187,7 +175,7 @@ func TestConvGroupedMatchesDirect(t *testing.T) {
 		for _, tc := range cases {
 			tc.step = 1
 			got, want, c := tc.run(t, r)
-			requireClose(t, want.Float32s(), got.Float32s(), 1e-4, path+" "+tc.String())
+			requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", path+" "+tc.String())
 			x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
 			c.Scratch = make([]byte, 4*convPackFloats(x, w, got.Shape, x[1]/w[1]))
 			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
@@ -217,7 +205,7 @@ func TestTapRowMatchesGo(t *testing.T) {
 				got, want := make([]float32, n), make([]float32, n)
 				tapRow(got, src, offs, wts, stride, init, op)
 				tapRowGo(want, src, offs, wts, stride, init, op)
-				requireClose(t, want, got, 1e-6, fmt.Sprintf("n %d stride %d op %d", n, stride, op))
+				requireClose(t, want, got, 1e-6, "%s", fmt.Sprintf("n %d stride %d op %d", n, stride, op))
 			}
 		}
 	}
@@ -283,6 +271,6 @@ func TestConvTapRowsThreaded(t *testing.T) {
 		{n: 2, ch: 12, mult: 1, group: 3, in: []int{17, 21}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1},
 	} {
 		got, want, _ := tc.run(t, r)
-		requireClose(t, want.Float32s(), got.Float32s(), 1e-4, tc.String())
+		requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", tc.String())
 	}
 }

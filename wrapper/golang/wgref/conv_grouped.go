@@ -1,6 +1,10 @@
 package wgref
 
-import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+import (
+	"sync"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
 
 // A grouped convolution with few channels per group (ResNeXt, RegNet)
 // makes a GEMM of few rows per group, whose im2col packing then costs as
@@ -43,9 +47,22 @@ func convGroupedF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca con
 		job.groups(0, units)
 		return true
 	}
-	shared := job // escapes to the goroutines; job itself stays on the stack
-	parallel(units, shared.groups)
+	if !pooledGrouped.TryLock() { // another runner's convolution has it
+		job.groups(0, units)
+		return true
+	}
+	pooledGrouped.job = job
+	parallelRange(units, &pooledGrouped.job)
+	pooledGrouped.job = groupedJob{}
+	pooledGrouped.Unlock()
 	return true
+}
+
+// pooledGrouped holds the grouped convolution the workers share, as
+// pooledDepthwise does.
+var pooledGrouped struct {
+	sync.Mutex
+	job groupedJob
 }
 
 type groupedJob struct {
@@ -58,6 +75,8 @@ type groupedJob struct {
 }
 
 // groups computes groups [from, to) of the batch's images times groups.
+func (j *groupedJob) doRange(from, to int) { j.groups(from, to) }
+
 func (j *groupedJob) groups(from, to int) {
 	xs, ws, ys := elems[float32](j.x), elems[float32](j.w), elems[float32](j.out)
 	win, pw := &j.win, j.pw

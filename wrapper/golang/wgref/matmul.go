@@ -68,11 +68,34 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	if !f32 && (familyOf(a.DType) == famOther || a.DType != b.DType || out.DType != a.DType) {
 		return unsupported(c, a.DType)
 	}
+	// A's rows over its whole batch: when B is shared by the batch, and
+	// the layout allows, they are one GEMM's rows. The scratch asked for
+	// is the same whether or not they fold, as the planner's rule is.
+	rows := m
+	if ra >= 2 {
+		rows = prod(a.Shape[:ra-1])
+	}
 	var work []float32
 	if f32 {
 		var err error
-		if work, err = scratchOf[float32](c, gemmPackFloats(m, n, k)); err != nil {
+		if work, err = scratchOf[float32](c, gemmPackFloats(rows, n, k)); err != nil {
 			return err
+		}
+	}
+	if f32 && ra >= 2 && (n == 1 || ocs == 1) && prod(bb) == 1 {
+		outRows := out.Shape[:max(ro-1, 0)]
+		outRowStrides := out.Strides[:max(ro-1, 0)]
+		if rb < 2 { // the output keeps A's row dimension last
+			outRows, outRowStrides = out.Shape, out.Strides
+		}
+		ars, aok := evenRows(a.Shape[:ra-1], a.Strides[:ra-1])
+		ldc, cok := evenRows(outRows, outRowStrides)
+		if aok && cok {
+			cm := elems[float32](out)
+			acc := ep.start(cm, ldc, rows, n, 0, 0)
+			sgemm(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work)
+			ep.finish(cm, ldc, rows, n)
+			return nil
 		}
 	}
 	// Walk the batch: operand offsets by rowIter over the batch shape.
@@ -100,6 +123,25 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		}
 	}
 	return nil
+}
+
+// evenRows reports whether the rows named by shape (batch dimensions, then
+// the row dimension) and strides lie a constant stride apart, so that they
+// are rows of one matrix, and that stride (0 for a single row).
+func evenRows(shape, strides []int) (stride int, ok bool) {
+	span, seen := 0, false
+	for d := len(shape) - 1; d >= 0; d-- {
+		switch {
+		case shape[d] == 1:
+		case !seen:
+			stride, span, seen = strides[d], strides[d]*shape[d], true
+		case strides[d] != span:
+			return 0, false
+		default:
+			span *= shape[d]
+		}
+	}
+	return stride, true
 }
 
 // matMulOne multiplies one pair of matrices of the batch.

@@ -186,7 +186,7 @@ func testPool(t *testing.T, r *rand.Rand, tc poolCase, path string) {
 	}
 	c := &wgrt.Call{Kernel: tc.kind, Inputs: []wgrt.Tensor{x}, Outputs: []wgrt.Tensor{got}, Attrs: attrs}
 	require.NoError(t, Call(c), "%v", tc)
-	requireClose(t, naivePool(tc, x, oShape), got.Float32s(), 1e-5, path+" "+tc.String())
+	requireClose(t, naivePool(tc, x, oShape), got.Float32s(), 1e-5, "%s", path+" "+tc.String())
 	assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
 	if tc.kind != "MaxPool" || tc.nan {
 		return
@@ -197,7 +197,7 @@ func testPool(t *testing.T, r *rand.Rand, tc poolCase, path string) {
 		c := &wgrt.Call{Kernel: tc.kind, Inputs: []wgrt.Tensor{x}, Outputs: []wgrt.Tensor{vals, idx}, Attrs: append(attrs[:len(attrs):len(attrs)], intAttr("storage_order", order))}
 		require.NoError(t, Call(c), "%v", tc)
 		msg := fmt.Sprintf("%s %v order %d", path, tc, order)
-		requireClose(t, naivePool(tc, x, oShape), vals.Float32s(), 0, msg)
+		requireClose(t, naivePool(tc, x, oShape), vals.Float32s(), 0, "%s", msg)
 		assert.Equal(t, naiveArgmax(tc, oShape, order == 1, x), idx.Int64s(), msg)
 		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s allocates", msg)
 	}
@@ -280,7 +280,7 @@ func TestGlobalPoolMatchesNaive(t *testing.T) {
 					want[p] = float32(sum / float64(prod(spatial)))
 				}
 			}
-			requireClose(t, want, got.Float32s(), 1e-6, fmt.Sprintf("%s %v gap %d", kind, tc.shape, tc.rowGap))
+			requireClose(t, want, got.Float32s(), 1e-6, "%s", fmt.Sprintf("%s %v gap %d", kind, tc.shape, tc.rowGap))
 			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s allocates", kind)
 		}
 	}
