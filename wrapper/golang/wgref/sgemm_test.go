@@ -306,7 +306,7 @@ func BenchmarkSgemm(b *testing.B) {
 					}
 					flops := 2 * float64(m*n*k) * float64(b.N) / 1e9
 					b.ReportMetric(flops/b.Elapsed().Seconds(), "GFLOP/s")
-					b.ReportMetric(flops/(processCPU() - cpu0).Seconds(), "GFLOP/cpu-s")
+					b.ReportMetric(flops/(processCPU()-cpu0).Seconds(), "GFLOP/cpu-s")
 				})
 			}
 		}
