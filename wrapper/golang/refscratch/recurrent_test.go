@@ -60,15 +60,16 @@ func TestRecurrentRules(t *testing.T) {
 	// projected inputs, Rᵀ with rows padded by 16 (batches beyond 2), a
 	// step's pre-activations, two states.
 	want := map[int64][]int64{
-		// LSTM: projection 2n rows (6, then 12) by 7 deep, 20 columns → 32:
-		// 7·6+7·32 = 266, 7·12+7·32 = 308; a step's 2 rows → 6 by 5 deep: 6·5+5·32 = 190.
-		// GRU: projection 3n rows (6, then 18) by 4 deep: 4·6+4·32 = 152, 4·18+4·32 = 200;
-		// a step's 3 rows → 6 by 6 deep: 6·6+6·32 = 228.
-		// RNN of batch n: projection 4n rows (6, then 24) by 3 deep, 4
-		// columns → 16: 6·3+3·16 = 66, 24·3+3·16 = 120; a step's n rows → 6
-		// by 4 deep: 6·4+4·16 = 88.
-		1: {4 * (266 + 2*20 + 2*20 + 2*2*5), 4 * (228 + 3*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (88 + 4*4 + 4 + 2*4)},
-		5: {4 * (308 + 10*20 + 2*20 + 2*2*5), 4 * (228 + 15*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (120 + 20*4 + 4*(4+16) + 5*4 + 2*5*4)},
+		// With the GEMM's largest register block, 12 rows by 32 columns:
+		// LSTM: projection 2n rows (12 either way) by 7 deep, 20 columns → 32:
+		// 12·7+7·32 = 308; a step's 2 rows → 12 by 5 deep: 12·5+5·32 = 220.
+		// GRU: projection 3n rows (12, then 24) by 4 deep: 12·4+4·32 = 176,
+		// 24·4+4·32 = 224; a step's 3 rows → 12 by 6 deep: 12·6+6·32 = 264.
+		// RNN of batch n: projection 4n rows (12, then 24) by 3 deep, 4
+		// columns → 32: 12·3+3·32 = 132, 24·3+3·32 = 168; a step's n rows →
+		// 12 by 4 deep: 12·4+4·32 = 176.
+		1: {4 * (308 + 2*20 + 2*20 + 2*2*5), 4 * (264 + 3*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (176 + 4*4 + 4 + 2*4)},
+		5: {4 * (308 + 10*20 + 2*20 + 2*2*5), 4 * (264 + 15*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (176 + 20*4 + 4*(4+16) + 5*4 + 2*5*4)},
 	}
 	for _, n := range []int64{1, 5} {
 		var got []int64
