@@ -11,13 +11,13 @@ import (
 // broadcasting.
 
 func init() {
-	add := binaryOp{f: func(x, y float64) float64 { return x + y }, i: func(x, y int64) int64 { return x + y }, u: func(x, y uint64) uint64 { return x + y }, arith: '+'}
-	mul := binaryOp{f: func(x, y float64) float64 { return x * y }, i: func(x, y int64) int64 { return x * y }, u: func(x, y uint64) uint64 { return x * y }, arith: '*'}
+	add := binaryOp{f: func(x, y float64) float64 { return x + y }, i: func(x, y int64) int64 { return x + y }, u: func(x, y uint64) uint64 { return x + y }, vec: binaryAdd}
+	mul := binaryOp{f: func(x, y float64) float64 { return x * y }, i: func(x, y int64) int64 { return x * y }, u: func(x, y uint64) uint64 { return x * y }, vec: binaryMul}
 	register("Add", nary(add, false))
 	register("Sum", nary(add, false))
 	register("Mean", nary(add, true))
 	register("Mul", nary(mul, false))
-	register("Sub", nary(binaryOp{f: func(x, y float64) float64 { return x - y }, i: func(x, y int64) int64 { return x - y }, u: func(x, y uint64) uint64 { return x - y }, arith: '-'}, false))
+	register("Sub", nary(binaryOp{f: func(x, y float64) float64 { return x - y }, i: func(x, y int64) int64 { return x - y }, u: func(x, y uint64) uint64 { return x - y }, vec: binarySub}, false))
 	register("Div", nary(binaryOp{f: func(x, y float64) float64 { return x / y },
 		// Integer division truncates toward zero (C's); by zero it gives 0
 		// rather than crash the process.
@@ -32,9 +32,9 @@ func init() {
 				return 0
 			}
 			return x / y
-		}, arith: '/'}, false))
-	register("Max", nary(binaryOp{f: fmax, i: func(x, y int64) int64 { return max(x, y) }, u: func(x, y uint64) uint64 { return max(x, y) }}, false))
-	register("Min", nary(binaryOp{f: fmin, i: func(x, y int64) int64 { return min(x, y) }, u: func(x, y uint64) uint64 { return min(x, y) }}, false))
+		}, vec: binaryDiv}, false))
+	register("Max", nary(binaryOp{f: fmax, i: func(x, y int64) int64 { return max(x, y) }, u: func(x, y uint64) uint64 { return max(x, y) }, vec: binaryMax}, false))
+	register("Min", nary(binaryOp{f: fmin, i: func(x, y int64) int64 { return min(x, y) }, u: func(x, y uint64) uint64 { return min(x, y) }, vec: binaryMin}, false))
 	register("PRelu", nary(binaryOp{f: func(x, slope float64) float64 {
 		if x < 0 {
 			return slope * x
@@ -45,7 +45,7 @@ func init() {
 			return slope * x
 		}
 		return x
-	}, u: func(x, _ uint64) uint64 { return x }}, false))
+	}, u: func(x, _ uint64) uint64 { return x }, vec: binaryPRelu}, false))
 	register("Pow", pow)
 	register("Mod", mod)
 	register("BitwiseAnd", nary(binaryOp{i: func(x, y int64) int64 { return x & y }, u: func(x, y uint64) uint64 { return x & y }}, false))
