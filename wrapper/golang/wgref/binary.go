@@ -184,17 +184,56 @@ func where(c *wgrt.Call) error {
 	if !broadcasts(cond.Shape, x.Shape) || !broadcasts(cond.Shape, y.Shape) || !broadcasts(x.Shape, y.Shape) {
 		return fmt.Errorf("%s: shapes %v, %v and %v do not broadcast", c.Kernel, cond.Shape, x.Shape, y.Shape)
 	}
-	strides := [][]int{out.Strides, broadcastStrides(new([maxRank]int), out.Shape, cond), broadcastStrides(new([maxRank]int), out.Shape, x), broadcastStrides(new([maxRank]int), out.Shape, y)}
-	size := out.DType.Size()
-	eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
-		for k := 0; k < n; k++ {
-			src, so := y, off[3]+k*step[3]
-			if cond.Data[off[1]+k*step[1]] != 0 {
-				src, so = x, off[2]+k*step[2]
+	var sc, sx, sy [maxRank]int
+	broadcastStrides(&sc, out.Shape, cond)
+	broadcastStrides(&sx, out.Shape, x)
+	broadcastStrides(&sy, out.Shape, y)
+	switch out.DType.Size() {
+	case 1:
+		whereRows[uint8](out, cond, x, y, &sc, &sx, &sy)
+	case 2:
+		whereRows[uint16](out, cond, x, y, &sc, &sx, &sy)
+	case 4:
+		whereRows[uint32](out, cond, x, y, &sc, &sx, &sy)
+	case 8:
+		whereRows[uint64](out, cond, x, y, &sc, &sx, &sy)
+	default: // wider elements (complex) byte by byte
+		size := out.DType.Size()
+		eachRow(out.Shape, [][]int{out.Strides, sc[:len(out.Shape)], sx[:len(out.Shape)], sy[:len(out.Shape)]}, func(off [maxOperands]int, n int, step [maxOperands]int) {
+			for k := 0; k < n; k++ {
+				src, so := y, off[3]+k*step[3]
+				if cond.Data[off[1]+k*step[1]] != 0 {
+					src, so = x, off[2]+k*step[2]
+				}
+				o := off[0] + k*step[0]
+				copy(out.Data[o*size:o*size+size], src.Data[so*size:so*size+size])
 			}
-			o := off[0] + k*step[0]
-			copy(out.Data[o*size:o*size+size], src.Data[so*size:so*size+size])
-		}
-	})
+		})
+	}
 	return nil
+}
+
+// whereRows is where for elements of type E, over rows merged where the
+// four operands allow.
+func whereRows[E uint8 | uint16 | uint32 | uint64](out, cond, x, y wgrt.Tensor, sc, sx, sy *[maxRank]int) {
+	os, cs, xs, ys := elems[E](out), cond.Data, elems[E](x), elems[E](y)
+	r := len(out.Shape)
+	var it rowIter
+	it.init(out.Shape)
+	it.add(out.Strides, 0)
+	it.add(sc[:r], 0)
+	it.add(sx[:r], 0)
+	it.add(sy[:r], 0)
+	it.coalesce()
+	for it.next() {
+		o, k, i, j := it.off[0], it.off[1], it.off[2], it.off[3]
+		for e := 0; e < it.n; e++ {
+			v := ys[j]
+			if cs[k] != 0 {
+				v = xs[i]
+			}
+			os[o] = v
+			o, k, i, j = o+it.step[0], k+it.step[1], i+it.step[2], j+it.step[3]
+		}
+	}
 }

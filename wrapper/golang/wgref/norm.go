@@ -359,7 +359,8 @@ func innerContiguous(t wgrt.Tensor, from int) bool {
 }
 
 // layerNormRow normalizes one contiguous float32 row, then scales and
-// shifts it.
+// shifts it: the statistics in float64 (a float32 E[x²]-E[x]² would cancel
+// for rows far from zero), the row in float32 vector passes.
 func layerNormRow(row, dst, gs, bv []float32, eps float64) {
 	n := len(row)
 	sum, sq := 0.0, 0.0
@@ -369,17 +370,16 @@ func layerNormRow(row, dst, gs, bv []float32, eps float64) {
 	}
 	mean := sum / float64(n)
 	inv := float32(1 / math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0)+eps))
-	m := float32(mean)
-	for i, v := range row {
-		y := (v - m) * inv * gs[i]
-		if bv != nil {
-			y += bv[i]
-		}
-		dst[i] = y
+	binaryVS(binarySub, dst, row, float32(mean))
+	binaryVS(binaryMul, dst, dst, inv)
+	binaryVV(binaryMul, dst, dst, gs[:n])
+	if bv != nil {
+		binaryVV(binaryAdd, dst, dst, bv[:n])
 	}
 }
 
-// softmaxRow writes the softmax (or its log) of one contiguous float32 row.
+// softmaxRow writes the softmax (or its log) of one contiguous float32 row
+// (dst is not src): e^(x - max) in float32, their sum in float64.
 func softmaxRow(src, dst []float32, log bool) {
 	if len(src) == 0 {
 		return
@@ -390,21 +390,16 @@ func softmaxRow(src, dst []float32, log bool) {
 			peak = v
 		}
 	}
+	binaryVS(binarySub, dst, src, peak)
+	unaryF32{kind: unaryExp}.row(dst, dst)
 	sum := 0.0
-	for i, v := range src {
-		e := math.Exp(float64(v - peak))
-		sum += e
-		dst[i] = float32(e)
+	for _, e := range dst {
+		sum += float64(e)
 	}
 	if log {
-		ls := math.Log(sum)
-		for i, v := range src {
-			dst[i] = float32(float64(v-peak) - ls)
-		}
+		binaryVS(binarySub, dst, src, peak)
+		binaryVS(binarySub, dst, dst, float32(math.Log(sum)))
 		return
 	}
-	inv := 1 / sum
-	for i := range dst {
-		dst[i] = float32(float64(dst[i]) * inv)
-	}
+	binaryVS(binaryMul, dst, dst, float32(1/sum))
 }

@@ -323,6 +323,7 @@ func copyRows[E uint8 | uint16 | uint32 | uint64](shape []int, dst wgrt.Tensor, 
 	it.init(shape)
 	it.add(dstStrides, dstOff)
 	it.add(srcStrides, srcOff)
+	it.coalesce()
 	for it.next() {
 		d, s, n := it.off[0], it.off[1], it.n
 		if it.step[0] == 1 && it.step[1] == 1 {

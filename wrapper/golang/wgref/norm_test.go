@@ -1,0 +1,102 @@
+package wgref
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+)
+
+
+// Softmax and LogSoftmax over the last axis (the float32 rows) give what a
+// plain float64 loop gives, on rows of odd lengths, with an attention
+// mask's -Inf and huge negative entries among them.
+func TestSoftmaxRowsMatchNaiveLoop(t *testing.T) {
+	r := rand.New(rand.NewSource(10))
+	for _, n := range []int{1, 7, 24, 67, 1000} {
+		x := randomF32(r, 8, 3, n)
+		xs := x.Float32s()
+		xs[0] = float32(math.Inf(-1))
+		xs[len(xs)-1] = -3.4e38
+		for _, log := range []bool{false, true} {
+			kernel := "Softmax"
+			if log {
+				kernel = "LogSoftmax"
+			}
+			out := wgrt.New(wgrt.F32, 3, n)
+			require.NoError(t, Call(&wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x}, Attrs: []wgrt.Attr{intAttr("axis", -1)}}))
+			got := out.Float32s()
+			for row := 0; row < 3; row++ {
+				v := xs[row*n : row*n+n]
+				peak := math.Inf(-1)
+				for _, e := range v {
+					peak = math.Max(peak, float64(e))
+				}
+				sum := 0.0
+				for _, e := range v {
+					sum += math.Exp(float64(e) - peak)
+				}
+				for i, e := range v {
+					want := math.Exp(float64(e)-peak) / sum
+					if log {
+						want = float64(e) - peak - math.Log(sum)
+					}
+					g := float64(got[row*n+i])
+					if math.IsInf(want, -1) {
+						assert.True(t, math.IsInf(g, -1), "%s n %d row %d [%d]: %v, want -Inf", kernel, n, row, i, g)
+						continue
+					}
+					assert.InDelta(t, want, g, 1e-6*math.Max(1, math.Abs(want)), "%s n %d row %d [%d]", kernel, n, row, i)
+				}
+			}
+		}
+	}
+}
+
+// LayerNormalization's float32 rows give what a plain float64 loop gives,
+// also for rows far from zero (where E[x²]-E[x]² in float32 would cancel).
+func TestLayerNormRowsMatchNaiveLoop(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for _, n := range []int{1, 7, 67, 256} {
+		x, scale, bias := randomF32(r, 3, 2, 5, n), randomF32(r, 1, n), randomF32(r, 1, n)
+		xs := x.Float32s()
+		for i := range xs[:n] {
+			xs[i] += 1000
+		}
+		out := wgrt.New(wgrt.F32, 2, 5, n)
+		attrs := []wgrt.Attr{intAttr("axis", -1), {Name: "epsilon", Kind: wgrt.AttrFloat, Float: 1e-5}}
+		require.NoError(t, Call(&wgrt.Call{Kernel: "LayerNormalization", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x, scale, bias}, Attrs: attrs}))
+		got := out.Float32s()
+		for row := 0; row < 10; row++ {
+			v := xs[row*n : row*n+n]
+			mean, vr := 0.0, 0.0
+			for _, e := range v {
+				mean += float64(e)
+			}
+			mean /= float64(n)
+			for _, e := range v {
+				vr += (float64(e) - mean) * (float64(e) - mean)
+			}
+			vr /= float64(n)
+			for i, e := range v {
+				want := (float64(e)-mean)/math.Sqrt(vr+1e-5)*float64(scale.Float32s()[i]) + float64(bias.Float32s()[i])
+				assert.InDelta(t, want, float64(got[row*n+i]), 2e-5*math.Max(1, math.Abs(want)), "n %d row %d [%d]", n, row, i)
+			}
+		}
+	}
+}
+
+func TestSoftmaxAndLayerNormAllocateNothing(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	x, g, b, out := randomF32(r, 2, 2, 4, 24, 24), randomF32(r, 1, 24), randomF32(r, 1, 24), wgrt.New(wgrt.F32, 2, 4, 24, 24)
+	for _, c := range []*wgrt.Call{
+		{Kernel: "Softmax", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x}, Attrs: []wgrt.Attr{intAttr("axis", -1)}},
+		{Kernel: "LayerNormalization", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x, g, b}, Attrs: []wgrt.Attr{intAttr("axis", -1)}},
+	} {
+		assert.Zero(t, testing.AllocsPerRun(20, func() { require.NoError(t, Call(c)) }), c.Kernel)
+	}
+}
