@@ -11,7 +11,6 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 )
 
-
 // Softmax and LogSoftmax over the last axis (the float32 rows) give what a
 // plain float64 loop gives, on rows of odd lengths, with an attention
 // mask's -Inf and huge negative entries among them.
