@@ -67,6 +67,18 @@ func erfAVX2(dst, src *float32, n int)
 //go:noescape
 func geluAVX2(dst, src *float32, n int)
 
+//go:noescape
+func clipAVX2(dst, src *float32, n int, lo, hi float32)
+
+//go:noescape
+func leakyReluAVX2(dst, src *float32, n int, alpha float32)
+
+//go:noescape
+func hardSigmoidAVX2(dst, src *float32, n int, alpha, beta float32)
+
+//go:noescape
+func hardSwishAVX2(dst, src *float32, n int)
+
 // row is u over a row; dst may be src.
 func (u unaryF32) row(dst, src []float32) {
 	n := len(dst)
@@ -78,17 +90,17 @@ func (u unaryF32) row(dst, src []float32) {
 	switch u.kind {
 	case unaryRelu:
 		reluAVX2(&dst[0], &src[0], n)
-	case unaryExp, unarySigmoid, unaryTanh, unaryErf, unaryGeluErf:
+	case unaryExp, unarySigmoid, unaryTanh, unaryErf, unaryGeluErf, unaryClip, unaryLeakyRelu, unaryHardSigmoid, unaryHardSwish:
 		// Whole blocks of 8 in place; the rest through a block of 8 on
 		// the stack, so that every element takes the same instructions.
 		body := n &^ 7
 		if body > 0 {
-			unary8AVX2(u.kind, &dst[0], &src[0], body)
+			unary8AVX2(u, &dst[0], &src[0], body)
 		}
 		if body < n {
 			var buf [8]float32
 			copy(buf[:], src[body:])
-			unary8AVX2(u.kind, &buf[0], &buf[0], 8)
+			unary8AVX2(u, &buf[0], &buf[0], 8)
 			copy(dst[body:], buf[:n-body])
 		}
 	default:
@@ -96,9 +108,9 @@ func (u unaryF32) row(dst, src []float32) {
 	}
 }
 
-// unary8AVX2 runs the assembly of kind over n floats, a multiple of 8.
-func unary8AVX2(kind unaryKind, dst, src *float32, n int) {
-	switch kind {
+// unary8AVX2 runs the assembly of u over n floats, a multiple of 8.
+func unary8AVX2(u unaryF32, dst, src *float32, n int) {
+	switch u.kind {
 	case unaryExp:
 		expAVX2(dst, src, n)
 	case unarySigmoid:
@@ -109,6 +121,14 @@ func unary8AVX2(kind unaryKind, dst, src *float32, n int) {
 		erfAVX2(dst, src, n)
 	case unaryGeluErf:
 		geluAVX2(dst, src, n)
+	case unaryClip:
+		clipAVX2(dst, src, n, u.a, u.b)
+	case unaryLeakyRelu:
+		leakyReluAVX2(dst, src, n, u.a)
+	case unaryHardSigmoid:
+		hardSigmoidAVX2(dst, src, n, u.a, u.b)
+	case unaryHardSwish:
+		hardSwishAVX2(dst, src, n)
 	}
 }
 

@@ -19,6 +19,7 @@
 	GLOBL name<>(SB), RODATA|NOPTR, $32
 
 CONST8(vecOne, $0x3f800000) // 1.0
+CONST8(vecSixth, $0x3e2aaaab) // 1/6
 CONST8(vecTwo, $0x40000000) // 2.0
 CONST8(vecHalf, $0x3f000000) // 0.5
 CONST8(expMax, $0x42b1999a) // 88.8
@@ -459,3 +460,72 @@ TEXT ·geluAVX2(SB), NOSPLIT, $0-24
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	UNARY8(GELU, geluloop, geludone)
+
+// The functions with parameters loop as UNARY8 does, with the parameters
+// broadcast in Y14 and Y15 first.
+
+// CLIP sets Y0 = min(max(x, lo), hi) with lo, hi in Y14, Y15; a NaN stays
+// (MAXPS and MINPS return their second source, x), and so does -0 at a
+// bound of 0, as the Go form's comparisons leave it.
+#define CLIP \
+	VMAXPS Y0, Y14, Y0 \
+	VMINPS Y0, Y15, Y0
+
+// LEAKY sets Y0 = x < 0 ? alpha·x : x with alpha in Y14 (x's sign bit
+// picks; alpha·-0 is -0, as x itself).
+#define LEAKY \
+	VMULPS    Y14, Y0, Y1 \
+	VBLENDVPS Y0, Y1, Y0, Y0
+
+// HARDSIGMOID sets Y0 = max(0, min(1, alpha·x + beta)) with alpha, beta in
+// Y14, Y15 (a NaN stays NaN).
+#define HARDSIGMOID \
+	VFMADD213PS Y15, Y14, Y0 \
+	VMOVUPS     vecOne<>(SB), Y1 \
+	VMINPS      Y0, Y1, Y0 \
+	VXORPS      Y1, Y1, Y1 \
+	VMAXPS      Y0, Y1, Y0
+
+// HARDSWISH sets Y0 = x·max(0, min(1, x/6 + 1/2)), using Y1-Y2.
+#define HARDSWISH \
+	VMOVUPS     Y0, Y2 \
+	VMOVUPS     vecSixth<>(SB), Y1 \
+	VFMADD213PS vecHalf<>(SB), Y1, Y0 \
+	VMOVUPS     vecOne<>(SB), Y1 \
+	VMINPS      Y0, Y1, Y0 \
+	VXORPS      Y1, Y1, Y1 \
+	VMAXPS      Y0, Y1, Y0 \
+	VMULPS      Y2, Y0, Y0
+
+// func clipAVX2(dst, src *float32, n int, lo, hi float32)
+TEXT ·clipAVX2(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS lo+24(FP), Y14
+	VBROADCASTSS hi+28(FP), Y15
+	UNARY8(CLIP, cliploop, clipdone)
+
+// func leakyReluAVX2(dst, src *float32, n int, alpha float32)
+TEXT ·leakyReluAVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS alpha+24(FP), Y14
+	UNARY8(LEAKY, leakyloop, leakydone)
+
+// func hardSigmoidAVX2(dst, src *float32, n int, alpha, beta float32)
+TEXT ·hardSigmoidAVX2(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS alpha+24(FP), Y14
+	VBROADCASTSS beta+28(FP), Y15
+	UNARY8(HARDSIGMOID, hsigloop, hsigdone)
+
+// func hardSwishAVX2(dst, src *float32, n int)
+TEXT ·hardSwishAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	UNARY8(HARDSWISH, hswishloop, hswishdone)

@@ -41,8 +41,10 @@ func TestUnaryAssemblyMatchesGo(t *testing.T) {
 		t.Skip("no AVX2 and FMA")
 	}
 	r := rand.New(rand.NewSource(8))
-	for _, kind := range []unaryKind{unaryRelu, unaryExp, unarySigmoid, unaryTanh, unaryErf, unaryGeluErf} {
-		u := unaryF32{kind: kind}
+	for _, u := range []unaryF32{{kind: unaryRelu}, {kind: unaryExp}, {kind: unarySigmoid}, {kind: unaryTanh}, {kind: unaryErf},
+		{kind: unaryGeluErf}, {kind: unaryClip, a: 0, b: 6}, {kind: unaryClip, a: -0.5, b: 0.25}, {kind: unaryLeakyRelu, a: 0.01},
+		{kind: unaryHardSigmoid, a: 0.2, b: 0.5}, {kind: unaryHardSwish}} {
+		kind := u.kind
 		for _, n := range vecLengths() {
 			for off := 0; off < 4; off++ {
 				src := vecInputs(r, n, off, 12)
