@@ -102,6 +102,10 @@ func pow(c *wgrt.Call) error {
 	if !broadcasts(x.Shape, y.Shape) {
 		return fmt.Errorf("%s: shapes %v and %v do not broadcast", c.Kernel, x.Shape, y.Shape)
 	}
+	if x.DType == wgrt.F32 && out.DType == wgrt.F32 && y.NumElements() == 1 && len(y.Shape) <= len(out.Shape) && sameShape(x.Shape, out.Shape) {
+		powF32(out, x, loadF(y, 0))
+		return nil
+	}
 	strides := [][]int{out.Strides, broadcastStrides(new([maxRank]int), out.Shape, x), broadcastStrides(new([maxRank]int), out.Shape, y)}
 	eachRow(out.Shape, strides, func(off [maxOperands]int, n int, step [maxOperands]int) {
 		for k := 0; k < n; k++ {
@@ -109,6 +113,29 @@ func pow(c *wgrt.Call) error {
 		}
 	})
 	return nil
+}
+
+// powF32 raises float32 x to a constant power (x² in a decomposed
+// LayerNorm, say): squares as x·x, which is float64 Pow's result rounded,
+// others through math.Pow in a plain loop.
+func powF32(out, x wgrt.Tensor, e float64) {
+	xs, os := elems[float32](x), elems[float32](out)
+	if e == 2 {
+		binaryMul.applyRows(out.Shape, os, out.Strides, xs, x.Strides, xs, x.Strides)
+		return
+	}
+	var it rowIter
+	it.init(out.Shape)
+	it.add(out.Strides, 0)
+	it.add(x.Strides, 0)
+	it.coalesce()
+	for it.next() {
+		o, i := it.off[0], it.off[1]
+		for k := 0; k < it.n; k++ {
+			os[o] = float32(math.Pow(float64(xs[i]), e))
+			o, i = o+it.step[0], i+it.step[1]
+		}
+	}
 }
 
 // mod is Python's % (the divisor's sign) with fmod=0, C's fmod (the

@@ -86,6 +86,10 @@ func reduce(c *wgrt.Call) error {
 			n *= x.Shape[d]
 		}
 	}
+	if x.DType == wgrt.F32 && out.DType == wgrt.F32 && n > 0 && x.Contiguous() && out.Contiguous() && reducesTrailing(red) &&
+		reduceRowsF32(c.Kernel, elems[float32](out)[:out.NumElements()], elems[float32](x), n) {
+		return nil
+	}
 	// Accumulate by output element, in row-major order of the output.
 	var denseBuf, dosBuf [maxRank]int
 	dense := wgrt.RowMajor(denseBuf[:len(out.Shape)], out.Shape)
@@ -364,4 +368,67 @@ func cumSum(c *wgrt.Call) error {
 		}
 	}
 	return nil
+}
+
+// reducesTrailing reports whether the reduced dimensions are the last
+// ones, so that each output element reduces one contiguous row.
+func reducesTrailing(red []bool) bool {
+	for d := 1; d < len(red); d++ {
+		if red[d-1] && !red[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// reduceRowsF32 reduces each contiguous row of n float32s of xs into one
+// element of os, in float64 as the general path does (four partial sums:
+// no chain of dependent adds); false for the kernels it does not do.
+func reduceRowsF32(kernel string, os, xs []float32, n int) bool {
+	switch kernel {
+	case "ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL2":
+		square := kernel == "ReduceSumSquare" || kernel == "ReduceL2"
+		for r := range os {
+			row := xs[r*n : r*n+n]
+			var s0, s1, s2, s3 float64
+			i := 0
+			for ; i+4 <= n; i += 4 {
+				v0, v1, v2, v3 := float64(row[i]), float64(row[i+1]), float64(row[i+2]), float64(row[i+3])
+				if square {
+					v0, v1, v2, v3 = v0*v0, v1*v1, v2*v2, v3*v3
+				}
+				s0, s1, s2, s3 = s0+v0, s1+v1, s2+v2, s3+v3
+			}
+			for ; i < n; i++ {
+				v := float64(row[i])
+				if square {
+					v *= v
+				}
+				s0 += v
+			}
+			sum := (s0 + s1) + (s2 + s3)
+			switch kernel {
+			case "ReduceMean":
+				sum /= float64(n)
+			case "ReduceL2":
+				sum = math.Sqrt(sum)
+			}
+			os[r] = float32(sum)
+		}
+	case "ReduceMax", "ReduceMin":
+		isMax := kernel == "ReduceMax"
+		for r := range os {
+			row := xs[r*n : r*n+n]
+			acc := row[0]
+			for _, v := range row {
+				if (isMax && v > acc) || (!isMax && v < acc) || v != v {
+					acc = v
+				}
+			}
+			os[r] = acc
+		}
+	default:
+		return false
+	}
+	return true
 }
