@@ -89,6 +89,47 @@ func TestLayerNormRowsMatchNaiveLoop(t *testing.T) {
 	}
 }
 
+// InstanceNormalization and BatchNormalization over contiguous float32
+// rows give what a plain float64 loop gives.
+func TestInstanceAndBatchNormRowsMatchNaiveLoop(t *testing.T) {
+	r := rand.New(rand.NewSource(20))
+	x := randomF32(r, 3, 2, 3, 5, 13)
+	for i := range x.Float32s()[:65] {
+		x.Float32s()[i] += 500 // one channel far from zero
+	}
+	scale, bias, mean, variance := randomF32(r, 1, 3), randomF32(r, 1, 3), randomF32(r, 1, 3), randomF32(r, 1, 3)
+	for i := range variance.Float32s() {
+		variance.Float32s()[i] += 1.5
+	}
+	eps := wgrt.Attr{Name: "epsilon", Kind: wgrt.AttrFloat, Float: 1e-5}
+	inst, batch := wgrt.New(wgrt.F32, x.Shape...), wgrt.New(wgrt.F32, x.Shape...)
+	require.NoError(t, Call(&wgrt.Call{Kernel: "InstanceNormalization", Outputs: []wgrt.Tensor{inst}, Inputs: []wgrt.Tensor{x, scale, bias}, Attrs: []wgrt.Attr{eps}}))
+	require.NoError(t, Call(&wgrt.Call{Kernel: "BatchNormalization", Outputs: []wgrt.Tensor{batch}, Inputs: []wgrt.Tensor{x, scale, bias, mean, variance}, Attrs: []wgrt.Attr{eps}}))
+	xs := x.Float32s()
+	for b := 0; b < 2; b++ {
+		for ch := 0; ch < 3; ch++ {
+			row := xs[(b*3+ch)*65 : (b*3+ch)*65+65]
+			mu, vr := 0.0, 0.0
+			for _, v := range row {
+				mu += float64(v)
+			}
+			mu /= 65
+			for _, v := range row {
+				vr += (float64(v) - mu) * (float64(v) - mu)
+			}
+			vr /= 65
+			g, s := float64(scale.Float32s()[ch]), float64(bias.Float32s()[ch])
+			bm, bv := float64(mean.Float32s()[ch]), float64(variance.Float32s()[ch])
+			for i, v := range row {
+				want := (float64(v)-mu)/math.Sqrt(vr+1e-5)*g + s
+				assert.InDelta(t, want, float64(inst.Float32s()[(b*3+ch)*65+i]), 2e-5*math.Max(1, math.Abs(want)), "instance b %d ch %d [%d]", b, ch, i)
+				want = (float64(v)-bm)/math.Sqrt(bv+1e-5)*g + s
+				assert.InDelta(t, want, float64(batch.Float32s()[(b*3+ch)*65+i]), 1e-5*math.Max(1, math.Abs(want)), "batch b %d ch %d [%d]", b, ch, i)
+			}
+		}
+	}
+}
+
 func TestSoftmaxAndLayerNormAllocateNothing(t *testing.T) {
 	r := rand.New(rand.NewSource(12))
 	x, g, b, out := randomF32(r, 2, 2, 4, 24, 24), randomF32(r, 1, 24), randomF32(r, 1, 24), wgrt.New(wgrt.F32, 2, 4, 24, 24)

@@ -382,38 +382,26 @@ func reducesTrailing(red []bool) bool {
 }
 
 // reduceRowsF32 reduces each contiguous row of n float32s of xs into one
-// element of os, in float64 as the general path does (four partial sums:
-// no chain of dependent adds); false for the kernels it does not do.
+// element of os, sums in float64 as the general path does; false for the
+// kernels it does not do.
 func reduceRowsF32(kernel string, os, xs []float32, n int) bool {
 	switch kernel {
 	case "ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL2":
-		square := kernel == "ReduceSumSquare" || kernel == "ReduceL2"
 		for r := range os {
 			row := xs[r*n : r*n+n]
-			var s0, s1, s2, s3 float64
-			i := 0
-			for ; i+4 <= n; i += 4 {
-				v0, v1, v2, v3 := float64(row[i]), float64(row[i+1]), float64(row[i+2]), float64(row[i+3])
-				if square {
-					v0, v1, v2, v3 = v0*v0, v1*v1, v2*v2, v3*v3
-				}
-				s0, s1, s2, s3 = s0+v0, s1+v1, s2+v2, s3+v3
-			}
-			for ; i < n; i++ {
-				v := float64(row[i])
-				if square {
-					v *= v
-				}
-				s0 += v
-			}
-			sum := (s0 + s1) + (s2 + s3)
+			var v float64
 			switch kernel {
+			case "ReduceSum":
+				v = sum64(row)
 			case "ReduceMean":
-				sum /= float64(n)
+				v = sum64(row) / float64(n)
+			case "ReduceSumSquare":
+				_, v = sumAndSquares(row)
 			case "ReduceL2":
-				sum = math.Sqrt(sum)
+				_, v = sumAndSquares(row)
+				v = math.Sqrt(v)
 			}
-			os[r] = float32(sum)
+			os[r] = float32(v)
 		}
 	case "ReduceMax", "ReduceMin":
 		isMax := kernel == "ReduceMax"
