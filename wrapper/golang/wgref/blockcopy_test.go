@@ -139,3 +139,61 @@ func TestGatherWhereCastAllocateNothing(t *testing.T) {
 		assert.Zero(t, testing.AllocsPerRun(20, func() { require.NoError(t, Call(c)) }), c.Kernel)
 	}
 }
+
+// Constant Pad of float32 (a fill, then the kept block copied) gives what
+// indexing by hand gives, with negative pads cropping.
+func TestPadConstantMatchesNaiveIndexing(t *testing.T) {
+	r := rand.New(rand.NewSource(21))
+	x := randomF32(r, 2, 2, 3, 5)
+	for _, pads := range [][]int{{0, 1, 2, 0, 1, 3}, {1, -1, 0, 0, 0, -2}, {0, -3, 0, 0, 0, 0}} {
+		shape := make([]int, 3)
+		for d := range shape {
+			shape[d] = max(x.Shape[d]+pads[d]+pads[d+3], 0)
+		}
+		out := wgrt.New(wgrt.F32, shape...)
+		attrs := []wgrt.Attr{intsAttr("pads", pads...), {Name: "value", Kind: wgrt.AttrFloat, Float: 7.5}}
+		require.NoError(t, Call(&wgrt.Call{Kernel: "Pad", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x}, Attrs: attrs}))
+		eachIndex(out.Shape, func(o []int) {
+			want := float32(7.5)
+			src := make([]int, 3)
+			inside := true
+			for d := range o {
+				src[d] = o[d] - pads[d]
+				inside = inside && src[d] >= 0 && src[d] < x.Shape[d]
+			}
+			if inside {
+				want = at(x, src)
+			}
+			assert.Equal(t, want, at(out, o), "pads %v at %v", pads, o)
+		})
+	}
+}
+
+// A reshape copy between a strided view and a contiguous output keeps
+// row-major order.
+func TestCopyAsStridedMatchesRowMajorOrder(t *testing.T) {
+	r := rand.New(rand.NewSource(22))
+	x := reversedView(r, 3, 4, 5)
+	out := wgrt.New(wgrt.F32, 6, 10)
+	require.NoError(t, Call(&wgrt.Call{Kernel: "Reshape", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x}}))
+	i := 0
+	eachIndex(x.Shape, func(idx []int) {
+		assert.Equal(t, at(x, idx), out.Float32s()[i], "element %d", i)
+		i++
+	})
+}
+
+func TestMovementKernelsAllocateNothing(t *testing.T) {
+	r := rand.New(rand.NewSource(23))
+	x := randomF32(r, 1, 2, 3, 4)
+	v := reversedView(r, 2, 3, 4)
+	for _, c := range []*wgrt.Call{
+		{Kernel: "Transpose", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 3, 2)}, Inputs: []wgrt.Tensor{x}, Attrs: []wgrt.Attr{intsAttr("perm", 2, 1, 0)}},
+		{Kernel: "Tile", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 3, 8)}, Inputs: []wgrt.Tensor{x}},
+		{Kernel: "Pad", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 2, 5, 4)}, Inputs: []wgrt.Tensor{x}, Attrs: []wgrt.Attr{intsAttr("pads", 0, 1, 0, 0, 1, 0)}},
+		{Kernel: "Pad", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 2, 5, 4)}, Inputs: []wgrt.Tensor{x}, Attrs: []wgrt.Attr{intsAttr("pads", 0, 1, 0, 0, 1, 0), {Name: "mode", Kind: wgrt.AttrString, Str: "edge"}}},
+		{Kernel: "Reshape", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 6, 4)}, Inputs: []wgrt.Tensor{v}},
+	} {
+		assert.Zero(t, testing.AllocsPerRun(20, func() { require.NoError(t, Call(c)) }), c.Kernel)
+	}
+}
