@@ -126,3 +126,18 @@ func TestBinaryAssemblyMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// Without AVX2 (older CPUs; other architectures build vec_generic.go) the
+// kernels take the Go forms: they pass the same checks against plain
+// loops and float64.
+func TestKernelsWithoutAssembly(t *testing.T) {
+	defer func(had bool) { vecAVX2 = had }(vecAVX2)
+	vecAVX2 = false
+	TestBinaryFloat32RowsMatchNaiveLoop(t)
+	TestUnaryFloat32RowsMatchNaiveLoop(t)
+	TestFloat32FunctionsMatchFloat64(t)
+	TestFloat32RowsInPlace(t)
+	TestSoftmaxRowsMatchNaiveLoop(t)
+	TestLayerNormRowsMatchNaiveLoop(t)
+	TestFloat32RowsAllocateNothing(t)
+}
