@@ -68,21 +68,42 @@ func (a fusedAct) of(x float64) float64 {
 	return x
 }
 
-// apply runs the activation over row in place.
+// apply runs the activation over row in place, with the row kernels the
+// separate activation kernels use (vec.go).
 func (a fusedAct) apply(row []float32) {
 	switch a.kind {
 	case "":
-	case "Relu":
-		for i, v := range row {
-			if !(v > 0) {
-				row[i] = 0
-			}
+	case "SiLU":
+		// x * Sigmoid(x): the sigmoid of a chunk beside it, then the product.
+		var sig [64]float32
+		for len(row) > 0 {
+			n := min(len(row), len(sig))
+			unaryF32{kind: unarySigmoid}.row(sig[:n], row[:n])
+			binaryVV(binaryMul, row[:n], row[:n], sig[:n])
+			row = row[n:]
 		}
 	default:
-		for i, v := range row {
-			row[i] = float32(a.of(float64(v)))
-		}
+		a.rowKernel().row(row, row)
 	}
+}
+
+// rowKernel is the row function of an activation other than SiLU.
+func (a fusedAct) rowKernel() unaryF32 {
+	switch a.kind {
+	case "Relu":
+		return unaryF32{kind: unaryRelu}
+	case "Clip":
+		return unaryF32{kind: unaryClip, a: float32(a.alpha), b: float32(a.beta)}
+	case "HardSigmoid":
+		return unaryF32{kind: unaryHardSigmoid, a: float32(a.alpha), b: float32(a.beta)}
+	case "HardSwish":
+		return unaryF32{kind: unaryHardSwish}
+	case "Sigmoid":
+		return unaryF32{kind: unarySigmoid}
+	case "LeakyRelu":
+		return unaryF32{kind: unaryLeakyRelu, a: float32(a.alpha)}
+	}
+	panic("wgref: no row kernel for activation " + a.kind)
 }
 
 func sigmoid(x float64) float64 {
