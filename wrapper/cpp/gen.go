@@ -59,7 +59,7 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	if src == "" {
 		src = p.Graph.File
 	}
-	base := FileBase(n.namespace)
+	base := FileBase(p.Graph.Name, n.namespace)
 	d := &fileData{
 		SourceDoc: quote.CppComment(src), GraphDoc: quote.CppComment(p.Graph.Name), GraphLit: quote.Cpp(p.Graph.Name), Namespace: n.namespace, Guard: "WRAPGEN_" + strings.ToUpper(base) + "_H_",
 		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d%s", p.StrategyText(), p.Mode, p.Align, emit.BucketsNote(pr)),
@@ -83,13 +83,17 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 // below any filesystem's 255-byte limit once a temporary suffix is added.
 const maxFileBase = 64
 
-// FileBase is the name of the generated .h and .cc: the graph's namespace
-// in snake_case, as C++ files are named (graph "tiny_bert", namespace
-// tinyBert: tiny_bert.h), or, when that is longer than maxFileBase, its
+// FileBase is the name of the generated .h and .cc: the graph's name in
+// snake_case, as C++ files are named (graph "tiny_bert", namespace
+// tinyBert: tiny_bert.h; graph "MyNet": my_net.h), or the namespace's when
+// the name has no letter or digit; when longer than maxFileBase, its
 // first 55 characters, "_" and 8 hex digits of its FNV-1a hash, so
 // distinct long names stay apart.
-func FileBase(namespace string) string {
-	base := snakeCase(namespace)
+func FileBase(graphName, namespace string) string {
+	base := snakeCase(graphName)
+	if base == "" {
+		base = snakeCase(namespace)
+	}
 	if len(base) <= maxFileBase {
 		return base
 	}
@@ -98,16 +102,29 @@ func FileBase(namespace string) string {
 	return fmt.Sprintf("%s_%08x", base[:maxFileBase-9], h.Sum32())
 }
 
-// snakeCase lowers an identifier, with "_" where a capital follows a lower
-// case letter or a digit: tinyBert -> tiny_bert, resnet18 -> resnet18.
-func snakeCase(id string) string {
+// snakeCase lowers a name to ASCII letters, digits and "_": a "_" where a
+// capital follows a lower case letter or a digit, and for every run of
+// other characters (none at either end): tinyBert -> tiny_bert,
+// vit_b_16 -> vit_b_16, "my net.v2" -> my_net_v2.
+func snakeCase(name string) string {
 	var b strings.Builder
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if 'A' <= c && c <= 'Z' {
-			if i > 0 && ('a' <= id[i-1] && id[i-1] <= 'z' || '0' <= id[i-1] && id[i-1] <= '9') {
-				b.WriteByte('_')
-			}
+	gap := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		lower, upper, digit := 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9'
+		if !lower && !upper && !digit {
+			gap = b.Len() > 0
+			continue
+		}
+		prev := byte(0)
+		if i > 0 {
+			prev = name[i-1]
+		}
+		if gap || upper && ('a' <= prev && prev <= 'z' || '0' <= prev && prev <= '9') {
+			b.WriteByte('_')
+		}
+		gap = false
+		if upper {
 			c += 'a' - 'A'
 		}
 		b.WriteByte(c)

@@ -54,12 +54,14 @@ func TestSymbolNamedAfterItsInput(t *testing.T) {
 }
 
 func TestFileBaseIsSnakeCase(t *testing.T) {
-	for ns, want := range map[string]string{
-		"tinyBert": "tiny_bert", "resnet18": "resnet18", "mlp": "mlp", "myNet2Go": "my_net2_go", "a_b": "a_b",
+	for name, want := range map[string]string{
+		"tiny_bert": "tiny_bert", "vit_b_16": "vit_b_16", "resnet18": "resnet18", "MyNet2Go": "my_net2_go",
+		"my net.v2": "my_net_v2", "__x__": "x", "HTTPServer": "httpserver",
 	} {
-		require.Equal(t, want, cpp.FileBase(ns), "namespace %s", ns)
+		require.Equal(t, want, cpp.FileBase(name, "ignored"), "graph %q", name)
 	}
+	require.Equal(t, "g_x", cpp.FileBase("模型", "gX"), "a name without ASCII letters takes the namespace's")
 	long1, long2 := strings.Repeat("veryLong", 10)+"A", strings.Repeat("veryLong", 10)+"B"
-	require.LessOrEqual(t, len(cpp.FileBase(long1)), 64)
-	require.NotEqual(t, cpp.FileBase(long1), cpp.FileBase(long2), "long names keep apart")
+	require.LessOrEqual(t, len(cpp.FileBase(long1, "")), 64)
+	require.NotEqual(t, cpp.FileBase(long1, ""), cpp.FileBase(long2, ""), "long names keep apart")
 }

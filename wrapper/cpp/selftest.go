@@ -68,7 +68,7 @@ func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 	// Sizes and offsets are C++ expressions over the symbols, read from the
 	// command line, so one build runs at any symbol values.
 	cx := func(e expr.Expr) string { return "(" + gg.expr(e) + ")" }
-	d := &selftestData{GraphDoc: quote.CppComment(g.Name), GraphLit: quote.Cpp(g.Name), Namespace: n.namespace, HeaderFile: FileBase(n.namespace) + ".h"}
+	d := &selftestData{GraphDoc: quote.CppComment(g.Name), GraphLit: quote.Cpp(g.Name), Namespace: n.namespace, HeaderFile: FileBase(g.Name, n.namespace) + ".h"}
 	for _, s := range g.Symbols {
 		v := p.Hints[s.Name]
 		if x, ok := env[s.Name]; ok {
