@@ -94,8 +94,8 @@ func TestSafetensorsCorpus(t *testing.T) {
 
 // TestSafetensorsCorpusCpp builds load.cc against the C++ runtime with
 // every compiler installed, under ASan and UBSan, and runs it over the
-// corpus and over the fuzz target's corpus: the C++ runtime must load and
-// refuse exactly what this package does, with the same messages.
+// corpus and over what FuzzSafetensors found: the C++ runtime must load
+// and refuse exactly what this package does, with the same messages.
 func TestSafetensorsCorpusCpp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles C++")
@@ -121,12 +121,17 @@ func TestSafetensorsCorpusCpp(t *testing.T) {
 		require.Equal(t, manifest[name], want[path], name)
 		files = append(files, path)
 	}
-	for i, data := range fuzzCorpus(t, "FuzzSafetensors") {
+	fuzzDirs := []string{filepath.Join("testdata", "fuzz", "FuzzSafetensors")}
+	if cache, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		fuzzDirs = append(fuzzDirs, filepath.Join(strings.TrimSpace(string(cache)), "fuzz", "github.com", "wrapgen", "wrapgen", "wrapper", "golang", "wgrt", "FuzzSafetensors"))
+	}
+	for i, data := range fuzzCorpus(t, fuzzDirs...) {
 		path := filepath.Join(dir, "fuzz"+strconv.Itoa(i)+".safetensors")
 		require.NoError(t, os.WriteFile(path, data, 0o644))
 		want[path] = describeSafetensors(t, path, data)
 		files = append(files, path)
 	}
+	t.Logf("%d files, %d of them from fuzzing", len(files), len(files)-len(manifest))
 	runtimeDir, err := filepath.Abs("../../../templates")
 	require.NoError(t, err)
 	for _, cxx := range compilers {
@@ -154,11 +159,16 @@ func TestSafetensorsCorpusCpp(t *testing.T) {
 	}
 }
 
-// fuzzCorpus is the inputs go test -fuzz saved for target (the failures it
-// found, kept as regression tests), decoded.
-func fuzzCorpus(t *testing.T, target string) [][]byte {
-	files, err := filepath.Glob(filepath.Join("testdata", "fuzz", target, "*"))
-	require.NoError(t, err)
+// fuzzCorpus is the inputs go test -fuzz saved in dirs, decoded: the
+// failures it found (kept as regression tests in testdata) and, when this
+// machine has fuzzed, the inputs it found interesting (in the build cache).
+func fuzzCorpus(t *testing.T, dirs ...string) [][]byte {
+	var files []string
+	for _, dir := range dirs {
+		more, err := filepath.Glob(filepath.Join(dir, "*"))
+		require.NoError(t, err)
+		files = append(files, more...)
+	}
 	var out [][]byte
 	for _, f := range files {
 		data, err := os.ReadFile(f)
