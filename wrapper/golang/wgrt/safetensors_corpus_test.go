@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/graph/onnx"
 )
 
 // corpusDir is the safetensors corpus both runtimes are held to: files,
@@ -94,8 +96,9 @@ func TestSafetensorsCorpus(t *testing.T) {
 
 // TestSafetensorsCorpusCpp builds load.cc against the C++ runtime with
 // every compiler installed, under ASan and UBSan, and runs it over the
-// corpus and over what FuzzSafetensors found: the C++ runtime must load
-// and refuse exactly what this package does, with the same messages.
+// corpus, over what `import -weights` writes for the example models and
+// over what FuzzSafetensors found: the C++ runtime must load and refuse
+// exactly what this package does, with the same messages.
 func TestSafetensorsCorpusCpp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles C++")
@@ -121,6 +124,19 @@ func TestSafetensorsCorpusCpp(t *testing.T) {
 		require.Equal(t, manifest[name], want[path], name)
 		files = append(files, path)
 	}
+	// What `wrapgen import -weights` writes for the example models.
+	for _, model := range []string{"../../../examples/onnxcnn/cnn.onnx", "../../../examples/tinybert/tinybert.onnx"} {
+		_, res, err := onnx.Load(model, onnx.Options{})
+		require.NoError(t, err)
+		data, err := onnx.Safetensors(res.Weights)
+		require.NoError(t, err)
+		path := filepath.Join(dir, filepath.Base(model)+".safetensors")
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		want[path] = describeSafetensors(t, path, data)
+		require.True(t, strings.HasPrefix(want[path], "ok\n"), "%s: %s", model, want[path])
+		require.Equal(t, len(res.Weights)+1, strings.Count(want[path], "\n"), model)
+		files = append(files, path)
+	}
 	fuzzDirs := []string{filepath.Join("testdata", "fuzz", "FuzzSafetensors")}
 	if cache, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
 		fuzzDirs = append(fuzzDirs, filepath.Join(strings.TrimSpace(string(cache)), "fuzz", "github.com", "wrapgen", "wrapgen", "wrapper", "golang", "wgrt", "FuzzSafetensors"))
@@ -131,7 +147,7 @@ func TestSafetensorsCorpusCpp(t *testing.T) {
 		want[path] = describeSafetensors(t, path, data)
 		files = append(files, path)
 	}
-	t.Logf("%d files, %d of them from fuzzing", len(files), len(files)-len(manifest))
+	t.Logf("%d files, %d of them from fuzzing", len(files), len(files)-len(manifest)-2)
 	runtimeDir, err := filepath.Abs("../../../templates")
 	require.NoError(t, err)
 	for _, cxx := range compilers {
