@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cerrno>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -100,16 +102,32 @@ struct Tensor {
   uint8_t* data = nullptr;
   int64_t bytes = 0;  // bytes from data that belong to the view (its extent)
 
+  // NumElements is the product of the shape, or -1 when it overflows
+  // int64 (a caller's shape can be anything; the sanitizers hold the
+  // runtime to checked arithmetic).
   int64_t NumElements() const {
-    int64_t n = 1;
-    for (int i = 0; i < rank; i++) n *= shape[i];
-    return n;
-  }
-  int64_t ExtentElements() const {
-    int64_t n = 1;
     for (int i = 0; i < rank; i++) {
       if (shape[i] == 0) return 0;
-      n += (shape[i] - 1) * strides[i];
+    }
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+      if (__builtin_mul_overflow(n, shape[i], &n)) return -1;
+    }
+    return n;
+  }
+  // ExtentElements is how many elements the view spans from its first:
+  // 1 + sum((shape[i]-1)*strides[i]), 0 when a size is 0, or -1 when that
+  // overflows int64.
+  int64_t ExtentElements() const {
+    for (int i = 0; i < rank; i++) {
+      if (shape[i] == 0) return 0;
+    }
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+      int64_t step = 0;
+      if (__builtin_sub_overflow(shape[i], 1, &step) || __builtin_mul_overflow(step, strides[i], &step) ||
+          __builtin_add_overflow(n, step, &n))
+        return -1;
     }
     return n;
   }
@@ -163,9 +181,21 @@ inline Tensor ViewOf(void* data, DType dtype, const int64_t* shape, size_t rank,
   for (size_t i = rank; i-- > 0;) {
     t.shape[i] = shape[i];
     t.strides[i] = num_strides != 0 ? strides[i] : row;
-    row *= shape[i];
+    // A row-major stride that overflows int64 is a view the Tensor cannot
+    // hold either.
+    if (num_strides == 0 && i > 0 && __builtin_mul_overflow(row, shape[i], &row)) {
+      t.rank = -1;
+      return t;
+    }
   }
-  t.bytes = bytes >= 0 ? bytes : t.ExtentElements() * DTypeSize(dtype);
+  // An extent whose bytes overflow int64 gets -1 bytes: every wrapper
+  // refuses the view (its shape, or its size, is not what it wants).
+  if (bytes >= 0) {
+    t.bytes = bytes;
+  } else {
+    const int64_t extent = t.ExtentElements();
+    if (extent < 0 || __builtin_mul_overflow(extent, DTypeSize(dtype), &t.bytes)) t.bytes = -1;
+  }
   return t;
 }
 
@@ -380,6 +410,7 @@ inline int64_t Mod(int64_t a, int64_t b) {
 }
 
 inline std::string DimsText(const int64_t* d, int n) {
+  n = std::min(n, kMaxRank);  // a caller's tensor can claim any rank
   std::string s = "[";
   for (int i = 0; i < n; i++) {
     if (i > 0) s += ", ";
@@ -434,8 +465,8 @@ inline Status BindSymbol(int64_t* sym, bool* bound, const char* sym_name, const 
   if (t.rank != rank)
     return Status::Error(f + ": rank is " + std::to_string(t.rank) + " (shape " + DimsText(t.shape, t.rank) + "), want " +
                          std::to_string(rank));
-  int64_t v = t.shape[dim] - bias;
-  if (v % scale != 0)
+  int64_t v = 0;
+  if (__builtin_sub_overflow(t.shape[dim], bias, &v) || v % scale != 0)
     return Status::Error(f + ": dimension " + std::to_string(dim) + " is " + std::to_string(t.shape[dim]) + ", which is not " +
                          std::to_string(scale) + "*" + sym_name + " + " + std::to_string(bias) + " for any " + sym_name);
   v /= scale;
@@ -567,102 +598,390 @@ struct Safetensors {
 
 namespace detail {
 
-// SafetensorsHeader reads the JSON header of a safetensors file: an object
-// of tensors {"dtype": "F32", "shape": [..], "data_offsets": [a, b]} and an
-// optional "__metadata__" object of strings. Only what that schema needs.
+// The safetensors reader accepts exactly the files wrapgen's
+// docs/safetensors.md describes, with the checks in the order it gives:
+// the Go runtime (wgrt/safetensors.go) is the same reader, check for
+// check and message for message, and both are tested on one corpus.
+
+// kSafetensorsMaxHeader is the largest header length accepted, the
+// reference implementation's limit (100 MB).
+constexpr uint64_t kSafetensorsMaxHeader = 100000000;
+
+// QuoteName quotes a name for a message: in double quotes, with " and the
+// backslash escaped and control bytes as \xHH.
+inline std::string QuoteName(const std::string& s) {
+  static const char hex[] = "0123456789abcdef";
+  std::string q = "\"";
+  for (char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      q += '\\';
+      q += ch;
+    } else if (c < 0x20 || c == 0x7f) {
+      q += "\\x";
+      q += hex[c >> 4];
+      q += hex[c & 15];
+    } else {
+      q += ch;
+    }
+  }
+  return q + "\"";
+}
+
+inline std::string DimsText(const std::vector<int64_t>& d) { return ::wrapgen::DimsText(d.data(), static_cast<int>(d.size())); }
+
+// SafetensorsEntry is one tensor of a header as written, before any check
+// of its values. At most kMaxRank+1 dimensions and 3 offsets are kept;
+// rank and num_offsets count them all.
+struct SafetensorsEntry {
+  std::string name, dtype;
+  std::vector<int64_t> shape, offsets;
+  size_t rank = 0, num_offsets = 0, index = 0;
+};
+
+// SafetensorsHeader parses file[pos, end), the header; messages give
+// positions in the file. Strict JSON: every escape, \u with surrogate
+// pairs, UTF-8 text, no duplicate keys, nothing but whitespace after the
+// object.
 class SafetensorsHeader {
  public:
-  SafetensorsHeader(const char* p, size_t n) : p_(p), end_(p + n) {}
+  SafetensorsHeader(const char* file, size_t pos, size_t end)
+      : b_(reinterpret_cast<const unsigned char*>(file)), pos_(pos), end_(end) {}
 
-  struct Entry {
-    std::string dtype;
-    std::vector<int64_t> shape, offsets;
-  };
-
-  bool Parse(std::map<std::string, Entry>* out, std::string* err) {
-    if (!Lit('{')) return Fail("expected an object", err);
-    if (Lit('}')) return true;
-    do {
-      std::string key;
-      if (!String(&key) || !Lit(':')) return Fail("expected a tensor name", err);
-      if (key == "__metadata__") {
-        if (!SkipStringObject()) return Fail("bad __metadata__", err);
-        continue;
+  bool Parse(std::vector<SafetensorsEntry>* entries, std::string* err) {
+    err_ = err;
+    if (Peek() != '{') return Fail("the header must begin with {");
+    pos_++;
+    std::set<std::string> seen;
+    Space();
+    if (Peek() == '}') {
+      pos_++;
+    } else {
+      for (;;) {
+        Space();
+        const size_t at = pos_;
+        std::string name;
+        if (!String(&name)) return false;
+        if (!seen.insert(name).second) {
+          pos_ = at;
+          return Fail("key " + QuoteName(name) + " appears twice");
+        }
+        Space();
+        if (Peek() != ':') return Expected(":");
+        pos_++;
+        Space();
+        if (name == "__metadata__") {
+          if (!Metadata()) return false;
+        } else {
+          SafetensorsEntry e;
+          e.name = name;
+          e.index = entries->size();
+          if (!TensorEntry(&e)) return false;
+          entries->push_back(std::move(e));
+        }
+        Space();
+        if (Peek() == ',') {
+          pos_++;
+          continue;
+        }
+        if (Peek() != '}') return Expected(", or }");
+        pos_++;
+        break;
       }
-      Entry e;
-      if (!Lit('{')) return Fail("tensor \"" + key + "\": expected an object", err);
-      do {
-        std::string field;
-        if (!String(&field) || !Lit(':')) return Fail("tensor \"" + key + "\": expected a field", err);
-        bool ok = field == "dtype" ? String(&e.dtype) : field == "shape" ? Ints(&e.shape) : field == "data_offsets" ? Ints(&e.offsets) : false;
-        if (!ok) return Fail("tensor \"" + key + "\": bad field \"" + field + "\"", err);
-      } while (Lit(','));
-      if (!Lit('}')) return Fail("tensor \"" + key + "\": expected }", err);
-      (*out)[key] = e;
-    } while (Lit(','));
-    if (!Lit('}')) return Fail("expected }", err);
+    }
+    Space();
+    if (pos_ != end_) return Fail("only whitespace may follow the header's object");
     return true;
   }
 
  private:
-  bool Fail(const std::string& what, std::string* err) {
-    *err = "header: " + what;
+  bool Fail(const std::string& what) {
+    *err_ = "header: byte " + std::to_string(pos_) + ": " + what;
     return false;
   }
+  bool Expected(const std::string& what) {
+    return pos_ >= end_ ? Fail("the header ends where " + what + " was expected") : Fail("expected " + what);
+  }
+  int Peek() const { return pos_ < end_ ? b_[pos_] : -1; }
   void Space() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) p_++;
-  }
-  bool Lit(char c) {
-    Space();
-    if (p_ < end_ && *p_ == c) {
-      p_++;
-      return true;
-    }
-    return false;
-  }
-  bool String(std::string* s) {
-    if (!Lit('"')) return false;
-    while (p_ < end_ && *p_ != '"') {
-      if (*p_ == '\\') {
-        if (++p_ >= end_) return false;
-        char c = *p_;
-        if (c == 'u') return false;  // tensor names with \u escapes are not supported
-        s->push_back(c == 'n' ? '\n' : c == 't' ? '\t' : c);
-      } else {
-        s->push_back(*p_);
-      }
-      p_++;
-    }
-    return Lit('"');
-  }
-  bool Ints(std::vector<int64_t>* v) {
-    if (!Lit('[')) return false;
-    if (Lit(']')) return true;
-    do {
-      Space();
-      int64_t x = 0;
-      const char* start = p_;
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') {
-        if (x > (INT64_MAX - 9) / 10) return false;
-        x = x * 10 + (*p_++ - '0');
-      }
-      if (p_ == start) return false;
-      v->push_back(x);
-    } while (Lit(','));
-    return Lit(']');
-  }
-  bool SkipStringObject() {
-    if (!Lit('{')) return false;
-    if (Lit('}')) return true;
-    do {
-      std::string k, v;
-      if (!String(&k) || !Lit(':') || !String(&v)) return false;
-    } while (Lit(','));
-    return Lit('}');
+    while (pos_ < end_ && (b_[pos_] == ' ' || b_[pos_] == '\t' || b_[pos_] == '\n' || b_[pos_] == '\r')) pos_++;
   }
 
-  const char* p_;
-  const char* end_;
+  // Metadata reads __metadata__: an object of strings.
+  bool Metadata() {
+    if (Peek() != '{') return Expected("an object of strings for __metadata__");
+    pos_++;
+    Space();
+    if (Peek() == '}') {
+      pos_++;
+      return true;
+    }
+    std::set<std::string> seen;
+    for (;;) {
+      Space();
+      const size_t at = pos_;
+      std::string key, value;
+      if (!String(&key)) return false;
+      if (!seen.insert(key).second) {
+        pos_ = at;
+        return Fail("__metadata__: key " + QuoteName(key) + " appears twice");
+      }
+      Space();
+      if (Peek() != ':') return Expected(":");
+      pos_++;
+      Space();
+      if (!String(&value)) return false;
+      Space();
+      if (Peek() == ',') {
+        pos_++;
+        continue;
+      }
+      if (Peek() != '}') return Expected(", or }");
+      pos_++;
+      return true;
+    }
+  }
+
+  // TensorEntry reads one tensor's object: dtype, shape and data_offsets,
+  // each exactly once, and nothing else.
+  bool TensorEntry(SafetensorsEntry* e) {
+    const std::string q = QuoteName(e->name);
+    if (Peek() != '{') return Expected("an object for tensor " + q);
+    pos_++;
+    bool has_dtype = false, has_shape = false, has_offsets = false;
+    Space();
+    if (Peek() == '}') {
+      pos_++;
+    } else {
+      for (;;) {
+        Space();
+        const size_t at = pos_;
+        std::string field;
+        if (!String(&field)) return false;
+        Space();
+        if (Peek() != ':') return Expected(":");
+        pos_++;
+        Space();
+        bool* has = field == "dtype" ? &has_dtype : field == "shape" ? &has_shape : field == "data_offsets" ? &has_offsets : nullptr;
+        if (has == nullptr) {
+          pos_ = at;
+          return Fail("tensor " + q + ": unknown field " + QuoteName(field));
+        }
+        if (*has) {
+          pos_ = at;
+          return Fail("tensor " + q + ": field " + field + " appears twice");
+        }
+        *has = true;
+        const bool ok = has == &has_dtype   ? String(&e->dtype)
+                        : has == &has_shape ? Uints(&e->shape, &e->rank, static_cast<size_t>(kMaxRank) + 1)
+                                            : Uints(&e->offsets, &e->num_offsets, 3);
+        if (!ok) return false;
+        Space();
+        if (Peek() == ',') {
+          pos_++;
+          continue;
+        }
+        if (Peek() != '}') return Expected(", or }");
+        pos_++;
+        break;
+      }
+    }
+    if (!has_dtype) return Fail("tensor " + q + " has no dtype");
+    if (!has_shape) return Fail("tensor " + q + " has no shape");
+    if (!has_offsets) return Fail("tensor " + q + " has no data_offsets");
+    return true;
+  }
+
+  // Uints reads an array of non-negative integers, keeping the first keep
+  // of them in *v and counting all in *n.
+  bool Uints(std::vector<int64_t>* v, size_t* n, size_t keep) {
+    if (Peek() != '[') return Expected("[");
+    pos_++;
+    Space();
+    if (Peek() == ']') {
+      pos_++;
+      return true;
+    }
+    for (;;) {
+      Space();
+      int64_t x = 0;
+      if (!Uint(&x)) return false;
+      if (*n < keep) v->push_back(x);
+      ++*n;
+      Space();
+      if (Peek() == ',') {
+        pos_++;
+        continue;
+      }
+      if (Peek() != ']') return Expected(", or ]");
+      pos_++;
+      return true;
+    }
+  }
+
+  // Uint reads a non-negative integer in JSON's notation (no leading
+  // zeros, no fraction, no exponent) that fits an int64.
+  bool Uint(int64_t* out) {
+    const size_t start = pos_;
+    int c = Peek();
+    if (c < '0' || c > '9') return Expected("a non-negative integer");
+    int64_t x = 0;
+    while (pos_ < end_ && b_[pos_] >= '0' && b_[pos_] <= '9') {
+      if (x == 0 && pos_ > start) {
+        pos_ = start;
+        return Fail("an integer with a leading zero");
+      }
+      const int64_t d = b_[pos_] - '0';
+      if (x > (INT64_MAX - d) / 10) {
+        pos_ = start;
+        return Fail("an integer above 9223372036854775807");
+      }
+      x = x * 10 + d;
+      pos_++;
+    }
+    c = Peek();
+    if (c == '.' || c == 'e' || c == 'E') {
+      pos_ = start;
+      return Fail("expected a non-negative integer, found a fraction or exponent");
+    }
+    *out = x;
+    return true;
+  }
+
+  // String reads a JSON string into *s as UTF-8.
+  bool String(std::string* s) {
+    if (Peek() != '"') return Expected("a string");
+    pos_++;
+    for (;;) {
+      if (pos_ >= end_) return Fail("the header ends inside a string");
+      const unsigned char c = b_[pos_];
+      if (c == '"') {
+        pos_++;
+        return true;
+      }
+      if (c < 0x20) return Fail("a control character in a string (JSON needs it escaped)");
+      if (c == '\\') {
+        uint32_t r = 0;
+        if (!Escape(&r)) return false;
+        AppendUtf8(s, r);
+      } else if (c < 0x80) {
+        s->push_back(static_cast<char>(c));
+        pos_++;
+      } else {
+        const size_t n = Utf8Length(pos_);
+        if (n == 0) return Fail("a string is not valid UTF-8");
+        s->append(reinterpret_cast<const char*>(b_ + pos_), n);
+        pos_ += n;
+      }
+    }
+  }
+
+  // Escape reads the escape at the current backslash into *r.
+  bool Escape(uint32_t* r) {
+    if (pos_ + 1 >= end_) return Fail("the header ends inside a string");
+    const unsigned char c = b_[pos_ + 1];
+    if (c != 'u') {
+      switch (c) {
+        case '"': *r = '"'; break;
+        case '\\': *r = '\\'; break;
+        case '/': *r = '/'; break;
+        case 'b': *r = '\b'; break;
+        case 'f': *r = '\f'; break;
+        case 'n': *r = '\n'; break;
+        case 'r': *r = '\r'; break;
+        case 't': *r = '\t'; break;
+        default: return Fail("an unknown escape in a string");
+      }
+      pos_ += 2;
+      return true;
+    }
+    uint32_t hi = 0, lo = 0;
+    if (!Hex4(pos_ + 2, &hi)) return Fail("a \\u escape without 4 hex digits");
+    if (hi >= 0xdc00 && hi <= 0xdfff) return Fail("a \\u escape of a lone surrogate");
+    if (hi < 0xd800 || hi > 0xdbff) {
+      pos_ += 6;
+      *r = hi;
+      return true;
+    }
+    if (pos_ + 7 >= end_ || b_[pos_ + 6] != '\\' || b_[pos_ + 7] != 'u') return Fail("a \\u escape of a lone surrogate");
+    if (!Hex4(pos_ + 8, &lo) || lo < 0xdc00 || lo > 0xdfff) return Fail("a \\u escape of a lone surrogate");
+    pos_ += 12;
+    *r = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+    return true;
+  }
+
+  bool Hex4(size_t i, uint32_t* r) const {
+    if (i + 4 > end_) return false;
+    uint32_t x = 0;
+    for (size_t k = i; k < i + 4; k++) {
+      const unsigned char c = b_[k];
+      uint32_t d;
+      if (c >= '0' && c <= '9') {
+        d = static_cast<uint32_t>(c - '0');
+      } else if (c >= 'a' && c <= 'f') {
+        d = static_cast<uint32_t>(c - 'a' + 10);
+      } else if (c >= 'A' && c <= 'F') {
+        d = static_cast<uint32_t>(c - 'A' + 10);
+      } else {
+        return false;
+      }
+      x = x << 4 | d;
+    }
+    *r = x;
+    return true;
+  }
+
+  // Utf8Length is the length of the valid UTF-8 sequence at i (RFC 3629:
+  // no overlong forms, no surrogates, at most U+10FFFF), or 0.
+  size_t Utf8Length(size_t i) const {
+    const unsigned char c = b_[i];
+    size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+      n = 2;
+    } else if (c == 0xe0) {
+      n = 3, lo = 0xa0;
+    } else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) {
+      n = 3;
+    } else if (c == 0xed) {
+      n = 3, hi = 0x9f;
+    } else if (c == 0xf0) {
+      n = 4, lo = 0x90;
+    } else if (c >= 0xf1 && c <= 0xf3) {
+      n = 4;
+    } else if (c == 0xf4) {
+      n = 4, hi = 0x8f;
+    } else {
+      return 0;
+    }
+    if (n > end_ - i || b_[i + 1] < lo || b_[i + 1] > hi) return 0;
+    for (size_t k = 2; k < n; k++) {
+      if (b_[i + k] < 0x80 || b_[i + k] > 0xbf) return 0;
+    }
+    return n;
+  }
+
+  static void AppendUtf8(std::string* s, uint32_t r) {
+    if (r < 0x80) {
+      s->push_back(static_cast<char>(r));
+    } else if (r < 0x800) {
+      s->push_back(static_cast<char>(0xc0 | (r >> 6)));
+      s->push_back(static_cast<char>(0x80 | (r & 0x3f)));
+    } else if (r < 0x10000) {
+      s->push_back(static_cast<char>(0xe0 | (r >> 12)));
+      s->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3f)));
+      s->push_back(static_cast<char>(0x80 | (r & 0x3f)));
+    } else {
+      s->push_back(static_cast<char>(0xf0 | (r >> 18)));
+      s->push_back(static_cast<char>(0x80 | ((r >> 12) & 0x3f)));
+      s->push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3f)));
+      s->push_back(static_cast<char>(0x80 | (r & 0x3f)));
+    }
+  }
+
+  const unsigned char* b_;
+  size_t pos_, end_;
+  std::string* err_ = nullptr;
 };
 
 inline bool SafetensorsDType(const std::string& s, DType* d) {
@@ -677,59 +996,166 @@ inline bool SafetensorsDType(const std::string& s, DType* d) {
   return false;
 }
 
-}  // namespace detail
+// CheckSafetensorsEntry checks one tensor's dtype, shape and byte range
+// against a data section of size bytes, with checked arithmetic.
+inline bool CheckSafetensorsEntry(const SafetensorsEntry& e, int64_t size, std::string* err) {
+  const std::string q = QuoteName(e.name);
+  DType dtype;
+  if (!SafetensorsDType(e.dtype, &dtype)) {
+    *err = "tensor " + q + ": unknown dtype " + QuoteName(e.dtype);
+    return false;
+  }
+  if (e.rank > static_cast<size_t>(kMaxRank)) {
+    *err = "tensor " + q + ": rank " + std::to_string(e.rank) + " is above " + std::to_string(kMaxRank);
+    return false;
+  }
+  // From the last dimension to the first, so that every row-major stride
+  // fits too.
+  int64_t bytes = DTypeSize(dtype);
+  for (size_t i = e.shape.size(); i-- > 0;) {
+    if (__builtin_mul_overflow(bytes, e.shape[i], &bytes)) {
+      *err = "tensor " + q + ": shape " + DimsText(e.shape) + " of " + e.dtype + " has more bytes than an int64 holds";
+      return false;
+    }
+  }
+  if (e.num_offsets != 2) {
+    *err = "tensor " + q + ": data_offsets has " + std::to_string(e.num_offsets) + " entries, want 2";
+    return false;
+  }
+  const int64_t begin = e.offsets[0], end = e.offsets[1];
+  const std::string range = "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+  if (begin > end) {
+    *err = "tensor " + q + ": " + range + " run backwards";
+    return false;
+  }
+  if (end > size) {
+    *err = "tensor " + q + ": " + range + " run past the end of the data section (" + std::to_string(size) + " bytes)";
+    return false;
+  }
+  if (end - begin != bytes) {
+    *err = "tensor " + q + ": shape " + DimsText(e.shape) + " of " + e.dtype + " needs " + std::to_string(bytes) + " bytes, " +
+           range + " hold " + std::to_string(end - begin);
+    return false;
+  }
+  return true;
+}
 
-// LoadSafetensors reads the file at path into out; sizes are checked with
-// overflow-safe arithmetic against the file's length.
-inline Status LoadSafetensors(const std::string& path, Safetensors* out) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Status::Error(path + ": cannot open");
+// CheckSafetensorsCoverage checks that the tensors' byte ranges, in order
+// of (begin, end, place in the header), tile the data section of size
+// bytes: no overlap, no hole, nothing after the last.
+inline bool CheckSafetensorsCoverage(const std::vector<SafetensorsEntry>& entries, int64_t size, std::string* err) {
+  std::vector<const SafetensorsEntry*> order;
+  for (const auto& e : entries) order.push_back(&e);
+  std::sort(order.begin(), order.end(), [](const SafetensorsEntry* a, const SafetensorsEntry* b) {
+    if (a->offsets[0] != b->offsets[0]) return a->offsets[0] < b->offsets[0];
+    if (a->offsets[1] != b->offsets[1]) return a->offsets[1] < b->offsets[1];
+    return a->index < b->index;
+  });
+  int64_t at = 0;
+  const SafetensorsEntry* last = nullptr;
+  for (const SafetensorsEntry* e : order) {
+    if (e->offsets[0] < at) {
+      *err = "tensor " + QuoteName(e->name) + ": data_offsets [" + std::to_string(e->offsets[0]) + ", " + std::to_string(e->offsets[1]) +
+             "] overlap tensor " + QuoteName(last->name) + "'s [" + std::to_string(last->offsets[0]) + ", " +
+             std::to_string(last->offsets[1]) + "]";
+      return false;
+    }
+    if (e->offsets[0] > at) {
+      *err = "bytes [" + std::to_string(at) + ", " + std::to_string(e->offsets[0]) + ") of the data section belong to no tensor";
+      return false;
+    }
+    at = e->offsets[1];
+    last = e;
+  }
+  if (at < size) {
+    *err = "bytes [" + std::to_string(at) + ", " + std::to_string(size) + ") of the data section belong to no tensor";
+    return false;
+  }
+  return true;
+}
+
+// CheckSafetensors checks a whole file of n bytes; *body is where its data
+// section starts.
+inline bool CheckSafetensors(const char* file, size_t n, std::vector<SafetensorsEntry>* entries, size_t* body, std::string* err) {
+  if (n < 8) {
+    *err = std::to_string(n) + " bytes is too short for a safetensors file";
+    return false;
+  }
+  uint64_t hlen = 0;
+  for (int i = 7; i >= 0; i--) hlen = hlen << 8 | static_cast<uint8_t>(file[i]);
+  if (hlen > kSafetensorsMaxHeader) {
+    *err = "header length " + std::to_string(hlen) + " is above the limit of " + std::to_string(kSafetensorsMaxHeader) + " bytes";
+    return false;
+  }
+  if (hlen > n - 8) {
+    *err = "header length " + std::to_string(hlen) + " runs past the end of the file (" + std::to_string(n) + " bytes)";
+    return false;
+  }
+  const size_t end = 8 + static_cast<size_t>(hlen);
+  if (!SafetensorsHeader(file, 8, end).Parse(entries, err)) return false;
+  const int64_t size = static_cast<int64_t>(n - end);
+  for (const auto& e : *entries) {
+    if (!CheckSafetensorsEntry(e, size, err)) return false;
+  }
+  if (!CheckSafetensorsCoverage(*entries, size, err)) return false;
+  *body = end;
+  return true;
+}
+
+// ReadSafetensors is LoadSafetensors without the guard against exceptions.
+inline Status ReadSafetensors(const std::string& path, Safetensors* out) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (f == nullptr) return Status::Error(path + ": cannot open: " + std::strerror(errno));
   std::vector<char> file;
   char buf[1 << 16];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) file.insert(file.end(), buf, buf + n);
-  std::fclose(f);
-  if (file.size() < 8) return Status::Error(path + ": too short for a safetensors file");
-  uint64_t hlen = 0;
-  for (int i = 7; i >= 0; i--) hlen = hlen << 8 | static_cast<uint8_t>(file[static_cast<size_t>(i)]);
-  if (hlen > file.size() - 8) return Status::Error(path + ": header length runs past the end of the file");
-  std::map<std::string, detail::SafetensorsHeader::Entry> entries;
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) file.insert(file.end(), buf, buf + n);
+  if (std::ferror(f.get())) return Status::Error(path + ": cannot read: " + std::strerror(errno));
+  std::vector<SafetensorsEntry> entries;
+  size_t body = 0;
   std::string err;
-  if (!detail::SafetensorsHeader(file.data() + 8, static_cast<size_t>(hlen)).Parse(&entries, &err)) return Status::Error(path + ": " + err);
-  const char* body = file.data() + 8 + hlen;
-  const uint64_t body_len = file.size() - 8 - hlen;
+  if (!CheckSafetensors(file.data(), file.size(), &entries, &body, &err)) return Status::Error(path + ": " + err);
+  // The ranges tile the data section, so the total is at most the file's
+  // size plus 63 bytes a tensor.
   size_t total = 0;
-  for (auto& kv : entries) total += (static_cast<size_t>(kv.second.offsets.size() == 2 ? kv.second.offsets[1] - kv.second.offsets[0] : 0) + 63) / 64 * 64;
-  std::shared_ptr<uint8_t> mem(static_cast<uint8_t*>(::operator new(total + 64, std::align_val_t(64))),
-                               [](uint8_t* p) { ::operator delete(p, std::align_val_t(64)); });
+  for (const auto& e : entries) total += static_cast<size_t>(e.offsets[1] - e.offsets[0] + 63) / 64 * 64;
+  void* raw = ::operator new(total + 64, std::align_val_t(64), std::nothrow);
+  if (raw == nullptr) return Status::Error(path + ": no memory for " + std::to_string(total) + " bytes of tensors");
+  std::shared_ptr<uint8_t> mem(static_cast<uint8_t*>(raw), [](uint8_t* p) { ::operator delete(p, std::align_val_t(64)); });
+  Safetensors st;
   size_t at = 0;
-  for (auto& kv : entries) {
-    const std::string& name = kv.first;
-    const auto& e = kv.second;
+  for (const auto& e : entries) {
     Tensor t;
-    if (!detail::SafetensorsDType(e.dtype, &t.dtype)) return Status::Error(path + ": tensor \"" + name + "\": unknown dtype \"" + e.dtype + "\"");
-    if (e.offsets.size() != 2 || e.offsets[0] > e.offsets[1] || static_cast<uint64_t>(e.offsets[1]) > body_len)
-      return Status::Error(path + ": tensor \"" + name + "\": byte range is not inside the data");
-    if (e.shape.size() > static_cast<size_t>(kMaxRank)) return Status::Error(path + ": tensor \"" + name + "\": rank above " + std::to_string(kMaxRank));
-    int64_t elems = 1;
-    t.rank = static_cast<int>(e.shape.size());
+    SafetensorsDType(e.dtype, &t.dtype);
+    t.rank = static_cast<int>(e.rank);
+    int64_t elems = 1;  // every suffix product was checked to fit
     for (int i = t.rank - 1; i >= 0; i--) {
       t.shape[i] = e.shape[static_cast<size_t>(i)];
       t.strides[i] = elems;
-      if (t.shape[i] != 0 && elems > INT64_MAX / 16 / t.shape[i]) return Status::Error(path + ": tensor \"" + name + "\": shape too large");
       elems *= t.shape[i];
     }
-    t.bytes = elems * DTypeSize(t.dtype);
-    if (t.bytes != e.offsets[1] - e.offsets[0])
-      return Status::Error(path + ": tensor \"" + name + "\": its shape needs " + std::to_string(t.bytes) + " bytes, the file gives " +
-                           std::to_string(e.offsets[1] - e.offsets[0]));
+    t.bytes = e.offsets[1] - e.offsets[0];
     t.data = mem.get() + at;
-    if (t.bytes > 0) std::memcpy(t.data, body + e.offsets[0], static_cast<size_t>(t.bytes));
+    if (t.bytes > 0) std::memcpy(t.data, file.data() + body + e.offsets[0], static_cast<size_t>(t.bytes));
     at += static_cast<size_t>(t.bytes + 63) / 64 * 64;
-    out->tensors[name] = t;
+    st.tensors[e.name] = t;
   }
-  out->storage = mem;
+  st.storage = mem;
+  *out = std::move(st);
   return Status();
+}
+
+}  // namespace detail
+
+// LoadSafetensors reads the file at path into out, or leaves out as it was
+// and says why: every size is checked before anything is allocated for
+// the tensors, and nothing throws (running out of memory is a status).
+inline Status LoadSafetensors(const std::string& path, Safetensors* out) {
+  try {
+    return detail::ReadSafetensors(path, out);
+  } catch (const std::bad_alloc&) {
+    return Status::Error(path + ": out of memory reading the file");
+  }
 }
 
 // CollectParams fills dst (one pointer per param, in p's order) from

@@ -113,6 +113,33 @@ int main() {
   st = wrapgen::CheckTensor("x", huge, Want({int64_t{1} << 62, 4}, {4, 1}));
   CHECK(!st.ok() && Contains(st.message(), "needs more bytes than an int64 holds"));
 
+  // Shapes whose sizes overflow int64 make views every wrapper refuses,
+  // without signed overflow (the sanitizers would report it): an extent
+  // too large for its bytes gets -1 bytes, a row-major stride too large
+  // for an int64 rank -1.
+  {
+    const int64_t big = int64_t{1} << 62;
+    wrapgen::Tensor wide = wrapgen::View(raw, DType::kF32, {big, 4});
+    CHECK(wide.rank == 2 && wide.shape[0] == big && wide.strides[0] == 4 && wide.bytes == -1);
+    CHECK(wide.ExtentElements() == -1 && wide.NumElements() == -1);
+    st = wrapgen::CheckTensor("x", wide, Want({2, 4}, {4, 1}));
+    CHECK(!st.ok() && Contains(st.message(), "x: shape is [4611686018427387904, 4], want [2, 4]"));
+    st = wrapgen::CheckTensor("x", wide, Want({big, 4}, {4, 1}));
+    CHECK(!st.ok() && Contains(st.message(), "needs more bytes than an int64 holds"));
+    CHECK(wrapgen::View(raw, DType::kF32, {big}).bytes == -1);  // the extent fits, its bytes do not
+    CHECK(wrapgen::View(raw, DType::kF32, {2, big, 4}).rank == -1);
+    CHECK(wrapgen::View(raw, DType::kF32, {big, 0}).bytes == 0);
+    CHECK(wrapgen::View(raw, DType::kF32, {2, 2}, {big, big}).bytes == -1);
+    CHECK(wrapgen::View(raw, DType::kF32, {INT64_MIN, 2}).bytes == -1);
+    wrapgen::Tensor empty_wide = wrapgen::View(raw, DType::kF32, {big, 4, 0});
+    CHECK(empty_wide.NumElements() == 0 && empty_wide.ExtentElements() == 0 && empty_wide.bytes == 0);
+    // A shape that is scale*sym + bias for no int64 sym binds nothing.
+    int64_t sym = 0;
+    bool bound = false;
+    st = wrapgen::BindSymbol(&sym, &bound, "n", "x", wrapgen::View(raw, DType::kF32, {INT64_MIN + 1, 1}), 2, 0, 1, 2);
+    CHECK(!st.ok() && !bound && Contains(st.message(), "which is not 1*n + 2 for any n"));
+  }
+
   // A symbol value that makes a size overflow stops Layout with the symbol
   // named, before any kernel sees a shape.
   {
