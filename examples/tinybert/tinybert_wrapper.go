@@ -37,12 +37,14 @@ type Kernels interface {
 	Sub(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error
 	// Mul is kernel "Mul": 1 output, 2 inputs; out0 may share memory with in0 or in1 (read those inputs before writing it).
 	Mul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error
-	// MatMul is kernel "MatMul": 1 output, 2 inputs; scratch is memory it may use during the call.
-	MatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error
+	// FusedMatMul is kernel "FusedMatMul": 1 output, inputs as one list (ops call it with 3 or more); attributes "activation", "activation_alpha", "activation_beta"; scratch is memory it may use during the call; out0 may share memory with in2 or in3 (read those inputs before writing it).
+	FusedMatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, ins []wgrt.Tensor, activation string, activationAlpha float64, activationBeta float64) error
 	// Split is kernel "Split": 3 outputs, 1 input; attributes "axis", "split".
 	Split(out0 wgrt.Tensor, out1 wgrt.Tensor, out2 wgrt.Tensor, in0 wgrt.Tensor, axis int, split []int) error
 	// Transpose is kernel "Transpose": 1 output, 1 input; attributes "perm".
 	Transpose(out0 wgrt.Tensor, in0 wgrt.Tensor, perm []int) error
+	// MatMul is kernel "MatMul": 1 output, 2 inputs; scratch is memory it may use during the call.
+	MatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error
 	// Div is kernel "Div": 1 output, 2 inputs; out0 may share memory with in0 or in1 (read those inputs before writing it).
 	Div(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error
 	// Softmax is kernel "Softmax": 1 output, 1 input; attributes "axis", "coerce_2d".
@@ -126,11 +128,11 @@ func (a *kernelsFunc) Mul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) er
 	a.c = wgrt.Call{Kernel: "Mul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
 	return a.fn(&a.c)
 }
-func (a *kernelsFunc) MatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
-	t := append(a.t[:0], out0, in0, in1)
-	at := a.at[:0]
+func (a *kernelsFunc) FusedMatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, ins []wgrt.Tensor, activation string, activationAlpha float64, activationBeta float64) error {
+	t := append(append(a.t[:0], out0), ins...)
+	at := append(a.at[:0], wgrt.Attr{Name: "activation", Kind: wgrt.AttrString, Str: activation}, wgrt.Attr{Name: "activation_alpha", Kind: wgrt.AttrFloat, Float: activationAlpha}, wgrt.Attr{Name: "activation_beta", Kind: wgrt.AttrFloat, Float: activationBeta})
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "MatMul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Scratch: scratch.Data}
+	a.c = wgrt.Call{Kernel: "FusedMatMul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Scratch: scratch.Data}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Split(out0 wgrt.Tensor, out1 wgrt.Tensor, out2 wgrt.Tensor, in0 wgrt.Tensor, axis int, split []int) error {
@@ -145,6 +147,13 @@ func (a *kernelsFunc) Transpose(out0 wgrt.Tensor, in0 wgrt.Tensor, perm []int) e
 	at := append(a.at[:0], wgrt.Attr{Name: "perm", Kind: wgrt.AttrInts, Ints: perm})
 	a.t, a.at = t, at
 	a.c = wgrt.Call{Kernel: "Transpose", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	return a.fn(&a.c)
+}
+func (a *kernelsFunc) MatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
+	t := append(a.t[:0], out0, in0, in1)
+	at := a.at[:0]
+	a.t, a.at = t, at
+	a.c = wgrt.Call{Kernel: "MatMul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Scratch: scratch.Data}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Div(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
@@ -417,57 +426,59 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 }
 
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.
-// The pools of the plan for "batch" in [1, 4], "seq">=1:
+// The pools of the plan for "batch" in [1, 8], "seq"=1:
 //
-//	pool 0 on "cpu": 128*batch*seq bytes, 8 storages, steps [1, 66)
-//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes, 3 storages, steps [2, 66)
-//	pool 2 on "cpu": max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq + max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes, 43 storages, steps [3, 65)
+//	pool 0 on "cpu": max(128*batch*seq, 128*seq) bytes, 4 storages, steps [3, 54)
+//	pool 1 on "cpu": max(128*batch, 128*batch*seq) bytes, 10 storages, steps [1, 54)
+//	pool 2 on "cpu": 4*batch*seq + 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64) bytes, 36 storages, steps [2, 53)
 //
-// The pools of the plan for "batch">=5, "seq"=1:
+// The pools of the plan for "batch">=1, "seq"=2:
 //
-//	pool 0 on "cpu": 128*batch*seq bytes, 8 storages, steps [1, 66)
-//	pool 1 on "cpu": max(128*batch, 128*batch*seq) bytes, 9 storages, steps [2, 66)
-//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + max(384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288), 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192) bytes, 37 storages, steps [6, 65)
+//	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
+//	pool 1 on "cpu": max(128*batch, 64*((16*batch*seq*seq + 63)//64), 64*((4*batch*seq + 63)//64) + max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((8*seq + 63)//64) + 128*seq) bytes, 8 storages, steps [2, 54)
+//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 640*batch*seq, 768*batch*seq) bytes, 33 storages, steps [5, 53)
 //
-// The pools of the plan for "batch" in [5, 15], "seq"=2:
+// The pools of the plan for "batch">=1, "seq"=3:
 //
-//	pool 0 on "cpu": 128*batch*seq bytes, 8 storages, steps [1, 66)
-//	pool 1 on "cpu": max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 1536*((min(528, batch*seq) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 8192, 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192) bytes, 35 storages, steps [2, 66)
-//	pool 2 on "cpu": max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 512*batch*seq) bytes, 11 storages, steps [5, 65)
+//	pool 0 on "cpu": 128*batch*seq bytes, 1 storages, steps [50, 54)
+//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes, 4 storages, steps [2, 54)
+//	pool 2 on "cpu": max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 896*batch*seq) bytes, 45 storages, steps [1, 53)
 //
-// The pools of the plan for "batch">=5, "seq" in [3, 4]:
+// The pools of the plan for "batch">=1, "seq"=4:
 //
-//	pool 0 on "cpu": 128*batch*seq bytes, 8 storages, steps [1, 66)
-//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64)) bytes, 4 storages, steps [2, 66)
-//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 128*batch*seq + max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 128*((16*batch*seq*seq + 63)//64), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + 128*min(256, seq), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 640*batch*seq, 768*batch*seq) bytes, 42 storages, steps [5, 65)
+//	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
+//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes, 4 storages, steps [2, 54)
+//	pool 2 on "cpu": max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes, 37 storages, steps [5, 53)
 //
-// The pools of the plan for "batch">=5, "seq">=5:
+// The pools of the plan for "batch">=1, "seq" in [5, 15]:
 //
-//	pool 0 on "cpu": 128*batch*seq bytes, 8 storages, steps [1, 66)
-//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes, 3 storages, steps [2, 66)
-//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq + max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*seq, 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes, 43 storages, steps [3, 65)
+//	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
+//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes, 4 storages, steps [2, 54)
+//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq + max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 640*batch*seq) bytes, 37 storages, steps [5, 53)
 //
-// The pools of the plan for "batch"=16, "seq"=2:
+// The pools of the plan for "batch" in [1, 8], "seq">=16:
 //
-//	pool 0 on "cpu": 128*batch*seq bytes, 8 storages, steps [1, 66)
-//	pool 1 on "cpu": 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes, 34 storages, steps [2, 66)
-//	pool 2 on "cpu": 512*batch*seq bytes, 12 storages, steps [5, 65)
+//	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
+//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes, 3 storages, steps [2, 54)
+//	pool 2 on "cpu": max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq)), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes, 38 storages, steps [3, 53)
 //
-// The pools of the plan for "batch" in [17, 32], "seq"=2:
+// The pools of the plan for "batch">=9, "seq"=1:
 //
-//	pool 0 on "cpu": 128*batch*seq bytes, 8 storages, steps [1, 66)
-//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64) + max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)) bytes, 8 storages, steps [2, 66)
-//	pool 2 on "cpu": max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 640*batch*seq), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 256*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 640*batch*seq) bytes, 38 storages, steps [5, 65)
+//	pool 0 on "cpu": 128*batch*seq bytes, 1 storages, steps [50, 54)
+//	pool 1 on "cpu": 128*batch bytes, 1 storages, steps [52, 54)
+//	pool 2 on "cpu": max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)) + 12288, 256*batch*seq, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((8*seq + 63)//64) + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 640*batch*seq + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64), 896*batch*seq + 64*((4*batch*seq + 63)//64)) bytes, 46 storages, steps [1, 51)
+//	pool 3 on "cpu": 1536*((min(528, batch) + 11)//12) + 128*batch + 4096 bytes, 2 storages, steps [51, 53)
 //
-// The pools of the plan for "batch">=33, "seq"=2:
+// The pools of the plan for "batch">=9, "seq">=16:
 //
-//	pool 0 on "cpu": 128*batch*seq bytes, 8 storages, steps [1, 66)
-//	pool 1 on "cpu": max(128*batch, 64*((16*batch*seq*seq + 63)//64), 64*((4*batch*seq + 63)//64) + max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)) bytes, 8 storages, steps [2, 66)
-//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq) + 4096, 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 256*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 256*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192) bytes, 38 storages, steps [5, 65)
+//	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
+//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes, 3 storages, steps [2, 54)
+//	pool 2 on "cpu": max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq)), 128*batch, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq)), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*seq, 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq) + 12288, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 3072*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq) + 8192, 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)) bytes, 38 storages, steps [3, 53)
 type frame struct {
 	*wgrt.Frame
-	k  Kernels
-	kf kernelsFunc // this run's copy of a KernelsFunc adapter
+	k    Kernels
+	kf   kernelsFunc   // this run's copy of a KernelsFunc adapter
+	args []wgrt.Tensor // inputs of a variadic kernel call
 }
 
 func newFrame() *frame {
@@ -548,417 +559,531 @@ var program = wgrt.Program{
 		0, 2, 0,
 		0, 3, 0,
 		3, 44, 16,
+		3, 44, 1,
+		6, 64, 65,
 		3, 44, 0,
-		0, 63, 0,
-		2, 32, 66,
-		4, 67, 6,
-		3, 6, 68,
-		6, 65, 69,
-		2, 11, 66,
-		4, 71, 6,
-		3, 6, 72,
-		6, 70, 73,
-		2, 64, 31,
-		2, 75, 37,
-		2, 64, 23,
-		2, 77, 24,
-		6, 76, 78,
-		2, 77, 47,
-		6, 79, 80,
-		2, 64, 52,
-		2, 82, 49,
-		6, 81, 83,
+		6, 67, 64,
 		3, 16, 1,
 		0, 16, 0,
-		3, 86, 85,
-		2, 87, 66,
-		4, 88, 6,
-		3, 6, 89,
-		2, 64, 90,
-		6, 84, 91,
-		2, 91, 31,
-		2, 93, 37,
-		6, 92, 94,
-		3, 39, 16,
-		6, 94, 96,
-		2, 64, 97,
-		6, 94, 98,
-		6, 99, 96,
-		2, 64, 100,
-		6, 95, 101,
+		3, 70, 69,
+		0, 63, 0,
+		2, 43, 72,
+		4, 73, 6,
+		3, 6, 74,
+		2, 64, 75,
+		2, 76, 45,
 		3, 36, 16,
-		6, 94, 103,
-		2, 64, 104,
-		6, 94, 105,
-		6, 106, 103,
-		2, 64, 107,
-		6, 102, 108,
-		6, 109, 98,
-		6, 110, 105,
-		6, 25, 96,
-		2, 103, 112,
-		6, 98, 113,
-		2, 64, 114,
-		6, 111, 115,
-		6, 96, 53,
-		2, 96, 117,
-		6, 118, 53,
-		2, 64, 119,
+		2, 57, 67,
+		2, 79, 47,
+		6, 80, 25,
+		2, 71, 31,
+		2, 82, 37,
+		6, 81, 83,
+		3, 39, 16,
+		2, 85, 52,
+		2, 86, 49,
+		6, 84, 87,
+		2, 88, 72,
+		4, 89, 6,
+		3, 6, 90,
+		2, 78, 91,
+		6, 77, 92,
+		2, 93, 72,
+		4, 94, 6,
+		3, 6, 95,
+		2, 71, 96,
+		6, 97, 11,
+		2, 98, 72,
+		4, 99, 6,
+		3, 6, 100,
+		2, 32, 101,
+		2, 64, 91,
+		2, 85, 91,
+		2, 75, 45,
+		2, 71, 72,
+		4, 106, 6,
+		3, 6, 107,
+		6, 67, 108,
+		2, 32, 72,
+		4, 110, 6,
+		3, 6, 111,
+		6, 108, 105,
+		2, 112, 113,
+		6, 109, 114,
+		6, 115, 105,
+		2, 11, 72,
+		4, 117, 6,
+		3, 6, 118,
+		2, 119, 65,
 		6, 116, 120,
-		3, 44, 1,
-		6, 121, 122,
-		6, 123, 25,
-		2, 96, 23,
+		2, 64, 31,
+		2, 122, 37,
+		6, 67, 123,
+		2, 64, 23,
 		2, 125, 47,
 		6, 124, 126,
-		2, 125, 49,
-		6, 127, 128,
-		2, 43, 66,
-		4, 130, 6,
-		3, 6, 131,
-		2, 96, 132,
-		2, 133, 45,
-		6, 129, 134,
-		6, 83, 96,
-		2, 96, 136,
-		6, 135, 137,
-		6, 138, 118,
-		6, 139, 53,
-		2, 103, 23,
-		2, 141, 47,
-		6, 140, 142,
-		6, 78, 103,
-		2, 103, 144,
-		6, 143, 145,
-		6, 146, 113,
-		6, 94, 134,
-		2, 90, 148,
-		6, 147, 149,
-		6, 91, 134,
-		2, 90, 151,
-		6, 150, 152,
-		2, 87, 64,
-		2, 154, 31,
-		2, 155, 37,
-		2, 87, 148,
-		2, 43, 96,
-		2, 158, 45,
-		2, 87, 151,
-		2, 57, 65,
-		2, 161, 47,
-		6, 65, 64,
-		6, 65, 80,
-		2, 64, 69,
-		6, 164, 165,
-		2, 165, 23,
-		2, 167, 47,
-		6, 166, 168,
-		6, 169, 162,
-		3, 44, 89,
-		2, 96, 171,
-		2, 172, 69,
-		6, 170, 173,
-		2, 173, 132,
-		2, 175, 45,
-		6, 174, 176,
-		6, 177, 128,
-		2, 96, 90,
-		2, 179, 69,
-		6, 178, 180,
-		2, 180, 31,
-		2, 182, 37,
-		6, 181, 183,
-		2, 96, 69,
-		6, 184, 185,
-		2, 185, 23,
-		2, 187, 49,
-		6, 186, 188,
-		2, 69, 52,
-		2, 190, 49,
-		6, 185, 191,
-		2, 96, 192,
-		6, 189, 193,
-		6, 194, 118,
-		6, 195, 53,
-		2, 103, 90,
-		2, 197, 69,
-		6, 196, 198,
-		2, 198, 31,
-		2, 200, 37,
-		6, 199, 201,
-		2, 103, 69,
-		6, 202, 203,
-		2, 69, 23,
-		2, 205, 24,
-		6, 203, 206,
-		2, 103, 207,
-		6, 204, 208,
-		6, 209, 69,
-		6, 210, 206,
-		6, 211, 191,
-		0, 136, 0,
-		3, 213, 1,
-		2, 87, 96,
-		2, 215, 69,
-		2, 215, 90,
-		2, 217, 69,
-		2, 158, 171,
-		2, 219, 69,
-		2, 220, 45,
-		6, 80, 168,
-		2, 203, 132,
-		2, 223, 45,
-		6, 80, 224,
-		2, 64, 225,
-		6, 222, 226,
-		6, 227, 48,
-		6, 228, 50,
-		6, 229, 183,
-		2, 185, 31,
-		2, 231, 37,
-		6, 230, 232,
-		6, 233, 53,
-		6, 234, 201,
-		6, 235, 203,
-		2, 203, 31,
-		2, 237, 37,
-		6, 236, 238,
-		6, 239, 224,
+		2, 85, 31,
+		2, 128, 37,
 		0, 512, 0,
-		3, 241, 16,
-		2, 242, 69,
-		6, 240, 243,
-		6, 244, 206,
-		2, 205, 49,
-		6, 245, 246,
-		6, 247, 191,
-		6, 162, 242,
-		2, 216, 31,
-		2, 250, 37,
-		2, 69, 132,
-		2, 252, 45,
-		2, 87, 69,
-		2, 254, 132,
-		2, 255, 45,
-		2, 43, 69,
-		2, 257, 45,
-		2, 90, 69,
-		2, 259, 132,
-		2, 260, 45,
-		2, 91, 69,
-		2, 262, 132,
-		2, 263, 45,
-		2, 87, 103,
-		2, 265, 69,
-		2, 266, 31,
-		2, 267, 37,
-		2, 158, 69,
-		2, 269, 45,
-		2, 185, 132,
-		2, 271, 45,
-		6, 65, 83,
-		2, 179, 31,
-		2, 274, 37,
+		3, 130, 16,
+		6, 129, 131,
+		2, 64, 132,
+		6, 133, 129,
+		2, 64, 134,
+		6, 127, 135,
+		6, 134, 131,
+		2, 64, 137,
+		6, 136, 138,
+		6, 139, 133,
+		6, 50, 85,
+		2, 85, 141,
+		6, 87, 142,
+		2, 64, 143,
+		6, 140, 144,
+		6, 145, 80,
+		6, 146, 50,
+		6, 147, 85,
+		6, 148, 129,
+		6, 149, 87,
+		2, 85, 108,
+		6, 150, 151,
+		6, 152, 142,
+		6, 153, 78,
+		2, 78, 31,
+		2, 155, 37,
+		6, 154, 156,
+		6, 157, 131,
+		2, 131, 23,
+		2, 159, 24,
+		6, 158, 160,
 		0, 640, 0,
-		3, 276, 16,
-		6, 275, 277,
-		2, 64, 278,
-		6, 273, 279,
-		6, 280, 120,
-		6, 281, 162,
-		6, 282, 25,
-		2, 96, 31,
-		2, 284, 37,
-		6, 283, 285,
-		2, 172, 31,
-		2, 287, 37,
-		6, 286, 288,
-		6, 289, 126,
-		6, 290, 128,
-		6, 291, 275,
-		6, 292, 137,
-		6, 293, 118,
-		6, 294, 53,
-		2, 103, 171,
-		6, 295, 296,
-		2, 296, 31,
-		2, 298, 37,
-		6, 297, 299,
-		2, 296, 132,
-		2, 301, 31,
-		2, 302, 37,
-		2, 303, 45,
-		6, 300, 304,
-		2, 301, 45,
-		6, 305, 306,
-		6, 307, 142,
-		6, 308, 197,
-		2, 242, 23,
-		2, 310, 24,
-		6, 309, 311,
-		2, 242, 90,
-		6, 312, 313,
-		2, 313, 31,
-		2, 315, 37,
-		6, 314, 316,
-		2, 242, 112,
-		6, 317, 318,
-		6, 319, 277,
+		3, 162, 16,
+		6, 161, 163,
 		0, 768, 0,
-		3, 321, 16,
-		6, 320, 322,
-		2, 215, 31,
-		2, 324, 37,
-		2, 217, 31,
-		2, 326, 37,
-		2, 43, 103,
-		2, 328, 171,
-		2, 329, 31,
-		2, 330, 37,
-		2, 331, 45,
-		2, 265, 90,
-		2, 329, 45,
-		6, 65, 76,
-		6, 335, 78,
-		6, 336, 80,
-		6, 337, 83,
-		6, 338, 91,
-		6, 339, 94,
-		6, 340, 101,
-		6, 341, 108,
-		6, 342, 98,
-		6, 343, 105,
-		6, 344, 115,
-		6, 345, 120,
-		6, 346, 122,
-		6, 347, 162,
-		6, 348, 25,
-		6, 349, 126,
-		6, 350, 128,
-		6, 351, 134,
-		6, 352, 137,
-		6, 353, 118,
-		6, 354, 53,
-		6, 355, 142,
-		6, 356, 145,
-		6, 357, 113,
-		6, 358, 149,
-		6, 359, 152,
-		2, 73, 122,
-		2, 259, 31,
-		2, 362, 37,
-		2, 87, 90,
-		2, 364, 69,
-		2, 64, 171,
-		2, 366, 69,
+		3, 165, 16,
+		6, 164, 166,
+		0, 136, 0,
+		3, 168, 1,
+		2, 32, 113,
+		2, 71, 85,
+		6, 67, 112,
+		6, 172, 120,
+		6, 77, 151,
+		2, 108, 174,
+		6, 174, 175,
+		2, 64, 176,
+		6, 177, 151,
+		2, 64, 178,
+		6, 177, 179,
+		6, 180, 151,
+		2, 38, 181,
+		6, 182, 126,
+		6, 183, 77,
+		6, 77, 177,
+		6, 185, 175,
+		2, 64, 186,
+		6, 126, 187,
+		2, 64, 188,
+		6, 184, 189,
+		6, 190, 187,
+		6, 191, 177,
+		6, 177, 131,
+		2, 64, 193,
+		6, 180, 194,
+		6, 194, 131,
+		2, 64, 196,
+		6, 195, 197,
+		6, 198, 131,
+		2, 64, 199,
+		6, 192, 200,
+		6, 201, 179,
+		6, 202, 194,
+		6, 203, 197,
+		2, 85, 23,
+		2, 205, 49,
+		6, 85, 53,
+		2, 85, 207,
+		6, 206, 208,
+		6, 209, 53,
+		2, 64, 210,
+		6, 204, 211,
+		6, 212, 144,
+		6, 213, 80,
+		6, 214, 58,
+		6, 215, 50,
+		6, 216, 206,
+		6, 217, 87,
+		6, 218, 151,
+		6, 219, 142,
+		6, 220, 208,
+		6, 221, 53,
+		2, 78, 108,
+		2, 223, 75,
+		2, 224, 45,
+		6, 222, 225,
+		2, 78, 75,
+		2, 227, 45,
+		6, 226, 228,
+		2, 131, 31,
+		2, 230, 37,
+		6, 229, 231,
+		6, 232, 160,
+		2, 159, 47,
+		6, 233, 234,
+		6, 235, 175,
+		6, 225, 231,
+		2, 108, 237,
+		6, 236, 238,
+		0, 896, 0,
+		3, 240, 16,
+		6, 239, 241,
+		2, 71, 237,
+		2, 71, 78,
+		2, 244, 75,
+		2, 245, 45,
+		2, 43, 78,
+		2, 247, 45,
+		2, 71, 174,
 		2, 43, 64,
-		2, 368, 171,
-		2, 369, 69,
-		2, 370, 45,
-		2, 171, 69,
-		2, 205, 47,
-		2, 367, 31,
-		2, 374, 37,
-		2, 154, 90,
-		2, 376, 69,
-		2, 154, 69,
-		2, 158, 90,
-		2, 379, 69,
-		2, 380, 45,
-		2, 132, 45,
-		6, 90, 382,
-		2, 69, 383,
-		6, 65, 384,
-		6, 385, 382,
-		6, 38, 64,
+		2, 250, 45,
+		6, 38, 67,
+		6, 252, 123,
+		6, 253, 126,
+		2, 125, 49,
+		6, 254, 255,
+		2, 64, 108,
+		6, 256, 257,
+		2, 257, 75,
+		2, 259, 45,
+		6, 258, 260,
+		6, 38, 123,
+		6, 262, 257,
+		6, 263, 260,
+		6, 129, 78,
+		2, 64, 265,
+		6, 266, 129,
+		6, 267, 78,
+		2, 64, 268,
+		6, 264, 269,
+		6, 270, 266,
+		6, 271, 48,
+		6, 272, 129,
+		6, 273, 78,
+		2, 78, 23,
+		2, 275, 24,
+		6, 274, 276,
+		6, 277, 108,
+		6, 129, 108,
+		2, 108, 279,
+		6, 278, 280,
+		2, 64, 281,
+		6, 261, 282,
+		6, 283, 269,
+		6, 284, 138,
+		2, 151, 31,
+		2, 286, 37,
+		6, 133, 287,
+		2, 64, 288,
+		6, 285, 289,
+		6, 290, 266,
+		6, 291, 133,
+		6, 292, 80,
+		6, 293, 48,
+		6, 294, 50,
+		6, 295, 85,
+		6, 296, 129,
+		6, 297, 87,
+		6, 298, 287,
+		2, 85, 75,
+		2, 300, 45,
+		6, 299, 301,
+		6, 255, 78,
+		2, 85, 303,
+		6, 302, 304,
+		6, 305, 142,
+		6, 306, 78,
+		6, 307, 276,
+		2, 78, 52,
+		2, 309, 49,
+		6, 308, 310,
+		6, 311, 131,
+		6, 312, 160,
+		6, 313, 108,
+		6, 314, 280,
+		6, 287, 301,
+		2, 108, 316,
+		6, 315, 317,
+		2, 171, 31,
+		2, 319, 37,
+		2, 71, 316,
+		2, 43, 85,
+		2, 322, 45,
+		2, 71, 279,
+		2, 250, 108,
+		2, 325, 45,
+		2, 125, 24,
+		6, 67, 327,
+		6, 328, 126,
+		6, 329, 257,
+		6, 330, 260,
+		6, 331, 77,
+		6, 332, 266,
+		6, 333, 144,
+		6, 156, 163,
+		2, 64, 335,
+		6, 334, 336,
+		6, 337, 80,
+		6, 338, 50,
+		6, 339, 85,
+		6, 340, 129,
+		6, 341, 206,
+		6, 342, 87,
+		6, 343, 151,
+		2, 151, 75,
+		2, 345, 45,
+		6, 344, 346,
+		6, 347, 142,
+		6, 348, 208,
+		6, 349, 53,
+		6, 350, 78,
+		6, 351, 156,
+		6, 327, 78,
+		2, 78, 353,
+		6, 352, 354,
+		6, 355, 131,
+		6, 356, 160,
+		6, 260, 266,
+		6, 358, 129,
+		2, 108, 359,
+		6, 357, 360,
+		6, 257, 156,
+		2, 108, 362,
+		6, 361, 363,
+		6, 364, 163,
+		2, 71, 362,
+		2, 71, 64,
+		2, 322, 108,
+		2, 368, 45,
+		2, 71, 359,
+		2, 367, 75,
+		2, 371, 45,
+		6, 172, 119,
+		6, 257, 78,
+		2, 64, 374,
+		6, 257, 375,
+		6, 376, 78,
+		2, 64, 377,
+		6, 257, 378,
+		6, 379, 375,
+		2, 38, 380,
+		6, 381, 123,
+		6, 382, 327,
+		6, 383, 126,
+		6, 384, 257,
+		6, 385, 77,
+		6, 123, 85,
 		2, 64, 387,
-		6, 38, 388,
-		2, 64, 389,
-		6, 390, 388,
-		2, 64, 391,
-		6, 83, 392,
-		6, 390, 392,
-		6, 394, 277,
-		2, 64, 395,
-		6, 393, 396,
-		6, 397, 126,
-		6, 398, 128,
-		2, 96, 52,
-		2, 400, 49,
-		6, 399, 401,
-		2, 179, 389,
-		6, 402, 403,
-		6, 38, 96,
-		2, 96, 405,
-		6, 404, 406,
-		6, 407, 53,
-		2, 141, 24,
-		6, 408, 409,
-		2, 103, 52,
-		2, 411, 49,
-		6, 410, 412,
-		6, 413, 242,
-		6, 414, 311,
-		6, 415, 277,
-		2, 32, 383,
-		2, 64, 405,
-		2, 154, 389,
-		2, 91, 389,
-		6, 65, 90,
-		6, 421, 384,
-		6, 422, 382,
-		2, 77, 112,
-		2, 424, 47,
-		6, 164, 425,
-		6, 426, 83,
-		2, 91, 112,
-		6, 427, 428,
-		6, 76, 103,
-		2, 64, 430,
-		6, 429, 431,
-		2, 179, 23,
-		2, 433, 47,
-		6, 431, 434,
-		2, 64, 435,
-		6, 431, 436,
-		2, 64, 437,
-		6, 432, 438,
-		6, 431, 103,
-		2, 64, 440,
-		6, 437, 441,
-		6, 442, 103,
-		2, 64, 443,
-		6, 439, 444,
-		6, 445, 436,
-		6, 446, 441,
+		6, 123, 388,
+		6, 389, 78,
+		2, 64, 390,
+		6, 386, 391,
+		6, 392, 388,
+		6, 393, 378,
+		6, 394, 375,
+		6, 395, 144,
+		6, 396, 65,
+		6, 397, 50,
+		6, 398, 87,
+		6, 399, 151,
+		6, 400, 346,
+		6, 401, 301,
+		6, 402, 142,
+		6, 403, 354,
+		6, 123, 257,
+		6, 405, 391,
+		6, 406, 388,
+		2, 108, 407,
+		6, 404, 408,
+		6, 257, 301,
+		2, 108, 410,
+		6, 409, 411,
+		2, 71, 407,
+		2, 71, 410,
+		2, 85, 112,
+		2, 415, 75,
+		2, 416, 45,
+		2, 78, 112,
+		6, 417, 418,
+		2, 112, 23,
+		2, 420, 47,
+		6, 419, 421,
+		2, 64, 422,
+		6, 423, 418,
+		2, 108, 424,
+		6, 424, 425,
+		2, 38, 426,
+		2, 151, 112,
+		2, 428, 75,
+		2, 429, 45,
+		6, 430, 418,
+		2, 108, 431,
+		2, 163, 112,
+		6, 432, 433,
+		2, 64, 434,
+		6, 435, 418,
+		6, 436, 432,
+		2, 38, 437,
+		6, 427, 438,
 		2, 64, 112,
-		6, 448, 96,
-		2, 64, 449,
-		6, 450, 448,
-		2, 64, 451,
-		6, 447, 452,
-		6, 453, 450,
-		6, 454, 448,
-		6, 455, 162,
-		6, 456, 25,
-		6, 457, 48,
-		6, 458, 126,
-		6, 459, 128,
-		6, 460, 434,
-		6, 461, 137,
-		6, 462, 53,
-		6, 463, 409,
-		6, 464, 412,
-		6, 448, 25,
-		6, 466, 96,
-		2, 103, 467,
-		6, 465, 468,
-		6, 469, 242,
-		2, 310, 49,
-		6, 470, 471,
-		2, 154, 112,
-		2, 215, 23,
-		2, 474, 47,
+		6, 439, 440,
+		2, 440, 23,
+		2, 442, 47,
+		6, 441, 443,
+		2, 223, 112,
+		2, 445, 75,
+		2, 446, 45,
+		6, 443, 447,
+		2, 64, 448,
+		6, 444, 449,
+		6, 440, 423,
+		6, 451, 421,
+		2, 64, 452,
+		6, 450, 453,
+		6, 440, 87,
+		2, 159, 49,
+		6, 455, 456,
+		2, 64, 457,
+		6, 454, 458,
+		2, 64, 424,
+		6, 460, 423,
+		6, 461, 418,
+		2, 64, 462,
+		6, 463, 460,
+		6, 464, 423,
+		6, 465, 418,
+		2, 64, 466,
+		6, 459, 467,
+		6, 468, 463,
+		6, 469, 460,
+		6, 470, 423,
+		6, 471, 435,
+		2, 23, 424,
+		2, 473, 24,
+		6, 472, 474,
+		6, 475, 85,
+		6, 476, 87,
+		6, 477, 430,
+		6, 478, 415,
+		6, 479, 417,
+		2, 85, 119,
+		2, 481, 422,
+		2, 482, 65,
+		6, 480, 483,
+		2, 85, 422,
+		6, 484, 485,
+		2, 485, 65,
+		6, 486, 487,
+		6, 488, 447,
+		6, 489, 418,
+		2, 418, 52,
+		2, 491, 49,
+		6, 490, 492,
+		6, 493, 131,
+		6, 494, 456,
+		2, 131, 112,
+		6, 495, 496,
+		2, 496, 23,
+		2, 498, 24,
+		6, 497, 499,
+		6, 423, 417,
+		6, 501, 425,
+		2, 108, 502,
+		6, 500, 503,
+		6, 504, 425,
+		6, 505, 432,
+		6, 506, 112,
+		6, 507, 421,
+		6, 508, 433,
+		2, 433, 23,
+		2, 510, 49,
+		6, 509, 511,
+		2, 166, 112,
+		6, 512, 513,
+		2, 241, 112,
+		6, 514, 515,
+		2, 485, 169,
+		2, 71, 424,
+		2, 71, 502,
+		2, 322, 112,
+		2, 520, 45,
+		2, 71, 431,
+		2, 171, 112,
+		2, 523, 75,
+		2, 524, 45,
+		6, 257, 77,
+		2, 64, 141,
+		6, 526, 527,
+		6, 528, 48,
+		6, 529, 78,
+		2, 64, 530,
+		6, 257, 531,
+		2, 38, 532,
+		6, 257, 85,
+		2, 64, 534,
+		6, 257, 535,
+		6, 536, 78,
+		2, 64, 537,
+		6, 257, 538,
+		6, 539, 535,
+		2, 38, 540,
+		6, 533, 541,
+		6, 542, 67,
+		6, 543, 257,
+		6, 544, 77,
+		6, 533, 257,
+		6, 546, 531,
+		6, 531, 78,
+		2, 64, 548,
+		6, 547, 549,
+		2, 64, 550,
+		6, 545, 551,
+		6, 552, 531,
+		6, 553, 538,
+		6, 554, 535,
+		2, 108, 526,
+		6, 77, 556,
+		2, 64, 557,
+		6, 555, 558,
+		6, 531, 549,
+		6, 560, 78,
+		2, 64, 561,
+		6, 559, 562,
+		6, 563, 549,
+		6, 564, 527,
+		6, 565, 65,
+		6, 566, 80,
+		2, 23, 548,
+		2, 568, 24,
+		6, 567, 569,
+		6, 570, 206,
+		6, 527, 50,
+		6, 572, 85,
+		2, 85, 573,
+		6, 571, 574,
+		6, 575, 208,
+		6, 576, 53,
+		6, 527, 85,
+		2, 52, 578,
+		2, 579, 49,
+		6, 577, 580,
+		6, 581, 354,
+		6, 582, 556,
+		6, 526, 531,
+		2, 108, 584,
+		6, 583, 585,
+		6, 586, 105,
+		2, 71, 526,
+		2, 71, 584,
 	},
 	Tensors: []int32{
 		7, 0, 2, 0, // "input_ids"
@@ -981,122 +1106,110 @@ var program = wgrt.Program{
 		11, 0, 0, 80, // "/Constant_8_output_0"
 		11, 0, 4, 80, // "/Mul_output_0"
 		11, 0, 2, 88, // "onnx::MatMul_225"
-		11, 0, 3, 92, // "/layers.0/qkv/MatMul_output_0"
-		11, 0, 1, 98, // "layers.0.qkv.bias"
-		11, 0, 3, 100, // "/layers.0/qkv/Add_output_0"
-		11, 0, 3, 106, // "/layers.0/Split_output_0"
-		11, 0, 3, 112, // "/layers.0/Split_output_1"
-		11, 0, 3, 118, // "/layers.0/Split_output_2"
-		11, 0, 4, 124, // "/layers.0/Reshape_output_0"
-		11, 0, 4, 132, // "/layers.0/Transpose_output_0"
-		11, 0, 4, 140, // "/layers.0/Reshape_1_output_0"
-		11, 0, 4, 148, // "/layers.0/Reshape_2_output_0"
-		11, 0, 4, 156, // "/layers.0/Transpose_1_output_0"
-		11, 0, 4, 164, // "/layers.0/Transpose_2_output_0"
-		11, 0, 4, 172, // "/layers.0/MatMul_output_0"
-		11, 0, 0, 180, // "/layers.0/Constant_9_output_0"
-		11, 0, 4, 180, // "/layers.0/Div_output_0"
-		11, 0, 4, 188, // "/layers.0/Add_output_0"
-		11, 0, 4, 196, // "/layers.0/Softmax_output_0"
-		11, 0, 4, 204, // "/layers.0/MatMul_1_output_0"
-		11, 0, 4, 212, // "/layers.0/Transpose_3_output_0"
-		11, 0, 3, 220, // "/layers.0/Reshape_3_output_0"
-		11, 0, 2, 226, // "onnx::MatMul_233"
-		11, 0, 3, 230, // "/layers.0/out/MatMul_output_0"
-		11, 0, 1, 236, // "layers.0.out.bias"
-		11, 0, 3, 238, // "/layers.0/out/Add_output_0"
-		11, 0, 3, 244, // "/layers.0/Add_1_output_0"
-		11, 0, 1, 250, // "layers.0.ln1.weight"
-		11, 0, 1, 252, // "layers.0.ln1.bias"
-		11, 0, 3, 254, // "/layers.0/ln1/LayerNormalization_output_0"
-		11, 0, 2, 260, // "onnx::MatMul_234"
-		11, 0, 3, 264, // "/layers.0/ff1/MatMul_output_0"
-		11, 0, 1, 270, // "layers.0.ff1.bias"
-		11, 0, 3, 272, // "/layers.0/ff1/Add_output_0"
-		11, 0, 0, 278, // "/layers.0/Constant_11_output_0"
-		11, 0, 3, 278, // "/layers.0/Div_1_output_0"
-		11, 0, 3, 284, // "/layers.0/Erf_output_0"
-		11, 0, 0, 290, // "/layers.0/Constant_12_output_0"
-		11, 0, 3, 290, // "/layers.0/Add_2_output_0"
-		11, 0, 3, 296, // "/layers.0/Mul_output_0"
-		11, 0, 0, 302, // "/layers.0/Constant_13_output_0"
-		11, 0, 3, 302, // "/layers.0/Mul_1_output_0"
-		11, 0, 2, 308, // "onnx::MatMul_235"
-		11, 0, 3, 312, // "/layers.0/ff2/MatMul_output_0"
-		11, 0, 1, 318, // "layers.0.ff2.bias"
-		11, 0, 3, 320, // "/layers.0/ff2/Add_output_0"
-		11, 0, 3, 326, // "/layers.0/Add_3_output_0"
-		11, 0, 1, 332, // "layers.0.ln2.weight"
-		11, 0, 1, 334, // "layers.0.ln2.bias"
-		11, 0, 3, 336, // "/layers.0/ln2/LayerNormalization_output_0"
-		11, 0, 2, 342, // "onnx::MatMul_236"
-		11, 0, 3, 346, // "/layers.1/qkv/MatMul_output_0"
-		11, 0, 1, 352, // "layers.1.qkv.bias"
-		11, 0, 3, 354, // "/layers.1/qkv/Add_output_0"
-		11, 0, 3, 360, // "/layers.1/Split_output_0"
-		11, 0, 3, 366, // "/layers.1/Split_output_1"
-		11, 0, 3, 372, // "/layers.1/Split_output_2"
-		11, 0, 4, 378, // "/layers.1/Reshape_output_0"
-		11, 0, 4, 386, // "/layers.1/Transpose_output_0"
-		11, 0, 4, 394, // "/layers.1/Reshape_1_output_0"
-		11, 0, 4, 402, // "/layers.1/Reshape_2_output_0"
-		11, 0, 4, 410, // "/layers.1/Transpose_1_output_0"
-		11, 0, 4, 418, // "/layers.1/Transpose_2_output_0"
-		11, 0, 4, 426, // "/layers.1/MatMul_output_0"
-		11, 0, 0, 434, // "/layers.1/Constant_9_output_0"
-		11, 0, 4, 434, // "/layers.1/Div_output_0"
-		11, 0, 4, 442, // "/layers.1/Add_output_0"
-		11, 0, 4, 450, // "/layers.1/Softmax_output_0"
-		11, 0, 4, 458, // "/layers.1/MatMul_1_output_0"
-		11, 0, 4, 466, // "/layers.1/Transpose_3_output_0"
-		11, 0, 3, 474, // "/layers.1/Reshape_3_output_0"
-		11, 0, 2, 480, // "onnx::MatMul_244"
-		11, 0, 3, 484, // "/layers.1/out/MatMul_output_0"
-		11, 0, 1, 490, // "layers.1.out.bias"
-		11, 0, 3, 492, // "/layers.1/out/Add_output_0"
-		11, 0, 3, 498, // "/layers.1/Add_1_output_0"
-		11, 0, 1, 504, // "layers.1.ln1.weight"
-		11, 0, 1, 506, // "layers.1.ln1.bias"
-		11, 0, 3, 508, // "/layers.1/ln1/LayerNormalization_output_0"
-		11, 0, 2, 514, // "onnx::MatMul_245"
-		11, 0, 3, 518, // "/layers.1/ff1/MatMul_output_0"
-		11, 0, 1, 524, // "layers.1.ff1.bias"
-		11, 0, 3, 526, // "/layers.1/ff1/Add_output_0"
-		11, 0, 0, 532, // "/layers.1/Constant_11_output_0"
-		11, 0, 3, 532, // "/layers.1/Div_1_output_0"
-		11, 0, 3, 538, // "/layers.1/Erf_output_0"
-		11, 0, 0, 544, // "/layers.1/Constant_12_output_0"
-		11, 0, 3, 544, // "/layers.1/Add_2_output_0"
-		11, 0, 3, 550, // "/layers.1/Mul_output_0"
-		11, 0, 0, 556, // "/layers.1/Constant_13_output_0"
-		11, 0, 3, 556, // "/layers.1/Mul_1_output_0"
-		11, 0, 2, 562, // "onnx::MatMul_246"
-		11, 0, 3, 566, // "/layers.1/ff2/MatMul_output_0"
-		11, 0, 1, 572, // "layers.1.ff2.bias"
-		11, 0, 3, 574, // "/layers.1/ff2/Add_output_0"
-		11, 0, 3, 580, // "/layers.1/Add_3_output_0"
-		11, 0, 1, 586, // "layers.1.ln2.weight"
-		11, 0, 1, 588, // "layers.1.ln2.bias"
-		11, 0, 3, 590, // "hidden"
-		7, 0, 0, 596, // "/Constant_3_output_0"
-		11, 0, 2, 596, // "/Gather_1_output_0"
-		11, 0, 2, 600, // "pool.weight"
-		11, 0, 1, 604, // "pool.bias"
-		11, 0, 2, 606, // "/pool/Gemm_output_0"
-		11, 0, 2, 610, // "pooled"
-		2, 0, 1, 614, // "scratch ops[8]"
-		2, 0, 1, 616, // "scratch ops[14]"
-		2, 0, 1, 618, // "scratch ops[18]"
-		2, 0, 1, 620, // "scratch ops[20]"
-		2, 0, 1, 622, // "scratch ops[24]"
-		2, 0, 1, 624, // "scratch ops[31]"
-		2, 0, 1, 626, // "scratch ops[35]"
-		2, 0, 1, 628, // "scratch ops[41]"
-		2, 0, 1, 630, // "scratch ops[45]"
-		2, 0, 1, 632, // "scratch ops[47]"
-		2, 0, 1, 634, // "scratch ops[51]"
-		2, 0, 1, 636, // "scratch ops[58]"
-		2, 0, 1, 638, // "scratch ops[63]"
+		11, 0, 1, 92, // "layers.0.qkv.bias"
+		11, 0, 3, 94, // "/layers.0/qkv/Add_output_0"
+		11, 0, 3, 100, // "/layers.0/Split_output_0"
+		11, 0, 3, 106, // "/layers.0/Split_output_1"
+		11, 0, 3, 112, // "/layers.0/Split_output_2"
+		11, 0, 4, 118, // "/layers.0/Reshape_output_0"
+		11, 0, 4, 126, // "/layers.0/Transpose_output_0"
+		11, 0, 4, 134, // "/layers.0/Reshape_1_output_0"
+		11, 0, 4, 142, // "/layers.0/Reshape_2_output_0"
+		11, 0, 4, 150, // "/layers.0/Transpose_1_output_0"
+		11, 0, 4, 158, // "/layers.0/Transpose_2_output_0"
+		11, 0, 4, 166, // "/layers.0/MatMul_output_0"
+		11, 0, 0, 174, // "/layers.0/Constant_9_output_0"
+		11, 0, 4, 174, // "/layers.0/Div_output_0"
+		11, 0, 4, 182, // "/layers.0/Add_output_0"
+		11, 0, 4, 190, // "/layers.0/Softmax_output_0"
+		11, 0, 4, 198, // "/layers.0/MatMul_1_output_0"
+		11, 0, 4, 206, // "/layers.0/Transpose_3_output_0"
+		11, 0, 3, 214, // "/layers.0/Reshape_3_output_0"
+		11, 0, 2, 220, // "onnx::MatMul_233"
+		11, 0, 1, 224, // "layers.0.out.bias"
+		11, 0, 3, 226, // "/layers.0/Add_1_output_0"
+		11, 0, 1, 232, // "layers.0.ln1.weight"
+		11, 0, 1, 234, // "layers.0.ln1.bias"
+		11, 0, 3, 236, // "/layers.0/ln1/LayerNormalization_output_0"
+		11, 0, 2, 242, // "onnx::MatMul_234"
+		11, 0, 1, 246, // "layers.0.ff1.bias"
+		11, 0, 3, 248, // "/layers.0/ff1/Add_output_0"
+		11, 0, 0, 254, // "/layers.0/Constant_11_output_0"
+		11, 0, 3, 254, // "/layers.0/Div_1_output_0"
+		11, 0, 3, 260, // "/layers.0/Erf_output_0"
+		11, 0, 0, 266, // "/layers.0/Constant_12_output_0"
+		11, 0, 3, 266, // "/layers.0/Add_2_output_0"
+		11, 0, 3, 272, // "/layers.0/Mul_output_0"
+		11, 0, 0, 278, // "/layers.0/Constant_13_output_0"
+		11, 0, 3, 278, // "/layers.0/Mul_1_output_0"
+		11, 0, 2, 284, // "onnx::MatMul_235"
+		11, 0, 1, 288, // "layers.0.ff2.bias"
+		11, 0, 3, 290, // "/layers.0/Add_3_output_0"
+		11, 0, 1, 296, // "layers.0.ln2.weight"
+		11, 0, 1, 298, // "layers.0.ln2.bias"
+		11, 0, 3, 300, // "/layers.0/ln2/LayerNormalization_output_0"
+		11, 0, 2, 306, // "onnx::MatMul_236"
+		11, 0, 1, 310, // "layers.1.qkv.bias"
+		11, 0, 3, 312, // "/layers.1/qkv/Add_output_0"
+		11, 0, 3, 318, // "/layers.1/Split_output_0"
+		11, 0, 3, 324, // "/layers.1/Split_output_1"
+		11, 0, 3, 330, // "/layers.1/Split_output_2"
+		11, 0, 4, 336, // "/layers.1/Reshape_output_0"
+		11, 0, 4, 344, // "/layers.1/Transpose_output_0"
+		11, 0, 4, 352, // "/layers.1/Reshape_1_output_0"
+		11, 0, 4, 360, // "/layers.1/Reshape_2_output_0"
+		11, 0, 4, 368, // "/layers.1/Transpose_1_output_0"
+		11, 0, 4, 376, // "/layers.1/Transpose_2_output_0"
+		11, 0, 4, 384, // "/layers.1/MatMul_output_0"
+		11, 0, 0, 392, // "/layers.1/Constant_9_output_0"
+		11, 0, 4, 392, // "/layers.1/Div_output_0"
+		11, 0, 4, 400, // "/layers.1/Add_output_0"
+		11, 0, 4, 408, // "/layers.1/Softmax_output_0"
+		11, 0, 4, 416, // "/layers.1/MatMul_1_output_0"
+		11, 0, 4, 424, // "/layers.1/Transpose_3_output_0"
+		11, 0, 3, 432, // "/layers.1/Reshape_3_output_0"
+		11, 0, 2, 438, // "onnx::MatMul_244"
+		11, 0, 1, 442, // "layers.1.out.bias"
+		11, 0, 3, 444, // "/layers.1/Add_1_output_0"
+		11, 0, 1, 450, // "layers.1.ln1.weight"
+		11, 0, 1, 452, // "layers.1.ln1.bias"
+		11, 0, 3, 454, // "/layers.1/ln1/LayerNormalization_output_0"
+		11, 0, 2, 460, // "onnx::MatMul_245"
+		11, 0, 1, 464, // "layers.1.ff1.bias"
+		11, 0, 3, 466, // "/layers.1/ff1/Add_output_0"
+		11, 0, 0, 472, // "/layers.1/Constant_11_output_0"
+		11, 0, 3, 472, // "/layers.1/Div_1_output_0"
+		11, 0, 3, 478, // "/layers.1/Erf_output_0"
+		11, 0, 0, 484, // "/layers.1/Constant_12_output_0"
+		11, 0, 3, 484, // "/layers.1/Add_2_output_0"
+		11, 0, 3, 490, // "/layers.1/Mul_output_0"
+		11, 0, 0, 496, // "/layers.1/Constant_13_output_0"
+		11, 0, 3, 496, // "/layers.1/Mul_1_output_0"
+		11, 0, 2, 502, // "onnx::MatMul_246"
+		11, 0, 1, 506, // "layers.1.ff2.bias"
+		11, 0, 3, 508, // "/layers.1/Add_3_output_0"
+		11, 0, 1, 514, // "layers.1.ln2.weight"
+		11, 0, 1, 516, // "layers.1.ln2.bias"
+		11, 0, 3, 518, // "hidden"
+		7, 0, 0, 524, // "/Constant_3_output_0"
+		11, 0, 2, 524, // "/Gather_1_output_0"
+		11, 0, 2, 528, // "pool.weight"
+		11, 0, 1, 532, // "pool.bias"
+		11, 0, 2, 534, // "/pool/Gemm_output_0"
+		11, 0, 2, 538, // "pooled"
+		2, 0, 1, 542, // "scratch ops[8]"
+		2, 0, 1, 544, // "scratch ops[13]"
+		2, 0, 1, 546, // "scratch ops[17]"
+		2, 0, 1, 548, // "scratch ops[19]"
+		2, 0, 1, 550, // "scratch ops[21]"
+		2, 0, 1, 552, // "scratch ops[27]"
+		2, 0, 1, 554, // "scratch ops[29]"
+		2, 0, 1, 556, // "scratch ops[34]"
+		2, 0, 1, 558, // "scratch ops[38]"
+		2, 0, 1, 560, // "scratch ops[40]"
+		2, 0, 1, 562, // "scratch ops[42]"
+		2, 0, 1, 564, // "scratch ops[48]"
+		2, 0, 1, 566, // "scratch ops[51]"
 	},
 	Devices: []string{"cpu"},
 	Dims: []int32{
@@ -1105,41 +1218,37 @@ var program = wgrt.Program{
 		4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 4, 2, 0, 1, 4, 5,
 		4, 2, 0, 2, 1, 1, 1, 2, 0, 2, 2, 1, 1, 1, 1, 2,
 		0, 2, 2, 1, 1, 1, 1, 2, 0, 2, 2, 1, 1, 1, 1, 2,
-		0, 2, 2, 1, 1, 1, 1, 2, 4, 7, 7, 2, 0, 1, 7, 8,
-		7, 2, 7, 2, 0, 1, 7, 8, 7, 2, 0, 1, 4, 5, 4, 2,
-		0, 1, 4, 5, 4, 2, 0, 1, 4, 5, 4, 2, 0, 1, 9, 10,
-		5, 4, 10, 2, 0, 9, 1, 10, 5, 11, 10, 2, 0, 1, 9, 10,
-		5, 4, 10, 2, 0, 1, 9, 10, 5, 4, 10, 2, 0, 9, 1, 10,
-		5, 11, 10, 2, 0, 9, 10, 1, 5, 11, 1, 2, 0, 9, 1, 1,
-		13, 12, 1, 2, 0, 9, 1, 1, 13, 12, 1, 2, 0, 9, 1, 1,
-		13, 12, 1, 2, 0, 9, 1, 1, 13, 12, 1, 2, 0, 9, 1, 10,
-		5, 11, 10, 2, 0, 1, 9, 10, 5, 4, 10, 2, 0, 1, 4, 5,
-		4, 2, 4, 4, 4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 0, 1,
-		4, 5, 4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 4, 2, 0, 1,
-		4, 5, 4, 2, 4, 6, 6, 2, 0, 1, 6, 14, 6, 2, 6, 2,
-		0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1, 6, 14,
-		6, 2, 0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1,
-		6, 14, 6, 2, 6, 4, 4, 2, 0, 1, 4, 5, 4, 2, 4, 2,
-		0, 1, 4, 5, 4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 4, 2,
-		0, 1, 4, 5, 4, 2, 4, 7, 7, 2, 0, 1, 7, 8, 7, 2,
-		7, 2, 0, 1, 7, 8, 7, 2, 0, 1, 4, 5, 4, 2, 0, 1,
-		4, 5, 4, 2, 0, 1, 4, 5, 4, 2, 0, 1, 9, 10, 5, 4,
-		10, 2, 0, 9, 1, 10, 5, 11, 10, 2, 0, 1, 9, 10, 5, 4,
-		10, 2, 0, 1, 9, 10, 5, 4, 10, 2, 0, 9, 1, 10, 5, 11,
-		10, 2, 0, 9, 10, 1, 5, 11, 1, 2, 0, 9, 1, 1, 13, 12,
-		1, 2, 0, 9, 1, 1, 13, 12, 1, 2, 0, 9, 1, 1, 13, 12,
-		1, 2, 0, 9, 1, 1, 13, 12, 1, 2, 0, 9, 1, 10, 5, 11,
-		10, 2, 0, 1, 9, 10, 5, 4, 10, 2, 0, 1, 4, 5, 4, 2,
-		4, 4, 4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 0, 1, 4, 5,
+		0, 2, 2, 1, 1, 1, 1, 2, 4, 7, 7, 2, 7, 2, 0, 1,
+		7, 8, 7, 2, 0, 1, 4, 5, 4, 2, 0, 1, 4, 5, 4, 2,
+		0, 1, 4, 5, 4, 2, 0, 1, 9, 10, 5, 4, 10, 2, 0, 9,
+		1, 10, 5, 11, 10, 2, 0, 1, 9, 10, 5, 4, 10, 2, 0, 1,
+		9, 10, 5, 4, 10, 2, 0, 9, 1, 10, 5, 11, 10, 2, 0, 9,
+		10, 1, 5, 11, 1, 2, 0, 9, 1, 1, 13, 12, 1, 2, 0, 9,
+		1, 1, 13, 12, 1, 2, 0, 9, 1, 1, 13, 12, 1, 2, 0, 9,
+		1, 1, 13, 12, 1, 2, 0, 9, 1, 10, 5, 11, 10, 2, 0, 1,
+		9, 10, 5, 4, 10, 2, 0, 1, 4, 5, 4, 2, 4, 4, 4, 2,
 		4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 4, 2, 0, 1, 4, 5,
-		4, 2, 4, 6, 6, 2, 0, 1, 6, 14, 6, 2, 6, 2, 0, 1,
+		4, 2, 4, 6, 6, 2, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1,
 		6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2,
-		0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1, 6, 14,
-		6, 2, 6, 4, 4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 0, 1,
-		4, 5, 4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 4, 2, 0, 1,
-		4, 5, 4, 2, 0, 4, 4, 2, 4, 4, 4, 2, 4, 2, 0, 4,
-		4, 2, 0, 4, 4, 2, 25, 2, 38, 2, 46, 2, 48, 2, 50, 2,
-		53, 2, 25, 2, 38, 2, 46, 2, 48, 2, 50, 2, 53, 2, 58, 2,
+		0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 6, 4, 4, 2,
+		4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 4, 2, 0, 1, 4, 5,
+		4, 2, 4, 7, 7, 2, 7, 2, 0, 1, 7, 8, 7, 2, 0, 1,
+		4, 5, 4, 2, 0, 1, 4, 5, 4, 2, 0, 1, 4, 5, 4, 2,
+		0, 1, 9, 10, 5, 4, 10, 2, 0, 9, 1, 10, 5, 11, 10, 2,
+		0, 1, 9, 10, 5, 4, 10, 2, 0, 1, 9, 10, 5, 4, 10, 2,
+		0, 9, 1, 10, 5, 11, 10, 2, 0, 9, 10, 1, 5, 11, 1, 2,
+		0, 9, 1, 1, 13, 12, 1, 2, 0, 9, 1, 1, 13, 12, 1, 2,
+		0, 9, 1, 1, 13, 12, 1, 2, 0, 9, 1, 1, 13, 12, 1, 2,
+		0, 9, 1, 10, 5, 11, 10, 2, 0, 1, 9, 10, 5, 4, 10, 2,
+		0, 1, 4, 5, 4, 2, 4, 4, 4, 2, 4, 2, 0, 1, 4, 5,
+		4, 2, 4, 2, 4, 2, 0, 1, 4, 5, 4, 2, 4, 6, 6, 2,
+		6, 2, 0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1,
+		6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2,
+		0, 1, 6, 14, 6, 2, 6, 4, 4, 2, 4, 2, 0, 1, 4, 5,
+		4, 2, 4, 2, 4, 2, 0, 1, 4, 5, 4, 2, 0, 4, 4, 2,
+		4, 4, 4, 2, 4, 2, 0, 4, 4, 2, 0, 4, 4, 2, 25, 2,
+		38, 2, 46, 2, 48, 2, 50, 2, 53, 2, 25, 2, 38, 2, 46, 2,
+		48, 2, 50, 2, 53, 2, 58, 2,
 	},
 	Lists: []int32{
 		3, 4, 4, 4,
@@ -1150,15 +1259,15 @@ var program = wgrt.Program{
 		0, 1,
 	},
 	Outputs: []int32{
-		116, 122,
+		104, 110,
 	},
 	Params: []int32{
-		2, 6, 9, 10, 19, 21, 40, 42, 48, 50, 60, 62, 68, 70, 89, 91,
-		97, 99, 109, 111, 119, 120,
+		2, 6, 9, 10, 19, 20, 39, 40, 45, 46, 56, 57, 62, 63, 82, 83,
+		88, 89, 99, 100, 107, 108,
 	},
 	Constants: []int32{
-		15, 17, 33, 45, 46, 52, 55, 58, 65, 66, 82, 94, 95, 101, 104, 107,
-		114, 115, 117,
+		15, 17, 32, 42, 43, 48, 51, 54, 59, 60, 75, 85, 86, 91, 94, 97,
+		102, 103, 105,
 	},
 	InputNames: []string{
 		"input_ids",
@@ -1225,40 +1334,40 @@ var program = wgrt.Program{
 		15, 24, 59, 9, // "/Constant_7_output_0"
 		17, 25, 59, 9, // "/Constant_8_output_0"
 		19, 6, 59, 24, // "onnx::MatMul_225"
-		21, 7, 59, 36, // "layers.0.qkv.bias"
-		33, 26, 59, 9, // "/layers.0/Constant_9_output_0"
-		40, 8, 59, 47, // "onnx::MatMul_233"
-		42, 9, 59, 44, // "layers.0.out.bias"
-		45, 27, 59, 44, // "layers.0.ln1.weight"
-		46, 28, 59, 44, // "layers.0.ln1.bias"
-		48, 10, 59, 49, // "onnx::MatMul_234"
-		50, 11, 59, 39, // "layers.0.ff1.bias"
-		52, 29, 59, 9, // "/layers.0/Constant_11_output_0"
-		55, 30, 59, 9, // "/layers.0/Constant_12_output_0"
-		58, 31, 59, 9, // "/layers.0/Constant_13_output_0"
-		60, 12, 59, 49, // "onnx::MatMul_235"
-		62, 13, 59, 44, // "layers.0.ff2.bias"
-		65, 32, 59, 44, // "layers.0.ln2.weight"
-		66, 33, 59, 44, // "layers.0.ln2.bias"
-		68, 14, 59, 24, // "onnx::MatMul_236"
-		70, 15, 59, 36, // "layers.1.qkv.bias"
-		82, 34, 59, 9, // "/layers.1/Constant_9_output_0"
-		89, 16, 59, 47, // "onnx::MatMul_244"
-		91, 17, 59, 44, // "layers.1.out.bias"
-		94, 35, 59, 44, // "layers.1.ln1.weight"
-		95, 36, 59, 44, // "layers.1.ln1.bias"
-		97, 18, 59, 49, // "onnx::MatMul_245"
-		99, 19, 59, 39, // "layers.1.ff1.bias"
-		101, 37, 59, 9, // "/layers.1/Constant_11_output_0"
-		104, 38, 59, 9, // "/layers.1/Constant_12_output_0"
-		107, 39, 59, 9, // "/layers.1/Constant_13_output_0"
-		109, 20, 59, 49, // "onnx::MatMul_246"
-		111, 21, 59, 44, // "layers.1.ff2.bias"
-		114, 40, 59, 44, // "layers.1.ln2.weight"
-		115, 41, 59, 44, // "layers.1.ln2.bias"
-		117, 42, 59, 10, // "/Constant_3_output_0"
-		119, 22, 59, 47, // "pool.weight"
-		120, 23, 59, 44, // "pool.bias"
+		20, 7, 59, 36, // "layers.0.qkv.bias"
+		32, 26, 59, 9, // "/layers.0/Constant_9_output_0"
+		39, 8, 59, 47, // "onnx::MatMul_233"
+		40, 9, 59, 44, // "layers.0.out.bias"
+		42, 27, 59, 44, // "layers.0.ln1.weight"
+		43, 28, 59, 44, // "layers.0.ln1.bias"
+		45, 10, 59, 49, // "onnx::MatMul_234"
+		46, 11, 59, 39, // "layers.0.ff1.bias"
+		48, 29, 59, 9, // "/layers.0/Constant_11_output_0"
+		51, 30, 59, 9, // "/layers.0/Constant_12_output_0"
+		54, 31, 59, 9, // "/layers.0/Constant_13_output_0"
+		56, 12, 59, 49, // "onnx::MatMul_235"
+		57, 13, 59, 44, // "layers.0.ff2.bias"
+		59, 32, 59, 44, // "layers.0.ln2.weight"
+		60, 33, 59, 44, // "layers.0.ln2.bias"
+		62, 14, 59, 24, // "onnx::MatMul_236"
+		63, 15, 59, 36, // "layers.1.qkv.bias"
+		75, 34, 59, 9, // "/layers.1/Constant_9_output_0"
+		82, 16, 59, 47, // "onnx::MatMul_244"
+		83, 17, 59, 44, // "layers.1.out.bias"
+		85, 35, 59, 44, // "layers.1.ln1.weight"
+		86, 36, 59, 44, // "layers.1.ln1.bias"
+		88, 18, 59, 49, // "onnx::MatMul_245"
+		89, 19, 59, 39, // "layers.1.ff1.bias"
+		91, 37, 59, 9, // "/layers.1/Constant_11_output_0"
+		94, 38, 59, 9, // "/layers.1/Constant_12_output_0"
+		97, 39, 59, 9, // "/layers.1/Constant_13_output_0"
+		99, 20, 59, 49, // "onnx::MatMul_246"
+		100, 21, 59, 44, // "layers.1.ff2.bias"
+		102, 40, 59, 44, // "layers.1.ln2.weight"
+		103, 41, 59, 44, // "layers.1.ln2.bias"
+		105, 42, 59, 10, // "/Constant_3_output_0"
+		107, 22, 59, 47, // "pool.weight"
+		108, 23, 59, 44, // "pool.bias"
 	},
 	Ops: []wgrt.Op{
 		{Index: 0, Place: "ops[0]", Kernel: "Gather", Inputs: []string{"tok.weight", "input_ids"}, Outputs: []string{"/tok/Gather_output_0"}},
@@ -1269,85 +1378,513 @@ var program = wgrt.Program{
 		{Index: 5, Place: "ops[5]", Kernel: "Cast", Inputs: []string{"/Unsqueeze_2_output_0"}, Outputs: []string{"/Cast_1_output_0"}},
 		{Index: 6, Place: "ops[6]", Kernel: "Sub", Inputs: []string{"/Constant_7_output_0", "/Cast_1_output_0"}, Outputs: []string{"/Sub_output_0"}},
 		{Index: 7, Place: "ops[7]", Kernel: "Mul", Inputs: []string{"/Sub_output_0", "/Constant_8_output_0"}, Outputs: []string{"/Mul_output_0"}},
-		{Index: 8, Place: "ops[8]", Kernel: "MatMul", Inputs: []string{"/ln/LayerNormalization_output_0", "onnx::MatMul_225"}, Outputs: []string{"/layers.0/qkv/MatMul_output_0"}},
-		{Index: 9, Place: "ops[9]", Kernel: "Add", Inputs: []string{"layers.0.qkv.bias", "/layers.0/qkv/MatMul_output_0"}, Outputs: []string{"/layers.0/qkv/Add_output_0"}},
-		{Index: 10, Place: "ops[10]", Kernel: "Split", Inputs: []string{"/layers.0/qkv/Add_output_0"}, Outputs: []string{"/layers.0/Split_output_0", "/layers.0/Split_output_1", "/layers.0/Split_output_2"}},
-		{Index: 11, Place: "ops[11]", Kernel: "Transpose", Inputs: []string{"/layers.0/Reshape_output_0"}, Outputs: []string{"/layers.0/Transpose_output_0"}},
-		{Index: 12, Place: "ops[12]", Kernel: "Transpose", Inputs: []string{"/layers.0/Reshape_2_output_0"}, Outputs: []string{"/layers.0/Transpose_1_output_0"}},
-		{Index: 13, Place: "ops[13]", Kernel: "Transpose", Inputs: []string{"/layers.0/Reshape_1_output_0"}, Outputs: []string{"/layers.0/Transpose_2_output_0"}},
-		{Index: 14, Place: "ops[14]", Kernel: "MatMul", Inputs: []string{"/layers.0/Transpose_output_0", "/layers.0/Transpose_2_output_0"}, Outputs: []string{"/layers.0/MatMul_output_0"}},
-		{Index: 15, Place: "ops[15]", Kernel: "Div", Inputs: []string{"/layers.0/MatMul_output_0", "/layers.0/Constant_9_output_0"}, Outputs: []string{"/layers.0/Div_output_0"}},
-		{Index: 16, Place: "ops[16]", Kernel: "Add", Inputs: []string{"/layers.0/Div_output_0", "/Mul_output_0"}, Outputs: []string{"/layers.0/Add_output_0"}},
-		{Index: 17, Place: "ops[17]", Kernel: "Softmax", Inputs: []string{"/layers.0/Add_output_0"}, Outputs: []string{"/layers.0/Softmax_output_0"}},
-		{Index: 18, Place: "ops[18]", Kernel: "MatMul", Inputs: []string{"/layers.0/Softmax_output_0", "/layers.0/Transpose_1_output_0"}, Outputs: []string{"/layers.0/MatMul_1_output_0"}},
-		{Index: 19, Place: "ops[19]", Kernel: "Transpose", Inputs: []string{"/layers.0/MatMul_1_output_0"}, Outputs: []string{"/layers.0/Transpose_3_output_0"}},
-		{Index: 20, Place: "ops[20]", Kernel: "MatMul", Inputs: []string{"/layers.0/Reshape_3_output_0", "onnx::MatMul_233"}, Outputs: []string{"/layers.0/out/MatMul_output_0"}},
-		{Index: 21, Place: "ops[21]", Kernel: "Add", Inputs: []string{"layers.0.out.bias", "/layers.0/out/MatMul_output_0"}, Outputs: []string{"/layers.0/out/Add_output_0"}},
-		{Index: 22, Place: "ops[22]", Kernel: "Add", Inputs: []string{"/ln/LayerNormalization_output_0", "/layers.0/out/Add_output_0"}, Outputs: []string{"/layers.0/Add_1_output_0"}},
-		{Index: 23, Place: "ops[23]", Kernel: "LayerNormalization", Inputs: []string{"/layers.0/Add_1_output_0", "layers.0.ln1.weight", "layers.0.ln1.bias"}, Outputs: []string{"/layers.0/ln1/LayerNormalization_output_0"}},
-		{Index: 24, Place: "ops[24]", Kernel: "MatMul", Inputs: []string{"/layers.0/ln1/LayerNormalization_output_0", "onnx::MatMul_234"}, Outputs: []string{"/layers.0/ff1/MatMul_output_0"}},
-		{Index: 25, Place: "ops[25]", Kernel: "Add", Inputs: []string{"layers.0.ff1.bias", "/layers.0/ff1/MatMul_output_0"}, Outputs: []string{"/layers.0/ff1/Add_output_0"}},
-		{Index: 26, Place: "ops[26]", Kernel: "Div", Inputs: []string{"/layers.0/ff1/Add_output_0", "/layers.0/Constant_11_output_0"}, Outputs: []string{"/layers.0/Div_1_output_0"}},
-		{Index: 27, Place: "ops[27]", Kernel: "Erf", Inputs: []string{"/layers.0/Div_1_output_0"}, Outputs: []string{"/layers.0/Erf_output_0"}},
-		{Index: 28, Place: "ops[28]", Kernel: "Add", Inputs: []string{"/layers.0/Erf_output_0", "/layers.0/Constant_12_output_0"}, Outputs: []string{"/layers.0/Add_2_output_0"}},
-		{Index: 29, Place: "ops[29]", Kernel: "Mul", Inputs: []string{"/layers.0/ff1/Add_output_0", "/layers.0/Add_2_output_0"}, Outputs: []string{"/layers.0/Mul_output_0"}},
-		{Index: 30, Place: "ops[30]", Kernel: "Mul", Inputs: []string{"/layers.0/Mul_output_0", "/layers.0/Constant_13_output_0"}, Outputs: []string{"/layers.0/Mul_1_output_0"}},
-		{Index: 31, Place: "ops[31]", Kernel: "MatMul", Inputs: []string{"/layers.0/Mul_1_output_0", "onnx::MatMul_235"}, Outputs: []string{"/layers.0/ff2/MatMul_output_0"}},
-		{Index: 32, Place: "ops[32]", Kernel: "Add", Inputs: []string{"layers.0.ff2.bias", "/layers.0/ff2/MatMul_output_0"}, Outputs: []string{"/layers.0/ff2/Add_output_0"}},
-		{Index: 33, Place: "ops[33]", Kernel: "Add", Inputs: []string{"/layers.0/ln1/LayerNormalization_output_0", "/layers.0/ff2/Add_output_0"}, Outputs: []string{"/layers.0/Add_3_output_0"}},
-		{Index: 34, Place: "ops[34]", Kernel: "LayerNormalization", Inputs: []string{"/layers.0/Add_3_output_0", "layers.0.ln2.weight", "layers.0.ln2.bias"}, Outputs: []string{"/layers.0/ln2/LayerNormalization_output_0"}},
-		{Index: 35, Place: "ops[35]", Kernel: "MatMul", Inputs: []string{"/layers.0/ln2/LayerNormalization_output_0", "onnx::MatMul_236"}, Outputs: []string{"/layers.1/qkv/MatMul_output_0"}},
-		{Index: 36, Place: "ops[36]", Kernel: "Add", Inputs: []string{"layers.1.qkv.bias", "/layers.1/qkv/MatMul_output_0"}, Outputs: []string{"/layers.1/qkv/Add_output_0"}},
-		{Index: 37, Place: "ops[37]", Kernel: "Split", Inputs: []string{"/layers.1/qkv/Add_output_0"}, Outputs: []string{"/layers.1/Split_output_0", "/layers.1/Split_output_1", "/layers.1/Split_output_2"}},
-		{Index: 38, Place: "ops[38]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_output_0"}, Outputs: []string{"/layers.1/Transpose_output_0"}},
-		{Index: 39, Place: "ops[39]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_2_output_0"}, Outputs: []string{"/layers.1/Transpose_1_output_0"}},
-		{Index: 40, Place: "ops[40]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_1_output_0"}, Outputs: []string{"/layers.1/Transpose_2_output_0"}},
-		{Index: 41, Place: "ops[41]", Kernel: "MatMul", Inputs: []string{"/layers.1/Transpose_output_0", "/layers.1/Transpose_2_output_0"}, Outputs: []string{"/layers.1/MatMul_output_0"}},
-		{Index: 42, Place: "ops[42]", Kernel: "Div", Inputs: []string{"/layers.1/MatMul_output_0", "/layers.1/Constant_9_output_0"}, Outputs: []string{"/layers.1/Div_output_0"}},
-		{Index: 43, Place: "ops[43]", Kernel: "Add", Inputs: []string{"/layers.1/Div_output_0", "/Mul_output_0"}, Outputs: []string{"/layers.1/Add_output_0"}},
-		{Index: 44, Place: "ops[44]", Kernel: "Softmax", Inputs: []string{"/layers.1/Add_output_0"}, Outputs: []string{"/layers.1/Softmax_output_0"}},
-		{Index: 45, Place: "ops[45]", Kernel: "MatMul", Inputs: []string{"/layers.1/Softmax_output_0", "/layers.1/Transpose_1_output_0"}, Outputs: []string{"/layers.1/MatMul_1_output_0"}},
-		{Index: 46, Place: "ops[46]", Kernel: "Transpose", Inputs: []string{"/layers.1/MatMul_1_output_0"}, Outputs: []string{"/layers.1/Transpose_3_output_0"}},
-		{Index: 47, Place: "ops[47]", Kernel: "MatMul", Inputs: []string{"/layers.1/Reshape_3_output_0", "onnx::MatMul_244"}, Outputs: []string{"/layers.1/out/MatMul_output_0"}},
-		{Index: 48, Place: "ops[48]", Kernel: "Add", Inputs: []string{"layers.1.out.bias", "/layers.1/out/MatMul_output_0"}, Outputs: []string{"/layers.1/out/Add_output_0"}},
-		{Index: 49, Place: "ops[49]", Kernel: "Add", Inputs: []string{"/layers.0/ln2/LayerNormalization_output_0", "/layers.1/out/Add_output_0"}, Outputs: []string{"/layers.1/Add_1_output_0"}},
-		{Index: 50, Place: "ops[50]", Kernel: "LayerNormalization", Inputs: []string{"/layers.1/Add_1_output_0", "layers.1.ln1.weight", "layers.1.ln1.bias"}, Outputs: []string{"/layers.1/ln1/LayerNormalization_output_0"}},
-		{Index: 51, Place: "ops[51]", Kernel: "MatMul", Inputs: []string{"/layers.1/ln1/LayerNormalization_output_0", "onnx::MatMul_245"}, Outputs: []string{"/layers.1/ff1/MatMul_output_0"}},
-		{Index: 52, Place: "ops[52]", Kernel: "Add", Inputs: []string{"layers.1.ff1.bias", "/layers.1/ff1/MatMul_output_0"}, Outputs: []string{"/layers.1/ff1/Add_output_0"}},
-		{Index: 53, Place: "ops[53]", Kernel: "Div", Inputs: []string{"/layers.1/ff1/Add_output_0", "/layers.1/Constant_11_output_0"}, Outputs: []string{"/layers.1/Div_1_output_0"}},
-		{Index: 54, Place: "ops[54]", Kernel: "Erf", Inputs: []string{"/layers.1/Div_1_output_0"}, Outputs: []string{"/layers.1/Erf_output_0"}},
-		{Index: 55, Place: "ops[55]", Kernel: "Add", Inputs: []string{"/layers.1/Erf_output_0", "/layers.1/Constant_12_output_0"}, Outputs: []string{"/layers.1/Add_2_output_0"}},
-		{Index: 56, Place: "ops[56]", Kernel: "Mul", Inputs: []string{"/layers.1/ff1/Add_output_0", "/layers.1/Add_2_output_0"}, Outputs: []string{"/layers.1/Mul_output_0"}},
-		{Index: 57, Place: "ops[57]", Kernel: "Mul", Inputs: []string{"/layers.1/Mul_output_0", "/layers.1/Constant_13_output_0"}, Outputs: []string{"/layers.1/Mul_1_output_0"}},
-		{Index: 58, Place: "ops[58]", Kernel: "MatMul", Inputs: []string{"/layers.1/Mul_1_output_0", "onnx::MatMul_246"}, Outputs: []string{"/layers.1/ff2/MatMul_output_0"}},
-		{Index: 59, Place: "ops[59]", Kernel: "Add", Inputs: []string{"layers.1.ff2.bias", "/layers.1/ff2/MatMul_output_0"}, Outputs: []string{"/layers.1/ff2/Add_output_0"}},
-		{Index: 60, Place: "ops[60]", Kernel: "Add", Inputs: []string{"/layers.1/ln1/LayerNormalization_output_0", "/layers.1/ff2/Add_output_0"}, Outputs: []string{"/layers.1/Add_3_output_0"}},
-		{Index: 61, Place: "ops[61]", Kernel: "LayerNormalization", Inputs: []string{"/layers.1/Add_3_output_0", "layers.1.ln2.weight", "layers.1.ln2.bias"}, Outputs: []string{"hidden"}},
-		{Index: 62, Place: "ops[62]", Kernel: "Gather", Inputs: []string{"hidden", "/Constant_3_output_0"}, Outputs: []string{"/Gather_1_output_0"}},
-		{Index: 63, Place: "ops[63]", Kernel: "Gemm", Inputs: []string{"/Gather_1_output_0", "pool.weight", "pool.bias"}, Outputs: []string{"/pool/Gemm_output_0"}},
-		{Index: 64, Place: "ops[64]", Kernel: "Tanh", Inputs: []string{"/pool/Gemm_output_0"}, Outputs: []string{"pooled"}},
+		{Index: 8, Place: "ops[8]", Kernel: "FusedMatMul", Inputs: []string{"/ln/LayerNormalization_output_0", "onnx::MatMul_225", "layers.0.qkv.bias"}, Outputs: []string{"/layers.0/qkv/Add_output_0"}},
+		{Index: 9, Place: "ops[9]", Kernel: "Split", Inputs: []string{"/layers.0/qkv/Add_output_0"}, Outputs: []string{"/layers.0/Split_output_0", "/layers.0/Split_output_1", "/layers.0/Split_output_2"}},
+		{Index: 10, Place: "ops[10]", Kernel: "Transpose", Inputs: []string{"/layers.0/Reshape_output_0"}, Outputs: []string{"/layers.0/Transpose_output_0"}},
+		{Index: 11, Place: "ops[11]", Kernel: "Transpose", Inputs: []string{"/layers.0/Reshape_2_output_0"}, Outputs: []string{"/layers.0/Transpose_1_output_0"}},
+		{Index: 12, Place: "ops[12]", Kernel: "Transpose", Inputs: []string{"/layers.0/Reshape_1_output_0"}, Outputs: []string{"/layers.0/Transpose_2_output_0"}},
+		{Index: 13, Place: "ops[13]", Kernel: "MatMul", Inputs: []string{"/layers.0/Transpose_output_0", "/layers.0/Transpose_2_output_0"}, Outputs: []string{"/layers.0/MatMul_output_0"}},
+		{Index: 14, Place: "ops[14]", Kernel: "Div", Inputs: []string{"/layers.0/MatMul_output_0", "/layers.0/Constant_9_output_0"}, Outputs: []string{"/layers.0/Div_output_0"}},
+		{Index: 15, Place: "ops[15]", Kernel: "Add", Inputs: []string{"/layers.0/Div_output_0", "/Mul_output_0"}, Outputs: []string{"/layers.0/Add_output_0"}},
+		{Index: 16, Place: "ops[16]", Kernel: "Softmax", Inputs: []string{"/layers.0/Add_output_0"}, Outputs: []string{"/layers.0/Softmax_output_0"}},
+		{Index: 17, Place: "ops[17]", Kernel: "MatMul", Inputs: []string{"/layers.0/Softmax_output_0", "/layers.0/Transpose_1_output_0"}, Outputs: []string{"/layers.0/MatMul_1_output_0"}},
+		{Index: 18, Place: "ops[18]", Kernel: "Transpose", Inputs: []string{"/layers.0/MatMul_1_output_0"}, Outputs: []string{"/layers.0/Transpose_3_output_0"}},
+		{Index: 19, Place: "ops[19]", Kernel: "FusedMatMul", Inputs: []string{"/layers.0/Reshape_3_output_0", "onnx::MatMul_233", "layers.0.out.bias", "/ln/LayerNormalization_output_0"}, Outputs: []string{"/layers.0/Add_1_output_0"}},
+		{Index: 20, Place: "ops[20]", Kernel: "LayerNormalization", Inputs: []string{"/layers.0/Add_1_output_0", "layers.0.ln1.weight", "layers.0.ln1.bias"}, Outputs: []string{"/layers.0/ln1/LayerNormalization_output_0"}},
+		{Index: 21, Place: "ops[21]", Kernel: "FusedMatMul", Inputs: []string{"/layers.0/ln1/LayerNormalization_output_0", "onnx::MatMul_234", "layers.0.ff1.bias"}, Outputs: []string{"/layers.0/ff1/Add_output_0"}},
+		{Index: 22, Place: "ops[22]", Kernel: "Div", Inputs: []string{"/layers.0/ff1/Add_output_0", "/layers.0/Constant_11_output_0"}, Outputs: []string{"/layers.0/Div_1_output_0"}},
+		{Index: 23, Place: "ops[23]", Kernel: "Erf", Inputs: []string{"/layers.0/Div_1_output_0"}, Outputs: []string{"/layers.0/Erf_output_0"}},
+		{Index: 24, Place: "ops[24]", Kernel: "Add", Inputs: []string{"/layers.0/Erf_output_0", "/layers.0/Constant_12_output_0"}, Outputs: []string{"/layers.0/Add_2_output_0"}},
+		{Index: 25, Place: "ops[25]", Kernel: "Mul", Inputs: []string{"/layers.0/ff1/Add_output_0", "/layers.0/Add_2_output_0"}, Outputs: []string{"/layers.0/Mul_output_0"}},
+		{Index: 26, Place: "ops[26]", Kernel: "Mul", Inputs: []string{"/layers.0/Mul_output_0", "/layers.0/Constant_13_output_0"}, Outputs: []string{"/layers.0/Mul_1_output_0"}},
+		{Index: 27, Place: "ops[27]", Kernel: "FusedMatMul", Inputs: []string{"/layers.0/Mul_1_output_0", "onnx::MatMul_235", "layers.0.ff2.bias", "/layers.0/ln1/LayerNormalization_output_0"}, Outputs: []string{"/layers.0/Add_3_output_0"}},
+		{Index: 28, Place: "ops[28]", Kernel: "LayerNormalization", Inputs: []string{"/layers.0/Add_3_output_0", "layers.0.ln2.weight", "layers.0.ln2.bias"}, Outputs: []string{"/layers.0/ln2/LayerNormalization_output_0"}},
+		{Index: 29, Place: "ops[29]", Kernel: "FusedMatMul", Inputs: []string{"/layers.0/ln2/LayerNormalization_output_0", "onnx::MatMul_236", "layers.1.qkv.bias"}, Outputs: []string{"/layers.1/qkv/Add_output_0"}},
+		{Index: 30, Place: "ops[30]", Kernel: "Split", Inputs: []string{"/layers.1/qkv/Add_output_0"}, Outputs: []string{"/layers.1/Split_output_0", "/layers.1/Split_output_1", "/layers.1/Split_output_2"}},
+		{Index: 31, Place: "ops[31]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_output_0"}, Outputs: []string{"/layers.1/Transpose_output_0"}},
+		{Index: 32, Place: "ops[32]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_2_output_0"}, Outputs: []string{"/layers.1/Transpose_1_output_0"}},
+		{Index: 33, Place: "ops[33]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_1_output_0"}, Outputs: []string{"/layers.1/Transpose_2_output_0"}},
+		{Index: 34, Place: "ops[34]", Kernel: "MatMul", Inputs: []string{"/layers.1/Transpose_output_0", "/layers.1/Transpose_2_output_0"}, Outputs: []string{"/layers.1/MatMul_output_0"}},
+		{Index: 35, Place: "ops[35]", Kernel: "Div", Inputs: []string{"/layers.1/MatMul_output_0", "/layers.1/Constant_9_output_0"}, Outputs: []string{"/layers.1/Div_output_0"}},
+		{Index: 36, Place: "ops[36]", Kernel: "Add", Inputs: []string{"/layers.1/Div_output_0", "/Mul_output_0"}, Outputs: []string{"/layers.1/Add_output_0"}},
+		{Index: 37, Place: "ops[37]", Kernel: "Softmax", Inputs: []string{"/layers.1/Add_output_0"}, Outputs: []string{"/layers.1/Softmax_output_0"}},
+		{Index: 38, Place: "ops[38]", Kernel: "MatMul", Inputs: []string{"/layers.1/Softmax_output_0", "/layers.1/Transpose_1_output_0"}, Outputs: []string{"/layers.1/MatMul_1_output_0"}},
+		{Index: 39, Place: "ops[39]", Kernel: "Transpose", Inputs: []string{"/layers.1/MatMul_1_output_0"}, Outputs: []string{"/layers.1/Transpose_3_output_0"}},
+		{Index: 40, Place: "ops[40]", Kernel: "FusedMatMul", Inputs: []string{"/layers.1/Reshape_3_output_0", "onnx::MatMul_244", "layers.1.out.bias", "/layers.0/ln2/LayerNormalization_output_0"}, Outputs: []string{"/layers.1/Add_1_output_0"}},
+		{Index: 41, Place: "ops[41]", Kernel: "LayerNormalization", Inputs: []string{"/layers.1/Add_1_output_0", "layers.1.ln1.weight", "layers.1.ln1.bias"}, Outputs: []string{"/layers.1/ln1/LayerNormalization_output_0"}},
+		{Index: 42, Place: "ops[42]", Kernel: "FusedMatMul", Inputs: []string{"/layers.1/ln1/LayerNormalization_output_0", "onnx::MatMul_245", "layers.1.ff1.bias"}, Outputs: []string{"/layers.1/ff1/Add_output_0"}},
+		{Index: 43, Place: "ops[43]", Kernel: "Div", Inputs: []string{"/layers.1/ff1/Add_output_0", "/layers.1/Constant_11_output_0"}, Outputs: []string{"/layers.1/Div_1_output_0"}},
+		{Index: 44, Place: "ops[44]", Kernel: "Erf", Inputs: []string{"/layers.1/Div_1_output_0"}, Outputs: []string{"/layers.1/Erf_output_0"}},
+		{Index: 45, Place: "ops[45]", Kernel: "Add", Inputs: []string{"/layers.1/Erf_output_0", "/layers.1/Constant_12_output_0"}, Outputs: []string{"/layers.1/Add_2_output_0"}},
+		{Index: 46, Place: "ops[46]", Kernel: "Mul", Inputs: []string{"/layers.1/ff1/Add_output_0", "/layers.1/Add_2_output_0"}, Outputs: []string{"/layers.1/Mul_output_0"}},
+		{Index: 47, Place: "ops[47]", Kernel: "Mul", Inputs: []string{"/layers.1/Mul_output_0", "/layers.1/Constant_13_output_0"}, Outputs: []string{"/layers.1/Mul_1_output_0"}},
+		{Index: 48, Place: "ops[48]", Kernel: "FusedMatMul", Inputs: []string{"/layers.1/Mul_1_output_0", "onnx::MatMul_246", "layers.1.ff2.bias", "/layers.1/ln1/LayerNormalization_output_0"}, Outputs: []string{"/layers.1/Add_3_output_0"}},
+		{Index: 49, Place: "ops[49]", Kernel: "LayerNormalization", Inputs: []string{"/layers.1/Add_3_output_0", "layers.1.ln2.weight", "layers.1.ln2.bias"}, Outputs: []string{"hidden"}},
+		{Index: 50, Place: "ops[50]", Kernel: "Gather", Inputs: []string{"hidden", "/Constant_3_output_0"}, Outputs: []string{"/Gather_1_output_0"}},
+		{Index: 51, Place: "ops[51]", Kernel: "Gemm", Inputs: []string{"/Gather_1_output_0", "pool.weight", "pool.bias"}, Outputs: []string{"/pool/Gemm_output_0"}},
+		{Index: 52, Place: "ops[52]", Kernel: "Tanh", Inputs: []string{"/pool/Gemm_output_0"}, Outputs: []string{"pooled"}},
 	},
 	Plans: []wgrt.Plan{
 		{
-			// "batch" in [1, 4], "seq">=1
-			Ranges: []int{0, 1, 4, 1, 1, -1},
+			// "batch" in [1, 8], "seq"=1
+			Ranges: []int{0, 1, 8, 1, 1, 1},
+			Steps: []int32{
+				0, 1, 68, -1, -1, // acquire pool 1: max(128*batch, 128*batch*seq) bytes on "cpu"
+				2, 3, 1, 59, 64, // view "/tok/Gather_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 8, 1, 59, 64, // view "/Add_output_0": pool 1 at 0, 128*batch*seq bytes
+				4, 0, // ops[0]: "Gather"
+				0, 2, 102, -1, -1, // acquire pool 2: 4*batch*seq + 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64) bytes on "cpu"
+				2, 4, 2, 59, 11, // view "/Range_output_0": pool 2 at 0, 8*seq bytes
+				2, 5, 2, 59, 11, // view "/Unsqueeze_output_0": pool 2 at 0, 8*seq bytes
+				4, 1, // ops[1]: "Range"
+				0, 0, 66, -1, -1, // acquire pool 0: max(128*batch*seq, 128*seq) bytes on "cpu"
+				2, 7, 0, 59, 65, // view "/pos/Gather_output_0": pool 0 at 0, 128*seq bytes
+				4, 2, // ops[2]: "Gather"
+				3, 4, // unview "/Range_output_0"
+				3, 5, // unview "/Unsqueeze_output_0"
+				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
+				3, 7, // unview "/pos/Gather_output_0"
+				2, 11, 0, 59, 64, // view "/ln/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 41, 0, 59, 64, // view "/layers.0/Add_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 4, // ops[4]: "LayerNormalization"
+				3, 3, // unview "/tok/Gather_output_0"
+				3, 8, // unview "/Add_output_0"
+				2, 14, 2, 101, 102, // view "/Cast_1_output_0": pool 2 at 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64), 4*batch*seq bytes
+				2, 16, 2, 101, 102, // view "/Sub_output_0": pool 2 at 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64), 4*batch*seq bytes
+				2, 18, 2, 101, 102, // view "/Mul_output_0": pool 2 at 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64), 4*batch*seq bytes
+				4, 5, // ops[5]: "Cast"
+				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
+				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
+				2, 111, 2, 59, 25, // view "scratch ops[8]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 91, 92, // view "/layers.0/qkv/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 384*batch*seq bytes
+				4, 8, // ops[8]: "FusedMatMul"
+				3, 111, // unview "scratch ops[8]"
+				2, 22, 1, 59, 64, // view "/layers.0/Split_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 25, 1, 59, 64, // view "/layers.0/Reshape_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 23, 2, 59, 64, // view "/layers.0/Split_output_1": pool 2 at 0, 128*batch*seq bytes
+				2, 27, 2, 59, 64, // view "/layers.0/Reshape_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 24, 2, 64, 85, // view "/layers.0/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 64, 85, // view "/layers.0/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 9, // ops[9]: "Split"
+				3, 21, // unview "/layers.0/qkv/Add_output_0"
+				2, 26, 2, 91, 103, // view "/layers.0/Transpose_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				4, 10, // ops[10]: "Transpose"
+				3, 22, // unview "/layers.0/Split_output_0"
+				3, 25, // unview "/layers.0/Reshape_output_0"
+				2, 29, 1, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 1 at 0, 128*batch*seq bytes
+				4, 11, // ops[11]: "Transpose"
+				3, 24, // unview "/layers.0/Split_output_2"
+				3, 28, // unview "/layers.0/Reshape_2_output_0"
+				2, 30, 2, 103, 104, // view "/layers.0/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				4, 12, // ops[12]: "Transpose"
+				3, 23, // unview "/layers.0/Split_output_1"
+				3, 27, // unview "/layers.0/Reshape_1_output_0"
+				2, 112, 2, 59, 38, // view "scratch ops[13]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 38, 83, // view "/layers.0/MatMul_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 33, 2, 38, 83, // view "/layers.0/Div_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 34, 2, 38, 83, // view "/layers.0/Add_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				4, 13, // ops[13]: "MatMul"
+				3, 26, // unview "/layers.0/Transpose_output_0"
+				3, 30, // unview "/layers.0/Transpose_2_output_0"
+				3, 112, // unview "scratch ops[13]"
+				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
+				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
+				2, 35, 2, 96, 97, // view "/layers.0/Softmax_output_0": pool 2 at 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 16*batch*seq*seq bytes
+				4, 16, // ops[16]: "Softmax"
+				3, 31, // unview "/layers.0/MatMul_output_0"
+				3, 33, // unview "/layers.0/Div_output_0"
+				3, 34, // unview "/layers.0/Add_output_0"
+				2, 113, 2, 59, 46, // view "scratch ops[17]": pool 2 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 105, 77, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				4, 17, // ops[17]: "MatMul"
+				3, 29, // unview "/layers.0/Transpose_1_output_0"
+				3, 35, // unview "/layers.0/Softmax_output_0"
+				3, 113, // unview "scratch ops[17]"
+				2, 37, 1, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 38, 1, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				4, 18, // ops[18]: "Transpose"
+				3, 36, // unview "/layers.0/MatMul_1_output_0"
+				2, 114, 2, 59, 48, // view "scratch ops[19]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
+				3, 37, // unview "/layers.0/Transpose_3_output_0"
+				3, 38, // unview "/layers.0/Reshape_3_output_0"
+				3, 114, // unview "scratch ops[19]"
+				2, 44, 1, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 58, 1, 59, 64, // view "/layers.0/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				4, 20, // ops[20]: "LayerNormalization"
+				3, 11, // unview "/ln/LayerNormalization_output_0"
+				3, 41, // unview "/layers.0/Add_1_output_0"
+				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 91, 104, // view "/layers.0/ff1/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 256*batch*seq bytes
+				4, 21, // ops[21]: "FusedMatMul"
+				3, 115, // unview "scratch ops[21]"
+				2, 49, 2, 53, 87, // view "/layers.0/Div_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 50, 2, 53, 87, // view "/layers.0/Erf_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 52, 2, 53, 87, // view "/layers.0/Add_2_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 53, 2, 53, 87, // view "/layers.0/Mul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 55, 2, 53, 87, // view "/layers.0/Mul_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				4, 22, // ops[22]: "Div"
+				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
+				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
+				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
+				3, 47, // unview "/layers.0/ff1/Add_output_0"
+				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
+				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
+				3, 49, // unview "/layers.0/Div_1_output_0"
+				3, 50, // unview "/layers.0/Erf_output_0"
+				3, 52, // unview "/layers.0/Add_2_output_0"
+				3, 53, // unview "/layers.0/Mul_output_0"
+				3, 55, // unview "/layers.0/Mul_1_output_0"
+				3, 116, // unview "scratch ops[27]"
+				2, 61, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 84, 0, 59, 64, // view "/layers.1/Add_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 28, // ops[28]: "LayerNormalization"
+				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
+				3, 58, // unview "/layers.0/Add_3_output_0"
+				2, 117, 2, 59, 25, // view "scratch ops[29]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 91, 92, // view "/layers.1/qkv/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 384*batch*seq bytes
+				4, 29, // ops[29]: "FusedMatMul"
+				3, 117, // unview "scratch ops[29]"
+				2, 65, 1, 59, 64, // view "/layers.1/Split_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 68, 1, 59, 64, // view "/layers.1/Reshape_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 66, 2, 59, 64, // view "/layers.1/Split_output_1": pool 2 at 0, 128*batch*seq bytes
+				2, 70, 2, 59, 64, // view "/layers.1/Reshape_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 67, 2, 64, 85, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 71, 2, 64, 85, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 30, // ops[30]: "Split"
+				3, 64, // unview "/layers.1/qkv/Add_output_0"
+				2, 69, 2, 91, 103, // view "/layers.1/Transpose_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				4, 31, // ops[31]: "Transpose"
+				3, 65, // unview "/layers.1/Split_output_0"
+				3, 68, // unview "/layers.1/Reshape_output_0"
+				2, 72, 1, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 1 at 0, 128*batch*seq bytes
+				4, 32, // ops[32]: "Transpose"
+				3, 67, // unview "/layers.1/Split_output_2"
+				3, 71, // unview "/layers.1/Reshape_2_output_0"
+				2, 73, 2, 103, 104, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				4, 33, // ops[33]: "Transpose"
+				3, 66, // unview "/layers.1/Split_output_1"
+				3, 70, // unview "/layers.1/Reshape_1_output_0"
+				2, 118, 2, 59, 38, // view "scratch ops[34]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 38, 83, // view "/layers.1/MatMul_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 76, 2, 38, 83, // view "/layers.1/Div_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 77, 2, 38, 83, // view "/layers.1/Add_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				4, 34, // ops[34]: "MatMul"
+				3, 69, // unview "/layers.1/Transpose_output_0"
+				3, 73, // unview "/layers.1/Transpose_2_output_0"
+				3, 118, // unview "scratch ops[34]"
+				4, 35, // ops[35]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
+				4, 36, // ops[36]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
+				3, 14, // unview "/Cast_1_output_0"
+				3, 16, // unview "/Sub_output_0"
+				3, 18, // unview "/Mul_output_0"
+				2, 78, 2, 96, 97, // view "/layers.1/Softmax_output_0": pool 2 at 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 16*batch*seq*seq bytes
+				4, 37, // ops[37]: "Softmax"
+				3, 74, // unview "/layers.1/MatMul_output_0"
+				3, 76, // unview "/layers.1/Div_output_0"
+				3, 77, // unview "/layers.1/Add_output_0"
+				2, 119, 2, 59, 46, // view "scratch ops[38]": pool 2 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 105, 77, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				4, 38, // ops[38]: "MatMul"
+				3, 72, // unview "/layers.1/Transpose_1_output_0"
+				3, 78, // unview "/layers.1/Softmax_output_0"
+				3, 119, // unview "scratch ops[38]"
+				2, 80, 1, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 81, 1, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				4, 39, // ops[39]: "Transpose"
+				3, 79, // unview "/layers.1/MatMul_1_output_0"
+				2, 120, 2, 59, 48, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
+				3, 80, // unview "/layers.1/Transpose_3_output_0"
+				3, 81, // unview "/layers.1/Reshape_3_output_0"
+				3, 120, // unview "scratch ops[40]"
+				2, 87, 1, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 101, 1, 59, 64, // view "/layers.1/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				4, 41, // ops[41]: "LayerNormalization"
+				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
+				3, 84, // unview "/layers.1/Add_1_output_0"
+				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 91, 104, // view "/layers.1/ff1/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 256*batch*seq bytes
+				4, 42, // ops[42]: "FusedMatMul"
+				3, 121, // unview "scratch ops[42]"
+				2, 92, 2, 53, 87, // view "/layers.1/Div_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 93, 2, 53, 87, // view "/layers.1/Erf_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 95, 2, 53, 87, // view "/layers.1/Add_2_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 96, 2, 53, 87, // view "/layers.1/Mul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 98, 2, 53, 87, // view "/layers.1/Mul_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				4, 43, // ops[43]: "Div"
+				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
+				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
+				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
+				3, 90, // unview "/layers.1/ff1/Add_output_0"
+				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
+				2, 122, 2, 59, 53, // view "scratch ops[48]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
+				3, 92, // unview "/layers.1/Div_1_output_0"
+				3, 93, // unview "/layers.1/Erf_output_0"
+				3, 95, // unview "/layers.1/Add_2_output_0"
+				3, 96, // unview "/layers.1/Mul_output_0"
+				3, 98, // unview "/layers.1/Mul_1_output_0"
+				3, 122, // unview "scratch ops[48]"
+				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				4, 49, // ops[49]: "LayerNormalization"
+				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
+				3, 101, // unview "/layers.1/Add_3_output_0"
+				2, 106, 2, 58, 80, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
+				4, 50, // ops[50]: "Gather"
+				2, 123, 2, 59, 58, // view "scratch ops[51]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				4, 51, // ops[51]: "Gemm"
+				3, 106, // unview "/Gather_1_output_0"
+				3, 123, // unview "scratch ops[51]"
+				1, 2, // release pool 2
+				4, 52, // ops[52]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
+			},
+			PoolDevices: []string{"cpu", "cpu", "cpu"},
+			OutputPools: []int32{0, 1},
+		},
+		{
+			// "batch">=1, "seq"=2
+			Ranges: []int{0, 1, -1, 1, 2, 2},
 			Steps: []int32{
 				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
 				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
 				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 74, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
-				2, 4, 1, 59, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
-				2, 5, 1, 59, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
+				0, 1, 121, -1, -1, // acquire pool 1: max(128*batch, 64*((16*batch*seq*seq + 63)//64), 64*((4*batch*seq + 63)//64) + max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
+				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
+				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				0, 2, 153, -1, -1, // acquire pool 2: max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq + max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes on "cpu"
-				2, 7, 2, 59, 122, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
+				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				4, 2, // ops[2]: "Gather"
+				3, 4, // unview "/Range_output_0"
+				3, 5, // unview "/Unsqueeze_output_0"
+				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
+				3, 7, // unview "/pos/Gather_output_0"
+				0, 2, 167, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 640*batch*seq, 768*batch*seq) bytes on "cpu"
+				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				4, 4, // ops[4]: "LayerNormalization"
+				3, 3, // unview "/tok/Gather_output_0"
+				3, 8, // unview "/Add_output_0"
+				2, 14, 1, 113, 170, // view "/Cast_1_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
+				2, 16, 1, 113, 170, // view "/Sub_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
+				2, 18, 1, 113, 170, // view "/Mul_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
+				4, 5, // ops[5]: "Cast"
+				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
+				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
+				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				4, 8, // ops[8]: "FusedMatMul"
+				3, 111, // unview "scratch ops[8]"
+				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 132, 133, // view "/layers.0/Split_output_1": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				2, 27, 2, 132, 133, // view "/layers.0/Reshape_1_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				2, 24, 2, 137, 138, // view "/layers.0/Split_output_2": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				2, 28, 2, 137, 138, // view "/layers.0/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				4, 9, // ops[9]: "Split"
+				3, 21, // unview "/layers.0/qkv/Add_output_0"
+				2, 26, 2, 123, 129, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				4, 10, // ops[10]: "Transpose"
+				3, 22, // unview "/layers.0/Split_output_0"
+				3, 25, // unview "/layers.0/Reshape_output_0"
+				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 11, // ops[11]: "Transpose"
+				3, 24, // unview "/layers.0/Split_output_2"
+				3, 28, // unview "/layers.0/Reshape_2_output_0"
+				2, 30, 2, 134, 135, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq bytes
+				4, 12, // ops[12]: "Transpose"
+				3, 23, // unview "/layers.0/Split_output_1"
+				3, 27, // unview "/layers.0/Reshape_1_output_0"
+				2, 112, 2, 64, 123, // view "scratch ops[13]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 1, 59, 71, // view "/layers.0/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 33, 1, 59, 71, // view "/layers.0/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 34, 1, 59, 71, // view "/layers.0/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				4, 13, // ops[13]: "MatMul"
+				3, 26, // unview "/layers.0/Transpose_output_0"
+				3, 30, // unview "/layers.0/Transpose_2_output_0"
+				3, 112, // unview "scratch ops[13]"
+				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
+				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
+				2, 35, 2, 85, 171, // view "/layers.0/Softmax_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				4, 16, // ops[16]: "Softmax"
+				3, 31, // unview "/layers.0/MatMul_output_0"
+				3, 33, // unview "/layers.0/Div_output_0"
+				3, 34, // unview "/layers.0/Add_output_0"
+				2, 113, 1, 59, 46, // view "scratch ops[17]": pool 1 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 64, 85, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 17, // ops[17]: "MatMul"
+				3, 29, // unview "/layers.0/Transpose_1_output_0"
+				3, 35, // unview "/layers.0/Softmax_output_0"
+				3, 113, // unview "scratch ops[17]"
+				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 18, // ops[18]: "Transpose"
+				3, 36, // unview "/layers.0/MatMul_1_output_0"
+				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
+				3, 37, // unview "/layers.0/Transpose_3_output_0"
+				3, 38, // unview "/layers.0/Reshape_3_output_0"
+				3, 114, // unview "scratch ops[19]"
+				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 20, // ops[20]: "LayerNormalization"
+				3, 11, // unview "/ln/LayerNormalization_output_0"
+				3, 41, // unview "/layers.0/Add_1_output_0"
+				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 141, 142, // view "/layers.0/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				4, 21, // ops[21]: "FusedMatMul"
+				3, 115, // unview "scratch ops[21]"
+				2, 49, 2, 59, 85, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 50, 2, 59, 85, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 52, 2, 59, 85, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 53, 2, 59, 85, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 55, 2, 59, 85, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 22, // ops[22]: "Div"
+				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
+				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
+				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
+				3, 47, // unview "/layers.0/ff1/Add_output_0"
+				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
+				2, 116, 2, 85, 87, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
+				3, 49, // unview "/layers.0/Div_1_output_0"
+				3, 50, // unview "/layers.0/Erf_output_0"
+				3, 52, // unview "/layers.0/Add_2_output_0"
+				3, 53, // unview "/layers.0/Mul_output_0"
+				3, 55, // unview "/layers.0/Mul_1_output_0"
+				3, 116, // unview "scratch ops[27]"
+				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				4, 28, // ops[28]: "LayerNormalization"
+				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
+				3, 58, // unview "/layers.0/Add_3_output_0"
+				2, 117, 2, 131, 160, // view "scratch ops[29]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 64, 131, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				4, 29, // ops[29]: "FusedMatMul"
+				3, 117, // unview "scratch ops[29]"
+				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 163, 166, // view "/layers.1/Split_output_1": pool 2 at 640*batch*seq, 128*batch*seq bytes
+				2, 70, 2, 163, 166, // view "/layers.1/Reshape_1_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+				2, 67, 2, 131, 163, // view "/layers.1/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 71, 2, 131, 163, // view "/layers.1/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				4, 30, // ops[30]: "Split"
+				3, 64, // unview "/layers.1/qkv/Add_output_0"
+				2, 69, 2, 85, 78, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				4, 31, // ops[31]: "Transpose"
+				3, 65, // unview "/layers.1/Split_output_0"
+				3, 68, // unview "/layers.1/Reshape_output_0"
+				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 32, // ops[32]: "Transpose"
+				3, 67, // unview "/layers.1/Split_output_2"
+				3, 71, // unview "/layers.1/Reshape_2_output_0"
+				2, 73, 2, 64, 85, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 33, // ops[33]: "Transpose"
+				3, 66, // unview "/layers.1/Split_output_1"
+				3, 70, // unview "/layers.1/Reshape_1_output_0"
+				2, 118, 2, 78, 156, // view "scratch ops[34]": pool 2 at 384*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 1, 59, 71, // view "/layers.1/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 76, 1, 59, 71, // view "/layers.1/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 77, 1, 59, 71, // view "/layers.1/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				4, 34, // ops[34]: "MatMul"
+				3, 69, // unview "/layers.1/Transpose_output_0"
+				3, 73, // unview "/layers.1/Transpose_2_output_0"
+				3, 118, // unview "scratch ops[34]"
+				4, 35, // ops[35]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
+				4, 36, // ops[36]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
+				3, 14, // unview "/Cast_1_output_0"
+				3, 16, // unview "/Sub_output_0"
+				3, 18, // unview "/Mul_output_0"
+				2, 78, 2, 85, 171, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				4, 37, // ops[37]: "Softmax"
+				3, 74, // unview "/layers.1/MatMul_output_0"
+				3, 76, // unview "/layers.1/Div_output_0"
+				3, 77, // unview "/layers.1/Add_output_0"
+				2, 119, 1, 59, 46, // view "scratch ops[38]": pool 1 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 64, 85, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 38, // ops[38]: "MatMul"
+				3, 72, // unview "/layers.1/Transpose_1_output_0"
+				3, 78, // unview "/layers.1/Softmax_output_0"
+				3, 119, // unview "scratch ops[38]"
+				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 39, // ops[39]: "Transpose"
+				3, 79, // unview "/layers.1/MatMul_1_output_0"
+				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
+				3, 80, // unview "/layers.1/Transpose_3_output_0"
+				3, 81, // unview "/layers.1/Reshape_3_output_0"
+				3, 120, // unview "scratch ops[40]"
+				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				4, 41, // ops[41]: "LayerNormalization"
+				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
+				3, 84, // unview "/layers.1/Add_1_output_0"
+				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				4, 42, // ops[42]: "FusedMatMul"
+				3, 121, // unview "scratch ops[42]"
+				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 43, // ops[43]: "Div"
+				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
+				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
+				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
+				3, 90, // unview "/layers.1/ff1/Add_output_0"
+				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
+				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
+				3, 92, // unview "/layers.1/Div_1_output_0"
+				3, 93, // unview "/layers.1/Erf_output_0"
+				3, 95, // unview "/layers.1/Add_2_output_0"
+				3, 96, // unview "/layers.1/Mul_output_0"
+				3, 98, // unview "/layers.1/Mul_1_output_0"
+				3, 122, // unview "scratch ops[48]"
+				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				4, 49, // ops[49]: "LayerNormalization"
+				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
+				3, 101, // unview "/layers.1/Add_3_output_0"
+				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				4, 50, // ops[50]: "Gather"
+				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				4, 51, // ops[51]: "Gemm"
+				3, 106, // unview "/Gather_1_output_0"
+				3, 123, // unview "scratch ops[51]"
+				1, 2, // release pool 2
+				4, 52, // ops[52]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
+			},
+			PoolDevices: []string{"cpu", "cpu", "cpu"},
+			OutputPools: []int32{0, 1},
+		},
+		{
+			// "batch">=1, "seq"=3
+			Ranges: []int{0, 1, -1, 1, 3, 3},
+			Steps: []int32{
+				0, 2, 242, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 896*batch*seq) bytes on "cpu"
+				2, 3, 2, 64, 85, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 8, 2, 64, 85, // view "/Add_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 0, // ops[0]: "Gather"
+				0, 1, 173, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
+				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
+				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				4, 1, // ops[1]: "Range"
+				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
 				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
@@ -1357,1021 +1894,1100 @@ var program = wgrt.Program{
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 123, 2, 64, 78, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 20, 2, 144, 145, // view "/layers.0/qkv/MatMul_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
-				2, 22, 2, 144, 145, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
-				4, 8, // ops[8]: "MatMul"
-				3, 123, // unview "scratch ops[8]"
-				4, 9, // ops[9]: "Add"; "/layers.0/qkv/Add_output_0" takes over the storage of "/layers.0/qkv/MatMul_output_0" in place
-				2, 23, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 26, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 24, 2, 96, 103, // view "/layers.0/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 96, 103, // view "/layers.0/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 25, 2, 64, 96, // view "/layers.0/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 29, 2, 64, 96, // view "/layers.0/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 10, // ops[10]: "Split"
-				3, 20, // unview "/layers.0/qkv/MatMul_output_0"
-				3, 22, // unview "/layers.0/qkv/Add_output_0"
-				2, 27, 2, 104, 105, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				4, 8, // ops[8]: "FusedMatMul"
+				3, 111, // unview "scratch ops[8]"
+				2, 22, 2, 163, 166, // view "/layers.0/Split_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+				2, 25, 2, 163, 166, // view "/layers.0/Reshape_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+				2, 23, 2, 166, 241, // view "/layers.0/Split_output_1": pool 2 at 768*batch*seq, 128*batch*seq bytes
+				2, 27, 2, 166, 241, // view "/layers.0/Reshape_1_output_0": pool 2 at 768*batch*seq, 128*batch*seq bytes
+				2, 24, 2, 131, 163, // view "/layers.0/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 131, 163, // view "/layers.0/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				4, 9, // ops[9]: "Split"
+				3, 21, // unview "/layers.0/qkv/Add_output_0"
+				2, 26, 2, 85, 78, // view "/layers.0/Transpose_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				4, 10, // ops[10]: "Transpose"
+				3, 22, // unview "/layers.0/Split_output_0"
+				3, 25, // unview "/layers.0/Reshape_output_0"
+				2, 29, 2, 64, 85, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
-				3, 23, // unview "/layers.0/Split_output_0"
-				3, 26, // unview "/layers.0/Reshape_output_0"
-				2, 30, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				3, 24, // unview "/layers.0/Split_output_2"
+				3, 28, // unview "/layers.0/Reshape_2_output_0"
+				2, 30, 2, 78, 131, // view "/layers.0/Transpose_2_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
-				3, 25, // unview "/layers.0/Split_output_2"
-				3, 29, // unview "/layers.0/Reshape_2_output_0"
-				2, 31, 2, 107, 108, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				4, 13, // ops[13]: "Transpose"
-				3, 24, // unview "/layers.0/Split_output_1"
-				3, 28, // unview "/layers.0/Reshape_1_output_0"
-				2, 124, 2, 64, 76, // view "scratch ops[14]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 32, 2, 76, 156, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 34, 2, 76, 156, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 35, 2, 76, 156, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				4, 14, // ops[14]: "MatMul"
-				3, 27, // unview "/layers.0/Transpose_output_0"
-				3, 31, // unview "/layers.0/Transpose_2_output_0"
-				3, 124, // unview "scratch ops[14]"
-				4, 15, // ops[15]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
-				4, 16, // ops[16]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 36, 2, 148, 157, // view "/layers.0/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
-				4, 17, // ops[17]: "Softmax"
-				3, 32, // unview "/layers.0/MatMul_output_0"
-				3, 34, // unview "/layers.0/Div_output_0"
-				3, 35, // unview "/layers.0/Add_output_0"
-				2, 125, 2, 96, 159, // view "scratch ops[18]": pool 2 at 256*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 37, 2, 64, 96, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 18, // ops[18]: "MatMul"
-				3, 30, // unview "/layers.0/Transpose_1_output_0"
-				3, 36, // unview "/layers.0/Softmax_output_0"
-				3, 125, // unview "scratch ops[18]"
-				2, 38, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 39, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 19, // ops[19]: "Transpose"
-				3, 37, // unview "/layers.0/MatMul_1_output_0"
-				2, 126, 2, 64, 80, // view "scratch ops[20]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 41, 2, 80, 126, // view "/layers.0/out/MatMul_output_0": pool 2 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 43, 2, 80, 126, // view "/layers.0/out/Add_output_0": pool 2 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 44, 2, 80, 126, // view "/layers.0/Add_1_output_0": pool 2 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				4, 20, // ops[20]: "MatMul"
-				3, 38, // unview "/layers.0/Transpose_3_output_0"
-				3, 39, // unview "/layers.0/Reshape_3_output_0"
-				3, 126, // unview "scratch ops[20]"
-				4, 21, // ops[21]: "Add"; "/layers.0/out/Add_output_0" takes over the storage of "/layers.0/out/MatMul_output_0" in place
-				4, 22, // ops[22]: "Add"; "/layers.0/Add_1_output_0" takes over the storage of "/layers.0/out/Add_output_0" in place
+				3, 23, // unview "/layers.0/Split_output_1"
+				3, 27, // unview "/layers.0/Reshape_1_output_0"
+				2, 112, 2, 131, 231, // view "scratch ops[13]": pool 2 at 512*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 237, 243, // view "/layers.0/MatMul_output_0": pool 2 at max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 33, 2, 237, 243, // view "/layers.0/Div_output_0": pool 2 at max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 34, 2, 237, 243, // view "/layers.0/Add_output_0": pool 2 at max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				4, 13, // ops[13]: "MatMul"
+				3, 26, // unview "/layers.0/Transpose_output_0"
+				3, 30, // unview "/layers.0/Transpose_2_output_0"
+				3, 112, // unview "scratch ops[13]"
+				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
+				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
+				2, 35, 2, 228, 246, // view "/layers.0/Softmax_output_0": pool 2 at 384*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
+				4, 16, // ops[16]: "Softmax"
+				3, 31, // unview "/layers.0/MatMul_output_0"
+				3, 33, // unview "/layers.0/Div_output_0"
+				3, 34, // unview "/layers.0/Add_output_0"
+				2, 113, 2, 78, 248, // view "scratch ops[17]": pool 2 at 384*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 85, 78, // view "/layers.0/MatMul_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				4, 17, // ops[17]: "MatMul"
+				3, 29, // unview "/layers.0/Transpose_1_output_0"
+				3, 35, // unview "/layers.0/Softmax_output_0"
+				3, 113, // unview "scratch ops[17]"
+				2, 37, 2, 78, 131, // view "/layers.0/Transpose_3_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
+				2, 38, 2, 78, 131, // view "/layers.0/Reshape_3_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
+				4, 18, // ops[18]: "Transpose"
+				3, 36, // unview "/layers.0/MatMul_1_output_0"
+				2, 114, 2, 131, 234, // view "scratch ops[19]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
+				3, 37, // unview "/layers.0/Transpose_3_output_0"
+				3, 38, // unview "/layers.0/Reshape_3_output_0"
+				3, 114, // unview "scratch ops[19]"
+				2, 44, 2, 210, 211, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
+				2, 58, 2, 210, 211, // view "/layers.0/Add_3_output_0": pool 2 at max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
+				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
-				2, 47, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 23, // ops[23]: "LayerNormalization"
-				3, 41, // unview "/layers.0/out/MatMul_output_0"
-				3, 43, // unview "/layers.0/out/Add_output_0"
-				3, 44, // unview "/layers.0/Add_1_output_0"
-				2, 127, 2, 96, 128, // view "scratch ops[24]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 49, 2, 59, 96, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 51, 2, 59, 96, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 24, // ops[24]: "MatMul"
-				3, 127, // unview "scratch ops[24]"
-				4, 25, // ops[25]: "Add"; "/layers.0/ff1/Add_output_0" takes over the storage of "/layers.0/ff1/MatMul_output_0" in place
-				2, 53, 2, 117, 118, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 54, 2, 117, 118, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 56, 2, 117, 118, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 57, 2, 117, 118, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 59, 2, 117, 118, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				4, 26, // ops[26]: "Div"
-				4, 27, // ops[27]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
-				4, 28, // ops[28]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
-				4, 29, // ops[29]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
-				3, 49, // unview "/layers.0/ff1/MatMul_output_0"
-				3, 51, // unview "/layers.0/ff1/Add_output_0"
-				4, 30, // ops[30]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 128, 2, 59, 53, // view "scratch ops[31]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 61, 2, 119, 120, // view "/layers.0/ff2/MatMul_output_0": pool 2 at max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				2, 63, 2, 119, 120, // view "/layers.0/ff2/Add_output_0": pool 2 at max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				2, 64, 2, 119, 120, // view "/layers.0/Add_3_output_0": pool 2 at max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				4, 31, // ops[31]: "MatMul"
-				3, 53, // unview "/layers.0/Div_1_output_0"
-				3, 54, // unview "/layers.0/Erf_output_0"
-				3, 56, // unview "/layers.0/Add_2_output_0"
-				3, 57, // unview "/layers.0/Mul_output_0"
-				3, 59, // unview "/layers.0/Mul_1_output_0"
-				3, 128, // unview "scratch ops[31]"
-				4, 32, // ops[32]: "Add"; "/layers.0/ff2/Add_output_0" takes over the storage of "/layers.0/ff2/MatMul_output_0" in place
-				4, 33, // ops[33]: "Add"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ff2/Add_output_0" in place
-				3, 47, // unview "/layers.0/ln1/LayerNormalization_output_0"
-				2, 67, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 34, // ops[34]: "LayerNormalization"
-				3, 61, // unview "/layers.0/ff2/MatMul_output_0"
-				3, 63, // unview "/layers.0/ff2/Add_output_0"
-				3, 64, // unview "/layers.0/Add_3_output_0"
-				2, 129, 2, 59, 25, // view "scratch ops[35]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 69, 2, 112, 113, // view "/layers.1/qkv/MatMul_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 384*batch*seq bytes
-				2, 71, 2, 112, 113, // view "/layers.1/qkv/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 384*batch*seq bytes
-				4, 35, // ops[35]: "MatMul"
-				3, 129, // unview "scratch ops[35]"
-				4, 36, // ops[36]: "Add"; "/layers.1/qkv/Add_output_0" takes over the storage of "/layers.1/qkv/MatMul_output_0" in place
-				2, 72, 2, 59, 64, // view "/layers.1/Split_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 75, 2, 59, 64, // view "/layers.1/Reshape_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 73, 2, 64, 96, // view "/layers.1/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 77, 2, 64, 96, // view "/layers.1/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 74, 2, 114, 115, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq bytes
-				2, 78, 2, 114, 115, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq bytes
-				4, 37, // ops[37]: "Split"
-				3, 69, // unview "/layers.1/qkv/MatMul_output_0"
-				3, 71, // unview "/layers.1/qkv/Add_output_0"
-				2, 76, 2, 97, 98, // view "/layers.1/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq bytes
-				4, 38, // ops[38]: "Transpose"
-				3, 72, // unview "/layers.1/Split_output_0"
-				3, 75, // unview "/layers.1/Reshape_output_0"
-				2, 79, 2, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 39, // ops[39]: "Transpose"
-				3, 74, // unview "/layers.1/Split_output_2"
-				3, 78, // unview "/layers.1/Reshape_2_output_0"
-				2, 80, 2, 100, 101, // view "/layers.1/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 256*batch*seq), 128*batch*seq bytes
-				4, 40, // ops[40]: "Transpose"
-				3, 73, // unview "/layers.1/Split_output_1"
-				3, 77, // unview "/layers.1/Reshape_1_output_0"
-				2, 130, 2, 91, 94, // view "scratch ops[41]": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 81, 2, 64, 154, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 83, 2, 64, 154, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 84, 2, 64, 154, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				4, 41, // ops[41]: "MatMul"
-				3, 76, // unview "/layers.1/Transpose_output_0"
-				3, 80, // unview "/layers.1/Transpose_2_output_0"
-				3, 130, // unview "scratch ops[41]"
-				4, 42, // ops[42]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
-				4, 43, // ops[43]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
+				3, 41, // unview "/layers.0/Add_1_output_0"
+				2, 115, 2, 85, 206, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 59, 85, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 21, // ops[21]: "FusedMatMul"
+				3, 115, // unview "scratch ops[21]"
+				2, 49, 2, 207, 208, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 50, 2, 207, 208, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 52, 2, 207, 208, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 53, 2, 207, 208, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 55, 2, 207, 208, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				4, 22, // ops[22]: "Div"
+				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
+				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
+				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
+				3, 47, // unview "/layers.0/ff1/Add_output_0"
+				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
+				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
+				3, 49, // unview "/layers.0/Div_1_output_0"
+				3, 50, // unview "/layers.0/Erf_output_0"
+				3, 52, // unview "/layers.0/Add_2_output_0"
+				3, 53, // unview "/layers.0/Mul_output_0"
+				3, 55, // unview "/layers.0/Mul_1_output_0"
+				3, 116, // unview "scratch ops[27]"
+				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				4, 28, // ops[28]: "LayerNormalization"
+				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
+				3, 58, // unview "/layers.0/Add_3_output_0"
+				2, 117, 2, 131, 160, // view "scratch ops[29]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 64, 131, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				4, 29, // ops[29]: "FusedMatMul"
+				3, 117, // unview "scratch ops[29]"
+				2, 65, 2, 196, 197, // view "/layers.1/Split_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
+				2, 68, 2, 196, 197, // view "/layers.1/Reshape_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
+				2, 66, 2, 199, 200, // view "/layers.1/Split_output_1": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
+				2, 70, 2, 199, 200, // view "/layers.1/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
+				2, 67, 2, 193, 194, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq bytes
+				2, 71, 2, 193, 194, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq bytes
+				4, 30, // ops[30]: "Split"
+				3, 64, // unview "/layers.1/qkv/Add_output_0"
+				2, 69, 2, 64, 85, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 31, // ops[31]: "Transpose"
+				3, 65, // unview "/layers.1/Split_output_0"
+				3, 68, // unview "/layers.1/Reshape_output_0"
+				2, 72, 2, 176, 177, // view "/layers.1/Transpose_1_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				4, 32, // ops[32]: "Transpose"
+				3, 67, // unview "/layers.1/Split_output_2"
+				3, 71, // unview "/layers.1/Reshape_2_output_0"
+				2, 73, 2, 178, 179, // view "/layers.1/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq bytes
+				4, 33, // ops[33]: "Transpose"
+				3, 66, // unview "/layers.1/Split_output_1"
+				3, 70, // unview "/layers.1/Reshape_1_output_0"
+				2, 118, 2, 181, 182, // view "scratch ops[34]": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 85, 171, // view "/layers.1/MatMul_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				2, 76, 2, 85, 171, // view "/layers.1/Div_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				2, 77, 2, 85, 171, // view "/layers.1/Add_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				4, 34, // ops[34]: "MatMul"
+				3, 69, // unview "/layers.1/Transpose_output_0"
+				3, 73, // unview "/layers.1/Transpose_2_output_0"
+				3, 118, // unview "scratch ops[34]"
+				4, 35, // ops[35]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
+				4, 36, // ops[36]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 85, 2, 151, 160, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
-				4, 44, // ops[44]: "Softmax"
-				3, 81, // unview "/layers.1/MatMul_output_0"
-				3, 83, // unview "/layers.1/Div_output_0"
-				3, 84, // unview "/layers.1/Add_output_0"
-				2, 131, 2, 96, 159, // view "scratch ops[45]": pool 2 at 256*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 86, 2, 64, 96, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 45, // ops[45]: "MatMul"
-				3, 79, // unview "/layers.1/Transpose_1_output_0"
-				3, 85, // unview "/layers.1/Softmax_output_0"
-				3, 131, // unview "scratch ops[45]"
-				2, 87, 2, 96, 103, // view "/layers.1/Transpose_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 88, 2, 96, 103, // view "/layers.1/Reshape_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				4, 46, // ops[46]: "Transpose"
-				3, 86, // unview "/layers.1/MatMul_1_output_0"
-				2, 132, 2, 103, 142, // view "scratch ops[47]": pool 2 at 384*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 90, 2, 59, 64, // view "/layers.1/out/MatMul_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 92, 2, 59, 64, // view "/layers.1/out/Add_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 93, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 47, // ops[47]: "MatMul"
-				3, 87, // unview "/layers.1/Transpose_3_output_0"
-				3, 88, // unview "/layers.1/Reshape_3_output_0"
-				3, 132, // unview "scratch ops[47]"
-				4, 48, // ops[48]: "Add"; "/layers.1/out/Add_output_0" takes over the storage of "/layers.1/out/MatMul_output_0" in place
-				4, 49, // ops[49]: "Add"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.1/out/Add_output_0" in place
-				3, 67, // unview "/layers.0/ln2/LayerNormalization_output_0"
-				2, 96, 0, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 50, // ops[50]: "LayerNormalization"
-				3, 90, // unview "/layers.1/out/MatMul_output_0"
-				3, 92, // unview "/layers.1/out/Add_output_0"
-				3, 93, // unview "/layers.1/Add_1_output_0"
-				2, 133, 2, 96, 128, // view "scratch ops[51]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 98, 2, 59, 96, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 100, 2, 59, 96, // view "/layers.1/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 51, // ops[51]: "MatMul"
-				3, 133, // unview "scratch ops[51]"
-				4, 52, // ops[52]: "Add"; "/layers.1/ff1/Add_output_0" takes over the storage of "/layers.1/ff1/MatMul_output_0" in place
-				2, 102, 2, 136, 137, // view "/layers.1/Div_1_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 103, 2, 136, 137, // view "/layers.1/Erf_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 105, 2, 136, 137, // view "/layers.1/Add_2_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 106, 2, 136, 137, // view "/layers.1/Mul_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 108, 2, 136, 137, // view "/layers.1/Mul_1_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				4, 53, // ops[53]: "Div"
-				4, 54, // ops[54]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
-				4, 55, // ops[55]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
-				4, 56, // ops[56]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
-				3, 98, // unview "/layers.1/ff1/MatMul_output_0"
-				3, 100, // unview "/layers.1/ff1/Add_output_0"
-				4, 57, // ops[57]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 134, 2, 59, 53, // view "scratch ops[58]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 110, 2, 53, 83, // view "/layers.1/ff2/MatMul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				2, 112, 2, 53, 83, // view "/layers.1/ff2/Add_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				2, 113, 2, 53, 83, // view "/layers.1/Add_3_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				4, 58, // ops[58]: "MatMul"
-				3, 102, // unview "/layers.1/Div_1_output_0"
-				3, 103, // unview "/layers.1/Erf_output_0"
-				3, 105, // unview "/layers.1/Add_2_output_0"
-				3, 106, // unview "/layers.1/Mul_output_0"
-				3, 108, // unview "/layers.1/Mul_1_output_0"
-				3, 134, // unview "scratch ops[58]"
-				4, 59, // ops[59]: "Add"; "/layers.1/ff2/Add_output_0" takes over the storage of "/layers.1/ff2/MatMul_output_0" in place
-				4, 60, // ops[60]: "Add"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ff2/Add_output_0" in place
-				3, 96, // unview "/layers.1/ln1/LayerNormalization_output_0"
-				2, 116, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
-				4, 61, // ops[61]: "LayerNormalization"
-				3, 110, // unview "/layers.1/ff2/MatMul_output_0"
-				3, 112, // unview "/layers.1/ff2/Add_output_0"
-				3, 113, // unview "/layers.1/Add_3_output_0"
-				2, 118, 2, 59, 65, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
-				4, 62, // ops[62]: "Gather"
-				2, 135, 2, 65, 162, // view "scratch ops[63]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 121, 1, 59, 65, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 122, 1, 59, 65, // view "pooled": pool 1 at 0, 128*batch bytes
-				4, 63, // ops[63]: "Gemm"
-				3, 118, // unview "/Gather_1_output_0"
-				3, 135, // unview "scratch ops[63]"
+				2, 78, 2, 174, 249, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
+				4, 37, // ops[37]: "Softmax"
+				3, 74, // unview "/layers.1/MatMul_output_0"
+				3, 76, // unview "/layers.1/Div_output_0"
+				3, 77, // unview "/layers.1/Add_output_0"
+				2, 119, 2, 64, 251, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 186, 187, // view "/layers.1/MatMul_1_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				4, 38, // ops[38]: "MatMul"
+				3, 72, // unview "/layers.1/Transpose_1_output_0"
+				3, 78, // unview "/layers.1/Softmax_output_0"
+				3, 119, // unview "scratch ops[38]"
+				2, 80, 2, 188, 189, // view "/layers.1/Transpose_3_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq bytes
+				2, 81, 2, 188, 189, // view "/layers.1/Reshape_3_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq bytes
+				4, 39, // ops[39]: "Transpose"
+				3, 79, // unview "/layers.1/MatMul_1_output_0"
+				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
+				3, 80, // unview "/layers.1/Transpose_3_output_0"
+				3, 81, // unview "/layers.1/Reshape_3_output_0"
+				3, 120, // unview "scratch ops[40]"
+				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				4, 41, // ops[41]: "LayerNormalization"
+				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
+				3, 84, // unview "/layers.1/Add_1_output_0"
+				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				4, 42, // ops[42]: "FusedMatMul"
+				3, 121, // unview "scratch ops[42]"
+				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 43, // ops[43]: "Div"
+				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
+				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
+				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
+				3, 90, // unview "/layers.1/ff1/Add_output_0"
+				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
+				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
+				3, 92, // unview "/layers.1/Div_1_output_0"
+				3, 93, // unview "/layers.1/Erf_output_0"
+				3, 95, // unview "/layers.1/Add_2_output_0"
+				3, 96, // unview "/layers.1/Mul_output_0"
+				3, 98, // unview "/layers.1/Mul_1_output_0"
+				3, 122, // unview "scratch ops[48]"
+				0, 0, 64, 0, 64, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				4, 49, // ops[49]: "LayerNormalization"
+				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
+				3, 101, // unview "/layers.1/Add_3_output_0"
+				2, 106, 2, 58, 80, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
+				4, 50, // ops[50]: "Gather"
+				2, 123, 2, 59, 58, // view "scratch ops[51]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				4, 51, // ops[51]: "Gemm"
+				3, 106, // unview "/Gather_1_output_0"
+				3, 123, // unview "scratch ops[51]"
 				1, 2, // release pool 2
-				4, 64, // ops[64]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
+				4, 52, // ops[52]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
 		},
 		{
-			// "batch">=5, "seq"=1
-			Ranges: []int{0, 5, -1, 1, 1, 1},
+			// "batch">=1, "seq"=4
+			Ranges: []int{0, 1, -1, 1, 4, 4},
 			Steps: []int32{
 				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
 				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
 				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 163, -1, -1, // acquire pool 1: max(128*batch, 128*batch*seq) bytes on "cpu"
-				2, 4, 1, 122, 214, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 122, 214, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				0, 1, 173, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
+				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
+				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 122, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 1, 59, 64, // view "/ln/LayerNormalization_output_0": pool 1 at 0, 128*batch*seq bytes
+				0, 2, 318, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes on "cpu"
+				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				0, 2, 212, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + max(384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288), 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192) bytes on "cpu"
+				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				4, 5, // ops[5]: "Cast"
+				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
+				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
+				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				4, 8, // ops[8]: "FusedMatMul"
+				3, 111, // unview "scratch ops[8]"
+				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 132, 133, // view "/layers.0/Split_output_1": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				2, 27, 2, 132, 133, // view "/layers.0/Reshape_1_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				2, 24, 2, 137, 138, // view "/layers.0/Split_output_2": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				2, 28, 2, 137, 138, // view "/layers.0/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				4, 9, // ops[9]: "Split"
+				3, 21, // unview "/layers.0/qkv/Add_output_0"
+				2, 26, 2, 123, 129, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				4, 10, // ops[10]: "Transpose"
+				3, 22, // unview "/layers.0/Split_output_0"
+				3, 25, // unview "/layers.0/Reshape_output_0"
+				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 11, // ops[11]: "Transpose"
+				3, 24, // unview "/layers.0/Split_output_2"
+				3, 28, // unview "/layers.0/Reshape_2_output_0"
+				2, 30, 2, 288, 289, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq bytes
+				4, 12, // ops[12]: "Transpose"
+				3, 23, // unview "/layers.0/Split_output_1"
+				3, 27, // unview "/layers.0/Reshape_1_output_0"
+				2, 112, 2, 64, 123, // view "scratch ops[13]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 129, 320, // view "/layers.0/MatMul_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 33, 2, 129, 320, // view "/layers.0/Div_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 34, 2, 129, 320, // view "/layers.0/Add_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				4, 13, // ops[13]: "MatMul"
+				3, 26, // unview "/layers.0/Transpose_output_0"
+				3, 30, // unview "/layers.0/Transpose_2_output_0"
+				3, 112, // unview "scratch ops[13]"
+				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
+				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
+				2, 35, 2, 316, 321, // view "/layers.0/Softmax_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
+				4, 16, // ops[16]: "Softmax"
+				3, 31, // unview "/layers.0/MatMul_output_0"
+				3, 33, // unview "/layers.0/Div_output_0"
+				3, 34, // unview "/layers.0/Add_output_0"
+				2, 113, 2, 85, 323, // view "scratch ops[17]": pool 2 at 256*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 64, 85, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 17, // ops[17]: "MatMul"
+				3, 29, // unview "/layers.0/Transpose_1_output_0"
+				3, 35, // unview "/layers.0/Softmax_output_0"
+				3, 113, // unview "scratch ops[17]"
+				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 18, // ops[18]: "Transpose"
+				3, 36, // unview "/layers.0/MatMul_1_output_0"
+				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
+				3, 37, // unview "/layers.0/Transpose_3_output_0"
+				3, 38, // unview "/layers.0/Reshape_3_output_0"
+				3, 114, // unview "scratch ops[19]"
+				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 20, // ops[20]: "LayerNormalization"
+				3, 11, // unview "/ln/LayerNormalization_output_0"
+				3, 41, // unview "/layers.0/Add_1_output_0"
+				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 141, 142, // view "/layers.0/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				4, 21, // ops[21]: "FusedMatMul"
+				3, 115, // unview "scratch ops[21]"
+				2, 49, 2, 59, 85, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 50, 2, 59, 85, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 52, 2, 59, 85, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 53, 2, 59, 85, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 55, 2, 59, 85, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 22, // ops[22]: "Div"
+				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
+				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
+				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
+				3, 47, // unview "/layers.0/ff1/Add_output_0"
+				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
+				2, 116, 2, 85, 87, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
+				3, 49, // unview "/layers.0/Div_1_output_0"
+				3, 50, // unview "/layers.0/Erf_output_0"
+				3, 52, // unview "/layers.0/Add_2_output_0"
+				3, 53, // unview "/layers.0/Mul_output_0"
+				3, 55, // unview "/layers.0/Mul_1_output_0"
+				3, 116, // unview "scratch ops[27]"
+				2, 61, 2, 281, 282, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				2, 84, 2, 281, 282, // view "/layers.1/Add_1_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				4, 28, // ops[28]: "LayerNormalization"
+				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
+				3, 58, // unview "/layers.0/Add_3_output_0"
+				2, 117, 2, 78, 276, // view "scratch ops[29]": pool 2 at 384*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 59, 78, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
+				4, 29, // ops[29]: "FusedMatMul"
+				3, 117, // unview "scratch ops[29]"
+				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 265, 266, // view "/layers.1/Split_output_1": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				2, 70, 2, 265, 266, // view "/layers.1/Reshape_1_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				2, 67, 2, 268, 269, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				2, 71, 2, 268, 269, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				4, 30, // ops[30]: "Split"
+				3, 64, // unview "/layers.1/qkv/Add_output_0"
+				2, 69, 2, 123, 129, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				4, 31, // ops[31]: "Transpose"
+				3, 65, // unview "/layers.1/Split_output_0"
+				3, 68, // unview "/layers.1/Reshape_output_0"
+				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 32, // ops[32]: "Transpose"
+				3, 67, // unview "/layers.1/Split_output_2"
+				3, 71, // unview "/layers.1/Reshape_2_output_0"
+				2, 73, 2, 38, 123, // view "/layers.1/Transpose_2_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				4, 33, // ops[33]: "Transpose"
+				3, 66, // unview "/layers.1/Split_output_1"
+				3, 70, // unview "/layers.1/Reshape_1_output_0"
+				2, 118, 2, 59, 38, // view "scratch ops[34]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 279, 324, // view "/layers.1/MatMul_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 76, 2, 279, 324, // view "/layers.1/Div_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 77, 2, 279, 324, // view "/layers.1/Add_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
+				4, 34, // ops[34]: "MatMul"
+				3, 69, // unview "/layers.1/Transpose_output_0"
+				3, 73, // unview "/layers.1/Transpose_2_output_0"
+				3, 118, // unview "scratch ops[34]"
+				4, 35, // ops[35]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
+				4, 36, // ops[36]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
+				3, 14, // unview "/Cast_1_output_0"
+				3, 16, // unview "/Sub_output_0"
+				3, 18, // unview "/Mul_output_0"
+				2, 78, 2, 59, 71, // view "/layers.1/Softmax_output_0": pool 2 at 0, 16*batch*seq*seq bytes
+				4, 37, // ops[37]: "Softmax"
+				3, 74, // unview "/layers.1/MatMul_output_0"
+				3, 76, // unview "/layers.1/Div_output_0"
+				3, 77, // unview "/layers.1/Add_output_0"
+				2, 119, 2, 257, 326, // view "scratch ops[38]": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 108, 257, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				4, 38, // ops[38]: "MatMul"
+				3, 72, // unview "/layers.1/Transpose_1_output_0"
+				3, 78, // unview "/layers.1/Softmax_output_0"
+				3, 119, // unview "scratch ops[38]"
+				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 39, // ops[39]: "Transpose"
+				3, 79, // unview "/layers.1/MatMul_1_output_0"
+				2, 120, 2, 59, 48, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
+				3, 80, // unview "/layers.1/Transpose_3_output_0"
+				3, 81, // unview "/layers.1/Reshape_3_output_0"
+				3, 120, // unview "scratch ops[40]"
+				2, 87, 2, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 101, 2, 59, 64, // view "/layers.1/Add_3_output_0": pool 2 at 0, 128*batch*seq bytes
+				4, 41, // ops[41]: "LayerNormalization"
+				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
+				3, 84, // unview "/layers.1/Add_1_output_0"
+				2, 121, 2, 64, 255, // view "scratch ops[42]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 303, 304, // view "/layers.1/ff1/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq), 256*batch*seq bytes
+				4, 42, // ops[42]: "FusedMatMul"
+				3, 121, // unview "scratch ops[42]"
+				2, 92, 2, 64, 78, // view "/layers.1/Div_1_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				2, 93, 2, 64, 78, // view "/layers.1/Erf_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				2, 95, 2, 64, 78, // view "/layers.1/Add_2_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				2, 96, 2, 64, 78, // view "/layers.1/Mul_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				2, 98, 2, 64, 78, // view "/layers.1/Mul_1_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				4, 43, // ops[43]: "Div"
+				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
+				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
+				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
+				3, 90, // unview "/layers.1/ff1/Add_output_0"
+				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
+				2, 122, 2, 78, 310, // view "scratch ops[48]": pool 2 at 384*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
+				3, 92, // unview "/layers.1/Div_1_output_0"
+				3, 93, // unview "/layers.1/Erf_output_0"
+				3, 95, // unview "/layers.1/Add_2_output_0"
+				3, 96, // unview "/layers.1/Mul_output_0"
+				3, 98, // unview "/layers.1/Mul_1_output_0"
+				3, 122, // unview "scratch ops[48]"
+				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				4, 49, // ops[49]: "LayerNormalization"
+				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
+				3, 101, // unview "/layers.1/Add_3_output_0"
+				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				4, 50, // ops[50]: "Gather"
+				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				4, 51, // ops[51]: "Gemm"
+				3, 106, // unview "/Gather_1_output_0"
+				3, 123, // unview "scratch ops[51]"
+				1, 2, // release pool 2
+				4, 52, // ops[52]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
+			},
+			PoolDevices: []string{"cpu", "cpu", "cpu"},
+			OutputPools: []int32{0, 1},
+		},
+		{
+			// "batch">=1, "seq" in [5, 15]
+			Ranges: []int{0, 1, -1, 1, 5, 15},
+			Steps: []int32{
+				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 0, // ops[0]: "Gather"
+				0, 1, 173, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
+				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
+				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				4, 1, // ops[1]: "Range"
+				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				4, 2, // ops[2]: "Gather"
+				3, 4, // unview "/Range_output_0"
+				3, 5, // unview "/Unsqueeze_output_0"
+				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
+				3, 7, // unview "/pos/Gather_output_0"
+				0, 2, 365, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq + max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 640*batch*seq) bytes on "cpu"
+				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				4, 4, // ops[4]: "LayerNormalization"
+				3, 3, // unview "/tok/Gather_output_0"
+				3, 8, // unview "/Add_output_0"
+				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				4, 5, // ops[5]: "Cast"
+				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
+				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
+				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				4, 8, // ops[8]: "FusedMatMul"
+				3, 111, // unview "scratch ops[8]"
+				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 335, 336, // view "/layers.0/Split_output_1": pool 2 at max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 128*batch*seq bytes
+				2, 27, 2, 335, 336, // view "/layers.0/Reshape_1_output_0": pool 2 at max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 128*batch*seq bytes
+				2, 24, 2, 131, 163, // view "/layers.0/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 131, 163, // view "/layers.0/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				4, 9, // ops[9]: "Split"
+				3, 21, // unview "/layers.0/qkv/Add_output_0"
+				2, 26, 2, 64, 85, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 10, // ops[10]: "Transpose"
+				3, 22, // unview "/layers.0/Split_output_0"
+				3, 25, // unview "/layers.0/Reshape_output_0"
+				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 11, // ops[11]: "Transpose"
+				3, 24, // unview "/layers.0/Split_output_2"
+				3, 28, // unview "/layers.0/Reshape_2_output_0"
+				2, 30, 2, 129, 156, // view "/layers.0/Transpose_2_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				4, 12, // ops[12]: "Transpose"
+				3, 23, // unview "/layers.0/Split_output_1"
+				3, 27, // unview "/layers.0/Reshape_1_output_0"
+				2, 112, 2, 85, 129, // view "scratch ops[13]": pool 2 at 256*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 362, 366, // view "/layers.0/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 33, 2, 362, 366, // view "/layers.0/Div_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 34, 2, 362, 366, // view "/layers.0/Add_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				4, 13, // ops[13]: "MatMul"
+				3, 26, // unview "/layers.0/Transpose_output_0"
+				3, 30, // unview "/layers.0/Transpose_2_output_0"
+				3, 112, // unview "scratch ops[13]"
+				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
+				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
+				2, 35, 2, 64, 367, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				4, 16, // ops[16]: "Softmax"
+				3, 31, // unview "/layers.0/MatMul_output_0"
+				3, 33, // unview "/layers.0/Div_output_0"
+				3, 34, // unview "/layers.0/Add_output_0"
+				2, 113, 2, 151, 369, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 257, 151, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				4, 17, // ops[17]: "MatMul"
+				3, 29, // unview "/layers.0/Transpose_1_output_0"
+				3, 35, // unview "/layers.0/Softmax_output_0"
+				3, 113, // unview "scratch ops[17]"
+				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 18, // ops[18]: "Transpose"
+				3, 36, // unview "/layers.0/MatMul_1_output_0"
+				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
+				3, 37, // unview "/layers.0/Transpose_3_output_0"
+				3, 38, // unview "/layers.0/Reshape_3_output_0"
+				3, 114, // unview "scratch ops[19]"
+				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 20, // ops[20]: "LayerNormalization"
+				3, 11, // unview "/ln/LayerNormalization_output_0"
+				3, 41, // unview "/layers.0/Add_1_output_0"
+				2, 115, 2, 85, 206, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 59, 85, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 21, // ops[21]: "FusedMatMul"
+				3, 115, // unview "scratch ops[21]"
+				2, 49, 2, 207, 208, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 50, 2, 207, 208, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 52, 2, 207, 208, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 53, 2, 207, 208, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 55, 2, 207, 208, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				4, 22, // ops[22]: "Div"
+				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
+				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
+				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
+				3, 47, // unview "/layers.0/ff1/Add_output_0"
+				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
+				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
+				3, 49, // unview "/layers.0/Div_1_output_0"
+				3, 50, // unview "/layers.0/Erf_output_0"
+				3, 52, // unview "/layers.0/Add_2_output_0"
+				3, 53, // unview "/layers.0/Mul_output_0"
+				3, 55, // unview "/layers.0/Mul_1_output_0"
+				3, 116, // unview "scratch ops[27]"
+				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				4, 28, // ops[28]: "LayerNormalization"
+				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
+				3, 58, // unview "/layers.0/Add_3_output_0"
+				2, 117, 2, 64, 327, // view "scratch ops[29]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 353, 354, // view "/layers.1/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				4, 29, // ops[29]: "FusedMatMul"
+				3, 117, // unview "scratch ops[29]"
+				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 85, 78, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 70, 2, 85, 78, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 67, 2, 64, 85, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 71, 2, 64, 85, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 30, // ops[30]: "Split"
+				3, 64, // unview "/layers.1/qkv/Add_output_0"
+				2, 69, 2, 265, 266, // view "/layers.1/Transpose_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				4, 31, // ops[31]: "Transpose"
+				3, 65, // unview "/layers.1/Split_output_0"
+				3, 68, // unview "/layers.1/Reshape_output_0"
+				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 32, // ops[32]: "Transpose"
+				3, 67, // unview "/layers.1/Split_output_2"
+				3, 71, // unview "/layers.1/Reshape_2_output_0"
+				2, 73, 2, 64, 85, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 33, // ops[33]: "Transpose"
+				3, 66, // unview "/layers.1/Split_output_1"
+				3, 70, // unview "/layers.1/Reshape_1_output_0"
+				2, 118, 2, 85, 129, // view "scratch ops[34]": pool 2 at 256*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 359, 370, // view "/layers.1/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 76, 2, 359, 370, // view "/layers.1/Div_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 77, 2, 359, 370, // view "/layers.1/Add_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				4, 34, // ops[34]: "MatMul"
+				3, 69, // unview "/layers.1/Transpose_output_0"
+				3, 73, // unview "/layers.1/Transpose_2_output_0"
+				3, 118, // unview "scratch ops[34]"
+				4, 35, // ops[35]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
+				4, 36, // ops[36]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
+				3, 14, // unview "/Cast_1_output_0"
+				3, 16, // unview "/Sub_output_0"
+				3, 18, // unview "/Mul_output_0"
+				2, 78, 2, 77, 372, // view "/layers.1/Softmax_output_0": pool 2 at 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
+				4, 37, // ops[37]: "Softmax"
+				3, 74, // unview "/layers.1/MatMul_output_0"
+				3, 76, // unview "/layers.1/Div_output_0"
+				3, 77, // unview "/layers.1/Add_output_0"
+				2, 119, 2, 64, 251, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 260, 346, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				4, 38, // ops[38]: "MatMul"
+				3, 72, // unview "/layers.1/Transpose_1_output_0"
+				3, 78, // unview "/layers.1/Softmax_output_0"
+				3, 119, // unview "scratch ops[38]"
+				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 39, // ops[39]: "Transpose"
+				3, 79, // unview "/layers.1/MatMul_1_output_0"
+				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
+				3, 80, // unview "/layers.1/Transpose_3_output_0"
+				3, 81, // unview "/layers.1/Reshape_3_output_0"
+				3, 120, // unview "scratch ops[40]"
+				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				4, 41, // ops[41]: "LayerNormalization"
+				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
+				3, 84, // unview "/layers.1/Add_1_output_0"
+				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				4, 42, // ops[42]: "FusedMatMul"
+				3, 121, // unview "scratch ops[42]"
+				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 43, // ops[43]: "Div"
+				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
+				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
+				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
+				3, 90, // unview "/layers.1/ff1/Add_output_0"
+				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
+				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
+				3, 92, // unview "/layers.1/Div_1_output_0"
+				3, 93, // unview "/layers.1/Erf_output_0"
+				3, 95, // unview "/layers.1/Add_2_output_0"
+				3, 96, // unview "/layers.1/Mul_output_0"
+				3, 98, // unview "/layers.1/Mul_1_output_0"
+				3, 122, // unview "scratch ops[48]"
+				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				4, 49, // ops[49]: "LayerNormalization"
+				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
+				3, 101, // unview "/layers.1/Add_3_output_0"
+				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				4, 50, // ops[50]: "Gather"
+				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				4, 51, // ops[51]: "Gemm"
+				3, 106, // unview "/Gather_1_output_0"
+				3, 123, // unview "scratch ops[51]"
+				1, 2, // release pool 2
+				4, 52, // ops[52]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
+			},
+			PoolDevices: []string{"cpu", "cpu", "cpu"},
+			OutputPools: []int32{0, 1},
+		},
+		{
+			// "batch" in [1, 8], "seq">=16
+			Ranges: []int{0, 1, 8, 1, 16, -1},
+			Steps: []int32{
+				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 0, // ops[0]: "Gather"
+				0, 1, 373, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
+				2, 4, 1, 59, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
+				2, 5, 1, 59, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
+				4, 1, // ops[1]: "Range"
+				0, 2, 412, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq)), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes on "cpu"
+				2, 7, 2, 59, 65, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
+				4, 2, // ops[2]: "Gather"
+				3, 4, // unview "/Range_output_0"
+				3, 5, // unview "/Unsqueeze_output_0"
+				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
+				3, 7, // unview "/pos/Gather_output_0"
+				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				4, 4, // ops[4]: "LayerNormalization"
+				3, 3, // unview "/tok/Gather_output_0"
+				3, 8, // unview "/Add_output_0"
+				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				4, 5, // ops[5]: "Cast"
+				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
+				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
+				2, 111, 2, 64, 327, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 353, 354, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				4, 8, // ops[8]: "FusedMatMul"
+				3, 111, // unview "scratch ops[8]"
+				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 64, 85, // view "/layers.0/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 27, 2, 64, 85, // view "/layers.0/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 24, 2, 85, 78, // view "/layers.0/Split_output_2": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 85, 78, // view "/layers.0/Reshape_2_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				4, 9, // ops[9]: "Split"
+				3, 21, // unview "/layers.0/qkv/Add_output_0"
+				2, 26, 2, 390, 391, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				4, 10, // ops[10]: "Transpose"
+				3, 22, // unview "/layers.0/Split_output_0"
+				3, 25, // unview "/layers.0/Reshape_output_0"
+				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 11, // ops[11]: "Transpose"
+				3, 24, // unview "/layers.0/Split_output_2"
+				3, 28, // unview "/layers.0/Reshape_2_output_0"
+				2, 30, 2, 387, 388, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq bytes
+				4, 12, // ops[12]: "Transpose"
+				3, 23, // unview "/layers.0/Split_output_1"
+				3, 27, // unview "/layers.0/Reshape_1_output_0"
+				2, 112, 2, 64, 123, // view "scratch ops[13]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 407, 413, // view "/layers.0/MatMul_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 16*batch*seq*seq bytes
+				2, 33, 2, 407, 413, // view "/layers.0/Div_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 16*batch*seq*seq bytes
+				2, 34, 2, 407, 413, // view "/layers.0/Add_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 16*batch*seq*seq bytes
+				4, 13, // ops[13]: "MatMul"
+				3, 26, // unview "/layers.0/Transpose_output_0"
+				3, 30, // unview "/layers.0/Transpose_2_output_0"
+				3, 112, // unview "scratch ops[13]"
+				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
+				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
+				2, 35, 2, 64, 367, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				4, 16, // ops[16]: "Softmax"
+				3, 31, // unview "/layers.0/MatMul_output_0"
+				3, 33, // unview "/layers.0/Div_output_0"
+				3, 34, // unview "/layers.0/Add_output_0"
+				2, 113, 2, 151, 369, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 257, 151, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				4, 17, // ops[17]: "MatMul"
+				3, 29, // unview "/layers.0/Transpose_1_output_0"
+				3, 35, // unview "/layers.0/Softmax_output_0"
+				3, 113, // unview "scratch ops[17]"
+				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 18, // ops[18]: "Transpose"
+				3, 36, // unview "/layers.0/MatMul_1_output_0"
+				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
+				3, 37, // unview "/layers.0/Transpose_3_output_0"
+				3, 38, // unview "/layers.0/Reshape_3_output_0"
+				3, 114, // unview "scratch ops[19]"
+				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 20, // ops[20]: "LayerNormalization"
+				3, 11, // unview "/ln/LayerNormalization_output_0"
+				3, 41, // unview "/layers.0/Add_1_output_0"
+				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 141, 142, // view "/layers.0/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				4, 21, // ops[21]: "FusedMatMul"
+				3, 115, // unview "scratch ops[21]"
+				2, 49, 2, 59, 85, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 50, 2, 59, 85, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 52, 2, 59, 85, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 53, 2, 59, 85, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 55, 2, 59, 85, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 22, // ops[22]: "Div"
+				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
+				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
+				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
+				3, 47, // unview "/layers.0/ff1/Add_output_0"
+				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
+				2, 116, 2, 85, 87, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
+				3, 49, // unview "/layers.0/Div_1_output_0"
+				3, 50, // unview "/layers.0/Erf_output_0"
+				3, 52, // unview "/layers.0/Add_2_output_0"
+				3, 53, // unview "/layers.0/Mul_output_0"
+				3, 55, // unview "/layers.0/Mul_1_output_0"
+				3, 116, // unview "scratch ops[27]"
+				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				4, 28, // ops[28]: "LayerNormalization"
+				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
+				3, 58, // unview "/layers.0/Add_3_output_0"
+				2, 117, 2, 64, 327, // view "scratch ops[29]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 353, 354, // view "/layers.1/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				4, 29, // ops[29]: "FusedMatMul"
+				3, 117, // unview "scratch ops[29]"
+				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 85, 78, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 70, 2, 85, 78, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 67, 2, 64, 85, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 71, 2, 64, 85, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				4, 30, // ops[30]: "Split"
+				3, 64, // unview "/layers.1/qkv/Add_output_0"
+				2, 69, 2, 377, 378, // view "/layers.1/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				4, 31, // ops[31]: "Transpose"
+				3, 65, // unview "/layers.1/Split_output_0"
+				3, 68, // unview "/layers.1/Reshape_output_0"
+				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 32, // ops[32]: "Transpose"
+				3, 67, // unview "/layers.1/Split_output_2"
+				3, 71, // unview "/layers.1/Reshape_2_output_0"
+				2, 73, 2, 374, 375, // view "/layers.1/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq bytes
+				4, 33, // ops[33]: "Transpose"
+				3, 66, // unview "/layers.1/Split_output_1"
+				3, 70, // unview "/layers.1/Reshape_1_output_0"
+				2, 118, 2, 380, 381, // view "scratch ops[34]": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 64, 367, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 76, 2, 64, 367, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 77, 2, 64, 367, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				4, 34, // ops[34]: "MatMul"
+				3, 69, // unview "/layers.1/Transpose_output_0"
+				3, 73, // unview "/layers.1/Transpose_2_output_0"
+				3, 118, // unview "scratch ops[34]"
+				4, 35, // ops[35]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
+				4, 36, // ops[36]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
+				3, 14, // unview "/Cast_1_output_0"
+				3, 16, // unview "/Sub_output_0"
+				3, 18, // unview "/Mul_output_0"
+				2, 78, 2, 410, 414, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
+				4, 37, // ops[37]: "Softmax"
+				3, 74, // unview "/layers.1/MatMul_output_0"
+				3, 76, // unview "/layers.1/Div_output_0"
+				3, 77, // unview "/layers.1/Add_output_0"
+				2, 119, 2, 64, 251, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 77, 301, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				4, 38, // ops[38]: "MatMul"
+				3, 72, // unview "/layers.1/Transpose_1_output_0"
+				3, 78, // unview "/layers.1/Softmax_output_0"
+				3, 119, // unview "scratch ops[38]"
+				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 39, // ops[39]: "Transpose"
+				3, 79, // unview "/layers.1/MatMul_1_output_0"
+				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
+				3, 80, // unview "/layers.1/Transpose_3_output_0"
+				3, 81, // unview "/layers.1/Reshape_3_output_0"
+				3, 120, // unview "scratch ops[40]"
+				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				4, 41, // ops[41]: "LayerNormalization"
+				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
+				3, 84, // unview "/layers.1/Add_1_output_0"
+				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				4, 42, // ops[42]: "FusedMatMul"
+				3, 121, // unview "scratch ops[42]"
+				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 43, // ops[43]: "Div"
+				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
+				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
+				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
+				3, 90, // unview "/layers.1/ff1/Add_output_0"
+				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
+				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
+				3, 92, // unview "/layers.1/Div_1_output_0"
+				3, 93, // unview "/layers.1/Erf_output_0"
+				3, 95, // unview "/layers.1/Add_2_output_0"
+				3, 96, // unview "/layers.1/Mul_output_0"
+				3, 98, // unview "/layers.1/Mul_1_output_0"
+				3, 122, // unview "scratch ops[48]"
+				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				4, 49, // ops[49]: "LayerNormalization"
+				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
+				3, 101, // unview "/layers.1/Add_3_output_0"
+				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				4, 50, // ops[50]: "Gather"
+				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				4, 51, // ops[51]: "Gemm"
+				3, 106, // unview "/Gather_1_output_0"
+				3, 123, // unview "scratch ops[51]"
+				1, 2, // release pool 2
+				4, 52, // ops[52]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
+			},
+			PoolDevices: []string{"cpu", "cpu", "cpu"},
+			OutputPools: []int32{0, 1},
+		},
+		{
+			// "batch">=9, "seq"=1
+			Ranges: []int{0, 9, -1, 1, 1, 1},
+			Steps: []int32{
+				0, 2, 516, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)) + 12288, 256*batch*seq, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((8*seq + 63)//64) + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 640*batch*seq + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64), 896*batch*seq + 64*((4*batch*seq + 63)//64)) bytes on "cpu"
+				2, 3, 2, 423, 485, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				2, 8, 2, 423, 485, // view "/Add_output_0": pool 2 at 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				4, 0, // ops[0]: "Gather"
+				2, 4, 2, 487, 517, // view "/Range_output_0": pool 2 at 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 8*seq bytes
+				2, 5, 2, 487, 517, // view "/Unsqueeze_output_0": pool 2 at 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 8*seq bytes
+				4, 1, // ops[1]: "Range"
+				2, 7, 2, 485, 487, // view "/pos/Gather_output_0": pool 2 at 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*seq bytes
+				4, 2, // ops[2]: "Gather"
+				3, 4, // unview "/Range_output_0"
+				3, 5, // unview "/Unsqueeze_output_0"
+				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
+				3, 7, // unview "/pos/Gather_output_0"
+				2, 11, 2, 422, 423, // view "/ln/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				2, 41, 2, 422, 423, // view "/layers.0/Add_1_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				4, 4, // ops[4]: "LayerNormalization"
+				3, 3, // unview "/tok/Gather_output_0"
+				3, 8, // unview "/Add_output_0"
 				2, 14, 2, 59, 32, // view "/Cast_1_output_0": pool 2 at 0, 4*batch*seq bytes
 				2, 16, 2, 59, 32, // view "/Sub_output_0": pool 2 at 0, 4*batch*seq bytes
 				2, 18, 2, 59, 32, // view "/Mul_output_0": pool 2 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 123, 2, 69, 206, // view "scratch ops[8]": pool 2 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 20, 2, 207, 208, // view "/layers.0/qkv/MatMul_output_0": pool 2 at max(384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288), 384*batch*seq bytes
-				2, 22, 2, 207, 208, // view "/layers.0/qkv/Add_output_0": pool 2 at max(384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288), 384*batch*seq bytes
-				4, 8, // ops[8]: "MatMul"
-				3, 123, // unview "scratch ops[8]"
-				4, 9, // ops[9]: "Add"; "/layers.0/qkv/Add_output_0" takes over the storage of "/layers.0/qkv/MatMul_output_0" in place
-				2, 23, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 26, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 24, 2, 69, 165, // view "/layers.0/Split_output_1": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 28, 2, 69, 165, // view "/layers.0/Reshape_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 25, 2, 185, 203, // view "/layers.0/Split_output_2": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 29, 2, 185, 203, // view "/layers.0/Reshape_2_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 10, // ops[10]: "Split"
-				3, 20, // unview "/layers.0/qkv/MatMul_output_0"
-				3, 22, // unview "/layers.0/qkv/Add_output_0"
-				2, 27, 2, 165, 185, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 111, 2, 424, 474, // view "scratch ops[8]": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 112, 418, // view "/layers.0/qkv/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
+				4, 8, // ops[8]: "FusedMatMul"
+				3, 111, // unview "scratch ops[8]"
+				2, 22, 2, 466, 467, // view "/layers.0/Split_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				2, 25, 2, 466, 467, // view "/layers.0/Reshape_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				2, 23, 2, 424, 460, // view "/layers.0/Split_output_1": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				2, 27, 2, 424, 460, // view "/layers.0/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				2, 24, 2, 462, 463, // view "/layers.0/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				2, 28, 2, 462, 463, // view "/layers.0/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				4, 9, // ops[9]: "Split"
+				3, 21, // unview "/layers.0/qkv/Add_output_0"
+				2, 26, 2, 415, 418, // view "/layers.0/Transpose_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				4, 10, // ops[10]: "Transpose"
+				3, 22, // unview "/layers.0/Split_output_0"
+				3, 25, // unview "/layers.0/Reshape_output_0"
+				2, 29, 2, 440, 415, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
-				3, 23, // unview "/layers.0/Split_output_0"
-				3, 26, // unview "/layers.0/Reshape_output_0"
-				2, 30, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				3, 24, // unview "/layers.0/Split_output_2"
+				3, 28, // unview "/layers.0/Reshape_2_output_0"
+				2, 30, 2, 112, 440, // view "/layers.0/Transpose_2_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
-				3, 25, // unview "/layers.0/Split_output_2"
-				3, 29, // unview "/layers.0/Reshape_2_output_0"
-				2, 31, 2, 180, 198, // view "/layers.0/Transpose_2_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 13, // ops[13]: "Transpose"
-				3, 24, // unview "/layers.0/Split_output_1"
-				3, 28, // unview "/layers.0/Reshape_1_output_0"
-				2, 124, 2, 198, 201, // view "scratch ops[14]": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 32, 2, 185, 216, // view "/layers.0/MatMul_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				2, 34, 2, 185, 216, // view "/layers.0/Div_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				2, 35, 2, 185, 216, // view "/layers.0/Add_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				4, 14, // ops[14]: "MatMul"
-				3, 27, // unview "/layers.0/Transpose_output_0"
-				3, 31, // unview "/layers.0/Transpose_2_output_0"
-				3, 124, // unview "scratch ops[14]"
-				4, 15, // ops[15]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
-				4, 16, // ops[16]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 36, 2, 180, 218, // view "/layers.0/Softmax_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				4, 17, // ops[17]: "Softmax"
-				3, 32, // unview "/layers.0/MatMul_output_0"
-				3, 34, // unview "/layers.0/Div_output_0"
-				3, 35, // unview "/layers.0/Add_output_0"
-				2, 125, 2, 173, 221, // view "scratch ops[18]": pool 2 at 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 37, 2, 69, 165, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 18, // ops[18]: "MatMul"
-				3, 30, // unview "/layers.0/Transpose_1_output_0"
-				3, 36, // unview "/layers.0/Softmax_output_0"
-				3, 125, // unview "scratch ops[18]"
-				2, 38, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 39, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 19, // ops[19]: "Transpose"
-				3, 37, // unview "/layers.0/MatMul_1_output_0"
-				2, 126, 2, 165, 168, // view "scratch ops[20]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 41, 2, 69, 165, // view "/layers.0/out/MatMul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 43, 2, 69, 165, // view "/layers.0/out/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 44, 2, 69, 165, // view "/layers.0/Add_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 20, // ops[20]: "MatMul"
-				3, 38, // unview "/layers.0/Transpose_3_output_0"
-				3, 39, // unview "/layers.0/Reshape_3_output_0"
-				3, 126, // unview "scratch ops[20]"
-				4, 21, // ops[21]: "Add"; "/layers.0/out/Add_output_0" takes over the storage of "/layers.0/out/MatMul_output_0" in place
-				4, 22, // ops[22]: "Add"; "/layers.0/Add_1_output_0" takes over the storage of "/layers.0/out/Add_output_0" in place
+				3, 23, // unview "/layers.0/Split_output_1"
+				3, 27, // unview "/layers.0/Reshape_1_output_0"
+				2, 112, 2, 426, 427, // view "scratch ops[13]": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 424, 518, // view "/layers.0/MatMul_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 33, 2, 424, 518, // view "/layers.0/Div_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 34, 2, 424, 518, // view "/layers.0/Add_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
+				4, 13, // ops[13]: "MatMul"
+				3, 26, // unview "/layers.0/Transpose_output_0"
+				3, 30, // unview "/layers.0/Transpose_2_output_0"
+				3, 112, // unview "scratch ops[13]"
+				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
+				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
+				2, 35, 2, 502, 519, // view "/layers.0/Softmax_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 16*batch*seq*seq bytes
+				4, 16, // ops[16]: "Softmax"
+				3, 31, // unview "/layers.0/MatMul_output_0"
+				3, 33, // unview "/layers.0/Div_output_0"
+				3, 34, // unview "/layers.0/Add_output_0"
+				2, 113, 2, 415, 521, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 112, 440, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				4, 17, // ops[17]: "MatMul"
+				3, 29, // unview "/layers.0/Transpose_1_output_0"
+				3, 35, // unview "/layers.0/Softmax_output_0"
+				3, 113, // unview "scratch ops[17]"
+				2, 37, 2, 452, 453, // view "/layers.0/Transpose_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				2, 38, 2, 452, 453, // view "/layers.0/Reshape_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				4, 18, // ops[18]: "Transpose"
+				3, 36, // unview "/layers.0/MatMul_1_output_0"
+				2, 114, 2, 112, 421, // view "scratch ops[19]": pool 2 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
+				3, 37, // unview "/layers.0/Transpose_3_output_0"
+				3, 38, // unview "/layers.0/Reshape_3_output_0"
+				3, 114, // unview "scratch ops[19]"
+				2, 44, 2, 415, 418, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 58, 2, 415, 418, // view "/layers.0/Add_3_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
-				2, 47, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 23, // ops[23]: "LayerNormalization"
-				3, 41, // unview "/layers.0/out/MatMul_output_0"
-				3, 43, // unview "/layers.0/out/Add_output_0"
-				3, 44, // unview "/layers.0/Add_1_output_0"
-				2, 127, 2, 185, 188, // view "scratch ops[24]": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 49, 2, 69, 185, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-				2, 51, 2, 69, 185, // view "/layers.0/ff1/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-				4, 24, // ops[24]: "MatMul"
-				3, 127, // unview "scratch ops[24]"
-				4, 25, // ops[25]: "Add"; "/layers.0/ff1/Add_output_0" takes over the storage of "/layers.0/ff1/MatMul_output_0" in place
-				2, 53, 2, 192, 193, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 54, 2, 192, 193, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 56, 2, 192, 193, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 57, 2, 192, 193, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 59, 2, 192, 193, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				4, 26, // ops[26]: "Div"
-				4, 27, // ops[27]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
-				4, 28, // ops[28]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
-				4, 29, // ops[29]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
-				3, 49, // unview "/layers.0/ff1/MatMul_output_0"
-				3, 51, // unview "/layers.0/ff1/Add_output_0"
-				4, 30, // ops[30]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 128, 2, 69, 191, // view "scratch ops[31]": pool 2 at 64*((4*batch*seq + 63)//64), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 61, 1, 59, 64, // view "/layers.0/ff2/MatMul_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 63, 1, 59, 64, // view "/layers.0/ff2/Add_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 64, 1, 59, 64, // view "/layers.0/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
-				4, 31, // ops[31]: "MatMul"
-				3, 53, // unview "/layers.0/Div_1_output_0"
-				3, 54, // unview "/layers.0/Erf_output_0"
-				3, 56, // unview "/layers.0/Add_2_output_0"
-				3, 57, // unview "/layers.0/Mul_output_0"
-				3, 59, // unview "/layers.0/Mul_1_output_0"
-				3, 128, // unview "scratch ops[31]"
-				4, 32, // ops[32]: "Add"; "/layers.0/ff2/Add_output_0" takes over the storage of "/layers.0/ff2/MatMul_output_0" in place
-				4, 33, // ops[33]: "Add"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ff2/Add_output_0" in place
-				3, 47, // unview "/layers.0/ln1/LayerNormalization_output_0"
-				2, 67, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 34, // ops[34]: "LayerNormalization"
-				3, 61, // unview "/layers.0/ff2/MatMul_output_0"
-				3, 63, // unview "/layers.0/ff2/Add_output_0"
-				3, 64, // unview "/layers.0/Add_3_output_0"
-				2, 129, 2, 69, 206, // view "scratch ops[35]": pool 2 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 69, 2, 207, 208, // view "/layers.1/qkv/MatMul_output_0": pool 2 at max(384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288), 384*batch*seq bytes
-				2, 71, 2, 207, 208, // view "/layers.1/qkv/Add_output_0": pool 2 at max(384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288), 384*batch*seq bytes
-				4, 35, // ops[35]: "MatMul"
-				3, 129, // unview "scratch ops[35]"
-				4, 36, // ops[36]: "Add"; "/layers.1/qkv/Add_output_0" takes over the storage of "/layers.1/qkv/MatMul_output_0" in place
-				2, 72, 1, 59, 64, // view "/layers.1/Split_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 75, 1, 59, 64, // view "/layers.1/Reshape_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 73, 2, 69, 165, // view "/layers.1/Split_output_1": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 77, 2, 69, 165, // view "/layers.1/Reshape_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 74, 2, 185, 203, // view "/layers.1/Split_output_2": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 78, 2, 185, 203, // view "/layers.1/Reshape_2_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 37, // ops[37]: "Split"
-				3, 69, // unview "/layers.1/qkv/MatMul_output_0"
-				3, 71, // unview "/layers.1/qkv/Add_output_0"
-				2, 76, 2, 165, 185, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 38, // ops[38]: "Transpose"
-				3, 72, // unview "/layers.1/Split_output_0"
-				3, 75, // unview "/layers.1/Reshape_output_0"
-				2, 79, 1, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 1 at 0, 128*batch*seq bytes
-				4, 39, // ops[39]: "Transpose"
-				3, 74, // unview "/layers.1/Split_output_2"
-				3, 78, // unview "/layers.1/Reshape_2_output_0"
-				2, 80, 2, 183, 201, // view "/layers.1/Transpose_2_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
-				4, 40, // ops[40]: "Transpose"
-				3, 73, // unview "/layers.1/Split_output_1"
-				3, 77, // unview "/layers.1/Reshape_1_output_0"
-				2, 130, 2, 180, 183, // view "scratch ops[41]": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 81, 2, 185, 216, // view "/layers.1/MatMul_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				2, 83, 2, 185, 216, // view "/layers.1/Div_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				2, 84, 2, 185, 216, // view "/layers.1/Add_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				4, 41, // ops[41]: "MatMul"
-				3, 76, // unview "/layers.1/Transpose_output_0"
-				3, 80, // unview "/layers.1/Transpose_2_output_0"
-				3, 130, // unview "scratch ops[41]"
-				4, 42, // ops[42]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
-				4, 43, // ops[43]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
+				3, 41, // unview "/layers.0/Add_1_output_0"
+				2, 115, 2, 433, 511, // view "scratch ops[21]": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 418, 433, // view "/layers.0/ff1/Add_output_0": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				4, 21, // ops[21]: "FusedMatMul"
+				3, 115, // unview "scratch ops[21]"
+				2, 49, 2, 112, 415, // view "/layers.0/Div_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 50, 2, 112, 415, // view "/layers.0/Erf_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 52, 2, 112, 415, // view "/layers.0/Add_2_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 53, 2, 112, 415, // view "/layers.0/Mul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 55, 2, 112, 415, // view "/layers.0/Mul_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				4, 22, // ops[22]: "Div"
+				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
+				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
+				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
+				3, 47, // unview "/layers.0/ff1/Add_output_0"
+				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
+				2, 116, 2, 418, 492, // view "scratch ops[27]": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
+				3, 49, // unview "/layers.0/Div_1_output_0"
+				3, 50, // unview "/layers.0/Erf_output_0"
+				3, 52, // unview "/layers.0/Add_2_output_0"
+				3, 53, // unview "/layers.0/Mul_output_0"
+				3, 55, // unview "/layers.0/Mul_1_output_0"
+				3, 116, // unview "scratch ops[27]"
+				2, 61, 2, 112, 440, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 84, 2, 112, 440, // view "/layers.1/Add_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				4, 28, // ops[28]: "LayerNormalization"
+				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
+				3, 58, // unview "/layers.0/Add_3_output_0"
+				2, 117, 2, 496, 499, // view "scratch ops[29]": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 440, 496, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
+				4, 29, // ops[29]: "FusedMatMul"
+				3, 117, // unview "scratch ops[29]"
+				2, 65, 2, 513, 515, // view "/layers.1/Split_output_0": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 68, 2, 513, 515, // view "/layers.1/Reshape_output_0": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 66, 2, 496, 433, // view "/layers.1/Split_output_1": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 70, 2, 496, 433, // view "/layers.1/Reshape_1_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 67, 2, 433, 513, // view "/layers.1/Split_output_2": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 71, 2, 433, 513, // view "/layers.1/Reshape_2_output_0": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				4, 30, // ops[30]: "Split"
+				3, 64, // unview "/layers.1/qkv/Add_output_0"
+				2, 69, 2, 415, 418, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				4, 31, // ops[31]: "Transpose"
+				3, 65, // unview "/layers.1/Split_output_0"
+				3, 68, // unview "/layers.1/Reshape_output_0"
+				2, 72, 2, 440, 415, // view "/layers.1/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				4, 32, // ops[32]: "Transpose"
+				3, 67, // unview "/layers.1/Split_output_2"
+				3, 71, // unview "/layers.1/Reshape_2_output_0"
+				2, 73, 2, 434, 435, // view "/layers.1/Transpose_2_output_0": pool 2 at max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				4, 33, // ops[33]: "Transpose"
+				3, 66, // unview "/layers.1/Split_output_1"
+				3, 70, // unview "/layers.1/Reshape_1_output_0"
+				2, 118, 2, 437, 438, // view "scratch ops[34]": pool 2 at max(128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 431, 522, // view "/layers.1/MatMul_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 76, 2, 431, 522, // view "/layers.1/Div_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 77, 2, 431, 522, // view "/layers.1/Add_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
+				4, 34, // ops[34]: "MatMul"
+				3, 69, // unview "/layers.1/Transpose_output_0"
+				3, 73, // unview "/layers.1/Transpose_2_output_0"
+				3, 118, // unview "scratch ops[34]"
+				4, 35, // ops[35]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
+				4, 36, // ops[36]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 85, 2, 180, 218, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				4, 44, // ops[44]: "Softmax"
-				3, 81, // unview "/layers.1/MatMul_output_0"
-				3, 83, // unview "/layers.1/Div_output_0"
-				3, 84, // unview "/layers.1/Add_output_0"
-				2, 131, 2, 173, 221, // view "scratch ops[45]": pool 2 at 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 86, 2, 59, 64, // view "/layers.1/MatMul_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 45, // ops[45]: "MatMul"
-				3, 79, // unview "/layers.1/Transpose_1_output_0"
-				3, 85, // unview "/layers.1/Softmax_output_0"
-				3, 131, // unview "scratch ops[45]"
-				2, 87, 1, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 88, 1, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 1 at 0, 128*batch*seq bytes
-				4, 46, // ops[46]: "Transpose"
-				3, 86, // unview "/layers.1/MatMul_1_output_0"
-				2, 132, 2, 64, 80, // view "scratch ops[47]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 90, 2, 59, 64, // view "/layers.1/out/MatMul_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 92, 2, 59, 64, // view "/layers.1/out/Add_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 93, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 47, // ops[47]: "MatMul"
-				3, 87, // unview "/layers.1/Transpose_3_output_0"
-				3, 88, // unview "/layers.1/Reshape_3_output_0"
-				3, 132, // unview "scratch ops[47]"
-				4, 48, // ops[48]: "Add"; "/layers.1/out/Add_output_0" takes over the storage of "/layers.1/out/MatMul_output_0" in place
-				4, 49, // ops[49]: "Add"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.1/out/Add_output_0" in place
-				3, 67, // unview "/layers.0/ln2/LayerNormalization_output_0"
-				2, 96, 0, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 50, // ops[50]: "LayerNormalization"
-				3, 90, // unview "/layers.1/out/MatMul_output_0"
-				3, 92, // unview "/layers.1/out/Add_output_0"
-				3, 93, // unview "/layers.1/Add_1_output_0"
-				2, 133, 2, 96, 128, // view "scratch ops[51]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 98, 2, 59, 96, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 100, 2, 59, 96, // view "/layers.1/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 51, // ops[51]: "MatMul"
-				3, 133, // unview "scratch ops[51]"
-				4, 52, // ops[52]: "Add"; "/layers.1/ff1/Add_output_0" takes over the storage of "/layers.1/ff1/MatMul_output_0" in place
-				2, 102, 2, 117, 118, // view "/layers.1/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 103, 2, 117, 118, // view "/layers.1/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 105, 2, 117, 118, // view "/layers.1/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 106, 2, 117, 118, // view "/layers.1/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 108, 2, 117, 118, // view "/layers.1/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				4, 53, // ops[53]: "Div"
-				4, 54, // ops[54]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
-				4, 55, // ops[55]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
-				4, 56, // ops[56]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
-				3, 98, // unview "/layers.1/ff1/MatMul_output_0"
-				3, 100, // unview "/layers.1/ff1/Add_output_0"
-				4, 57, // ops[57]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 134, 2, 59, 53, // view "scratch ops[58]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 110, 1, 59, 64, // view "/layers.1/ff2/MatMul_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 112, 1, 59, 64, // view "/layers.1/ff2/Add_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 113, 1, 59, 64, // view "/layers.1/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
-				4, 58, // ops[58]: "MatMul"
-				3, 102, // unview "/layers.1/Div_1_output_0"
-				3, 103, // unview "/layers.1/Erf_output_0"
-				3, 105, // unview "/layers.1/Add_2_output_0"
-				3, 106, // unview "/layers.1/Mul_output_0"
-				3, 108, // unview "/layers.1/Mul_1_output_0"
-				3, 134, // unview "scratch ops[58]"
-				4, 59, // ops[59]: "Add"; "/layers.1/ff2/Add_output_0" takes over the storage of "/layers.1/ff2/MatMul_output_0" in place
-				4, 60, // ops[60]: "Add"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ff2/Add_output_0" in place
-				3, 96, // unview "/layers.1/ln1/LayerNormalization_output_0"
-				2, 116, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
-				4, 61, // ops[61]: "LayerNormalization"
-				3, 110, // unview "/layers.1/ff2/MatMul_output_0"
-				3, 112, // unview "/layers.1/ff2/Add_output_0"
-				3, 113, // unview "/layers.1/Add_3_output_0"
-				2, 118, 2, 59, 65, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
-				4, 62, // ops[62]: "Gather"
-				2, 135, 2, 65, 162, // view "scratch ops[63]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 121, 1, 59, 65, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 122, 1, 59, 65, // view "pooled": pool 1 at 0, 128*batch bytes
-				4, 63, // ops[63]: "Gemm"
-				3, 118, // unview "/Gather_1_output_0"
-				3, 135, // unview "scratch ops[63]"
+				2, 78, 2, 417, 525, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
+				4, 37, // ops[37]: "Softmax"
+				3, 74, // unview "/layers.1/MatMul_output_0"
+				3, 76, // unview "/layers.1/Div_output_0"
+				3, 77, // unview "/layers.1/Add_output_0"
+				2, 119, 2, 415, 521, // view "scratch ops[38]": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 430, 447, // view "/layers.1/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				4, 38, // ops[38]: "MatMul"
+				3, 72, // unview "/layers.1/Transpose_1_output_0"
+				3, 78, // unview "/layers.1/Softmax_output_0"
+				3, 119, // unview "scratch ops[38]"
+				2, 80, 2, 448, 449, // view "/layers.1/Transpose_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq bytes
+				2, 81, 2, 448, 449, // view "/layers.1/Reshape_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq bytes
+				4, 39, // ops[39]: "Transpose"
+				3, 79, // unview "/layers.1/MatMul_1_output_0"
+				2, 120, 2, 440, 443, // view "scratch ops[40]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
+				3, 80, // unview "/layers.1/Transpose_3_output_0"
+				3, 81, // unview "/layers.1/Reshape_3_output_0"
+				3, 120, // unview "scratch ops[40]"
+				2, 87, 2, 457, 458, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
+				2, 101, 2, 457, 458, // view "/layers.1/Add_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
+				4, 41, // ops[41]: "LayerNormalization"
+				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
+				3, 84, // unview "/layers.1/Add_1_output_0"
+				2, 121, 2, 131, 456, // view "scratch ops[42]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 85, 131, // view "/layers.1/ff1/Add_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
+				4, 42, // ops[42]: "FusedMatMul"
+				3, 121, // unview "scratch ops[42]"
+				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 43, // ops[43]: "Div"
+				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
+				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
+				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
+				3, 90, // unview "/layers.1/ff1/Add_output_0"
+				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
+				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
+				3, 92, // unview "/layers.1/Div_1_output_0"
+				3, 93, // unview "/layers.1/Erf_output_0"
+				3, 95, // unview "/layers.1/Add_2_output_0"
+				3, 96, // unview "/layers.1/Mul_output_0"
+				3, 98, // unview "/layers.1/Mul_1_output_0"
+				3, 122, // unview "scratch ops[48]"
+				0, 0, 64, 0, 64, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				4, 49, // ops[49]: "LayerNormalization"
+				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
+				3, 101, // unview "/layers.1/Add_3_output_0"
 				1, 2, // release pool 2
-				4, 64, // ops[64]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
+				0, 3, 80, -1, -1, // acquire pool 3: 1536*((min(528, batch) + 11)//12) + 128*batch + 4096 bytes on "cpu"
+				2, 106, 3, 58, 80, // view "/Gather_1_output_0": pool 3 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
+				4, 50, // ops[50]: "Gather"
+				2, 123, 3, 59, 58, // view "scratch ops[51]": pool 3 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				0, 1, 67, 1, 67, // acquire pool 1: 128*batch bytes on "cpu"
+				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				4, 51, // ops[51]: "Gemm"
+				3, 106, // unview "/Gather_1_output_0"
+				3, 123, // unview "scratch ops[51]"
+				1, 3, // release pool 3
+				4, 52, // ops[52]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
 			},
-			PoolDevices: []string{"cpu", "cpu", "cpu"},
+			PoolDevices: []string{"cpu", "cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
 		},
 		{
-			// "batch" in [5, 15], "seq"=2
-			Ranges: []int{0, 5, 15, 1, 2, 2},
+			// "batch">=9, "seq">=16
+			Ranges: []int{0, 9, -1, 1, 16, -1},
 			Steps: []int32{
 				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
 				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
 				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 248, -1, -1, // acquire pool 1: max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 1536*((min(528, batch*seq) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 8192, 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192) bytes on "cpu"
-				2, 4, 1, 122, 214, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 122, 214, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
-				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 122, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
-				4, 2, // ops[2]: "Gather"
-				3, 4, // unview "/Range_output_0"
-				3, 5, // unview "/Unsqueeze_output_0"
-				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
-				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 249, -1, -1, // acquire pool 2: max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 512*batch*seq) bytes on "cpu"
-				2, 11, 2, 103, 242, // view "/ln/LayerNormalization_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
-				4, 4, // ops[4]: "LayerNormalization"
-				3, 3, // unview "/tok/Gather_output_0"
-				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
-				4, 5, // ops[5]: "Cast"
-				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
-				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 123, 1, 69, 206, // view "scratch ops[8]": pool 1 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 20, 2, 59, 103, // view "/layers.0/qkv/MatMul_output_0": pool 2 at 0, 384*batch*seq bytes
-				2, 22, 2, 59, 103, // view "/layers.0/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
-				4, 8, // ops[8]: "MatMul"
-				3, 123, // unview "scratch ops[8]"
-				4, 9, // ops[9]: "Add"; "/layers.0/qkv/Add_output_0" takes over the storage of "/layers.0/qkv/MatMul_output_0" in place
-				2, 23, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 26, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 24, 1, 69, 165, // view "/layers.0/Split_output_1": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 28, 1, 69, 165, // view "/layers.0/Reshape_1_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 25, 1, 165, 185, // view "/layers.0/Split_output_2": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 29, 1, 165, 185, // view "/layers.0/Reshape_2_output_0": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 10, // ops[10]: "Split"
-				3, 20, // unview "/layers.0/qkv/MatMul_output_0"
-				3, 22, // unview "/layers.0/qkv/Add_output_0"
-				2, 27, 1, 183, 201, // view "/layers.0/Transpose_output_0": pool 1 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
-				4, 11, // ops[11]: "Transpose"
-				3, 23, // unview "/layers.0/Split_output_0"
-				3, 26, // unview "/layers.0/Reshape_output_0"
-				2, 30, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 12, // ops[12]: "Transpose"
-				3, 25, // unview "/layers.0/Split_output_2"
-				3, 29, // unview "/layers.0/Reshape_2_output_0"
-				2, 31, 1, 165, 185, // view "/layers.0/Transpose_2_output_0": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 13, // ops[13]: "Transpose"
-				3, 24, // unview "/layers.0/Split_output_1"
-				3, 28, // unview "/layers.0/Reshape_1_output_0"
-				2, 124, 1, 185, 232, // view "scratch ops[14]": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 32, 1, 232, 251, // view "/layers.0/MatMul_output_0": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 34, 1, 232, 251, // view "/layers.0/Div_output_0": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 35, 1, 232, 251, // view "/layers.0/Add_output_0": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				4, 14, // ops[14]: "MatMul"
-				3, 27, // unview "/layers.0/Transpose_output_0"
-				3, 31, // unview "/layers.0/Transpose_2_output_0"
-				3, 124, // unview "scratch ops[14]"
-				4, 15, // ops[15]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
-				4, 16, // ops[16]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 36, 1, 253, 256, // view "/layers.0/Softmax_output_0": pool 1 at 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
-				4, 17, // ops[17]: "Softmax"
-				3, 32, // unview "/layers.0/MatMul_output_0"
-				3, 34, // unview "/layers.0/Div_output_0"
-				3, 35, // unview "/layers.0/Add_output_0"
-				2, 125, 1, 69, 258, // view "scratch ops[18]": pool 1 at 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 37, 1, 261, 264, // view "/layers.0/MatMul_1_output_0": pool 1 at 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
-				4, 18, // ops[18]: "MatMul"
-				3, 30, // unview "/layers.0/Transpose_1_output_0"
-				3, 36, // unview "/layers.0/Softmax_output_0"
-				3, 125, // unview "scratch ops[18]"
-				2, 38, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 39, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 19, // ops[19]: "Transpose"
-				3, 37, // unview "/layers.0/MatMul_1_output_0"
-				2, 126, 1, 165, 168, // view "scratch ops[20]": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 41, 1, 69, 165, // view "/layers.0/out/MatMul_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 43, 1, 69, 165, // view "/layers.0/out/Add_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 44, 1, 69, 165, // view "/layers.0/Add_1_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 20, // ops[20]: "MatMul"
-				3, 38, // unview "/layers.0/Transpose_3_output_0"
-				3, 39, // unview "/layers.0/Reshape_3_output_0"
-				3, 126, // unview "scratch ops[20]"
-				4, 21, // ops[21]: "Add"; "/layers.0/out/Add_output_0" takes over the storage of "/layers.0/out/MatMul_output_0" in place
-				4, 22, // ops[22]: "Add"; "/layers.0/Add_1_output_0" takes over the storage of "/layers.0/out/Add_output_0" in place
-				3, 11, // unview "/ln/LayerNormalization_output_0"
-				2, 47, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 23, // ops[23]: "LayerNormalization"
-				3, 41, // unview "/layers.0/out/MatMul_output_0"
-				3, 43, // unview "/layers.0/out/Add_output_0"
-				3, 44, // unview "/layers.0/Add_1_output_0"
-				2, 127, 1, 69, 246, // view "scratch ops[24]": pool 1 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 49, 2, 96, 242, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-				2, 51, 2, 96, 242, // view "/layers.0/ff1/Add_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-				4, 24, // ops[24]: "MatMul"
-				3, 127, // unview "scratch ops[24]"
-				4, 25, // ops[25]: "Add"; "/layers.0/ff1/Add_output_0" takes over the storage of "/layers.0/ff1/MatMul_output_0" in place
-				2, 53, 2, 59, 96, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 54, 2, 59, 96, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 56, 2, 59, 96, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 57, 2, 59, 96, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 59, 2, 59, 96, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 26, // ops[26]: "Div"
-				4, 27, // ops[27]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
-				4, 28, // ops[28]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
-				4, 29, // ops[29]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
-				3, 49, // unview "/layers.0/ff1/MatMul_output_0"
-				3, 51, // unview "/layers.0/ff1/Add_output_0"
-				4, 30, // ops[30]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 128, 1, 69, 191, // view "scratch ops[31]": pool 1 at 64*((4*batch*seq + 63)//64), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 61, 2, 96, 103, // view "/layers.0/ff2/MatMul_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 63, 2, 96, 103, // view "/layers.0/ff2/Add_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 64, 2, 96, 103, // view "/layers.0/Add_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				4, 31, // ops[31]: "MatMul"
-				3, 53, // unview "/layers.0/Div_1_output_0"
-				3, 54, // unview "/layers.0/Erf_output_0"
-				3, 56, // unview "/layers.0/Add_2_output_0"
-				3, 57, // unview "/layers.0/Mul_output_0"
-				3, 59, // unview "/layers.0/Mul_1_output_0"
-				3, 128, // unview "scratch ops[31]"
-				4, 32, // ops[32]: "Add"; "/layers.0/ff2/Add_output_0" takes over the storage of "/layers.0/ff2/MatMul_output_0" in place
-				4, 33, // ops[33]: "Add"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ff2/Add_output_0" in place
-				3, 47, // unview "/layers.0/ln1/LayerNormalization_output_0"
-				2, 67, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 34, // ops[34]: "LayerNormalization"
-				3, 61, // unview "/layers.0/ff2/MatMul_output_0"
-				3, 63, // unview "/layers.0/ff2/Add_output_0"
-				3, 64, // unview "/layers.0/Add_3_output_0"
-				2, 129, 1, 69, 206, // view "scratch ops[35]": pool 1 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 69, 2, 59, 103, // view "/layers.1/qkv/MatMul_output_0": pool 2 at 0, 384*batch*seq bytes
-				2, 71, 2, 59, 103, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
-				4, 35, // ops[35]: "MatMul"
-				3, 129, // unview "scratch ops[35]"
-				4, 36, // ops[36]: "Add"; "/layers.1/qkv/Add_output_0" takes over the storage of "/layers.1/qkv/MatMul_output_0" in place
-				2, 72, 1, 165, 185, // view "/layers.1/Split_output_0": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 75, 1, 165, 185, // view "/layers.1/Reshape_output_0": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 73, 1, 203, 243, // view "/layers.1/Split_output_1": pool 1 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 77, 1, 203, 243, // view "/layers.1/Reshape_1_output_0": pool 1 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 74, 1, 185, 203, // view "/layers.1/Split_output_2": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 78, 1, 185, 203, // view "/layers.1/Reshape_2_output_0": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 37, // ops[37]: "Split"
-				3, 69, // unview "/layers.1/qkv/MatMul_output_0"
-				3, 71, // unview "/layers.1/qkv/Add_output_0"
-				2, 76, 1, 69, 165, // view "/layers.1/Transpose_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 38, // ops[38]: "Transpose"
-				3, 72, // unview "/layers.1/Split_output_0"
-				3, 75, // unview "/layers.1/Reshape_output_0"
-				2, 79, 1, 165, 185, // view "/layers.1/Transpose_1_output_0": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 39, // ops[39]: "Transpose"
-				3, 74, // unview "/layers.1/Split_output_2"
-				3, 78, // unview "/layers.1/Reshape_2_output_0"
-				2, 80, 1, 185, 203, // view "/layers.1/Transpose_2_output_0": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 40, // ops[40]: "Transpose"
-				3, 73, // unview "/layers.1/Split_output_1"
-				3, 77, // unview "/layers.1/Reshape_1_output_0"
-				2, 130, 1, 203, 238, // view "scratch ops[41]": pool 1 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 81, 1, 238, 268, // view "/layers.1/MatMul_output_0": pool 1 at 384*batch*seq + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 83, 1, 238, 268, // view "/layers.1/Div_output_0": pool 1 at 384*batch*seq + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 84, 1, 238, 268, // view "/layers.1/Add_output_0": pool 1 at 384*batch*seq + 64*((4*batch*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				4, 41, // ops[41]: "MatMul"
-				3, 76, // unview "/layers.1/Transpose_output_0"
-				3, 80, // unview "/layers.1/Transpose_2_output_0"
-				3, 130, // unview "scratch ops[41]"
-				4, 42, // ops[42]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
-				4, 43, // ops[43]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
-				3, 14, // unview "/Cast_1_output_0"
-				3, 16, // unview "/Sub_output_0"
-				3, 18, // unview "/Mul_output_0"
-				2, 85, 1, 59, 87, // view "/layers.1/Softmax_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				4, 44, // ops[44]: "Softmax"
-				3, 81, // unview "/layers.1/MatMul_output_0"
-				3, 83, // unview "/layers.1/Div_output_0"
-				3, 84, // unview "/layers.1/Add_output_0"
-				2, 131, 1, 185, 270, // view "scratch ops[45]": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 86, 1, 272, 224, // view "/layers.1/MatMul_1_output_0": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
-				4, 45, // ops[45]: "MatMul"
-				3, 79, // unview "/layers.1/Transpose_1_output_0"
-				3, 85, // unview "/layers.1/Softmax_output_0"
-				3, 131, // unview "scratch ops[45]"
-				2, 87, 1, 225, 226, // view "/layers.1/Transpose_3_output_0": pool 1 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq bytes
-				2, 88, 1, 225, 226, // view "/layers.1/Reshape_3_output_0": pool 1 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq bytes
-				4, 46, // ops[46]: "Transpose"
-				3, 86, // unview "/layers.1/MatMul_1_output_0"
-				2, 132, 1, 59, 48, // view "scratch ops[47]": pool 1 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 90, 1, 48, 80, // view "/layers.1/out/MatMul_output_0": pool 1 at 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 92, 1, 48, 80, // view "/layers.1/out/Add_output_0": pool 1 at 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 93, 1, 48, 80, // view "/layers.1/Add_1_output_0": pool 1 at 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				4, 47, // ops[47]: "MatMul"
-				3, 87, // unview "/layers.1/Transpose_3_output_0"
-				3, 88, // unview "/layers.1/Reshape_3_output_0"
-				3, 132, // unview "scratch ops[47]"
-				4, 48, // ops[48]: "Add"; "/layers.1/out/Add_output_0" takes over the storage of "/layers.1/out/MatMul_output_0" in place
-				4, 49, // ops[49]: "Add"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.1/out/Add_output_0" in place
-				3, 67, // unview "/layers.0/ln2/LayerNormalization_output_0"
-				2, 96, 0, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 50, // ops[50]: "LayerNormalization"
-				3, 90, // unview "/layers.1/out/MatMul_output_0"
-				3, 92, // unview "/layers.1/out/Add_output_0"
-				3, 93, // unview "/layers.1/Add_1_output_0"
-				2, 133, 1, 59, 50, // view "scratch ops[51]": pool 1 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 98, 2, 96, 242, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-				2, 100, 2, 96, 242, // view "/layers.1/ff1/Add_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-				4, 51, // ops[51]: "MatMul"
-				3, 133, // unview "scratch ops[51]"
-				4, 52, // ops[52]: "Add"; "/layers.1/ff1/Add_output_0" takes over the storage of "/layers.1/ff1/MatMul_output_0" in place
-				2, 102, 2, 59, 96, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 103, 2, 59, 96, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 105, 2, 59, 96, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 106, 2, 59, 96, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 108, 2, 59, 96, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 53, // ops[53]: "Div"
-				4, 54, // ops[54]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
-				4, 55, // ops[55]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
-				4, 56, // ops[56]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
-				3, 98, // unview "/layers.1/ff1/MatMul_output_0"
-				3, 100, // unview "/layers.1/ff1/Add_output_0"
-				4, 57, // ops[57]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 134, 1, 59, 53, // view "scratch ops[58]": pool 1 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 110, 2, 96, 103, // view "/layers.1/ff2/MatMul_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 112, 2, 96, 103, // view "/layers.1/ff2/Add_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 113, 2, 96, 103, // view "/layers.1/Add_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				4, 58, // ops[58]: "MatMul"
-				3, 102, // unview "/layers.1/Div_1_output_0"
-				3, 103, // unview "/layers.1/Erf_output_0"
-				3, 105, // unview "/layers.1/Add_2_output_0"
-				3, 106, // unview "/layers.1/Mul_output_0"
-				3, 108, // unview "/layers.1/Mul_1_output_0"
-				3, 134, // unview "scratch ops[58]"
-				4, 59, // ops[59]: "Add"; "/layers.1/ff2/Add_output_0" takes over the storage of "/layers.1/ff2/MatMul_output_0" in place
-				4, 60, // ops[60]: "Add"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ff2/Add_output_0" in place
-				3, 96, // unview "/layers.1/ln1/LayerNormalization_output_0"
-				2, 116, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
-				4, 61, // ops[61]: "LayerNormalization"
-				3, 110, // unview "/layers.1/ff2/MatMul_output_0"
-				3, 112, // unview "/layers.1/ff2/Add_output_0"
-				3, 113, // unview "/layers.1/Add_3_output_0"
-				2, 118, 2, 58, 162, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
-				4, 62, // ops[62]: "Gather"
-				2, 135, 2, 59, 58, // view "scratch ops[63]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 121, 1, 59, 65, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 122, 1, 59, 65, // view "pooled": pool 1 at 0, 128*batch bytes
-				4, 63, // ops[63]: "Gemm"
-				3, 118, // unview "/Gather_1_output_0"
-				3, 135, // unview "scratch ops[63]"
-				1, 2, // release pool 2
-				4, 64, // ops[64]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
-			},
-			PoolDevices: []string{"cpu", "cpu", "cpu"},
-			OutputPools: []int32{0, 1},
-		},
-		{
-			// "batch">=5, "seq" in [3, 4]
-			Ranges: []int{0, 5, -1, 1, 3, 4},
-			Steps: []int32{
-				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 0, // ops[0]: "Gather"
-				0, 1, 70, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64)) bytes on "cpu"
-				2, 4, 1, 122, 214, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 122, 214, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
-				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 122, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
-				4, 2, // ops[2]: "Gather"
-				3, 4, // unview "/Range_output_0"
-				3, 5, // unview "/Unsqueeze_output_0"
-				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
-				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 323, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 128*batch*seq + max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 128*((16*batch*seq*seq + 63)//64), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + 128*min(256, seq), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 512*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 640*batch*seq, 768*batch*seq) bytes on "cpu"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 4, // ops[4]: "LayerNormalization"
-				3, 3, // unview "/tok/Gather_output_0"
-				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
-				4, 5, // ops[5]: "Cast"
-				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
-				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 123, 2, 242, 311, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 20, 2, 64, 242, // view "/layers.0/qkv/MatMul_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
-				2, 22, 2, 64, 242, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
-				4, 8, // ops[8]: "MatMul"
-				3, 123, // unview "scratch ops[8]"
-				4, 9, // ops[9]: "Add"; "/layers.0/qkv/Add_output_0" takes over the storage of "/layers.0/qkv/MatMul_output_0" in place
-				2, 23, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 26, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 24, 2, 242, 277, // view "/layers.0/Split_output_1": pool 2 at 512*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 242, 277, // view "/layers.0/Reshape_1_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
-				2, 25, 2, 277, 322, // view "/layers.0/Split_output_2": pool 2 at 640*batch*seq, 128*batch*seq bytes
-				2, 29, 2, 277, 322, // view "/layers.0/Reshape_2_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
-				4, 10, // ops[10]: "Split"
-				3, 20, // unview "/layers.0/qkv/MatMul_output_0"
-				3, 22, // unview "/layers.0/qkv/Add_output_0"
-				2, 27, 2, 64, 96, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 11, // ops[11]: "Transpose"
-				3, 23, // unview "/layers.0/Split_output_0"
-				3, 26, // unview "/layers.0/Reshape_output_0"
-				2, 30, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 12, // ops[12]: "Transpose"
-				3, 25, // unview "/layers.0/Split_output_2"
-				3, 29, // unview "/layers.0/Reshape_2_output_0"
-				2, 31, 2, 278, 279, // view "/layers.0/Transpose_2_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 128*batch*seq bytes
-				4, 13, // ops[13]: "Transpose"
-				3, 24, // unview "/layers.0/Split_output_1"
-				3, 28, // unview "/layers.0/Reshape_1_output_0"
-				2, 124, 2, 96, 285, // view "scratch ops[14]": pool 2 at 256*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 32, 2, 285, 325, // view "/layers.0/MatMul_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 34, 2, 285, 325, // view "/layers.0/Div_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 35, 2, 285, 325, // view "/layers.0/Add_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				4, 14, // ops[14]: "MatMul"
-				3, 27, // unview "/layers.0/Transpose_output_0"
-				3, 31, // unview "/layers.0/Transpose_2_output_0"
-				3, 124, // unview "scratch ops[14]"
-				4, 15, // ops[15]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
-				4, 16, // ops[16]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 36, 2, 275, 327, // view "/layers.0/Softmax_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				4, 17, // ops[17]: "Softmax"
-				3, 32, // unview "/layers.0/MatMul_output_0"
-				3, 34, // unview "/layers.0/Div_output_0"
-				3, 35, // unview "/layers.0/Add_output_0"
-				2, 125, 2, 299, 332, // view "scratch ops[18]": pool 2 at 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 37, 2, 288, 299, // view "/layers.0/MatMul_1_output_0": pool 2 at 256*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
-				4, 18, // ops[18]: "MatMul"
-				3, 30, // unview "/layers.0/Transpose_1_output_0"
-				3, 36, // unview "/layers.0/Softmax_output_0"
-				3, 125, // unview "scratch ops[18]"
-				2, 38, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 39, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 19, // ops[19]: "Transpose"
-				3, 37, // unview "/layers.0/MatMul_1_output_0"
-				2, 126, 2, 96, 126, // view "scratch ops[20]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 41, 2, 64, 96, // view "/layers.0/out/MatMul_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 43, 2, 64, 96, // view "/layers.0/out/Add_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 44, 2, 64, 96, // view "/layers.0/Add_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 20, // ops[20]: "MatMul"
-				3, 38, // unview "/layers.0/Transpose_3_output_0"
-				3, 39, // unview "/layers.0/Reshape_3_output_0"
-				3, 126, // unview "scratch ops[20]"
-				4, 21, // ops[21]: "Add"; "/layers.0/out/Add_output_0" takes over the storage of "/layers.0/out/MatMul_output_0" in place
-				4, 22, // ops[22]: "Add"; "/layers.0/Add_1_output_0" takes over the storage of "/layers.0/out/Add_output_0" in place
-				3, 11, // unview "/ln/LayerNormalization_output_0"
-				2, 47, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 23, // ops[23]: "LayerNormalization"
-				3, 41, // unview "/layers.0/out/MatMul_output_0"
-				3, 43, // unview "/layers.0/out/Add_output_0"
-				3, 44, // unview "/layers.0/Add_1_output_0"
-				2, 127, 2, 96, 128, // view "scratch ops[24]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 49, 2, 59, 96, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 51, 2, 59, 96, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 24, // ops[24]: "MatMul"
-				3, 127, // unview "scratch ops[24]"
-				4, 25, // ops[25]: "Add"; "/layers.0/ff1/Add_output_0" takes over the storage of "/layers.0/ff1/MatMul_output_0" in place
-				2, 53, 2, 136, 137, // view "/layers.0/Div_1_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 54, 2, 136, 137, // view "/layers.0/Erf_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 56, 2, 136, 137, // view "/layers.0/Add_2_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 57, 2, 136, 137, // view "/layers.0/Mul_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 59, 2, 136, 137, // view "/layers.0/Mul_1_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				4, 26, // ops[26]: "Div"
-				4, 27, // ops[27]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
-				4, 28, // ops[28]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
-				4, 29, // ops[29]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
-				3, 49, // unview "/layers.0/ff1/MatMul_output_0"
-				3, 51, // unview "/layers.0/ff1/Add_output_0"
-				4, 30, // ops[30]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 128, 2, 64, 83, // view "scratch ops[31]": pool 2 at 128*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 61, 2, 59, 64, // view "/layers.0/ff2/MatMul_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 63, 2, 59, 64, // view "/layers.0/ff2/Add_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 64, 2, 59, 64, // view "/layers.0/Add_3_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 31, // ops[31]: "MatMul"
-				3, 53, // unview "/layers.0/Div_1_output_0"
-				3, 54, // unview "/layers.0/Erf_output_0"
-				3, 56, // unview "/layers.0/Add_2_output_0"
-				3, 57, // unview "/layers.0/Mul_output_0"
-				3, 59, // unview "/layers.0/Mul_1_output_0"
-				3, 128, // unview "scratch ops[31]"
-				4, 32, // ops[32]: "Add"; "/layers.0/ff2/Add_output_0" takes over the storage of "/layers.0/ff2/MatMul_output_0" in place
-				4, 33, // ops[33]: "Add"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ff2/Add_output_0" in place
-				3, 47, // unview "/layers.0/ln1/LayerNormalization_output_0"
-				2, 67, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 34, // ops[34]: "LayerNormalization"
-				3, 61, // unview "/layers.0/ff2/MatMul_output_0"
-				3, 63, // unview "/layers.0/ff2/Add_output_0"
-				3, 64, // unview "/layers.0/Add_3_output_0"
-				2, 129, 2, 59, 25, // view "scratch ops[35]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 69, 2, 112, 113, // view "/layers.1/qkv/MatMul_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 384*batch*seq bytes
-				2, 71, 2, 112, 113, // view "/layers.1/qkv/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 384*batch*seq bytes
-				4, 35, // ops[35]: "MatMul"
-				3, 129, // unview "scratch ops[35]"
-				4, 36, // ops[36]: "Add"; "/layers.1/qkv/Add_output_0" takes over the storage of "/layers.1/qkv/MatMul_output_0" in place
-				2, 72, 2, 59, 64, // view "/layers.1/Split_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 75, 2, 59, 64, // view "/layers.1/Reshape_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 73, 2, 64, 96, // view "/layers.1/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 77, 2, 64, 96, // view "/layers.1/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 74, 2, 113, 318, // view "/layers.1/Split_output_2": pool 2 at 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 128*batch*seq bytes
-				2, 78, 2, 113, 318, // view "/layers.1/Reshape_2_output_0": pool 2 at 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 128*batch*seq bytes
-				4, 37, // ops[37]: "Split"
-				3, 69, // unview "/layers.1/qkv/MatMul_output_0"
-				3, 71, // unview "/layers.1/qkv/Add_output_0"
-				2, 76, 2, 96, 103, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				4, 38, // ops[38]: "Transpose"
-				3, 72, // unview "/layers.1/Split_output_0"
-				3, 75, // unview "/layers.1/Reshape_output_0"
-				2, 79, 2, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 39, // ops[39]: "Transpose"
-				3, 74, // unview "/layers.1/Split_output_2"
-				3, 78, // unview "/layers.1/Reshape_2_output_0"
-				2, 80, 2, 197, 313, // view "/layers.1/Transpose_2_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
-				4, 40, // ops[40]: "Transpose"
-				3, 73, // unview "/layers.1/Split_output_1"
-				3, 77, // unview "/layers.1/Reshape_1_output_0"
-				2, 130, 2, 313, 316, // view "scratch ops[41]": pool 2 at 512*batch*seq + 64*((16*batch*seq*seq + 63)//64), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 81, 2, 103, 265, // view "/layers.1/MatMul_output_0": pool 2 at 384*batch*seq, 16*batch*seq*seq bytes
-				2, 83, 2, 103, 265, // view "/layers.1/Div_output_0": pool 2 at 384*batch*seq, 16*batch*seq*seq bytes
-				2, 84, 2, 103, 265, // view "/layers.1/Add_output_0": pool 2 at 384*batch*seq, 16*batch*seq*seq bytes
-				4, 41, // ops[41]: "MatMul"
-				3, 76, // unview "/layers.1/Transpose_output_0"
-				3, 80, // unview "/layers.1/Transpose_2_output_0"
-				3, 130, // unview "scratch ops[41]"
-				4, 42, // ops[42]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
-				4, 43, // ops[43]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
-				3, 14, // unview "/Cast_1_output_0"
-				3, 16, // unview "/Sub_output_0"
-				3, 18, // unview "/Mul_output_0"
-				2, 85, 2, 197, 333, // view "/layers.1/Softmax_output_0": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 16*batch*seq*seq bytes
-				4, 44, // ops[44]: "Softmax"
-				3, 81, // unview "/layers.1/MatMul_output_0"
-				3, 83, // unview "/layers.1/Div_output_0"
-				3, 84, // unview "/layers.1/Add_output_0"
-				2, 131, 2, 296, 334, // view "scratch ops[45]": pool 2 at 384*batch*seq + 128*((16*batch*seq*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 86, 2, 64, 96, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 45, // ops[45]: "MatMul"
-				3, 79, // unview "/layers.1/Transpose_1_output_0"
-				3, 85, // unview "/layers.1/Softmax_output_0"
-				3, 131, // unview "scratch ops[45]"
-				2, 87, 2, 96, 103, // view "/layers.1/Transpose_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 88, 2, 96, 103, // view "/layers.1/Reshape_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				4, 46, // ops[46]: "Transpose"
-				3, 86, // unview "/layers.1/MatMul_1_output_0"
-				2, 132, 2, 103, 142, // view "scratch ops[47]": pool 2 at 384*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 90, 2, 59, 64, // view "/layers.1/out/MatMul_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 92, 2, 59, 64, // view "/layers.1/out/Add_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 93, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 47, // ops[47]: "MatMul"
-				3, 87, // unview "/layers.1/Transpose_3_output_0"
-				3, 88, // unview "/layers.1/Reshape_3_output_0"
-				3, 132, // unview "scratch ops[47]"
-				4, 48, // ops[48]: "Add"; "/layers.1/out/Add_output_0" takes over the storage of "/layers.1/out/MatMul_output_0" in place
-				4, 49, // ops[49]: "Add"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.1/out/Add_output_0" in place
-				3, 67, // unview "/layers.0/ln2/LayerNormalization_output_0"
-				2, 96, 0, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 50, // ops[50]: "LayerNormalization"
-				3, 90, // unview "/layers.1/out/MatMul_output_0"
-				3, 92, // unview "/layers.1/out/Add_output_0"
-				3, 93, // unview "/layers.1/Add_1_output_0"
-				2, 133, 2, 96, 128, // view "scratch ops[51]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 98, 2, 59, 96, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 100, 2, 59, 96, // view "/layers.1/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 51, // ops[51]: "MatMul"
-				3, 133, // unview "scratch ops[51]"
-				4, 52, // ops[52]: "Add"; "/layers.1/ff1/Add_output_0" takes over the storage of "/layers.1/ff1/MatMul_output_0" in place
-				2, 102, 2, 117, 118, // view "/layers.1/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 103, 2, 117, 118, // view "/layers.1/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 105, 2, 117, 118, // view "/layers.1/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 106, 2, 117, 118, // view "/layers.1/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 108, 2, 117, 118, // view "/layers.1/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				4, 53, // ops[53]: "Div"
-				4, 54, // ops[54]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
-				4, 55, // ops[55]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
-				4, 56, // ops[56]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
-				3, 98, // unview "/layers.1/ff1/MatMul_output_0"
-				3, 100, // unview "/layers.1/ff1/Add_output_0"
-				4, 57, // ops[57]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 134, 2, 59, 53, // view "scratch ops[58]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 110, 2, 119, 120, // view "/layers.1/ff2/MatMul_output_0": pool 2 at max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				2, 112, 2, 119, 120, // view "/layers.1/ff2/Add_output_0": pool 2 at max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				2, 113, 2, 119, 120, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				4, 58, // ops[58]: "MatMul"
-				3, 102, // unview "/layers.1/Div_1_output_0"
-				3, 103, // unview "/layers.1/Erf_output_0"
-				3, 105, // unview "/layers.1/Add_2_output_0"
-				3, 106, // unview "/layers.1/Mul_output_0"
-				3, 108, // unview "/layers.1/Mul_1_output_0"
-				3, 134, // unview "scratch ops[58]"
-				4, 59, // ops[59]: "Add"; "/layers.1/ff2/Add_output_0" takes over the storage of "/layers.1/ff2/MatMul_output_0" in place
-				4, 60, // ops[60]: "Add"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ff2/Add_output_0" in place
-				3, 96, // unview "/layers.1/ln1/LayerNormalization_output_0"
-				2, 116, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
-				4, 61, // ops[61]: "LayerNormalization"
-				3, 110, // unview "/layers.1/ff2/MatMul_output_0"
-				3, 112, // unview "/layers.1/ff2/Add_output_0"
-				3, 113, // unview "/layers.1/Add_3_output_0"
-				2, 118, 2, 59, 65, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
-				4, 62, // ops[62]: "Gather"
-				2, 135, 2, 65, 162, // view "scratch ops[63]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 121, 1, 59, 65, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 122, 1, 59, 65, // view "pooled": pool 1 at 0, 128*batch bytes
-				4, 63, // ops[63]: "Gemm"
-				3, 118, // unview "/Gather_1_output_0"
-				3, 135, // unview "scratch ops[63]"
-				1, 2, // release pool 2
-				4, 64, // ops[64]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
-			},
-			PoolDevices: []string{"cpu", "cpu", "cpu"},
-			OutputPools: []int32{0, 1},
-		},
-		{
-			// "batch">=5, "seq">=5
-			Ranges: []int{0, 5, -1, 1, 5, -1},
-			Steps: []int32{
-				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 0, // ops[0]: "Gather"
-				0, 1, 74, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
+				0, 1, 373, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
 				2, 4, 1, 59, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
 				2, 5, 1, 59, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				0, 2, 360, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq + max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*seq, 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes on "cpu"
-				2, 7, 2, 59, 122, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
+				0, 2, 587, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq)), 128*batch, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq)), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*seq, 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq) + 12288, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 3072*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq) + 8192, 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)) bytes on "cpu"
+				2, 7, 2, 59, 65, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
 				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
@@ -2381,997 +2997,192 @@ var program = wgrt.Program{
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 123, 2, 64, 78, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 20, 2, 144, 145, // view "/layers.0/qkv/MatMul_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
-				2, 22, 2, 144, 145, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
-				4, 8, // ops[8]: "MatMul"
-				3, 123, // unview "scratch ops[8]"
-				4, 9, // ops[9]: "Add"; "/layers.0/qkv/Add_output_0" takes over the storage of "/layers.0/qkv/MatMul_output_0" in place
-				2, 23, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 26, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 24, 2, 96, 103, // view "/layers.0/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 96, 103, // view "/layers.0/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 25, 2, 64, 96, // view "/layers.0/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 29, 2, 64, 96, // view "/layers.0/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 10, // ops[10]: "Split"
-				3, 20, // unview "/layers.0/qkv/MatMul_output_0"
-				3, 22, // unview "/layers.0/qkv/Add_output_0"
-				2, 27, 2, 104, 105, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				2, 111, 2, 64, 327, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 353, 354, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				4, 8, // ops[8]: "FusedMatMul"
+				3, 111, // unview "scratch ops[8]"
+				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 64, 85, // view "/layers.0/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 27, 2, 64, 85, // view "/layers.0/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 24, 2, 85, 78, // view "/layers.0/Split_output_2": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 85, 78, // view "/layers.0/Reshape_2_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				4, 9, // ops[9]: "Split"
+				3, 21, // unview "/layers.0/qkv/Add_output_0"
+				2, 26, 2, 537, 538, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				4, 10, // ops[10]: "Transpose"
+				3, 22, // unview "/layers.0/Split_output_0"
+				3, 25, // unview "/layers.0/Reshape_output_0"
+				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
-				3, 23, // unview "/layers.0/Split_output_0"
-				3, 26, // unview "/layers.0/Reshape_output_0"
-				2, 30, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				3, 24, // unview "/layers.0/Split_output_2"
+				3, 28, // unview "/layers.0/Reshape_2_output_0"
+				2, 30, 2, 534, 535, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
-				3, 25, // unview "/layers.0/Split_output_2"
-				3, 29, // unview "/layers.0/Reshape_2_output_0"
-				2, 31, 2, 107, 108, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				4, 13, // ops[13]: "Transpose"
-				3, 24, // unview "/layers.0/Split_output_1"
-				3, 28, // unview "/layers.0/Reshape_1_output_0"
-				2, 124, 2, 64, 76, // view "scratch ops[14]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 32, 2, 76, 156, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 34, 2, 76, 156, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 35, 2, 76, 156, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				4, 14, // ops[14]: "MatMul"
-				3, 27, // unview "/layers.0/Transpose_output_0"
-				3, 31, // unview "/layers.0/Transpose_2_output_0"
-				3, 124, // unview "scratch ops[14]"
-				4, 15, // ops[15]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
-				4, 16, // ops[16]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 36, 2, 148, 157, // view "/layers.0/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
-				4, 17, // ops[17]: "Softmax"
-				3, 32, // unview "/layers.0/MatMul_output_0"
-				3, 34, // unview "/layers.0/Div_output_0"
-				3, 35, // unview "/layers.0/Add_output_0"
-				2, 125, 2, 96, 159, // view "scratch ops[18]": pool 2 at 256*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 37, 2, 64, 96, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 18, // ops[18]: "MatMul"
-				3, 30, // unview "/layers.0/Transpose_1_output_0"
-				3, 36, // unview "/layers.0/Softmax_output_0"
-				3, 125, // unview "scratch ops[18]"
-				2, 38, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 39, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 19, // ops[19]: "Transpose"
-				3, 37, // unview "/layers.0/MatMul_1_output_0"
-				2, 126, 2, 64, 80, // view "scratch ops[20]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 41, 2, 80, 126, // view "/layers.0/out/MatMul_output_0": pool 2 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 43, 2, 80, 126, // view "/layers.0/out/Add_output_0": pool 2 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 44, 2, 80, 126, // view "/layers.0/Add_1_output_0": pool 2 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				4, 20, // ops[20]: "MatMul"
-				3, 38, // unview "/layers.0/Transpose_3_output_0"
-				3, 39, // unview "/layers.0/Reshape_3_output_0"
-				3, 126, // unview "scratch ops[20]"
-				4, 21, // ops[21]: "Add"; "/layers.0/out/Add_output_0" takes over the storage of "/layers.0/out/MatMul_output_0" in place
-				4, 22, // ops[22]: "Add"; "/layers.0/Add_1_output_0" takes over the storage of "/layers.0/out/Add_output_0" in place
+				3, 23, // unview "/layers.0/Split_output_1"
+				3, 27, // unview "/layers.0/Reshape_1_output_0"
+				2, 112, 2, 540, 541, // view "scratch ops[13]": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 64, 367, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 33, 2, 64, 367, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 34, 2, 64, 367, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				4, 13, // ops[13]: "MatMul"
+				3, 26, // unview "/layers.0/Transpose_output_0"
+				3, 30, // unview "/layers.0/Transpose_2_output_0"
+				3, 112, // unview "scratch ops[13]"
+				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
+				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
+				2, 35, 2, 526, 588, // view "/layers.0/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
+				4, 16, // ops[16]: "Softmax"
+				3, 31, // unview "/layers.0/MatMul_output_0"
+				3, 33, // unview "/layers.0/Div_output_0"
+				3, 34, // unview "/layers.0/Add_output_0"
+				2, 113, 2, 64, 251, // view "scratch ops[17]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 557, 558, // view "/layers.0/MatMul_1_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))), 128*batch*seq bytes
+				4, 17, // ops[17]: "MatMul"
+				3, 29, // unview "/layers.0/Transpose_1_output_0"
+				3, 35, // unview "/layers.0/Softmax_output_0"
+				3, 113, // unview "scratch ops[17]"
+				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 18, // ops[18]: "Transpose"
+				3, 36, // unview "/layers.0/MatMul_1_output_0"
+				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
+				3, 37, // unview "/layers.0/Transpose_3_output_0"
+				3, 38, // unview "/layers.0/Reshape_3_output_0"
+				3, 114, // unview "scratch ops[19]"
+				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
-				2, 47, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 23, // ops[23]: "LayerNormalization"
-				3, 41, // unview "/layers.0/out/MatMul_output_0"
-				3, 43, // unview "/layers.0/out/Add_output_0"
-				3, 44, // unview "/layers.0/Add_1_output_0"
-				2, 127, 2, 96, 128, // view "scratch ops[24]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 49, 2, 59, 96, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 51, 2, 59, 96, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 24, // ops[24]: "MatMul"
-				3, 127, // unview "scratch ops[24]"
-				4, 25, // ops[25]: "Add"; "/layers.0/ff1/Add_output_0" takes over the storage of "/layers.0/ff1/MatMul_output_0" in place
-				2, 53, 2, 117, 118, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 54, 2, 117, 118, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 56, 2, 117, 118, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 57, 2, 117, 118, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 59, 2, 117, 118, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				4, 26, // ops[26]: "Div"
-				4, 27, // ops[27]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
-				4, 28, // ops[28]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
-				4, 29, // ops[29]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
-				3, 49, // unview "/layers.0/ff1/MatMul_output_0"
-				3, 51, // unview "/layers.0/ff1/Add_output_0"
-				4, 30, // ops[30]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 128, 2, 59, 53, // view "scratch ops[31]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 61, 2, 119, 120, // view "/layers.0/ff2/MatMul_output_0": pool 2 at max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				2, 63, 2, 119, 120, // view "/layers.0/ff2/Add_output_0": pool 2 at max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				2, 64, 2, 119, 120, // view "/layers.0/Add_3_output_0": pool 2 at max(256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				4, 31, // ops[31]: "MatMul"
-				3, 53, // unview "/layers.0/Div_1_output_0"
-				3, 54, // unview "/layers.0/Erf_output_0"
-				3, 56, // unview "/layers.0/Add_2_output_0"
-				3, 57, // unview "/layers.0/Mul_output_0"
-				3, 59, // unview "/layers.0/Mul_1_output_0"
-				3, 128, // unview "scratch ops[31]"
-				4, 32, // ops[32]: "Add"; "/layers.0/ff2/Add_output_0" takes over the storage of "/layers.0/ff2/MatMul_output_0" in place
-				4, 33, // ops[33]: "Add"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ff2/Add_output_0" in place
-				3, 47, // unview "/layers.0/ln1/LayerNormalization_output_0"
-				2, 67, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 34, // ops[34]: "LayerNormalization"
-				3, 61, // unview "/layers.0/ff2/MatMul_output_0"
-				3, 63, // unview "/layers.0/ff2/Add_output_0"
-				3, 64, // unview "/layers.0/Add_3_output_0"
-				2, 129, 2, 59, 25, // view "scratch ops[35]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 69, 2, 112, 113, // view "/layers.1/qkv/MatMul_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 384*batch*seq bytes
-				2, 71, 2, 112, 113, // view "/layers.1/qkv/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 384*batch*seq bytes
-				4, 35, // ops[35]: "MatMul"
-				3, 129, // unview "scratch ops[35]"
-				4, 36, // ops[36]: "Add"; "/layers.1/qkv/Add_output_0" takes over the storage of "/layers.1/qkv/MatMul_output_0" in place
-				2, 72, 2, 59, 64, // view "/layers.1/Split_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 75, 2, 59, 64, // view "/layers.1/Reshape_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 73, 2, 64, 96, // view "/layers.1/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 77, 2, 64, 96, // view "/layers.1/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 74, 2, 114, 115, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq bytes
-				2, 78, 2, 114, 115, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq bytes
-				4, 37, // ops[37]: "Split"
-				3, 69, // unview "/layers.1/qkv/MatMul_output_0"
-				3, 71, // unview "/layers.1/qkv/Add_output_0"
-				2, 76, 2, 97, 98, // view "/layers.1/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq bytes
-				4, 38, // ops[38]: "Transpose"
-				3, 72, // unview "/layers.1/Split_output_0"
-				3, 75, // unview "/layers.1/Reshape_output_0"
-				2, 79, 2, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 39, // ops[39]: "Transpose"
-				3, 74, // unview "/layers.1/Split_output_2"
-				3, 78, // unview "/layers.1/Reshape_2_output_0"
-				2, 80, 2, 100, 101, // view "/layers.1/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 256*batch*seq), 128*batch*seq bytes
-				4, 40, // ops[40]: "Transpose"
-				3, 73, // unview "/layers.1/Split_output_1"
-				3, 77, // unview "/layers.1/Reshape_1_output_0"
-				2, 130, 2, 91, 94, // view "scratch ops[41]": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 81, 2, 64, 154, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 83, 2, 64, 154, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 84, 2, 64, 154, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				4, 41, // ops[41]: "MatMul"
-				3, 76, // unview "/layers.1/Transpose_output_0"
-				3, 80, // unview "/layers.1/Transpose_2_output_0"
-				3, 130, // unview "scratch ops[41]"
-				4, 42, // ops[42]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
-				4, 43, // ops[43]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
+				3, 41, // unview "/layers.0/Add_1_output_0"
+				2, 115, 2, 85, 206, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 59, 85, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 21, // ops[21]: "FusedMatMul"
+				3, 115, // unview "scratch ops[21]"
+				2, 49, 2, 207, 208, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 50, 2, 207, 208, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 52, 2, 207, 208, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 53, 2, 207, 208, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 55, 2, 207, 208, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				4, 22, // ops[22]: "Div"
+				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
+				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
+				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
+				3, 47, // unview "/layers.0/ff1/Add_output_0"
+				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
+				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
+				3, 49, // unview "/layers.0/Div_1_output_0"
+				3, 50, // unview "/layers.0/Erf_output_0"
+				3, 52, // unview "/layers.0/Add_2_output_0"
+				3, 53, // unview "/layers.0/Mul_output_0"
+				3, 55, // unview "/layers.0/Mul_1_output_0"
+				3, 116, // unview "scratch ops[27]"
+				2, 61, 2, 530, 531, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq bytes
+				2, 84, 2, 530, 531, // view "/layers.1/Add_1_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq bytes
+				4, 28, // ops[28]: "LayerNormalization"
+				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
+				3, 58, // unview "/layers.0/Add_3_output_0"
+				2, 117, 2, 548, 569, // view "scratch ops[29]": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 59, 78, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
+				4, 29, // ops[29]: "FusedMatMul"
+				3, 117, // unview "scratch ops[29]"
+				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 548, 549, // view "/layers.1/Split_output_1": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 70, 2, 548, 549, // view "/layers.1/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 67, 2, 561, 562, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 71, 2, 561, 562, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				4, 30, // ops[30]: "Split"
+				3, 64, // unview "/layers.1/qkv/Add_output_0"
+				2, 69, 2, 59, 64, // view "/layers.1/Transpose_output_0": pool 2 at 0, 128*batch*seq bytes
+				4, 31, // ops[31]: "Transpose"
+				3, 65, // unview "/layers.1/Split_output_0"
+				3, 68, // unview "/layers.1/Reshape_output_0"
+				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				4, 32, // ops[32]: "Transpose"
+				3, 67, // unview "/layers.1/Split_output_2"
+				3, 71, // unview "/layers.1/Reshape_2_output_0"
+				2, 73, 2, 550, 551, // view "/layers.1/Transpose_2_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq)), 128*batch*seq bytes
+				4, 33, // ops[33]: "Transpose"
+				3, 66, // unview "/layers.1/Split_output_1"
+				3, 70, // unview "/layers.1/Reshape_1_output_0"
+				2, 118, 2, 532, 533, // view "scratch ops[34]": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 64, 367, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 76, 2, 64, 367, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 77, 2, 64, 367, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				4, 34, // ops[34]: "MatMul"
+				3, 69, // unview "/layers.1/Transpose_output_0"
+				3, 73, // unview "/layers.1/Transpose_2_output_0"
+				3, 118, // unview "scratch ops[34]"
+				4, 35, // ops[35]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
+				4, 36, // ops[36]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 85, 2, 151, 160, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
-				4, 44, // ops[44]: "Softmax"
-				3, 81, // unview "/layers.1/MatMul_output_0"
-				3, 83, // unview "/layers.1/Div_output_0"
-				3, 84, // unview "/layers.1/Add_output_0"
-				2, 131, 2, 96, 159, // view "scratch ops[45]": pool 2 at 256*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 86, 2, 64, 96, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 45, // ops[45]: "MatMul"
-				3, 79, // unview "/layers.1/Transpose_1_output_0"
-				3, 85, // unview "/layers.1/Softmax_output_0"
-				3, 131, // unview "scratch ops[45]"
-				2, 87, 2, 96, 103, // view "/layers.1/Transpose_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 88, 2, 96, 103, // view "/layers.1/Reshape_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				4, 46, // ops[46]: "Transpose"
-				3, 86, // unview "/layers.1/MatMul_1_output_0"
-				2, 132, 2, 103, 142, // view "scratch ops[47]": pool 2 at 384*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 90, 2, 59, 64, // view "/layers.1/out/MatMul_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 92, 2, 59, 64, // view "/layers.1/out/Add_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 93, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 47, // ops[47]: "MatMul"
-				3, 87, // unview "/layers.1/Transpose_3_output_0"
-				3, 88, // unview "/layers.1/Reshape_3_output_0"
-				3, 132, // unview "scratch ops[47]"
-				4, 48, // ops[48]: "Add"; "/layers.1/out/Add_output_0" takes over the storage of "/layers.1/out/MatMul_output_0" in place
-				4, 49, // ops[49]: "Add"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.1/out/Add_output_0" in place
-				3, 67, // unview "/layers.0/ln2/LayerNormalization_output_0"
-				2, 96, 0, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 50, // ops[50]: "LayerNormalization"
-				3, 90, // unview "/layers.1/out/MatMul_output_0"
-				3, 92, // unview "/layers.1/out/Add_output_0"
-				3, 93, // unview "/layers.1/Add_1_output_0"
-				2, 133, 2, 96, 128, // view "scratch ops[51]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 98, 2, 59, 96, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 100, 2, 59, 96, // view "/layers.1/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 51, // ops[51]: "MatMul"
-				3, 133, // unview "scratch ops[51]"
-				4, 52, // ops[52]: "Add"; "/layers.1/ff1/Add_output_0" takes over the storage of "/layers.1/ff1/MatMul_output_0" in place
-				2, 102, 2, 136, 137, // view "/layers.1/Div_1_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 103, 2, 136, 137, // view "/layers.1/Erf_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 105, 2, 136, 137, // view "/layers.1/Add_2_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 106, 2, 136, 137, // view "/layers.1/Mul_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 108, 2, 136, 137, // view "/layers.1/Mul_1_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				4, 53, // ops[53]: "Div"
-				4, 54, // ops[54]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
-				4, 55, // ops[55]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
-				4, 56, // ops[56]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
-				3, 98, // unview "/layers.1/ff1/MatMul_output_0"
-				3, 100, // unview "/layers.1/ff1/Add_output_0"
-				4, 57, // ops[57]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 134, 2, 59, 53, // view "scratch ops[58]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 110, 2, 53, 83, // view "/layers.1/ff2/MatMul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				2, 112, 2, 53, 83, // view "/layers.1/ff2/Add_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				2, 113, 2, 53, 83, // view "/layers.1/Add_3_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				4, 58, // ops[58]: "MatMul"
-				3, 102, // unview "/layers.1/Div_1_output_0"
-				3, 103, // unview "/layers.1/Erf_output_0"
-				3, 105, // unview "/layers.1/Add_2_output_0"
-				3, 106, // unview "/layers.1/Mul_output_0"
-				3, 108, // unview "/layers.1/Mul_1_output_0"
-				3, 134, // unview "scratch ops[58]"
-				4, 59, // ops[59]: "Add"; "/layers.1/ff2/Add_output_0" takes over the storage of "/layers.1/ff2/MatMul_output_0" in place
-				4, 60, // ops[60]: "Add"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ff2/Add_output_0" in place
-				3, 96, // unview "/layers.1/ln1/LayerNormalization_output_0"
-				2, 116, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
-				4, 61, // ops[61]: "LayerNormalization"
-				3, 110, // unview "/layers.1/ff2/MatMul_output_0"
-				3, 112, // unview "/layers.1/ff2/Add_output_0"
-				3, 113, // unview "/layers.1/Add_3_output_0"
-				2, 118, 2, 59, 65, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
-				4, 62, // ops[62]: "Gather"
-				2, 135, 2, 65, 162, // view "scratch ops[63]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 121, 1, 59, 65, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 122, 1, 59, 65, // view "pooled": pool 1 at 0, 128*batch bytes
-				4, 63, // ops[63]: "Gemm"
-				3, 118, // unview "/Gather_1_output_0"
-				3, 135, // unview "scratch ops[63]"
-				1, 2, // release pool 2
-				4, 64, // ops[64]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
-			},
-			PoolDevices: []string{"cpu", "cpu", "cpu"},
-			OutputPools: []int32{0, 1},
-		},
-		{
-			// "batch"=16, "seq"=2
-			Ranges: []int{0, 16, 16, 1, 2, 2},
-			Steps: []int32{
-				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 0, // ops[0]: "Gather"
-				0, 1, 191, -1, -1, // acquire pool 1: 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes on "cpu"
-				2, 4, 1, 59, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
-				2, 5, 1, 59, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
-				4, 1, // ops[1]: "Range"
-				2, 7, 1, 73, 361, // view "/pos/Gather_output_0": pool 1 at 64*((8*seq + 63)//64), 128*seq bytes
-				4, 2, // ops[2]: "Gather"
-				3, 4, // unview "/Range_output_0"
-				3, 5, // unview "/Unsqueeze_output_0"
-				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
-				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 242, -1, -1, // acquire pool 2: 512*batch*seq bytes on "cpu"
-				2, 11, 2, 103, 242, // view "/ln/LayerNormalization_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
-				4, 4, // ops[4]: "LayerNormalization"
-				3, 3, // unview "/tok/Gather_output_0"
-				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
-				4, 5, // ops[5]: "Cast"
-				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
-				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 123, 1, 69, 206, // view "scratch ops[8]": pool 1 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 20, 2, 59, 103, // view "/layers.0/qkv/MatMul_output_0": pool 2 at 0, 384*batch*seq bytes
-				2, 22, 2, 59, 103, // view "/layers.0/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
-				4, 8, // ops[8]: "MatMul"
-				3, 123, // unview "scratch ops[8]"
-				4, 9, // ops[9]: "Add"; "/layers.0/qkv/Add_output_0" takes over the storage of "/layers.0/qkv/MatMul_output_0" in place
-				2, 23, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 26, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 24, 1, 165, 185, // view "/layers.0/Split_output_1": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 28, 1, 165, 185, // view "/layers.0/Reshape_1_output_0": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 25, 1, 69, 165, // view "/layers.0/Split_output_2": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 29, 1, 69, 165, // view "/layers.0/Reshape_2_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 10, // ops[10]: "Split"
-				3, 20, // unview "/layers.0/qkv/MatMul_output_0"
-				3, 22, // unview "/layers.0/qkv/Add_output_0"
-				2, 27, 1, 203, 243, // view "/layers.0/Transpose_output_0": pool 1 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 11, // ops[11]: "Transpose"
-				3, 23, // unview "/layers.0/Split_output_0"
-				3, 26, // unview "/layers.0/Reshape_output_0"
-				2, 30, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 12, // ops[12]: "Transpose"
-				3, 25, // unview "/layers.0/Split_output_2"
-				3, 29, // unview "/layers.0/Reshape_2_output_0"
-				2, 31, 1, 185, 203, // view "/layers.0/Transpose_2_output_0": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 13, // ops[13]: "Transpose"
-				3, 24, // unview "/layers.0/Split_output_1"
-				3, 28, // unview "/layers.0/Reshape_1_output_0"
-				2, 124, 1, 259, 363, // view "scratch ops[14]": pool 1 at 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 32, 1, 69, 254, // view "/layers.0/MatMul_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				2, 34, 1, 69, 254, // view "/layers.0/Div_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				2, 35, 1, 69, 254, // view "/layers.0/Add_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				4, 14, // ops[14]: "MatMul"
-				3, 27, // unview "/layers.0/Transpose_output_0"
-				3, 31, // unview "/layers.0/Transpose_2_output_0"
-				3, 124, // unview "scratch ops[14]"
-				4, 15, // ops[15]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
-				4, 16, // ops[16]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 36, 1, 259, 365, // view "/layers.0/Softmax_output_0": pool 1 at 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				4, 17, // ops[17]: "Softmax"
-				3, 32, // unview "/layers.0/MatMul_output_0"
-				3, 34, // unview "/layers.0/Div_output_0"
-				3, 35, // unview "/layers.0/Add_output_0"
-				2, 125, 1, 367, 371, // view "scratch ops[18]": pool 1 at 128*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 37, 1, 372, 367, // view "/layers.0/MatMul_1_output_0": pool 1 at 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 18, // ops[18]: "MatMul"
-				3, 30, // unview "/layers.0/Transpose_1_output_0"
-				3, 36, // unview "/layers.0/Softmax_output_0"
-				3, 125, // unview "scratch ops[18]"
-				2, 38, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 39, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 19, // ops[19]: "Transpose"
-				3, 37, // unview "/layers.0/MatMul_1_output_0"
-				2, 126, 1, 69, 373, // view "scratch ops[20]": pool 1 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 41, 1, 373, 168, // view "/layers.0/out/MatMul_output_0": pool 1 at 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 43, 1, 373, 168, // view "/layers.0/out/Add_output_0": pool 1 at 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 44, 1, 373, 168, // view "/layers.0/Add_1_output_0": pool 1 at 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				4, 20, // ops[20]: "MatMul"
-				3, 38, // unview "/layers.0/Transpose_3_output_0"
-				3, 39, // unview "/layers.0/Reshape_3_output_0"
-				3, 126, // unview "scratch ops[20]"
-				4, 21, // ops[21]: "Add"; "/layers.0/out/Add_output_0" takes over the storage of "/layers.0/out/MatMul_output_0" in place
-				4, 22, // ops[22]: "Add"; "/layers.0/Add_1_output_0" takes over the storage of "/layers.0/out/Add_output_0" in place
-				3, 11, // unview "/ln/LayerNormalization_output_0"
-				2, 47, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 23, // ops[23]: "LayerNormalization"
-				3, 41, // unview "/layers.0/out/MatMul_output_0"
-				3, 43, // unview "/layers.0/out/Add_output_0"
-				3, 44, // unview "/layers.0/Add_1_output_0"
-				2, 127, 1, 69, 246, // view "scratch ops[24]": pool 1 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 49, 2, 96, 242, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-				2, 51, 2, 96, 242, // view "/layers.0/ff1/Add_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-				4, 24, // ops[24]: "MatMul"
-				3, 127, // unview "scratch ops[24]"
-				4, 25, // ops[25]: "Add"; "/layers.0/ff1/Add_output_0" takes over the storage of "/layers.0/ff1/MatMul_output_0" in place
-				2, 53, 2, 59, 96, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 54, 2, 59, 96, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 56, 2, 59, 96, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 57, 2, 59, 96, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 59, 2, 59, 96, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 26, // ops[26]: "Div"
-				4, 27, // ops[27]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
-				4, 28, // ops[28]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
-				4, 29, // ops[29]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
-				3, 49, // unview "/layers.0/ff1/MatMul_output_0"
-				3, 51, // unview "/layers.0/ff1/Add_output_0"
-				4, 30, // ops[30]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 128, 1, 69, 191, // view "scratch ops[31]": pool 1 at 64*((4*batch*seq + 63)//64), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 61, 2, 96, 103, // view "/layers.0/ff2/MatMul_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 63, 2, 96, 103, // view "/layers.0/ff2/Add_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 64, 2, 96, 103, // view "/layers.0/Add_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				4, 31, // ops[31]: "MatMul"
-				3, 53, // unview "/layers.0/Div_1_output_0"
-				3, 54, // unview "/layers.0/Erf_output_0"
-				3, 56, // unview "/layers.0/Add_2_output_0"
-				3, 57, // unview "/layers.0/Mul_output_0"
-				3, 59, // unview "/layers.0/Mul_1_output_0"
-				3, 128, // unview "scratch ops[31]"
-				4, 32, // ops[32]: "Add"; "/layers.0/ff2/Add_output_0" takes over the storage of "/layers.0/ff2/MatMul_output_0" in place
-				4, 33, // ops[33]: "Add"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ff2/Add_output_0" in place
-				3, 47, // unview "/layers.0/ln1/LayerNormalization_output_0"
-				2, 67, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 34, // ops[34]: "LayerNormalization"
-				3, 61, // unview "/layers.0/ff2/MatMul_output_0"
-				3, 63, // unview "/layers.0/ff2/Add_output_0"
-				3, 64, // unview "/layers.0/Add_3_output_0"
-				2, 129, 1, 69, 206, // view "scratch ops[35]": pool 1 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 69, 2, 59, 103, // view "/layers.1/qkv/MatMul_output_0": pool 2 at 0, 384*batch*seq bytes
-				2, 71, 2, 59, 103, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
-				4, 35, // ops[35]: "MatMul"
-				3, 129, // unview "scratch ops[35]"
-				4, 36, // ops[36]: "Add"; "/layers.1/qkv/Add_output_0" takes over the storage of "/layers.1/qkv/MatMul_output_0" in place
-				2, 72, 1, 69, 165, // view "/layers.1/Split_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 75, 1, 69, 165, // view "/layers.1/Reshape_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 73, 1, 165, 185, // view "/layers.1/Split_output_1": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 77, 1, 165, 185, // view "/layers.1/Reshape_1_output_0": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 74, 1, 185, 203, // view "/layers.1/Split_output_2": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 78, 1, 185, 203, // view "/layers.1/Reshape_2_output_0": pool 1 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 37, // ops[37]: "Split"
-				3, 69, // unview "/layers.1/qkv/MatMul_output_0"
-				3, 71, // unview "/layers.1/qkv/Add_output_0"
-				2, 76, 1, 203, 243, // view "/layers.1/Transpose_output_0": pool 1 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 38, // ops[38]: "Transpose"
-				3, 72, // unview "/layers.1/Split_output_0"
-				3, 75, // unview "/layers.1/Reshape_output_0"
-				2, 79, 1, 69, 165, // view "/layers.1/Transpose_1_output_0": pool 1 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 78, 2, 584, 589, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 16*batch*seq*seq bytes
+				4, 37, // ops[37]: "Softmax"
+				3, 74, // unview "/layers.1/MatMul_output_0"
+				3, 76, // unview "/layers.1/Div_output_0"
+				3, 77, // unview "/layers.1/Add_output_0"
+				2, 119, 2, 59, 46, // view "scratch ops[38]": pool 2 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 105, 77, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				4, 38, // ops[38]: "MatMul"
+				3, 72, // unview "/layers.1/Transpose_1_output_0"
+				3, 78, // unview "/layers.1/Softmax_output_0"
+				3, 119, // unview "scratch ops[38]"
+				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
-				3, 74, // unview "/layers.1/Split_output_2"
-				3, 78, // unview "/layers.1/Reshape_2_output_0"
-				2, 80, 2, 59, 64, // view "/layers.1/Transpose_2_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 40, // ops[40]: "Transpose"
-				3, 73, // unview "/layers.1/Split_output_1"
-				3, 77, // unview "/layers.1/Reshape_1_output_0"
-				2, 130, 1, 367, 375, // view "scratch ops[41]": pool 1 at 128*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 81, 1, 262, 377, // view "/layers.1/MatMul_output_0": pool 1 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				2, 83, 1, 262, 377, // view "/layers.1/Div_output_0": pool 1 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				2, 84, 1, 262, 377, // view "/layers.1/Add_output_0": pool 1 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				4, 41, // ops[41]: "MatMul"
-				3, 76, // unview "/layers.1/Transpose_output_0"
-				3, 80, // unview "/layers.1/Transpose_2_output_0"
-				3, 130, // unview "scratch ops[41]"
-				4, 42, // ops[42]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
-				4, 43, // ops[43]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
-				3, 14, // unview "/Cast_1_output_0"
-				3, 16, // unview "/Sub_output_0"
-				3, 18, // unview "/Mul_output_0"
-				2, 85, 1, 165, 378, // view "/layers.1/Softmax_output_0": pool 1 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 16*batch*seq*seq bytes
-				4, 44, // ops[44]: "Softmax"
-				3, 81, // unview "/layers.1/MatMul_output_0"
-				3, 83, // unview "/layers.1/Div_output_0"
-				3, 84, // unview "/layers.1/Add_output_0"
-				2, 131, 1, 180, 381, // view "scratch ops[45]": pool 1 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 86, 1, 262, 180, // view "/layers.1/MatMul_1_output_0": pool 1 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				4, 45, // ops[45]: "MatMul"
-				3, 79, // unview "/layers.1/Transpose_1_output_0"
-				3, 85, // unview "/layers.1/Softmax_output_0"
-				3, 131, // unview "scratch ops[45]"
-				2, 87, 1, 80, 126, // view "/layers.1/Transpose_3_output_0": pool 1 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 88, 1, 80, 126, // view "/layers.1/Reshape_3_output_0": pool 1 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				4, 46, // ops[46]: "Transpose"
-				3, 86, // unview "/layers.1/MatMul_1_output_0"
-				2, 132, 1, 64, 80, // view "scratch ops[47]": pool 1 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 90, 1, 59, 64, // view "/layers.1/out/MatMul_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 92, 1, 59, 64, // view "/layers.1/out/Add_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 93, 1, 59, 64, // view "/layers.1/Add_1_output_0": pool 1 at 0, 128*batch*seq bytes
-				4, 47, // ops[47]: "MatMul"
-				3, 87, // unview "/layers.1/Transpose_3_output_0"
-				3, 88, // unview "/layers.1/Reshape_3_output_0"
-				3, 132, // unview "scratch ops[47]"
-				4, 48, // ops[48]: "Add"; "/layers.1/out/Add_output_0" takes over the storage of "/layers.1/out/MatMul_output_0" in place
-				4, 49, // ops[49]: "Add"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.1/out/Add_output_0" in place
-				3, 67, // unview "/layers.0/ln2/LayerNormalization_output_0"
-				2, 96, 0, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 50, // ops[50]: "LayerNormalization"
-				3, 90, // unview "/layers.1/out/MatMul_output_0"
-				3, 92, // unview "/layers.1/out/Add_output_0"
-				3, 93, // unview "/layers.1/Add_1_output_0"
-				2, 133, 1, 59, 50, // view "scratch ops[51]": pool 1 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 98, 2, 96, 242, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-				2, 100, 2, 96, 242, // view "/layers.1/ff1/Add_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-				4, 51, // ops[51]: "MatMul"
-				3, 133, // unview "scratch ops[51]"
-				4, 52, // ops[52]: "Add"; "/layers.1/ff1/Add_output_0" takes over the storage of "/layers.1/ff1/MatMul_output_0" in place
-				2, 102, 2, 59, 96, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 103, 2, 59, 96, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 105, 2, 59, 96, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 106, 2, 59, 96, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 108, 2, 59, 96, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 53, // ops[53]: "Div"
-				4, 54, // ops[54]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
-				4, 55, // ops[55]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
-				4, 56, // ops[56]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
-				3, 98, // unview "/layers.1/ff1/MatMul_output_0"
-				3, 100, // unview "/layers.1/ff1/Add_output_0"
-				4, 57, // ops[57]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 134, 1, 59, 53, // view "scratch ops[58]": pool 1 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 110, 2, 96, 103, // view "/layers.1/ff2/MatMul_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 112, 2, 96, 103, // view "/layers.1/ff2/Add_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 113, 2, 96, 103, // view "/layers.1/Add_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				4, 58, // ops[58]: "MatMul"
-				3, 102, // unview "/layers.1/Div_1_output_0"
-				3, 103, // unview "/layers.1/Erf_output_0"
-				3, 105, // unview "/layers.1/Add_2_output_0"
-				3, 106, // unview "/layers.1/Mul_output_0"
-				3, 108, // unview "/layers.1/Mul_1_output_0"
-				3, 134, // unview "scratch ops[58]"
-				4, 59, // ops[59]: "Add"; "/layers.1/ff2/Add_output_0" takes over the storage of "/layers.1/ff2/MatMul_output_0" in place
-				4, 60, // ops[60]: "Add"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ff2/Add_output_0" in place
-				3, 96, // unview "/layers.1/ln1/LayerNormalization_output_0"
-				2, 116, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
-				4, 61, // ops[61]: "LayerNormalization"
-				3, 110, // unview "/layers.1/ff2/MatMul_output_0"
-				3, 112, // unview "/layers.1/ff2/Add_output_0"
-				3, 113, // unview "/layers.1/Add_3_output_0"
-				2, 118, 2, 58, 162, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
-				4, 62, // ops[62]: "Gather"
-				2, 135, 2, 59, 58, // view "scratch ops[63]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 121, 1, 59, 65, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 122, 1, 59, 65, // view "pooled": pool 1 at 0, 128*batch bytes
-				4, 63, // ops[63]: "Gemm"
-				3, 118, // unview "/Gather_1_output_0"
-				3, 135, // unview "scratch ops[63]"
+				3, 79, // unview "/layers.1/MatMul_1_output_0"
+				2, 120, 2, 59, 48, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
+				3, 80, // unview "/layers.1/Transpose_3_output_0"
+				3, 81, // unview "/layers.1/Reshape_3_output_0"
+				3, 120, // unview "scratch ops[40]"
+				2, 87, 2, 141, 527, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*batch*seq bytes
+				2, 101, 2, 141, 527, // view "/layers.1/Add_3_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*batch*seq bytes
+				4, 41, // ops[41]: "LayerNormalization"
+				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
+				3, 84, // unview "/layers.1/Add_1_output_0"
+				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 573, 574, // view "/layers.1/ff1/Add_output_0": pool 2 at max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				4, 42, // ops[42]: "FusedMatMul"
+				3, 121, // unview "scratch ops[42]"
+				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				4, 43, // ops[43]: "Div"
+				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
+				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
+				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
+				3, 90, // unview "/layers.1/ff1/Add_output_0"
+				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
+				2, 122, 2, 578, 580, // view "scratch ops[48]": pool 2 at max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
+				3, 92, // unview "/layers.1/Div_1_output_0"
+				3, 93, // unview "/layers.1/Erf_output_0"
+				3, 95, // unview "/layers.1/Add_2_output_0"
+				3, 96, // unview "/layers.1/Mul_output_0"
+				3, 98, // unview "/layers.1/Mul_1_output_0"
+				3, 122, // unview "scratch ops[48]"
+				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				4, 49, // ops[49]: "LayerNormalization"
+				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
+				3, 101, // unview "/layers.1/Add_3_output_0"
+				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				4, 50, // ops[50]: "Gather"
+				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				4, 51, // ops[51]: "Gemm"
+				3, 106, // unview "/Gather_1_output_0"
+				3, 123, // unview "scratch ops[51]"
 				1, 2, // release pool 2
-				4, 64, // ops[64]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
-			},
-			PoolDevices: []string{"cpu", "cpu", "cpu"},
-			OutputPools: []int32{0, 1},
-		},
-		{
-			// "batch" in [17, 32], "seq"=2
-			Ranges: []int{0, 17, 32, 1, 2, 2},
-			Steps: []int32{
-				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 0, // ops[0]: "Gather"
-				0, 1, 386, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64) + max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)) bytes on "cpu"
-				2, 4, 1, 122, 214, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 122, 214, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
-				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 122, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
-				4, 2, // ops[2]: "Gather"
-				3, 4, // unview "/Range_output_0"
-				3, 5, // unview "/Unsqueeze_output_0"
-				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
-				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 416, -1, -1, // acquire pool 2: max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 640*batch*seq), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 256*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 640*batch*seq) bytes on "cpu"
-				2, 11, 2, 409, 311, // view "/ln/LayerNormalization_output_0": pool 2 at 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq bytes
-				4, 4, // ops[4]: "LayerNormalization"
-				3, 3, // unview "/tok/Gather_output_0"
-				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 383, 417, // view "/Cast_1_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
-				2, 16, 1, 383, 417, // view "/Sub_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
-				2, 18, 1, 383, 417, // view "/Mul_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
-				4, 5, // ops[5]: "Cast"
-				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
-				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 123, 2, 59, 25, // view "scratch ops[8]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 20, 2, 25, 409, // view "/layers.0/qkv/MatMul_output_0": pool 2 at 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq bytes
-				2, 22, 2, 25, 409, // view "/layers.0/qkv/Add_output_0": pool 2 at 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq bytes
-				4, 8, // ops[8]: "MatMul"
-				3, 123, // unview "scratch ops[8]"
-				4, 9, // ops[9]: "Add"; "/layers.0/qkv/Add_output_0" takes over the storage of "/layers.0/qkv/MatMul_output_0" in place
-				2, 23, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 26, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 24, 2, 59, 64, // view "/layers.0/Split_output_1": pool 2 at 0, 128*batch*seq bytes
-				2, 28, 2, 59, 64, // view "/layers.0/Reshape_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 25, 2, 64, 96, // view "/layers.0/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 29, 2, 64, 96, // view "/layers.0/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 10, // ops[10]: "Split"
-				3, 20, // unview "/layers.0/qkv/MatMul_output_0"
-				3, 22, // unview "/layers.0/qkv/Add_output_0"
-				2, 27, 2, 405, 418, // view "/layers.0/Transpose_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq bytes
-				4, 11, // ops[11]: "Transpose"
-				3, 23, // unview "/layers.0/Split_output_0"
-				3, 26, // unview "/layers.0/Reshape_output_0"
-				2, 30, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 12, // ops[12]: "Transpose"
-				3, 25, // unview "/layers.0/Split_output_2"
-				3, 29, // unview "/layers.0/Reshape_2_output_0"
-				2, 31, 2, 418, 406, // view "/layers.0/Transpose_2_output_0": pool 2 at 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq bytes
-				4, 13, // ops[13]: "Transpose"
-				3, 24, // unview "/layers.0/Split_output_1"
-				3, 28, // unview "/layers.0/Reshape_1_output_0"
-				2, 124, 2, 59, 38, // view "scratch ops[14]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 32, 1, 59, 87, // view "/layers.0/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 34, 1, 59, 87, // view "/layers.0/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 35, 1, 59, 87, // view "/layers.0/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				4, 14, // ops[14]: "MatMul"
-				3, 27, // unview "/layers.0/Transpose_output_0"
-				3, 31, // unview "/layers.0/Transpose_2_output_0"
-				3, 124, // unview "scratch ops[14]"
-				4, 15, // ops[15]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
-				4, 16, // ops[16]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 36, 2, 59, 87, // view "/layers.0/Softmax_output_0": pool 2 at 0, 16*batch*seq*seq bytes
-				4, 17, // ops[17]: "Softmax"
-				3, 32, // unview "/layers.0/MatMul_output_0"
-				3, 34, // unview "/layers.0/Div_output_0"
-				3, 35, // unview "/layers.0/Add_output_0"
-				2, 125, 1, 59, 46, // view "scratch ops[18]": pool 1 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 37, 2, 90, 91, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
-				4, 18, // ops[18]: "MatMul"
-				3, 30, // unview "/layers.0/Transpose_1_output_0"
-				3, 36, // unview "/layers.0/Softmax_output_0"
-				3, 125, // unview "scratch ops[18]"
-				2, 38, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 39, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 19, // ops[19]: "Transpose"
-				3, 37, // unview "/layers.0/MatMul_1_output_0"
-				2, 126, 2, 64, 80, // view "scratch ops[20]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 41, 2, 59, 64, // view "/layers.0/out/MatMul_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 43, 2, 59, 64, // view "/layers.0/out/Add_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 44, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 20, // ops[20]: "MatMul"
-				3, 38, // unview "/layers.0/Transpose_3_output_0"
-				3, 39, // unview "/layers.0/Reshape_3_output_0"
-				3, 126, // unview "scratch ops[20]"
-				4, 21, // ops[21]: "Add"; "/layers.0/out/Add_output_0" takes over the storage of "/layers.0/out/MatMul_output_0" in place
-				4, 22, // ops[22]: "Add"; "/layers.0/Add_1_output_0" takes over the storage of "/layers.0/out/Add_output_0" in place
-				3, 11, // unview "/ln/LayerNormalization_output_0"
-				2, 47, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 23, // ops[23]: "LayerNormalization"
-				3, 41, // unview "/layers.0/out/MatMul_output_0"
-				3, 43, // unview "/layers.0/out/Add_output_0"
-				3, 44, // unview "/layers.0/Add_1_output_0"
-				2, 127, 2, 96, 128, // view "scratch ops[24]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 49, 2, 59, 96, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 51, 2, 59, 96, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 24, // ops[24]: "MatMul"
-				3, 127, // unview "scratch ops[24]"
-				4, 25, // ops[25]: "Add"; "/layers.0/ff1/Add_output_0" takes over the storage of "/layers.0/ff1/MatMul_output_0" in place
-				2, 53, 2, 53, 401, // view "/layers.0/Div_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 54, 2, 53, 401, // view "/layers.0/Erf_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 56, 2, 53, 401, // view "/layers.0/Add_2_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 57, 2, 53, 401, // view "/layers.0/Mul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 59, 2, 53, 401, // view "/layers.0/Mul_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				4, 26, // ops[26]: "Div"
-				4, 27, // ops[27]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
-				4, 28, // ops[28]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
-				4, 29, // ops[29]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
-				3, 49, // unview "/layers.0/ff1/MatMul_output_0"
-				3, 51, // unview "/layers.0/ff1/Add_output_0"
-				4, 30, // ops[30]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 128, 2, 59, 53, // view "scratch ops[31]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 61, 2, 401, 412, // view "/layers.0/ff2/MatMul_output_0": pool 2 at 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				2, 63, 2, 401, 412, // view "/layers.0/ff2/Add_output_0": pool 2 at 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				2, 64, 2, 401, 412, // view "/layers.0/Add_3_output_0": pool 2 at 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				4, 31, // ops[31]: "MatMul"
-				3, 53, // unview "/layers.0/Div_1_output_0"
-				3, 54, // unview "/layers.0/Erf_output_0"
-				3, 56, // unview "/layers.0/Add_2_output_0"
-				3, 57, // unview "/layers.0/Mul_output_0"
-				3, 59, // unview "/layers.0/Mul_1_output_0"
-				3, 128, // unview "scratch ops[31]"
-				4, 32, // ops[32]: "Add"; "/layers.0/ff2/Add_output_0" takes over the storage of "/layers.0/ff2/MatMul_output_0" in place
-				4, 33, // ops[33]: "Add"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ff2/Add_output_0" in place
-				3, 47, // unview "/layers.0/ln1/LayerNormalization_output_0"
-				2, 67, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 34, // ops[34]: "LayerNormalization"
-				3, 61, // unview "/layers.0/ff2/MatMul_output_0"
-				3, 63, // unview "/layers.0/ff2/Add_output_0"
-				3, 64, // unview "/layers.0/Add_3_output_0"
-				2, 129, 2, 242, 311, // view "scratch ops[35]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 69, 2, 64, 242, // view "/layers.1/qkv/MatMul_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
-				2, 71, 2, 64, 242, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
-				4, 35, // ops[35]: "MatMul"
-				3, 129, // unview "scratch ops[35]"
-				4, 36, // ops[36]: "Add"; "/layers.1/qkv/Add_output_0" takes over the storage of "/layers.1/qkv/MatMul_output_0" in place
-				2, 72, 2, 242, 277, // view "/layers.1/Split_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
-				2, 75, 2, 242, 277, // view "/layers.1/Reshape_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
-				2, 73, 2, 395, 396, // view "/layers.1/Split_output_1": pool 2 at max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 640*batch*seq), 128*batch*seq bytes
-				2, 77, 2, 395, 396, // view "/layers.1/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 640*batch*seq), 128*batch*seq bytes
-				2, 74, 2, 59, 64, // view "/layers.1/Split_output_2": pool 2 at 0, 128*batch*seq bytes
-				2, 78, 2, 59, 64, // view "/layers.1/Reshape_2_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 37, // ops[37]: "Split"
-				3, 69, // unview "/layers.1/qkv/MatMul_output_0"
-				3, 71, // unview "/layers.1/qkv/Add_output_0"
-				2, 76, 2, 387, 388, // view "/layers.1/Transpose_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq), 128*batch*seq bytes
-				4, 38, // ops[38]: "Transpose"
-				3, 72, // unview "/layers.1/Split_output_0"
-				3, 75, // unview "/layers.1/Reshape_output_0"
-				2, 79, 2, 389, 390, // view "/layers.1/Transpose_1_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq bytes
-				4, 39, // ops[39]: "Transpose"
-				3, 74, // unview "/layers.1/Split_output_2"
-				3, 78, // unview "/layers.1/Reshape_2_output_0"
-				2, 80, 2, 391, 392, // view "/layers.1/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq bytes
-				4, 40, // ops[40]: "Transpose"
-				3, 73, // unview "/layers.1/Split_output_1"
-				3, 77, // unview "/layers.1/Reshape_1_output_0"
-				2, 130, 2, 59, 38, // view "scratch ops[41]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 81, 1, 59, 87, // view "/layers.1/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 83, 1, 59, 87, // view "/layers.1/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 84, 1, 59, 87, // view "/layers.1/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				4, 41, // ops[41]: "MatMul"
-				3, 76, // unview "/layers.1/Transpose_output_0"
-				3, 80, // unview "/layers.1/Transpose_2_output_0"
-				3, 130, // unview "scratch ops[41]"
-				4, 42, // ops[42]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
-				4, 43, // ops[43]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
-				3, 14, // unview "/Cast_1_output_0"
-				3, 16, // unview "/Sub_output_0"
-				3, 18, // unview "/Mul_output_0"
-				2, 85, 2, 390, 419, // view "/layers.1/Softmax_output_0": pool 2 at 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 16*batch*seq*seq bytes
-				4, 44, // ops[44]: "Softmax"
-				3, 81, // unview "/layers.1/MatMul_output_0"
-				3, 83, // unview "/layers.1/Div_output_0"
-				3, 84, // unview "/layers.1/Add_output_0"
-				2, 131, 1, 59, 46, // view "scratch ops[45]": pool 1 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 86, 2, 420, 403, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq)), 128*batch*seq bytes
-				4, 45, // ops[45]: "MatMul"
-				3, 79, // unview "/layers.1/Transpose_1_output_0"
-				3, 85, // unview "/layers.1/Softmax_output_0"
-				3, 131, // unview "scratch ops[45]"
-				2, 87, 2, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 88, 2, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 46, // ops[46]: "Transpose"
-				3, 86, // unview "/layers.1/MatMul_1_output_0"
-				2, 132, 2, 96, 126, // view "scratch ops[47]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 90, 2, 64, 96, // view "/layers.1/out/MatMul_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 92, 2, 64, 96, // view "/layers.1/out/Add_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 93, 2, 64, 96, // view "/layers.1/Add_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 47, // ops[47]: "MatMul"
-				3, 87, // unview "/layers.1/Transpose_3_output_0"
-				3, 88, // unview "/layers.1/Reshape_3_output_0"
-				3, 132, // unview "scratch ops[47]"
-				4, 48, // ops[48]: "Add"; "/layers.1/out/Add_output_0" takes over the storage of "/layers.1/out/MatMul_output_0" in place
-				4, 49, // ops[49]: "Add"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.1/out/Add_output_0" in place
-				3, 67, // unview "/layers.0/ln2/LayerNormalization_output_0"
-				2, 96, 0, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 50, // ops[50]: "LayerNormalization"
-				3, 90, // unview "/layers.1/out/MatMul_output_0"
-				3, 92, // unview "/layers.1/out/Add_output_0"
-				3, 93, // unview "/layers.1/Add_1_output_0"
-				2, 133, 2, 96, 128, // view "scratch ops[51]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 98, 2, 59, 96, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 100, 2, 59, 96, // view "/layers.1/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 51, // ops[51]: "MatMul"
-				3, 133, // unview "scratch ops[51]"
-				4, 52, // ops[52]: "Add"; "/layers.1/ff1/Add_output_0" takes over the storage of "/layers.1/ff1/MatMul_output_0" in place
-				2, 102, 2, 83, 412, // view "/layers.1/Div_1_output_0": pool 2 at 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 103, 2, 83, 412, // view "/layers.1/Erf_output_0": pool 2 at 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 105, 2, 83, 412, // view "/layers.1/Add_2_output_0": pool 2 at 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 106, 2, 83, 412, // view "/layers.1/Mul_output_0": pool 2 at 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 108, 2, 83, 412, // view "/layers.1/Mul_1_output_0": pool 2 at 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				4, 53, // ops[53]: "Div"
-				4, 54, // ops[54]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
-				4, 55, // ops[55]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
-				4, 56, // ops[56]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
-				3, 98, // unview "/layers.1/ff1/MatMul_output_0"
-				3, 100, // unview "/layers.1/ff1/Add_output_0"
-				4, 57, // ops[57]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 134, 2, 59, 53, // view "scratch ops[58]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 110, 2, 53, 83, // view "/layers.1/ff2/MatMul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				2, 112, 2, 53, 83, // view "/layers.1/ff2/Add_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				2, 113, 2, 53, 83, // view "/layers.1/Add_3_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				4, 58, // ops[58]: "MatMul"
-				3, 102, // unview "/layers.1/Div_1_output_0"
-				3, 103, // unview "/layers.1/Erf_output_0"
-				3, 105, // unview "/layers.1/Add_2_output_0"
-				3, 106, // unview "/layers.1/Mul_output_0"
-				3, 108, // unview "/layers.1/Mul_1_output_0"
-				3, 134, // unview "scratch ops[58]"
-				4, 59, // ops[59]: "Add"; "/layers.1/ff2/Add_output_0" takes over the storage of "/layers.1/ff2/MatMul_output_0" in place
-				4, 60, // ops[60]: "Add"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ff2/Add_output_0" in place
-				3, 96, // unview "/layers.1/ln1/LayerNormalization_output_0"
-				2, 116, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
-				4, 61, // ops[61]: "LayerNormalization"
-				3, 110, // unview "/layers.1/ff2/MatMul_output_0"
-				3, 112, // unview "/layers.1/ff2/Add_output_0"
-				3, 113, // unview "/layers.1/Add_3_output_0"
-				2, 118, 2, 58, 162, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
-				4, 62, // ops[62]: "Gather"
-				2, 135, 2, 59, 58, // view "scratch ops[63]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 121, 1, 59, 65, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 122, 1, 59, 65, // view "pooled": pool 1 at 0, 128*batch bytes
-				4, 63, // ops[63]: "Gemm"
-				3, 118, // unview "/Gather_1_output_0"
-				3, 135, // unview "scratch ops[63]"
-				1, 2, // release pool 2
-				4, 64, // ops[64]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
-			},
-			PoolDevices: []string{"cpu", "cpu", "cpu"},
-			OutputPools: []int32{0, 1},
-		},
-		{
-			// "batch">=33, "seq"=2
-			Ranges: []int{0, 33, -1, 1, 2, 2},
-			Steps: []int32{
-				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 0, // ops[0]: "Gather"
-				0, 1, 423, -1, -1, // acquire pool 1: max(128*batch, 64*((16*batch*seq*seq + 63)//64), 64*((4*batch*seq + 63)//64) + max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)) bytes on "cpu"
-				2, 4, 1, 122, 214, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 122, 214, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
-				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 122, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
-				4, 2, // ops[2]: "Gather"
-				3, 4, // unview "/Range_output_0"
-				3, 5, // unview "/Unsqueeze_output_0"
-				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
-				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 472, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq) + 4096, 128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 256*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 256*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192) bytes on "cpu"
-				2, 11, 2, 112, 448, // view "/ln/LayerNormalization_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 128*batch*seq bytes
-				4, 4, // ops[4]: "LayerNormalization"
-				3, 3, // unview "/tok/Gather_output_0"
-				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 383, 417, // view "/Cast_1_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
-				2, 16, 1, 383, 417, // view "/Sub_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
-				2, 18, 1, 383, 417, // view "/Mul_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
-				4, 5, // ops[5]: "Cast"
-				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
-				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 123, 2, 59, 25, // view "scratch ops[8]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 20, 2, 467, 468, // view "/layers.0/qkv/MatMul_output_0": pool 2 at max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 384*batch*seq bytes
-				2, 22, 2, 467, 468, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 384*batch*seq bytes
-				4, 8, // ops[8]: "MatMul"
-				3, 123, // unview "scratch ops[8]"
-				4, 9, // ops[9]: "Add"; "/layers.0/qkv/Add_output_0" takes over the storage of "/layers.0/qkv/MatMul_output_0" in place
-				2, 23, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 26, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 24, 2, 59, 64, // view "/layers.0/Split_output_1": pool 2 at 0, 128*batch*seq bytes
-				2, 28, 2, 59, 64, // view "/layers.0/Reshape_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 25, 2, 64, 96, // view "/layers.0/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 29, 2, 64, 96, // view "/layers.0/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				4, 10, // ops[10]: "Split"
-				3, 20, // unview "/layers.0/qkv/MatMul_output_0"
-				3, 22, // unview "/layers.0/qkv/Add_output_0"
-				2, 27, 2, 449, 450, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 256*batch*seq), 128*batch*seq bytes
-				4, 11, // ops[11]: "Transpose"
-				3, 23, // unview "/layers.0/Split_output_0"
-				3, 26, // unview "/layers.0/Reshape_output_0"
-				2, 30, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 12, // ops[12]: "Transpose"
-				3, 25, // unview "/layers.0/Split_output_2"
-				3, 29, // unview "/layers.0/Reshape_2_output_0"
-				2, 31, 2, 451, 452, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 256*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq)), 128*batch*seq bytes
-				4, 13, // ops[13]: "Transpose"
-				3, 24, // unview "/layers.0/Split_output_1"
-				3, 28, // unview "/layers.0/Reshape_1_output_0"
-				2, 124, 2, 59, 38, // view "scratch ops[14]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 32, 1, 59, 87, // view "/layers.0/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 34, 1, 59, 87, // view "/layers.0/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 35, 1, 59, 87, // view "/layers.0/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				4, 14, // ops[14]: "MatMul"
-				3, 27, // unview "/layers.0/Transpose_output_0"
-				3, 31, // unview "/layers.0/Transpose_2_output_0"
-				3, 124, // unview "scratch ops[14]"
-				4, 15, // ops[15]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
-				4, 16, // ops[16]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 36, 2, 448, 473, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 16*batch*seq*seq bytes
-				4, 17, // ops[17]: "Softmax"
-				3, 32, // unview "/layers.0/MatMul_output_0"
-				3, 34, // unview "/layers.0/Div_output_0"
-				3, 35, // unview "/layers.0/Add_output_0"
-				2, 125, 1, 59, 46, // view "scratch ops[18]": pool 1 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 37, 2, 59, 64, // view "/layers.0/MatMul_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 18, // ops[18]: "MatMul"
-				3, 30, // unview "/layers.0/Transpose_1_output_0"
-				3, 36, // unview "/layers.0/Softmax_output_0"
-				3, 125, // unview "scratch ops[18]"
-				2, 38, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 39, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 19, // ops[19]: "Transpose"
-				3, 37, // unview "/layers.0/MatMul_1_output_0"
-				2, 126, 2, 448, 425, // view "scratch ops[20]": pool 2 at 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 12288, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 41, 2, 59, 64, // view "/layers.0/out/MatMul_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 43, 2, 59, 64, // view "/layers.0/out/Add_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 44, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				4, 20, // ops[20]: "MatMul"
-				3, 38, // unview "/layers.0/Transpose_3_output_0"
-				3, 39, // unview "/layers.0/Reshape_3_output_0"
-				3, 126, // unview "scratch ops[20]"
-				4, 21, // ops[21]: "Add"; "/layers.0/out/Add_output_0" takes over the storage of "/layers.0/out/MatMul_output_0" in place
-				4, 22, // ops[22]: "Add"; "/layers.0/Add_1_output_0" takes over the storage of "/layers.0/out/Add_output_0" in place
-				3, 11, // unview "/ln/LayerNormalization_output_0"
-				2, 47, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 23, // ops[23]: "LayerNormalization"
-				3, 41, // unview "/layers.0/out/MatMul_output_0"
-				3, 43, // unview "/layers.0/out/Add_output_0"
-				3, 44, // unview "/layers.0/Add_1_output_0"
-				2, 127, 2, 242, 471, // view "scratch ops[24]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 49, 2, 96, 242, // view "/layers.0/ff1/MatMul_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-				2, 51, 2, 96, 242, // view "/layers.0/ff1/Add_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
-				4, 24, // ops[24]: "MatMul"
-				3, 127, // unview "scratch ops[24]"
-				4, 25, // ops[25]: "Add"; "/layers.0/ff1/Add_output_0" takes over the storage of "/layers.0/ff1/MatMul_output_0" in place
-				2, 53, 2, 59, 96, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 54, 2, 59, 96, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 56, 2, 59, 96, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 57, 2, 59, 96, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 59, 2, 59, 96, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 26, // ops[26]: "Div"
-				4, 27, // ops[27]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
-				4, 28, // ops[28]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
-				4, 29, // ops[29]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
-				3, 49, // unview "/layers.0/ff1/MatMul_output_0"
-				3, 51, // unview "/layers.0/ff1/Add_output_0"
-				4, 30, // ops[30]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 128, 2, 103, 412, // view "scratch ops[31]": pool 2 at 384*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 61, 2, 96, 103, // view "/layers.0/ff2/MatMul_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 63, 2, 96, 103, // view "/layers.0/ff2/Add_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 64, 2, 96, 103, // view "/layers.0/Add_3_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				4, 31, // ops[31]: "MatMul"
-				3, 53, // unview "/layers.0/Div_1_output_0"
-				3, 54, // unview "/layers.0/Erf_output_0"
-				3, 56, // unview "/layers.0/Add_2_output_0"
-				3, 57, // unview "/layers.0/Mul_output_0"
-				3, 59, // unview "/layers.0/Mul_1_output_0"
-				3, 128, // unview "scratch ops[31]"
-				4, 32, // ops[32]: "Add"; "/layers.0/ff2/Add_output_0" takes over the storage of "/layers.0/ff2/MatMul_output_0" in place
-				4, 33, // ops[33]: "Add"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ff2/Add_output_0" in place
-				3, 47, // unview "/layers.0/ln1/LayerNormalization_output_0"
-				2, 67, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 34, // ops[34]: "LayerNormalization"
-				3, 61, // unview "/layers.0/ff2/MatMul_output_0"
-				3, 63, // unview "/layers.0/ff2/Add_output_0"
-				3, 64, // unview "/layers.0/Add_3_output_0"
-				2, 129, 2, 103, 409, // view "scratch ops[35]": pool 2 at 384*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 69, 2, 59, 103, // view "/layers.1/qkv/MatMul_output_0": pool 2 at 0, 384*batch*seq bytes
-				2, 71, 2, 59, 103, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
-				4, 35, // ops[35]: "MatMul"
-				3, 129, // unview "scratch ops[35]"
-				4, 36, // ops[36]: "Add"; "/layers.1/qkv/Add_output_0" takes over the storage of "/layers.1/qkv/MatMul_output_0" in place
-				2, 72, 2, 440, 441, // view "/layers.1/Split_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				2, 75, 2, 440, 441, // view "/layers.1/Reshape_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				2, 73, 2, 430, 431, // view "/layers.1/Split_output_1": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
-				2, 77, 2, 430, 431, // view "/layers.1/Reshape_1_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
-				2, 74, 2, 443, 444, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				2, 78, 2, 443, 444, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				4, 37, // ops[37]: "Split"
-				3, 69, // unview "/layers.1/qkv/MatMul_output_0"
-				3, 71, // unview "/layers.1/qkv/Add_output_0"
-				2, 76, 2, 38, 76, // view "/layers.1/Transpose_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
-				4, 38, // ops[38]: "Transpose"
-				3, 72, // unview "/layers.1/Split_output_0"
-				3, 75, // unview "/layers.1/Reshape_output_0"
-				2, 79, 2, 435, 436, // view "/layers.1/Transpose_1_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
-				4, 39, // ops[39]: "Transpose"
-				3, 74, // unview "/layers.1/Split_output_2"
-				3, 78, // unview "/layers.1/Reshape_2_output_0"
-				2, 80, 2, 437, 438, // view "/layers.1/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096)), 128*batch*seq bytes
-				4, 40, // ops[40]: "Transpose"
-				3, 73, // unview "/layers.1/Split_output_1"
-				3, 77, // unview "/layers.1/Reshape_1_output_0"
-				2, 130, 2, 59, 38, // view "scratch ops[41]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 81, 1, 59, 87, // view "/layers.1/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 83, 1, 59, 87, // view "/layers.1/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 84, 1, 59, 87, // view "/layers.1/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				4, 41, // ops[41]: "MatMul"
-				3, 76, // unview "/layers.1/Transpose_output_0"
-				3, 80, // unview "/layers.1/Transpose_2_output_0"
-				3, 130, // unview "scratch ops[41]"
-				4, 42, // ops[42]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in place
-				4, 43, // ops[43]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
-				3, 14, // unview "/Cast_1_output_0"
-				3, 16, // unview "/Sub_output_0"
-				3, 18, // unview "/Mul_output_0"
-				2, 85, 2, 126, 475, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 16*batch*seq*seq bytes
-				4, 44, // ops[44]: "Softmax"
-				3, 81, // unview "/layers.1/MatMul_output_0"
-				3, 83, // unview "/layers.1/Div_output_0"
-				3, 84, // unview "/layers.1/Add_output_0"
-				2, 131, 1, 59, 46, // view "scratch ops[45]": pool 1 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 86, 2, 80, 126, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				4, 45, // ops[45]: "MatMul"
-				3, 79, // unview "/layers.1/Transpose_1_output_0"
-				3, 85, // unview "/layers.1/Softmax_output_0"
-				3, 131, // unview "scratch ops[45]"
-				2, 87, 2, 48, 80, // view "/layers.1/Transpose_3_output_0": pool 2 at 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 88, 2, 48, 80, // view "/layers.1/Reshape_3_output_0": pool 2 at 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				4, 46, // ops[46]: "Transpose"
-				3, 86, // unview "/layers.1/MatMul_1_output_0"
-				2, 132, 2, 59, 48, // view "scratch ops[47]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
-				2, 90, 2, 80, 126, // view "/layers.1/out/MatMul_output_0": pool 2 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 92, 2, 80, 126, // view "/layers.1/out/Add_output_0": pool 2 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				2, 93, 2, 80, 126, // view "/layers.1/Add_1_output_0": pool 2 at 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq bytes
-				4, 47, // ops[47]: "MatMul"
-				3, 87, // unview "/layers.1/Transpose_3_output_0"
-				3, 88, // unview "/layers.1/Reshape_3_output_0"
-				3, 132, // unview "scratch ops[47]"
-				4, 48, // ops[48]: "Add"; "/layers.1/out/Add_output_0" takes over the storage of "/layers.1/out/MatMul_output_0" in place
-				4, 49, // ops[49]: "Add"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.1/out/Add_output_0" in place
-				3, 67, // unview "/layers.0/ln2/LayerNormalization_output_0"
-				2, 96, 0, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				4, 50, // ops[50]: "LayerNormalization"
-				3, 90, // unview "/layers.1/out/MatMul_output_0"
-				3, 92, // unview "/layers.1/out/Add_output_0"
-				3, 93, // unview "/layers.1/Add_1_output_0"
-				2, 133, 2, 96, 128, // view "scratch ops[51]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 98, 2, 59, 96, // view "/layers.1/ff1/MatMul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 100, 2, 59, 96, // view "/layers.1/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
-				4, 51, // ops[51]: "MatMul"
-				3, 133, // unview "scratch ops[51]"
-				4, 52, // ops[52]: "Add"; "/layers.1/ff1/Add_output_0" takes over the storage of "/layers.1/ff1/MatMul_output_0" in place
-				2, 102, 2, 136, 137, // view "/layers.1/Div_1_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 103, 2, 136, 137, // view "/layers.1/Erf_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 105, 2, 136, 137, // view "/layers.1/Add_2_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 106, 2, 136, 137, // view "/layers.1/Mul_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				2, 108, 2, 136, 137, // view "/layers.1/Mul_1_output_0": pool 2 at max(128*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
-				4, 53, // ops[53]: "Div"
-				4, 54, // ops[54]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
-				4, 55, // ops[55]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
-				4, 56, // ops[56]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
-				3, 98, // unview "/layers.1/ff1/MatMul_output_0"
-				3, 100, // unview "/layers.1/ff1/Add_output_0"
-				4, 57, // ops[57]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 134, 2, 59, 53, // view "scratch ops[58]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 110, 2, 53, 83, // view "/layers.1/ff2/MatMul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				2, 112, 2, 53, 83, // view "/layers.1/ff2/Add_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				2, 113, 2, 53, 83, // view "/layers.1/Add_3_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq bytes
-				4, 58, // ops[58]: "MatMul"
-				3, 102, // unview "/layers.1/Div_1_output_0"
-				3, 103, // unview "/layers.1/Erf_output_0"
-				3, 105, // unview "/layers.1/Add_2_output_0"
-				3, 106, // unview "/layers.1/Mul_output_0"
-				3, 108, // unview "/layers.1/Mul_1_output_0"
-				3, 134, // unview "scratch ops[58]"
-				4, 59, // ops[59]: "Add"; "/layers.1/ff2/Add_output_0" takes over the storage of "/layers.1/ff2/MatMul_output_0" in place
-				4, 60, // ops[60]: "Add"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ff2/Add_output_0" in place
-				3, 96, // unview "/layers.1/ln1/LayerNormalization_output_0"
-				2, 116, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
-				4, 61, // ops[61]: "LayerNormalization"
-				3, 110, // unview "/layers.1/ff2/MatMul_output_0"
-				3, 112, // unview "/layers.1/ff2/Add_output_0"
-				3, 113, // unview "/layers.1/Add_3_output_0"
-				2, 118, 2, 59, 65, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
-				4, 62, // ops[62]: "Gather"
-				2, 135, 2, 65, 162, // view "scratch ops[63]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 121, 1, 59, 65, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 122, 1, 59, 65, // view "pooled": pool 1 at 0, 128*batch bytes
-				4, 63, // ops[63]: "Gemm"
-				3, 118, // unview "/Gather_1_output_0"
-				3, 135, // unview "scratch ops[63]"
-				1, 2, // release pool 2
-				4, 64, // ops[64]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
+				4, 52, // ops[52]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
@@ -3393,77 +3204,64 @@ var (
 		4, 14, 13, 0, // ops[5]: "Cast"
 		5, 16, 15, 14, // ops[6]: "Sub"
 		6, 18, 16, 17, // ops[7]: "Mul"
-		7, 20, 123, 11, 19, // ops[8]: "MatMul"
-		2, 22, 21, 20, // ops[9]: "Add"
-		8, 23, 24, 25, 22, 62, 0, // ops[10]: "Split"
-		9, 27, 26, 1, // ops[11]: "Transpose"
-		9, 30, 29, 1, // ops[12]: "Transpose"
-		9, 31, 28, 2, // ops[13]: "Transpose"
-		7, 32, 124, 27, 31, // ops[14]: "MatMul"
-		10, 34, 32, 33, // ops[15]: "Div"
-		2, 35, 34, 18, // ops[16]: "Add"
-		11, 36, 35, 63, 0, // ops[17]: "Softmax"
-		7, 37, 125, 36, 30, // ops[18]: "MatMul"
-		9, 38, 37, 1, // ops[19]: "Transpose"
-		7, 41, 126, 39, 40, // ops[20]: "MatMul"
-		2, 43, 42, 41, // ops[21]: "Add"
-		2, 44, 11, 43, // ops[22]: "Add"
-		3, 47, 44, 45, 46, 62, 0, // ops[23]: "LayerNormalization"
-		7, 49, 127, 47, 48, // ops[24]: "MatMul"
-		2, 51, 50, 49, // ops[25]: "Add"
-		10, 53, 51, 52, // ops[26]: "Div"
-		12, 54, 53, // ops[27]: "Erf"
-		2, 56, 54, 55, // ops[28]: "Add"
-		6, 57, 51, 56, // ops[29]: "Mul"
-		6, 59, 57, 58, // ops[30]: "Mul"
-		7, 61, 128, 59, 60, // ops[31]: "MatMul"
-		2, 63, 62, 61, // ops[32]: "Add"
-		2, 64, 47, 63, // ops[33]: "Add"
-		3, 67, 64, 65, 66, 62, 0, // ops[34]: "LayerNormalization"
-		7, 69, 129, 67, 68, // ops[35]: "MatMul"
-		2, 71, 70, 69, // ops[36]: "Add"
-		8, 72, 73, 74, 71, 62, 0, // ops[37]: "Split"
-		9, 76, 75, 1, // ops[38]: "Transpose"
-		9, 79, 78, 1, // ops[39]: "Transpose"
-		9, 80, 77, 2, // ops[40]: "Transpose"
-		7, 81, 130, 76, 80, // ops[41]: "MatMul"
-		10, 83, 81, 82, // ops[42]: "Div"
-		2, 84, 83, 18, // ops[43]: "Add"
-		11, 85, 84, 63, 0, // ops[44]: "Softmax"
-		7, 86, 131, 85, 79, // ops[45]: "MatMul"
-		9, 87, 86, 1, // ops[46]: "Transpose"
-		7, 90, 132, 88, 89, // ops[47]: "MatMul"
-		2, 92, 91, 90, // ops[48]: "Add"
-		2, 93, 67, 92, // ops[49]: "Add"
-		3, 96, 93, 94, 95, 62, 0, // ops[50]: "LayerNormalization"
-		7, 98, 133, 96, 97, // ops[51]: "MatMul"
-		2, 100, 99, 98, // ops[52]: "Add"
-		10, 102, 100, 101, // ops[53]: "Div"
-		12, 103, 102, // ops[54]: "Erf"
-		2, 105, 103, 104, // ops[55]: "Add"
-		6, 106, 100, 105, // ops[56]: "Mul"
-		6, 108, 106, 107, // ops[57]: "Mul"
-		7, 110, 134, 108, 109, // ops[58]: "MatMul"
-		2, 112, 111, 110, // ops[59]: "Add"
-		2, 113, 96, 112, // ops[60]: "Add"
-		3, 116, 113, 114, 115, 62, 0, // ops[61]: "LayerNormalization"
-		0, 118, 116, 117, 2, // ops[62]: "Gather"
-		13, 121, 135, 118, 119, 120, 1, 1, 59, 2, // ops[63]: "Gemm"
-		14, 122, 121, // ops[64]: "Tanh"
+		7, 21, 111, 3, 11, 19, 20, 1, 1, 1, // ops[8]: "FusedMatMul"
+		8, 22, 23, 24, 21, 62, 0, // ops[9]: "Split"
+		9, 26, 25, 1, // ops[10]: "Transpose"
+		9, 29, 28, 1, // ops[11]: "Transpose"
+		9, 30, 27, 2, // ops[12]: "Transpose"
+		10, 31, 112, 26, 30, // ops[13]: "MatMul"
+		11, 33, 31, 32, // ops[14]: "Div"
+		2, 34, 33, 18, // ops[15]: "Add"
+		12, 35, 34, 63, 0, // ops[16]: "Softmax"
+		10, 36, 113, 35, 29, // ops[17]: "MatMul"
+		9, 37, 36, 1, // ops[18]: "Transpose"
+		7, 41, 114, 4, 38, 39, 40, 11, 1, 1, 1, // ops[19]: "FusedMatMul"
+		3, 44, 41, 42, 43, 62, 0, // ops[20]: "LayerNormalization"
+		7, 47, 115, 3, 44, 45, 46, 1, 1, 1, // ops[21]: "FusedMatMul"
+		11, 49, 47, 48, // ops[22]: "Div"
+		13, 50, 49, // ops[23]: "Erf"
+		2, 52, 50, 51, // ops[24]: "Add"
+		6, 53, 47, 52, // ops[25]: "Mul"
+		6, 55, 53, 54, // ops[26]: "Mul"
+		7, 58, 116, 4, 55, 56, 57, 44, 1, 1, 1, // ops[27]: "FusedMatMul"
+		3, 61, 58, 59, 60, 62, 0, // ops[28]: "LayerNormalization"
+		7, 64, 117, 3, 61, 62, 63, 1, 1, 1, // ops[29]: "FusedMatMul"
+		8, 65, 66, 67, 64, 62, 0, // ops[30]: "Split"
+		9, 69, 68, 1, // ops[31]: "Transpose"
+		9, 72, 71, 1, // ops[32]: "Transpose"
+		9, 73, 70, 2, // ops[33]: "Transpose"
+		10, 74, 118, 69, 73, // ops[34]: "MatMul"
+		11, 76, 74, 75, // ops[35]: "Div"
+		2, 77, 76, 18, // ops[36]: "Add"
+		12, 78, 77, 63, 0, // ops[37]: "Softmax"
+		10, 79, 119, 78, 72, // ops[38]: "MatMul"
+		9, 80, 79, 1, // ops[39]: "Transpose"
+		7, 84, 120, 4, 81, 82, 83, 61, 1, 1, 1, // ops[40]: "FusedMatMul"
+		3, 87, 84, 85, 86, 62, 0, // ops[41]: "LayerNormalization"
+		7, 90, 121, 3, 87, 88, 89, 1, 1, 1, // ops[42]: "FusedMatMul"
+		11, 92, 90, 91, // ops[43]: "Div"
+		13, 93, 92, // ops[44]: "Erf"
+		2, 95, 93, 94, // ops[45]: "Add"
+		6, 96, 90, 95, // ops[46]: "Mul"
+		6, 98, 96, 97, // ops[47]: "Mul"
+		7, 101, 122, 4, 98, 99, 100, 87, 1, 1, 1, // ops[48]: "FusedMatMul"
+		3, 104, 101, 102, 103, 62, 0, // ops[49]: "LayerNormalization"
+		0, 106, 104, 105, 2, // ops[50]: "Gather"
+		14, 109, 123, 106, 107, 108, 2, 2, 59, 2, // ops[51]: "Gemm"
+		15, 110, 109, // ops[52]: "Tanh"
 	}
 	opStart = [...]int32{
-		0, 5, 10, 15, 19, 26, 30, 34, 38, 43, 47, 54, 58, 62, 66, 71,
-		75, 79, 84, 89, 93, 98, 102, 106, 113, 118, 122, 126, 129, 133, 137, 141,
-		146, 150, 154, 161, 166, 170, 177, 181, 185, 189, 194, 198, 202, 207, 212, 216,
-		221, 225, 229, 236, 241, 245, 249, 252, 256, 260, 264, 269, 273, 277, 284, 289,
-		299, 302,
+		0, 5, 10, 15, 19, 26, 30, 34, 38, 48, 55, 59, 63, 67, 72, 76,
+		80, 85, 90, 94, 105, 112, 122, 126, 129, 133, 137, 141, 152, 159, 169, 176,
+		180, 184, 188, 193, 197, 201, 206, 211, 215, 226, 233, 243, 247, 250, 254, 258,
+		262, 273, 280, 285, 295, 298,
 	}
 )
 
 // Float and string attributes, by number.
 var (
-	floatAttrs  = [...]float64{9.999999747378752e-06, 1.0}
-	stringAttrs = [...]string{"f32"}
+	floatAttrs  = [...]float64{9.999999747378752e-06, 0.0, 1.0}
+	stringAttrs = [...]string{"f32", ""}
 )
 
 // bind sets the symbols from the inputs, lays the tensors out at them, and
@@ -3506,8 +3304,8 @@ func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if err != nil {
 		return err
 	}
-	wgrt.Deliver(&out.Hidden, f.T[116])
-	wgrt.Deliver(&out.Pooled, f.T[122])
+	wgrt.Deliver(&out.Hidden, f.T[104])
+	wgrt.Deliver(&out.Pooled, f.T[110])
 	return nil
 }
 
@@ -3539,8 +3337,13 @@ func (f *frame) CallOp(i int) error {
 		// "Mul"
 		return f.k.Mul(t[a[1]], t[a[2]], t[a[3]])
 	case 7:
-		// "MatMul"
-		return f.k.MatMul(t[a[1]], t[a[2]], t[a[3]], t[a[4]])
+		// "FusedMatMul"
+		n := 4 + int(a[3])
+		f.args = f.args[:0]
+		for _, x := range a[4:n] {
+			f.args = append(f.args, t[x])
+		}
+		return f.k.FusedMatMul(t[a[1]], t[a[2]], f.args, stringAttrs[a[n+0]], floatAttrs[a[n+1]], floatAttrs[a[n+2]])
 	case 8:
 		// "Split"
 		return f.k.Split(t[a[1]], t[a[2]], t[a[3]], t[a[4]], f.Vals[a[5]], f.Lists[a[6]])
@@ -3548,18 +3351,21 @@ func (f *frame) CallOp(i int) error {
 		// "Transpose"
 		return f.k.Transpose(t[a[1]], t[a[2]], f.Lists[a[3]])
 	case 10:
+		// "MatMul"
+		return f.k.MatMul(t[a[1]], t[a[2]], t[a[3]], t[a[4]])
+	case 11:
 		// "Div"
 		return f.k.Div(t[a[1]], t[a[2]], t[a[3]])
-	case 11:
+	case 12:
 		// "Softmax"
 		return f.k.Softmax(t[a[1]], t[a[2]], f.Vals[a[3]], a[4] != 0)
-	case 12:
+	case 13:
 		// "Erf"
 		return f.k.Erf(t[a[1]], t[a[2]])
-	case 13:
+	case 14:
 		// "Gemm"
 		return f.k.Gemm(t[a[1]], t[a[2]], t[a[3]], t[a[4]], t[a[5]], floatAttrs[a[6]], floatAttrs[a[7]], f.Vals[a[8]], f.Vals[a[9]])
-	case 14:
+	case 15:
 		// "Tanh"
 		return f.k.Tanh(t[a[1]], t[a[2]])
 	}

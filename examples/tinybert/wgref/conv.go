@@ -34,8 +34,10 @@ func readConvAttrs(c *wgrt.Call, spatial int) (convAttrs, error) {
 }
 
 // conv is ONNX Conv: grouped, strided, dilated and padded, 1-D to 3-D, bias
-// optional. float32 runs as im2col (skipped for 1x1 kernels) and the
-// blocked GEMM; other dtypes directly.
+// optional. float32 runs depthwise convolutions and those of a few
+// channels per group as tap rows (conv_depthwise.go, conv_grouped.go),
+// the others as im2col (skipped for 1x1 kernels) and the blocked GEMM;
+// other dtypes directly.
 func conv(c *wgrt.Call) error {
 	if err := need(c, 1, 2, 3); err != nil {
 		return err
@@ -59,6 +61,12 @@ func conv(c *wgrt.Call) error {
 		bias = &c.Inputs[2]
 	}
 	if x.DType == wgrt.F32 && w.DType == wgrt.F32 && out.DType == wgrt.F32 && w.Contiguous() && spatialContiguous(out) {
+		if isDepthwise(ch, w, g) && convDepthwiseF32(x, w, bias, out, ca) {
+			return nil
+		}
+		if g > 1 && convGroupedF32(x, w, bias, out, ca) {
+			return nil
+		}
 		work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g))
 		if err != nil {
 			return err

@@ -121,6 +121,9 @@ func compress(c *wgrt.Call) error {
 	}
 	if !hasAxis {
 		n := min(x.NumElements(), cond.Shape[0])
+		if err := conditionFits(c, cond, x, n, -1); err != nil {
+			return err
+		}
 		k := 0
 		for i := range n {
 			if loadI(cond, i*cond.Strides[0]) != 0 {
@@ -149,6 +152,9 @@ func compress(c *wgrt.Call) error {
 		return err
 	}
 	n := min(x.Shape[axis], cond.Shape[0])
+	if err := conditionFits(c, cond, x, n, axis); err != nil {
+		return err
+	}
 	k := 0
 	for i := range n {
 		if loadI(cond, i*cond.Strides[0]) != 0 {
@@ -180,6 +186,23 @@ func compress(c *wgrt.Call) error {
 		j++
 	}
 	storeI(count, 0, int64(k))
+	return nil
+}
+
+// conditionFits refuses a Compress condition that keeps an element (or a
+// slice along axis, -1 for none) beyond the n of x there are:
+// numpy.compress raises. A shorter condition, or false entries past the
+// end, are allowed.
+func conditionFits(c *wgrt.Call, cond, x wgrt.Tensor, n, axis int) error {
+	for i := n; i < cond.Shape[0]; i++ {
+		if loadI(cond, i*cond.Strides[0]) == 0 {
+			continue
+		}
+		if axis < 0 {
+			return fmt.Errorf("%s: condition[%d] is true, beyond the input's %d elements", c.Kernel, i, n)
+		}
+		return fmt.Errorf("%s: condition[%d] is true, beyond the %d slices of input %v along axis %d", c.Kernel, i, n, x.Shape, axis)
+	}
 	return nil
 }
 

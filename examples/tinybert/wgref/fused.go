@@ -71,21 +71,42 @@ func (a fusedAct) of(x float64) float64 {
 	return x
 }
 
-// apply runs the activation over row in place.
+// apply runs the activation over row in place, with the row kernels the
+// separate activation kernels use (vec.go).
 func (a fusedAct) apply(row []float32) {
 	switch a.kind {
 	case "":
-	case "Relu":
-		for i, v := range row {
-			if !(v > 0) {
-				row[i] = 0
-			}
+	case "SiLU":
+		// x * Sigmoid(x): the sigmoid of a chunk beside it, then the product.
+		var sig [64]float32
+		for len(row) > 0 {
+			n := min(len(row), len(sig))
+			unaryF32{kind: unarySigmoid}.row(sig[:n], row[:n])
+			binaryVV(binaryMul, row[:n], row[:n], sig[:n])
+			row = row[n:]
 		}
 	default:
-		for i, v := range row {
-			row[i] = float32(a.of(float64(v)))
-		}
+		a.rowKernel().row(row, row)
 	}
+}
+
+// rowKernel is the row function of an activation other than SiLU.
+func (a fusedAct) rowKernel() unaryF32 {
+	switch a.kind {
+	case "Relu":
+		return unaryF32{kind: unaryRelu}
+	case "Clip":
+		return unaryF32{kind: unaryClip, a: float32(a.alpha), b: float32(a.beta)}
+	case "HardSigmoid":
+		return unaryF32{kind: unaryHardSigmoid, a: float32(a.alpha), b: float32(a.beta)}
+	case "HardSwish":
+		return unaryF32{kind: unaryHardSwish}
+	case "Sigmoid":
+		return unaryF32{kind: unarySigmoid}
+	case "LeakyRelu":
+		return unaryF32{kind: unaryLeakyRelu, a: float32(a.alpha)}
+	}
+	panic("wgref: no row kernel for activation " + a.kind)
 }
 
 func sigmoid(x float64) float64 {
@@ -247,6 +268,13 @@ func fusedConv(c *wgrt.Call) error {
 		return fmt.Errorf("%s: input %v, weight %v, group %d and output %v do not fit", c.Kernel, x.Shape, w.Shape, g, out.Shape)
 	}
 	if x.DType == wgrt.F32 && w.DType == wgrt.F32 && out.DType == wgrt.F32 && w.Contiguous() && spatialContiguous(out) && fastSum(sum, out) {
+		// Depthwise and few-channel groups run as tap rows, which write
+		// the output whole: without a sum (which the output may be), the
+		// activation then runs over each plane while it is fresh.
+		if sum == nil && (isDepthwise(x.Shape[1], w, g) && convDepthwiseF32(x, w, bias, out, ca) || g > 1 && convGroupedF32(x, w, bias, out, ca)) {
+			activatePlanes(out, act)
+			return nil
+		}
 		work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g))
 		if err != nil {
 			return err
@@ -262,6 +290,21 @@ func fusedConv(c *wgrt.Call) error {
 		producer.Inputs = c.Inputs[:3]
 	}
 	return unfused(c, conv, producer, nil, sum, act)
+}
+
+// activatePlanes applies act over each [image, channel] plane of a
+// float32 output whose planes are contiguous.
+func activatePlanes(out wgrt.Tensor, act fusedAct) {
+	if act.kind == "" {
+		return
+	}
+	ys, plane := elems[float32](out), prod(out.Shape[2:])
+	for n := 0; n < out.Shape[0]; n++ {
+		for ch := 0; ch < out.Shape[1]; ch++ {
+			o := n*out.Strides[0] + ch*out.Strides[1]
+			act.apply(ys[o : o+plane])
+		}
+	}
 }
 
 // fusedGemm is FusedGemm(A, B, [C], [sum]): Gemm's alpha * A' * B' + beta

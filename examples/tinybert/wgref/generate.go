@@ -58,6 +58,9 @@ func constantOfShape(c *wgrt.Call) error {
 }
 
 func rangeKernel(c *wgrt.Call) error {
+	if len(c.Inputs) == 1 {
+		return rangeOfData(c)
+	}
 	if len(c.Outputs) != 1 {
 		return fmt.Errorf("%s: %d outputs, want 1", c.Kernel, len(c.Outputs))
 	}
@@ -122,5 +125,62 @@ func trilu(c *wgrt.Call) error {
 			storeI(out, o, 0)
 		}
 	}
+	return nil
+}
+
+// rangeOfData is a Range whose limit, its input (an integer scalar), is
+// computed from data: start + i*delta for i below
+// max(ceil((limit - start) / delta), 0), delta > 0. The length is a
+// run-time size: the output comes laid out at its bound, and the length
+// goes to the last output (see datadep.go), unless attribute length gives
+// the size the importer made it equal (then a limit giving another is an
+// error). With exact set the importer has taken the limit for start +
+// length: a limit below start is refused, as PyTorch's arange refuses it.
+func rangeOfData(c *wgrt.Call) error {
+	if err := need(c, 2, 1, 1); err != nil {
+		return err
+	}
+	a := attrsOf(c)
+	start, delta, exact := a.Int("start"), a.Int("delta"), a.Bool("exact")
+	length := -1
+	if a.Has("length") {
+		length = a.Int("length")
+	}
+	if a.err != nil {
+		return a.err
+	}
+	out, lim := c.Outputs[0], c.Inputs[0]
+	count, err := countOutput(c)
+	if err != nil {
+		return err
+	}
+	if familyOf(lim.DType) != famInt && familyOf(lim.DType) != famUint || lim.NumElements() != 1 {
+		return fmt.Errorf("%s: the limit is %s %v, want an integer scalar", c.Kernel, lim.DType, lim.Shape)
+	}
+	if delta <= 0 {
+		return fmt.Errorf("%s: delta %d, want a positive one", c.Kernel, delta)
+	}
+	limit := loadI(lim, 0)
+	if exact && limit < int64(start) {
+		return fmt.Errorf("%s: the limit %d is below the start %d", c.Kernel, limit, start)
+	}
+	n := 0
+	if limit > int64(start) {
+		n = int((limit - int64(start) + int64(delta) - 1) / int64(delta))
+	}
+	if length >= 0 && n != length {
+		return fmt.Errorf("%s: the limit %d gives %d elements, but the model's shapes need %d", c.Kernel, limit, n, length)
+	}
+	if len(out.Shape) != 1 || n > out.Shape[0] {
+		return overflow(c, n, out.NumElements())
+	}
+	step := out.Strides[0]
+	if length < 0 {
+		step = 1 // written contiguously at the size found
+	}
+	for i := 0; i < n; i++ {
+		storeI(out, i*step, int64(start+i*delta))
+	}
+	storeI(count, 0, int64(n))
 	return nil
 }

@@ -49,6 +49,9 @@ func gather(c *wgrt.Call) error {
 	if len(out.Shape) != len(x.Shape)-1+len(idx.Shape) {
 		return fmt.Errorf("%s: output rank %d for data rank %d and indices rank %d", c.Kernel, len(out.Shape), len(x.Shape), len(idx.Shape))
 	}
+	if x.Contiguous() && out.Contiguous() && idx.Contiguous() {
+		return gatherBlocks(c, out, x, idx, axis)
+	}
 	var srcBuf [maxRank]int
 	src := srcBuf[:len(x.Shape)]
 	var jiBuf [maxRank]int
@@ -63,6 +66,31 @@ func gather(c *wgrt.Call) error {
 		}
 		src[axis] = i
 		copyElem(out, offsetOf(o, out.Strides), x, offsetOf(src, x.Strides))
+	}
+	return nil
+}
+
+// gatherBlocks is gather over contiguous tensors: for each index of the
+// dimensions before axis and each index in idx, one block of the
+// dimensions after axis (an embedding row, say) copied whole.
+func gatherBlocks(c *wgrt.Call, out, x, idx wgrt.Tensor, axis int) error {
+	size := x.DType.Size()
+	outer, block := numElements(x.Shape[:axis]), numElements(x.Shape[axis+1:])*size
+	n, count := x.Shape[axis], idx.NumElements()
+	if out.DType != x.DType || out.NumElements()*size != outer*count*block {
+		return fmt.Errorf("%s: output %s %v for data %s %v and %d indices along axis %d", c.Kernel, out.DType, out.Shape, x.DType, x.Shape, count, axis)
+	}
+	dst := 0
+	for o := 0; o < outer; o++ {
+		for j := 0; j < count; j++ {
+			i, err := index(c, idx, j, n)
+			if err != nil {
+				return err
+			}
+			from := (o*n + i) * block
+			copy(out.Data[dst:dst+block], x.Data[from:from+block])
+			dst += block
+		}
 	}
 	return nil
 }

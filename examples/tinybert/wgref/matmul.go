@@ -94,7 +94,10 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		ars, aok := evenRows(a.Shape[:ra-1], a.Strides[:ra-1])
 		ldc, cok := evenRows(outRows, outRowStrides)
 		if aok && cok {
-			sgemm(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, elems[float32](out), ldc, false, work)
+			cm := elems[float32](out)
+			acc := ep.start(cm, ldc, rows, n, 0, 0)
+			sgemm(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work)
+			ep.finish(cm, ldc, rows, n)
 			return nil
 		}
 	}

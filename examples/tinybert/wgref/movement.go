@@ -88,16 +88,20 @@ func copyAs(c *wgrt.Call) error {
 		copy(out.Data[:n], x.Data[:n])
 		return nil
 	}
+	// Both walked in row-major order at once: out by indices, x by an
+	// index of its own stepped after each element.
 	size := x.DType.Size()
-	var src []int
-	for idx := range indices(x.Shape) {
-		src = append(src, offsetOf(idx, x.Strides))
-	}
-	i := 0
+	var xiBuf [maxRank]int
+	xi := xiBuf[:len(x.Shape)]
 	for idx := range indices(out.Shape) {
-		o := offsetOf(idx, out.Strides)
-		copy(out.Data[o*size:o*size+size], x.Data[src[i]*size:src[i]*size+size])
-		i++
+		o, s := offsetOf(idx, out.Strides), offsetOf(xi, x.Strides)
+		copy(out.Data[o*size:o*size+size], x.Data[s*size:s*size+size])
+		for d := len(xi) - 1; d >= 0; d-- {
+			if xi[d]++; xi[d] < x.Shape[d] {
+				break
+			}
+			xi[d] = 0
+		}
 	}
 	return nil
 }
@@ -140,7 +144,8 @@ func transpose(c *wgrt.Call) error {
 	if len(perm) != len(x.Shape) || len(out.Shape) != len(x.Shape) {
 		return fmt.Errorf("%s: perm %v for rank %d", c.Kernel, perm, len(x.Shape))
 	}
-	src := make([]int, len(perm))
+	var srcBuf [maxRank]int
+	src := srcBuf[:len(perm)]
 	for d, p := range perm {
 		if p < 0 || p >= len(x.Shape) || out.Shape[d] != x.Shape[p] {
 			return fmt.Errorf("%s: perm %v does not map %v to %v", c.Kernel, perm, x.Shape, out.Shape)
@@ -189,11 +194,12 @@ func axisAttr(c *wgrt.Call, rank int) (int, error) {
 	if a.err != nil {
 		return 0, a.err
 	}
+	given := axis
 	if axis < 0 {
 		axis += rank
 	}
 	if axis < 0 || axis >= max(rank, 1) {
-		return 0, fmt.Errorf("%s: axis %d for rank %d", c.Kernel, axis, rank)
+		return 0, fmt.Errorf("%s: axis %d for rank %d", c.Kernel, given, rank)
 	}
 	return axis, nil
 }
@@ -249,7 +255,8 @@ func tile(c *wgrt.Call) error {
 	if len(out.Shape) != len(x.Shape) {
 		return fmt.Errorf("%s: rank %d to %d", c.Kernel, len(x.Shape), len(out.Shape))
 	}
-	src := make([]int, len(x.Shape))
+	var srcBuf [maxRank]int
+	src := srcBuf[:len(x.Shape)]
 	for idx := range indices(out.Shape) {
 		for d, i := range idx {
 			src[d] = i % x.Shape[d]
@@ -285,7 +292,12 @@ func pad(c *wgrt.Call) error {
 	default:
 		return fmt.Errorf("%s: unknown mode %q", c.Kernel, mode)
 	}
-	src := make([]int, r)
+	if mode == "constant" && x.DType == wgrt.F32 && out.DType == wgrt.F32 {
+		padConstantF32(out, x, pads, float32(value))
+		return nil
+	}
+	var srcBuf [maxRank]int
+	src := srcBuf[:r]
 	for idx := range indices(out.Shape) {
 		inside := true
 		for d, i := range idx {
@@ -320,6 +332,39 @@ func pad(c *wgrt.Call) error {
 		}
 	}
 	return nil
+}
+
+// padConstantF32 is constant padding as block copies: out filled with
+// value, then the part of x the pads keep (negative pads crop) copied into
+// place row by row.
+func padConstantF32(out, x wgrt.Tensor, pads []int, value float32) {
+	os := elems[float32](out)
+	var it rowIter
+	it.init(out.Shape)
+	it.add(out.Strides, 0)
+	it.coalesce()
+	for it.next() {
+		o := it.off[0]
+		for k := 0; k < it.n; k++ {
+			os[o] = value
+			o += it.step[0]
+		}
+	}
+	r := len(x.Shape)
+	var shapeBuf [maxRank]int
+	shape := shapeBuf[:r]
+	dstOff, srcOff := 0, 0
+	for d := 0; d < r; d++ {
+		begin := pads[d]
+		from, to := max(-begin, 0), max(begin, 0) // first element of x kept, and where it lands
+		shape[d] = min(x.Shape[d]-from, out.Shape[d]-to)
+		if shape[d] <= 0 {
+			return
+		}
+		srcOff += from * x.Strides[d]
+		dstOff += to * out.Strides[d]
+	}
+	copyStrided(shape, out, out.Strides, dstOff, x, x.Strides, srcOff)
 }
 
 // depthToSpace moves blocks of channels into space: DCR takes the block

@@ -91,10 +91,8 @@ func batchNorm(c *wgrt.Call) error {
 			for i := 0; i < ch; i++ {
 				m, s := float32(mul[i]), float32(add[i])
 				xo, yo := b*x.Strides[0]+i*x.Strides[1], b*out.Strides[0]+i*out.Strides[1]
-				src, dst := xs[xo:xo+inner], ys[yo:yo+inner]
-				for j, v := range src {
-					dst[j] = v*m + s
-				}
+				binaryVS(binaryMul, ys[yo:yo+inner], xs[xo:xo+inner], m)
+				binaryVS(binaryAdd, ys[yo:yo+inner], ys[yo:yo+inner], s)
 			}
 		}
 		return nil
@@ -208,6 +206,25 @@ func instanceNorm(c *wgrt.Call) error {
 	}
 	spatial := x.Shape[2:]
 	n := float64(prod(spatial))
+	if x.DType == wgrt.F32 && out.DType == wgrt.F32 && innerContiguous(x, 2) && innerContiguous(out, 2) {
+		// Each (batch, channel) a contiguous row: float64 statistics, the
+		// row in float32 vector passes.
+		xs, ys := elems[float32](x), elems[float32](out)
+		inner := numElements(spatial)
+		for b := 0; b < x.Shape[0]; b++ {
+			for ch := 0; ch < x.Shape[1]; ch++ {
+				xo, yo := b*x.Strides[0]+ch*x.Strides[1], b*out.Strides[0]+ch*out.Strides[1]
+				sum, sq := sumAndSquares(xs[xo : xo+inner])
+				mean := sum / n
+				inv := 1 / math.Sqrt(math.Max(sq/n-mean*mean, 0)+eps)
+				row := ys[yo : yo+inner]
+				binaryVS(binarySub, row, xs[xo:xo+inner], float32(mean))
+				binaryVS(binaryMul, row, row, float32(inv*perChannel(scale, ch)))
+				binaryVS(binaryAdd, row, row, float32(perChannel(bias, ch)))
+			}
+		}
+		return nil
+	}
 	for b := 0; b < x.Shape[0]; b++ {
 		for ch := 0; ch < x.Shape[1]; ch++ {
 			xb, yb := b*x.Strides[0]+ch*x.Strides[1], b*out.Strides[0]+ch*out.Strides[1]
@@ -362,27 +379,54 @@ func innerContiguous(t wgrt.Tensor, from int) bool {
 }
 
 // layerNormRow normalizes one contiguous float32 row, then scales and
-// shifts it.
+// shifts it: the statistics in float64 (a float32 E[x²]-E[x]² would cancel
+// for rows far from zero), the row in float32 vector passes.
 func layerNormRow(row, dst, gs, bv []float32, eps float64) {
 	n := len(row)
-	sum, sq := 0.0, 0.0
-	for _, v := range row {
-		sum += float64(v)
-		sq += float64(v) * float64(v)
-	}
+	sum, sq := sumAndSquares(row)
 	mean := sum / float64(n)
 	inv := float32(1 / math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0)+eps))
-	m := float32(mean)
-	for i, v := range row {
-		y := (v - m) * inv * gs[i]
-		if bv != nil {
-			y += bv[i]
-		}
-		dst[i] = y
+	binaryVS(binarySub, dst, row, float32(mean))
+	binaryVS(binaryMul, dst, dst, inv)
+	binaryVV(binaryMul, dst, dst, gs[:n])
+	if bv != nil {
+		binaryVV(binaryAdd, dst, dst, bv[:n])
 	}
 }
 
-// softmaxRow writes the softmax (or its log) of one contiguous float32 row.
+// sumAndSquares is the sum of row and of its squares in float64, in four
+// partial sums each so that the adds do not wait on one another.
+func sumAndSquares(row []float32) (sum, squares float64) {
+	var s0, s1, s2, s3, q0, q1, q2, q3 float64
+	i := 0
+	for ; i+4 <= len(row); i += 4 {
+		v0, v1, v2, v3 := float64(row[i]), float64(row[i+1]), float64(row[i+2]), float64(row[i+3])
+		s0, s1, s2, s3 = s0+v0, s1+v1, s2+v2, s3+v3
+		q0, q1, q2, q3 = q0+v0*v0, q1+v1*v1, q2+v2*v2, q3+v3*v3
+	}
+	for ; i < len(row); i++ {
+		v := float64(row[i])
+		s0 += v
+		q0 += v * v
+	}
+	return (s0 + s1) + (s2 + s3), (q0 + q1) + (q2 + q3)
+}
+
+// sum64 is the sum of row in float64, in four partial sums.
+func sum64(row []float32) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(row); i += 4 {
+		s0, s1, s2, s3 = s0+float64(row[i]), s1+float64(row[i+1]), s2+float64(row[i+2]), s3+float64(row[i+3])
+	}
+	for ; i < len(row); i++ {
+		s0 += float64(row[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// softmaxRow writes the softmax (or its log) of one contiguous float32 row
+// (dst is not src): e^(x - max) in float32, their sum in float64.
 func softmaxRow(src, dst []float32, log bool) {
 	if len(src) == 0 {
 		return
@@ -393,21 +437,13 @@ func softmaxRow(src, dst []float32, log bool) {
 			peak = v
 		}
 	}
-	sum := 0.0
-	for i, v := range src {
-		e := math.Exp(float64(v - peak))
-		sum += e
-		dst[i] = float32(e)
-	}
+	binaryVS(binarySub, dst, src, peak)
+	unaryF32{kind: unaryExp}.row(dst, dst)
+	sum := sum64(dst)
 	if log {
-		ls := math.Log(sum)
-		for i, v := range src {
-			dst[i] = float32(float64(v-peak) - ls)
-		}
+		binaryVS(binarySub, dst, src, peak)
+		binaryVS(binarySub, dst, dst, float32(math.Log(sum)))
 		return
 	}
-	inv := 1 / sum
-	for i := range dst {
-		dst[i] = float32(float64(dst[i]) * inv)
-	}
+	binaryVS(binaryMul, dst, dst, float32(1/sum))
 }

@@ -58,9 +58,17 @@ func pool(c *wgrt.Call, kind string) error {
 	if len(c.Outputs) == 2 {
 		idxOut = &c.Outputs[1]
 	}
-	if r == 2 && idxOut == nil && kind != "lp" && x.DType == wgrt.F32 && out.DType == wgrt.F32 {
-		pool2dF32(x, out, kind == "max", includePad, kernel, strides, pads, dil)
-		return nil
+	if idxOut == nil && kind != "lp" && x.DType == wgrt.F32 && out.DType == wgrt.F32 {
+		if win, ok := windowOf(x, out, kernel, strides, pads, dil); ok {
+			poolF32(x, out, win, kind == "max", includePad, pads[2*r-1], pads[r])
+			return nil
+		}
+	}
+	if idxOut != nil && kind == "max" && x.DType == wgrt.F32 && out.DType == wgrt.F32 && idxOut.DType == wgrt.I64 && idxOut.Strides[r+1] == 1 {
+		if win, ok := windowOf(x, out, kernel, strides, pads, dil); ok {
+			maxPoolIndicesF32(x, out, *idxOut, win, order == 1)
+			return nil
+		}
 	}
 	var posBuf, flatBuf [maxRank]int
 	pos := posBuf[:r]
@@ -162,11 +170,12 @@ func globalPool(c *wgrt.Call, kind string) error {
 					acc += math.Pow(math.Abs(v), p)
 				}
 			}
-			if xs && kind == "avg" {
-				for _, v := range elems[float32](x)[base : base+n] {
-					acc += float64(v)
-				}
-			} else {
+			switch {
+			case xs && kind == "avg":
+				acc = rowSum(elems[float32](x)[base : base+n])
+			case xs && kind == "max":
+				acc = float64(rowMax(elems[float32](x)[base : base+n]))
+			default:
 				for s := range indices(spatial) {
 					add(loadF(x, base+offsetOf(s, x.Strides[2:])))
 				}
@@ -183,45 +192,23 @@ func globalPool(c *wgrt.Call, kind string) error {
 	return nil
 }
 
-// pool2dF32 is pool for 2-D float32 maximum and average windows.
-func pool2dF32(x, out wgrt.Tensor, isMax, includePad bool, kernel, strides, pads, dil []int) {
+// poolF32 is pool for 1-D and 2-D float32 maximum and average windows,
+// plane by plane in tap rows (window2d.go); padEndW and padEndH are the
+// end pads of the last and (2-D) first spatial axis.
+func poolF32(x, out wgrt.Tensor, win window2d, isMax, includePad bool, padEndW, padEndH int) {
 	xs, ys := elems[float32](x), elems[float32](out)
-	ih, iw, oh, ow := x.Shape[2], x.Shape[3], out.Shape[2], out.Shape[3]
+	wo := windowOp{op: tapSum, avg: true, includePad: includePad, padEndW: padEndW}
+	if isMax {
+		wo = windowOp{op: tapMax, init: negInf32}
+	}
+	outRow := 0
+	if len(out.Shape) == 4 {
+		outRow, wo.padEndH = out.Strides[2], padEndH
+	}
+	var bufs planeBufs
 	for b := 0; b < x.Shape[0]; b++ {
 		for ch := 0; ch < x.Shape[1]; ch++ {
-			xb, yb := b*x.Strides[0]+ch*x.Strides[1], b*out.Strides[0]+ch*out.Strides[1]
-			for oy := 0; oy < oh; oy++ {
-				for ox := 0; ox < ow; ox++ {
-					best := float32(math.Inf(-1))
-					sum, count := float32(0), 0
-					for i := 0; i < kernel[0]; i++ {
-						sy := oy*strides[0] - pads[0] + i*dil[0]
-						inY := sy >= 0 && sy < ih
-						padY := sy >= -pads[0] && sy < ih+pads[2]
-						for j := 0; j < kernel[1]; j++ {
-							sx := ox*strides[1] - pads[1] + j*dil[1]
-							if !inY || sx < 0 || sx >= iw {
-								if includePad && padY && sx >= -pads[1] && sx < iw+pads[3] {
-									count++
-								}
-								continue
-							}
-							v := xs[xb+sy*x.Strides[2]+sx*x.Strides[3]]
-							if v > best || v != v {
-								best = v
-							}
-							sum += v
-							count++
-						}
-					}
-					o := yb + oy*out.Strides[2] + ox*out.Strides[3]
-					if isMax {
-						ys[o] = best
-					} else {
-						ys[o] = sum / float32(count)
-					}
-				}
-			}
+			win.plane(ys[b*out.Strides[0]+ch*out.Strides[1]:], outRow, xs[b*x.Strides[0]+ch*x.Strides[1]:], &wo, &bufs)
 		}
 	}
 }

@@ -89,6 +89,10 @@ func reduce(c *wgrt.Call) error {
 			n *= x.Shape[d]
 		}
 	}
+	if x.DType == wgrt.F32 && out.DType == wgrt.F32 && n > 0 && x.Contiguous() && out.Contiguous() && reducesTrailing(red) &&
+		reduceRowsF32(c.Kernel, elems[float32](out)[:out.NumElements()], elems[float32](x), n) {
+		return nil
+	}
 	// Accumulate by output element, in row-major order of the output.
 	var denseBuf, dosBuf [maxRank]int
 	dense := wgrt.RowMajor(denseBuf[:len(out.Shape)], out.Shape)
@@ -367,4 +371,55 @@ func cumSum(c *wgrt.Call) error {
 		}
 	}
 	return nil
+}
+
+// reducesTrailing reports whether the reduced dimensions are the last
+// ones, so that each output element reduces one contiguous row.
+func reducesTrailing(red []bool) bool {
+	for d := 1; d < len(red); d++ {
+		if red[d-1] && !red[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// reduceRowsF32 reduces each contiguous row of n float32s of xs into one
+// element of os, sums in float64 as the general path does; false for the
+// kernels it does not do.
+func reduceRowsF32(kernel string, os, xs []float32, n int) bool {
+	switch kernel {
+	case "ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL2":
+		for r := range os {
+			row := xs[r*n : r*n+n]
+			var v float64
+			switch kernel {
+			case "ReduceSum":
+				v = sum64(row)
+			case "ReduceMean":
+				v = sum64(row) / float64(n)
+			case "ReduceSumSquare":
+				_, v = sumAndSquares(row)
+			case "ReduceL2":
+				_, v = sumAndSquares(row)
+				v = math.Sqrt(v)
+			}
+			os[r] = float32(v)
+		}
+	case "ReduceMax", "ReduceMin":
+		isMax := kernel == "ReduceMax"
+		for r := range os {
+			row := xs[r*n : r*n+n]
+			acc := row[0]
+			for _, v := range row {
+				if (isMax && v > acc) || (!isMax && v < acc) || v != v {
+					acc = v
+				}
+			}
+			os[r] = acc
+		}
+	default:
+		return false
+	}
+	return true
 }

@@ -112,3 +112,37 @@ func (p *workerPool) work() (last bool) {
 		}
 	}
 }
+
+// rangeWork is work over [from, to) of some count that parts may share.
+type rangeWork interface{ doRange(from, to int) }
+
+// rangeTask cuts [0, n) in parts contiguous ranges of rangeWork.
+type rangeTask struct {
+	n, parts int
+	w        rangeWork
+}
+
+func (t *rangeTask) runPart(i int) {
+	from, to := share(i, t.parts, t.n)
+	t.w.doRange(from, to)
+}
+
+// pooledRange is the range task that holds the worker pool (a package
+// variable, so that handing it to the workers allocates nothing).
+var pooledRange rangeTask
+
+// parallelRange runs w over [0, n) in up to threads parts, on the worker
+// pool when it is free, else on the caller's goroutine. w is read by the
+// workers until it returns: pass a package variable (see pooledRange), or
+// memory that outlives the call, so that nothing escapes per call.
+func parallelRange(n int, w rangeWork) {
+	parts := min(threads, n)
+	if parts <= 1 || !workers.mu.TryLock() {
+		w.doRange(0, n)
+		return
+	}
+	pooledRange = rangeTask{n: n, parts: parts, w: w}
+	workers.run(&pooledRange, parts)
+	pooledRange = rangeTask{}
+	workers.mu.Unlock()
+}

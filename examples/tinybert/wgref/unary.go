@@ -32,11 +32,11 @@ func init() {
 		},
 		"Mish": func(x float64) float64 { return x * math.Tanh(softplus(x)) },
 	}
+	// The functions float32 tensors compute in float32 over rows.
+	rows := map[string]unaryKind{"Sigmoid": unarySigmoid, "Tanh": unaryTanh, "Exp": unaryExp, "Sqrt": unarySqrt,
+		"Erf": unaryErf, "HardSwish": unaryHardSwish}
 	for name, f := range floats {
-		op := unaryOp{f: f}
-		if name == "Erf" {
-			op.f32 = erf32
-		}
+		op := unaryOp{f: f, vec: unaryF32{kind: rows[name]}}
 		register(name, func(c *wgrt.Call) error { return mapUnary(c, op) })
 	}
 	register("Abs", func(c *wgrt.Call) error {
@@ -45,18 +45,13 @@ func init() {
 				return -x
 			}
 			return x
-		}, u: func(x uint64) uint64 { return x }})
+		}, u: func(x uint64) uint64 { return x }, vec: unaryF32{kind: unaryAbs}})
 	})
 	register("Neg", func(c *wgrt.Call) error {
-		return mapUnary(c, unaryOp{f: func(x float64) float64 { return -x }, i: func(x int64) int64 { return -x }})
+		return mapUnary(c, unaryOp{f: func(x float64) float64 { return -x }, i: func(x int64) int64 { return -x }, vec: unaryF32{kind: unaryNeg}})
 	})
 	register("Relu", func(c *wgrt.Call) error {
-		return mapUnary(c, unaryOp{f32: func(x float32) float32 {
-			if x > 0 {
-				return x
-			}
-			return 0
-		}, f: func(x float64) float64 {
+		return mapUnary(c, unaryOp{vec: unaryF32{kind: unaryRelu}, f: func(x float64) float64 {
 			if x > 0 {
 				return x
 			}
@@ -93,37 +88,38 @@ func init() {
 	// closure.
 	withAttrs := map[string]struct {
 		names []string
+		vec   unaryKind // float32 over rows, with the parameters as a and b
 		f     func(x float64, p params) float64
 	}{
-		"HardSigmoid": {[]string{"alpha", "beta"}, func(x float64, p params) float64 { return math.Max(0, math.Min(1, p[0]*x+p[1])) }},
-		"LeakyRelu": {[]string{"alpha"}, func(x float64, p params) float64 {
+		"HardSigmoid": {[]string{"alpha", "beta"}, unaryHardSigmoid, func(x float64, p params) float64 { return math.Max(0, math.Min(1, p[0]*x+p[1])) }},
+		"LeakyRelu": {[]string{"alpha"}, unaryLeakyRelu, func(x float64, p params) float64 {
 			if x < 0 {
 				return p[0] * x
 			}
 			return x
 		}},
-		"Elu": {[]string{"alpha"}, func(x float64, p params) float64 {
+		"Elu": {[]string{"alpha"}, unaryNone, func(x float64, p params) float64 {
 			if x < 0 {
 				return p[0] * (math.Exp(x) - 1)
 			}
 			return x
 		}},
-		"Celu": {[]string{"alpha"}, func(x float64, p params) float64 {
+		"Celu": {[]string{"alpha"}, unaryNone, func(x float64, p params) float64 {
 			return math.Max(0, x) + math.Min(0, p[0]*(math.Exp(x/p[0])-1))
 		}},
-		"ThresholdedRelu": {[]string{"alpha"}, func(x float64, p params) float64 {
+		"ThresholdedRelu": {[]string{"alpha"}, unaryNone, func(x float64, p params) float64 {
 			if x > p[0] {
 				return x
 			}
 			return 0
 		}},
-		"Selu": {[]string{"alpha", "gamma"}, func(x float64, p params) float64 {
+		"Selu": {[]string{"alpha", "gamma"}, unaryNone, func(x float64, p params) float64 {
 			if x > 0 {
 				return p[1] * x
 			}
 			return p[1] * p[0] * (math.Exp(x) - 1)
 		}},
-		"Shrink": {[]string{"bias", "lambd"}, func(x float64, p params) float64 {
+		"Shrink": {[]string{"bias", "lambd"}, unaryNone, func(x float64, p params) float64 {
 			switch {
 			case x < -p[1]:
 				return x + p[0]
@@ -140,6 +136,7 @@ func init() {
 			for i, n := range fa.names {
 				op.p[i] = a.Float(n)
 			}
+			op.vec = unaryF32{kind: fa.vec, a: float32(op.p[0]), b: float32(op.p[1])}
 			if a.err != nil {
 				return a.err
 			}
@@ -155,9 +152,9 @@ func init() {
 			return a.err
 		}
 		if approx == "tanh" {
-			return mapUnary(c, unaryOp{f: geluTanh})
+			return mapUnary(c, unaryOp{f: geluTanh, vec: unaryF32{kind: unaryGeluTanh}})
 		}
-		return mapUnary(c, unaryOp{f: geluErf})
+		return mapUnary(c, unaryOp{f: geluErf, vec: unaryF32{kind: unaryGeluErf}})
 	})
 	register("IsNaN", func(c *wgrt.Call) error { return predicate(c, math.IsNaN) })
 	register("IsInf", func(c *wgrt.Call) error {
@@ -223,7 +220,7 @@ func clip(c *wgrt.Call) error {
 	}
 	// mapUnary reads x alone.
 	x := wgrt.Call{Kernel: c.Kernel, Op: c.Op, Outputs: c.Outputs, Inputs: c.Inputs[:1], Attrs: c.Attrs}
-	return mapUnary(&x, unaryOp{fp: clamp, p: params{lo, hi}, intsViaFloat: true})
+	return mapUnary(&x, unaryOp{fp: clamp, p: params{lo, hi}, intsViaFloat: true, vec: unaryF32{kind: unaryClip, a: float32(lo), b: float32(hi)}})
 }
 
 // clamp is x within [p[0], p[1]] (NaN stays NaN).
@@ -235,32 +232,6 @@ func clamp(x float64, p params) float64 {
 		return p[1]
 	}
 	return x
-}
-
-// erf32 is erf in float32 arithmetic, for float32 tensors.
-func erf32(x float32) float32 {
-	if x != x {
-		return x
-	}
-	if x > 4 {
-		x = 4
-	} else if x < -4 {
-		x = -4
-	}
-	x2 := x * x
-	p := float32(-2.72614225801306e-10)
-	p = p*x2 + 2.77068142495902e-08
-	p = p*x2 - 2.10102402082508e-06
-	p = p*x2 - 5.69250639462346e-05
-	p = p*x2 - 7.34990630326855e-04
-	p = p*x2 - 2.95459980854025e-03
-	p = p*x2 - 1.60960333262415e-02
-	q := float32(-1.45660718464996e-05)
-	q = q*x2 - 2.13374055278905e-04
-	q = q*x2 - 1.68282697438203e-03
-	q = q*x2 - 7.37332916720468e-03
-	q = q*x2 - 1.42647390514189e-02
-	return x * p / q
 }
 
 // erf is a rational approximation of the error function (Eigen's and

@@ -18,10 +18,12 @@ import (
 // unaryOp is one elementwise function per dtype family; nil where the op
 // is not defined.
 type unaryOp struct {
-	f   func(float64) float64
-	i   func(int64) int64
-	u   func(uint64) uint64
-	f32 func(float32) float32 // optional: float32 tensors in float32 arithmetic
+	f func(float64) float64
+	i func(int64) int64
+	u func(uint64) uint64
+	// vec, when set, computes float32 tensors in float32 over rows
+	// (vec.go) rather than through f per element.
+	vec unaryF32
 	// fp, when set, is f with parameters p (attributes): a function value
 	// and its parameters rather than a closure over them, which would be
 	// allocated at every call. With intsViaFloat it serves integers too,
@@ -79,19 +81,17 @@ func mapUnary(c *wgrt.Call, op unaryOp) error {
 	case fam == famFloat && op.hasFloat():
 		if x.DType == wgrt.F32 && out.DType == wgrt.F32 {
 			xs, os := elems[float32](x), elems[float32](out)
+			if op.vec.kind != unaryNone {
+				op.vec.applyRows(out.Shape, os, out.Strides, xs, x.Strides)
+				return nil
+			}
 			var it rowIter
 			it.init(out.Shape)
 			it.add(out.Strides, 0)
 			it.add(x.Strides, 0)
+			it.coalesce()
 			for it.next() {
 				o, i, so, si := it.off[0], it.off[1], it.step[0], it.step[1]
-				if op.f32 != nil {
-					for k := 0; k < it.n; k++ {
-						os[o] = op.f32(xs[i])
-						o, i = o+so, i+si
-					}
-					continue
-				}
 				for k := 0; k < it.n; k++ {
 					os[o] = float32(op.float(float64(xs[i])))
 					o, i = o+so, i+si
@@ -123,39 +123,13 @@ func mapUnary(c *wgrt.Call, op unaryOp) error {
 }
 
 // binaryOp is one elementwise function of two operands per dtype family
-// (of the first operand); arith, when set, names the operation for the
-// float32 loops that run it without a call per element.
+// (of the first operand); vec, when set, computes float32 tensors in
+// float32 over rows (vec.go) rather than through f per element.
 type binaryOp struct {
-	f     func(x, y float64) float64
-	i     func(x, y int64) int64
-	u     func(x, y uint64) uint64
-	arith byte // '+', '-', '*', '/' or 0
-}
-
-// zipF32 runs one of the four arithmetic operations over float32 rows.
-func zipF32(op byte, os, as, bs []float32, o, i, j, n, so, si, sj int) {
-	switch op {
-	case '+':
-		for k := 0; k < n; k++ {
-			os[o] = as[i] + bs[j]
-			o, i, j = o+so, i+si, j+sj
-		}
-	case '-':
-		for k := 0; k < n; k++ {
-			os[o] = as[i] - bs[j]
-			o, i, j = o+so, i+si, j+sj
-		}
-	case '*':
-		for k := 0; k < n; k++ {
-			os[o] = as[i] * bs[j]
-			o, i, j = o+so, i+si, j+sj
-		}
-	case '/':
-		for k := 0; k < n; k++ {
-			os[o] = as[i] / bs[j]
-			o, i, j = o+so, i+si, j+sj
-		}
-	}
+	f   func(x, y float64) float64
+	i   func(x, y int64) int64
+	u   func(x, y uint64) uint64
+	vec binaryKind
 }
 
 // zip writes out = op(a, b) with broadcasting.
@@ -168,16 +142,19 @@ func zip(c *wgrt.Call, out, a, b wgrt.Tensor, op binaryOp) error {
 	}
 	if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 && op.f != nil {
 		as, bs, os := elems[float32](a), elems[float32](b), elems[float32](out)
+		var aBuf, bBuf [maxRank]int
+		sa, sb := broadcastStrides(&aBuf, out.Shape, a), broadcastStrides(&bBuf, out.Shape, b)
+		if op.vec != binaryNone {
+			op.vec.applyRows(out.Shape, os, out.Strides, as, sa, bs, sb)
+			return nil
+		}
 		var it rowIter
 		it.init(out.Shape)
 		it.add(out.Strides, 0)
-		it.addBroadcast(a)
-		it.addBroadcast(b)
+		it.add(sa, 0)
+		it.add(sb, 0)
+		it.coalesce()
 		for it.next() {
-			if op.arith != 0 {
-				zipF32(op.arith, os, as, bs, it.off[0], it.off[1], it.off[2], it.n, it.step[0], it.step[1], it.step[2])
-				continue
-			}
 			o, i, j := it.off[0], it.off[1], it.off[2]
 			for k := 0; k < it.n; k++ {
 				os[o] = float32(op.f(float64(as[i]), float64(bs[j])))
@@ -349,6 +326,7 @@ func copyRows[E uint8 | uint16 | uint32 | uint64](shape []int, dst wgrt.Tensor, 
 	it.init(shape)
 	it.add(dstStrides, dstOff)
 	it.add(srcStrides, srcOff)
+	it.coalesce()
 	for it.next() {
 		d, s, n := it.off[0], it.off[1], it.n
 		if it.step[0] == 1 && it.step[1] == 1 {
