@@ -61,22 +61,16 @@ func (a activation) apply(x float64) float64 {
 }
 
 // applyF32 applies the activation to every element of xs in place: the
-// gates' functions (Sigmoid, Tanh, Relu) in float32, one tight loop each;
-// the rarer ones through apply.
+// gates' functions (Sigmoid, Tanh, Relu) with the float32 row kernels the
+// elementwise ops use (vec.go); the rarer ones through apply.
 func (a activation) applyF32(xs []float32) {
 	switch a.kind {
 	case "Sigmoid":
-		for i, v := range xs {
-			xs[i] = sigmoidF32(v)
-		}
+		unaryF32{kind: unarySigmoid}.row(xs, xs)
 	case "Tanh":
-		for i, v := range xs {
-			xs[i] = tanhF32(v)
-		}
+		unaryF32{kind: unaryTanh}.row(xs, xs)
 	case "Relu":
-		for i, v := range xs {
-			xs[i] = max(v, 0)
-		}
+		unaryF32{kind: unaryRelu}.row(xs, xs)
 	default:
 		for i, v := range xs {
 			xs[i] = float32(a.apply(float64(v)))

@@ -3,21 +3,10 @@ package wgref
 // The assembly row kernels (vec_amd64.s) where the CPU has AVX2 and FMA;
 // the Go forms (vecmath.go) elsewhere and for the functions without one.
 
-func vecCPUID(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-
-func vecXGETBV() (eax uint32)
-
-// vecAVX2 reports whether the CPU and the OS support AVX2 and FMA (and
-// save the YMM registers).
-var vecAVX2 = func() bool {
-	_, _, ecx1, _ := vecCPUID(1, 0)
-	const osxsave, avx, fma = 1 << 27, 1 << 28, 1 << 12
-	if ecx1&osxsave == 0 || ecx1&avx == 0 || ecx1&fma == 0 || vecXGETBV()&6 != 6 {
-		return false
-	}
-	_, ebx7, _, _ := vecCPUID(7, 0)
-	return ebx7&(1<<5) != 0
-}()
+// vecAVX2 says whether the row kernels run in assembly: where the GEMM's
+// AVX2 and FMA check passes (microkernel_amd64.go); tests switch it off to
+// hold the Go forms to the same results.
+var vecAVX2 = haveAVX2FMA
 
 //go:noescape
 func addVVAVX2(dst, a, b *float32, n int)

@@ -58,24 +58,6 @@ CONST8(vecSignMask, $0x80000000)
 CONST8(vecAbsMask, $0x7fffffff)
 CONST8(expBias, $0x0000007f)
 
-// func vecCPUID(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-TEXT ·vecCPUID(SB), NOSPLIT, $0-24
-	MOVL leaf+0(FP), AX
-	MOVL sub+4(FP), CX
-	CPUID
-	MOVL AX, eax+8(FP)
-	MOVL BX, ebx+12(FP)
-	MOVL CX, ecx+16(FP)
-	MOVL DX, edx+20(FP)
-	RET
-
-// func vecXGETBV() (eax uint32)
-TEXT ·vecXGETBV(SB), NOSPLIT, $0-4
-	MOVL $0, CX
-	XGETBV
-	MOVL AX, eax+0(FP)
-	RET
-
 // BINARY_VV is the loop of dst[i] = a[i] op b[i] (DI, SI, DX, CX = dst,
 // a, b, n): 32 floats a step, then 8, then one.
 #define BINARY_VV(VOP, SOP, loop32, loop8, loop1, done) \
