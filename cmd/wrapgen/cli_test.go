@@ -49,6 +49,7 @@ func TestVersionLine(t *testing.T) {
 	out, _, err := runCLI("version")
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(out, "wrapgen "), out)
+	assert.Regexp(t, `\nreference kernels: (avx512|avx2|go) GEMM micro-kernel on this CPU\n$`, out)
 	_, _, err = runCLI("version", "extra")
 	assert.Equal(t, exitUsage, exitCode(err))
 }
