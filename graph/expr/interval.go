@@ -41,6 +41,9 @@ func foldRemainders(e Expr) Expr {
 		}
 		m := -t.coef / c
 		x := t.mono[0].args[0]
+		if !holdsScaled(e, x, m) {
+			continue
+		}
 		// e = rest + m*(x - c*(x//c)), with x//c as FloorDiv keeps it.
 		q := Expr{fromTerms([]term{{coef: 1, mono: t.mono, key: t.key}}, false).p}
 		rest := Sub(e, Scale(Sub(x, Scale(q, c)), m))
@@ -51,6 +54,31 @@ func foldRemainders(e Expr) Expr {
 		}
 	}
 	return e
+}
+
+// holdsScaled reports whether folding m*x - m*c*(x//c) out of e could
+// drop terms: the fold takes away the quotient's term and adds the
+// remainder's, takes away each term of e that m*x matches exactly
+// (constants included) and adds one for each term of m*x that e lacks: a
+// count made without building an expression, as boundsOf is hot.
+func holdsScaled(e, x Expr, m int64) bool {
+	gained := 0
+	for _, tx := range x.terms() {
+		found, exact := false, false
+		for _, te := range e.terms() {
+			if te.key == tx.key {
+				found, exact = true, te.coef == tx.coef*m
+				break
+			}
+		}
+		switch {
+		case exact:
+			gained--
+		case !found:
+			gained++
+		}
+	}
+	return gained < 0
 }
 
 func atomBounds(a *atom, b Bounds) interval {
