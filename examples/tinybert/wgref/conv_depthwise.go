@@ -3,11 +3,7 @@
 
 package wgref
 
-import (
-	"sync"
-
-	"github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
-)
+import "github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 
 // Depthwise convolution (group == input channels: every output channel
 // reads one input channel, as in MobileNet and EfficientNet) is a few
@@ -31,28 +27,19 @@ func convDepthwiseF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca c
 	}
 	n, ch, m := x.Shape[0], x.Shape[1], out.Shape[1]
 	job := depthwiseJob{x: x, w: w, bias: bias, out: out, win: win, mult: m / ch}
-	if threads <= 1 || n*m == 1 {
-		job.planes(0, n*m)
+	if threads > 1 && n*m > 1 && workers.mu.TryLock() {
+		pooledDepthwise = job
+		workers.runRange(n*m, &pooledDepthwise)
+		pooledDepthwise = depthwiseJob{}
+		workers.mu.Unlock()
 		return true
 	}
-	if !pooledDepthwise.TryLock() { // another runner's convolution has it
-		job.planes(0, n*m)
-		return true
-	}
-	pooledDepthwise.job = job
-	parallelRange(n*m, &pooledDepthwise.job)
-	pooledDepthwise.job = depthwiseJob{}
-	pooledDepthwise.Unlock()
+	job.planes(0, n*m)
 	return true
 }
 
-// pooledDepthwise holds the depthwise convolution the workers share: a
-// package variable, so that nothing escapes to the heap per call, and one
-// convolution at a time has it.
-var pooledDepthwise struct {
-	sync.Mutex
-	job depthwiseJob
-}
+// pooledDepthwise is the depthwise convolution that holds the worker pool.
+var pooledDepthwise depthwiseJob
 
 type depthwiseJob struct {
 	x, w, out wgrt.Tensor

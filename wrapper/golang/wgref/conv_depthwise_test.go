@@ -260,8 +260,8 @@ func BenchmarkConvGrouped(b *testing.B) {
 	}
 }
 
-// Depthwise and grouped convolutions shared out to goroutines equal the
-// definition too.
+// Depthwise and grouped convolutions shared out over the worker pool equal
+// the definition too, and allocate nothing.
 func TestConvTapRowsThreaded(t *testing.T) {
 	SetThreads(3)
 	defer SetThreads(1)
@@ -270,7 +270,8 @@ func TestConvTapRowsThreaded(t *testing.T) {
 		{n: 2, ch: 5, mult: 2, in: []int{19, 23}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1},
 		{n: 2, ch: 12, mult: 1, group: 3, in: []int{17, 21}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1},
 	} {
-		got, want, _ := tc.run(t, r)
+		got, want, c := tc.run(t, r)
 		requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", tc.String())
+		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates with threads", tc)
 	}
 }

@@ -1,10 +1,6 @@
 package wgref
 
-import (
-	"sync"
-
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
-)
+import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 
 // A grouped convolution with few channels per group (ResNeXt, RegNet)
 // makes a GEMM of few rows per group, whose im2col packing then costs as
@@ -43,27 +39,19 @@ func convGroupedF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca con
 		return false
 	}
 	units := x.Shape[0] * g
-	if threads <= 1 || units == 1 {
-		job.groups(0, units)
+	if threads > 1 && units > 1 && workers.mu.TryLock() {
+		pooledGrouped = job
+		workers.runRange(units, &pooledGrouped)
+		pooledGrouped = groupedJob{}
+		workers.mu.Unlock()
 		return true
 	}
-	if !pooledGrouped.TryLock() { // another runner's convolution has it
-		job.groups(0, units)
-		return true
-	}
-	pooledGrouped.job = job
-	parallelRange(units, &pooledGrouped.job)
-	pooledGrouped.job = groupedJob{}
-	pooledGrouped.Unlock()
+	job.groups(0, units)
 	return true
 }
 
-// pooledGrouped holds the grouped convolution the workers share, as
-// pooledDepthwise does.
-var pooledGrouped struct {
-	sync.Mutex
-	job groupedJob
-}
+// pooledGrouped is the grouped convolution that holds the worker pool.
+var pooledGrouped groupedJob
 
 type groupedJob struct {
 	x, w, out    wgrt.Tensor

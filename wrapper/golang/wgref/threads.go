@@ -128,18 +128,12 @@ func (t *rangeTask) runPart(i int) {
 // variable, so that handing it to the workers allocates nothing).
 var pooledRange rangeTask
 
-// parallelRange runs w over [0, n) in up to threads parts, on the worker
-// pool when it is free, else on the caller's goroutine. w is read by the
-// workers until it returns: pass a package variable (see pooledRange), or
-// memory that outlives the call, so that nothing escapes per call.
-func parallelRange(n int, w rangeWork) {
-	parts := min(threads, n)
-	if parts <= 1 || !workers.mu.TryLock() {
-		w.doRange(0, n)
-		return
-	}
-	pooledRange = rangeTask{n: n, parts: parts, w: w}
-	workers.run(&pooledRange, parts)
+// runRange runs w over [0, n) in up to threads parts on the workers and
+// the caller. The caller holds mu, and w is a package variable it filled
+// while holding it (as sgemm's pooledJob), so that nothing escapes per
+// call.
+func (p *workerPool) runRange(n int, w rangeWork) {
+	pooledRange = rangeTask{n: n, parts: min(threads, n), w: w}
+	p.run(&pooledRange, pooledRange.parts)
 	pooledRange = rangeTask{}
-	workers.mu.Unlock()
 }
