@@ -128,10 +128,7 @@ func powF32(out, x wgrt.Tensor, e float64) {
 		return
 	}
 	var it rowIter
-	it.init(out.Shape)
-	it.add(out.Strides, 0)
-	it.add(x.Strides, 0)
-	it.coalesce()
+	it.initPair(out, x)
 	for it.next() {
 		o, i := it.off[0], it.off[1]
 		for k := 0; k < it.n; k++ {

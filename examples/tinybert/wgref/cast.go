@@ -112,10 +112,7 @@ type castNumber interface {
 func castRows[S, D castNumber](out, x wgrt.Tensor) {
 	xs, os := elems[S](x), elems[D](out)
 	var it rowIter
-	it.init(out.Shape)
-	it.add(out.Strides, 0)
-	it.add(x.Strides, 0)
-	it.coalesce()
+	it.initPair(out, x)
 	for it.next() {
 		o, i := it.off[0], it.off[1]
 		for k := 0; k < it.n; k++ {
@@ -129,10 +126,7 @@ func castRows[S, D castNumber](out, x wgrt.Tensor) {
 func castToBool[S castNumber](out, x wgrt.Tensor) {
 	xs := elems[S](x)
 	var it rowIter
-	it.init(out.Shape)
-	it.add(out.Strides, 0)
-	it.add(x.Strides, 0)
-	it.coalesce()
+	it.initPair(out, x)
 	for it.next() {
 		o, i := it.off[0], it.off[1]
 		for k := 0; k < it.n; k++ {

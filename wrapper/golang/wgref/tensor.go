@@ -61,6 +61,15 @@ type rowIter struct {
 	started, done bool
 }
 
+// initPair starts a walk over out's shape with out and x as operands 0
+// and 1, rows merged where both layouts allow: an elementwise map.
+func (it *rowIter) initPair(out, x wgrt.Tensor) {
+	it.init(out.Shape)
+	it.add(out.Strides, 0)
+	it.add(x.Strides, 0)
+	it.coalesce()
+}
+
 // init starts a walk over shape; false when its rank is beyond maxRank.
 func (it *rowIter) init(shape []int) bool {
 	*it = rowIter{rank: len(shape)}

@@ -83,10 +83,7 @@ func mapUnary(c *wgrt.Call, op unaryOp) error {
 				return nil
 			}
 			var it rowIter
-			it.init(out.Shape)
-			it.add(out.Strides, 0)
-			it.add(x.Strides, 0)
-			it.coalesce()
+			it.initPair(out, x)
 			for it.next() {
 				o, i, so, si := it.off[0], it.off[1], it.step[0], it.step[1]
 				for k := 0; k < it.n; k++ {
