@@ -17,7 +17,8 @@
 # QuantizeLinear/DequantizeLinear pairs (per-tensor activations,
 # per-channel weights), as a quantization toolkit exports it. BATCH sets
 # the image models' batch (default 2); bert_s128 is the encoder at batch
-# BATCH, sequence 128.
+# BATCH, sequence 128; encoder is torch.nn.TransformerEncoder (4 layers,
+# d_model 384, 6 heads) at batch BATCH, sequence 64.
 import math
 import os
 import sys
@@ -204,6 +205,12 @@ def export(name, out):
         inputs, names = (torch.randn(2, 12, 16),), ["features"]
         axes = {"features": {0: "batch", 1: "seq"}, "logits": {0: "batch"}}
         outputs = ["logits"]
+    elif name == "encoder":
+        layer = torch.nn.TransformerEncoderLayer(d_model=384, nhead=6, dim_feedforward=1536, batch_first=True)
+        model = torch.nn.TransformerEncoder(layer, num_layers=4).eval()
+        inputs, names = (torch.randn(batch, 64, 384),), ["features"]
+        axes = {"features": {0: "batch", 1: "seq"}, "hidden": {0: "batch", 1: "seq"}}
+        outputs = ["hidden"]
     elif name in ("bert", "bert_s128"):
         model = Bert().eval()
         b, s = (2, 24) if name == "bert" else (batch, 128)
