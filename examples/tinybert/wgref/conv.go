@@ -61,23 +61,38 @@ func conv(c *wgrt.Call) error {
 		bias = &c.Inputs[2]
 	}
 	if x.DType == wgrt.F32 && w.DType == wgrt.F32 && out.DType == wgrt.F32 && w.Contiguous() && spatialContiguous(out) {
-		if isDepthwise(ch, w, g) && convDepthwiseF32(x, w, bias, out, ca) {
-			return nil
-		}
-		if g > 1 && convGroupedF32(x, w, bias, out, ca) {
-			return nil
-		}
-		work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g))
-		if err != nil {
-			return err
-		}
-		convF32(x, w, bias, out, ca, work, nil)
-		return nil
+		return convF32Fastest(c, x, w, bias, out, ca, nil)
 	}
 	if familyOf(out.DType) != famFloat {
 		return unsupported(c, out.DType)
 	}
 	convDirect(x, w, bias, out, ca)
+	return nil
+}
+
+// convF32Fastest runs a float32 convolution on the fastest path that
+// fits: tap rows for depthwise convolutions and those of few channels per
+// group, else im2col and the GEMM. A fused kernel's epilogue (nil: none)
+// carries the bias, and bias is then nil. Tap rows write the output whole,
+// so they serve an epilogue only without a sum (which the output may be),
+// and its activation runs over each plane after them.
+func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, ep *epilogue) error {
+	g := ca.group
+	if ep == nil || ep.sum == nil {
+		tapBias := bias
+		if ep != nil {
+			tapBias = ep.add
+		}
+		if isDepthwise(x.Shape[1], w, g) && convDepthwiseF32(x, w, tapBias, out, ca) || g > 1 && convGroupedF32(x, w, tapBias, out, ca) {
+			ep.finishPlanes(out)
+			return nil
+		}
+	}
+	work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g))
+	if err != nil {
+		return err
+	}
+	convF32(x, w, bias, out, ca, work, ep)
 	return nil
 }
 

@@ -203,6 +203,22 @@ func (e *epilogue) finish(c []float32, ldc, rows, cols int) {
 	}
 }
 
+// finishPlanes applies the activation over each [image, channel] plane
+// of a float32 output whose planes are contiguous (a convolution's written
+// whole before the epilogue, its alpha 1).
+func (e *epilogue) finishPlanes(out wgrt.Tensor) {
+	if e == nil || e.act.kind == "" {
+		return
+	}
+	ys, plane := elems[float32](out), prod(out.Shape[2:])
+	for n := 0; n < out.Shape[0]; n++ {
+		for ch := 0; ch < out.Shape[1]; ch++ {
+			o := n*out.Strides[0] + ch*out.Strides[1]
+			e.act.apply(ys[o : o+plane])
+		}
+	}
+}
+
 // sameStart reports whether two tensors begin at the same byte: the only
 // way the plan lets an output share an input's memory.
 func sameStart(a, b wgrt.Tensor) bool {
@@ -268,43 +284,16 @@ func fusedConv(c *wgrt.Call) error {
 		return fmt.Errorf("%s: input %v, weight %v, group %d and output %v do not fit", c.Kernel, x.Shape, w.Shape, g, out.Shape)
 	}
 	if x.DType == wgrt.F32 && w.DType == wgrt.F32 && out.DType == wgrt.F32 && w.Contiguous() && spatialContiguous(out) && fastSum(sum, out) {
-		// Depthwise and few-channel groups run as tap rows, which write
-		// the output whole: without a sum (which the output may be), the
-		// activation then runs over each plane while it is fresh.
-		if sum == nil && (isDepthwise(x.Shape[1], w, g) && convDepthwiseF32(x, w, bias, out, ca) || g > 1 && convGroupedF32(x, w, bias, out, ca)) {
-			activatePlanes(out, act)
-			return nil
-		}
-		work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g))
-		if err != nil {
-			return err
-		}
 		ep := &epilogue{sum: sum, alpha: 1, addScale: 1, act: act}
 		if bias != nil {
 			ep.add, ep.addRow = bias, bias.Strides[0]
 		}
-		convF32(x, w, nil, out, ca, work, ep)
-		return nil
+		return convF32Fastest(c, x, w, nil, out, ca, ep)
 	}
 	if bias != nil {
 		producer.Inputs = c.Inputs[:3]
 	}
 	return unfused(c, conv, producer, nil, sum, act)
-}
-
-// activatePlanes applies act over each [image, channel] plane of a
-// float32 output whose planes are contiguous.
-func activatePlanes(out wgrt.Tensor, act fusedAct) {
-	if act.kind == "" {
-		return
-	}
-	ys, plane := elems[float32](out), prod(out.Shape[2:])
-	for n := 0; n < out.Shape[0]; n++ {
-		for ch := 0; ch < out.Shape[1]; ch++ {
-			o := n*out.Strides[0] + ch*out.Strides[1]
-			act.apply(ys[o : o+plane])
-		}
-	}
 }
 
 // fusedGemm is FusedGemm(A, B, [C], [sum]): Gemm's alpha * A' * B' + beta
