@@ -27,6 +27,11 @@ type Figures struct {
 	// PeakBytes is the largest total of pool bytes alive at any step; a
 	// pool is alive from its first use to its last.
 	PeakBytes int64
+	// RunTimeBytes is the same for a wrapper of the plan at these values:
+	// its runtime places the storages anew at a call's sizes where that
+	// needs less than the plan's placement (wgrt's place.go). Set by
+	// callers that lay a wrapper out (wrapgen plan); 0 when not computed.
+	RunTimeBytes int64
 	// NaiveBytes is what allocating every storage separately and never
 	// reusing memory would take: the sum of all storage bytes.
 	NaiveBytes int64

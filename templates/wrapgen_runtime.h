@@ -35,7 +35,7 @@ constexpr int kMaxRank = 8;
 
 // kTableVersion is the version of the tables and API this runtime runs;
 // generated code static_asserts that it is the one it was generated for.
-constexpr int kTableVersion = 5;
+constexpr int kTableVersion = 6;
 
 enum class DType : uint8_t {
   kBool, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64,
@@ -507,6 +507,8 @@ inline void Deliver(OwnedTensor* dst, const Tensor& t, std::shared_ptr<void> own
 // numbering (its package emit; a test holds the two together).
 enum ProgramCode : int64_t { kIntConst = 0, kIntSym = 1, kIntAdd = 2, kIntMul = 3, kIntFloorDiv = 4, kIntMod = 5, kIntMax = 6, kIntMin = 7 };
 enum ProgramStep : int32_t { kStepAcquire = 0, kStepRelease = 1, kStepView = 2, kStepUnview = 3, kStepCall = 4, kStepLoop = 5, kStepEndLoop = 6, kStepCapacity = 7, kStepSetSymbol = 8 };
+// How many operands follow each step kind.
+constexpr int kStepWidth[] = {4, 1, 5, 1, 1, 3, 2, 3, 3};
 
 // Plan is where a Program's tensors live for the symbol values in its
 // ranges: the steps that acquire pools, view tensors into them and call
@@ -525,6 +527,11 @@ struct Plan {
   const int32_t* output_pools;  // pools handed to the caller with the outputs
   int num_output_pools;
   const int32_t* output_owners;  // per output: the pool holding it, or -1 (a view of an input)
+  // Quintuples (pool, size value, offset value, begin, end): each
+  // storage's pool, bytes and offset there, and its live range in
+  // timesteps [begin, end). View steps name them; see PlaceBest.
+  const int32_t* storages;
+  int num_storages;
 };
 
 // Program is a generated wrapper's plan as data: code computes every
@@ -577,6 +584,91 @@ struct Program {
   const int32_t* run_time_sizes;
   int num_run_time_sizes;
 };
+
+// PlaceGreedy gives each storage in order an offset, aligned to align,
+// where it overlaps no storage placed before it that is live at the same
+// time: storage i is live over timesteps [begin[i], end[i]) and takes
+// size[i] bytes. It returns the arena's size. The rule says in which order
+// the storages are placed and where each goes: 0, largest first, each in
+// the smallest gap between the storages live with it that holds it, else
+// above them all (best fit); 1, largest first, first fit; 2, earliest
+// first (then largest), best fit; 3, largest size x lifetime first, best
+// fit. Ties go to the earlier begin, then the lower index. order (n
+// storages) is sorted in place; placed (room for n) ends up holding them
+// by offset. wgrt's PlaceGreedy (place.go) places byte for byte alike.
+inline int64_t PlaceGreedy(int rule, int32_t* order, int n, int32_t* placed, const int64_t* size, int64_t* off, const int32_t* begin,
+                           const int32_t* end, int64_t align) {
+  auto key = [&](int32_t i, int64_t* k1, int64_t* k2) {  // larger first, then earlier
+    switch (rule) {
+      case 2: *k1 = -begin[i], *k2 = size[i]; break;
+      case 3: *k1 = size[i] * (end[i] - begin[i]), *k2 = -begin[i]; break;
+      default: *k1 = size[i], *k2 = -begin[i]; break;
+    }
+  };
+  std::sort(order, order + n, [&](int32_t a, int32_t b) {
+    int64_t a1 = 0, a2 = 0, b1 = 0, b2 = 0;
+    key(a, &a1, &a2);
+    key(b, &b1, &b2);
+    if (a1 != b1) return a1 > b1;
+    if (a2 != b2) return a2 > b2;
+    return a < b;
+  });
+  int np = 0;
+  int64_t arena = 0;
+  for (int k = 0; k < n; k++) {
+    const int32_t i = order[k];
+    int64_t at = 0, top = 0, best = -1;
+    for (int q = 0; q < np; q++) {
+      const int32_t j = placed[q];
+      if (begin[i] >= end[j] || begin[j] >= end[i]) continue;  // not live at the same time
+      const int64_t gap = off[j] - top;
+      if (gap >= size[i] && (best < 0 || gap < best)) {
+        at = top;
+        best = gap;
+        if (rule == 1) break;
+      }
+      const int64_t after = off[j] + size[j];
+      top = std::max(top, align > 1 ? (after + align - 1) / align * align : after);
+    }
+    if (best < 0) at = top;
+    off[i] = at;
+    arena = std::max(arena, at + size[i]);
+    int32_t* pos = std::lower_bound(placed, placed + np, i, [&](int32_t x, int32_t y) { return off[x] != off[y] ? off[x] < off[y] : x < y; });
+    std::memmove(pos + 1, pos, static_cast<size_t>(placed + np - pos) * sizeof(int32_t));
+    *pos = i;
+    np++;
+  }
+  return arena;
+}
+
+// PlaceBest places the storages by every rule of PlaceGreedy and keeps
+// the smallest arena (the first rule of equal ones): offsets in off,
+// placed by offset; try is scratch like off. It returns the arena's size,
+// or -1 when the storages' sizes (aligned, summed, times the longest
+// lifetime) may not fit int64. A frame places the storages of a call's
+// sizes with it and keeps that placement when it needs less memory than
+// the plan's (wgrt's place.go does the same, byte for byte).
+inline int64_t PlaceBest(int32_t* order, int n, int32_t* placed, const int64_t* size, int64_t* off, int64_t* try_off, const int32_t* begin,
+                         const int32_t* end, int64_t align) {
+  int64_t total = 0;
+  for (int k = 0; k < n; k++) {
+    int64_t area = 0;
+    if (__builtin_add_overflow(total, size[order[k]] + align, &total) ||
+        __builtin_mul_overflow(size[order[k]], static_cast<int64_t>(end[order[k]]) - begin[order[k]], &area))
+      return -1;
+  }
+  int64_t arena = -1;
+  int rule = 0;
+  for (int r = 0; r < 4; r++) {
+    const int64_t a = PlaceGreedy(r, order, n, placed, size, try_off, begin, end, align);
+    if (arena < 0 || a < arena) {
+      arena = a;
+      rule = r;
+    }
+  }
+  PlaceGreedy(rule, order, n, placed, size, off, begin, end, align);
+  return arena;
+}
 
 // OpCaller calls op i of a Program with its typed kernel: what generated
 // code provides.
@@ -1210,12 +1302,27 @@ class ProgramFrame {
         out(static_cast<size_t>(program->num_outputs) + 1),
         vals(static_cast<size_t>(program->num_values) + 1),
         laid_out_(sym.size()),
-        pool_(MaxPools(program) + 1),
+        pool_(MaxPools(program) + NumDevices(program) + 1),
         pool_bytes_(pool_.size()),
         pool_device_(pool_.size()),
         caller_pool_(pool_.size()),
         owner_(pool_.size()),
-        loops_(static_cast<size_t>(program->num_loops) + 1) {
+        loops_(static_cast<size_t>(program->num_loops) + 1),
+        moved_(pool_.size()),
+        pool_device_index_(pool_.size()),
+        pool_size_(pool_.size()),
+        arena_(NumDevices(program) + 1),
+        arena_live_(arena_.size()) {
+    size_t storages = 0;
+    for (int i = 0; i < program->num_plans; i++) storages = std::max(storages, static_cast<size_t>(program->plans[i].num_storages));
+    base_.resize(storages + 1);
+    size_.resize(storages + 1);
+    dyn_.resize(storages + 1);
+    try_.resize(storages + 1);
+    begin_.resize(storages + 1);
+    end_.resize(storages + 1);
+    order_.resize(storages + 1);
+    placed_.resize(storages + 1);
     size_t n = 0, values = 0;
     for (int i = 0; i < p_->lists_len; i += 1 + p_->lists[i]) {
       n++;
@@ -1260,6 +1367,8 @@ class ProgramFrame {
       if (!st.ok()) return st;
     }
     st = CheckGuards();
+    if (!st.ok()) return st;
+    st = PlaceAtSizes();
     if (!st.ok()) return st;
     valid_ = true;
     Lay();
@@ -1329,7 +1438,7 @@ class ProgramFrame {
   // OutputOwner).
   Status Exec(OpCaller& calls) {
     const Plan& pl = p_->plans[plan_];
-    pools_->UsePlan(plan_);
+    pools_->UsePlan(2 * plan_ + (Placed() ? 1 : 0));  // pools kept for the plan's placement are not the arenas'
     const int32_t* s = pl.steps;
     const int64_t* v = vals.data();
     for (int pc = 0; pc < pl.steps_len;) {
@@ -1337,6 +1446,21 @@ class ProgramFrame {
         case kStepAcquire: {  // (pool, size value, output or -1, its bytes value)
           const size_t i = static_cast<size_t>(s[pc + 1]);
           const int64_t size = v[s[pc + 2]];
+          if (moved_[i]) {
+            const size_t d = static_cast<size_t>(pool_device_index_[i]);
+            const size_t a = ArenaSlot(d);
+            if (arena_live_[d] == 0) {
+              Status st;
+              pool_bytes_[a] = arena_[d];
+              pool_device_[a] = p_->devices[d];
+              pool_[a] = pools_->Acquire(static_cast<int>(a), pool_device_[a], arena_[d], p_->align, &st);
+              if (!st.ok()) return Status::Error(std::string(p_->graph) + ": the arena of " + p_->devices[d] + ": " + st.message());
+            }
+            arena_live_[d]++;
+            pool_[i] = pool_[a];
+            pc += 5;
+            break;
+          }
           if (s[pc + 3] >= 0) {
             OwnedTensor* o = out[static_cast<size_t>(s[pc + 3])];
             const int64_t n = v[s[pc + 4]];
@@ -1358,16 +1482,25 @@ class ProgramFrame {
         }
         case kStepRelease: {  // (pool)
           const size_t i = static_cast<size_t>(s[pc + 1]);
-          pools_->Release(s[pc + 1], pool_device_[i], pool_[i], pool_bytes_[i], p_->align);
+          if (moved_[i]) {
+            const size_t d = static_cast<size_t>(pool_device_index_[i]);
+            const size_t a = ArenaSlot(d);
+            if (--arena_live_[d] == 0) {
+              pools_->Release(static_cast<int>(a), pool_device_[a], pool_[a], pool_bytes_[a], p_->align);
+              pool_[a] = nullptr;
+            }
+          } else {
+            pools_->Release(s[pc + 1], pool_device_[i], pool_[i], pool_bytes_[i], p_->align);
+          }
           pool_[i] = nullptr;
           pc += 2;
           break;
         }
-        case kStepView: {  // (tensor, pool, start value, end value)
+        case kStepView: {  // (tensor, pool, storage, start value, end value: bytes into the storage)
           Tensor& x = t[static_cast<size_t>(s[pc + 1])];
-          x.data = pool_[static_cast<size_t>(s[pc + 2])] + v[s[pc + 3]];
-          x.bytes = v[s[pc + 4]] - v[s[pc + 3]];
-          pc += 5;
+          x.data = pool_[static_cast<size_t>(s[pc + 2])] + base_[static_cast<size_t>(s[pc + 3])] + v[s[pc + 4]];
+          x.bytes = v[s[pc + 5]] - v[s[pc + 4]];
+          pc += 6;
           break;
         }
         case kStepUnview:  // (tensor)
@@ -1429,9 +1562,17 @@ class ProgramFrame {
     }
     for (int j = 0; j < pl.num_output_pools; j++) {
       const size_t i = static_cast<size_t>(pl.output_pools[j]);
-      if (!caller_pool_[i]) owner_[i] = pools_->Own(pl.output_pools[j], pool_device_[i], pool_[i], pool_bytes_[i], p_->align);
+      if (!caller_pool_[i] && !moved_[i]) owner_[i] = pools_->Own(pl.output_pools[j], pool_device_[i], pool_[i], pool_bytes_[i], p_->align);
       pool_[i] = nullptr;  // handed to the caller with the outputs
       caller_pool_[i] = false;
+    }
+    for (size_t d = 0; d + 1 < arena_.size(); d++) {
+      // An arena still held holds an output: handed over too, shared by
+      // the outputs in it (OutputOwner).
+      const size_t a = ArenaSlot(d);
+      if (pool_[a] != nullptr) owner_[a] = pools_->Own(static_cast<int>(a), pool_device_[a], pool_[a], pool_bytes_[a], p_->align);
+      pool_[a] = nullptr;
+      arena_live_[d] = 0;
     }
     return Status();
   }
@@ -1456,23 +1597,47 @@ class ProgramFrame {
   std::shared_ptr<void> Owner(int i) { return i < 0 ? nullptr : std::move(owner_[static_cast<size_t>(i)]); }
 
   // OutputOwner is Owner of the pool that holds output j in the plan that
-  // ran.
-  std::shared_ptr<void> OutputOwner(int j) { return Owner(p_->plans[plan_].output_owners[j]); }
+  // ran; a share of the arena's owner when its storages were placed there.
+  std::shared_ptr<void> OutputOwner(int j) {
+    const int i = p_->plans[plan_].output_owners[j];
+    if (i >= 0 && moved_[static_cast<size_t>(i)]) return owner_[ArenaSlot(static_cast<size_t>(pool_device_index_[static_cast<size_t>(i)]))];
+    return Owner(i);
+  }
 
   // plan is the index of the plan (size bucket) the symbols of the last
   // Layout picked.
   int plan() const { return plan_; }
 
+  // PeakBytes is the largest total of pool bytes the last Layout's symbols
+  // make a call hold at once, as it places its storages; StaticPeakBytes
+  // the same with the plan's own placement. Outputs' pools count.
+  int64_t PeakBytes() const { return peak_; }
+  int64_t StaticPeakBytes() const { return static_peak_; }
+
+  // Placed says whether any storage lies in an arena placed at the sizes
+  // of the last Layout rather than where the plan put it.
+  bool Placed() const {
+    for (bool m : moved_) {
+      if (m) return true;
+    }
+    return false;
+  }
+
+  // StorageOffset is where storage i starts in the buffer of its pool (or
+  // its device's arena) at the last Layout's symbols.
+  int64_t StorageOffset(int i) const { return base_[static_cast<size_t>(i)]; }
+
   // ReleaseAll releases what is still held: after a failure (or an
   // exception from a kernel) every pool; after success, none.
   void ReleaseAll() {
     for (size_t i = 0; i + 1 < pool_.size(); i++) {
-      if (pool_[i] != nullptr && !caller_pool_[i])
+      if (pool_[i] != nullptr && !caller_pool_[i] && !moved_[i])
         pools_->Release(static_cast<int>(i), pool_device_[i], pool_[i], pool_bytes_[i], p_->align);
       pool_[i] = nullptr;
       caller_pool_[i] = false;
       owner_[i] = nullptr;
     }
+    std::fill(arena_live_.begin(), arena_live_.end(), 0);
   }
 
  private:
@@ -1482,6 +1647,137 @@ class ProgramFrame {
     int n = 0;
     for (int i = 0; i < p->num_plans; i++) n = std::max(n, p->plans[i].num_pools);
     return static_cast<size_t>(n);
+  }
+
+  static size_t NumDevices(const Program* p) {
+    size_t n = 0;
+    while (p->devices[n] != nullptr) n++;
+    return n;
+  }
+
+  // ArenaSlot is the pool number of device d's arena: after the plans'.
+  size_t ArenaSlot(size_t d) const { return pool_.size() - 1 - (arena_.size() - 1) + d; }
+
+  // PlaceAtSizes decides, after the values are computed, where every
+  // storage lies: in its pool as planned, or anew in its device's arena
+  // (PlaceBest) when that takes less memory at these sizes. Programs
+  // whose ops set run-time sizes keep the plan's placement.
+  Status PlaceAtSizes() {
+    const Plan& pl = p_->plans[plan_];
+    const int n = pl.num_storages;
+    for (int i = 0; i < pl.num_pools; i++) {
+      moved_[static_cast<size_t>(i)] = false;
+      pool_device_index_[static_cast<size_t>(i)] = 0;
+      for (size_t d = 0; p_->devices[d] != nullptr; d++) {
+        if (std::strcmp(p_->devices[d], pl.pool_devices[i]) == 0) {
+          pool_device_index_[static_cast<size_t>(i)] = static_cast<int>(d);
+          break;
+        }
+      }
+    }
+    std::fill(arena_.begin(), arena_.end(), 0);
+    for (int i = 0; i < n; i++) {
+      const int32_t* r = pl.storages + 5 * i;
+      size_[static_cast<size_t>(i)] = vals[static_cast<size_t>(r[1])];
+      begin_[static_cast<size_t>(i)] = r[3];
+      end_[static_cast<size_t>(i)] = r[4];
+    }
+    SetBases();
+    static_peak_ = peak_ = HeldBytes();
+    if (p_->num_run_time_sizes > 0) return Status();
+    for (size_t d = 0; d + 1 < arena_.size(); d++) {
+      int k = 0;
+      for (int i = 0; i < n; i++) {
+        const int32_t pool = pl.storages[5 * i];
+        if (pool_device_index_[static_cast<size_t>(pool)] == static_cast<int>(d)) order_[static_cast<size_t>(k++)] = i;
+      }
+      if (k == 0) continue;
+      const int64_t arena = PlaceBest(order_.data(), k, placed_.data(), size_.data(), dyn_.data(), try_.data(), begin_.data(), end_.data(), p_->align);
+      if (arena < 0 || arena >= MovableBytes(static_cast<int>(d))) continue;
+      Status st = CheckPlacement(k, arena);
+      if (!st.ok()) return st;
+      arena_[d] = arena;
+      for (int q = 0; q < k; q++) moved_[static_cast<size_t>(pl.storages[5 * order_[static_cast<size_t>(q)]])] = true;
+    }
+    SetBases();
+    peak_ = HeldBytes();
+    return Status();
+  }
+
+  // CheckPlacement checks what PlaceBest returned: offsets aligned,
+  // storages inside the arena, no two live at once sharing a byte.
+  Status CheckPlacement(int k, int64_t arena) const {
+    for (int a = 0; a < k; a++) {
+      const size_t i = static_cast<size_t>(placed_[static_cast<size_t>(a)]);
+      bool bad = dyn_[i] < 0 || (p_->align > 1 && dyn_[i] % p_->align != 0) || dyn_[i] + size_[i] > arena;
+      for (int b = a + 1; b < k && !bad; b++) {
+        const size_t j = static_cast<size_t>(placed_[static_cast<size_t>(b)]);
+        if (dyn_[j] >= dyn_[i] + size_[i]) break;
+        bad = size_[j] > 0 && begin_[i] < end_[j] && begin_[j] < end_[i];
+      }
+      if (bad) return Status::Error(std::string(p_->graph) + ": at " + SymbolText() + ", placing the storages at these sizes went wrong (a wrapgen bug)");
+    }
+    return Status();
+  }
+
+  // SetBases gives every storage its first byte in its pool's buffer: the
+  // plan's offset, or its place in the arena.
+  void SetBases() {
+    const Plan& pl = p_->plans[plan_];
+    for (int i = 0; i < pl.num_storages; i++) {
+      const int32_t* r = pl.storages + 5 * i;
+      base_[static_cast<size_t>(i)] = moved_[static_cast<size_t>(r[0])] ? dyn_[static_cast<size_t>(i)] : vals[static_cast<size_t>(r[2])];
+    }
+  }
+
+  // WalkPools calls visit(pool, bytes, acquire) for each pool acquire and
+  // release of the plan, in step order (a loop's body once).
+  template <typename Visit>
+  void WalkPools(Visit visit) {
+    const Plan& pl = p_->plans[plan_];
+    const int32_t* s = pl.steps;
+    for (int pc = 0; pc < pl.steps_len && s[pc] >= 0 && s[pc] <= kStepSetSymbol;) {
+      switch (s[pc]) {
+        case kStepAcquire:
+          pool_size_[static_cast<size_t>(s[pc + 1])] = vals[static_cast<size_t>(s[pc + 2])];
+          visit(s[pc + 1], pool_size_[static_cast<size_t>(s[pc + 1])], true);
+          break;
+        case kStepRelease: visit(s[pc + 1], pool_size_[static_cast<size_t>(s[pc + 1])], false); break;
+        default: break;
+      }
+      pc += 1 + kStepWidth[s[pc]];
+    }
+  }
+
+  // MovableBytes is the largest total of device d's pools the plan holds
+  // at once.
+  int64_t MovableBytes(int d) {
+    int64_t held = 0, most = 0;
+    WalkPools([&](int32_t pool, int64_t size, bool acquire) {
+      if (pool_device_index_[static_cast<size_t>(pool)] != d) return;
+      held += acquire ? size : -size;
+      most = std::max(most, held);
+    });
+    return most;
+  }
+
+  // HeldBytes is the largest total of pool bytes a call holds at once,
+  // the arenas counted from the first acquire of a pool they hold to the
+  // last release.
+  int64_t HeldBytes() {
+    std::fill(arena_live_.begin(), arena_live_.end(), 0);
+    int64_t held = 0, most = 0;
+    WalkPools([&](int32_t pool, int64_t size, bool acquire) {
+      const size_t d = static_cast<size_t>(pool_device_index_[static_cast<size_t>(pool)]);
+      if (moved_[static_cast<size_t>(pool)]) {
+        size = (acquire && arena_live_[d] == 0) || (!acquire && arena_live_[d] == 1) ? arena_[d] : 0;
+        arena_live_[d] += acquire ? 1 : -1;
+      }
+      held += acquire ? size : -size;
+      most = std::max(most, held);
+    });
+    std::fill(arena_live_.begin(), arena_live_.end(), 0);
+    return most;
   }
 
   // PickPlan picks the first plan whose ranges hold the symbols.
@@ -1577,6 +1873,7 @@ class ProgramFrame {
     if (!st.ok()) return st;
     st = CheckGuards();
     if (!st.ok()) return st;
+    SetBases();
     Lay();
     return Status();
   }
@@ -1613,6 +1910,16 @@ class ProgramFrame {
   std::vector<std::shared_ptr<void>> owner_;
   std::vector<int64_t> loops_;
   std::vector<Tensor> const_tensors_;
+  // Where storages lie at the symbols of the last Layout (PlaceAtSizes).
+  std::vector<bool> moved_;                // per pool: its storages live in its device's arena
+  std::vector<int> pool_device_index_;     // per pool: an index into Program::devices
+  std::vector<int64_t> pool_size_;         // per pool: its bytes (WalkPools)
+  std::vector<int64_t> arena_;             // per device: the arena's bytes (0: none)
+  std::vector<int> arena_live_;            // per device: pools in the arena acquired and not released
+  std::vector<int64_t> base_, size_, dyn_, try_;  // per storage: first byte in its pool's buffer, bytes, offset in the arena, PlaceBest's scratch
+  std::vector<int32_t> begin_, end_;       // per storage: live range
+  std::vector<int32_t> order_, placed_;    // PlaceBest's
+  int64_t peak_ = 0, static_peak_ = 0;
 };
 
 }  // namespace wrapgen

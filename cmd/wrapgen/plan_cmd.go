@@ -15,6 +15,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/fuse"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/plan/report"
+	"github.com/wrapgen/wrapgen/wrapper/golang/interp"
 	"github.com/wrapgen/wrapgen/wrapper/golang/refscratch"
 )
 
@@ -258,6 +259,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: evaluating at %s: %w", path, at, err)
 	}
+	if fig.RunTimeBytes, err = runTimePeak(wp, env); err != nil {
+		return fmt.Errorf("%s: laying a wrapper out at %s: %w", path, plan.EnvText(env), err)
+	}
 	bs := p.Buckets
 	if *svg != "" {
 		var buf bytes.Buffer
@@ -291,4 +295,19 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return report.WriteBuckets(stdout, p, expr.Env(at))
+}
+
+// runTimePeak is the pool bytes a wrapper of p holds at env: its runtime
+// (the one every wrapper and run share) laid out there.
+func runTimePeak(p *plan.Plan, env expr.Env) (int64, error) {
+	m := interp.New(p)
+	at := map[string]int{}
+	for k, v := range env {
+		at[k] = int(v)
+	}
+	if err := m.LayoutAt(at); err != nil {
+		return 0, err
+	}
+	peak, _ := m.PeakBytes()
+	return int64(peak), nil
 }

@@ -194,7 +194,12 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			cpu := sortedDurations(cpuTimes)
 			fmt.Fprintf(stdout, "process CPU time per call: min %.2f ms, median %.2f ms\n", ms(cpu[0]), ms(cpu[len(cpu)/2]))
 		}
-		fmt.Fprintf(stdout, "memory: pools' peak %d bytes at %s; params %d bytes\n", fig.PeakBytes, plan.EnvText(env), fig.ParamBytes)
+		peak, static := m.PeakBytes()
+		how := "as planned"
+		if peak < static {
+			how = fmt.Sprintf("placed at these sizes; as planned %d", static)
+		}
+		fmt.Fprintf(stdout, "memory: pools' peak %d bytes at %s (%s; lower bound %d); params %d bytes\n", peak, plan.EnvText(env), how, fig.LoadBytes, fig.ParamBytes)
 	}
 	return nil
 }

@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 5: it does not compile against
+// This file needs the runtime of table version 6: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
-	_ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 6)
+	_ = wgrt.EnforceVersion(6 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "mlp" calls. Each method writes its outputs
@@ -315,8 +315,6 @@ var program = wgrt.Program{
 		0, -1, 0,
 		3, 10, 0,
 		3, 12, 0,
-		0, 296, 0,
-		3, 18, 0,
 		3, 14, 0,
 	},
 	Tensors: []int32{
@@ -391,37 +389,46 @@ var program = wgrt.Program{
 		{
 			Steps: []int32{
 				0, 0, 16, -1, -1, // acquire pool 0: 512*batch bytes on "cpu"
-				2, 7, 0, 6, 16, // view "h1": pool 0 at 0, 512*batch bytes
+				2, 7, 0, 0, 6, 16, // view "h1": storage 0 at 0, 512*batch bytes
 				4, 0, // ops[0]: "matmul"
 				0, 1, 16, -1, -1, // acquire pool 1: 512*batch bytes on "cpu"
-				2, 8, 1, 6, 16, // view "h1b": pool 1 at 0, 512*batch bytes
-				2, 9, 1, 6, 16, // view "a1": pool 1 at 0, 512*batch bytes
+				2, 8, 1, 1, 6, 16, // view "h1b": storage 1 at 0, 512*batch bytes
+				2, 9, 1, 1, 6, 16, // view "a1": storage 1 at 0, 512*batch bytes
 				4, 1, // ops[1]: "bias_add"
 				3, 7, // unview "h1"
 				4, 2, // ops[2]: "relu_"; "a1" takes over the storage of "h1b" in place
-				2, 10, 0, 17, 16, // view "h2": pool 0 at 256*batch, 256*batch bytes
+				2, 10, 0, 2, 6, 17, // view "h2": storage 2 at 0, 256*batch bytes
 				4, 3, // ops[3]: "matmul"
 				3, 8, // unview "h1b"
 				3, 9, // unview "a1"
-				2, 11, 0, 6, 17, // view "h2b": pool 0 at 0, 256*batch bytes
-				2, 12, 0, 6, 17, // view "a2": pool 0 at 0, 256*batch bytes
+				2, 11, 0, 3, 6, 17, // view "h2b": storage 3 at 0, 256*batch bytes
+				2, 12, 0, 3, 6, 17, // view "a2": storage 3 at 0, 256*batch bytes
 				4, 4, // ops[4]: "bias_add"
 				3, 10, // unview "h2"
 				4, 5, // ops[5]: "relu_"; "a2" takes over the storage of "h2b" in place
-				2, 13, 0, 17, 19, // view "z": pool 0 at 256*batch, 40*batch bytes
+				2, 13, 0, 4, 6, 18, // view "z": storage 4 at 0, 40*batch bytes
 				4, 6, // ops[6]: "matmul"
 				3, 11, // unview "h2b"
 				3, 12, // unview "a2"
-				2, 14, 1, 6, 20, // view "zb": pool 1 at 0, 40*batch bytes
+				2, 14, 1, 5, 6, 18, // view "zb": storage 5 at 0, 40*batch bytes
 				4, 7, // ops[7]: "bias_add"
 				3, 13, // unview "z"
-				2, 15, 0, 6, 20, // view "y": pool 0 at 0, 40*batch bytes
+				2, 15, 0, 6, 6, 18, // view "y": storage 6 at 0, 40*batch bytes
 				4, 8, // ops[8]: "softmax"
 				3, 14, // unview "zb"
 				1, 1, // release pool 1
 			},
 			PoolDevices: []string{"cpu", "cpu"},
 			OutputPools: []int32{0},
+			Storages: []int32{
+				0, 16, 6, 1, 3, // storage 0: "h1"
+				1, 16, 6, 2, 5, // storage 1: "h1b"
+				0, 17, 17, 4, 6, // storage 2: "h2"
+				0, 17, 6, 5, 8, // storage 3: "h2b"
+				0, 18, 17, 7, 9, // storage 4: "z"
+				1, 18, 6, 8, 10, // storage 5: "zb"
+				0, 18, 6, 9, 11, // storage 6: "y"
+			},
 		},
 	},
 	Align:    64,

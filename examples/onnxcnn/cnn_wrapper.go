@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 5: it does not compile against
+// This file needs the runtime of table version 6: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
-	_ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 6)
+	_ = wgrt.EnforceVersion(6 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "cnn" calls. Each method writes its outputs
@@ -409,33 +409,40 @@ var program = wgrt.Program{
 		{
 			Steps: []int32{
 				0, 0, 23, -1, -1, // acquire pool 0: 4096*batch bytes on "cpu"
-				2, 3, 0, 14, 23, // view "/conv1/Conv_output_0": pool 0 at 0, 4096*batch bytes
-				2, 4, 0, 14, 23, // view "/Relu_output_0": pool 0 at 0, 4096*batch bytes
+				2, 3, 0, 0, 14, 23, // view "/conv1/Conv_output_0": storage 0 at 0, 4096*batch bytes
+				2, 4, 0, 0, 14, 23, // view "/Relu_output_0": storage 0 at 0, 4096*batch bytes
 				4, 0, // ops[0]: "Conv"
 				4, 1, // ops[1]: "Relu"; "/Relu_output_0" takes over the storage of "/conv1/Conv_output_0" in place
 				0, 1, 25, -1, -1, // acquire pool 1: 2048*batch bytes on "cpu"
-				2, 7, 1, 14, 25, // view "/conv2/Conv_output_0": pool 1 at 0, 2048*batch bytes
-				2, 8, 1, 14, 25, // view "/Relu_1_output_0": pool 1 at 0, 2048*batch bytes
+				2, 7, 1, 1, 14, 25, // view "/conv2/Conv_output_0": storage 1 at 0, 2048*batch bytes
+				2, 8, 1, 1, 14, 25, // view "/Relu_1_output_0": storage 1 at 0, 2048*batch bytes
 				4, 2, // ops[2]: "Conv"
 				3, 3, // unview "/conv1/Conv_output_0"
 				3, 4, // unview "/Relu_output_0"
 				4, 3, // ops[3]: "Relu"; "/Relu_1_output_0" takes over the storage of "/conv2/Conv_output_0" in place
-				2, 9, 0, 14, 26, // view "/pool/MaxPool_output_0": pool 0 at 0, 512*batch bytes
-				2, 10, 0, 14, 26, // view "/Flatten_output_0": pool 0 at 0, 512*batch bytes
+				2, 9, 0, 2, 14, 26, // view "/pool/MaxPool_output_0": storage 2 at 0, 512*batch bytes
+				2, 10, 0, 2, 14, 26, // view "/Flatten_output_0": storage 2 at 0, 512*batch bytes
 				4, 4, // ops[4]: "MaxPool"
 				3, 7, // unview "/conv2/Conv_output_0"
 				3, 8, // unview "/Relu_1_output_0"
-				2, 13, 1, 14, 27, // view "/fc/Gemm_output_0": pool 1 at 0, 40*batch bytes
+				2, 13, 1, 3, 14, 27, // view "/fc/Gemm_output_0": storage 3 at 0, 40*batch bytes
 				4, 5, // ops[5]: "Gemm"
 				3, 9, // unview "/pool/MaxPool_output_0"
 				3, 10, // unview "/Flatten_output_0"
-				2, 14, 0, 14, 27, // view "probs": pool 0 at 0, 40*batch bytes
+				2, 14, 0, 4, 14, 27, // view "probs": storage 4 at 0, 40*batch bytes
 				4, 6, // ops[6]: "Softmax"
 				3, 13, // unview "/fc/Gemm_output_0"
 				1, 1, // release pool 1
 			},
 			PoolDevices: []string{"cpu", "cpu"},
 			OutputPools: []int32{0},
+			Storages: []int32{
+				0, 23, 14, 1, 4, // storage 0: "/conv1/Conv_output_0"
+				1, 25, 14, 3, 6, // storage 1: "/conv2/Conv_output_0"
+				0, 26, 14, 5, 7, // storage 2: "/pool/MaxPool_output_0"
+				1, 27, 14, 6, 8, // storage 3: "/fc/Gemm_output_0"
+				0, 27, 14, 7, 9, // storage 4: "probs"
+			},
 		},
 	},
 	Align:    64,

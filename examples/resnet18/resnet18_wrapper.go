@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 5: it does not compile against
+// This file needs the runtime of table version 6: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
-	_ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 6)
+	_ = wgrt.EnforceVersion(6 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "resnet18" calls. Each method writes its outputs
@@ -686,25 +686,19 @@ var program = wgrt.Program{
 		3, 61, 0,
 		0, 3211264, 0,
 		3, 63, 0,
-		0, 1605632, 0,
-		3, 65, 0,
-		0, 2408448, 0,
-		3, 67, 0,
 		3, 11, 0,
+		0, 1605632, 0,
+		3, 66, 0,
+		0, 2408448, 0,
+		3, 68, 0,
 		0, 401408, 0,
 		3, 70, 0,
-		0, 2007040, 0,
-		3, 72, 0,
 		0, 1204224, 0,
-		3, 74, 0,
+		3, 72, 0,
 		3, 15, 0,
-		0, 1003520, 0,
-		3, 77, 0,
 		3, 21, 0,
-		0, 501760, 0,
-		3, 80, 0,
 		0, 301056, 0,
-		3, 82, 0,
+		3, 76, 0,
 		3, 44, 0,
 		3, 48, 0,
 	},
@@ -1343,52 +1337,52 @@ var program = wgrt.Program{
 		{
 			Steps: []int32{
 				0, 1, 62, -1, -1, // acquire pool 1: 6422528*batch bytes on "cpu"
-				2, 2, 1, 13, 64, // view "t3": pool 1 at 0, 3211264*batch bytes
+				2, 2, 1, 0, 13, 64, // view "t3": storage 0 at 0, 3211264*batch bytes
 				4, 0, // ops[0]: "convolution"
-				2, 3, 1, 13, 13, // view "t4": pool 1 at 0, 0 bytes
+				2, 3, 1, 1, 13, 13, // view "t4": storage 1 at 0, 0 bytes
 				4, 1, // ops[1]: "empty_memory_format"
 				3, 3, // unview "t4"
-				2, 8, 1, 64, 62, // view "t9": pool 1 at 3211264*batch, 3211264*batch bytes
-				2, 11, 1, 64, 62, // view "t12": pool 1 at 3211264*batch, 3211264*batch bytes
-				2, 9, 1, 13, 13, // view "t10": pool 1 at 0, 0 bytes
-				2, 10, 1, 13, 13, // view "t11": pool 1 at 0, 0 bytes
+				2, 8, 1, 2, 13, 64, // view "t9": storage 2 at 0, 3211264*batch bytes
+				2, 11, 1, 2, 13, 64, // view "t12": storage 2 at 0, 3211264*batch bytes
+				2, 9, 1, 3, 13, 13, // view "t10": storage 3 at 0, 0 bytes
+				2, 10, 1, 4, 13, 13, // view "t11": storage 4 at 0, 0 bytes
 				4, 2, // ops[2]: "native_batch_norm"
 				3, 2, // unview "t3"
 				3, 9, // unview "t10"
 				3, 10, // unview "t11"
 				4, 3, // ops[3]: "relu_"; "t12" takes over the storage of "t9" in place
-				2, 12, 1, 66, 68, // view "t13": pool 1 at 1605632*batch, 802816*batch bytes
-				2, 13, 1, 13, 66, // view "t14": pool 1 at 0, 1605632*batch bytes
+				2, 12, 1, 5, 13, 65, // view "t13": storage 5 at 0, 802816*batch bytes
+				2, 13, 1, 6, 13, 67, // view "t14": storage 6 at 0, 1605632*batch bytes
 				4, 4, // ops[4]: "max_pool2d_with_indices"
 				3, 8, // unview "t9"
 				3, 11, // unview "t12"
 				3, 13, // unview "t14"
-				2, 15, 1, 13, 69, // view "t16": pool 1 at 0, 802816*batch bytes
+				2, 15, 1, 7, 13, 65, // view "t16": storage 7 at 0, 802816*batch bytes
 				4, 5, // ops[5]: "convolution"
-				2, 16, 1, 13, 13, // view "t17": pool 1 at 0, 0 bytes
+				2, 16, 1, 8, 13, 13, // view "t17": storage 8 at 0, 0 bytes
 				4, 6, // ops[6]: "empty_memory_format"
 				3, 16, // unview "t17"
-				2, 21, 1, 69, 66, // view "t22": pool 1 at 802816*batch, 802816*batch bytes
-				2, 24, 1, 69, 66, // view "t25": pool 1 at 802816*batch, 802816*batch bytes
-				2, 22, 1, 13, 13, // view "t23": pool 1 at 0, 0 bytes
-				2, 23, 1, 13, 13, // view "t24": pool 1 at 0, 0 bytes
+				2, 21, 1, 9, 13, 65, // view "t22": storage 9 at 0, 802816*batch bytes
+				2, 24, 1, 9, 13, 65, // view "t25": storage 9 at 0, 802816*batch bytes
+				2, 22, 1, 10, 13, 13, // view "t23": storage 10 at 0, 0 bytes
+				2, 23, 1, 11, 13, 13, // view "t24": storage 11 at 0, 0 bytes
 				4, 7, // ops[7]: "native_batch_norm"
 				3, 15, // unview "t16"
 				3, 22, // unview "t23"
 				3, 23, // unview "t24"
 				4, 8, // ops[8]: "relu_"; "t25" takes over the storage of "t22" in place
-				2, 26, 1, 68, 64, // view "t27": pool 1 at 2408448*batch, 802816*batch bytes
+				2, 26, 1, 12, 13, 65, // view "t27": storage 12 at 0, 802816*batch bytes
 				4, 9, // ops[9]: "convolution"
 				3, 21, // unview "t22"
 				3, 24, // unview "t25"
-				2, 27, 1, 13, 13, // view "t28": pool 1 at 0, 0 bytes
+				2, 27, 1, 13, 13, 13, // view "t28": storage 13 at 0, 0 bytes
 				4, 10, // ops[10]: "empty_memory_format"
 				3, 27, // unview "t28"
-				2, 32, 1, 13, 69, // view "t33": pool 1 at 0, 802816*batch bytes
-				2, 35, 1, 13, 69, // view "t36": pool 1 at 0, 802816*batch bytes
-				2, 36, 1, 13, 69, // view "t37": pool 1 at 0, 802816*batch bytes
-				2, 33, 1, 13, 13, // view "t34": pool 1 at 0, 0 bytes
-				2, 34, 1, 13, 13, // view "t35": pool 1 at 0, 0 bytes
+				2, 32, 1, 14, 13, 65, // view "t33": storage 14 at 0, 802816*batch bytes
+				2, 35, 1, 14, 13, 65, // view "t36": storage 14 at 0, 802816*batch bytes
+				2, 36, 1, 14, 13, 65, // view "t37": storage 14 at 0, 802816*batch bytes
+				2, 33, 1, 15, 13, 13, // view "t34": storage 15 at 0, 0 bytes
+				2, 34, 1, 16, 13, 13, // view "t35": storage 16 at 0, 0 bytes
 				4, 11, // ops[11]: "native_batch_norm"
 				3, 26, // unview "t27"
 				3, 33, // unview "t34"
@@ -1396,32 +1390,32 @@ var program = wgrt.Program{
 				4, 12, // ops[12]: "add__Tensor"; "t36" takes over the storage of "t33" in place
 				3, 12, // unview "t13"
 				4, 13, // ops[13]: "relu_"; "t37" takes over the storage of "t36" in place
-				2, 38, 1, 69, 66, // view "t39": pool 1 at 802816*batch, 802816*batch bytes
+				2, 38, 1, 17, 13, 65, // view "t39": storage 17 at 0, 802816*batch bytes
 				4, 14, // ops[14]: "convolution"
-				2, 39, 1, 13, 13, // view "t40": pool 1 at 0, 0 bytes
+				2, 39, 1, 18, 13, 13, // view "t40": storage 18 at 0, 0 bytes
 				4, 15, // ops[15]: "empty_memory_format"
 				3, 39, // unview "t40"
-				2, 44, 1, 66, 68, // view "t45": pool 1 at 1605632*batch, 802816*batch bytes
-				2, 47, 1, 66, 68, // view "t48": pool 1 at 1605632*batch, 802816*batch bytes
-				2, 45, 1, 13, 13, // view "t46": pool 1 at 0, 0 bytes
-				2, 46, 1, 13, 13, // view "t47": pool 1 at 0, 0 bytes
+				2, 44, 1, 19, 13, 65, // view "t45": storage 19 at 0, 802816*batch bytes
+				2, 47, 1, 19, 13, 65, // view "t48": storage 19 at 0, 802816*batch bytes
+				2, 45, 1, 20, 13, 13, // view "t46": storage 20 at 0, 0 bytes
+				2, 46, 1, 21, 13, 13, // view "t47": storage 21 at 0, 0 bytes
 				4, 16, // ops[16]: "native_batch_norm"
 				3, 38, // unview "t39"
 				3, 45, // unview "t46"
 				3, 46, // unview "t47"
 				4, 17, // ops[17]: "relu_"; "t48" takes over the storage of "t45" in place
-				2, 49, 1, 68, 64, // view "t50": pool 1 at 2408448*batch, 802816*batch bytes
+				2, 49, 1, 22, 13, 65, // view "t50": storage 22 at 0, 802816*batch bytes
 				4, 18, // ops[18]: "convolution"
 				3, 44, // unview "t45"
 				3, 47, // unview "t48"
-				2, 50, 1, 13, 13, // view "t51": pool 1 at 0, 0 bytes
+				2, 50, 1, 23, 13, 13, // view "t51": storage 23 at 0, 0 bytes
 				4, 19, // ops[19]: "empty_memory_format"
 				3, 50, // unview "t51"
-				2, 55, 1, 69, 66, // view "t56": pool 1 at 802816*batch, 802816*batch bytes
-				2, 58, 1, 69, 66, // view "t59": pool 1 at 802816*batch, 802816*batch bytes
-				2, 59, 1, 69, 66, // view "t60": pool 1 at 802816*batch, 802816*batch bytes
-				2, 56, 1, 13, 13, // view "t57": pool 1 at 0, 0 bytes
-				2, 57, 1, 13, 13, // view "t58": pool 1 at 0, 0 bytes
+				2, 55, 1, 24, 13, 65, // view "t56": storage 24 at 0, 802816*batch bytes
+				2, 58, 1, 24, 13, 65, // view "t59": storage 24 at 0, 802816*batch bytes
+				2, 59, 1, 24, 13, 65, // view "t60": storage 24 at 0, 802816*batch bytes
+				2, 56, 1, 25, 13, 13, // view "t57": storage 25 at 0, 0 bytes
+				2, 57, 1, 26, 13, 13, // view "t58": storage 26 at 0, 0 bytes
 				4, 20, // ops[20]: "native_batch_norm"
 				3, 49, // unview "t50"
 				3, 56, // unview "t57"
@@ -1431,47 +1425,47 @@ var program = wgrt.Program{
 				3, 35, // unview "t36"
 				3, 36, // unview "t37"
 				4, 22, // ops[22]: "relu_"; "t60" takes over the storage of "t59" in place
-				2, 61, 1, 13, 71, // view "t62": pool 1 at 0, 401408*batch bytes
+				2, 61, 1, 27, 13, 71, // view "t62": storage 27 at 0, 401408*batch bytes
 				4, 23, // ops[23]: "convolution"
-				2, 62, 1, 13, 13, // view "t63": pool 1 at 0, 0 bytes
+				2, 62, 1, 28, 13, 13, // view "t63": storage 28 at 0, 0 bytes
 				4, 24, // ops[24]: "empty_memory_format"
 				3, 62, // unview "t63"
-				2, 67, 1, 71, 69, // view "t68": pool 1 at 401408*batch, 401408*batch bytes
-				2, 70, 1, 71, 69, // view "t71": pool 1 at 401408*batch, 401408*batch bytes
-				2, 68, 1, 13, 13, // view "t69": pool 1 at 0, 0 bytes
-				2, 69, 1, 13, 13, // view "t70": pool 1 at 0, 0 bytes
+				2, 67, 1, 29, 13, 71, // view "t68": storage 29 at 0, 401408*batch bytes
+				2, 70, 1, 29, 13, 71, // view "t71": storage 29 at 0, 401408*batch bytes
+				2, 68, 1, 30, 13, 13, // view "t69": storage 30 at 0, 0 bytes
+				2, 69, 1, 31, 13, 13, // view "t70": storage 31 at 0, 0 bytes
 				4, 25, // ops[25]: "native_batch_norm"
 				3, 61, // unview "t62"
 				3, 68, // unview "t69"
 				3, 69, // unview "t70"
 				4, 26, // ops[26]: "relu_"; "t71" takes over the storage of "t68" in place
-				2, 72, 1, 66, 73, // view "t73": pool 1 at 1605632*batch, 401408*batch bytes
+				2, 72, 1, 32, 13, 71, // view "t73": storage 32 at 0, 401408*batch bytes
 				4, 27, // ops[27]: "convolution"
 				3, 67, // unview "t68"
 				3, 70, // unview "t71"
-				2, 73, 1, 13, 13, // view "t74": pool 1 at 0, 0 bytes
+				2, 73, 1, 33, 13, 13, // view "t74": storage 33 at 0, 0 bytes
 				4, 28, // ops[28]: "empty_memory_format"
 				3, 73, // unview "t74"
-				2, 78, 1, 13, 71, // view "t79": pool 1 at 0, 401408*batch bytes
-				2, 91, 1, 13, 71, // view "t92": pool 1 at 0, 401408*batch bytes
-				2, 92, 1, 13, 71, // view "t93": pool 1 at 0, 401408*batch bytes
-				2, 79, 1, 13, 13, // view "t80": pool 1 at 0, 0 bytes
-				2, 80, 1, 13, 13, // view "t81": pool 1 at 0, 0 bytes
+				2, 78, 1, 34, 13, 71, // view "t79": storage 34 at 0, 401408*batch bytes
+				2, 91, 1, 34, 13, 71, // view "t92": storage 34 at 0, 401408*batch bytes
+				2, 92, 1, 34, 13, 71, // view "t93": storage 34 at 0, 401408*batch bytes
+				2, 79, 1, 35, 13, 13, // view "t80": storage 35 at 0, 0 bytes
+				2, 80, 1, 36, 13, 13, // view "t81": storage 36 at 0, 0 bytes
 				4, 29, // ops[29]: "native_batch_norm"
 				3, 72, // unview "t73"
 				3, 79, // unview "t80"
 				3, 80, // unview "t81"
-				2, 82, 1, 71, 69, // view "t83": pool 1 at 401408*batch, 401408*batch bytes
+				2, 82, 1, 37, 13, 71, // view "t83": storage 37 at 0, 401408*batch bytes
 				4, 30, // ops[30]: "convolution"
 				3, 55, // unview "t56"
 				3, 58, // unview "t59"
 				3, 59, // unview "t60"
-				2, 83, 1, 13, 13, // view "t84": pool 1 at 0, 0 bytes
+				2, 83, 1, 38, 13, 13, // view "t84": storage 38 at 0, 0 bytes
 				4, 31, // ops[31]: "empty_memory_format"
 				3, 83, // unview "t84"
-				2, 88, 1, 69, 75, // view "t89": pool 1 at 802816*batch, 401408*batch bytes
-				2, 89, 1, 13, 13, // view "t90": pool 1 at 0, 0 bytes
-				2, 90, 1, 13, 13, // view "t91": pool 1 at 0, 0 bytes
+				2, 88, 1, 39, 13, 71, // view "t89": storage 39 at 0, 401408*batch bytes
+				2, 89, 1, 40, 13, 13, // view "t90": storage 40 at 0, 0 bytes
+				2, 90, 1, 41, 13, 13, // view "t91": storage 41 at 0, 0 bytes
 				4, 32, // ops[32]: "native_batch_norm"
 				3, 82, // unview "t83"
 				3, 89, // unview "t90"
@@ -1479,32 +1473,32 @@ var program = wgrt.Program{
 				4, 33, // ops[33]: "add__Tensor"; "t92" takes over the storage of "t79" in place
 				3, 88, // unview "t89"
 				4, 34, // ops[34]: "relu_"; "t93" takes over the storage of "t92" in place
-				2, 94, 1, 71, 69, // view "t95": pool 1 at 401408*batch, 401408*batch bytes
+				2, 94, 1, 42, 13, 71, // view "t95": storage 42 at 0, 401408*batch bytes
 				4, 35, // ops[35]: "convolution"
-				2, 95, 1, 13, 13, // view "t96": pool 1 at 0, 0 bytes
+				2, 95, 1, 43, 13, 13, // view "t96": storage 43 at 0, 0 bytes
 				4, 36, // ops[36]: "empty_memory_format"
 				3, 95, // unview "t96"
-				2, 100, 1, 69, 75, // view "t101": pool 1 at 802816*batch, 401408*batch bytes
-				2, 103, 1, 69, 75, // view "t104": pool 1 at 802816*batch, 401408*batch bytes
-				2, 101, 1, 13, 13, // view "t102": pool 1 at 0, 0 bytes
-				2, 102, 1, 13, 13, // view "t103": pool 1 at 0, 0 bytes
+				2, 100, 1, 44, 13, 71, // view "t101": storage 44 at 0, 401408*batch bytes
+				2, 103, 1, 44, 13, 71, // view "t104": storage 44 at 0, 401408*batch bytes
+				2, 101, 1, 45, 13, 13, // view "t102": storage 45 at 0, 0 bytes
+				2, 102, 1, 46, 13, 13, // view "t103": storage 46 at 0, 0 bytes
 				4, 37, // ops[37]: "native_batch_norm"
 				3, 94, // unview "t95"
 				3, 101, // unview "t102"
 				3, 102, // unview "t103"
 				4, 38, // ops[38]: "relu_"; "t104" takes over the storage of "t101" in place
-				2, 105, 1, 75, 66, // view "t106": pool 1 at 1204224*batch, 401408*batch bytes
+				2, 105, 1, 47, 13, 71, // view "t106": storage 47 at 0, 401408*batch bytes
 				4, 39, // ops[39]: "convolution"
 				3, 100, // unview "t101"
 				3, 103, // unview "t104"
-				2, 106, 1, 13, 13, // view "t107": pool 1 at 0, 0 bytes
+				2, 106, 1, 48, 13, 13, // view "t107": storage 48 at 0, 0 bytes
 				4, 40, // ops[40]: "empty_memory_format"
 				3, 106, // unview "t107"
-				2, 111, 1, 71, 69, // view "t112": pool 1 at 401408*batch, 401408*batch bytes
-				2, 114, 1, 71, 69, // view "t115": pool 1 at 401408*batch, 401408*batch bytes
-				2, 115, 1, 71, 69, // view "t116": pool 1 at 401408*batch, 401408*batch bytes
-				2, 112, 1, 13, 13, // view "t113": pool 1 at 0, 0 bytes
-				2, 113, 1, 13, 13, // view "t114": pool 1 at 0, 0 bytes
+				2, 111, 1, 49, 13, 71, // view "t112": storage 49 at 0, 401408*batch bytes
+				2, 114, 1, 49, 13, 71, // view "t115": storage 49 at 0, 401408*batch bytes
+				2, 115, 1, 49, 13, 71, // view "t116": storage 49 at 0, 401408*batch bytes
+				2, 112, 1, 50, 13, 13, // view "t113": storage 50 at 0, 0 bytes
+				2, 113, 1, 51, 13, 13, // view "t114": storage 51 at 0, 0 bytes
 				4, 41, // ops[41]: "native_batch_norm"
 				3, 105, // unview "t106"
 				3, 112, // unview "t113"
@@ -1514,47 +1508,47 @@ var program = wgrt.Program{
 				3, 91, // unview "t92"
 				3, 92, // unview "t93"
 				4, 43, // ops[43]: "relu_"; "t116" takes over the storage of "t115" in place
-				2, 117, 1, 13, 76, // view "t118": pool 1 at 0, 200704*batch bytes
+				2, 117, 1, 52, 13, 74, // view "t118": storage 52 at 0, 200704*batch bytes
 				4, 44, // ops[44]: "convolution"
-				2, 118, 1, 13, 13, // view "t119": pool 1 at 0, 0 bytes
+				2, 118, 1, 53, 13, 13, // view "t119": storage 53 at 0, 0 bytes
 				4, 45, // ops[45]: "empty_memory_format"
 				3, 118, // unview "t119"
-				2, 123, 1, 76, 71, // view "t124": pool 1 at 200704*batch, 200704*batch bytes
-				2, 126, 1, 76, 71, // view "t127": pool 1 at 200704*batch, 200704*batch bytes
-				2, 124, 1, 13, 13, // view "t125": pool 1 at 0, 0 bytes
-				2, 125, 1, 13, 13, // view "t126": pool 1 at 0, 0 bytes
+				2, 123, 1, 54, 13, 74, // view "t124": storage 54 at 0, 200704*batch bytes
+				2, 126, 1, 54, 13, 74, // view "t127": storage 54 at 0, 200704*batch bytes
+				2, 124, 1, 55, 13, 13, // view "t125": storage 55 at 0, 0 bytes
+				2, 125, 1, 56, 13, 13, // view "t126": storage 56 at 0, 0 bytes
 				4, 46, // ops[46]: "native_batch_norm"
 				3, 117, // unview "t118"
 				3, 124, // unview "t125"
 				3, 125, // unview "t126"
 				4, 47, // ops[47]: "relu_"; "t127" takes over the storage of "t124" in place
-				2, 128, 1, 69, 78, // view "t129": pool 1 at 802816*batch, 200704*batch bytes
+				2, 128, 1, 57, 13, 74, // view "t129": storage 57 at 0, 200704*batch bytes
 				4, 48, // ops[48]: "convolution"
 				3, 123, // unview "t124"
 				3, 126, // unview "t127"
-				2, 129, 1, 13, 13, // view "t130": pool 1 at 0, 0 bytes
+				2, 129, 1, 58, 13, 13, // view "t130": storage 58 at 0, 0 bytes
 				4, 49, // ops[49]: "empty_memory_format"
 				3, 129, // unview "t130"
-				2, 134, 1, 13, 76, // view "t135": pool 1 at 0, 200704*batch bytes
-				2, 147, 1, 13, 76, // view "t148": pool 1 at 0, 200704*batch bytes
-				2, 148, 1, 13, 76, // view "t149": pool 1 at 0, 200704*batch bytes
-				2, 135, 1, 13, 13, // view "t136": pool 1 at 0, 0 bytes
-				2, 136, 1, 13, 13, // view "t137": pool 1 at 0, 0 bytes
+				2, 134, 1, 59, 13, 74, // view "t135": storage 59 at 0, 200704*batch bytes
+				2, 147, 1, 59, 13, 74, // view "t148": storage 59 at 0, 200704*batch bytes
+				2, 148, 1, 59, 13, 74, // view "t149": storage 59 at 0, 200704*batch bytes
+				2, 135, 1, 60, 13, 13, // view "t136": storage 60 at 0, 0 bytes
+				2, 136, 1, 61, 13, 13, // view "t137": storage 61 at 0, 0 bytes
 				4, 50, // ops[50]: "native_batch_norm"
 				3, 128, // unview "t129"
 				3, 135, // unview "t136"
 				3, 136, // unview "t137"
-				2, 138, 1, 76, 71, // view "t139": pool 1 at 200704*batch, 200704*batch bytes
+				2, 138, 1, 62, 13, 74, // view "t139": storage 62 at 0, 200704*batch bytes
 				4, 51, // ops[51]: "convolution"
 				3, 111, // unview "t112"
 				3, 114, // unview "t115"
 				3, 115, // unview "t116"
-				2, 139, 1, 13, 13, // view "t140": pool 1 at 0, 0 bytes
+				2, 139, 1, 63, 13, 13, // view "t140": storage 63 at 0, 0 bytes
 				4, 52, // ops[52]: "empty_memory_format"
 				3, 139, // unview "t140"
-				2, 144, 1, 71, 33, // view "t145": pool 1 at 401408*batch, 200704*batch bytes
-				2, 145, 1, 13, 13, // view "t146": pool 1 at 0, 0 bytes
-				2, 146, 1, 13, 13, // view "t147": pool 1 at 0, 0 bytes
+				2, 144, 1, 64, 13, 74, // view "t145": storage 64 at 0, 200704*batch bytes
+				2, 145, 1, 65, 13, 13, // view "t146": storage 65 at 0, 0 bytes
+				2, 146, 1, 66, 13, 13, // view "t147": storage 66 at 0, 0 bytes
 				4, 53, // ops[53]: "native_batch_norm"
 				3, 138, // unview "t139"
 				3, 145, // unview "t146"
@@ -1562,32 +1556,32 @@ var program = wgrt.Program{
 				4, 54, // ops[54]: "add__Tensor"; "t148" takes over the storage of "t135" in place
 				3, 144, // unview "t145"
 				4, 55, // ops[55]: "relu_"; "t149" takes over the storage of "t148" in place
-				2, 150, 1, 76, 71, // view "t151": pool 1 at 200704*batch, 200704*batch bytes
+				2, 150, 1, 67, 13, 74, // view "t151": storage 67 at 0, 200704*batch bytes
 				4, 56, // ops[56]: "convolution"
-				2, 151, 1, 13, 13, // view "t152": pool 1 at 0, 0 bytes
+				2, 151, 1, 68, 13, 13, // view "t152": storage 68 at 0, 0 bytes
 				4, 57, // ops[57]: "empty_memory_format"
 				3, 151, // unview "t152"
-				2, 156, 1, 71, 33, // view "t157": pool 1 at 401408*batch, 200704*batch bytes
-				2, 159, 1, 71, 33, // view "t160": pool 1 at 401408*batch, 200704*batch bytes
-				2, 157, 1, 13, 13, // view "t158": pool 1 at 0, 0 bytes
-				2, 158, 1, 13, 13, // view "t159": pool 1 at 0, 0 bytes
+				2, 156, 1, 69, 13, 74, // view "t157": storage 69 at 0, 200704*batch bytes
+				2, 159, 1, 69, 13, 74, // view "t160": storage 69 at 0, 200704*batch bytes
+				2, 157, 1, 70, 13, 13, // view "t158": storage 70 at 0, 0 bytes
+				2, 158, 1, 71, 13, 13, // view "t159": storage 71 at 0, 0 bytes
 				4, 58, // ops[58]: "native_batch_norm"
 				3, 150, // unview "t151"
 				3, 157, // unview "t158"
 				3, 158, // unview "t159"
 				4, 59, // ops[59]: "relu_"; "t160" takes over the storage of "t157" in place
-				2, 161, 1, 33, 69, // view "t162": pool 1 at 602112*batch, 200704*batch bytes
+				2, 161, 1, 72, 13, 74, // view "t162": storage 72 at 0, 200704*batch bytes
 				4, 60, // ops[60]: "convolution"
 				3, 156, // unview "t157"
 				3, 159, // unview "t160"
-				2, 162, 1, 13, 13, // view "t163": pool 1 at 0, 0 bytes
+				2, 162, 1, 73, 13, 13, // view "t163": storage 73 at 0, 0 bytes
 				4, 61, // ops[61]: "empty_memory_format"
 				3, 162, // unview "t163"
-				2, 167, 1, 76, 71, // view "t168": pool 1 at 200704*batch, 200704*batch bytes
-				2, 170, 1, 76, 71, // view "t171": pool 1 at 200704*batch, 200704*batch bytes
-				2, 171, 1, 76, 71, // view "t172": pool 1 at 200704*batch, 200704*batch bytes
-				2, 168, 1, 13, 13, // view "t169": pool 1 at 0, 0 bytes
-				2, 169, 1, 13, 13, // view "t170": pool 1 at 0, 0 bytes
+				2, 167, 1, 74, 13, 74, // view "t168": storage 74 at 0, 200704*batch bytes
+				2, 170, 1, 74, 13, 74, // view "t171": storage 74 at 0, 200704*batch bytes
+				2, 171, 1, 74, 13, 74, // view "t172": storage 74 at 0, 200704*batch bytes
+				2, 168, 1, 75, 13, 13, // view "t169": storage 75 at 0, 0 bytes
+				2, 169, 1, 76, 13, 13, // view "t170": storage 76 at 0, 0 bytes
 				4, 62, // ops[62]: "native_batch_norm"
 				3, 161, // unview "t162"
 				3, 168, // unview "t169"
@@ -1597,47 +1591,47 @@ var program = wgrt.Program{
 				3, 147, // unview "t148"
 				3, 148, // unview "t149"
 				4, 64, // ops[64]: "relu_"; "t172" takes over the storage of "t171" in place
-				2, 173, 1, 13, 79, // view "t174": pool 1 at 0, 100352*batch bytes
+				2, 173, 1, 77, 13, 75, // view "t174": storage 77 at 0, 100352*batch bytes
 				4, 65, // ops[65]: "convolution"
-				2, 174, 1, 13, 13, // view "t175": pool 1 at 0, 0 bytes
+				2, 174, 1, 78, 13, 13, // view "t175": storage 78 at 0, 0 bytes
 				4, 66, // ops[66]: "empty_memory_format"
 				3, 174, // unview "t175"
-				2, 179, 1, 79, 76, // view "t180": pool 1 at 100352*batch, 100352*batch bytes
-				2, 182, 1, 79, 76, // view "t183": pool 1 at 100352*batch, 100352*batch bytes
-				2, 180, 1, 13, 13, // view "t181": pool 1 at 0, 0 bytes
-				2, 181, 1, 13, 13, // view "t182": pool 1 at 0, 0 bytes
+				2, 179, 1, 79, 13, 75, // view "t180": storage 79 at 0, 100352*batch bytes
+				2, 182, 1, 79, 13, 75, // view "t183": storage 79 at 0, 100352*batch bytes
+				2, 180, 1, 80, 13, 13, // view "t181": storage 80 at 0, 0 bytes
+				2, 181, 1, 81, 13, 13, // view "t182": storage 81 at 0, 0 bytes
 				4, 67, // ops[67]: "native_batch_norm"
 				3, 173, // unview "t174"
 				3, 180, // unview "t181"
 				3, 181, // unview "t182"
 				4, 68, // ops[68]: "relu_"; "t183" takes over the storage of "t180" in place
-				2, 184, 1, 71, 81, // view "t185": pool 1 at 401408*batch, 100352*batch bytes
+				2, 184, 1, 82, 13, 75, // view "t185": storage 82 at 0, 100352*batch bytes
 				4, 69, // ops[69]: "convolution"
 				3, 179, // unview "t180"
 				3, 182, // unview "t183"
-				2, 185, 1, 13, 13, // view "t186": pool 1 at 0, 0 bytes
+				2, 185, 1, 83, 13, 13, // view "t186": storage 83 at 0, 0 bytes
 				4, 70, // ops[70]: "empty_memory_format"
 				3, 185, // unview "t186"
-				2, 190, 1, 13, 79, // view "t191": pool 1 at 0, 100352*batch bytes
-				2, 203, 1, 13, 79, // view "t204": pool 1 at 0, 100352*batch bytes
-				2, 204, 1, 13, 79, // view "t205": pool 1 at 0, 100352*batch bytes
-				2, 191, 1, 13, 13, // view "t192": pool 1 at 0, 0 bytes
-				2, 192, 1, 13, 13, // view "t193": pool 1 at 0, 0 bytes
+				2, 190, 1, 84, 13, 75, // view "t191": storage 84 at 0, 100352*batch bytes
+				2, 203, 1, 84, 13, 75, // view "t204": storage 84 at 0, 100352*batch bytes
+				2, 204, 1, 84, 13, 75, // view "t205": storage 84 at 0, 100352*batch bytes
+				2, 191, 1, 85, 13, 13, // view "t192": storage 85 at 0, 0 bytes
+				2, 192, 1, 86, 13, 13, // view "t193": storage 86 at 0, 0 bytes
 				4, 71, // ops[71]: "native_batch_norm"
 				3, 184, // unview "t185"
 				3, 191, // unview "t192"
 				3, 192, // unview "t193"
-				2, 194, 1, 79, 76, // view "t195": pool 1 at 100352*batch, 100352*batch bytes
+				2, 194, 1, 87, 13, 75, // view "t195": storage 87 at 0, 100352*batch bytes
 				4, 72, // ops[72]: "convolution"
 				3, 167, // unview "t168"
 				3, 170, // unview "t171"
 				3, 171, // unview "t172"
-				2, 195, 1, 13, 13, // view "t196": pool 1 at 0, 0 bytes
+				2, 195, 1, 88, 13, 13, // view "t196": storage 88 at 0, 0 bytes
 				4, 73, // ops[73]: "empty_memory_format"
 				3, 195, // unview "t196"
-				2, 200, 1, 76, 83, // view "t201": pool 1 at 200704*batch, 100352*batch bytes
-				2, 201, 1, 13, 13, // view "t202": pool 1 at 0, 0 bytes
-				2, 202, 1, 13, 13, // view "t203": pool 1 at 0, 0 bytes
+				2, 200, 1, 89, 13, 75, // view "t201": storage 89 at 0, 100352*batch bytes
+				2, 201, 1, 90, 13, 13, // view "t202": storage 90 at 0, 0 bytes
+				2, 202, 1, 91, 13, 13, // view "t203": storage 91 at 0, 0 bytes
 				4, 74, // ops[74]: "native_batch_norm"
 				3, 194, // unview "t195"
 				3, 201, // unview "t202"
@@ -1645,32 +1639,32 @@ var program = wgrt.Program{
 				4, 75, // ops[75]: "add__Tensor"; "t204" takes over the storage of "t191" in place
 				3, 200, // unview "t201"
 				4, 76, // ops[76]: "relu_"; "t205" takes over the storage of "t204" in place
-				2, 206, 1, 79, 76, // view "t207": pool 1 at 100352*batch, 100352*batch bytes
+				2, 206, 1, 92, 13, 75, // view "t207": storage 92 at 0, 100352*batch bytes
 				4, 77, // ops[77]: "convolution"
-				2, 207, 1, 13, 13, // view "t208": pool 1 at 0, 0 bytes
+				2, 207, 1, 93, 13, 13, // view "t208": storage 93 at 0, 0 bytes
 				4, 78, // ops[78]: "empty_memory_format"
 				3, 207, // unview "t208"
-				2, 212, 1, 76, 83, // view "t213": pool 1 at 200704*batch, 100352*batch bytes
-				2, 215, 1, 76, 83, // view "t216": pool 1 at 200704*batch, 100352*batch bytes
-				2, 213, 1, 13, 13, // view "t214": pool 1 at 0, 0 bytes
-				2, 214, 1, 13, 13, // view "t215": pool 1 at 0, 0 bytes
+				2, 212, 1, 94, 13, 75, // view "t213": storage 94 at 0, 100352*batch bytes
+				2, 215, 1, 94, 13, 75, // view "t216": storage 94 at 0, 100352*batch bytes
+				2, 213, 1, 95, 13, 13, // view "t214": storage 95 at 0, 0 bytes
+				2, 214, 1, 96, 13, 13, // view "t215": storage 96 at 0, 0 bytes
 				4, 79, // ops[79]: "native_batch_norm"
 				3, 206, // unview "t207"
 				3, 213, // unview "t214"
 				3, 214, // unview "t215"
 				4, 80, // ops[80]: "relu_"; "t216" takes over the storage of "t213" in place
-				2, 217, 1, 83, 71, // view "t218": pool 1 at 301056*batch, 100352*batch bytes
+				2, 217, 1, 97, 13, 75, // view "t218": storage 97 at 0, 100352*batch bytes
 				4, 81, // ops[81]: "convolution"
 				3, 212, // unview "t213"
 				3, 215, // unview "t216"
-				2, 218, 1, 13, 13, // view "t219": pool 1 at 0, 0 bytes
+				2, 218, 1, 98, 13, 13, // view "t219": storage 98 at 0, 0 bytes
 				4, 82, // ops[82]: "empty_memory_format"
 				3, 218, // unview "t219"
-				2, 223, 1, 79, 76, // view "t224": pool 1 at 100352*batch, 100352*batch bytes
-				2, 226, 1, 79, 76, // view "t227": pool 1 at 100352*batch, 100352*batch bytes
-				2, 227, 1, 79, 76, // view "t228": pool 1 at 100352*batch, 100352*batch bytes
-				2, 224, 1, 13, 13, // view "t225": pool 1 at 0, 0 bytes
-				2, 225, 1, 13, 13, // view "t226": pool 1 at 0, 0 bytes
+				2, 223, 1, 99, 13, 75, // view "t224": storage 99 at 0, 100352*batch bytes
+				2, 226, 1, 99, 13, 75, // view "t227": storage 99 at 0, 100352*batch bytes
+				2, 227, 1, 99, 13, 75, // view "t228": storage 99 at 0, 100352*batch bytes
+				2, 224, 1, 100, 13, 13, // view "t225": storage 100 at 0, 0 bytes
+				2, 225, 1, 101, 13, 13, // view "t226": storage 101 at 0, 0 bytes
 				4, 83, // ops[83]: "native_batch_norm"
 				3, 217, // unview "t218"
 				3, 224, // unview "t225"
@@ -1680,14 +1674,14 @@ var program = wgrt.Program{
 				3, 203, // unview "t204"
 				3, 204, // unview "t205"
 				4, 85, // ops[85]: "relu_"; "t228" takes over the storage of "t227" in place
-				2, 228, 1, 13, 84, // view "t229": pool 1 at 0, 2048*batch bytes
-				2, 229, 1, 13, 84, // view "v230": pool 1 at 0, 2048*batch bytes
+				2, 228, 1, 102, 13, 78, // view "t229": storage 102 at 0, 2048*batch bytes
+				2, 229, 1, 102, 13, 78, // view "v230": storage 102 at 0, 2048*batch bytes
 				4, 86, // ops[86]: "mean_dim"
 				3, 223, // unview "t224"
 				3, 226, // unview "t227"
 				3, 227, // unview "t228"
-				0, 0, 60, 0, 85, // acquire pool 0: 64*((32*batch + 63)//64) + 3968*batch bytes on "cpu"
-				2, 233, 0, 13, 85, // view "t234": pool 0 at 0, 4000*batch bytes
+				0, 0, 60, 0, 79, // acquire pool 0: 64*((32*batch + 63)//64) + 3968*batch bytes on "cpu"
+				2, 233, 0, 103, 13, 79, // view "t234": storage 103 at 0, 4000*batch bytes
 				4, 87, // ops[87]: "addmm"
 				3, 228, // unview "t229"
 				3, 229, // unview "v230"
@@ -1695,6 +1689,112 @@ var program = wgrt.Program{
 			},
 			PoolDevices: []string{"cpu", "cpu"},
 			OutputPools: []int32{0},
+			Storages: []int32{
+				1, 64, 13, 1, 4, // storage 0: "t3"
+				1, 13, 13, 2, 3, // storage 1: "t4"
+				1, 64, 64, 3, 6, // storage 2: "t9"
+				1, 13, 13, 3, 4, // storage 3: "t10"
+				1, 13, 13, 3, 4, // storage 4: "t11"
+				1, 65, 67, 5, 14, // storage 5: "t13"
+				1, 67, 13, 5, 6, // storage 6: "t14"
+				1, 65, 13, 6, 9, // storage 7: "t16"
+				1, 13, 13, 7, 8, // storage 8: "t17"
+				1, 65, 65, 8, 11, // storage 9: "t22"
+				1, 13, 13, 8, 9, // storage 10: "t23"
+				1, 13, 13, 8, 9, // storage 11: "t24"
+				1, 65, 69, 10, 13, // storage 12: "t27"
+				1, 13, 13, 11, 12, // storage 13: "t28"
+				1, 65, 13, 12, 23, // storage 14: "t33"
+				1, 13, 13, 12, 13, // storage 15: "t34"
+				1, 13, 13, 12, 13, // storage 16: "t35"
+				1, 65, 65, 15, 18, // storage 17: "t39"
+				1, 13, 13, 16, 17, // storage 18: "t40"
+				1, 65, 67, 17, 20, // storage 19: "t45"
+				1, 13, 13, 17, 18, // storage 20: "t46"
+				1, 13, 13, 17, 18, // storage 21: "t47"
+				1, 65, 69, 19, 22, // storage 22: "t50"
+				1, 13, 13, 20, 21, // storage 23: "t51"
+				1, 65, 65, 21, 32, // storage 24: "t56"
+				1, 13, 13, 21, 22, // storage 25: "t57"
+				1, 13, 13, 21, 22, // storage 26: "t58"
+				1, 71, 13, 24, 27, // storage 27: "t62"
+				1, 13, 13, 25, 26, // storage 28: "t63"
+				1, 71, 71, 26, 29, // storage 29: "t68"
+				1, 13, 13, 26, 27, // storage 30: "t69"
+				1, 13, 13, 26, 27, // storage 31: "t70"
+				1, 71, 67, 28, 31, // storage 32: "t73"
+				1, 13, 13, 29, 30, // storage 33: "t74"
+				1, 71, 13, 30, 44, // storage 34: "t79"
+				1, 13, 13, 30, 31, // storage 35: "t80"
+				1, 13, 13, 30, 31, // storage 36: "t81"
+				1, 71, 71, 31, 34, // storage 37: "t83"
+				1, 13, 13, 32, 33, // storage 38: "t84"
+				1, 71, 65, 33, 35, // storage 39: "t89"
+				1, 13, 13, 33, 34, // storage 40: "t90"
+				1, 13, 13, 33, 34, // storage 41: "t91"
+				1, 71, 71, 36, 39, // storage 42: "t95"
+				1, 13, 13, 37, 38, // storage 43: "t96"
+				1, 71, 65, 38, 41, // storage 44: "t101"
+				1, 13, 13, 38, 39, // storage 45: "t102"
+				1, 13, 13, 38, 39, // storage 46: "t103"
+				1, 71, 73, 40, 43, // storage 47: "t106"
+				1, 13, 13, 41, 42, // storage 48: "t107"
+				1, 71, 71, 42, 53, // storage 49: "t112"
+				1, 13, 13, 42, 43, // storage 50: "t113"
+				1, 13, 13, 42, 43, // storage 51: "t114"
+				1, 74, 13, 45, 48, // storage 52: "t118"
+				1, 13, 13, 46, 47, // storage 53: "t119"
+				1, 74, 74, 47, 50, // storage 54: "t124"
+				1, 13, 13, 47, 48, // storage 55: "t125"
+				1, 13, 13, 47, 48, // storage 56: "t126"
+				1, 74, 65, 49, 52, // storage 57: "t129"
+				1, 13, 13, 50, 51, // storage 58: "t130"
+				1, 74, 13, 51, 65, // storage 59: "t135"
+				1, 13, 13, 51, 52, // storage 60: "t136"
+				1, 13, 13, 51, 52, // storage 61: "t137"
+				1, 74, 74, 52, 55, // storage 62: "t139"
+				1, 13, 13, 53, 54, // storage 63: "t140"
+				1, 74, 71, 54, 56, // storage 64: "t145"
+				1, 13, 13, 54, 55, // storage 65: "t146"
+				1, 13, 13, 54, 55, // storage 66: "t147"
+				1, 74, 74, 57, 60, // storage 67: "t151"
+				1, 13, 13, 58, 59, // storage 68: "t152"
+				1, 74, 71, 59, 62, // storage 69: "t157"
+				1, 13, 13, 59, 60, // storage 70: "t158"
+				1, 13, 13, 59, 60, // storage 71: "t159"
+				1, 74, 33, 61, 64, // storage 72: "t162"
+				1, 13, 13, 62, 63, // storage 73: "t163"
+				1, 74, 74, 63, 74, // storage 74: "t168"
+				1, 13, 13, 63, 64, // storage 75: "t169"
+				1, 13, 13, 63, 64, // storage 76: "t170"
+				1, 75, 13, 66, 69, // storage 77: "t174"
+				1, 13, 13, 67, 68, // storage 78: "t175"
+				1, 75, 75, 68, 71, // storage 79: "t180"
+				1, 13, 13, 68, 69, // storage 80: "t181"
+				1, 13, 13, 68, 69, // storage 81: "t182"
+				1, 75, 71, 70, 73, // storage 82: "t185"
+				1, 13, 13, 71, 72, // storage 83: "t186"
+				1, 75, 13, 72, 86, // storage 84: "t191"
+				1, 13, 13, 72, 73, // storage 85: "t192"
+				1, 13, 13, 72, 73, // storage 86: "t193"
+				1, 75, 75, 73, 76, // storage 87: "t195"
+				1, 13, 13, 74, 75, // storage 88: "t196"
+				1, 75, 74, 75, 77, // storage 89: "t201"
+				1, 13, 13, 75, 76, // storage 90: "t202"
+				1, 13, 13, 75, 76, // storage 91: "t203"
+				1, 75, 75, 78, 81, // storage 92: "t207"
+				1, 13, 13, 79, 80, // storage 93: "t208"
+				1, 75, 74, 80, 83, // storage 94: "t213"
+				1, 13, 13, 80, 81, // storage 95: "t214"
+				1, 13, 13, 80, 81, // storage 96: "t215"
+				1, 75, 77, 82, 85, // storage 97: "t218"
+				1, 13, 13, 83, 84, // storage 98: "t219"
+				1, 75, 75, 84, 88, // storage 99: "t224"
+				1, 13, 13, 84, 85, // storage 100: "t225"
+				1, 13, 13, 84, 85, // storage 101: "t226"
+				1, 78, 13, 87, 89, // storage 102: "t229"
+				0, 79, 13, 88, 90, // storage 103: "t234"
+			},
 		},
 	},
 	Align:    64,

@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 5: it does not compile against
+// This file needs the runtime of table version 6: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
-	_ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 6)
+	_ = wgrt.EnforceVersion(6 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "rnn" calls. Each method writes its outputs
@@ -308,9 +308,9 @@ var program = wgrt.Program{
 		3, 9, 0,
 		0, 768, 0,
 		3, 11, 0,
-		1, 1, 0,
 		0, 512, 0,
-		3, 14, 0,
+		3, 13, 0,
+		1, 1, 0,
 	},
 	Tensors: []int32{
 		11, 0, 2, 0, // "x"
@@ -367,28 +367,35 @@ var program = wgrt.Program{
 		{
 			Steps: []int32{
 				0, 0, 10, -1, -1, // acquire pool 0: 256*batch bytes on "cpu"
-				2, 4, 0, 4, 10, // view "xp": pool 0 at 0, 256*batch bytes
+				2, 4, 0, 0, 4, 10, // view "xp": storage 0 at 0, 256*batch bytes
 				4, 0, // ops[0]: "matmul"
 				0, 1, 12, -1, -1, // acquire pool 1: 768*batch bytes on "cpu"
-				2, 5, 1, 4, 10, // view "h": pool 1 at 0, 256*batch bytes
+				2, 5, 1, 1, 4, 10, // view "h": storage 1 at 0, 256*batch bytes
 				4, 1, // ops[1]: "zeros"
-				5, 0, 13, 51, // ops[2]: loop steps times
-				2, 6, 1, 10, 15, // view "hw": pool 1 at 256*batch, 256*batch bytes
+				5, 0, 15, 55, // ops[2]: loop steps times
+				2, 6, 1, 2, 4, 10, // view "hw": storage 2 at 0, 256*batch bytes
 				4, 2, // ops[2].loop.body[0]: "matmul"
-				2, 7, 1, 15, 12, // view "pre": pool 1 at 512*batch, 256*batch bytes
+				2, 7, 1, 3, 4, 10, // view "pre": storage 3 at 0, 256*batch bytes
 				4, 3, // ops[2].loop.body[1]: "add"
 				3, 6, // unview "hw"
 				4, 4, // ops[2].loop.body[2]: "tanh_into"
 				3, 7, // unview "pre"
-				6, 0, 28, // ops[2]: end of loop
+				6, 0, 30, // ops[2]: end of loop
 				3, 4, // unview "xp"
-				2, 8, 0, 4, 10, // view "y": pool 0 at 0, 256*batch bytes
+				2, 8, 0, 4, 4, 10, // view "y": storage 4 at 0, 256*batch bytes
 				4, 5, // ops[3]: "add"
 				3, 5, // unview "h"
 				1, 1, // release pool 1
 			},
 			PoolDevices: []string{"cpu", "cpu"},
 			OutputPools: []int32{0},
+			Storages: []int32{
+				0, 10, 4, 1, 7, // storage 0: "xp"
+				1, 10, 4, 2, 8, // storage 1: "h"
+				1, 10, 10, 3, 5, // storage 2: "hw"
+				1, 10, 14, 4, 6, // storage 3: "pre"
+				0, 10, 4, 7, 9, // storage 4: "y"
+			},
 		},
 	},
 	Align:    64,

@@ -11,11 +11,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 5: it does not compile against
+// This file needs the runtime of table version 6: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
-	_ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 6)
+	_ = wgrt.EnforceVersion(6 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "tinybert" calls. Each method writes its outputs
@@ -598,492 +598,450 @@ var program = wgrt.Program{
 		3, 6, 100,
 		2, 32, 101,
 		2, 64, 91,
-		2, 85, 91,
 		2, 75, 45,
 		2, 71, 72,
-		4, 106, 6,
-		3, 6, 107,
-		6, 67, 108,
+		4, 105, 6,
+		3, 6, 106,
+		6, 67, 107,
 		2, 32, 72,
-		4, 110, 6,
-		3, 6, 111,
-		6, 108, 105,
-		2, 112, 113,
-		6, 109, 114,
-		6, 115, 105,
+		4, 109, 6,
+		3, 6, 110,
+		6, 107, 104,
+		2, 111, 112,
+		6, 108, 113,
+		6, 114, 104,
 		2, 11, 72,
-		4, 117, 6,
-		3, 6, 118,
-		2, 119, 65,
-		6, 116, 120,
+		4, 116, 6,
+		3, 6, 117,
+		2, 118, 65,
+		6, 115, 119,
 		2, 64, 31,
-		2, 122, 37,
-		6, 67, 123,
+		2, 121, 37,
+		6, 67, 122,
 		2, 64, 23,
-		2, 125, 47,
-		6, 124, 126,
+		2, 124, 47,
+		6, 123, 125,
 		2, 85, 31,
-		2, 128, 37,
+		2, 127, 37,
 		0, 512, 0,
-		3, 130, 16,
-		6, 129, 131,
-		2, 64, 132,
-		6, 133, 129,
-		2, 64, 134,
-		6, 127, 135,
-		6, 134, 131,
-		2, 64, 137,
-		6, 136, 138,
-		6, 139, 133,
+		3, 129, 16,
+		6, 128, 130,
+		2, 64, 131,
+		6, 132, 128,
+		2, 64, 133,
+		6, 126, 134,
+		6, 133, 130,
+		2, 64, 136,
+		6, 135, 137,
+		6, 138, 132,
 		6, 50, 85,
-		2, 85, 141,
-		6, 87, 142,
-		2, 64, 143,
-		6, 140, 144,
-		6, 145, 80,
-		6, 146, 50,
-		6, 147, 85,
-		6, 148, 129,
-		6, 149, 87,
-		2, 85, 108,
-		6, 150, 151,
-		6, 152, 142,
-		6, 153, 78,
+		2, 85, 140,
+		6, 87, 141,
+		2, 64, 142,
+		6, 139, 143,
+		6, 144, 80,
+		6, 145, 50,
+		6, 146, 85,
+		6, 147, 128,
+		6, 148, 87,
+		2, 85, 107,
+		6, 149, 150,
+		6, 151, 141,
+		6, 152, 78,
 		2, 78, 31,
-		2, 155, 37,
-		6, 154, 156,
-		6, 157, 131,
-		2, 131, 23,
-		2, 159, 24,
-		6, 158, 160,
+		2, 154, 37,
+		6, 153, 155,
+		6, 156, 130,
+		2, 130, 23,
+		2, 158, 24,
+		6, 157, 159,
 		0, 640, 0,
-		3, 162, 16,
-		6, 161, 163,
+		3, 161, 16,
+		6, 160, 162,
 		0, 768, 0,
-		3, 165, 16,
-		6, 164, 166,
-		0, 136, 0,
-		3, 168, 1,
-		2, 32, 113,
-		2, 71, 85,
-		6, 67, 112,
-		6, 172, 120,
-		6, 77, 151,
-		2, 108, 174,
-		6, 174, 175,
-		2, 64, 176,
-		6, 177, 151,
-		2, 64, 178,
-		6, 177, 179,
-		6, 180, 151,
-		2, 38, 181,
-		6, 182, 126,
-		6, 183, 77,
-		6, 77, 177,
-		6, 185, 175,
-		2, 64, 186,
-		6, 126, 187,
+		3, 164, 16,
+		6, 163, 165,
+		6, 67, 111,
+		6, 167, 119,
+		6, 77, 150,
+		2, 107, 169,
+		6, 169, 170,
+		2, 64, 171,
+		6, 172, 150,
+		2, 64, 173,
+		6, 172, 174,
+		6, 175, 150,
+		2, 38, 176,
+		6, 177, 125,
+		6, 178, 77,
+		6, 77, 172,
+		6, 180, 170,
+		2, 64, 181,
+		6, 125, 182,
+		2, 64, 183,
+		6, 179, 184,
+		6, 185, 182,
+		6, 186, 172,
+		6, 172, 130,
 		2, 64, 188,
-		6, 184, 189,
-		6, 190, 187,
-		6, 191, 177,
-		6, 177, 131,
-		2, 64, 193,
-		6, 180, 194,
-		6, 194, 131,
-		2, 64, 196,
-		6, 195, 197,
-		6, 198, 131,
-		2, 64, 199,
-		6, 192, 200,
-		6, 201, 179,
-		6, 202, 194,
-		6, 203, 197,
+		6, 175, 189,
+		6, 189, 130,
+		2, 64, 191,
+		6, 190, 192,
+		6, 193, 130,
+		2, 64, 194,
+		6, 187, 195,
+		6, 196, 174,
+		6, 197, 189,
+		6, 198, 192,
 		2, 85, 23,
-		2, 205, 49,
+		2, 200, 49,
 		6, 85, 53,
-		2, 85, 207,
-		6, 206, 208,
-		6, 209, 53,
-		2, 64, 210,
-		6, 204, 211,
-		6, 212, 144,
-		6, 213, 80,
-		6, 214, 58,
-		6, 215, 50,
-		6, 216, 206,
-		6, 217, 87,
-		6, 218, 151,
-		6, 219, 142,
-		6, 220, 208,
-		6, 221, 53,
-		2, 78, 108,
-		2, 223, 75,
-		2, 224, 45,
-		6, 222, 225,
+		2, 85, 202,
+		6, 201, 203,
+		6, 204, 53,
+		2, 64, 205,
+		6, 199, 206,
+		6, 207, 143,
+		6, 208, 80,
+		6, 209, 58,
+		6, 210, 50,
+		6, 211, 201,
+		6, 212, 87,
+		6, 213, 150,
+		6, 214, 141,
+		6, 215, 203,
+		6, 216, 53,
+		2, 78, 107,
+		2, 218, 75,
+		2, 219, 45,
+		6, 217, 220,
 		2, 78, 75,
-		2, 227, 45,
-		6, 226, 228,
-		2, 131, 31,
-		2, 230, 37,
-		6, 229, 231,
-		6, 232, 160,
-		2, 159, 47,
-		6, 233, 234,
-		6, 235, 175,
-		6, 225, 231,
-		2, 108, 237,
-		6, 236, 238,
+		2, 222, 45,
+		6, 221, 223,
+		2, 130, 31,
+		2, 225, 37,
+		6, 224, 226,
+		6, 227, 159,
+		2, 158, 47,
+		6, 228, 229,
+		6, 230, 170,
+		6, 220, 226,
+		2, 107, 232,
+		6, 231, 233,
 		0, 896, 0,
-		3, 240, 16,
-		6, 239, 241,
-		2, 71, 237,
-		2, 71, 78,
-		2, 244, 75,
-		2, 245, 45,
-		2, 43, 78,
-		2, 247, 45,
-		2, 71, 174,
-		2, 43, 64,
-		2, 250, 45,
+		3, 235, 16,
+		6, 234, 236,
 		6, 38, 67,
-		6, 252, 123,
-		6, 253, 126,
-		2, 125, 49,
-		6, 254, 255,
-		2, 64, 108,
-		6, 256, 257,
-		2, 257, 75,
-		2, 259, 45,
-		6, 258, 260,
-		6, 38, 123,
-		6, 262, 257,
-		6, 263, 260,
-		6, 129, 78,
-		2, 64, 265,
-		6, 266, 129,
-		6, 267, 78,
-		2, 64, 268,
-		6, 264, 269,
-		6, 270, 266,
-		6, 271, 48,
-		6, 272, 129,
-		6, 273, 78,
+		6, 238, 122,
+		6, 239, 125,
+		2, 124, 49,
+		6, 240, 241,
+		2, 64, 107,
+		6, 242, 243,
+		2, 243, 75,
+		2, 245, 45,
+		6, 244, 246,
+		6, 38, 122,
+		6, 248, 243,
+		6, 249, 246,
+		6, 128, 78,
+		2, 64, 251,
+		6, 252, 128,
+		6, 253, 78,
+		2, 64, 254,
+		6, 250, 255,
+		6, 256, 252,
+		6, 257, 48,
+		6, 258, 128,
+		6, 259, 78,
 		2, 78, 23,
-		2, 275, 24,
-		6, 274, 276,
-		6, 277, 108,
-		6, 129, 108,
-		2, 108, 279,
-		6, 278, 280,
-		2, 64, 281,
-		6, 261, 282,
-		6, 283, 269,
-		6, 284, 138,
-		2, 151, 31,
-		2, 286, 37,
-		6, 133, 287,
-		2, 64, 288,
-		6, 285, 289,
-		6, 290, 266,
-		6, 291, 133,
-		6, 292, 80,
-		6, 293, 48,
-		6, 294, 50,
-		6, 295, 85,
-		6, 296, 129,
-		6, 297, 87,
-		6, 298, 287,
+		2, 261, 24,
+		6, 260, 262,
+		6, 263, 107,
+		6, 128, 107,
+		2, 107, 265,
+		6, 264, 266,
+		2, 64, 267,
+		6, 247, 268,
+		6, 269, 255,
+		6, 270, 137,
+		2, 150, 31,
+		2, 272, 37,
+		6, 132, 273,
+		2, 64, 274,
+		6, 271, 275,
+		6, 276, 252,
+		6, 277, 132,
+		6, 278, 80,
+		6, 279, 48,
+		6, 280, 50,
+		6, 281, 85,
+		6, 282, 128,
+		6, 283, 87,
+		6, 284, 273,
 		2, 85, 75,
-		2, 300, 45,
-		6, 299, 301,
-		6, 255, 78,
-		2, 85, 303,
-		6, 302, 304,
-		6, 305, 142,
-		6, 306, 78,
-		6, 307, 276,
+		2, 286, 45,
+		6, 285, 287,
+		6, 241, 78,
+		2, 85, 289,
+		6, 288, 290,
+		6, 291, 141,
+		6, 292, 78,
+		6, 293, 262,
 		2, 78, 52,
-		2, 309, 49,
-		6, 308, 310,
-		6, 311, 131,
-		6, 312, 160,
-		6, 313, 108,
-		6, 314, 280,
-		6, 287, 301,
-		2, 108, 316,
-		6, 315, 317,
-		2, 171, 31,
-		2, 319, 37,
-		2, 71, 316,
-		2, 43, 85,
-		2, 322, 45,
-		2, 71, 279,
-		2, 250, 108,
-		2, 325, 45,
-		2, 125, 24,
-		6, 67, 327,
-		6, 328, 126,
-		6, 329, 257,
-		6, 330, 260,
-		6, 331, 77,
-		6, 332, 266,
-		6, 333, 144,
-		6, 156, 163,
-		2, 64, 335,
-		6, 334, 336,
-		6, 337, 80,
-		6, 338, 50,
-		6, 339, 85,
-		6, 340, 129,
-		6, 341, 206,
-		6, 342, 87,
-		6, 343, 151,
-		2, 151, 75,
-		2, 345, 45,
-		6, 344, 346,
-		6, 347, 142,
-		6, 348, 208,
-		6, 349, 53,
-		6, 350, 78,
-		6, 351, 156,
-		6, 327, 78,
-		2, 78, 353,
-		6, 352, 354,
-		6, 355, 131,
-		6, 356, 160,
-		6, 260, 266,
-		6, 358, 129,
-		2, 108, 359,
-		6, 357, 360,
-		6, 257, 156,
-		2, 108, 362,
-		6, 361, 363,
-		6, 364, 163,
-		2, 71, 362,
-		2, 71, 64,
-		2, 322, 108,
-		2, 368, 45,
-		2, 71, 359,
-		2, 367, 75,
-		2, 371, 45,
-		6, 172, 119,
-		6, 257, 78,
-		2, 64, 374,
-		6, 257, 375,
-		6, 376, 78,
-		2, 64, 377,
-		6, 257, 378,
-		6, 379, 375,
-		2, 38, 380,
-		6, 381, 123,
-		6, 382, 327,
-		6, 383, 126,
-		6, 384, 257,
-		6, 385, 77,
-		6, 123, 85,
-		2, 64, 387,
-		6, 123, 388,
-		6, 389, 78,
-		2, 64, 390,
-		6, 386, 391,
-		6, 392, 388,
-		6, 393, 378,
-		6, 394, 375,
-		6, 395, 144,
-		6, 396, 65,
-		6, 397, 50,
-		6, 398, 87,
-		6, 399, 151,
-		6, 400, 346,
-		6, 401, 301,
-		6, 402, 142,
-		6, 403, 354,
-		6, 123, 257,
-		6, 405, 391,
-		6, 406, 388,
-		2, 108, 407,
-		6, 404, 408,
-		6, 257, 301,
-		2, 108, 410,
-		6, 409, 411,
-		2, 71, 407,
-		2, 71, 410,
-		2, 85, 112,
-		2, 415, 75,
-		2, 416, 45,
-		2, 78, 112,
-		6, 417, 418,
-		2, 112, 23,
-		2, 420, 47,
-		6, 419, 421,
-		2, 64, 422,
-		6, 423, 418,
-		2, 108, 424,
+		2, 295, 49,
+		6, 294, 296,
+		6, 297, 130,
+		6, 298, 159,
+		6, 299, 107,
+		6, 300, 266,
+		6, 273, 287,
+		2, 107, 302,
+		6, 301, 303,
+		2, 124, 24,
+		6, 67, 305,
+		6, 306, 125,
+		6, 307, 243,
+		6, 308, 246,
+		6, 309, 77,
+		6, 310, 252,
+		6, 311, 143,
+		6, 155, 162,
+		2, 64, 313,
+		6, 312, 314,
+		6, 315, 80,
+		6, 316, 50,
+		6, 317, 85,
+		6, 318, 128,
+		6, 319, 201,
+		6, 320, 87,
+		6, 321, 150,
+		2, 150, 75,
+		2, 323, 45,
+		6, 322, 324,
+		6, 325, 141,
+		6, 326, 203,
+		6, 327, 53,
+		6, 328, 78,
+		6, 329, 155,
+		6, 305, 78,
+		2, 78, 331,
+		6, 330, 332,
+		6, 333, 130,
+		6, 334, 159,
+		6, 246, 252,
+		6, 336, 128,
+		2, 107, 337,
+		6, 335, 338,
+		6, 243, 155,
+		2, 107, 340,
+		6, 339, 341,
+		6, 342, 162,
+		6, 167, 118,
+		6, 243, 78,
+		2, 64, 345,
+		6, 243, 346,
+		6, 347, 78,
+		2, 64, 348,
+		6, 243, 349,
+		6, 350, 346,
+		2, 38, 351,
+		6, 352, 122,
+		6, 353, 305,
+		6, 354, 125,
+		6, 355, 243,
+		6, 356, 77,
+		6, 122, 85,
+		2, 64, 358,
+		6, 122, 359,
+		6, 360, 78,
+		2, 64, 361,
+		6, 357, 362,
+		6, 363, 359,
+		6, 364, 349,
+		6, 365, 346,
+		6, 366, 143,
+		6, 367, 65,
+		6, 368, 50,
+		6, 369, 87,
+		6, 370, 150,
+		6, 371, 324,
+		6, 372, 287,
+		6, 373, 141,
+		6, 374, 332,
+		6, 122, 243,
+		6, 376, 362,
+		6, 377, 359,
+		2, 107, 378,
+		6, 375, 379,
+		6, 243, 287,
+		2, 107, 381,
+		6, 380, 382,
+		2, 85, 111,
+		2, 384, 75,
+		2, 385, 45,
+		2, 78, 111,
+		6, 386, 387,
+		2, 111, 23,
+		2, 389, 47,
+		6, 388, 390,
+		2, 64, 391,
+		6, 392, 387,
+		2, 107, 393,
+		6, 393, 394,
+		2, 38, 395,
+		2, 150, 111,
+		2, 397, 75,
+		2, 398, 45,
+		6, 399, 387,
+		2, 107, 400,
+		2, 162, 111,
+		6, 401, 402,
+		2, 64, 403,
+		6, 404, 387,
+		6, 405, 401,
+		2, 38, 406,
+		6, 396, 407,
+		2, 64, 111,
+		6, 408, 409,
+		2, 409, 23,
+		2, 411, 47,
+		6, 410, 412,
+		2, 218, 111,
+		2, 414, 75,
+		2, 415, 45,
+		6, 412, 416,
+		2, 64, 417,
+		6, 413, 418,
+		6, 409, 392,
+		6, 420, 390,
+		2, 64, 421,
+		6, 419, 422,
+		6, 409, 87,
+		2, 158, 49,
 		6, 424, 425,
-		2, 38, 426,
-		2, 151, 112,
-		2, 428, 75,
-		2, 429, 45,
-		6, 430, 418,
-		2, 108, 431,
-		2, 163, 112,
-		6, 432, 433,
-		2, 64, 434,
-		6, 435, 418,
-		6, 436, 432,
-		2, 38, 437,
-		6, 427, 438,
-		2, 64, 112,
-		6, 439, 440,
-		2, 440, 23,
-		2, 442, 47,
+		2, 64, 426,
+		6, 423, 427,
+		2, 64, 393,
+		6, 429, 392,
+		6, 430, 387,
+		2, 64, 431,
+		6, 432, 429,
+		6, 433, 392,
+		6, 434, 387,
+		2, 64, 435,
+		6, 428, 436,
+		6, 437, 432,
+		6, 438, 429,
+		6, 439, 392,
+		6, 440, 404,
+		2, 23, 393,
+		2, 442, 24,
 		6, 441, 443,
-		2, 223, 112,
-		2, 445, 75,
-		2, 446, 45,
-		6, 443, 447,
-		2, 64, 448,
-		6, 444, 449,
-		6, 440, 423,
-		6, 451, 421,
-		2, 64, 452,
-		6, 450, 453,
-		6, 440, 87,
-		2, 159, 49,
+		6, 444, 85,
+		6, 445, 87,
+		6, 446, 399,
+		6, 447, 384,
+		6, 448, 386,
+		2, 85, 118,
+		2, 450, 391,
+		2, 451, 65,
+		6, 449, 452,
+		2, 85, 391,
+		6, 453, 454,
+		2, 454, 65,
 		6, 455, 456,
-		2, 64, 457,
-		6, 454, 458,
-		2, 64, 424,
-		6, 460, 423,
-		6, 461, 418,
-		2, 64, 462,
-		6, 463, 460,
-		6, 464, 423,
-		6, 465, 418,
-		2, 64, 466,
-		6, 459, 467,
-		6, 468, 463,
-		6, 469, 460,
-		6, 470, 423,
-		6, 471, 435,
-		2, 23, 424,
-		2, 473, 24,
-		6, 472, 474,
-		6, 475, 85,
-		6, 476, 87,
-		6, 477, 430,
-		6, 478, 415,
-		6, 479, 417,
-		2, 85, 119,
-		2, 481, 422,
-		2, 482, 65,
-		6, 480, 483,
-		2, 85, 422,
-		6, 484, 485,
-		2, 485, 65,
+		6, 457, 416,
+		6, 458, 387,
+		2, 387, 52,
+		2, 460, 49,
+		6, 459, 461,
+		6, 462, 130,
+		6, 463, 425,
+		2, 130, 111,
+		6, 464, 465,
+		2, 465, 23,
+		2, 467, 24,
+		6, 466, 468,
+		6, 392, 386,
+		6, 470, 394,
+		2, 107, 471,
+		6, 469, 472,
+		6, 473, 394,
+		6, 474, 401,
+		6, 475, 111,
+		6, 476, 390,
+		6, 477, 402,
+		2, 402, 23,
+		2, 479, 49,
+		6, 478, 480,
+		2, 165, 111,
+		6, 481, 482,
+		2, 236, 111,
+		6, 483, 484,
+		6, 243, 77,
+		2, 64, 140,
 		6, 486, 487,
-		6, 488, 447,
-		6, 489, 418,
-		2, 418, 52,
-		2, 491, 49,
-		6, 490, 492,
-		6, 493, 131,
-		6, 494, 456,
-		2, 131, 112,
-		6, 495, 496,
-		2, 496, 23,
-		2, 498, 24,
-		6, 497, 499,
-		6, 423, 417,
-		6, 501, 425,
-		2, 108, 502,
-		6, 500, 503,
-		6, 504, 425,
-		6, 505, 432,
-		6, 506, 112,
-		6, 507, 421,
-		6, 508, 433,
-		2, 433, 23,
-		2, 510, 49,
-		6, 509, 511,
-		2, 166, 112,
-		6, 512, 513,
-		2, 241, 112,
-		6, 514, 515,
-		2, 485, 169,
-		2, 71, 424,
-		2, 71, 502,
-		2, 322, 112,
-		2, 520, 45,
-		2, 71, 431,
-		2, 171, 112,
-		2, 523, 75,
-		2, 524, 45,
-		6, 257, 77,
-		2, 64, 141,
-		6, 526, 527,
-		6, 528, 48,
-		6, 529, 78,
-		2, 64, 530,
-		6, 257, 531,
-		2, 38, 532,
-		6, 257, 85,
-		2, 64, 534,
-		6, 257, 535,
-		6, 536, 78,
-		2, 64, 537,
-		6, 257, 538,
-		6, 539, 535,
-		2, 38, 540,
-		6, 533, 541,
-		6, 542, 67,
-		6, 543, 257,
-		6, 544, 77,
-		6, 533, 257,
-		6, 546, 531,
-		6, 531, 78,
-		2, 64, 548,
-		6, 547, 549,
-		2, 64, 550,
-		6, 545, 551,
-		6, 552, 531,
-		6, 553, 538,
-		6, 554, 535,
-		2, 108, 526,
-		6, 77, 556,
-		2, 64, 557,
-		6, 555, 558,
-		6, 531, 549,
-		6, 560, 78,
-		2, 64, 561,
-		6, 559, 562,
-		6, 563, 549,
-		6, 564, 527,
-		6, 565, 65,
-		6, 566, 80,
-		2, 23, 548,
-		2, 568, 24,
-		6, 567, 569,
-		6, 570, 206,
-		6, 527, 50,
-		6, 572, 85,
-		2, 85, 573,
-		6, 571, 574,
-		6, 575, 208,
-		6, 576, 53,
-		6, 527, 85,
-		2, 52, 578,
-		2, 579, 49,
-		6, 577, 580,
-		6, 581, 354,
-		6, 582, 556,
-		6, 526, 531,
-		2, 108, 584,
-		6, 583, 585,
-		6, 586, 105,
-		2, 71, 526,
-		2, 71, 584,
+		6, 488, 48,
+		6, 489, 78,
+		2, 64, 490,
+		6, 243, 491,
+		2, 38, 492,
+		6, 243, 85,
+		2, 64, 494,
+		6, 243, 495,
+		6, 496, 78,
+		2, 64, 497,
+		6, 243, 498,
+		6, 499, 495,
+		2, 38, 500,
+		6, 493, 501,
+		6, 502, 67,
+		6, 503, 243,
+		6, 504, 77,
+		6, 493, 243,
+		6, 506, 491,
+		6, 491, 78,
+		2, 64, 508,
+		6, 507, 509,
+		2, 64, 510,
+		6, 505, 511,
+		6, 512, 491,
+		6, 513, 498,
+		6, 514, 495,
+		2, 107, 486,
+		6, 77, 516,
+		2, 64, 517,
+		6, 515, 518,
+		6, 491, 509,
+		6, 520, 78,
+		2, 64, 521,
+		6, 519, 522,
+		6, 523, 509,
+		6, 524, 487,
+		6, 525, 65,
+		6, 526, 80,
+		2, 23, 508,
+		2, 528, 24,
+		6, 527, 529,
+		6, 530, 201,
+		6, 487, 50,
+		6, 532, 85,
+		2, 85, 533,
+		6, 531, 534,
+		6, 535, 203,
+		6, 536, 53,
+		6, 487, 85,
+		2, 52, 538,
+		2, 539, 49,
+		6, 537, 540,
+		6, 541, 332,
+		6, 542, 516,
+		6, 486, 491,
+		2, 107, 544,
+		6, 543, 545,
+		6, 546, 104,
 	},
 	Tensors: []int32{
 		7, 0, 2, 0, // "input_ids"
@@ -1430,106 +1388,106 @@ var program = wgrt.Program{
 			Ranges: []int{0, 1, 8, 1, 1, 1},
 			Steps: []int32{
 				0, 1, 68, -1, -1, // acquire pool 1: max(128*batch, 128*batch*seq) bytes on "cpu"
-				2, 3, 1, 59, 64, // view "/tok/Gather_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 8, 1, 59, 64, // view "/Add_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 3, 1, 0, 59, 64, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
+				2, 8, 1, 0, 59, 64, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
 				0, 2, 102, -1, -1, // acquire pool 2: 4*batch*seq + 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64) bytes on "cpu"
-				2, 4, 2, 59, 11, // view "/Range_output_0": pool 2 at 0, 8*seq bytes
-				2, 5, 2, 59, 11, // view "/Unsqueeze_output_0": pool 2 at 0, 8*seq bytes
+				2, 4, 2, 1, 59, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
+				2, 5, 2, 1, 59, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
 				0, 0, 66, -1, -1, // acquire pool 0: max(128*batch*seq, 128*seq) bytes on "cpu"
-				2, 7, 0, 59, 65, // view "/pos/Gather_output_0": pool 0 at 0, 128*seq bytes
+				2, 7, 0, 2, 59, 65, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 0, 59, 64, // view "/ln/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 41, 0, 59, 64, // view "/layers.0/Add_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 11, 0, 3, 59, 64, // view "/ln/LayerNormalization_output_0": storage 3 at 0, 128*batch*seq bytes
+				2, 41, 0, 3, 59, 64, // view "/layers.0/Add_1_output_0": storage 3 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 2, 101, 102, // view "/Cast_1_output_0": pool 2 at 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64), 4*batch*seq bytes
-				2, 16, 2, 101, 102, // view "/Sub_output_0": pool 2 at 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64), 4*batch*seq bytes
-				2, 18, 2, 101, 102, // view "/Mul_output_0": pool 2 at 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64), 4*batch*seq bytes
+				2, 14, 2, 4, 59, 32, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 2, 4, 59, 32, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 2, 4, 59, 32, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 59, 25, // view "scratch ops[8]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 91, 92, // view "/layers.0/qkv/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 384*batch*seq bytes
+				2, 111, 2, 5, 59, 25, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 6, 59, 78, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 1, 59, 64, // view "/layers.0/Split_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 25, 1, 59, 64, // view "/layers.0/Reshape_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 23, 2, 59, 64, // view "/layers.0/Split_output_1": pool 2 at 0, 128*batch*seq bytes
-				2, 27, 2, 59, 64, // view "/layers.0/Reshape_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 24, 2, 64, 85, // view "/layers.0/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 64, 85, // view "/layers.0/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 22, 1, 7, 59, 64, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 25, 1, 7, 59, 64, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 23, 2, 8, 59, 64, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
+				2, 27, 2, 8, 59, 64, // view "/layers.0/Reshape_1_output_0": storage 8 at 0, 128*batch*seq bytes
+				2, 24, 2, 9, 59, 64, // view "/layers.0/Split_output_2": storage 9 at 0, 128*batch*seq bytes
+				2, 28, 2, 9, 59, 64, // view "/layers.0/Reshape_2_output_0": storage 9 at 0, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 91, 103, // view "/layers.0/Transpose_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				2, 26, 2, 10, 59, 64, // view "/layers.0/Transpose_output_0": storage 10 at 0, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 1, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 29, 1, 11, 59, 64, // view "/layers.0/Transpose_1_output_0": storage 11 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 103, 104, // view "/layers.0/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				2, 30, 2, 12, 59, 64, // view "/layers.0/Transpose_2_output_0": storage 12 at 0, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 59, 38, // view "scratch ops[13]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 38, 83, // view "/layers.0/MatMul_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 33, 2, 38, 83, // view "/layers.0/Div_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 34, 2, 38, 83, // view "/layers.0/Add_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 112, 2, 13, 59, 38, // view "scratch ops[13]": storage 13 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 14, 59, 71, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 2, 14, 59, 71, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 2, 14, 59, 71, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 96, 97, // view "/layers.0/Softmax_output_0": pool 2 at 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 16*batch*seq*seq bytes
+				2, 35, 2, 15, 59, 71, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 59, 46, // view "scratch ops[17]": pool 2 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 105, 77, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 113, 2, 16, 59, 46, // view "scratch ops[17]": storage 16 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 17, 59, 64, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 1, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 38, 1, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 37, 1, 18, 59, 64, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
+				2, 38, 1, 18, 59, 64, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 59, 48, // view "scratch ops[19]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 19, 59, 48, // view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 1, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 58, 1, 59, 64, // view "/layers.0/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 44, 1, 20, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 58, 1, 20, 59, 64, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 91, 104, // view "/layers.0/ff1/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 256*batch*seq bytes
+				2, 115, 2, 21, 59, 50, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 22, 59, 85, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 53, 87, // view "/layers.0/Div_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 50, 2, 53, 87, // view "/layers.0/Erf_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 52, 2, 53, 87, // view "/layers.0/Add_2_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 53, 2, 53, 87, // view "/layers.0/Mul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 55, 2, 53, 87, // view "/layers.0/Mul_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 49, 2, 23, 59, 85, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 50, 2, 23, 59, 85, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 52, 2, 23, 59, 85, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 53, 2, 23, 59, 85, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 55, 2, 23, 59, 85, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 24, 59, 53, // view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -1537,39 +1495,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 84, 0, 59, 64, // view "/layers.1/Add_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 61, 0, 25, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
+				2, 84, 0, 25, 59, 64, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 59, 25, // view "scratch ops[29]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 91, 92, // view "/layers.1/qkv/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 384*batch*seq bytes
+				2, 117, 2, 26, 59, 25, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 27, 59, 78, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 1, 59, 64, // view "/layers.1/Split_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 68, 1, 59, 64, // view "/layers.1/Reshape_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 66, 2, 59, 64, // view "/layers.1/Split_output_1": pool 2 at 0, 128*batch*seq bytes
-				2, 70, 2, 59, 64, // view "/layers.1/Reshape_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 67, 2, 64, 85, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 71, 2, 64, 85, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 65, 1, 28, 59, 64, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 68, 1, 28, 59, 64, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 66, 2, 29, 59, 64, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
+				2, 70, 2, 29, 59, 64, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
+				2, 67, 2, 30, 59, 64, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
+				2, 71, 2, 30, 59, 64, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 91, 103, // view "/layers.1/Transpose_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				2, 69, 2, 31, 59, 64, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 1, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 72, 1, 32, 59, 64, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 103, 104, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				2, 73, 2, 33, 59, 64, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 59, 38, // view "scratch ops[34]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 38, 83, // view "/layers.1/MatMul_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 76, 2, 38, 83, // view "/layers.1/Div_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 77, 2, 38, 83, // view "/layers.1/Add_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 118, 2, 34, 59, 38, // view "scratch ops[34]": storage 34 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 35, 59, 71, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 76, 2, 35, 59, 71, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 77, 2, 35, 59, 71, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -1579,47 +1537,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 96, 97, // view "/layers.1/Softmax_output_0": pool 2 at 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 16*batch*seq*seq bytes
+				2, 78, 2, 36, 59, 71, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 59, 46, // view "scratch ops[38]": pool 2 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 105, 77, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 119, 2, 37, 59, 46, // view "scratch ops[38]": storage 37 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 38, 59, 64, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 1, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 81, 1, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 80, 1, 39, 59, 64, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
+				2, 81, 1, 39, 59, 64, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 59, 48, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 40, 59, 48, // view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 1, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 101, 1, 59, 64, // view "/layers.1/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 87, 1, 41, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
+				2, 101, 1, 41, 59, 64, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 91, 104, // view "/layers.1/ff1/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 256*batch*seq bytes
+				2, 121, 2, 42, 59, 50, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 43, 59, 85, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 53, 87, // view "/layers.1/Div_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 93, 2, 53, 87, // view "/layers.1/Erf_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 95, 2, 53, 87, // view "/layers.1/Add_2_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 96, 2, 53, 87, // view "/layers.1/Mul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 98, 2, 53, 87, // view "/layers.1/Mul_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 92, 2, 44, 59, 85, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 93, 2, 44, 59, 85, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 95, 2, 44, 59, 85, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 96, 2, 44, 59, 85, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 98, 2, 44, 59, 85, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 59, 53, // view "scratch ops[48]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 45, 59, 53, // view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -1627,15 +1585,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 46, 59, 64, // view "hidden": storage 46 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 58, 80, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
+				2, 106, 2, 47, 59, 67, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 59, 58, // view "scratch ops[51]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 48, 59, 58, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 49, 59, 67, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
+				2, 110, 1, 49, 59, 67, // view "pooled": storage 49 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -1644,112 +1602,164 @@ var program = wgrt.Program{
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
+			Storages: []int32{
+				1, 64, 59, 1, 6, // storage 0: "/tok/Gather_output_0"
+				2, 11, 59, 2, 4, // storage 1: "/Range_output_0"
+				0, 65, 59, 3, 5, // storage 2: "/pos/Gather_output_0"
+				0, 64, 59, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
+				2, 32, 101, 6, 38, // storage 4: "/Cast_1_output_0"
+				2, 25, 59, 9, 10, // storage 5: "scratch ops[8]"
+				2, 78, 91, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				1, 64, 59, 10, 12, // storage 7: "/layers.0/Split_output_0"
+				2, 64, 59, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 64, 64, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 64, 91, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				1, 64, 59, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
+				2, 64, 103, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 38, 59, 14, 15, // storage 13: "scratch ops[13]"
+				2, 71, 38, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 71, 96, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				2, 46, 59, 18, 19, // storage 16: "scratch ops[17]"
+				2, 64, 104, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				1, 64, 59, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
+				2, 48, 59, 20, 21, // storage 19: "scratch ops[19]"
+				1, 64, 59, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
+				2, 50, 59, 22, 23, // storage 21: "scratch ops[21]"
+				2, 85, 91, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
+				2, 85, 53, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
+				2, 53, 59, 28, 29, // storage 24: "scratch ops[27]"
+				0, 64, 59, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
+				2, 25, 59, 30, 31, // storage 26: "scratch ops[29]"
+				2, 78, 91, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
+				1, 64, 59, 31, 33, // storage 28: "/layers.1/Split_output_0"
+				2, 64, 59, 31, 35, // storage 29: "/layers.1/Split_output_1"
+				2, 64, 64, 31, 34, // storage 30: "/layers.1/Split_output_2"
+				2, 64, 91, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
+				1, 64, 59, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
+				2, 64, 103, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
+				2, 38, 59, 35, 36, // storage 34: "scratch ops[34]"
+				2, 71, 38, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
+				2, 71, 96, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
+				2, 46, 59, 39, 40, // storage 37: "scratch ops[38]"
+				2, 64, 104, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
+				1, 64, 59, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
+				2, 48, 59, 41, 42, // storage 40: "scratch ops[40]"
+				1, 64, 59, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
+				2, 50, 59, 43, 44, // storage 42: "scratch ops[42]"
+				2, 85, 91, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
+				2, 85, 53, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
+				2, 53, 59, 49, 50, // storage 45: "scratch ops[48]"
+				0, 64, 59, 50, 54, // storage 46: "hidden"
+				2, 67, 58, 51, 53, // storage 47: "/Gather_1_output_0"
+				2, 58, 59, 52, 53, // storage 48: "scratch ops[51]"
+				1, 67, 59, 52, 54, // storage 49: "/pool/Gemm_output_0"
+			},
 		},
 		{
 			// "batch">=1, "seq"=2
 			Ranges: []int{0, 1, -1, 1, 2, 2},
 			Steps: []int32{
 				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 3, 0, 0, 59, 64, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 0, 59, 64, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 121, -1, -1, // acquire pool 1: max(128*batch, 64*((16*batch*seq*seq + 63)//64), 64*((4*batch*seq + 63)//64) + max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
-				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				0, 1, 120, -1, -1, // acquire pool 1: max(128*batch, 64*((16*batch*seq*seq + 63)//64), 64*((4*batch*seq + 63)//64) + max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
+				2, 4, 1, 1, 59, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
+				2, 5, 1, 1, 59, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				2, 7, 1, 2, 59, 65, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 167, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 640*batch*seq, 768*batch*seq) bytes on "cpu"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				0, 2, 166, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 640*batch*seq, 768*batch*seq) bytes on "cpu"
+				2, 11, 2, 3, 59, 64, // view "/ln/LayerNormalization_output_0": storage 3 at 0, 128*batch*seq bytes
+				2, 41, 2, 3, 59, 64, // view "/layers.0/Add_1_output_0": storage 3 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 113, 170, // view "/Cast_1_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
-				2, 16, 1, 113, 170, // view "/Sub_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
-				2, 18, 1, 113, 170, // view "/Mul_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
+				2, 14, 1, 4, 59, 32, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 1, 4, 59, 32, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 1, 4, 59, 32, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 111, 2, 5, 59, 25, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 6, 59, 78, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 132, 133, // view "/layers.0/Split_output_1": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 27, 2, 132, 133, // view "/layers.0/Reshape_1_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 24, 2, 137, 138, // view "/layers.0/Split_output_2": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 28, 2, 137, 138, // view "/layers.0/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				2, 22, 0, 7, 59, 64, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 25, 0, 7, 59, 64, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 23, 2, 8, 59, 64, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
+				2, 27, 2, 8, 59, 64, // view "/layers.0/Reshape_1_output_0": storage 8 at 0, 128*batch*seq bytes
+				2, 24, 2, 9, 59, 64, // view "/layers.0/Split_output_2": storage 9 at 0, 128*batch*seq bytes
+				2, 28, 2, 9, 59, 64, // view "/layers.0/Reshape_2_output_0": storage 9 at 0, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 123, 129, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				2, 26, 2, 10, 59, 64, // view "/layers.0/Transpose_output_0": storage 10 at 0, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 11, 59, 64, // view "/layers.0/Transpose_1_output_0": storage 11 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 134, 135, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq bytes
+				2, 30, 2, 12, 59, 64, // view "/layers.0/Transpose_2_output_0": storage 12 at 0, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 64, 123, // view "scratch ops[13]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 1, 59, 71, // view "/layers.0/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 33, 1, 59, 71, // view "/layers.0/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 34, 1, 59, 71, // view "/layers.0/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 112, 2, 13, 59, 38, // view "scratch ops[13]": storage 13 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 1, 14, 59, 71, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 1, 14, 59, 71, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 1, 14, 59, 71, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 85, 171, // view "/layers.0/Softmax_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				2, 35, 2, 15, 59, 71, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 1, 59, 46, // view "scratch ops[17]": pool 1 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 64, 85, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 113, 1, 16, 59, 46, // view "scratch ops[17]": storage 16 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 17, 59, 64, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 18, 59, 64, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
+				2, 38, 0, 18, 59, 64, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 19, 59, 48, // view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 20, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 58, 0, 20, 59, 64, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 141, 142, // view "/layers.0/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 115, 2, 21, 59, 50, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 22, 59, 85, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 59, 85, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 50, 2, 59, 85, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 52, 2, 59, 85, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 53, 2, 59, 85, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 55, 2, 59, 85, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 49, 2, 23, 59, 85, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 50, 2, 23, 59, 85, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 52, 2, 23, 59, 85, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 53, 2, 23, 59, 85, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 55, 2, 23, 59, 85, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 85, 87, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 24, 59, 53, // view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -1757,39 +1767,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 61, 2, 25, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
+				2, 84, 2, 25, 59, 64, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 131, 160, // view "scratch ops[29]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 64, 131, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 117, 2, 26, 59, 25, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 27, 59, 78, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 163, 166, // view "/layers.1/Split_output_1": pool 2 at 640*batch*seq, 128*batch*seq bytes
-				2, 70, 2, 163, 166, // view "/layers.1/Reshape_1_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
-				2, 67, 2, 131, 163, // view "/layers.1/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
-				2, 71, 2, 131, 163, // view "/layers.1/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 65, 0, 28, 59, 64, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 68, 0, 28, 59, 64, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 66, 2, 29, 59, 64, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
+				2, 70, 2, 29, 59, 64, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
+				2, 67, 2, 30, 59, 64, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
+				2, 71, 2, 30, 59, 64, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 85, 78, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 69, 2, 31, 59, 64, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 32, 59, 64, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 64, 85, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 73, 2, 33, 59, 64, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 78, 156, // view "scratch ops[34]": pool 2 at 384*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 1, 59, 71, // view "/layers.1/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 76, 1, 59, 71, // view "/layers.1/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 77, 1, 59, 71, // view "/layers.1/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 118, 2, 34, 59, 38, // view "scratch ops[34]": storage 34 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 1, 35, 59, 71, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 76, 1, 35, 59, 71, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 77, 1, 35, 59, 71, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -1799,47 +1809,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 85, 171, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				2, 78, 2, 36, 59, 71, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 1, 59, 46, // view "scratch ops[38]": pool 1 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 64, 85, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 119, 1, 37, 59, 46, // view "scratch ops[38]": storage 37 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 38, 59, 64, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 39, 59, 64, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
+				2, 81, 0, 39, 59, 64, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 40, 59, 48, // view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
-				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 87, 2, 41, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
+				2, 101, 2, 41, 59, 64, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 42, 59, 50, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 43, 59, 85, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 44, 59, 85, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 93, 2, 44, 59, 85, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 95, 2, 44, 59, 85, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 96, 2, 44, 59, 85, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 98, 2, 44, 59, 85, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 45, 59, 53, // view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -1847,15 +1857,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 46, 59, 64, // view "hidden": storage 46 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 47, 59, 67, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 48, 59, 58, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 49, 59, 67, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
+				2, 110, 1, 49, 59, 67, // view "pooled": storage 49 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -1864,111 +1874,163 @@ var program = wgrt.Program{
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
+			Storages: []int32{
+				0, 64, 59, 1, 6, // storage 0: "/tok/Gather_output_0"
+				1, 11, 65, 2, 4, // storage 1: "/Range_output_0"
+				1, 65, 59, 3, 5, // storage 2: "/pos/Gather_output_0"
+				2, 64, 59, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
+				1, 32, 112, 6, 38, // storage 4: "/Cast_1_output_0"
+				2, 25, 130, 9, 10, // storage 5: "scratch ops[8]"
+				2, 78, 64, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				0, 64, 59, 10, 12, // storage 7: "/layers.0/Split_output_0"
+				2, 64, 131, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 64, 136, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 64, 122, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				0, 64, 59, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
+				2, 64, 133, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 38, 64, 14, 15, // storage 13: "scratch ops[13]"
+				1, 71, 59, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 71, 85, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				1, 46, 59, 18, 19, // storage 16: "scratch ops[17]"
+				2, 64, 64, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				0, 64, 59, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
+				2, 48, 64, 20, 21, // storage 19: "scratch ops[19]"
+				0, 64, 59, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
+				2, 50, 59, 22, 23, // storage 21: "scratch ops[21]"
+				2, 85, 140, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
+				2, 85, 59, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
+				2, 53, 85, 28, 29, // storage 24: "scratch ops[27]"
+				2, 64, 59, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
+				2, 25, 130, 30, 31, // storage 26: "scratch ops[29]"
+				2, 78, 64, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
+				0, 64, 59, 31, 33, // storage 28: "/layers.1/Split_output_0"
+				2, 64, 162, 31, 35, // storage 29: "/layers.1/Split_output_1"
+				2, 64, 130, 31, 34, // storage 30: "/layers.1/Split_output_2"
+				2, 64, 85, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
+				0, 64, 59, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
+				2, 64, 64, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
+				2, 38, 78, 35, 36, // storage 34: "scratch ops[34]"
+				1, 71, 59, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
+				2, 71, 85, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
+				1, 46, 59, 39, 40, // storage 37: "scratch ops[38]"
+				2, 64, 64, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
+				0, 64, 59, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
+				2, 48, 64, 41, 42, // storage 40: "scratch ops[40]"
+				2, 64, 142, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
+				2, 50, 59, 43, 44, // storage 42: "scratch ops[42]"
+				2, 85, 140, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
+				2, 85, 59, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
+				2, 53, 85, 49, 50, // storage 45: "scratch ops[48]"
+				0, 64, 59, 50, 54, // storage 46: "hidden"
+				2, 67, 59, 51, 53, // storage 47: "/Gather_1_output_0"
+				2, 58, 67, 52, 53, // storage 48: "scratch ops[51]"
+				1, 67, 59, 52, 54, // storage 49: "/pool/Gemm_output_0"
+			},
 		},
 		{
 			// "batch">=1, "seq"=3
 			Ranges: []int{0, 1, -1, 1, 3, 3},
 			Steps: []int32{
-				0, 2, 242, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 896*batch*seq) bytes on "cpu"
-				2, 3, 2, 64, 85, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 8, 2, 64, 85, // view "/Add_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				0, 2, 237, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 896*batch*seq) bytes on "cpu"
+				2, 3, 2, 0, 59, 64, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
+				2, 8, 2, 0, 59, 64, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 173, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
-				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				0, 1, 168, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
+				2, 4, 1, 1, 59, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
+				2, 5, 1, 1, 59, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				2, 7, 1, 2, 59, 65, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 11, 2, 3, 59, 64, // view "/ln/LayerNormalization_output_0": storage 3 at 0, 128*batch*seq bytes
+				2, 41, 2, 3, 59, 64, // view "/layers.0/Add_1_output_0": storage 3 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 4, 59, 32, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 1, 4, 59, 32, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 1, 4, 59, 32, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 111, 2, 5, 59, 25, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 6, 59, 78, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 2, 163, 166, // view "/layers.0/Split_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
-				2, 25, 2, 163, 166, // view "/layers.0/Reshape_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
-				2, 23, 2, 166, 241, // view "/layers.0/Split_output_1": pool 2 at 768*batch*seq, 128*batch*seq bytes
-				2, 27, 2, 166, 241, // view "/layers.0/Reshape_1_output_0": pool 2 at 768*batch*seq, 128*batch*seq bytes
-				2, 24, 2, 131, 163, // view "/layers.0/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 131, 163, // view "/layers.0/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 22, 2, 7, 59, 64, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 25, 2, 7, 59, 64, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 23, 2, 8, 59, 64, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
+				2, 27, 2, 8, 59, 64, // view "/layers.0/Reshape_1_output_0": storage 8 at 0, 128*batch*seq bytes
+				2, 24, 2, 9, 59, 64, // view "/layers.0/Split_output_2": storage 9 at 0, 128*batch*seq bytes
+				2, 28, 2, 9, 59, 64, // view "/layers.0/Reshape_2_output_0": storage 9 at 0, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 85, 78, // view "/layers.0/Transpose_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 26, 2, 10, 59, 64, // view "/layers.0/Transpose_output_0": storage 10 at 0, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 2, 64, 85, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 29, 2, 11, 59, 64, // view "/layers.0/Transpose_1_output_0": storage 11 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 78, 131, // view "/layers.0/Transpose_2_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
+				2, 30, 2, 12, 59, 64, // view "/layers.0/Transpose_2_output_0": storage 12 at 0, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 131, 231, // view "scratch ops[13]": pool 2 at 512*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 237, 243, // view "/layers.0/MatMul_output_0": pool 2 at max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 33, 2, 237, 243, // view "/layers.0/Div_output_0": pool 2 at max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 34, 2, 237, 243, // view "/layers.0/Add_output_0": pool 2 at max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 112, 2, 13, 59, 38, // view "scratch ops[13]": storage 13 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 14, 59, 71, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 2, 14, 59, 71, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 2, 14, 59, 71, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 228, 246, // view "/layers.0/Softmax_output_0": pool 2 at 384*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
+				2, 35, 2, 15, 59, 71, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 78, 248, // view "scratch ops[17]": pool 2 at 384*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 85, 78, // view "/layers.0/MatMul_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 113, 2, 16, 59, 46, // view "scratch ops[17]": storage 16 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 17, 59, 64, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 2, 78, 131, // view "/layers.0/Transpose_3_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
-				2, 38, 2, 78, 131, // view "/layers.0/Reshape_3_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
+				2, 37, 2, 18, 59, 64, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
+				2, 38, 2, 18, 59, 64, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 131, 234, // view "scratch ops[19]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 19, 59, 48, // view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 2, 210, 211, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				2, 58, 2, 210, 211, // view "/layers.0/Add_3_output_0": pool 2 at max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
+				2, 44, 2, 20, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 58, 2, 20, 59, 64, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 85, 206, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 59, 85, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 115, 2, 21, 59, 50, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 22, 59, 85, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 207, 208, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 50, 2, 207, 208, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 52, 2, 207, 208, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 53, 2, 207, 208, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 55, 2, 207, 208, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 49, 2, 23, 59, 85, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 50, 2, 23, 59, 85, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 52, 2, 23, 59, 85, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 53, 2, 23, 59, 85, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 55, 2, 23, 59, 85, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 24, 59, 53, // view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -1976,39 +2038,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 61, 2, 25, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
+				2, 84, 2, 25, 59, 64, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 131, 160, // view "scratch ops[29]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 64, 131, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 117, 2, 26, 59, 25, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 27, 59, 78, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 2, 196, 197, // view "/layers.1/Split_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
-				2, 68, 2, 196, 197, // view "/layers.1/Reshape_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
-				2, 66, 2, 199, 200, // view "/layers.1/Split_output_1": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
-				2, 70, 2, 199, 200, // view "/layers.1/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
-				2, 67, 2, 193, 194, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq bytes
-				2, 71, 2, 193, 194, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq bytes
+				2, 65, 2, 28, 59, 64, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 68, 2, 28, 59, 64, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 66, 2, 29, 59, 64, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
+				2, 70, 2, 29, 59, 64, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
+				2, 67, 2, 30, 59, 64, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
+				2, 71, 2, 30, 59, 64, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 64, 85, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 69, 2, 31, 59, 64, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 2, 176, 177, // view "/layers.1/Transpose_1_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				2, 72, 2, 32, 59, 64, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 178, 179, // view "/layers.1/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq bytes
+				2, 73, 2, 33, 59, 64, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 181, 182, // view "scratch ops[34]": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 85, 171, // view "/layers.1/MatMul_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
-				2, 76, 2, 85, 171, // view "/layers.1/Div_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
-				2, 77, 2, 85, 171, // view "/layers.1/Add_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				2, 118, 2, 34, 59, 38, // view "scratch ops[34]": storage 34 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 35, 59, 71, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 76, 2, 35, 59, 71, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 77, 2, 35, 59, 71, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -2018,47 +2080,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 174, 249, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 78, 2, 36, 59, 71, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 64, 251, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 186, 187, // view "/layers.1/MatMul_1_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				2, 119, 2, 37, 59, 46, // view "scratch ops[38]": storage 37 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 38, 59, 64, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 2, 188, 189, // view "/layers.1/Transpose_3_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq bytes
-				2, 81, 2, 188, 189, // view "/layers.1/Reshape_3_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq bytes
+				2, 80, 2, 39, 59, 64, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
+				2, 81, 2, 39, 59, 64, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 40, 59, 48, // view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
-				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 87, 2, 41, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
+				2, 101, 2, 41, 59, 64, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 42, 59, 50, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 43, 59, 85, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 44, 59, 85, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 93, 2, 44, 59, 85, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 95, 2, 44, 59, 85, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 96, 2, 44, 59, 85, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 98, 2, 44, 59, 85, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 45, 59, 53, // view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -2067,15 +2129,15 @@ var program = wgrt.Program{
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
 				0, 0, 64, 0, 64, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 46, 59, 64, // view "hidden": storage 46 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 58, 80, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
+				2, 106, 2, 47, 59, 67, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 59, 58, // view "scratch ops[51]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 48, 59, 58, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 49, 59, 67, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
+				2, 110, 1, 49, 59, 67, // view "pooled": storage 49 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -2084,112 +2146,164 @@ var program = wgrt.Program{
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
+			Storages: []int32{
+				2, 64, 64, 1, 6, // storage 0: "/tok/Gather_output_0"
+				1, 11, 65, 2, 4, // storage 1: "/Range_output_0"
+				1, 65, 59, 3, 5, // storage 2: "/pos/Gather_output_0"
+				2, 64, 59, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
+				1, 32, 59, 6, 38, // storage 4: "/Cast_1_output_0"
+				2, 25, 130, 9, 10, // storage 5: "scratch ops[8]"
+				2, 78, 64, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				2, 64, 162, 10, 12, // storage 7: "/layers.0/Split_output_0"
+				2, 64, 165, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 64, 130, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 64, 85, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				2, 64, 64, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
+				2, 64, 78, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 38, 130, 14, 15, // storage 13: "scratch ops[13]"
+				2, 71, 232, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 71, 223, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				2, 46, 78, 18, 19, // storage 16: "scratch ops[17]"
+				2, 64, 85, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				2, 64, 78, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
+				2, 48, 130, 20, 21, // storage 19: "scratch ops[19]"
+				2, 64, 205, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
+				2, 50, 85, 22, 23, // storage 21: "scratch ops[21]"
+				2, 85, 59, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
+				2, 85, 202, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
+				2, 53, 59, 28, 29, // storage 24: "scratch ops[27]"
+				2, 64, 59, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
+				2, 25, 130, 30, 31, // storage 26: "scratch ops[29]"
+				2, 78, 64, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
+				2, 64, 191, 31, 33, // storage 28: "/layers.1/Split_output_0"
+				2, 64, 194, 31, 35, // storage 29: "/layers.1/Split_output_1"
+				2, 64, 188, 31, 34, // storage 30: "/layers.1/Split_output_2"
+				2, 64, 64, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
+				2, 64, 171, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
+				2, 64, 173, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
+				2, 38, 176, 35, 36, // storage 34: "scratch ops[34]"
+				2, 71, 85, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
+				2, 71, 169, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
+				2, 46, 64, 39, 40, // storage 37: "scratch ops[38]"
+				2, 64, 181, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
+				2, 64, 183, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
+				2, 48, 64, 41, 42, // storage 40: "scratch ops[40]"
+				2, 64, 142, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
+				2, 50, 59, 43, 44, // storage 42: "scratch ops[42]"
+				2, 85, 140, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
+				2, 85, 59, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
+				2, 53, 85, 49, 50, // storage 45: "scratch ops[48]"
+				0, 64, 59, 50, 54, // storage 46: "hidden"
+				2, 67, 58, 51, 53, // storage 47: "/Gather_1_output_0"
+				2, 58, 59, 52, 53, // storage 48: "scratch ops[51]"
+				1, 67, 59, 52, 54, // storage 49: "/pool/Gemm_output_0"
+			},
 		},
 		{
 			// "batch">=1, "seq"=4
 			Ranges: []int{0, 1, -1, 1, 4, 4},
 			Steps: []int32{
 				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 3, 0, 0, 59, 64, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 0, 59, 64, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 173, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
-				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				0, 1, 168, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
+				2, 4, 1, 1, 59, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
+				2, 5, 1, 1, 59, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				2, 7, 1, 2, 59, 65, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 318, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes on "cpu"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				0, 2, 304, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes on "cpu"
+				2, 11, 2, 3, 59, 64, // view "/ln/LayerNormalization_output_0": storage 3 at 0, 128*batch*seq bytes
+				2, 41, 2, 3, 59, 64, // view "/layers.0/Add_1_output_0": storage 3 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 4, 59, 32, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 1, 4, 59, 32, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 1, 4, 59, 32, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 111, 2, 5, 59, 25, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 6, 59, 78, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 132, 133, // view "/layers.0/Split_output_1": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 27, 2, 132, 133, // view "/layers.0/Reshape_1_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 24, 2, 137, 138, // view "/layers.0/Split_output_2": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 28, 2, 137, 138, // view "/layers.0/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				2, 22, 0, 7, 59, 64, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 25, 0, 7, 59, 64, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 23, 2, 8, 59, 64, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
+				2, 27, 2, 8, 59, 64, // view "/layers.0/Reshape_1_output_0": storage 8 at 0, 128*batch*seq bytes
+				2, 24, 2, 9, 59, 64, // view "/layers.0/Split_output_2": storage 9 at 0, 128*batch*seq bytes
+				2, 28, 2, 9, 59, 64, // view "/layers.0/Reshape_2_output_0": storage 9 at 0, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 123, 129, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				2, 26, 2, 10, 59, 64, // view "/layers.0/Transpose_output_0": storage 10 at 0, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 11, 59, 64, // view "/layers.0/Transpose_1_output_0": storage 11 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 288, 289, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq bytes
+				2, 30, 2, 12, 59, 64, // view "/layers.0/Transpose_2_output_0": storage 12 at 0, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 64, 123, // view "scratch ops[13]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 129, 320, // view "/layers.0/MatMul_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 33, 2, 129, 320, // view "/layers.0/Div_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 34, 2, 129, 320, // view "/layers.0/Add_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 112, 2, 13, 59, 38, // view "scratch ops[13]": storage 13 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 14, 59, 71, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 2, 14, 59, 71, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 2, 14, 59, 71, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 316, 321, // view "/layers.0/Softmax_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
+				2, 35, 2, 15, 59, 71, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 85, 323, // view "scratch ops[17]": pool 2 at 256*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 64, 85, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 113, 2, 16, 59, 46, // view "scratch ops[17]": storage 16 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 17, 59, 64, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 18, 59, 64, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
+				2, 38, 0, 18, 59, 64, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 19, 59, 48, // view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 20, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 58, 0, 20, 59, 64, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 141, 142, // view "/layers.0/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 115, 2, 21, 59, 50, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 22, 59, 85, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 59, 85, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 50, 2, 59, 85, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 52, 2, 59, 85, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 53, 2, 59, 85, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 55, 2, 59, 85, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 49, 2, 23, 59, 85, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 50, 2, 23, 59, 85, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 52, 2, 23, 59, 85, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 53, 2, 23, 59, 85, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 55, 2, 23, 59, 85, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 85, 87, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 24, 59, 53, // view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -2197,39 +2311,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 281, 282, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
-				2, 84, 2, 281, 282, // view "/layers.1/Add_1_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				2, 61, 2, 25, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
+				2, 84, 2, 25, 59, 64, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 78, 276, // view "scratch ops[29]": pool 2 at 384*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 59, 78, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
+				2, 117, 2, 26, 59, 25, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 27, 59, 78, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 265, 266, // view "/layers.1/Split_output_1": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
-				2, 70, 2, 265, 266, // view "/layers.1/Reshape_1_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
-				2, 67, 2, 268, 269, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
-				2, 71, 2, 268, 269, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				2, 65, 0, 28, 59, 64, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 68, 0, 28, 59, 64, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 66, 2, 29, 59, 64, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
+				2, 70, 2, 29, 59, 64, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
+				2, 67, 2, 30, 59, 64, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
+				2, 71, 2, 30, 59, 64, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 123, 129, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				2, 69, 2, 31, 59, 64, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 32, 59, 64, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 38, 123, // view "/layers.1/Transpose_2_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				2, 73, 2, 33, 59, 64, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 59, 38, // view "scratch ops[34]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 279, 324, // view "/layers.1/MatMul_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 76, 2, 279, 324, // view "/layers.1/Div_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 77, 2, 279, 324, // view "/layers.1/Add_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 118, 2, 34, 59, 38, // view "scratch ops[34]": storage 34 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 35, 59, 71, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 76, 2, 35, 59, 71, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 77, 2, 35, 59, 71, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -2239,47 +2353,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 59, 71, // view "/layers.1/Softmax_output_0": pool 2 at 0, 16*batch*seq*seq bytes
+				2, 78, 2, 36, 59, 71, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 257, 326, // view "scratch ops[38]": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 108, 257, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				2, 119, 2, 37, 59, 46, // view "scratch ops[38]": storage 37 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 38, 59, 64, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 39, 59, 64, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
+				2, 81, 0, 39, 59, 64, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 59, 48, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 40, 59, 48, // view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 101, 2, 59, 64, // view "/layers.1/Add_3_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 87, 2, 41, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
+				2, 101, 2, 41, 59, 64, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 64, 255, // view "scratch ops[42]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 303, 304, // view "/layers.1/ff1/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 42, 59, 50, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 43, 59, 85, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 64, 78, // view "/layers.1/Div_1_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
-				2, 93, 2, 64, 78, // view "/layers.1/Erf_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
-				2, 95, 2, 64, 78, // view "/layers.1/Add_2_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
-				2, 96, 2, 64, 78, // view "/layers.1/Mul_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
-				2, 98, 2, 64, 78, // view "/layers.1/Mul_1_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				2, 92, 2, 44, 59, 85, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 93, 2, 44, 59, 85, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 95, 2, 44, 59, 85, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 96, 2, 44, 59, 85, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 98, 2, 44, 59, 85, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 78, 310, // view "scratch ops[48]": pool 2 at 384*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 45, 59, 53, // view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -2287,15 +2401,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 46, 59, 64, // view "hidden": storage 46 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 47, 59, 67, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 48, 59, 58, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 49, 59, 67, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
+				2, 110, 1, 49, 59, 67, // view "pooled": storage 49 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -2304,112 +2418,164 @@ var program = wgrt.Program{
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
+			Storages: []int32{
+				0, 64, 59, 1, 6, // storage 0: "/tok/Gather_output_0"
+				1, 11, 65, 2, 4, // storage 1: "/Range_output_0"
+				1, 65, 59, 3, 5, // storage 2: "/pos/Gather_output_0"
+				2, 64, 59, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
+				1, 32, 59, 6, 38, // storage 4: "/Cast_1_output_0"
+				2, 25, 130, 9, 10, // storage 5: "scratch ops[8]"
+				2, 78, 64, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				0, 64, 59, 10, 12, // storage 7: "/layers.0/Split_output_0"
+				2, 64, 131, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 64, 136, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 64, 122, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				0, 64, 59, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
+				2, 64, 274, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 38, 64, 14, 15, // storage 13: "scratch ops[13]"
+				2, 71, 128, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 71, 302, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				2, 46, 85, 18, 19, // storage 16: "scratch ops[17]"
+				2, 64, 64, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				0, 64, 59, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
+				2, 48, 64, 20, 21, // storage 19: "scratch ops[19]"
+				0, 64, 59, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
+				2, 50, 59, 22, 23, // storage 21: "scratch ops[21]"
+				2, 85, 140, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
+				2, 85, 59, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
+				2, 53, 85, 28, 29, // storage 24: "scratch ops[27]"
+				2, 64, 267, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
+				2, 25, 78, 30, 31, // storage 26: "scratch ops[29]"
+				2, 78, 59, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
+				0, 64, 59, 31, 33, // storage 28: "/layers.1/Split_output_0"
+				2, 64, 251, 31, 35, // storage 29: "/layers.1/Split_output_1"
+				2, 64, 254, 31, 34, // storage 30: "/layers.1/Split_output_2"
+				2, 64, 122, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
+				0, 64, 59, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
+				2, 64, 38, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
+				2, 38, 59, 35, 36, // storage 34: "scratch ops[34]"
+				2, 71, 265, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
+				2, 71, 59, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
+				2, 46, 243, 39, 40, // storage 37: "scratch ops[38]"
+				2, 64, 107, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
+				0, 64, 59, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
+				2, 48, 59, 41, 42, // storage 40: "scratch ops[40]"
+				2, 64, 59, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
+				2, 50, 64, 43, 44, // storage 42: "scratch ops[42]"
+				2, 85, 289, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
+				2, 85, 64, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
+				2, 53, 78, 49, 50, // storage 45: "scratch ops[48]"
+				0, 64, 59, 50, 54, // storage 46: "hidden"
+				2, 67, 59, 51, 53, // storage 47: "/Gather_1_output_0"
+				2, 58, 67, 52, 53, // storage 48: "scratch ops[51]"
+				1, 67, 59, 52, 54, // storage 49: "/pool/Gemm_output_0"
+			},
 		},
 		{
 			// "batch">=1, "seq" in [5, 15]
 			Ranges: []int{0, 1, -1, 1, 5, 15},
 			Steps: []int32{
 				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 3, 0, 0, 59, 64, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 0, 59, 64, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 173, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
-				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				0, 1, 168, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
+				2, 4, 1, 1, 59, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
+				2, 5, 1, 1, 59, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				2, 7, 1, 2, 59, 65, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 365, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq + max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 640*batch*seq) bytes on "cpu"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				0, 2, 343, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq + max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 640*batch*seq) bytes on "cpu"
+				2, 11, 2, 3, 59, 64, // view "/ln/LayerNormalization_output_0": storage 3 at 0, 128*batch*seq bytes
+				2, 41, 2, 3, 59, 64, // view "/layers.0/Add_1_output_0": storage 3 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 4, 59, 32, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 1, 4, 59, 32, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 1, 4, 59, 32, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 111, 2, 5, 59, 25, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 6, 59, 78, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 335, 336, // view "/layers.0/Split_output_1": pool 2 at max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 128*batch*seq bytes
-				2, 27, 2, 335, 336, // view "/layers.0/Reshape_1_output_0": pool 2 at max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 128*batch*seq bytes
-				2, 24, 2, 131, 163, // view "/layers.0/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 131, 163, // view "/layers.0/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 22, 0, 7, 59, 64, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 25, 0, 7, 59, 64, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 23, 2, 8, 59, 64, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
+				2, 27, 2, 8, 59, 64, // view "/layers.0/Reshape_1_output_0": storage 8 at 0, 128*batch*seq bytes
+				2, 24, 2, 9, 59, 64, // view "/layers.0/Split_output_2": storage 9 at 0, 128*batch*seq bytes
+				2, 28, 2, 9, 59, 64, // view "/layers.0/Reshape_2_output_0": storage 9 at 0, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 64, 85, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 26, 2, 10, 59, 64, // view "/layers.0/Transpose_output_0": storage 10 at 0, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 11, 59, 64, // view "/layers.0/Transpose_1_output_0": storage 11 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 129, 156, // view "/layers.0/Transpose_2_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				2, 30, 2, 12, 59, 64, // view "/layers.0/Transpose_2_output_0": storage 12 at 0, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 85, 129, // view "scratch ops[13]": pool 2 at 256*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 362, 366, // view "/layers.0/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 33, 2, 362, 366, // view "/layers.0/Div_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 34, 2, 362, 366, // view "/layers.0/Add_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 112, 2, 13, 59, 38, // view "scratch ops[13]": storage 13 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 14, 59, 71, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 2, 14, 59, 71, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 2, 14, 59, 71, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 64, 367, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 35, 2, 15, 59, 71, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 151, 369, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 257, 151, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				2, 113, 2, 16, 59, 46, // view "scratch ops[17]": storage 16 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 17, 59, 64, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 18, 59, 64, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
+				2, 38, 0, 18, 59, 64, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 19, 59, 48, // view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 20, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 58, 0, 20, 59, 64, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 85, 206, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 59, 85, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 115, 2, 21, 59, 50, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 22, 59, 85, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 207, 208, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 50, 2, 207, 208, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 52, 2, 207, 208, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 53, 2, 207, 208, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 55, 2, 207, 208, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 49, 2, 23, 59, 85, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 50, 2, 23, 59, 85, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 52, 2, 23, 59, 85, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 53, 2, 23, 59, 85, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 55, 2, 23, 59, 85, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 24, 59, 53, // view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -2417,39 +2583,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 61, 2, 25, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
+				2, 84, 2, 25, 59, 64, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 64, 327, // view "scratch ops[29]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 353, 354, // view "/layers.1/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				2, 117, 2, 26, 59, 25, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 27, 59, 78, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 85, 78, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 70, 2, 85, 78, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 67, 2, 64, 85, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 71, 2, 64, 85, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 65, 0, 28, 59, 64, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 68, 0, 28, 59, 64, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 66, 2, 29, 59, 64, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
+				2, 70, 2, 29, 59, 64, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
+				2, 67, 2, 30, 59, 64, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
+				2, 71, 2, 30, 59, 64, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 265, 266, // view "/layers.1/Transpose_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				2, 69, 2, 31, 59, 64, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 32, 59, 64, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 64, 85, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 73, 2, 33, 59, 64, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 85, 129, // view "scratch ops[34]": pool 2 at 256*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 359, 370, // view "/layers.1/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 76, 2, 359, 370, // view "/layers.1/Div_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 77, 2, 359, 370, // view "/layers.1/Add_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 118, 2, 34, 59, 38, // view "scratch ops[34]": storage 34 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 35, 59, 71, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 76, 2, 35, 59, 71, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 77, 2, 35, 59, 71, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -2459,47 +2625,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 77, 372, // view "/layers.1/Softmax_output_0": pool 2 at 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
+				2, 78, 2, 36, 59, 71, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 64, 251, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 260, 346, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 119, 2, 37, 59, 46, // view "scratch ops[38]": storage 37 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 38, 59, 64, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 39, 59, 64, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
+				2, 81, 0, 39, 59, 64, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 40, 59, 48, // view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
-				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 87, 2, 41, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
+				2, 101, 2, 41, 59, 64, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 42, 59, 50, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 43, 59, 85, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 44, 59, 85, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 93, 2, 44, 59, 85, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 95, 2, 44, 59, 85, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 96, 2, 44, 59, 85, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 98, 2, 44, 59, 85, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 45, 59, 53, // view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -2507,15 +2673,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 46, 59, 64, // view "hidden": storage 46 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 47, 59, 67, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 48, 59, 58, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 49, 59, 67, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
+				2, 110, 1, 49, 59, 67, // view "pooled": storage 49 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -2524,112 +2690,164 @@ var program = wgrt.Program{
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
+			Storages: []int32{
+				0, 64, 59, 1, 6, // storage 0: "/tok/Gather_output_0"
+				1, 11, 65, 2, 4, // storage 1: "/Range_output_0"
+				1, 65, 59, 3, 5, // storage 2: "/pos/Gather_output_0"
+				2, 64, 59, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
+				1, 32, 59, 6, 38, // storage 4: "/Cast_1_output_0"
+				2, 25, 130, 9, 10, // storage 5: "scratch ops[8]"
+				2, 78, 64, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				0, 64, 59, 10, 12, // storage 7: "/layers.0/Split_output_0"
+				2, 64, 313, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 64, 130, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 64, 64, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				0, 64, 59, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
+				2, 64, 128, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 38, 85, 14, 15, // storage 13: "scratch ops[13]"
+				2, 71, 340, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 71, 64, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				2, 46, 150, 18, 19, // storage 16: "scratch ops[17]"
+				2, 64, 243, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				0, 64, 59, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
+				2, 48, 64, 20, 21, // storage 19: "scratch ops[19]"
+				0, 64, 59, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
+				2, 50, 85, 22, 23, // storage 21: "scratch ops[21]"
+				2, 85, 59, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
+				2, 85, 202, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
+				2, 53, 59, 28, 29, // storage 24: "scratch ops[27]"
+				2, 64, 59, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
+				2, 25, 64, 30, 31, // storage 26: "scratch ops[29]"
+				2, 78, 331, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
+				0, 64, 59, 31, 33, // storage 28: "/layers.1/Split_output_0"
+				2, 64, 85, 31, 35, // storage 29: "/layers.1/Split_output_1"
+				2, 64, 64, 31, 34, // storage 30: "/layers.1/Split_output_2"
+				2, 64, 251, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
+				0, 64, 59, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
+				2, 64, 64, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
+				2, 38, 85, 35, 36, // storage 34: "scratch ops[34]"
+				2, 71, 337, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
+				2, 71, 77, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
+				2, 46, 64, 39, 40, // storage 37: "scratch ops[38]"
+				2, 64, 246, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
+				0, 64, 59, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
+				2, 48, 64, 41, 42, // storage 40: "scratch ops[40]"
+				2, 64, 142, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
+				2, 50, 59, 43, 44, // storage 42: "scratch ops[42]"
+				2, 85, 140, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
+				2, 85, 59, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
+				2, 53, 85, 49, 50, // storage 45: "scratch ops[48]"
+				0, 64, 59, 50, 54, // storage 46: "hidden"
+				2, 67, 59, 51, 53, // storage 47: "/Gather_1_output_0"
+				2, 58, 67, 52, 53, // storage 48: "scratch ops[51]"
+				1, 67, 59, 52, 54, // storage 49: "/pool/Gemm_output_0"
+			},
 		},
 		{
 			// "batch" in [1, 8], "seq">=16
 			Ranges: []int{0, 1, 8, 1, 16, -1},
 			Steps: []int32{
 				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 3, 0, 0, 59, 64, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 0, 59, 64, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 373, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
-				2, 4, 1, 59, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
-				2, 5, 1, 59, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
+				0, 1, 344, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
+				2, 4, 1, 1, 59, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
+				2, 5, 1, 1, 59, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				0, 2, 412, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq)), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes on "cpu"
-				2, 7, 2, 59, 65, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
+				0, 2, 383, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq)), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes on "cpu"
+				2, 7, 2, 2, 59, 65, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 11, 2, 3, 59, 64, // view "/ln/LayerNormalization_output_0": storage 3 at 0, 128*batch*seq bytes
+				2, 41, 2, 3, 59, 64, // view "/layers.0/Add_1_output_0": storage 3 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 4, 59, 32, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 1, 4, 59, 32, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 1, 4, 59, 32, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 64, 327, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 353, 354, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				2, 111, 2, 5, 59, 25, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 6, 59, 78, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 64, 85, // view "/layers.0/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 27, 2, 64, 85, // view "/layers.0/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 24, 2, 85, 78, // view "/layers.0/Split_output_2": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 85, 78, // view "/layers.0/Reshape_2_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 22, 0, 7, 59, 64, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 25, 0, 7, 59, 64, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 23, 2, 8, 59, 64, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
+				2, 27, 2, 8, 59, 64, // view "/layers.0/Reshape_1_output_0": storage 8 at 0, 128*batch*seq bytes
+				2, 24, 2, 9, 59, 64, // view "/layers.0/Split_output_2": storage 9 at 0, 128*batch*seq bytes
+				2, 28, 2, 9, 59, 64, // view "/layers.0/Reshape_2_output_0": storage 9 at 0, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 390, 391, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 26, 2, 10, 59, 64, // view "/layers.0/Transpose_output_0": storage 10 at 0, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 11, 59, 64, // view "/layers.0/Transpose_1_output_0": storage 11 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 387, 388, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq bytes
+				2, 30, 2, 12, 59, 64, // view "/layers.0/Transpose_2_output_0": storage 12 at 0, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 64, 123, // view "scratch ops[13]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 407, 413, // view "/layers.0/MatMul_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 16*batch*seq*seq bytes
-				2, 33, 2, 407, 413, // view "/layers.0/Div_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 16*batch*seq*seq bytes
-				2, 34, 2, 407, 413, // view "/layers.0/Add_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 16*batch*seq*seq bytes
+				2, 112, 2, 13, 59, 38, // view "scratch ops[13]": storage 13 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 14, 59, 71, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 2, 14, 59, 71, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 2, 14, 59, 71, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 64, 367, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 35, 2, 15, 59, 71, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 151, 369, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 257, 151, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				2, 113, 2, 16, 59, 46, // view "scratch ops[17]": storage 16 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 17, 59, 64, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 18, 59, 64, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
+				2, 38, 0, 18, 59, 64, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 19, 59, 48, // view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 20, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 58, 0, 20, 59, 64, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 141, 142, // view "/layers.0/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 115, 2, 21, 59, 50, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 22, 59, 85, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 59, 85, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 50, 2, 59, 85, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 52, 2, 59, 85, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 53, 2, 59, 85, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 55, 2, 59, 85, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 49, 2, 23, 59, 85, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 50, 2, 23, 59, 85, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 52, 2, 23, 59, 85, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 53, 2, 23, 59, 85, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 55, 2, 23, 59, 85, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 85, 87, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 24, 59, 53, // view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -2637,39 +2855,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 61, 2, 25, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
+				2, 84, 2, 25, 59, 64, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 64, 327, // view "scratch ops[29]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 353, 354, // view "/layers.1/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				2, 117, 2, 26, 59, 25, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 27, 59, 78, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 85, 78, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 70, 2, 85, 78, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 67, 2, 64, 85, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 71, 2, 64, 85, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 65, 0, 28, 59, 64, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 68, 0, 28, 59, 64, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 66, 2, 29, 59, 64, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
+				2, 70, 2, 29, 59, 64, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
+				2, 67, 2, 30, 59, 64, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
+				2, 71, 2, 30, 59, 64, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 377, 378, // view "/layers.1/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 69, 2, 31, 59, 64, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 32, 59, 64, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 374, 375, // view "/layers.1/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq bytes
+				2, 73, 2, 33, 59, 64, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 380, 381, // view "scratch ops[34]": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 64, 367, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 76, 2, 64, 367, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 77, 2, 64, 367, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 118, 2, 34, 59, 38, // view "scratch ops[34]": storage 34 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 35, 59, 71, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 76, 2, 35, 59, 71, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 77, 2, 35, 59, 71, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -2679,47 +2897,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 410, 414, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
+				2, 78, 2, 36, 59, 71, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 64, 251, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 77, 301, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 119, 2, 37, 59, 46, // view "scratch ops[38]": storage 37 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 38, 59, 64, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 39, 59, 64, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
+				2, 81, 0, 39, 59, 64, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 40, 59, 48, // view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
-				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 87, 2, 41, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
+				2, 101, 2, 41, 59, 64, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 42, 59, 50, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 43, 59, 85, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 44, 59, 85, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 93, 2, 44, 59, 85, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 95, 2, 44, 59, 85, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 96, 2, 44, 59, 85, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 98, 2, 44, 59, 85, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 45, 59, 53, // view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -2727,15 +2945,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 46, 59, 64, // view "hidden": storage 46 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 47, 59, 67, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 48, 59, 58, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 49, 59, 67, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
+				2, 110, 1, 49, 59, 67, // view "pooled": storage 49 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -2744,110 +2962,162 @@ var program = wgrt.Program{
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
+			Storages: []int32{
+				0, 64, 59, 1, 6, // storage 0: "/tok/Gather_output_0"
+				1, 11, 59, 2, 4, // storage 1: "/Range_output_0"
+				2, 65, 59, 3, 5, // storage 2: "/pos/Gather_output_0"
+				2, 64, 59, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
+				1, 32, 59, 6, 38, // storage 4: "/Cast_1_output_0"
+				2, 25, 64, 9, 10, // storage 5: "scratch ops[8]"
+				2, 78, 331, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				0, 64, 59, 10, 12, // storage 7: "/layers.0/Split_output_0"
+				2, 64, 64, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 64, 85, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 64, 361, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				0, 64, 59, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
+				2, 64, 358, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 38, 64, 14, 15, // storage 13: "scratch ops[13]"
+				2, 71, 378, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 71, 64, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				2, 46, 150, 18, 19, // storage 16: "scratch ops[17]"
+				2, 64, 243, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				0, 64, 59, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
+				2, 48, 64, 20, 21, // storage 19: "scratch ops[19]"
+				0, 64, 59, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
+				2, 50, 59, 22, 23, // storage 21: "scratch ops[21]"
+				2, 85, 140, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
+				2, 85, 59, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
+				2, 53, 85, 28, 29, // storage 24: "scratch ops[27]"
+				2, 64, 59, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
+				2, 25, 64, 30, 31, // storage 26: "scratch ops[29]"
+				2, 78, 331, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
+				0, 64, 59, 31, 33, // storage 28: "/layers.1/Split_output_0"
+				2, 64, 85, 31, 35, // storage 29: "/layers.1/Split_output_1"
+				2, 64, 64, 31, 34, // storage 30: "/layers.1/Split_output_2"
+				2, 64, 348, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
+				0, 64, 59, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
+				2, 64, 345, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
+				2, 38, 351, 35, 36, // storage 34: "scratch ops[34]"
+				2, 71, 64, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
+				2, 71, 381, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
+				2, 46, 64, 39, 40, // storage 37: "scratch ops[38]"
+				2, 64, 77, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
+				0, 64, 59, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
+				2, 48, 64, 41, 42, // storage 40: "scratch ops[40]"
+				2, 64, 142, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
+				2, 50, 59, 43, 44, // storage 42: "scratch ops[42]"
+				2, 85, 140, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
+				2, 85, 59, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
+				2, 53, 85, 49, 50, // storage 45: "scratch ops[48]"
+				0, 64, 59, 50, 54, // storage 46: "hidden"
+				2, 67, 59, 51, 53, // storage 47: "/Gather_1_output_0"
+				2, 58, 67, 52, 53, // storage 48: "scratch ops[51]"
+				1, 67, 59, 52, 54, // storage 49: "/pool/Gemm_output_0"
+			},
 		},
 		{
 			// "batch">=9, "seq"=1
 			Ranges: []int{0, 9, -1, 1, 1, 1},
 			Steps: []int32{
-				0, 2, 516, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)) + 12288, 256*batch*seq, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((8*seq + 63)//64) + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 640*batch*seq + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64), 896*batch*seq + 64*((4*batch*seq + 63)//64)) bytes on "cpu"
-				2, 3, 2, 423, 485, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
-				2, 8, 2, 423, 485, // view "/Add_output_0": pool 2 at 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				0, 2, 485, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)) + 12288, 256*batch*seq, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((8*seq + 63)//64) + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 640*batch*seq + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64), 896*batch*seq + 64*((4*batch*seq + 63)//64)) bytes on "cpu"
+				2, 3, 2, 0, 59, 64, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
+				2, 8, 2, 0, 59, 64, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				2, 4, 2, 487, 517, // view "/Range_output_0": pool 2 at 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 8*seq bytes
-				2, 5, 2, 487, 517, // view "/Unsqueeze_output_0": pool 2 at 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 8*seq bytes
+				2, 4, 2, 1, 59, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
+				2, 5, 2, 1, 59, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 2, 485, 487, // view "/pos/Gather_output_0": pool 2 at 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*seq bytes
+				2, 7, 2, 2, 59, 65, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 2, 422, 423, // view "/ln/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
-				2, 41, 2, 422, 423, // view "/layers.0/Add_1_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				2, 11, 2, 3, 59, 64, // view "/ln/LayerNormalization_output_0": storage 3 at 0, 128*batch*seq bytes
+				2, 41, 2, 3, 59, 64, // view "/layers.0/Add_1_output_0": storage 3 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 2, 59, 32, // view "/Cast_1_output_0": pool 2 at 0, 4*batch*seq bytes
-				2, 16, 2, 59, 32, // view "/Sub_output_0": pool 2 at 0, 4*batch*seq bytes
-				2, 18, 2, 59, 32, // view "/Mul_output_0": pool 2 at 0, 4*batch*seq bytes
+				2, 14, 2, 4, 59, 32, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 2, 4, 59, 32, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 2, 4, 59, 32, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 424, 474, // view "scratch ops[8]": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 112, 418, // view "/layers.0/qkv/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
+				2, 111, 2, 5, 59, 25, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 6, 59, 78, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 2, 466, 467, // view "/layers.0/Split_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-				2, 25, 2, 466, 467, // view "/layers.0/Reshape_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-				2, 23, 2, 424, 460, // view "/layers.0/Split_output_1": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-				2, 27, 2, 424, 460, // view "/layers.0/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-				2, 24, 2, 462, 463, // view "/layers.0/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-				2, 28, 2, 462, 463, // view "/layers.0/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				2, 22, 2, 7, 59, 64, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 25, 2, 7, 59, 64, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 23, 2, 8, 59, 64, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
+				2, 27, 2, 8, 59, 64, // view "/layers.0/Reshape_1_output_0": storage 8 at 0, 128*batch*seq bytes
+				2, 24, 2, 9, 59, 64, // view "/layers.0/Split_output_2": storage 9 at 0, 128*batch*seq bytes
+				2, 28, 2, 9, 59, 64, // view "/layers.0/Reshape_2_output_0": storage 9 at 0, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 415, 418, // view "/layers.0/Transpose_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 26, 2, 10, 59, 64, // view "/layers.0/Transpose_output_0": storage 10 at 0, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 2, 440, 415, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 29, 2, 11, 59, 64, // view "/layers.0/Transpose_1_output_0": storage 11 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 112, 440, // view "/layers.0/Transpose_2_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 30, 2, 12, 59, 64, // view "/layers.0/Transpose_2_output_0": storage 12 at 0, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 426, 427, // view "scratch ops[13]": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 424, 518, // view "/layers.0/MatMul_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 33, 2, 424, 518, // view "/layers.0/Div_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 34, 2, 424, 518, // view "/layers.0/Add_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 112, 2, 13, 59, 38, // view "scratch ops[13]": storage 13 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 14, 59, 71, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 2, 14, 59, 71, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 2, 14, 59, 71, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 502, 519, // view "/layers.0/Softmax_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 16*batch*seq*seq bytes
+				2, 35, 2, 15, 59, 71, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 415, 521, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 112, 440, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 113, 2, 16, 59, 46, // view "scratch ops[17]": storage 16 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 17, 59, 64, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 2, 452, 453, // view "/layers.0/Transpose_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
-				2, 38, 2, 452, 453, // view "/layers.0/Reshape_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				2, 37, 2, 18, 59, 64, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
+				2, 38, 2, 18, 59, 64, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 112, 421, // view "scratch ops[19]": pool 2 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 19, 59, 48, // view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 2, 415, 418, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 58, 2, 415, 418, // view "/layers.0/Add_3_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 44, 2, 20, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 58, 2, 20, 59, 64, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 433, 511, // view "scratch ops[21]": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 418, 433, // view "/layers.0/ff1/Add_output_0": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 115, 2, 21, 59, 50, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 22, 59, 85, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 112, 415, // view "/layers.0/Div_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-				2, 50, 2, 112, 415, // view "/layers.0/Erf_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-				2, 52, 2, 112, 415, // view "/layers.0/Add_2_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-				2, 53, 2, 112, 415, // view "/layers.0/Mul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-				2, 55, 2, 112, 415, // view "/layers.0/Mul_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 49, 2, 23, 59, 85, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 50, 2, 23, 59, 85, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 52, 2, 23, 59, 85, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 53, 2, 23, 59, 85, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 55, 2, 23, 59, 85, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 418, 492, // view "scratch ops[27]": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 24, 59, 53, // view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -2855,39 +3125,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 112, 440, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 84, 2, 112, 440, // view "/layers.1/Add_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 61, 2, 25, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
+				2, 84, 2, 25, 59, 64, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 496, 499, // view "scratch ops[29]": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 440, 496, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
+				2, 117, 2, 26, 59, 25, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 27, 59, 78, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 2, 513, 515, // view "/layers.1/Split_output_0": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 68, 2, 513, 515, // view "/layers.1/Reshape_output_0": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 66, 2, 496, 433, // view "/layers.1/Split_output_1": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 70, 2, 496, 433, // view "/layers.1/Reshape_1_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 67, 2, 433, 513, // view "/layers.1/Split_output_2": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 71, 2, 433, 513, // view "/layers.1/Reshape_2_output_0": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 65, 2, 28, 59, 64, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 68, 2, 28, 59, 64, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 66, 2, 29, 59, 64, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
+				2, 70, 2, 29, 59, 64, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
+				2, 67, 2, 30, 59, 64, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
+				2, 71, 2, 30, 59, 64, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 415, 418, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 69, 2, 31, 59, 64, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 2, 440, 415, // view "/layers.1/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 72, 2, 32, 59, 64, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 434, 435, // view "/layers.1/Transpose_2_output_0": pool 2 at max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				2, 73, 2, 33, 59, 64, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 437, 438, // view "scratch ops[34]": pool 2 at max(128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 431, 522, // view "/layers.1/MatMul_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 76, 2, 431, 522, // view "/layers.1/Div_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 77, 2, 431, 522, // view "/layers.1/Add_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 118, 2, 34, 59, 38, // view "scratch ops[34]": storage 34 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 35, 59, 71, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 76, 2, 35, 59, 71, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 77, 2, 35, 59, 71, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -2897,47 +3167,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 417, 525, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
+				2, 78, 2, 36, 59, 71, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 415, 521, // view "scratch ops[38]": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 430, 447, // view "/layers.1/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 119, 2, 37, 59, 46, // view "scratch ops[38]": storage 37 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 38, 59, 64, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 2, 448, 449, // view "/layers.1/Transpose_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq bytes
-				2, 81, 2, 448, 449, // view "/layers.1/Reshape_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq bytes
+				2, 80, 2, 39, 59, 64, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
+				2, 81, 2, 39, 59, 64, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 440, 443, // view "scratch ops[40]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 40, 59, 48, // view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 457, 458, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				2, 101, 2, 457, 458, // view "/layers.1/Add_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
+				2, 87, 2, 41, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
+				2, 101, 2, 41, 59, 64, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 131, 456, // view "scratch ops[42]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 85, 131, // view "/layers.1/ff1/Add_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
+				2, 121, 2, 42, 59, 50, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 43, 59, 85, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 44, 59, 85, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 93, 2, 44, 59, 85, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 95, 2, 44, 59, 85, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 96, 2, 44, 59, 85, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 98, 2, 44, 59, 85, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 45, 59, 53, // view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -2946,18 +3216,18 @@ var program = wgrt.Program{
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
 				0, 0, 64, 0, 64, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 46, 59, 64, // view "hidden": storage 46 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
 				1, 2, // release pool 2
 				0, 3, 80, -1, -1, // acquire pool 3: 1536*((min(528, batch) + 11)//12) + 128*batch + 4096 bytes on "cpu"
-				2, 106, 3, 58, 80, // view "/Gather_1_output_0": pool 3 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
+				2, 106, 3, 47, 59, 67, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 3, 59, 58, // view "scratch ops[51]": pool 3 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 123, 3, 48, 59, 58, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
 				0, 1, 67, 1, 67, // acquire pool 1: 128*batch bytes on "cpu"
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 109, 1, 49, 59, 67, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
+				2, 110, 1, 49, 59, 67, // view "pooled": storage 49 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -2966,112 +3236,164 @@ var program = wgrt.Program{
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
+			Storages: []int32{
+				2, 64, 392, 1, 6, // storage 0: "/tok/Gather_output_0"
+				2, 11, 456, 2, 4, // storage 1: "/Range_output_0"
+				2, 65, 454, 3, 5, // storage 2: "/pos/Gather_output_0"
+				2, 64, 391, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
+				2, 32, 59, 6, 38, // storage 4: "/Cast_1_output_0"
+				2, 25, 393, 9, 10, // storage 5: "scratch ops[8]"
+				2, 78, 111, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				2, 64, 435, 10, 12, // storage 7: "/layers.0/Split_output_0"
+				2, 64, 393, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 64, 431, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 64, 384, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				2, 64, 409, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
+				2, 64, 111, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 38, 395, 14, 15, // storage 13: "scratch ops[13]"
+				2, 71, 393, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 71, 471, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				2, 46, 384, 18, 19, // storage 16: "scratch ops[17]"
+				2, 64, 111, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				2, 64, 421, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
+				2, 48, 111, 20, 21, // storage 19: "scratch ops[19]"
+				2, 64, 384, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
+				2, 50, 402, 22, 23, // storage 21: "scratch ops[21]"
+				2, 85, 387, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
+				2, 85, 111, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
+				2, 53, 387, 28, 29, // storage 24: "scratch ops[27]"
+				2, 64, 111, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
+				2, 25, 465, 30, 31, // storage 26: "scratch ops[29]"
+				2, 78, 409, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
+				2, 64, 482, 31, 33, // storage 28: "/layers.1/Split_output_0"
+				2, 64, 465, 31, 35, // storage 29: "/layers.1/Split_output_1"
+				2, 64, 402, 31, 34, // storage 30: "/layers.1/Split_output_2"
+				2, 64, 384, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
+				2, 64, 409, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
+				2, 64, 403, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
+				2, 38, 406, 35, 36, // storage 34: "scratch ops[34]"
+				2, 71, 400, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
+				2, 71, 386, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
+				2, 46, 384, 39, 40, // storage 37: "scratch ops[38]"
+				2, 64, 399, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
+				2, 64, 417, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
+				2, 48, 409, 41, 42, // storage 40: "scratch ops[40]"
+				2, 64, 426, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
+				2, 50, 130, 43, 44, // storage 42: "scratch ops[42]"
+				2, 85, 85, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
+				2, 85, 59, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
+				2, 53, 85, 49, 50, // storage 45: "scratch ops[48]"
+				0, 64, 59, 50, 54, // storage 46: "hidden"
+				3, 67, 58, 51, 53, // storage 47: "/Gather_1_output_0"
+				3, 58, 59, 52, 53, // storage 48: "scratch ops[51]"
+				1, 67, 59, 52, 54, // storage 49: "/pool/Gemm_output_0"
+			},
 		},
 		{
 			// "batch">=9, "seq">=16
 			Ranges: []int{0, 9, -1, 1, 16, -1},
 			Steps: []int32{
 				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 3, 0, 0, 59, 64, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 0, 59, 64, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 373, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
-				2, 4, 1, 59, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
-				2, 5, 1, 59, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
+				0, 1, 344, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
+				2, 4, 1, 1, 59, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
+				2, 5, 1, 1, 59, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				0, 2, 587, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq)), 128*batch, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq)), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*seq, 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq) + 12288, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 3072*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq) + 8192, 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)) bytes on "cpu"
-				2, 7, 2, 59, 65, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
+				0, 2, 547, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq)), 128*batch, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq)), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*seq, 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq) + 12288, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 3072*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq) + 8192, 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)) bytes on "cpu"
+				2, 7, 2, 2, 59, 65, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 11, 2, 3, 59, 64, // view "/ln/LayerNormalization_output_0": storage 3 at 0, 128*batch*seq bytes
+				2, 41, 2, 3, 59, 64, // view "/layers.0/Add_1_output_0": storage 3 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 4, 59, 32, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 1, 4, 59, 32, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 1, 4, 59, 32, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 64, 327, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 353, 354, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				2, 111, 2, 5, 59, 25, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 6, 59, 78, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 64, 85, // view "/layers.0/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 27, 2, 64, 85, // view "/layers.0/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 24, 2, 85, 78, // view "/layers.0/Split_output_2": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 85, 78, // view "/layers.0/Reshape_2_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 22, 0, 7, 59, 64, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 25, 0, 7, 59, 64, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 23, 2, 8, 59, 64, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
+				2, 27, 2, 8, 59, 64, // view "/layers.0/Reshape_1_output_0": storage 8 at 0, 128*batch*seq bytes
+				2, 24, 2, 9, 59, 64, // view "/layers.0/Split_output_2": storage 9 at 0, 128*batch*seq bytes
+				2, 28, 2, 9, 59, 64, // view "/layers.0/Reshape_2_output_0": storage 9 at 0, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 537, 538, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 26, 2, 10, 59, 64, // view "/layers.0/Transpose_output_0": storage 10 at 0, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 11, 59, 64, // view "/layers.0/Transpose_1_output_0": storage 11 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 534, 535, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 128*batch*seq bytes
+				2, 30, 2, 12, 59, 64, // view "/layers.0/Transpose_2_output_0": storage 12 at 0, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 540, 541, // view "scratch ops[13]": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 64, 367, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 33, 2, 64, 367, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 34, 2, 64, 367, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 112, 2, 13, 59, 38, // view "scratch ops[13]": storage 13 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 31, 2, 14, 59, 71, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 2, 14, 59, 71, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 2, 14, 59, 71, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 526, 588, // view "/layers.0/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
+				2, 35, 2, 15, 59, 71, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 64, 251, // view "scratch ops[17]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 557, 558, // view "/layers.0/MatMul_1_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))), 128*batch*seq bytes
+				2, 113, 2, 16, 59, 46, // view "scratch ops[17]": storage 16 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 17, 59, 64, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 18, 59, 64, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
+				2, 38, 0, 18, 59, 64, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 19, 59, 48, // view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 20, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 58, 0, 20, 59, 64, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 85, 206, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 59, 85, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 115, 2, 21, 59, 50, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 22, 59, 85, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 207, 208, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 50, 2, 207, 208, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 52, 2, 207, 208, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 53, 2, 207, 208, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 55, 2, 207, 208, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 49, 2, 23, 59, 85, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 50, 2, 23, 59, 85, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 52, 2, 23, 59, 85, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 53, 2, 23, 59, 85, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 55, 2, 23, 59, 85, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 24, 59, 53, // view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -3079,39 +3401,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 530, 531, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq bytes
-				2, 84, 2, 530, 531, // view "/layers.1/Add_1_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq bytes
+				2, 61, 2, 25, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
+				2, 84, 2, 25, 59, 64, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 548, 569, // view "scratch ops[29]": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 59, 78, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
+				2, 117, 2, 26, 59, 25, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 27, 59, 78, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 548, 549, // view "/layers.1/Split_output_1": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				2, 70, 2, 548, 549, // view "/layers.1/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				2, 67, 2, 561, 562, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				2, 71, 2, 561, 562, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 65, 0, 28, 59, 64, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 68, 0, 28, 59, 64, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 66, 2, 29, 59, 64, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
+				2, 70, 2, 29, 59, 64, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
+				2, 67, 2, 30, 59, 64, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
+				2, 71, 2, 30, 59, 64, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 59, 64, // view "/layers.1/Transpose_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 69, 2, 31, 59, 64, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 32, 59, 64, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 550, 551, // view "/layers.1/Transpose_2_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq)), 128*batch*seq bytes
+				2, 73, 2, 33, 59, 64, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 532, 533, // view "scratch ops[34]": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 64, 367, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 76, 2, 64, 367, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 77, 2, 64, 367, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 118, 2, 34, 59, 38, // view "scratch ops[34]": storage 34 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
+				2, 74, 2, 35, 59, 71, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 76, 2, 35, 59, 71, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 77, 2, 35, 59, 71, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -3121,47 +3443,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 584, 589, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 16*batch*seq*seq bytes
+				2, 78, 2, 36, 59, 71, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 59, 46, // view "scratch ops[38]": pool 2 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 105, 77, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 119, 2, 37, 59, 46, // view "scratch ops[38]": storage 37 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 38, 59, 64, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 39, 59, 64, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
+				2, 81, 0, 39, 59, 64, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 59, 48, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 40, 59, 48, // view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 141, 527, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*batch*seq bytes
-				2, 101, 2, 141, 527, // view "/layers.1/Add_3_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*batch*seq bytes
+				2, 87, 2, 41, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
+				2, 101, 2, 41, 59, 64, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 573, 574, // view "/layers.1/ff1/Add_output_0": pool 2 at max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 42, 59, 50, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 43, 59, 85, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 44, 59, 85, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 93, 2, 44, 59, 85, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 95, 2, 44, 59, 85, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 96, 2, 44, 59, 85, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 98, 2, 44, 59, 85, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 578, 580, // view "scratch ops[48]": pool 2 at max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 45, 59, 53, // view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -3169,15 +3491,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 46, 59, 64, // view "hidden": storage 46 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 47, 59, 67, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 48, 59, 58, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 49, 59, 67, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
+				2, 110, 1, 49, 59, 67, // view "pooled": storage 49 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -3186,6 +3508,58 @@ var program = wgrt.Program{
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
+			Storages: []int32{
+				0, 64, 59, 1, 6, // storage 0: "/tok/Gather_output_0"
+				1, 11, 59, 2, 4, // storage 1: "/Range_output_0"
+				2, 65, 59, 3, 5, // storage 2: "/pos/Gather_output_0"
+				2, 64, 59, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
+				1, 32, 59, 6, 38, // storage 4: "/Cast_1_output_0"
+				2, 25, 64, 9, 10, // storage 5: "scratch ops[8]"
+				2, 78, 331, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				0, 64, 59, 10, 12, // storage 7: "/layers.0/Split_output_0"
+				2, 64, 64, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 64, 85, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 64, 497, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				0, 64, 59, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
+				2, 64, 494, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 38, 500, 14, 15, // storage 13: "scratch ops[13]"
+				2, 71, 64, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 71, 486, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				2, 46, 64, 18, 19, // storage 16: "scratch ops[17]"
+				2, 64, 517, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				0, 64, 59, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
+				2, 48, 64, 20, 21, // storage 19: "scratch ops[19]"
+				0, 64, 59, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
+				2, 50, 85, 22, 23, // storage 21: "scratch ops[21]"
+				2, 85, 59, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
+				2, 85, 202, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
+				2, 53, 59, 28, 29, // storage 24: "scratch ops[27]"
+				2, 64, 490, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
+				2, 25, 508, 30, 31, // storage 26: "scratch ops[29]"
+				2, 78, 59, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
+				0, 64, 59, 31, 33, // storage 28: "/layers.1/Split_output_0"
+				2, 64, 508, 31, 35, // storage 29: "/layers.1/Split_output_1"
+				2, 64, 521, 31, 34, // storage 30: "/layers.1/Split_output_2"
+				2, 64, 59, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
+				0, 64, 59, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
+				2, 64, 510, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
+				2, 38, 492, 35, 36, // storage 34: "scratch ops[34]"
+				2, 71, 64, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
+				2, 71, 544, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
+				2, 46, 59, 39, 40, // storage 37: "scratch ops[38]"
+				2, 64, 104, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
+				0, 64, 59, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
+				2, 48, 59, 41, 42, // storage 40: "scratch ops[40]"
+				2, 64, 140, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
+				2, 50, 59, 43, 44, // storage 42: "scratch ops[42]"
+				2, 85, 533, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
+				2, 85, 59, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
+				2, 53, 538, 49, 50, // storage 45: "scratch ops[48]"
+				0, 64, 59, 50, 54, // storage 46: "hidden"
+				2, 67, 59, 51, 53, // storage 47: "/Gather_1_output_0"
+				2, 58, 67, 52, 53, // storage 48: "scratch ops[51]"
+				1, 67, 59, 52, 54, // storage 49: "/pool/Gemm_output_0"
+			},
 		},
 	},
 	Align:    64,

@@ -24,6 +24,11 @@ type Plan struct {
 	PeakBytes    int64   `json:"peak_bytes"`
 	NaiveBytes   int64   `json:"naive_bytes"`
 	Ratio        float64 `json:"peak_over_load"`
+	// RunTimePeak is what a wrapper holds at these values, its storages
+	// placed at these sizes where that needs less than the plan's
+	// placement; RunTimeRatio that over the lower bound.
+	RunTimePeak  int64   `json:"run_time_peak_bytes,omitempty"`
+	RunTimeRatio float64 `json:"run_time_over_load,omitempty"`
 	// ParamBytes and ConstantBytes are memory outside the pools: the
 	// params (weights, bound once) and the inline constants.
 	ParamBytes    int64 `json:"param_bytes"`
@@ -73,6 +78,12 @@ func JSON(p *plan.Plan, f *plan.Figures) Plan {
 		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, DeclaredLoad: f.DeclaredLoadBytes, AliasedOps: p.AliasedOps, ModeBound: f.ModeBoundBytes, PeakBytes: f.PeakBytes,
 		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.LastStep, ParamBytes: f.ParamBytes, ConstantBytes: f.ConstantBytes,
 		Pools: []Pool{}, Buffers: []Buffer{}, Guards: []string{},
+	}
+	if f.RunTimeBytes > 0 {
+		out.RunTimePeak, out.RunTimeRatio = f.RunTimeBytes, 1
+		if f.LoadBytes > 0 {
+			out.RunTimeRatio = float64(f.RunTimeBytes) / float64(f.LoadBytes)
+		}
 	}
 	for _, g := range p.Graph.Guards {
 		out.Guards = append(out.Guards, g.String())

@@ -85,6 +85,12 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error
 	fmt.Fprintf(tw, "peak\t%s\n", Bytes(f.PeakBytes))
 	fmt.Fprintf(tw, "naive\t%s\n", Bytes(f.NaiveBytes))
 	fmt.Fprintf(tw, "peak / lower bound\t%.4f\n", f.Ratio())
+	if f.RunTimeBytes > 0 && f.RunTimeBytes < f.PeakBytes {
+		fmt.Fprintf(tw, "at run time\t%s (%.4f of the lower bound): the wrapper places the storages anew at these sizes, which needs less than the plan's placement\n",
+			Bytes(f.RunTimeBytes), float64(f.RunTimeBytes)/float64(max(f.LoadBytes, 1)))
+	} else if f.RunTimeBytes > 0 {
+		fmt.Fprintf(tw, "at run time\tthe plan's placement (placing the storages anew at these sizes would not need less)\n")
+	}
 	if len(p.Graph.Symbols) > 0 {
 		if r, err := p.Range(); err == nil && r.Points > 0 {
 			fmt.Fprintf(tw, "across the range\tworst %.4f at %s, geomean %.4f over %d points (minimums, powers of two up to each max or %d, the hints)\n",

@@ -73,13 +73,14 @@ static wrapgen::Program TwoPlans(const wrapgen::Plan* plans, int num_plans) {
   p.num_plans = num_plans;
   p.align = 64;
   p.symbol_names = kSymbolNames;
+  p.devices = kDevices1;
   return p;
 }
 
 int main() {
   const wrapgen::Plan plans[] = {
-      {kRanges0, 1, kSteps0, static_cast<int>(sizeof(kSteps0) / sizeof(kSteps0[0])), kDevices0, 1, kNone, 0, kNone},
-      {kRanges1, 1, kSteps1, static_cast<int>(sizeof(kSteps1) / sizeof(kSteps1[0])), kDevices1, 2, kNone, 0, kNone},
+      {kRanges0, 1, kSteps0, static_cast<int>(sizeof(kSteps0) / sizeof(kSteps0[0])), kDevices0, 1, kNone, 0, kNone, kNone, 0},
+      {kRanges1, 1, kSteps1, static_cast<int>(sizeof(kSteps1) / sizeof(kSteps1[0])), kDevices1, 2, kNone, 0, kNone, kNone, 0},
   };
   const wrapgen::Program p = TwoPlans(plans, 2);
 
@@ -159,7 +160,7 @@ int main() {
 
   // One plan without ranges holds every value.
   {
-    const wrapgen::Plan every[] = {{nullptr, 0, kSteps1, static_cast<int>(sizeof(kSteps1) / sizeof(kSteps1[0])), kDevices1, 2, kNone, 0, kNone}};
+    const wrapgen::Plan every[] = {{nullptr, 0, kSteps1, static_cast<int>(sizeof(kSteps1) / sizeof(kSteps1[0])), kDevices1, 2, kNone, 0, kNone, kNone, 0}};
     const wrapgen::Program one = TwoPlans(every, 1);
     wrapgen::Allocators allocators;
     allocators.Set("other", wrapgen::CpuAllocator::Default());

@@ -168,10 +168,10 @@ type kernelDecl struct{ Doc, Method, Params string }
 // of every value) and contents.
 type planDecl struct {
 	// Doc describes the ranges, for a comment; PoolsDoc heads PoolDocs.
-	Doc, PoolsDoc                                                  string
-	RangesVar, StepsVar, PoolDevicesVar, OutputPoolsVar, OwnersVar string
-	Ranges, PoolDevices, OutputPools, Owners                       string
-	Steps, PoolDocs                                                []string
+	Doc, PoolsDoc                                                               string
+	RangesVar, StepsVar, PoolDevicesVar, OutputPoolsVar, OwnersVar, StoragesVar string
+	Ranges, PoolDevices, OutputPools, Owners                                    string
+	Steps, PoolDocs, Storages                                                   []string
 }
 
 type fieldDecl struct{ Type, Name, Doc string }
@@ -378,10 +378,11 @@ func (g *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
 	var ps []planDecl
 	for i, pt := range t.Plans {
 		b := g.pr.Buckets[i]
-		pd := planDecl{StepsVar: "kSteps", PoolDevicesVar: "kPoolDevices", OutputPoolsVar: "kOutputPools", OwnersVar: "kOutputOwners"}
+		pd := planDecl{StepsVar: "kSteps", PoolDevicesVar: "kPoolDevices", OutputPoolsVar: "kOutputPools", OwnersVar: "kOutputOwners", StoragesVar: "kStorages"}
 		if len(t.Plans) > 1 {
 			pd.RangesVar, pd.StepsVar, pd.PoolDevicesVar = ident.Numbered("k_ranges", i), ident.Numbered("k_steps", i), ident.Numbered("k_pool_devices", i)
 			pd.OutputPoolsVar, pd.OwnersVar = ident.Numbered("k_output_pools", i), ident.Numbered("k_output_owners", i)
+			pd.StoragesVar = ident.Numbered("k_storages", i)
 			pd.Doc = emit.RangesDoc(b.Ranges, quote.CppComment)
 			if pd.Doc == "" {
 				pd.Doc = "every value"
@@ -399,7 +400,7 @@ func (g *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
 			pd.PoolDocs = append(pd.PoolDocs, fmt.Sprintf("pool %d on %s: %s bytes, %d storages, steps [%d, %d)", j, quote.CppComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
 		}
 		pd.PoolDevices = strings.Join(append(devs, "nullptr"), ", ")
-		pd.Steps = rows.Steps[i]
+		pd.Steps, pd.Storages = rows.Steps[i], rows.Storages[i]
 		pd.OutputPools, pd.Owners = emit.IntRow(pt.OutputPools), emit.IntRow(pt.OutputOwners)
 		ps = append(ps, pd)
 	}

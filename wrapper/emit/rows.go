@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -10,8 +11,8 @@ import (
 // syntax (both write integer lists as "a, b," and comments as //).
 type Rows struct {
 	Code, Tensors, Dims, Lists, InputViews, OpArgs, OpStart []string
-	// Steps are each plan's steps, in the order of Tables.Plans.
-	Steps [][]string
+	// Steps and Storages are each plan's, in the order of Tables.Plans.
+	Steps, Storages [][]string
 }
 
 // Rows spells t's tables; comment quotes graph-derived text for the
@@ -38,6 +39,11 @@ func (pr *Model) Rows(comment func(string) string, intLit func(int64) string) Ro
 			steps = append(steps, IntRow(append([]int{int(s.Kind)}, s.Args...))+"  // "+s.Comment(comment))
 		}
 		r.Steps = append(r.Steps, steps)
+		var storages []string
+		for i, st := range pt.Storages {
+			storages = append(storages, IntRow(st.Args())+fmt.Sprintf("  // storage %d: ", i)+comment(st.Owner.Name))
+		}
+		r.Storages = append(r.Storages, storages)
 	}
 	var starts []int
 	at := 0

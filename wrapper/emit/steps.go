@@ -18,8 +18,10 @@ const (
 	Acquire StepKind = iota
 	// Release gives pool Pool back. Row: pool.
 	Release
-	// View points Tensor at Bytes bytes starting Start bytes into pool
-	// Pool. Row: tensor, pool, start value, end value.
+	// View points Tensor at Bytes bytes starting Start bytes into storage
+	// Buffer, in pool Pool. Row: tensor, pool, storage, start value, end
+	// value (bytes into the storage: where the storage lies is the
+	// runtime's, see PlanTables.Storages).
 	View
 	// Unview forgets Tensor's memory. Row: tensor.
 	Unview
@@ -45,13 +47,14 @@ const (
 )
 
 // StepWidth is how many operands follow each row kind.
-var StepWidth = [...]int{Acquire: 4, Release: 1, View: 4, Unview: 1, Call: 1, Loop: 3, EndLoop: 2, Capacity: 3, SetSymbol: 3}
+var StepWidth = [...]int{Acquire: 4, Release: 1, View: 5, Unview: 1, Call: 1, Loop: 3, EndLoop: 2, Capacity: 3, SetSymbol: 3}
 
 // Step is one statement of the lowered program. Which fields are set
 // depends on Kind.
 type Step struct {
 	Kind      StepKind
 	Pool      *plan.Pool
+	Buffer    *plan.Buffer // View
 	Tensor    *graph.Tensor
 	From      *graph.Tensor
 	Start     expr.Expr
@@ -74,8 +77,8 @@ func (pr *Bucket) lower() {
 			pr.Steps = append(pr.Steps, Step{Kind: Release, Pool: l.Pool, PoolIndex: pr.PoolIndex[l.Pool]})
 		case plan.LineAllocFromPool:
 			for _, t := range pr.Members[l.Buffer] {
-				start, _ := ViewBytes(t, l.Buffer.Offset)
-				pr.Steps = append(pr.Steps, Step{Kind: View, Pool: l.Pool, PoolIndex: pr.PoolIndex[l.Pool], Tensor: t, Start: start, Bytes: t.StorageBytes()})
+				start, _ := ViewBytes(t, expr.Const(0))
+				pr.Steps = append(pr.Steps, Step{Kind: View, Pool: l.Pool, Buffer: l.Buffer, PoolIndex: pr.PoolIndex[l.Pool], Tensor: t, Start: start, Bytes: t.StorageBytes()})
 			}
 		case plan.LineDeallocFromPool:
 			for _, t := range pr.Members[l.Buffer] {

@@ -19,7 +19,7 @@ import (
 // TableVersion numbers the layout of these tables and the API generated
 // code calls; both runtimes say which version they run, and generated code
 // does not compile against a runtime of another version.
-const TableVersion = 5
+const TableVersion = 6
 
 // Opcodes of Code: value i is Op applied to earlier values A and B (or to
 // the constant A, or to symbol number A).
@@ -134,7 +134,22 @@ type PlanTables struct {
 	// OutputOwners is, for each output, the pool holding it (-1 when it is
 	// a view of an input).
 	OutputOwners []int
+	// Storages are the plan's storages (buffers, by id) as rows: pool, size
+	// value, offset value (in the pool, as planned), first and end
+	// timestep of its live range. Views name them; a runtime places the
+	// storages of the pools it may move anew at the sizes of a call
+	// (wgrt's place.go) and keeps whichever placement needs less memory.
+	Storages []StorageRow
 }
+
+// StorageRow is one storage of a plan: see PlanTables.Storages.
+type StorageRow struct {
+	Pool, Size, Offset, Begin, End int
+	Owner                          *graph.Tensor
+}
+
+// Args is the row's numbers.
+func (s StorageRow) Args() []int { return []int{s.Pool, s.Size, s.Offset, s.Begin, s.End} }
 
 // StepPC is the index in the flattened steps of each row: a row is its
 // kind then its operands.
@@ -273,6 +288,9 @@ func (pr *Model) Tables() *Tables {
 		for _, out := range g.Outputs {
 			pt.OutputOwners = append(pt.OutputOwners, bk.OutputPool(out))
 		}
+		for _, buf := range bk.Plan.Buffers {
+			pt.Storages = append(pt.Storages, StorageRow{bk.PoolIndex[buf.Pool], buf.Size.Lower(b), buf.Offset.Lower(b), buf.Begin, buf.End, buf.Owner()})
+		}
 		pt.Steps, t.NumLoops = t.lowerSteps(bk, &pt, b, symbolIndex, outputNumber)
 		t.Plans = append(t.Plans, pt)
 	}
@@ -311,8 +329,8 @@ func (t *Tables) lowerSteps(pr *Bucket, pt *PlanTables, b *codeBuilder, symbolIn
 		case Release:
 			steps = append(steps, StepRow{Release, []int{s.PoolIndex}, fmt.Sprintf("release pool %d", s.PoolIndex), nil})
 		case View:
-			steps = append(steps, StepRow{View, []int{t.TensorIndex[s.Tensor], s.PoolIndex, s.Start.Lower(b), expr.Add(s.Start, s.Bytes).Lower(b)},
-				fmt.Sprintf("view %%s: pool %d at %s, %s bytes", s.PoolIndex, s.Start, s.Bytes), []string{s.Tensor.Name}})
+			steps = append(steps, StepRow{View, []int{t.TensorIndex[s.Tensor], s.PoolIndex, s.Buffer.ID, s.Start.Lower(b), expr.Add(s.Start, s.Bytes).Lower(b)},
+				fmt.Sprintf("view %%s: storage %d at %s, %s bytes", s.Buffer.ID, s.Start, s.Bytes), []string{s.Tensor.Name}})
 		case Unview:
 			steps = append(steps, StepRow{Unview, []int{t.TensorIndex[s.Tensor]}, "unview %s", []string{s.Tensor.Name}})
 		case Reuse:

@@ -46,6 +46,9 @@ func runtimeProgram(pr *Model) *wgrt.Program {
 			pl.Steps = append(pl.Steps, int32(s.Kind))
 			pl.Steps = append(pl.Steps, i32(s.Args)...)
 		}
+		for _, st := range pt.Storages {
+			pl.Storages = append(pl.Storages, i32(st.Args())...)
+		}
 		p.Plans = append(p.Plans, pl)
 	}
 	for _, x := range pr.Graph.Inputs {
@@ -181,8 +184,9 @@ func TestCodeComputesEveryValue(t *testing.T) {
 				row := rows[0]
 				rows = rows[1:]
 				if s.Kind == View {
-					assert.Equal(t, eval(s.Start), f.Vals[row.Args[2]], "%s: view of %s at %v", file, s.Tensor.Name, env)
-					assert.Equal(t, eval(expr.Add(s.Start, s.Bytes)), f.Vals[row.Args[3]], "%s: end of %s at %v", file, s.Tensor.Name, env)
+					assert.Equal(t, s.Buffer.ID, row.Args[2], "%s: storage of %s", file, s.Tensor.Name)
+					assert.Equal(t, eval(s.Start), f.Vals[row.Args[3]], "%s: view of %s at %v", file, s.Tensor.Name, env)
+					assert.Equal(t, eval(expr.Add(s.Start, s.Bytes)), f.Vals[row.Args[4]], "%s: end of %s at %v", file, s.Tensor.Name, env)
 				}
 			}
 			assert.Empty(t, rows, "%s: a row per step", file)

@@ -386,7 +386,8 @@ func (g *gen) tables(f *jen.File) {
 		}
 		fields = append(fields, "Steps: "+literal("[]int32", rows.Steps[i])+",",
 			"PoolDevices: []string{"+strings.Join(quoteAll(pt.PoolDevices), ", ")+"},",
-			"OutputPools: []int32{"+strings.TrimSuffix(emit.IntRow(pt.OutputPools), ",")+"},")
+			"OutputPools: []int32{"+strings.TrimSuffix(emit.IntRow(pt.OutputPools), ",")+"},",
+			"Storages: "+literal("[]int32", rows.Storages[i])+",")
 		plans = append(plans, "{\n"+strings.Join(fields, "\n")+"\n},")
 	}
 	doc(f, "program is the plan as data, which wgrt.Frame runs: values computed from\n"+

@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 5: it does not compile against
+// This file needs the runtime of table version 6: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 5)
-	_ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 6)
+	_ = wgrt.EnforceVersion(6 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "resnet18" calls. Each method writes its outputs
@@ -1431,20 +1431,20 @@ var program = wgrt.Program{
 		{
 			Steps: []int32{
 				0, 0, 53, -1, -1, // acquire pool 0: 3211264*batch bytes on "cpu"
-				2, 2, 0, 13, 53, // view "t3": pool 0 at 0, 3211264*batch bytes
+				2, 2, 0, 0, 13, 53, // view "t3": storage 0 at 0, 3211264*batch bytes
 				4, 0, // ops[0]: "convolution"
 				0, 1, 13, -1, -1, // acquire pool 1: 0 bytes on "cpu"
-				2, 3, 1, 13, 13, // view "t4": pool 1 at 0, 0 bytes
+				2, 3, 1, 1, 13, 13, // view "t4": storage 1 at 0, 0 bytes
 				4, 1, // ops[1]: "empty_memory_format"
 				3, 3, // unview "t4"
 				1, 1, // release pool 1
 				0, 2, 53, -1, -1, // acquire pool 2: 3211264*batch bytes on "cpu"
-				2, 8, 2, 13, 53, // view "t9": pool 2 at 0, 3211264*batch bytes
-				2, 11, 2, 13, 53, // view "t12": pool 2 at 0, 3211264*batch bytes
+				2, 8, 2, 2, 13, 53, // view "t9": storage 2 at 0, 3211264*batch bytes
+				2, 11, 2, 2, 13, 53, // view "t12": storage 2 at 0, 3211264*batch bytes
 				0, 3, 13, -1, -1, // acquire pool 3: 0 bytes on "cpu"
-				2, 9, 3, 13, 13, // view "t10": pool 3 at 0, 0 bytes
+				2, 9, 3, 3, 13, 13, // view "t10": storage 3 at 0, 0 bytes
 				0, 4, 13, -1, -1, // acquire pool 4: 0 bytes on "cpu"
-				2, 10, 4, 13, 13, // view "t11": pool 4 at 0, 0 bytes
+				2, 10, 4, 4, 13, 13, // view "t11": storage 4 at 0, 0 bytes
 				4, 2, // ops[2]: "native_batch_norm"
 				3, 2, // unview "t3"
 				1, 0, // release pool 0
@@ -1454,9 +1454,9 @@ var program = wgrt.Program{
 				1, 4, // release pool 4
 				4, 3, // ops[3]: "relu_"; "t12" takes over the storage of "t9" in place
 				0, 5, 54, -1, -1, // acquire pool 5: 802816*batch bytes on "cpu"
-				2, 12, 5, 13, 54, // view "t13": pool 5 at 0, 802816*batch bytes
+				2, 12, 5, 5, 13, 54, // view "t13": storage 5 at 0, 802816*batch bytes
 				0, 6, 56, -1, -1, // acquire pool 6: 1605632*batch bytes on "cpu"
-				2, 13, 6, 13, 56, // view "t14": pool 6 at 0, 1605632*batch bytes
+				2, 13, 6, 6, 13, 56, // view "t14": storage 6 at 0, 1605632*batch bytes
 				4, 4, // ops[4]: "max_pool2d_with_indices"
 				3, 8, // unview "t9"
 				3, 11, // unview "t12"
@@ -1464,20 +1464,20 @@ var program = wgrt.Program{
 				3, 13, // unview "t14"
 				1, 6, // release pool 6
 				0, 7, 54, -1, -1, // acquire pool 7: 802816*batch bytes on "cpu"
-				2, 15, 7, 13, 54, // view "t16": pool 7 at 0, 802816*batch bytes
+				2, 15, 7, 7, 13, 54, // view "t16": storage 7 at 0, 802816*batch bytes
 				4, 5, // ops[5]: "convolution"
 				0, 8, 13, -1, -1, // acquire pool 8: 0 bytes on "cpu"
-				2, 16, 8, 13, 13, // view "t17": pool 8 at 0, 0 bytes
+				2, 16, 8, 8, 13, 13, // view "t17": storage 8 at 0, 0 bytes
 				4, 6, // ops[6]: "empty_memory_format"
 				3, 16, // unview "t17"
 				1, 8, // release pool 8
 				0, 9, 54, -1, -1, // acquire pool 9: 802816*batch bytes on "cpu"
-				2, 21, 9, 13, 54, // view "t22": pool 9 at 0, 802816*batch bytes
-				2, 24, 9, 13, 54, // view "t25": pool 9 at 0, 802816*batch bytes
+				2, 21, 9, 9, 13, 54, // view "t22": storage 9 at 0, 802816*batch bytes
+				2, 24, 9, 9, 13, 54, // view "t25": storage 9 at 0, 802816*batch bytes
 				0, 10, 13, -1, -1, // acquire pool 10: 0 bytes on "cpu"
-				2, 22, 10, 13, 13, // view "t23": pool 10 at 0, 0 bytes
+				2, 22, 10, 10, 13, 13, // view "t23": storage 10 at 0, 0 bytes
 				0, 11, 13, -1, -1, // acquire pool 11: 0 bytes on "cpu"
-				2, 23, 11, 13, 13, // view "t24": pool 11 at 0, 0 bytes
+				2, 23, 11, 11, 13, 13, // view "t24": storage 11 at 0, 0 bytes
 				4, 7, // ops[7]: "native_batch_norm"
 				3, 15, // unview "t16"
 				1, 7, // release pool 7
@@ -1487,24 +1487,24 @@ var program = wgrt.Program{
 				1, 11, // release pool 11
 				4, 8, // ops[8]: "relu_"; "t25" takes over the storage of "t22" in place
 				0, 12, 54, -1, -1, // acquire pool 12: 802816*batch bytes on "cpu"
-				2, 26, 12, 13, 54, // view "t27": pool 12 at 0, 802816*batch bytes
+				2, 26, 12, 12, 13, 54, // view "t27": storage 12 at 0, 802816*batch bytes
 				4, 9, // ops[9]: "convolution"
 				3, 21, // unview "t22"
 				3, 24, // unview "t25"
 				1, 9, // release pool 9
 				0, 13, 13, -1, -1, // acquire pool 13: 0 bytes on "cpu"
-				2, 27, 13, 13, 13, // view "t28": pool 13 at 0, 0 bytes
+				2, 27, 13, 13, 13, 13, // view "t28": storage 13 at 0, 0 bytes
 				4, 10, // ops[10]: "empty_memory_format"
 				3, 27, // unview "t28"
 				1, 13, // release pool 13
 				0, 14, 54, -1, -1, // acquire pool 14: 802816*batch bytes on "cpu"
-				2, 32, 14, 13, 54, // view "t33": pool 14 at 0, 802816*batch bytes
-				2, 35, 14, 13, 54, // view "t36": pool 14 at 0, 802816*batch bytes
-				2, 36, 14, 13, 54, // view "t37": pool 14 at 0, 802816*batch bytes
+				2, 32, 14, 14, 13, 54, // view "t33": storage 14 at 0, 802816*batch bytes
+				2, 35, 14, 14, 13, 54, // view "t36": storage 14 at 0, 802816*batch bytes
+				2, 36, 14, 14, 13, 54, // view "t37": storage 14 at 0, 802816*batch bytes
 				0, 15, 13, -1, -1, // acquire pool 15: 0 bytes on "cpu"
-				2, 33, 15, 13, 13, // view "t34": pool 15 at 0, 0 bytes
+				2, 33, 15, 15, 13, 13, // view "t34": storage 15 at 0, 0 bytes
 				0, 16, 13, -1, -1, // acquire pool 16: 0 bytes on "cpu"
-				2, 34, 16, 13, 13, // view "t35": pool 16 at 0, 0 bytes
+				2, 34, 16, 16, 13, 13, // view "t35": storage 16 at 0, 0 bytes
 				4, 11, // ops[11]: "native_batch_norm"
 				3, 26, // unview "t27"
 				1, 12, // release pool 12
@@ -1517,20 +1517,20 @@ var program = wgrt.Program{
 				1, 5, // release pool 5
 				4, 13, // ops[13]: "relu_"; "t37" takes over the storage of "t36" in place
 				0, 17, 54, -1, -1, // acquire pool 17: 802816*batch bytes on "cpu"
-				2, 38, 17, 13, 54, // view "t39": pool 17 at 0, 802816*batch bytes
+				2, 38, 17, 17, 13, 54, // view "t39": storage 17 at 0, 802816*batch bytes
 				4, 14, // ops[14]: "convolution"
 				0, 18, 13, -1, -1, // acquire pool 18: 0 bytes on "cpu"
-				2, 39, 18, 13, 13, // view "t40": pool 18 at 0, 0 bytes
+				2, 39, 18, 18, 13, 13, // view "t40": storage 18 at 0, 0 bytes
 				4, 15, // ops[15]: "empty_memory_format"
 				3, 39, // unview "t40"
 				1, 18, // release pool 18
 				0, 19, 54, -1, -1, // acquire pool 19: 802816*batch bytes on "cpu"
-				2, 44, 19, 13, 54, // view "t45": pool 19 at 0, 802816*batch bytes
-				2, 47, 19, 13, 54, // view "t48": pool 19 at 0, 802816*batch bytes
+				2, 44, 19, 19, 13, 54, // view "t45": storage 19 at 0, 802816*batch bytes
+				2, 47, 19, 19, 13, 54, // view "t48": storage 19 at 0, 802816*batch bytes
 				0, 20, 13, -1, -1, // acquire pool 20: 0 bytes on "cpu"
-				2, 45, 20, 13, 13, // view "t46": pool 20 at 0, 0 bytes
+				2, 45, 20, 20, 13, 13, // view "t46": storage 20 at 0, 0 bytes
 				0, 21, 13, -1, -1, // acquire pool 21: 0 bytes on "cpu"
-				2, 46, 21, 13, 13, // view "t47": pool 21 at 0, 0 bytes
+				2, 46, 21, 21, 13, 13, // view "t47": storage 21 at 0, 0 bytes
 				4, 16, // ops[16]: "native_batch_norm"
 				3, 38, // unview "t39"
 				1, 17, // release pool 17
@@ -1540,24 +1540,24 @@ var program = wgrt.Program{
 				1, 21, // release pool 21
 				4, 17, // ops[17]: "relu_"; "t48" takes over the storage of "t45" in place
 				0, 22, 54, -1, -1, // acquire pool 22: 802816*batch bytes on "cpu"
-				2, 49, 22, 13, 54, // view "t50": pool 22 at 0, 802816*batch bytes
+				2, 49, 22, 22, 13, 54, // view "t50": storage 22 at 0, 802816*batch bytes
 				4, 18, // ops[18]: "convolution"
 				3, 44, // unview "t45"
 				3, 47, // unview "t48"
 				1, 19, // release pool 19
 				0, 23, 13, -1, -1, // acquire pool 23: 0 bytes on "cpu"
-				2, 50, 23, 13, 13, // view "t51": pool 23 at 0, 0 bytes
+				2, 50, 23, 23, 13, 13, // view "t51": storage 23 at 0, 0 bytes
 				4, 19, // ops[19]: "empty_memory_format"
 				3, 50, // unview "t51"
 				1, 23, // release pool 23
 				0, 24, 54, -1, -1, // acquire pool 24: 802816*batch bytes on "cpu"
-				2, 55, 24, 13, 54, // view "t56": pool 24 at 0, 802816*batch bytes
-				2, 58, 24, 13, 54, // view "t59": pool 24 at 0, 802816*batch bytes
-				2, 59, 24, 13, 54, // view "t60": pool 24 at 0, 802816*batch bytes
+				2, 55, 24, 24, 13, 54, // view "t56": storage 24 at 0, 802816*batch bytes
+				2, 58, 24, 24, 13, 54, // view "t59": storage 24 at 0, 802816*batch bytes
+				2, 59, 24, 24, 13, 54, // view "t60": storage 24 at 0, 802816*batch bytes
 				0, 25, 13, -1, -1, // acquire pool 25: 0 bytes on "cpu"
-				2, 56, 25, 13, 13, // view "t57": pool 25 at 0, 0 bytes
+				2, 56, 25, 25, 13, 13, // view "t57": storage 25 at 0, 0 bytes
 				0, 26, 13, -1, -1, // acquire pool 26: 0 bytes on "cpu"
-				2, 57, 26, 13, 13, // view "t58": pool 26 at 0, 0 bytes
+				2, 57, 26, 26, 13, 13, // view "t58": storage 26 at 0, 0 bytes
 				4, 20, // ops[20]: "native_batch_norm"
 				3, 49, // unview "t50"
 				1, 22, // release pool 22
@@ -1572,20 +1572,20 @@ var program = wgrt.Program{
 				1, 14, // release pool 14
 				4, 22, // ops[22]: "relu_"; "t60" takes over the storage of "t59" in place
 				0, 27, 58, -1, -1, // acquire pool 27: 401408*batch bytes on "cpu"
-				2, 61, 27, 13, 58, // view "t62": pool 27 at 0, 401408*batch bytes
+				2, 61, 27, 27, 13, 58, // view "t62": storage 27 at 0, 401408*batch bytes
 				4, 23, // ops[23]: "convolution"
 				0, 28, 13, -1, -1, // acquire pool 28: 0 bytes on "cpu"
-				2, 62, 28, 13, 13, // view "t63": pool 28 at 0, 0 bytes
+				2, 62, 28, 28, 13, 13, // view "t63": storage 28 at 0, 0 bytes
 				4, 24, // ops[24]: "empty_memory_format"
 				3, 62, // unview "t63"
 				1, 28, // release pool 28
 				0, 29, 58, -1, -1, // acquire pool 29: 401408*batch bytes on "cpu"
-				2, 67, 29, 13, 58, // view "t68": pool 29 at 0, 401408*batch bytes
-				2, 70, 29, 13, 58, // view "t71": pool 29 at 0, 401408*batch bytes
+				2, 67, 29, 29, 13, 58, // view "t68": storage 29 at 0, 401408*batch bytes
+				2, 70, 29, 29, 13, 58, // view "t71": storage 29 at 0, 401408*batch bytes
 				0, 30, 13, -1, -1, // acquire pool 30: 0 bytes on "cpu"
-				2, 68, 30, 13, 13, // view "t69": pool 30 at 0, 0 bytes
+				2, 68, 30, 30, 13, 13, // view "t69": storage 30 at 0, 0 bytes
 				0, 31, 13, -1, -1, // acquire pool 31: 0 bytes on "cpu"
-				2, 69, 31, 13, 13, // view "t70": pool 31 at 0, 0 bytes
+				2, 69, 31, 31, 13, 13, // view "t70": storage 31 at 0, 0 bytes
 				4, 25, // ops[25]: "native_batch_norm"
 				3, 61, // unview "t62"
 				1, 27, // release pool 27
@@ -1595,24 +1595,24 @@ var program = wgrt.Program{
 				1, 31, // release pool 31
 				4, 26, // ops[26]: "relu_"; "t71" takes over the storage of "t68" in place
 				0, 32, 58, -1, -1, // acquire pool 32: 401408*batch bytes on "cpu"
-				2, 72, 32, 13, 58, // view "t73": pool 32 at 0, 401408*batch bytes
+				2, 72, 32, 32, 13, 58, // view "t73": storage 32 at 0, 401408*batch bytes
 				4, 27, // ops[27]: "convolution"
 				3, 67, // unview "t68"
 				3, 70, // unview "t71"
 				1, 29, // release pool 29
 				0, 33, 13, -1, -1, // acquire pool 33: 0 bytes on "cpu"
-				2, 73, 33, 13, 13, // view "t74": pool 33 at 0, 0 bytes
+				2, 73, 33, 33, 13, 13, // view "t74": storage 33 at 0, 0 bytes
 				4, 28, // ops[28]: "empty_memory_format"
 				3, 73, // unview "t74"
 				1, 33, // release pool 33
 				0, 34, 58, -1, -1, // acquire pool 34: 401408*batch bytes on "cpu"
-				2, 78, 34, 13, 58, // view "t79": pool 34 at 0, 401408*batch bytes
-				2, 91, 34, 13, 58, // view "t92": pool 34 at 0, 401408*batch bytes
-				2, 92, 34, 13, 58, // view "t93": pool 34 at 0, 401408*batch bytes
+				2, 78, 34, 34, 13, 58, // view "t79": storage 34 at 0, 401408*batch bytes
+				2, 91, 34, 34, 13, 58, // view "t92": storage 34 at 0, 401408*batch bytes
+				2, 92, 34, 34, 13, 58, // view "t93": storage 34 at 0, 401408*batch bytes
 				0, 35, 13, -1, -1, // acquire pool 35: 0 bytes on "cpu"
-				2, 79, 35, 13, 13, // view "t80": pool 35 at 0, 0 bytes
+				2, 79, 35, 35, 13, 13, // view "t80": storage 35 at 0, 0 bytes
 				0, 36, 13, -1, -1, // acquire pool 36: 0 bytes on "cpu"
-				2, 80, 36, 13, 13, // view "t81": pool 36 at 0, 0 bytes
+				2, 80, 36, 36, 13, 13, // view "t81": storage 36 at 0, 0 bytes
 				4, 29, // ops[29]: "native_batch_norm"
 				3, 72, // unview "t73"
 				1, 32, // release pool 32
@@ -1621,23 +1621,23 @@ var program = wgrt.Program{
 				3, 80, // unview "t81"
 				1, 36, // release pool 36
 				0, 37, 58, -1, -1, // acquire pool 37: 401408*batch bytes on "cpu"
-				2, 82, 37, 13, 58, // view "t83": pool 37 at 0, 401408*batch bytes
+				2, 82, 37, 37, 13, 58, // view "t83": storage 37 at 0, 401408*batch bytes
 				4, 30, // ops[30]: "convolution"
 				3, 55, // unview "t56"
 				3, 58, // unview "t59"
 				3, 59, // unview "t60"
 				1, 24, // release pool 24
 				0, 38, 13, -1, -1, // acquire pool 38: 0 bytes on "cpu"
-				2, 83, 38, 13, 13, // view "t84": pool 38 at 0, 0 bytes
+				2, 83, 38, 38, 13, 13, // view "t84": storage 38 at 0, 0 bytes
 				4, 31, // ops[31]: "empty_memory_format"
 				3, 83, // unview "t84"
 				1, 38, // release pool 38
 				0, 39, 58, -1, -1, // acquire pool 39: 401408*batch bytes on "cpu"
-				2, 88, 39, 13, 58, // view "t89": pool 39 at 0, 401408*batch bytes
+				2, 88, 39, 39, 13, 58, // view "t89": storage 39 at 0, 401408*batch bytes
 				0, 40, 13, -1, -1, // acquire pool 40: 0 bytes on "cpu"
-				2, 89, 40, 13, 13, // view "t90": pool 40 at 0, 0 bytes
+				2, 89, 40, 40, 13, 13, // view "t90": storage 40 at 0, 0 bytes
 				0, 41, 13, -1, -1, // acquire pool 41: 0 bytes on "cpu"
-				2, 90, 41, 13, 13, // view "t91": pool 41 at 0, 0 bytes
+				2, 90, 41, 41, 13, 13, // view "t91": storage 41 at 0, 0 bytes
 				4, 32, // ops[32]: "native_batch_norm"
 				3, 82, // unview "t83"
 				1, 37, // release pool 37
@@ -1650,20 +1650,20 @@ var program = wgrt.Program{
 				1, 39, // release pool 39
 				4, 34, // ops[34]: "relu_"; "t93" takes over the storage of "t92" in place
 				0, 42, 58, -1, -1, // acquire pool 42: 401408*batch bytes on "cpu"
-				2, 94, 42, 13, 58, // view "t95": pool 42 at 0, 401408*batch bytes
+				2, 94, 42, 42, 13, 58, // view "t95": storage 42 at 0, 401408*batch bytes
 				4, 35, // ops[35]: "convolution"
 				0, 43, 13, -1, -1, // acquire pool 43: 0 bytes on "cpu"
-				2, 95, 43, 13, 13, // view "t96": pool 43 at 0, 0 bytes
+				2, 95, 43, 43, 13, 13, // view "t96": storage 43 at 0, 0 bytes
 				4, 36, // ops[36]: "empty_memory_format"
 				3, 95, // unview "t96"
 				1, 43, // release pool 43
 				0, 44, 58, -1, -1, // acquire pool 44: 401408*batch bytes on "cpu"
-				2, 100, 44, 13, 58, // view "t101": pool 44 at 0, 401408*batch bytes
-				2, 103, 44, 13, 58, // view "t104": pool 44 at 0, 401408*batch bytes
+				2, 100, 44, 44, 13, 58, // view "t101": storage 44 at 0, 401408*batch bytes
+				2, 103, 44, 44, 13, 58, // view "t104": storage 44 at 0, 401408*batch bytes
 				0, 45, 13, -1, -1, // acquire pool 45: 0 bytes on "cpu"
-				2, 101, 45, 13, 13, // view "t102": pool 45 at 0, 0 bytes
+				2, 101, 45, 45, 13, 13, // view "t102": storage 45 at 0, 0 bytes
 				0, 46, 13, -1, -1, // acquire pool 46: 0 bytes on "cpu"
-				2, 102, 46, 13, 13, // view "t103": pool 46 at 0, 0 bytes
+				2, 102, 46, 46, 13, 13, // view "t103": storage 46 at 0, 0 bytes
 				4, 37, // ops[37]: "native_batch_norm"
 				3, 94, // unview "t95"
 				1, 42, // release pool 42
@@ -1673,24 +1673,24 @@ var program = wgrt.Program{
 				1, 46, // release pool 46
 				4, 38, // ops[38]: "relu_"; "t104" takes over the storage of "t101" in place
 				0, 47, 58, -1, -1, // acquire pool 47: 401408*batch bytes on "cpu"
-				2, 105, 47, 13, 58, // view "t106": pool 47 at 0, 401408*batch bytes
+				2, 105, 47, 47, 13, 58, // view "t106": storage 47 at 0, 401408*batch bytes
 				4, 39, // ops[39]: "convolution"
 				3, 100, // unview "t101"
 				3, 103, // unview "t104"
 				1, 44, // release pool 44
 				0, 48, 13, -1, -1, // acquire pool 48: 0 bytes on "cpu"
-				2, 106, 48, 13, 13, // view "t107": pool 48 at 0, 0 bytes
+				2, 106, 48, 48, 13, 13, // view "t107": storage 48 at 0, 0 bytes
 				4, 40, // ops[40]: "empty_memory_format"
 				3, 106, // unview "t107"
 				1, 48, // release pool 48
 				0, 49, 58, -1, -1, // acquire pool 49: 401408*batch bytes on "cpu"
-				2, 111, 49, 13, 58, // view "t112": pool 49 at 0, 401408*batch bytes
-				2, 114, 49, 13, 58, // view "t115": pool 49 at 0, 401408*batch bytes
-				2, 115, 49, 13, 58, // view "t116": pool 49 at 0, 401408*batch bytes
+				2, 111, 49, 49, 13, 58, // view "t112": storage 49 at 0, 401408*batch bytes
+				2, 114, 49, 49, 13, 58, // view "t115": storage 49 at 0, 401408*batch bytes
+				2, 115, 49, 49, 13, 58, // view "t116": storage 49 at 0, 401408*batch bytes
 				0, 50, 13, -1, -1, // acquire pool 50: 0 bytes on "cpu"
-				2, 112, 50, 13, 13, // view "t113": pool 50 at 0, 0 bytes
+				2, 112, 50, 50, 13, 13, // view "t113": storage 50 at 0, 0 bytes
 				0, 51, 13, -1, -1, // acquire pool 51: 0 bytes on "cpu"
-				2, 113, 51, 13, 13, // view "t114": pool 51 at 0, 0 bytes
+				2, 113, 51, 51, 13, 13, // view "t114": storage 51 at 0, 0 bytes
 				4, 41, // ops[41]: "native_batch_norm"
 				3, 105, // unview "t106"
 				1, 47, // release pool 47
@@ -1705,20 +1705,20 @@ var program = wgrt.Program{
 				1, 34, // release pool 34
 				4, 43, // ops[43]: "relu_"; "t116" takes over the storage of "t115" in place
 				0, 52, 59, -1, -1, // acquire pool 52: 200704*batch bytes on "cpu"
-				2, 117, 52, 13, 59, // view "t118": pool 52 at 0, 200704*batch bytes
+				2, 117, 52, 52, 13, 59, // view "t118": storage 52 at 0, 200704*batch bytes
 				4, 44, // ops[44]: "convolution"
 				0, 53, 13, -1, -1, // acquire pool 53: 0 bytes on "cpu"
-				2, 118, 53, 13, 13, // view "t119": pool 53 at 0, 0 bytes
+				2, 118, 53, 53, 13, 13, // view "t119": storage 53 at 0, 0 bytes
 				4, 45, // ops[45]: "empty_memory_format"
 				3, 118, // unview "t119"
 				1, 53, // release pool 53
 				0, 54, 59, -1, -1, // acquire pool 54: 200704*batch bytes on "cpu"
-				2, 123, 54, 13, 59, // view "t124": pool 54 at 0, 200704*batch bytes
-				2, 126, 54, 13, 59, // view "t127": pool 54 at 0, 200704*batch bytes
+				2, 123, 54, 54, 13, 59, // view "t124": storage 54 at 0, 200704*batch bytes
+				2, 126, 54, 54, 13, 59, // view "t127": storage 54 at 0, 200704*batch bytes
 				0, 55, 13, -1, -1, // acquire pool 55: 0 bytes on "cpu"
-				2, 124, 55, 13, 13, // view "t125": pool 55 at 0, 0 bytes
+				2, 124, 55, 55, 13, 13, // view "t125": storage 55 at 0, 0 bytes
 				0, 56, 13, -1, -1, // acquire pool 56: 0 bytes on "cpu"
-				2, 125, 56, 13, 13, // view "t126": pool 56 at 0, 0 bytes
+				2, 125, 56, 56, 13, 13, // view "t126": storage 56 at 0, 0 bytes
 				4, 46, // ops[46]: "native_batch_norm"
 				3, 117, // unview "t118"
 				1, 52, // release pool 52
@@ -1728,24 +1728,24 @@ var program = wgrt.Program{
 				1, 56, // release pool 56
 				4, 47, // ops[47]: "relu_"; "t127" takes over the storage of "t124" in place
 				0, 57, 59, -1, -1, // acquire pool 57: 200704*batch bytes on "cpu"
-				2, 128, 57, 13, 59, // view "t129": pool 57 at 0, 200704*batch bytes
+				2, 128, 57, 57, 13, 59, // view "t129": storage 57 at 0, 200704*batch bytes
 				4, 48, // ops[48]: "convolution"
 				3, 123, // unview "t124"
 				3, 126, // unview "t127"
 				1, 54, // release pool 54
 				0, 58, 13, -1, -1, // acquire pool 58: 0 bytes on "cpu"
-				2, 129, 58, 13, 13, // view "t130": pool 58 at 0, 0 bytes
+				2, 129, 58, 58, 13, 13, // view "t130": storage 58 at 0, 0 bytes
 				4, 49, // ops[49]: "empty_memory_format"
 				3, 129, // unview "t130"
 				1, 58, // release pool 58
 				0, 59, 59, -1, -1, // acquire pool 59: 200704*batch bytes on "cpu"
-				2, 134, 59, 13, 59, // view "t135": pool 59 at 0, 200704*batch bytes
-				2, 147, 59, 13, 59, // view "t148": pool 59 at 0, 200704*batch bytes
-				2, 148, 59, 13, 59, // view "t149": pool 59 at 0, 200704*batch bytes
+				2, 134, 59, 59, 13, 59, // view "t135": storage 59 at 0, 200704*batch bytes
+				2, 147, 59, 59, 13, 59, // view "t148": storage 59 at 0, 200704*batch bytes
+				2, 148, 59, 59, 13, 59, // view "t149": storage 59 at 0, 200704*batch bytes
 				0, 60, 13, -1, -1, // acquire pool 60: 0 bytes on "cpu"
-				2, 135, 60, 13, 13, // view "t136": pool 60 at 0, 0 bytes
+				2, 135, 60, 60, 13, 13, // view "t136": storage 60 at 0, 0 bytes
 				0, 61, 13, -1, -1, // acquire pool 61: 0 bytes on "cpu"
-				2, 136, 61, 13, 13, // view "t137": pool 61 at 0, 0 bytes
+				2, 136, 61, 61, 13, 13, // view "t137": storage 61 at 0, 0 bytes
 				4, 50, // ops[50]: "native_batch_norm"
 				3, 128, // unview "t129"
 				1, 57, // release pool 57
@@ -1754,23 +1754,23 @@ var program = wgrt.Program{
 				3, 136, // unview "t137"
 				1, 61, // release pool 61
 				0, 62, 59, -1, -1, // acquire pool 62: 200704*batch bytes on "cpu"
-				2, 138, 62, 13, 59, // view "t139": pool 62 at 0, 200704*batch bytes
+				2, 138, 62, 62, 13, 59, // view "t139": storage 62 at 0, 200704*batch bytes
 				4, 51, // ops[51]: "convolution"
 				3, 111, // unview "t112"
 				3, 114, // unview "t115"
 				3, 115, // unview "t116"
 				1, 49, // release pool 49
 				0, 63, 13, -1, -1, // acquire pool 63: 0 bytes on "cpu"
-				2, 139, 63, 13, 13, // view "t140": pool 63 at 0, 0 bytes
+				2, 139, 63, 63, 13, 13, // view "t140": storage 63 at 0, 0 bytes
 				4, 52, // ops[52]: "empty_memory_format"
 				3, 139, // unview "t140"
 				1, 63, // release pool 63
 				0, 64, 59, -1, -1, // acquire pool 64: 200704*batch bytes on "cpu"
-				2, 144, 64, 13, 59, // view "t145": pool 64 at 0, 200704*batch bytes
+				2, 144, 64, 64, 13, 59, // view "t145": storage 64 at 0, 200704*batch bytes
 				0, 65, 13, -1, -1, // acquire pool 65: 0 bytes on "cpu"
-				2, 145, 65, 13, 13, // view "t146": pool 65 at 0, 0 bytes
+				2, 145, 65, 65, 13, 13, // view "t146": storage 65 at 0, 0 bytes
 				0, 66, 13, -1, -1, // acquire pool 66: 0 bytes on "cpu"
-				2, 146, 66, 13, 13, // view "t147": pool 66 at 0, 0 bytes
+				2, 146, 66, 66, 13, 13, // view "t147": storage 66 at 0, 0 bytes
 				4, 53, // ops[53]: "native_batch_norm"
 				3, 138, // unview "t139"
 				1, 62, // release pool 62
@@ -1783,20 +1783,20 @@ var program = wgrt.Program{
 				1, 64, // release pool 64
 				4, 55, // ops[55]: "relu_"; "t149" takes over the storage of "t148" in place
 				0, 67, 59, -1, -1, // acquire pool 67: 200704*batch bytes on "cpu"
-				2, 150, 67, 13, 59, // view "t151": pool 67 at 0, 200704*batch bytes
+				2, 150, 67, 67, 13, 59, // view "t151": storage 67 at 0, 200704*batch bytes
 				4, 56, // ops[56]: "convolution"
 				0, 68, 13, -1, -1, // acquire pool 68: 0 bytes on "cpu"
-				2, 151, 68, 13, 13, // view "t152": pool 68 at 0, 0 bytes
+				2, 151, 68, 68, 13, 13, // view "t152": storage 68 at 0, 0 bytes
 				4, 57, // ops[57]: "empty_memory_format"
 				3, 151, // unview "t152"
 				1, 68, // release pool 68
 				0, 69, 59, -1, -1, // acquire pool 69: 200704*batch bytes on "cpu"
-				2, 156, 69, 13, 59, // view "t157": pool 69 at 0, 200704*batch bytes
-				2, 159, 69, 13, 59, // view "t160": pool 69 at 0, 200704*batch bytes
+				2, 156, 69, 69, 13, 59, // view "t157": storage 69 at 0, 200704*batch bytes
+				2, 159, 69, 69, 13, 59, // view "t160": storage 69 at 0, 200704*batch bytes
 				0, 70, 13, -1, -1, // acquire pool 70: 0 bytes on "cpu"
-				2, 157, 70, 13, 13, // view "t158": pool 70 at 0, 0 bytes
+				2, 157, 70, 70, 13, 13, // view "t158": storage 70 at 0, 0 bytes
 				0, 71, 13, -1, -1, // acquire pool 71: 0 bytes on "cpu"
-				2, 158, 71, 13, 13, // view "t159": pool 71 at 0, 0 bytes
+				2, 158, 71, 71, 13, 13, // view "t159": storage 71 at 0, 0 bytes
 				4, 58, // ops[58]: "native_batch_norm"
 				3, 150, // unview "t151"
 				1, 67, // release pool 67
@@ -1806,24 +1806,24 @@ var program = wgrt.Program{
 				1, 71, // release pool 71
 				4, 59, // ops[59]: "relu_"; "t160" takes over the storage of "t157" in place
 				0, 72, 59, -1, -1, // acquire pool 72: 200704*batch bytes on "cpu"
-				2, 161, 72, 13, 59, // view "t162": pool 72 at 0, 200704*batch bytes
+				2, 161, 72, 72, 13, 59, // view "t162": storage 72 at 0, 200704*batch bytes
 				4, 60, // ops[60]: "convolution"
 				3, 156, // unview "t157"
 				3, 159, // unview "t160"
 				1, 69, // release pool 69
 				0, 73, 13, -1, -1, // acquire pool 73: 0 bytes on "cpu"
-				2, 162, 73, 13, 13, // view "t163": pool 73 at 0, 0 bytes
+				2, 162, 73, 73, 13, 13, // view "t163": storage 73 at 0, 0 bytes
 				4, 61, // ops[61]: "empty_memory_format"
 				3, 162, // unview "t163"
 				1, 73, // release pool 73
 				0, 74, 59, -1, -1, // acquire pool 74: 200704*batch bytes on "cpu"
-				2, 167, 74, 13, 59, // view "t168": pool 74 at 0, 200704*batch bytes
-				2, 170, 74, 13, 59, // view "t171": pool 74 at 0, 200704*batch bytes
-				2, 171, 74, 13, 59, // view "t172": pool 74 at 0, 200704*batch bytes
+				2, 167, 74, 74, 13, 59, // view "t168": storage 74 at 0, 200704*batch bytes
+				2, 170, 74, 74, 13, 59, // view "t171": storage 74 at 0, 200704*batch bytes
+				2, 171, 74, 74, 13, 59, // view "t172": storage 74 at 0, 200704*batch bytes
 				0, 75, 13, -1, -1, // acquire pool 75: 0 bytes on "cpu"
-				2, 168, 75, 13, 13, // view "t169": pool 75 at 0, 0 bytes
+				2, 168, 75, 75, 13, 13, // view "t169": storage 75 at 0, 0 bytes
 				0, 76, 13, -1, -1, // acquire pool 76: 0 bytes on "cpu"
-				2, 169, 76, 13, 13, // view "t170": pool 76 at 0, 0 bytes
+				2, 169, 76, 76, 13, 13, // view "t170": storage 76 at 0, 0 bytes
 				4, 62, // ops[62]: "native_batch_norm"
 				3, 161, // unview "t162"
 				1, 72, // release pool 72
@@ -1838,20 +1838,20 @@ var program = wgrt.Program{
 				1, 59, // release pool 59
 				4, 64, // ops[64]: "relu_"; "t172" takes over the storage of "t171" in place
 				0, 77, 60, -1, -1, // acquire pool 77: 100352*batch bytes on "cpu"
-				2, 173, 77, 13, 60, // view "t174": pool 77 at 0, 100352*batch bytes
+				2, 173, 77, 77, 13, 60, // view "t174": storage 77 at 0, 100352*batch bytes
 				4, 65, // ops[65]: "convolution"
 				0, 78, 13, -1, -1, // acquire pool 78: 0 bytes on "cpu"
-				2, 174, 78, 13, 13, // view "t175": pool 78 at 0, 0 bytes
+				2, 174, 78, 78, 13, 13, // view "t175": storage 78 at 0, 0 bytes
 				4, 66, // ops[66]: "empty_memory_format"
 				3, 174, // unview "t175"
 				1, 78, // release pool 78
 				0, 79, 60, -1, -1, // acquire pool 79: 100352*batch bytes on "cpu"
-				2, 179, 79, 13, 60, // view "t180": pool 79 at 0, 100352*batch bytes
-				2, 182, 79, 13, 60, // view "t183": pool 79 at 0, 100352*batch bytes
+				2, 179, 79, 79, 13, 60, // view "t180": storage 79 at 0, 100352*batch bytes
+				2, 182, 79, 79, 13, 60, // view "t183": storage 79 at 0, 100352*batch bytes
 				0, 80, 13, -1, -1, // acquire pool 80: 0 bytes on "cpu"
-				2, 180, 80, 13, 13, // view "t181": pool 80 at 0, 0 bytes
+				2, 180, 80, 80, 13, 13, // view "t181": storage 80 at 0, 0 bytes
 				0, 81, 13, -1, -1, // acquire pool 81: 0 bytes on "cpu"
-				2, 181, 81, 13, 13, // view "t182": pool 81 at 0, 0 bytes
+				2, 181, 81, 81, 13, 13, // view "t182": storage 81 at 0, 0 bytes
 				4, 67, // ops[67]: "native_batch_norm"
 				3, 173, // unview "t174"
 				1, 77, // release pool 77
@@ -1861,24 +1861,24 @@ var program = wgrt.Program{
 				1, 81, // release pool 81
 				4, 68, // ops[68]: "relu_"; "t183" takes over the storage of "t180" in place
 				0, 82, 60, -1, -1, // acquire pool 82: 100352*batch bytes on "cpu"
-				2, 184, 82, 13, 60, // view "t185": pool 82 at 0, 100352*batch bytes
+				2, 184, 82, 82, 13, 60, // view "t185": storage 82 at 0, 100352*batch bytes
 				4, 69, // ops[69]: "convolution"
 				3, 179, // unview "t180"
 				3, 182, // unview "t183"
 				1, 79, // release pool 79
 				0, 83, 13, -1, -1, // acquire pool 83: 0 bytes on "cpu"
-				2, 185, 83, 13, 13, // view "t186": pool 83 at 0, 0 bytes
+				2, 185, 83, 83, 13, 13, // view "t186": storage 83 at 0, 0 bytes
 				4, 70, // ops[70]: "empty_memory_format"
 				3, 185, // unview "t186"
 				1, 83, // release pool 83
 				0, 84, 60, -1, -1, // acquire pool 84: 100352*batch bytes on "cpu"
-				2, 190, 84, 13, 60, // view "t191": pool 84 at 0, 100352*batch bytes
-				2, 203, 84, 13, 60, // view "t204": pool 84 at 0, 100352*batch bytes
-				2, 204, 84, 13, 60, // view "t205": pool 84 at 0, 100352*batch bytes
+				2, 190, 84, 84, 13, 60, // view "t191": storage 84 at 0, 100352*batch bytes
+				2, 203, 84, 84, 13, 60, // view "t204": storage 84 at 0, 100352*batch bytes
+				2, 204, 84, 84, 13, 60, // view "t205": storage 84 at 0, 100352*batch bytes
 				0, 85, 13, -1, -1, // acquire pool 85: 0 bytes on "cpu"
-				2, 191, 85, 13, 13, // view "t192": pool 85 at 0, 0 bytes
+				2, 191, 85, 85, 13, 13, // view "t192": storage 85 at 0, 0 bytes
 				0, 86, 13, -1, -1, // acquire pool 86: 0 bytes on "cpu"
-				2, 192, 86, 13, 13, // view "t193": pool 86 at 0, 0 bytes
+				2, 192, 86, 86, 13, 13, // view "t193": storage 86 at 0, 0 bytes
 				4, 71, // ops[71]: "native_batch_norm"
 				3, 184, // unview "t185"
 				1, 82, // release pool 82
@@ -1887,23 +1887,23 @@ var program = wgrt.Program{
 				3, 192, // unview "t193"
 				1, 86, // release pool 86
 				0, 87, 60, -1, -1, // acquire pool 87: 100352*batch bytes on "cpu"
-				2, 194, 87, 13, 60, // view "t195": pool 87 at 0, 100352*batch bytes
+				2, 194, 87, 87, 13, 60, // view "t195": storage 87 at 0, 100352*batch bytes
 				4, 72, // ops[72]: "convolution"
 				3, 167, // unview "t168"
 				3, 170, // unview "t171"
 				3, 171, // unview "t172"
 				1, 74, // release pool 74
 				0, 88, 13, -1, -1, // acquire pool 88: 0 bytes on "cpu"
-				2, 195, 88, 13, 13, // view "t196": pool 88 at 0, 0 bytes
+				2, 195, 88, 88, 13, 13, // view "t196": storage 88 at 0, 0 bytes
 				4, 73, // ops[73]: "empty_memory_format"
 				3, 195, // unview "t196"
 				1, 88, // release pool 88
 				0, 89, 60, -1, -1, // acquire pool 89: 100352*batch bytes on "cpu"
-				2, 200, 89, 13, 60, // view "t201": pool 89 at 0, 100352*batch bytes
+				2, 200, 89, 89, 13, 60, // view "t201": storage 89 at 0, 100352*batch bytes
 				0, 90, 13, -1, -1, // acquire pool 90: 0 bytes on "cpu"
-				2, 201, 90, 13, 13, // view "t202": pool 90 at 0, 0 bytes
+				2, 201, 90, 90, 13, 13, // view "t202": storage 90 at 0, 0 bytes
 				0, 91, 13, -1, -1, // acquire pool 91: 0 bytes on "cpu"
-				2, 202, 91, 13, 13, // view "t203": pool 91 at 0, 0 bytes
+				2, 202, 91, 91, 13, 13, // view "t203": storage 91 at 0, 0 bytes
 				4, 74, // ops[74]: "native_batch_norm"
 				3, 194, // unview "t195"
 				1, 87, // release pool 87
@@ -1916,20 +1916,20 @@ var program = wgrt.Program{
 				1, 89, // release pool 89
 				4, 76, // ops[76]: "relu_"; "t205" takes over the storage of "t204" in place
 				0, 92, 60, -1, -1, // acquire pool 92: 100352*batch bytes on "cpu"
-				2, 206, 92, 13, 60, // view "t207": pool 92 at 0, 100352*batch bytes
+				2, 206, 92, 92, 13, 60, // view "t207": storage 92 at 0, 100352*batch bytes
 				4, 77, // ops[77]: "convolution"
 				0, 93, 13, -1, -1, // acquire pool 93: 0 bytes on "cpu"
-				2, 207, 93, 13, 13, // view "t208": pool 93 at 0, 0 bytes
+				2, 207, 93, 93, 13, 13, // view "t208": storage 93 at 0, 0 bytes
 				4, 78, // ops[78]: "empty_memory_format"
 				3, 207, // unview "t208"
 				1, 93, // release pool 93
 				0, 94, 60, -1, -1, // acquire pool 94: 100352*batch bytes on "cpu"
-				2, 212, 94, 13, 60, // view "t213": pool 94 at 0, 100352*batch bytes
-				2, 215, 94, 13, 60, // view "t216": pool 94 at 0, 100352*batch bytes
+				2, 212, 94, 94, 13, 60, // view "t213": storage 94 at 0, 100352*batch bytes
+				2, 215, 94, 94, 13, 60, // view "t216": storage 94 at 0, 100352*batch bytes
 				0, 95, 13, -1, -1, // acquire pool 95: 0 bytes on "cpu"
-				2, 213, 95, 13, 13, // view "t214": pool 95 at 0, 0 bytes
+				2, 213, 95, 95, 13, 13, // view "t214": storage 95 at 0, 0 bytes
 				0, 96, 13, -1, -1, // acquire pool 96: 0 bytes on "cpu"
-				2, 214, 96, 13, 13, // view "t215": pool 96 at 0, 0 bytes
+				2, 214, 96, 96, 13, 13, // view "t215": storage 96 at 0, 0 bytes
 				4, 79, // ops[79]: "native_batch_norm"
 				3, 206, // unview "t207"
 				1, 92, // release pool 92
@@ -1939,24 +1939,24 @@ var program = wgrt.Program{
 				1, 96, // release pool 96
 				4, 80, // ops[80]: "relu_"; "t216" takes over the storage of "t213" in place
 				0, 97, 60, -1, -1, // acquire pool 97: 100352*batch bytes on "cpu"
-				2, 217, 97, 13, 60, // view "t218": pool 97 at 0, 100352*batch bytes
+				2, 217, 97, 97, 13, 60, // view "t218": storage 97 at 0, 100352*batch bytes
 				4, 81, // ops[81]: "convolution"
 				3, 212, // unview "t213"
 				3, 215, // unview "t216"
 				1, 94, // release pool 94
 				0, 98, 13, -1, -1, // acquire pool 98: 0 bytes on "cpu"
-				2, 218, 98, 13, 13, // view "t219": pool 98 at 0, 0 bytes
+				2, 218, 98, 98, 13, 13, // view "t219": storage 98 at 0, 0 bytes
 				4, 82, // ops[82]: "empty_memory_format"
 				3, 218, // unview "t219"
 				1, 98, // release pool 98
 				0, 99, 60, -1, -1, // acquire pool 99: 100352*batch bytes on "cpu"
-				2, 223, 99, 13, 60, // view "t224": pool 99 at 0, 100352*batch bytes
-				2, 226, 99, 13, 60, // view "t227": pool 99 at 0, 100352*batch bytes
-				2, 227, 99, 13, 60, // view "t228": pool 99 at 0, 100352*batch bytes
+				2, 223, 99, 99, 13, 60, // view "t224": storage 99 at 0, 100352*batch bytes
+				2, 226, 99, 99, 13, 60, // view "t227": storage 99 at 0, 100352*batch bytes
+				2, 227, 99, 99, 13, 60, // view "t228": storage 99 at 0, 100352*batch bytes
 				0, 100, 13, -1, -1, // acquire pool 100: 0 bytes on "cpu"
-				2, 224, 100, 13, 13, // view "t225": pool 100 at 0, 0 bytes
+				2, 224, 100, 100, 13, 13, // view "t225": storage 100 at 0, 0 bytes
 				0, 101, 13, -1, -1, // acquire pool 101: 0 bytes on "cpu"
-				2, 225, 101, 13, 13, // view "t226": pool 101 at 0, 0 bytes
+				2, 225, 101, 101, 13, 13, // view "t226": storage 101 at 0, 0 bytes
 				4, 83, // ops[83]: "native_batch_norm"
 				3, 217, // unview "t218"
 				1, 97, // release pool 97
@@ -1971,15 +1971,15 @@ var program = wgrt.Program{
 				1, 84, // release pool 84
 				4, 85, // ops[85]: "relu_"; "t228" takes over the storage of "t227" in place
 				0, 102, 61, -1, -1, // acquire pool 102: 2048*batch bytes on "cpu"
-				2, 228, 102, 13, 61, // view "t229": pool 102 at 0, 2048*batch bytes
-				2, 229, 102, 13, 61, // view "v230": pool 102 at 0, 2048*batch bytes
+				2, 228, 102, 102, 13, 61, // view "t229": storage 102 at 0, 2048*batch bytes
+				2, 229, 102, 102, 13, 61, // view "v230": storage 102 at 0, 2048*batch bytes
 				4, 86, // ops[86]: "mean_dim"
 				3, 223, // unview "t224"
 				3, 226, // unview "t227"
 				3, 227, // unview "t228"
 				1, 99, // release pool 99
 				0, 103, 70, 0, 71, // acquire pool 103: 64*((32*batch + 63)//64) + 3968*batch bytes on "cpu"
-				2, 233, 103, 13, 71, // view "t234": pool 103 at 0, 4000*batch bytes
+				2, 233, 103, 103, 13, 71, // view "t234": storage 103 at 0, 4000*batch bytes
 				4, 87, // ops[87]: "addmm"
 				3, 228, // unview "t229"
 				3, 229, // unview "v230"
@@ -1987,6 +1987,112 @@ var program = wgrt.Program{
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu"},
 			OutputPools: []int32{103},
+			Storages: []int32{
+				0, 53, 13, 1, 4, // storage 0: "t3"
+				1, 13, 13, 2, 3, // storage 1: "t4"
+				2, 53, 13, 3, 6, // storage 2: "t9"
+				3, 13, 13, 3, 4, // storage 3: "t10"
+				4, 13, 13, 3, 4, // storage 4: "t11"
+				5, 54, 13, 5, 14, // storage 5: "t13"
+				6, 56, 13, 5, 6, // storage 6: "t14"
+				7, 54, 13, 6, 9, // storage 7: "t16"
+				8, 13, 13, 7, 8, // storage 8: "t17"
+				9, 54, 13, 8, 11, // storage 9: "t22"
+				10, 13, 13, 8, 9, // storage 10: "t23"
+				11, 13, 13, 8, 9, // storage 11: "t24"
+				12, 54, 13, 10, 13, // storage 12: "t27"
+				13, 13, 13, 11, 12, // storage 13: "t28"
+				14, 54, 13, 12, 23, // storage 14: "t33"
+				15, 13, 13, 12, 13, // storage 15: "t34"
+				16, 13, 13, 12, 13, // storage 16: "t35"
+				17, 54, 13, 15, 18, // storage 17: "t39"
+				18, 13, 13, 16, 17, // storage 18: "t40"
+				19, 54, 13, 17, 20, // storage 19: "t45"
+				20, 13, 13, 17, 18, // storage 20: "t46"
+				21, 13, 13, 17, 18, // storage 21: "t47"
+				22, 54, 13, 19, 22, // storage 22: "t50"
+				23, 13, 13, 20, 21, // storage 23: "t51"
+				24, 54, 13, 21, 32, // storage 24: "t56"
+				25, 13, 13, 21, 22, // storage 25: "t57"
+				26, 13, 13, 21, 22, // storage 26: "t58"
+				27, 58, 13, 24, 27, // storage 27: "t62"
+				28, 13, 13, 25, 26, // storage 28: "t63"
+				29, 58, 13, 26, 29, // storage 29: "t68"
+				30, 13, 13, 26, 27, // storage 30: "t69"
+				31, 13, 13, 26, 27, // storage 31: "t70"
+				32, 58, 13, 28, 31, // storage 32: "t73"
+				33, 13, 13, 29, 30, // storage 33: "t74"
+				34, 58, 13, 30, 44, // storage 34: "t79"
+				35, 13, 13, 30, 31, // storage 35: "t80"
+				36, 13, 13, 30, 31, // storage 36: "t81"
+				37, 58, 13, 31, 34, // storage 37: "t83"
+				38, 13, 13, 32, 33, // storage 38: "t84"
+				39, 58, 13, 33, 35, // storage 39: "t89"
+				40, 13, 13, 33, 34, // storage 40: "t90"
+				41, 13, 13, 33, 34, // storage 41: "t91"
+				42, 58, 13, 36, 39, // storage 42: "t95"
+				43, 13, 13, 37, 38, // storage 43: "t96"
+				44, 58, 13, 38, 41, // storage 44: "t101"
+				45, 13, 13, 38, 39, // storage 45: "t102"
+				46, 13, 13, 38, 39, // storage 46: "t103"
+				47, 58, 13, 40, 43, // storage 47: "t106"
+				48, 13, 13, 41, 42, // storage 48: "t107"
+				49, 58, 13, 42, 53, // storage 49: "t112"
+				50, 13, 13, 42, 43, // storage 50: "t113"
+				51, 13, 13, 42, 43, // storage 51: "t114"
+				52, 59, 13, 45, 48, // storage 52: "t118"
+				53, 13, 13, 46, 47, // storage 53: "t119"
+				54, 59, 13, 47, 50, // storage 54: "t124"
+				55, 13, 13, 47, 48, // storage 55: "t125"
+				56, 13, 13, 47, 48, // storage 56: "t126"
+				57, 59, 13, 49, 52, // storage 57: "t129"
+				58, 13, 13, 50, 51, // storage 58: "t130"
+				59, 59, 13, 51, 65, // storage 59: "t135"
+				60, 13, 13, 51, 52, // storage 60: "t136"
+				61, 13, 13, 51, 52, // storage 61: "t137"
+				62, 59, 13, 52, 55, // storage 62: "t139"
+				63, 13, 13, 53, 54, // storage 63: "t140"
+				64, 59, 13, 54, 56, // storage 64: "t145"
+				65, 13, 13, 54, 55, // storage 65: "t146"
+				66, 13, 13, 54, 55, // storage 66: "t147"
+				67, 59, 13, 57, 60, // storage 67: "t151"
+				68, 13, 13, 58, 59, // storage 68: "t152"
+				69, 59, 13, 59, 62, // storage 69: "t157"
+				70, 13, 13, 59, 60, // storage 70: "t158"
+				71, 13, 13, 59, 60, // storage 71: "t159"
+				72, 59, 13, 61, 64, // storage 72: "t162"
+				73, 13, 13, 62, 63, // storage 73: "t163"
+				74, 59, 13, 63, 74, // storage 74: "t168"
+				75, 13, 13, 63, 64, // storage 75: "t169"
+				76, 13, 13, 63, 64, // storage 76: "t170"
+				77, 60, 13, 66, 69, // storage 77: "t174"
+				78, 13, 13, 67, 68, // storage 78: "t175"
+				79, 60, 13, 68, 71, // storage 79: "t180"
+				80, 13, 13, 68, 69, // storage 80: "t181"
+				81, 13, 13, 68, 69, // storage 81: "t182"
+				82, 60, 13, 70, 73, // storage 82: "t185"
+				83, 13, 13, 71, 72, // storage 83: "t186"
+				84, 60, 13, 72, 86, // storage 84: "t191"
+				85, 13, 13, 72, 73, // storage 85: "t192"
+				86, 13, 13, 72, 73, // storage 86: "t193"
+				87, 60, 13, 73, 76, // storage 87: "t195"
+				88, 13, 13, 74, 75, // storage 88: "t196"
+				89, 60, 13, 75, 77, // storage 89: "t201"
+				90, 13, 13, 75, 76, // storage 90: "t202"
+				91, 13, 13, 75, 76, // storage 91: "t203"
+				92, 60, 13, 78, 81, // storage 92: "t207"
+				93, 13, 13, 79, 80, // storage 93: "t208"
+				94, 60, 13, 80, 83, // storage 94: "t213"
+				95, 13, 13, 80, 81, // storage 95: "t214"
+				96, 13, 13, 80, 81, // storage 96: "t215"
+				97, 60, 13, 82, 85, // storage 97: "t218"
+				98, 13, 13, 83, 84, // storage 98: "t219"
+				99, 60, 13, 84, 88, // storage 99: "t224"
+				100, 13, 13, 84, 85, // storage 100: "t225"
+				101, 13, 13, 84, 85, // storage 101: "t226"
+				102, 61, 13, 87, 89, // storage 102: "t229"
+				103, 71, 13, 88, 90, // storage 103: "t234"
+			},
 		},
 	},
 	Align:    64,

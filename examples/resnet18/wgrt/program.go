@@ -68,6 +68,10 @@ type Plan struct {
 	// the caller with the outputs.
 	PoolDevices []string
 	OutputPools []int32
+	// Storages are quintuples (pool, size value, offset value, begin, end):
+	// each storage's pool, bytes and offset there, and its live range in
+	// timesteps [begin, end). View steps name them; see place.go.
+	Storages []int32
 }
 
 // holds reports whether the plan's ranges hold the symbol values sym.
@@ -88,7 +92,7 @@ func (pl *Plan) holds(sym []int) bool {
 //	const _ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
 //
 // one of which overflows unless the versions are equal.
-const TableVersion = 5
+const TableVersion = 6
 
 // EnforceVersion is the type of those checks.
 type EnforceVersion uint
@@ -110,7 +114,7 @@ const (
 const (
 	stepAcquire   = iota // (pool, size value, output number or -1, that output's bytes value)
 	stepRelease          // (pool)
-	stepView             // (tensor, pool, start value, end value)
+	stepView             // (tensor, pool, storage, start value, end value: bytes into the storage)
 	stepUnview           // (tensor)
 	stepCall             // (op)
 	stepLoop             // (loop, count value, index after its end)
@@ -125,7 +129,7 @@ const (
 const (
 	acquireWidth = 4
 	releaseWidth = 1
-	viewWidth    = 4
+	viewWidth    = 5
 	unviewWidth  = 1
 	callWidth    = 1
 	loopWidth    = 3
@@ -161,6 +165,7 @@ type Frame struct {
 	laidOut        []int // the symbols Vals were computed for
 	valid          bool
 	plan           int // the plan the symbols picked (an index into Program.Plans)
+	place          placement
 }
 
 // NewFrame returns a frame for p with numSymbols symbols: everything a
@@ -171,9 +176,9 @@ func NewFrame(p *Program, numSymbols int) *Frame {
 		numLists++
 		numListVals += int(p.Lists[i])
 	}
-	numPools := 0
+	numPools := len(p.Devices) // an arena per device (place.go) after the plan's pools
 	for i := range p.Plans {
-		numPools = max(numPools, len(p.Plans[i].PoolDevices))
+		numPools = max(numPools, len(p.Plans[i].PoolDevices)+len(p.Devices))
 	}
 	f := &Frame{
 		Sym: make([]int, numSymbols), T: make([]Tensor, len(p.Tensors)/4),
@@ -182,6 +187,7 @@ func NewFrame(p *Program, numSymbols int) *Frame {
 		dims: make([]int, len(p.Dims)), listVals: make([]int, numListVals),
 		pool: make([][]byte, numPools), callerPool: make([]bool, numPools),
 		loops: make([]int, p.NumLoops), laidOut: make([]int, numSymbols),
+		place: newPlacement(p),
 	}
 	copy(f.In[len(p.Inputs)+len(p.Params):], p.ConstData)
 	return f
@@ -217,6 +223,9 @@ func (f *Frame) Layout(p *Program) error {
 		}
 	}
 	if err := f.checkGuards(p); err != nil {
+		return err
+	}
+	if err := f.placeAtSizes(p); err != nil {
 		return err
 	}
 	f.valid = true
@@ -292,6 +301,7 @@ func (f *Frame) setSize(p *Program, sym int32, n int) error {
 	if err := f.checkGuards(p); err != nil {
 		return err
 	}
+	f.setBases(p)
 	f.lay(p)
 	return nil
 }
@@ -434,13 +444,34 @@ func (f *Frame) BindOutputs(p *Program, out []*Tensor) error {
 func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) error {
 	pl := &p.Plans[f.plan]
 	if k, ok := pools.(planKeeper); ok {
-		k.usePlan(f.plan)
+		// Pools kept for the plan's placement are not the arenas'.
+		placed := 0
+		if f.Placed() {
+			placed = 1
+		}
+		k.usePlan(2*f.plan + placed)
 	}
+	pm := &f.place
 	s, v := pl.Steps, f.Vals
 	for pc := 0; pc < len(s); {
 		switch s[pc] {
 		case stepAcquire:
 			i, size, out := s[pc+1], v[s[pc+2]], s[pc+3]
+			if pm.moved[i] {
+				d := pm.poolDevice[i]
+				if pm.arenaLive[d] == 0 {
+					a := f.arenaSlot(d)
+					buf, err := pools.Acquire(a, p.Devices[d], pm.arena[d], p.Align)
+					if err != nil {
+						return fmt.Errorf("%s: the arena of %s (%d bytes): %w", p.Graph, p.Devices[d], pm.arena[d], err)
+					}
+					f.pool[a] = buf
+				}
+				pm.arenaLive[d]++
+				f.pool[i] = f.pool[f.arenaSlot(d)]
+				pc += 1 + acquireWidth
+				continue
+			}
 			if out >= 0 {
 				if n := v[s[pc+4]]; len(f.Out[out]) >= n {
 					f.pool[i], f.callerPool[i] = f.Out[out][:n:n], true
@@ -456,11 +487,21 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 			pc += 1 + acquireWidth
 		case stepRelease:
 			i := s[pc+1]
-			pools.Release(int(i), pl.PoolDevices[i], f.pool[i])
+			if pm.moved[i] {
+				d := pm.poolDevice[i]
+				if pm.arenaLive[d]--; pm.arenaLive[d] == 0 {
+					a := f.arenaSlot(d)
+					pools.Release(a, p.Devices[d], f.pool[a])
+					f.pool[a] = nil
+				}
+			} else {
+				pools.Release(int(i), pl.PoolDevices[i], f.pool[i])
+			}
 			f.pool[i] = nil
 			pc += 1 + releaseWidth
 		case stepView:
-			st, e := v[s[pc+3]], v[s[pc+4]]
+			base := pm.base[s[pc+3]]
+			st, e := base+v[s[pc+4]], base+v[s[pc+5]]
 			f.T[s[pc+1]].Data = f.pool[s[pc+2]][st:e:e]
 			pc += 1 + viewWidth
 		case stepUnview:
@@ -521,17 +562,28 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 		// Handed to the caller with the outputs.
 		f.pool[i], f.callerPool[i] = nil, false
 	}
+	for d := range pm.arena {
+		// An arena still held holds an output: handed over too.
+		f.pool[f.arenaSlot(d)], pm.arenaLive[d] = nil, 0
+	}
 	return nil
 }
 
 // ReleaseAll releases the pools still held: after a failure, every pool;
 // after success, none (output pools went to the caller).
 func (f *Frame) ReleaseAll(p *Program, pools Pools) {
-	devices := p.Plans[f.plan].PoolDevices
-	for i := range f.pool {
-		if f.pool[i] != nil && !f.callerPool[i] {
+	devices, pm := p.Plans[f.plan].PoolDevices, &f.place
+	for i := range devices {
+		if f.pool[i] != nil && !f.callerPool[i] && !pm.moved[i] {
 			pools.Release(i, devices[i], f.pool[i])
 		}
 		f.pool[i], f.callerPool[i] = nil, false
+	}
+	for d := range pm.arena {
+		if a := f.arenaSlot(d); f.pool[a] != nil {
+			pools.Release(a, p.Devices[d], f.pool[a])
+			f.pool[a] = nil
+		}
+		pm.arenaLive[d] = 0
 	}
 }

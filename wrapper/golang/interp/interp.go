@@ -75,6 +75,9 @@ func New(p *plan.Plan) *Model {
 			pl.Steps = append(pl.Steps, int32(s.Kind))
 			pl.Steps = append(pl.Steps, int32s(s.Args)...)
 		}
+		for _, st := range pt.Storages {
+			pl.Storages = append(pl.Storages, int32s(st.Args())...)
+		}
 		prog.Plans = append(prog.Plans, pl)
 	}
 	for i, op := range pr.Ops {
@@ -205,6 +208,25 @@ func (m *Model) Run(k wgrt.KernelFunc, at map[string]int, inputs []wgrt.Tensor) 
 	}
 	return outs, nil
 }
+
+// LayoutAt lays the model out at the symbol values at (a symbol it lacks
+// at its hint) without running it: what PeakBytes then reports is what a
+// call at those values holds.
+func (m *Model) LayoutAt(at map[string]int) error {
+	for i, s := range m.Graph.Symbols {
+		v, ok := at[s.Name]
+		if !ok {
+			v = int(s.Hint)
+		}
+		m.f.Sym[i] = v
+	}
+	return m.f.Layout(&m.prog)
+}
+
+// PeakBytes is the largest total of pool bytes the last Run held at once,
+// its storages placed at its sizes where that needed less than the plan's
+// placement; StaticPeakBytes is the plan's own (see wgrt.Frame.PeakBytes).
+func (m *Model) PeakBytes() (peak, static int) { return m.f.PeakBytes(), m.f.StaticPeakBytes() }
 
 // Close frees the memory the model keeps.
 func (m *Model) Close() { m.pools.Close() }

@@ -82,9 +82,9 @@ func TestExecCallerBufferIsThePool(t *testing.T) {
 			intConst, 1, 0, // v1 = 1 (stride)
 			intConst, 0, 0, // v2 = 0
 		},
-		Plans: []Plan{{PoolDevices: []string{"cpu"}, OutputPools: []int32{0}, Steps: []int32{
+		Plans: []Plan{{PoolDevices: []string{"cpu"}, OutputPools: []int32{0}, Storages: []int32{0, 0, 2, 0, 1}, Steps: []int32{
 			stepAcquire, 0, 0, 0, 0,
-			stepView, 0, 0, 2, 0,
+			stepView, 0, 0, 0, 2, 0,
 			stepCall, 0,
 		}}}}
 	for _, given := range [][]byte{nil, make([]byte, 4), make([]byte, 8)} {
@@ -122,6 +122,7 @@ func TestExecPicksPlanByRanges(t *testing.T) {
 			intConst, 16, 0, // v1 = 16
 			intMul, 0, 1, // v2 = 16*n
 		},
+		Devices: []string{"cpu"},
 		Plans: []Plan{
 			{Ranges: []int{0, 1, 8}, PoolDevices: []string{"cpu"}, Steps: []int32{stepAcquire, 0, 2, -1, -1, stepCall, 0, stepRelease, 0}},
 			{Ranges: []int{0, 9, -1}, PoolDevices: []string{"cpu", "cpu"}, Steps: []int32{
