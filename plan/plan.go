@@ -26,11 +26,11 @@ type Plan struct {
 	// choices (nil when there are none), for the bound before aliasing.
 	AliasedOps int
 	declared   []*Buffer
-	// Buckets, when set, are the plans a wrapper holds instead of this
-	// one, one per size bucket (see MakeBuckets), or one: the whole range
-	// planned at other hints, which serves it better. This plan, made at
-	// the caller's hints, is what reports compare them with.
-	Buckets []*Bucket
+	// KeepPlacement says a wrapper must run this plan's placement at
+	// every size, never place the storages anew at a call's: set on a
+	// plan with a fault planted in it (wrapgen selftest -fault), so that
+	// the fault is what runs.
+	KeepPlacement bool
 }
 
 // Make lowers g, places its buffers with the chosen strategy, rewrites the

@@ -41,7 +41,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&gf.pkg, "package", "", "Go package `name` of the generated file (default $GOPACKAGE, else the output directory's name)")
 	fs.StringVar(&gf.runtimeDir, "runtime", "", "`dir`ectory the vendored Go runtime is written to (default: wgrt beside the output file)")
 	fs.StringVar(&gf.runtimeImport, "runtime-import", "", "import `path` of the runtime directory (default: found from go.mod)")
-	gf.registerBuckets(fs)
+	gf.registerHorizon(fs)
 	gf.registerKernels(fs, "`ref`: also write wrapgen's reference kernels (package wgref, beside the runtime), offer them as RefKernels() and plan the scratch memory they need (Go only)")
 	fs.BoolVar(&gf.quiet, "q", false, "print nothing on success (by default each file written is named on standard error)")
 	fs.BoolVar(&gf.check, "check", false, "write nothing; fail if any generated file differs from what would be written")

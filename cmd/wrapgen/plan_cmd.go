@@ -33,12 +33,9 @@ type planFlags struct {
 	// kernels is "ref" when the plan is for wrapgen's reference kernels,
 	// whose scratch it then places too.
 	kernels string
-	// buckets is the most size buckets a plan may be split into (0: the
-	// command does not make buckets), bucketTarget the worst peak over the
-	// bound across its range a plan may have before it is split.
-	buckets      int
-	bucketTarget float64
-	horizon      int64
+	// horizon is how far the figures across the range sample a symbol
+	// without a max.
+	horizon int64
 }
 
 func (pf *planFlags) register(fs *flag.FlagSet) {
@@ -52,16 +49,10 @@ func (pf *planFlags) register(fs *flag.FlagSet) {
 	fs.Var(pf.maxes, "max", "for an ONNX model: largest value of symbol `name=value` (repeatable)")
 }
 
-// defaultBuckets is how many size buckets a plan may be split into when
-// one layout cannot stay near the bound across the symbols' ranges.
-const defaultBuckets = 8
-
-// registerBuckets adds -buckets, -bucket-target and -range-horizon, for the
-// commands that make the plans a wrapper holds.
-func (pf *planFlags) registerBuckets(fs *flag.FlagSet) {
-	fs.IntVar(&pf.buckets, "buckets", defaultBuckets, "where the plan's worst peak over the bound across the symbols' ranges exceeds -bucket-target, plan the ranges again at other hints or split them into up to `n` size buckets, each with its own plan (1: the plan made at the hints)")
-	fs.Float64Var(&pf.bucketTarget, "bucket-target", 1.10, "the worst peak / lower bound across its range a plan may have before it is split into buckets")
-	fs.Int64Var(&pf.horizon, "range-horizon", plan.DefaultHorizon, "sample a symbol without a max up to `n` for the figures across the range (and the size buckets made from them)")
+// registerHorizon adds -range-horizon, for the commands that report the
+// figures across the symbols' ranges.
+func (pf *planFlags) registerHorizon(fs *flag.FlagSet) {
+	fs.Int64Var(&pf.horizon, "range-horizon", plan.DefaultHorizon, "sample a symbol without a max up to `n` for the figures across the range")
 }
 
 // registerKernels adds -kernels, for the commands whose plan depends on
@@ -86,7 +77,7 @@ func (pf *planFlags) check() error {
 	if opts.MemoryPool == "" {
 		return &usageError{(&plan.OptionError{Option: "-memory-pool", Value: `""`, Want: "none, intermediates, outputs or combined"}).Error()}
 	}
-	if pf.buckets > 0 && opts.Horizon == 0 {
+	if opts.Horizon == 0 && pf.horizon != 0 {
 		return &usageError{(&plan.OptionError{Option: "-range-horizon", Value: 0, Want: "a positive number"}).Error()}
 	}
 	if err := opts.Check(); err != nil {
@@ -98,12 +89,6 @@ func (pf *planFlags) check() error {
 	}
 	if pf.kernels != "" && pf.kernels != "ref" {
 		return &usageError{fmt.Sprintf("-kernels %q: the only kernels wrapgen has are ref", pf.kernels)}
-	}
-	if pf.buckets < 0 || (pf.buckets == 0 && pf.bucketTarget != 0) {
-		return &usageError{fmt.Sprintf("-buckets %d: want at least 1", pf.buckets)}
-	}
-	if pf.buckets > 0 && pf.bucketTarget < 1 {
-		return &usageError{fmt.Sprintf("-bucket-target %g: want at least 1", pf.bucketTarget)}
 	}
 	return nil
 }
@@ -144,42 +129,7 @@ func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if pf.buckets > 1 {
-		if err := pf.addBuckets(p); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
 	return p, nil
-}
-
-// addBuckets gives p size buckets when its worst peak over the bound
-// across the symbols' ranges is above the target and splitting helps, or
-// one: the whole range planned at other hints, when that alone does better.
-func (pf *planFlags) addBuckets(p *plan.Plan) error {
-	r, err := p.Range()
-	if err != nil || r.Points == 0 || r.Worst <= pf.bucketTarget {
-		return err
-	}
-	bs, err := plan.MakeBuckets(p.Graph, pf.options(), pf.bucketTarget, pf.buckets)
-	if err != nil {
-		return err
-	}
-	if len(bs) > 1 || bs[0].Range.Worst < r.Worst-1e-9 {
-		p.Buckets = bs
-	}
-	return nil
-}
-
-// wrapperPlan is the plan a wrapper of p runs at the symbol values env
-// (those it lacks at p's hints), its bucket (-1: p has none), and those
-// values in full.
-func wrapperPlan(p *plan.Plan, env expr.Env) (*plan.Plan, int, expr.Env) {
-	at := p.WithHints(env)
-	if len(p.Buckets) == 0 {
-		return p, -1, at
-	}
-	i := plan.PickBucket(p.Buckets, at)
-	return p.Buckets[i].Plan, i, at
 }
 
 func oneGraph(fs *flag.FlagSet) (string, error) {
@@ -231,7 +181,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	lines := fs.Bool("lines", true, "include the AllocFromPool / DeallocFromPool program in the text report")
 	memMap := fs.Bool("map", false, "include each pool's memory map (offsets and live steps) in the text report")
 	svg := fs.String("svg", "", "also write the memory map as an SVG picture to `file`")
-	pf.registerBuckets(fs)
+	pf.registerHorizon(fs)
 	pf.registerKernels(fs, "`ref`: plan for wrapgen's reference kernels, placing the scratch memory they need too (as gen -kernels ref and run do)")
 	if help, err := parseFlags(fs, "wrapgen plan [flags] GRAPH.json", args); help || err != nil {
 		return err
@@ -252,24 +202,17 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err := checkSymbolValues(p.Graph, "-at", at); err != nil {
 		return err
 	}
-	// With buckets, the figures are those of the plan the wrapper picks at
-	// the -at values (or the hints).
-	wp, picked, env := wrapperPlan(p, expr.Env(at))
-	fig, err := wp.Figures(env)
+	env := p.WithHints(expr.Env(at))
+	fig, err := p.Figures(env)
 	if err != nil {
 		return fmt.Errorf("%s: evaluating at %s: %w", path, at, err)
 	}
-	if fig.RunTimeBytes, err = runTimePeak(wp, env); err != nil {
+	if fig.RunTimeBytes, err = runTimePeak(p, env); err != nil {
 		return fmt.Errorf("%s: laying a wrapper out at %s: %w", path, plan.EnvText(env), err)
 	}
-	bs := p.Buckets
 	if *svg != "" {
 		var buf bytes.Buffer
-		title := ""
-		if picked >= 0 {
-			title = fmt.Sprintf(" · size bucket %d of %d (%s)", picked, len(bs), plan.RangesText(bs[picked].Ranges))
-		}
-		if err := report.WriteSVG(&buf, wp, fig, title); err != nil {
+		if err := report.WriteSVG(&buf, p, fig, ""); err != nil {
 			return err
 		}
 		if err := writeFiles([]outFile{{*svg, buf.Bytes()}}, stderr); err != nil {
@@ -279,22 +222,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if bs == nil {
-			return enc.Encode(report.JSON(p, fig))
-		}
-		bj, err := report.BucketsJSON(p, expr.Env(at))
-		if err != nil {
-			return err
-		}
-		return enc.Encode(struct {
-			report.Plan
-			Buckets report.Buckets `json:"buckets"`
-		}{report.JSON(wp, fig), bj})
+		return enc.Encode(report.JSON(p, fig))
 	}
-	if err := report.WriteReport(stdout, wp, fig, report.Options{Lines: *lines, MemoryMap: *memMap}); err != nil || bs == nil {
-		return err
-	}
-	return report.WriteBuckets(stdout, p, expr.Env(at))
+	return report.WriteReport(stdout, p, fig, report.Options{Lines: *lines, MemoryMap: *memMap})
 }
 
 // runTimePeak is the pool bytes a wrapper of p holds at env: its runtime

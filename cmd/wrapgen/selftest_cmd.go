@@ -40,7 +40,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	fault := fs.String("fault", "", "inject a fault before generating: overlap, or alias (an output placed on an input the kernel may not alias)")
 	keep := fs.String("keep", "", "build in `dir` and keep it, instead of a temporary directory")
 	runIt := fs.Bool("run", true, "run what was built (-run=false: generate, build and vet only, e.g. to time the build)")
-	pf.registerBuckets(fs)
+	pf.registerHorizon(fs)
 	pf.registerKernels(fs, "`ref`: check the plan made for wrapgen's reference kernels, with their scratch memory (each call scribbles over its scratch)")
 	if help, err := parseFlags(fs, selftestUsage, args); help || err != nil {
 		return err
@@ -66,9 +66,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	}
 	points := selftestPoints(p, at)
 	if *fault != "" {
-		// The fault goes into the plan the wrapper runs at the first point.
-		wp, _, _ := wrapperPlan(p, points[0])
-		what, err := inject[*fault](wp, points[0])
+		what, err := inject[*fault](p, points[0])
 		if err != nil {
 			return err
 		}
@@ -82,9 +80,6 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(dir)
 	}
 	for _, env := range points {
-		if _, b, _ := wrapperPlan(p, env); b >= 0 {
-			fmt.Fprintf(stdout, "selftest: size bucket %d of %d (%s)\n", b, len(p.Buckets), plan.RangesText(p.Buckets[b].Ranges))
-		}
 		if err := selftest(p, env, dir, *runIt, stdout, stderr); err != nil {
 			return err
 		}
@@ -93,17 +88,9 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 }
 
 // selftestPoints are the symbol values a selftest runs at: the -at values
-// (the hints for symbols they lack), or without them, the hints of every
-// size bucket, so that each of the wrapper's plans runs.
+// (the hints for symbols they lack).
 func selftestPoints(p *plan.Plan, at symbolValues) []expr.Env {
-	if len(at) > 0 || len(p.Buckets) < 2 {
-		return []expr.Env{p.WithHints(expr.Env(at))}
-	}
-	var points []expr.Env
-	for _, b := range p.Buckets {
-		points = append(points, b.Plan.WithHints(nil))
-	}
-	return points
+	return []expr.Env{p.WithHints(expr.Env(at))}
 }
 
 // selftests are the backends selftest builds, by -lang value (as gen's

@@ -47,6 +47,7 @@ func injectOverlap(p *plan.Plan, env expr.Env) (string, error) {
 		return "", errNothingToInject
 	}
 	bestB.Offset = bestA.Offset
+	p.KeepPlacement = true
 	return fmt.Sprintf("fault injected: storage of %q moved onto %q at %s[%s] (both live in steps [%d, %d))",
 		bestB.Owner().Name, bestA.Owner().Name, bestA.Pool.Name, bestA.Offset, bestB.Begin, bestA.End), nil
 }
@@ -97,6 +98,7 @@ func injectAlias(p *plan.Plan, env expr.Env) (string, error) {
 		return "", fmt.Errorf("no op has a fresh output and a dying input in one pool to alias; nothing to inject")
 	}
 	out.Offset = in.Offset
+	p.KeepPlacement = true
 	return fmt.Sprintf("fault injected: at %s, output %q moved onto input %q at %s[%s], a pair the kernel does not allow",
 		op.Label(), outName, inName, in.Pool.Name, in.Offset), nil
 }

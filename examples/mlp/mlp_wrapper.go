@@ -275,7 +275,7 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 }
 
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.
-// The plan's pools:
+// The plan's pools (a call may place their storages anew in one arena, see wgrt.Frame.PeakBytes):
 //
 //	pool 0 on "cpu": 512*batch bytes, 5 storages, steps [1, 11)
 //	pool 1 on "cpu": 512*batch bytes, 2 storages, steps [2, 10)

@@ -599,7 +599,7 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 }
 
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.
-// The plan's pools:
+// The plan's pools (a call may place their storages anew in one arena, see wgrt.Frame.PeakBytes):
 //
 //	pool 0 on "cpu": 64*((32*batch + 63)//64) + 3968*batch bytes, 1 storages, steps [88, 90)
 //	pool 1 on "cpu": 6422528*batch bytes, 103 storages, steps [1, 89)

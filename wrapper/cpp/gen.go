@@ -62,7 +62,7 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	base := FileBase(p.Graph.Name, n.namespace)
 	d := &fileData{
 		SourceDoc: quote.CppComment(src), GraphDoc: quote.CppComment(p.Graph.Name), GraphLit: quote.Cpp(p.Graph.Name), Namespace: n.namespace, Guard: "WRAPGEN_" + strings.ToUpper(base) + "_H_",
-		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d%s", p.StrategyText(), p.Mode, p.Align, emit.BucketsNote(pr)),
+		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d", p.StrategyText(), p.Mode, p.Align),
 		Align: p.Align, TableVersion: emit.TableVersion, NumSymbols: len(p.Graph.Symbols), MaxArgs: pr.MaxArgs, Buckets: len(pr.Buckets) > 1,
 	}
 	g.header(d)
@@ -158,6 +158,7 @@ type fileData struct {
 	SymbolNames                []string
 	Guards                     string
 	RunTimeSizes               string
+	KeepPlan                   bool
 	GuardTexts                 []string
 	Consts                     []listDecl
 }
@@ -330,6 +331,7 @@ func (g *gen) tables(d *fileData) {
 	d.NumLoops = t.NumLoops
 	d.Guards = emit.IntRow(t.Guards)
 	d.RunTimeSizes = emit.IntRow(t.RunTimeSizes)
+	d.KeepPlan = t.KeepPlan
 	for _, x := range t.GuardTexts {
 		d.GuardTexts = append(d.GuardTexts, quote.Cpp(x)+",")
 	}
@@ -379,21 +381,6 @@ func (g *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
 	for i, pt := range t.Plans {
 		b := g.pr.Buckets[i]
 		pd := planDecl{StepsVar: "kSteps", PoolDevicesVar: "kPoolDevices", OutputPoolsVar: "kOutputPools", OwnersVar: "kOutputOwners", StoragesVar: "kStorages"}
-		if len(t.Plans) > 1 {
-			pd.RangesVar, pd.StepsVar, pd.PoolDevicesVar = ident.Numbered("k_ranges", i), ident.Numbered("k_steps", i), ident.Numbered("k_pool_devices", i)
-			pd.OutputPoolsVar, pd.OwnersVar = ident.Numbered("k_output_pools", i), ident.Numbered("k_output_owners", i)
-			pd.StoragesVar = ident.Numbered("k_storages", i)
-			pd.Doc = emit.RangesDoc(b.Ranges, quote.CppComment)
-			if pd.Doc == "" {
-				pd.Doc = "every value"
-			}
-			pd.PoolsDoc = fmt.Sprintf("The pools of plan %d, for %s:", i, pd.Doc)
-			var rs []string
-			for _, r := range pt.Ranges {
-				rs = append(rs, intLiteral(r)+",")
-			}
-			pd.Ranges = strings.Join(rs, " ")
-		}
 		var devs []string
 		for j, pool := range b.Plan.Pools {
 			devs = append(devs, quote.Cpp(pt.PoolDevices[j]))

@@ -19,13 +19,11 @@ import (
 
 // Model is a plan prepared for emission: what every backend prints.
 type Model struct {
-	// Plan is the first bucket's plan: the options and the storages, which
-	// every bucket shares (they place them differently).
 	Plan  *plan.Plan
 	Graph *graph.Graph
-	// Buckets are the plans the wrapper holds, one per size bucket, and
-	// picks from by the symbols; one, for every value, when the plan has
-	// no buckets.
+	// Buckets holds the plan prepared for emission: one, for every symbol
+	// value (the tables can carry plans for ranges of the symbols; wrapgen
+	// makes one, whose storages a runtime places anew at a call's sizes).
 	Buckets []*Bucket
 	// Ops are the kernel ops in program order (loops entered); OpIndex is
 	// the inverse.
@@ -44,9 +42,7 @@ type Model struct {
 
 // Bucket is one plan of a wrapper prepared for emission.
 type Bucket struct {
-	// Ranges are the symbol values the plan holds for; nil for every value.
-	Ranges []plan.SymbolRange
-	Plan   *plan.Plan
+	Plan *plan.Plan
 	// PoolIndex numbers the plan's pools.
 	PoolIndex map[*plan.Pool]int
 	// BufferOf maps each tensor that owns or takes over a storage to it;
@@ -78,9 +74,7 @@ type Binding struct {
 	Scale, Bias int64
 }
 
-// New prepares p for emission: p's buckets when it has them (p is then
-// the plan made at the caller's hints, which reports compare them with),
-// else p.
+// New prepares p for emission.
 func New(p *plan.Plan) *Model {
 	g := p.Graph
 	pr := &Model{Graph: g, OpIndex: map[*graph.Op]int{}, Kernel: map[string]*graph.Kernel{}, Bound: map[string]Binding{}}
@@ -100,24 +94,14 @@ func New(p *plan.Plan) *Model {
 	for _, t := range g.Tensors {
 		pr.MaxRank = max(pr.MaxRank, len(t.Shape))
 	}
-	switch len(p.Buckets) {
-	case 0:
-		pr.Buckets = []*Bucket{pr.newBucket(p, nil)}
-	case 1:
-		// The whole range planned at other hints, which served better.
-		pr.Buckets = []*Bucket{pr.newBucket(p.Buckets[0].Plan, nil)}
-	default:
-		for _, b := range p.Buckets {
-			pr.Buckets = append(pr.Buckets, pr.newBucket(b.Plan, b.Ranges))
-		}
-	}
-	pr.Plan = pr.Buckets[0].Plan
+	pr.Buckets = []*Bucket{pr.newBucket(p)}
+	pr.Plan = p
 	pr.findBindings()
 	return pr
 }
 
-func (pr *Model) newBucket(p *plan.Plan, ranges []plan.SymbolRange) *Bucket {
-	b := &Bucket{Ranges: ranges, Plan: p, PoolIndex: map[*plan.Pool]int{}, BufferOf: map[*graph.Tensor]*plan.Buffer{},
+func (pr *Model) newBucket(p *plan.Plan) *Bucket {
+	b := &Bucket{Plan: p, PoolIndex: map[*plan.Pool]int{}, BufferOf: map[*graph.Tensor]*plan.Buffer{},
 		Members: map[*plan.Buffer][]*graph.Tensor{}, Direct: map[*plan.Pool]*graph.Tensor{}, opIndex: pr.OpIndex}
 	for i, pool := range p.Pools {
 		b.PoolIndex[pool] = i
@@ -171,26 +155,6 @@ func (pr *Model) findBindings() {
 			}
 		}
 	}
-}
-
-// RangesDoc describes a bucket's ranges for a generated comment, the
-// symbol names through the backend's comment quoting.
-func RangesDoc(rs []plan.SymbolRange, comment func(string) string) string {
-	parts := make([]string, len(rs))
-	for i, r := range rs {
-		r.Name = comment(r.Name)
-		parts[i] = r.String()
-	}
-	return strings.Join(parts, ", ")
-}
-
-// BucketsNote is what a generated file's first comment adds about size
-// buckets: nothing for a single plan.
-func BucketsNote(pr *Model) string {
-	if len(pr.Buckets) < 2 {
-		return ""
-	}
-	return fmt.Sprintf(", %d size buckets (one plan each, picked by the symbols)", len(pr.Buckets))
 }
 
 // IsOutputPool reports whether a pool holds an output's storage (it is

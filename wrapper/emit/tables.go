@@ -118,6 +118,9 @@ type Tables struct {
 	// RunTimeSizes are pairs (symbol, bound value): the symbols ops set,
 	// which a runtime starts at their bounds.
 	RunTimeSizes []int
+	// KeepPlan says the runtime must keep the plan's placement at every
+	// size (plan.Plan.KeepPlacement).
+	KeepPlan bool
 }
 
 // PlanTables are one bucket's plan as data.
@@ -167,7 +170,7 @@ func (pr *Model) Tables() *Tables {
 		return pr.tables
 	}
 	g := pr.Graph
-	t := &Tables{TensorIndex: map[*graph.Tensor]int{}}
+	t := &Tables{TensorIndex: map[*graph.Tensor]int{}, KeepPlan: pr.Plan.KeepPlacement}
 	b := newCodeBuilder(t, g)
 	devices := map[string]int{}
 	for i, x := range g.Tensors {
@@ -271,13 +274,6 @@ func (pr *Model) Tables() *Tables {
 	}
 	for _, bk := range pr.Buckets {
 		pt := PlanTables{}
-		for _, r := range bk.Ranges {
-			hi := r.Max
-			if !r.HasMax {
-				hi = -1
-			}
-			pt.Ranges = append(pt.Ranges, int64(symbolIndex[r.Name]), r.Min, hi)
-		}
 		for _, pool := range bk.Plan.Pools {
 			pt.PoolSize = append(pt.PoolSize, pool.Size.Lower(b))
 			pt.PoolDevices = append(pt.PoolDevices, pool.Device)

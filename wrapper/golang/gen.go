@@ -67,8 +67,8 @@ func generate(p *plan.Plan, opts Options) ([]byte, error) {
 	g := newGen(p, n, pr, opts)
 	f := jen.NewFile(opts.Package)
 	f.HeaderComment(Banner)
-	f.HeaderComment(fmt.Sprintf("Source: %s (graph %s). Plan: %s, memory pools %s, align %d%s.",
-		quote.GoComment(sourceName(opts.Source, p.Graph)), quote.GoComment(p.Graph.Name), p.StrategyText(), p.Mode, p.Align, emit.BucketsNote(pr)))
+	f.HeaderComment(fmt.Sprintf("Source: %s (graph %s). Plan: %s, memory pools %s, align %d.",
+		quote.GoComment(sourceName(opts.Source, p.Graph)), quote.GoComment(p.Graph.Name), p.StrategyText(), p.Mode, p.Align))
 	f.ImportAlias(opts.RuntimeImport, "wgrt")
 	f.Comment(fmt.Sprintf("This file needs the runtime of table version %d: it does not compile against", emit.TableVersion))
 	f.Comment("another (regenerate it with the wrapgen that wrote the runtime).")
@@ -334,12 +334,8 @@ func (g *gen) entry(f *jen.File) {
 func (g *gen) frame(f *jen.File) {
 	var lines []string
 	lines = append(lines, "frame is the state of one call (see wgrt.Frame) and the kernels it calls.")
+	lines = append(lines, "The plan's pools (a call may place their storages anew in one arena, see wgrt.Frame.PeakBytes):")
 	for _, b := range g.pr.Buckets {
-		if b.Ranges == nil {
-			lines = append(lines, "The plan's pools:")
-		} else {
-			lines = append(lines, "The pools of the plan for "+emit.RangesDoc(b.Ranges, quote.GoComment)+":")
-		}
 		for i, pool := range b.Plan.Pools {
 			lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.GoComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
 		}
@@ -377,13 +373,6 @@ func (g *gen) tables(f *jen.File) {
 	var plans []string
 	for i, pt := range t.Plans {
 		var fields []string
-		if len(pt.Ranges) > 0 {
-			var rs []string
-			for _, r := range pt.Ranges {
-				rs = append(rs, strconv.FormatInt(r, 10))
-			}
-			fields = append(fields, "// "+emit.RangesDoc(g.pr.Buckets[i].Ranges, quote.GoComment), "Ranges: []int{"+strings.Join(rs, ", ")+"},")
-		}
 		fields = append(fields, "Steps: "+literal("[]int32", rows.Steps[i])+",",
 			"PoolDevices: []string{"+strings.Join(quoteAll(pt.PoolDevices), ", ")+"},",
 			"OutputPools: []int32{"+strings.TrimSuffix(emit.IntRow(pt.OutputPools), ",")+"},",
@@ -415,6 +404,7 @@ func (g *gen) tables(f *jen.File) {
 		jen.Line().Id("NumLoops").Op(":").Lit(t.NumLoops),
 		guardFields(t),
 		runTimeSizeFields(t),
+		keepPlanField(t),
 		jen.Line(),
 	)
 	doc(f, "opArgs are each op's kernel number, tensors and attributes; op i's row\n"+
@@ -647,4 +637,13 @@ func symbolRows(g *graph.Graph) []string {
 		out = append(out, quote.Go(s.Name)+",")
 	}
 	return out
+}
+
+// keepPlanField is KeepPlan: true for a plan with a planted fault, else
+// nothing.
+func keepPlanField(t *emit.Tables) jen.Code {
+	if !t.KeepPlan {
+		return jen.Null()
+	}
+	return jen.Line().Id("KeepPlan").Op(":").True()
 }

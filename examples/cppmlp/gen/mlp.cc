@@ -227,6 +227,7 @@ const wrapgen::Program kProgram = {
     kSymbolNames,
     kGuards, kGuardTexts, static_cast<int>(sizeof(kGuards) / sizeof(kGuards[0]) - kArrayEnd),
     kRunTimeSizes, static_cast<int>(sizeof(kRunTimeSizes) / sizeof(kRunTimeSizes[0]) - kArrayEnd) / 2,
+    false,
 };
 
 // Each op's kernel number, tensors and attributes; op i's row starts at

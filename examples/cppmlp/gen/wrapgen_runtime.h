@@ -583,6 +583,9 @@ struct Program {
   // bounds until then.
   const int32_t* run_time_sizes;
   int num_run_time_sizes;
+  // Keep the plan's placement at every size: set only in wrappers of a plan
+  // with a planted fault (wrapgen selftest).
+  bool keep_plan;
 };
 
 // PlaceGreedy gives each storage in order an offset, aligned to align,
@@ -1684,7 +1687,7 @@ class ProgramFrame {
     }
     SetBases();
     static_peak_ = peak_ = HeldBytes();
-    if (p_->num_run_time_sizes > 0) return Status();
+    if (p_->num_run_time_sizes > 0 || p_->keep_plan) return Status();
     for (size_t d = 0; d + 1 < arena_.size(); d++) {
       int k = 0;
       for (int i = 0; i < n; i++) {

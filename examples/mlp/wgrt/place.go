@@ -222,7 +222,7 @@ func (f *Frame) placeAtSizes(p *Program) error {
 	f.setBases(p)
 	pm.static = f.heldBytes(p)
 	pm.peak = pm.static
-	if len(p.RunTimeSizes) > 0 {
+	if len(p.RunTimeSizes) > 0 || p.KeepPlan {
 		return nil
 	}
 	for d := range pm.arena {

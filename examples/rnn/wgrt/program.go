@@ -54,6 +54,9 @@ type Program struct {
 	// RunTimeSizes are pairs (symbol, bound value): sizes ops set when they
 	// run (format v1 "sets"), at their bounds until then.
 	RunTimeSizes []int32
+	// KeepPlan keeps the plan's placement at every size (place.go): set
+	// only in wrappers of a plan with a planted fault (wrapgen selftest).
+	KeepPlan bool
 }
 
 // Plan is where a Program's tensors live for the symbol values in its

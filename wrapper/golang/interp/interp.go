@@ -98,6 +98,7 @@ func New(p *plan.Plan) *Model {
 	}
 	prog.Guards, prog.GuardTexts = int32s(t.Guards), t.GuardTexts
 	prog.RunTimeSizes = int32s(t.RunTimeSizes)
+	prog.KeepPlan = t.KeepPlan
 	m.prog = prog
 	m.f = wgrt.NewFrame(&m.prog, len(g.Symbols))
 	m.bound = make([]bool, len(g.Symbols))
