@@ -351,12 +351,6 @@ func (r *Runner) Close() {
 	r.pools.Close()
 }
 
-// SizeBucket is the size bucket (the index of the plan, 0 when the wrapper
-// holds one) the symbols of the last call picked.
-func (r *Runner) SizeBucket() int {
-	return r.f.Plan()
-}
-
 // signature is what Signature returns.
 var signature = wgrt.Signature{
 	Graph: "tinybert",

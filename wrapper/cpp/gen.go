@@ -63,7 +63,7 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	d := &fileData{
 		SourceDoc: quote.CppComment(src), GraphDoc: quote.CppComment(p.Graph.Name), GraphLit: quote.Cpp(p.Graph.Name), Namespace: n.namespace, Guard: "WRAPGEN_" + strings.ToUpper(base) + "_H_",
 		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d", p.StrategyText(), p.Mode, p.Align),
-		Align: p.Align, TableVersion: emit.TableVersion, NumSymbols: len(p.Graph.Symbols), MaxArgs: pr.MaxArgs, Buckets: len(pr.Buckets) > 1,
+		Align: p.Align, TableVersion: emit.TableVersion, NumSymbols: len(p.Graph.Symbols), MaxArgs: pr.MaxArgs,
 	}
 	g.header(d)
 	g.tables(d)
@@ -143,10 +143,8 @@ type fileData struct {
 	Align                                                             int64
 	Devices, InputTensors, OutputTensors                              string
 	InputNames, OutputNames, InputFields, OutputFields                []string
-	// Plans are the memory plans, one per size bucket; Buckets says there
-	// are several.
-	Plans   []planDecl
-	Buckets bool
+	// Plans holds the memory plan's arrays.
+	Plans []planDecl
 	// The program's arrays, a row per line; Cases are Frame::CallOp's.
 	Code, Tensors, Dims, Lists, InputViews, OpArgs, OpStart []string
 	Floats, Strings, Cases                                  []string
@@ -165,14 +163,11 @@ type fileData struct {
 
 type kernelDecl struct{ Doc, Method, Params string }
 
-// planDecl is one plan's arrays: their names (Ranges is empty for a plan
-// of every value) and contents.
+// planDecl is the plan's arrays: their names and contents.
 type planDecl struct {
-	// Doc describes the ranges, for a comment; PoolsDoc heads PoolDocs.
-	Doc, PoolsDoc                                                               string
-	RangesVar, StepsVar, PoolDevicesVar, OutputPoolsVar, OwnersVar, StoragesVar string
-	Ranges, PoolDevices, OutputPools, Owners                                    string
-	Steps, PoolDocs, Storages                                                   []string
+	StepsVar, PoolDevicesVar, OutputPoolsVar, OwnersVar, StoragesVar string
+	PoolDevices, OutputPools, Owners                                 string
+	Steps, PoolDocs, Storages                                        []string
 }
 
 type fieldDecl struct{ Type, Name, Doc string }
@@ -372,10 +367,7 @@ func (g *gen) bind() []string {
 	return st
 }
 
-// plans are the arrays of each plan: with one plan (no size buckets) they
-// keep the names they had before buckets (kSteps, kPoolDevices, ...);
-// with several, plan i's are numbered (k_steps<i>, ...) and carry its
-// ranges.
+// plans are the plan's arrays (kSteps, kPoolDevices, ...).
 func (g *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
 	var ps []planDecl
 	for i, pt := range t.Plans {

@@ -325,9 +325,6 @@ func (g *gen) entry(f *jen.File) {
 	)
 	doc(f, "Close frees the pools the Runner keeps.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Close").Params().Block(jen.Id("r").Dot("pools").Dot("Close").Call())
-	doc(f, "SizeBucket is the size bucket (the index of the plan, 0 when the wrapper\n"+
-		"holds one) the symbols of the last call picked.")
-	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("SizeBucket").Params().Int().Block(jen.Return(jen.Id("r").Dot("f").Dot("Plan").Call()))
 }
 
 // frame emits the per-call state, the program's tables and newFrame.

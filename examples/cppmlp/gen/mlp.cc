@@ -250,7 +250,8 @@ const int32_t kOpStart[] = {
 [[maybe_unused]] const char* const kStringAttrs[] = {nullptr};
 
 // Frame is the state of one call (see wrapgen::ProgramFrame) and the
-// kernels it calls. The plan's pools:
+// kernels it calls. The plan's pools (a call may place their storages
+// anew in one arena, see wrapgen::ProgramFrame::PeakBytes):
 //   pool 0 on "cpu": 512*batch bytes, 5 storages, steps [1, 11)
 //   pool 1 on "cpu": 512*batch bytes, 2 storages, steps [2, 10)
 class Frame final : public wrapgen::OpCaller {
@@ -265,7 +266,6 @@ class Frame final : public wrapgen::OpCaller {
   wrapgen::Status Run(Kernels& k, Outputs* out);
   wrapgen::Status CallOp(int i) override;
   void ReleaseAll() { rt_.ReleaseAll(); }
-  int SizeBucket() const { return rt_.plan(); }
 
  private:
   wrapgen::ProgramFrame rt_;
@@ -375,8 +375,6 @@ struct Runner::State {
 Runner::Runner(const Params& params, const Options& opts) : state_(new State(params, opts)) {}
 
 Runner::~Runner() = default;
-
-int Runner::SizeBucket() const { return state_->frame.SizeBucket(); }
 
 wrapgen::Status Runner::Run(Kernels& k, const Inputs& in, Outputs* out) {
   bool idle = false;

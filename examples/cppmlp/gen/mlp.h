@@ -92,9 +92,6 @@ class Runner {
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
   wrapgen::Status Run(Kernels& k, const Inputs& in, Outputs* out);
-  // SizeBucket is the size bucket (the index of the plan, 0 when the
-  // wrapper holds one) the symbols of the last call picked.
-  int SizeBucket() const;
 
  private:
   struct State;
