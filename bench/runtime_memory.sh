@@ -8,7 +8,7 @@
 # {1, 8, 32, 128}, batch in {1, 4}. Prints worst and geomean over the grid
 # and the ratio at the hints; with CHECK=1 fails unless worst <= 1.05,
 # geomean <= 1.02 and at the hints <= 1.02 (issue 35's targets).
-#   [CHECK=1] [KERNELS=ref] bash bench/runtime_memory.sh
+#   [CHECK=1] [KERNELS=ref] [PLAN_FLAGS=...] bash bench/runtime_memory.sh
 # Needs Debian's python3-torch for the exports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +17,10 @@ mkdir -p "$dir"
 [ -f "$dir/gpt.onnx" ] || /usr/bin/python3 bench/planning_models.py "$dir" >/dev/null 2>&1
 go build -o "$dir/wrapgen" ./cmd/wrapgen
 bert=$(cd ../shared/onnx && pwd)/tiny_bert.onnx
-kernels=(${EXTRA:-})
-[ -n "${KERNELS:-}" ] && kernels=(-kernels "$KERNELS")
+# PLAN_FLAGS adds plan flags to every plan; KERNELS=ref plans for the
+# reference kernels (their scratch placed too).
+kernels=(${PLAN_FLAGS:-})
+[ -n "${KERNELS:-}" ] && kernels+=(-kernels "$KERNELS")
 failed=0
 printf '%-22s %8s %8s %8s %8s %9s\n' model points worst geomean at-hints plan-ms
 while read -r model file opts; do
