@@ -18,13 +18,8 @@ type Options struct {
 	// NoAlias turns off the in-place reuse the planner chooses from the
 	// kernels' may_alias traits (declared inplace pairs are always kept).
 	NoAlias bool
-	// AliasHints are the symbol values at which competing in-place pairs
-	// are weighed (missing: Hints). The size buckets of one wrapper share
-	// them, so every bucket has the same storages and only places them
-	// differently.
-	AliasHints expr.Env
 	// Horizon is how far the range figures sample a symbol without a max
-	// (0: DefaultHorizon); size buckets are judged on those figures.
+	// (0: DefaultHorizon).
 	Horizon int64
 }
 
@@ -112,14 +107,6 @@ func (o Options) withDefaults(g *graph.Graph) (Options, error) {
 	}
 	g.AtBounds(hints)
 	o.Hints = hints
-	if o.AliasHints != nil {
-		at := g.Hints()
-		for name, v := range o.AliasHints {
-			at[name] = v
-		}
-		g.AtBounds(at)
-		o.AliasHints = at
-	}
 	return o, nil
 }
 

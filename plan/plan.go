@@ -35,9 +35,12 @@ type Plan struct {
 
 // Make lowers g, places its buffers with the chosen strategy, rewrites the
 // lines to pool lines and verifies the result. A plan that fails
-// verification is an error, never returned.
+// verification is an error, never returned. It is what every wrapper of g
+// holds (package emit prints it; the runtimes place its storages anew at a
+// call's sizes where that needs less).
 func Make(g *graph.Graph, opts Options) (*Plan, error) {
-	if _, err := opts.withDefaults(g); err != nil {
+	opts, err := opts.withDefaults(g)
+	if err != nil {
 		return nil, err
 	}
 	strat, err := strategyByName(opts.Strategy)
@@ -47,35 +50,59 @@ func Make(g *graph.Graph, opts Options) (*Plan, error) {
 	return makeWith(g, opts, strat)
 }
 
-// makeWith is Make with strat: the same steps, the same verification.
+// makeWith is Make with strat and opts with their defaults: the stages
+// plan/doc.go names, in order.
 func makeWith(g *graph.Graph, opts Options, strat strategy) (*Plan, error) {
-	opts, err := opts.withDefaults(g)
+	prep, err := prepare(g, opts)
 	if err != nil {
 		return nil, err
 	}
-	prog, err := lowerWith(g, opts)
+	placed, err := strat.place(prep.req)
+	if err != nil {
+		return nil, fmt.Errorf("strategy %s: %w", strat.name(), err)
+	}
+	return finish(g, opts, strat, prep, placed)
+}
+
+// prepared is what placement starts from: the lowered program, its
+// buffers without the planner's in-place choices (for the bound before
+// aliasing), and the request a strategy answers.
+type prepared struct {
+	prog     *lowered
+	declared []*Buffer
+	req      *request
+}
+
+// prepare lowers g to lines and buffers with live ranges (in-place pairs
+// chosen unless NoAlias) and states the placement problem.
+func prepare(g *graph.Graph, opts Options) (*prepared, error) {
+	prog, err := lower(g, opts.Hints, opts.Hints, !opts.NoAlias)
 	if err != nil {
 		return nil, err
 	}
-	var declared []*Buffer
+	pr := &prepared{prog: prog}
 	if prog.aliasedOps > 0 {
 		plain, err := lower(g, opts.Hints, nil, false)
 		if err != nil {
 			return nil, err
 		}
-		declared = plain.buffers
+		pr.declared = plain.buffers
 	}
-	req := &request{buffers: prog.buffers, mode: opts.MemoryPool, align: opts.Align, bounds: g.Bounds(), hints: opts.Hints}
+	pr.req = &request{buffers: prog.buffers, mode: opts.MemoryPool, align: opts.Align, bounds: g.Bounds(), hints: opts.Hints}
 	if len(prog.buffers) <= MaxRangeBuffers {
-		req.points = (&Plan{Graph: g, Hints: opts.Hints, Horizon: opts.Horizon}).samplePoints()
+		pr.req.points = (&Plan{Graph: g, Hints: opts.Hints, Horizon: opts.Horizon}).samplePoints()
 	}
-	placed, err := strat.place(req)
-	if err != nil {
-		return nil, fmt.Errorf("strategy %s: %w", strat.name(), err)
-	}
+	return pr, nil
+}
+
+// finish applies a placement: names the pools, checks every size fits an
+// int64 at the symbols' maximums, rewrites the lines to pool lines, and
+// verifies the plan.
+func finish(g *graph.Graph, opts Options, strat strategy, prep *prepared, placed *placement) (*Plan, error) {
+	prog := prep.prog
 	placed.apply(prog.buffers)
 	p := &Plan{Graph: g, Strategy: strat.name(), Winner: placed.winner, Mode: opts.MemoryPool, Align: opts.Align, Hints: opts.Hints, Horizon: opts.Horizon,
-		Buffers: prog.buffers, Pools: placed.pools, LastStep: prog.lastStep, AliasedOps: prog.aliasedOps, declared: declared}
+		Buffers: prog.buffers, Pools: placed.pools, LastStep: prog.lastStep, AliasedOps: prog.aliasedOps, declared: prep.declared}
 	p.finishPools()
 	if err := checkCountable(p); err != nil {
 		return nil, err
@@ -85,16 +112,6 @@ func makeWith(g *graph.Graph, opts Options, strat strategy) (*Plan, error) {
 		return nil, fmt.Errorf("strategy %s made a plan that fails verification (a bug in wrapgen; try another -strategy): %w", strat.name(), err)
 	}
 	return p, nil
-}
-
-// lowerWith lowers g as opts (with defaults) say: in-place pairs chosen
-// unless NoAlias, weighed at AliasHints.
-func lowerWith(g *graph.Graph, opts Options) (*lowered, error) {
-	aliasHints := opts.Hints
-	if opts.AliasHints != nil {
-		aliasHints = opts.AliasHints
-	}
-	return lower(g, opts.Hints, aliasHints, !opts.NoAlias)
 }
 
 // finishPools names the pools in order and sorts their buffers by id.
