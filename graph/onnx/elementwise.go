@@ -280,6 +280,11 @@ func foldNary(c *nodeCtx, shape []expr.Expr, d graph.DType) {
 	}
 	switch {
 	case allInts && intOp != nil:
+		if isFloatDType(d) && c.n.opType == "Div" {
+			// A float quotient of sizes is no integer division: exact
+			// quotients fold, others stay computed (trackSizeExprs).
+			intOp = func(_ *nodeCtx, a, b expr.Expr) (expr.Expr, bool) { return exactDiv(a, b) }
+		}
 		out := make([]expr.Expr, n)
 		for i := range n {
 			var acc expr.Expr

@@ -128,14 +128,15 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 	}
 	im := &importer{
 		file: file, m: m, opts: opts,
-		vals:      map[string]*value{},
-		info:      map[string]*valueInfo{},
-		isOutput:  map[string]bool{},
-		symbols:   map[string]bool{},
-		runTime:   map[string]expr.Expr{},
-		unbounded: map[string]unboundedSize{},
-		bounds:    expr.Bounds{},
-		symbolFor: map[string]string{}, paramFor: map[string]string{},
+		vals:        map[string]*value{},
+		info:        map[string]*valueInfo{},
+		isOutput:    map[string]bool{},
+		symbols:     map[string]bool{},
+		runTime:     map[string]expr.Expr{},
+		runTimeFrom: map[string][]string{},
+		unbounded:   map[string]unboundedSize{},
+		bounds:      expr.Bounds{},
+		symbolFor:   map[string]string{}, paramFor: map[string]string{},
 	}
 	im.opset = m.opsets[""]
 	if im.opset > MaxOpset {
@@ -168,6 +169,9 @@ type importer struct {
 	// runTime holds each run-time size (a symbol an op sets, see
 	// runTimeSize) with its bound, an expression of the other symbols.
 	runTime map[string]expr.Expr
+	// runTimeFrom names, for a run-time size computed from other sizes
+	// (resizeToRunTimeSizes), the symbols it is computed from.
+	runTimeFrom map[string][]string
 	// unbounded holds the run-time sizes with no bound yet (rangeOfData).
 	unbounded map[string]unboundedSize
 	// inexact is why the last float size arithmetic did not fold
@@ -438,6 +442,9 @@ func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
 	}
 	s := syms[0]
 	if _, rt := im.runTime[s]; rt {
+		if from := im.runTimeFrom[s]; len(from) > 0 {
+			return unsup("%s %s may be below %d: %s is (part of) a size computed at run time from the sizes %s, which may be as small as 0 (larger minima of those, -min %s=N, may raise it)", what, e, lo, s, strings.Join(from, ", "), strings.Join(from, "=N -min "))
+		}
 		return unsup("%s %s may be below %d: %s is a size the model's data sets at run time, which may be as small as 0", what, e, lo, s)
 	}
 	if _, set := im.opts.Min[s]; set {
