@@ -168,13 +168,11 @@ func (im *importer) sizeBound(s *sizeExpr) (int64, error) {
 		root.ranges[i] = r
 	}
 	root.hi = s.eval(at(root.ranges)).hi
-	if math.IsInf(root.hi, 1) || math.IsNaN(root.hi) {
-		if len(unbounded) > 0 {
-			return 0, fmt.Errorf("it has no finite bound over the sizes %s it is computed from: give each a largest value (-max %s=N)", strings.Join(unbounded, ", "), strings.Join(unbounded, "=N -max "))
-		}
+	if len(unbounded) > 0 && (math.IsInf(root.hi, 1) || math.IsNaN(root.hi) || root.hi > maxDim) {
+		return 0, fmt.Errorf("it has no finite bound over the sizes %s it is computed from: give each a largest value (-max %s=N)", strings.Join(unbounded, ", "), strings.Join(unbounded, "=N -max "))
 	}
 	if len(unbounded) > 0 {
-		return finiteBound(root.hi)
+		return finiteBound(root.hi, syms)
 	}
 	best := math.Inf(-1) // a value s surely reaches: the low end at a box's first corner
 	corner := func(b *box) {
@@ -228,14 +226,14 @@ func (im *importer) sizeBound(s *sizeExpr) (int64, error) {
 	if h.Len() > 0 {
 		hi = max(hi, (*h)[0].hi)
 	}
-	return finiteBound(hi)
+	return finiteBound(hi, syms)
 }
 
 // finiteBound is floor(hi) when finite and within the sizes wrapgen
-// plans.
-func finiteBound(hi float64) (int64, error) {
+// plans; else an error naming the symbols whose ranges gave it.
+func finiteBound(hi float64, syms []string) (int64, error) {
 	if math.IsNaN(hi) || hi > maxDim || hi < -maxDim {
-		return 0, fmt.Errorf("no finite bound of it follows from the sizes it is computed from")
+		return 0, fmt.Errorf("its largest value over the ranges of the sizes %s it is computed from is beyond %d: give them smaller largest values (-max %s=N)", strings.Join(syms, ", "), int64(maxDim), strings.Join(syms, "=N -max "))
 	}
 	return int64(math.Floor(hi)), nil
 }
