@@ -443,7 +443,7 @@ func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
 	s := syms[0]
 	if _, rt := im.runTime[s]; rt {
 		if from := im.runTimeFrom[s]; len(from) > 0 {
-			return unsup("%s %s may be below %d: %s is (part of) a size computed at run time from the sizes %s, which may be as small as 0 (larger minima of those, -min %s=N, may raise it)", what, e, lo, s, strings.Join(from, ", "), strings.Join(from, "=N -min "))
+			return unsup("%s %s may be below %d: %s is (part of) a size computed at run time from the sizes %s, which may be as small as 0 (smaller maxima of those, -max %s=N, or larger minima, -min, may raise it)", what, e, lo, s, strings.Join(from, ", "), strings.Join(from, "=N -max "))
 		}
 		return unsup("%s %s may be below %d: %s is a size the model's data sets at run time, which may be as small as 0", what, e, lo, s)
 	}
@@ -480,12 +480,19 @@ func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
 			low = mid + 1
 		}
 	}
-	im.bounds[s] = expr.Range{Min: hi, Max: r.Max}
+	im.raiseMin(s, hi, fmt.Sprintf("%s %s is at least %d", what, e, lo))
+	return nil
+}
+
+// raiseMin makes v the minimum of symbol s, which the user did not set,
+// so that why holds; noted.
+func (im *importer) raiseMin(s string, v int64, why string) {
+	im.bounds[s] = expr.Range{Min: v, Max: im.bounds[s].Max}
 	for i := range im.doc.symbols {
 		if sym := &im.doc.symbols[i]; sym.name == s {
-			sym.min = hi
-			if _, given := im.opts.Hints[s]; !given || sym.hint < hi {
-				sym.hint = max(sym.hint, hi)
+			sym.min = v
+			if _, given := im.opts.Hints[s]; !given || sym.hint < v {
+				sym.hint = max(sym.hint, v)
 			}
 		}
 	}
@@ -496,8 +503,7 @@ func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
 	if _, seen := im.minNotes[s]; !seen {
 		im.minOrder = append(im.minOrder, s)
 	}
-	im.minNotes[s] = fmt.Sprintf("symbol %s: min %d, so that %s %s is at least %d (-min %s=N sets it)", s, hi, what, e, lo, s)
-	return nil
+	im.minNotes[s] = fmt.Sprintf("symbol %s: min %d, so that %s (-min %s=N sets it)", s, v, why, s)
 }
 
 func (im *importer) addInput(i int, in *valueInfo) error {

@@ -245,7 +245,7 @@ func resizeToRunTimeSizes(c *nodeCtx, mode, coord, nearest string, roiIn int, ax
 			shape[k] = e.exact
 			continue
 		}
-		lo, hi, err := c.im.sizeRange(elems[i])
+		lo, hi, err := c.im.nonEmptySizeRange(elems[i], fmt.Sprintf("the size Resize %q computes on axis %d", firstOutput(c.n), k))
 		if err != nil {
 			return unsup("the size of axis %d, input 3 (sizes) %q, is computed at run time from sizes, and %v", k, c.input(3).name, err)
 		}
@@ -285,4 +285,80 @@ func resizeToRunTimeSizes(c *nodeCtx, mode, coord, nearest string, roiIn int, ax
 	c.emitInts("least", least)
 	c.setOut(0, x.dtype, shape)
 	return nil
+}
+
+// maxRaisedMin is the largest minimum nonEmptySizeRange gives a symbol:
+// a larger one would refuse images a user means to pass (their largest
+// size is then too large: a -max is the fix, which the error at the op
+// that needs the size says).
+const maxRaisedMin = 64
+
+// nonEmptySizeRange is sizeRange of a size a Resize computes, with the
+// minima of the symbols it is computed from raised, where the user set
+// none, until the size is at least 1 (noted): an empty resized image is
+// no input for the layers after it (a convolution needs a row), and
+// torchvision's transform gives 0 rows only to an image far wider than
+// high (1 by 1000 pixels). what names the size in the note.
+func (im *importer) nonEmptySizeRange(e *sizeExpr, what string) (lo, hi int64, err error) {
+	lo, hi, err = im.sizeRange(e)
+	if err != nil || lo >= 1 {
+		return lo, hi, err
+	}
+	var free []string
+	for _, s := range e.symbols() {
+		_, set := im.opts.Min[s]
+		_, rt := im.runTime[s]
+		if !set && !rt {
+			free = append(free, s)
+		}
+	}
+	if len(free) == 0 {
+		return lo, hi, nil
+	}
+	orig := map[string]expr.Range{}
+	for _, s := range free {
+		orig[s] = im.bounds[s]
+	}
+	// leastWith is the size's least value with every free symbol's
+	// minimum at least m; -1 when some symbol cannot be that large.
+	leastWith := func(m int64) int64 {
+		defer func() {
+			for s, r := range orig {
+				im.bounds[s] = r
+			}
+		}()
+		for s, r := range orig {
+			if r.Max >= 0 && m > r.Max {
+				return -1
+			}
+			im.bounds[s] = expr.Range{Min: max(r.Min, m), Max: r.Max}
+		}
+		l, _, err := im.sizeRange(e)
+		if err != nil {
+			return -1
+		}
+		return l
+	}
+	top := int64(1)
+	for leastWith(top) < 1 {
+		if top >= maxRaisedMin {
+			return lo, hi, nil
+		}
+		top *= 2
+	}
+	low := top / 2
+	for low < top {
+		mid := low + (top-low)/2
+		if leastWith(mid) >= 1 {
+			top = mid
+		} else {
+			low = mid + 1
+		}
+	}
+	for _, s := range free {
+		if orig[s].Min < top {
+			im.raiseMin(s, top, what+" is at least 1")
+		}
+	}
+	return im.sizeRange(e)
 }
