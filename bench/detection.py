@@ -1,15 +1,20 @@
 # Exports torchvision's Faster R-CNN (MobileNetV3 320 FPN, random weights)
 # and checks wrapgen's detections against PyTorch's:
-#   python3 bench/detection.py export DIR     -> DIR/{detect,detect_none}.onnx,
-#                                                _in_0.npy, _out_<i>.npy
+#   python3 bench/detection.py export DIR     -> DIR/{detect,detect_none,detect_sizes}.onnx,
+#                                                <name>_in_0.npy, <name>_out_<i>.npy
 #   python3 bench/detection.py check DIR NAME OUTDIR
 # "detect" keeps every score (threshold 0, top 20) so that detections come
 # out; "detect_none" keeps torchvision's threshold, which random weights
 # never pass, so its NMS sees no boxes (the If on boxes.numel() == 0).
+# Both are exported at a fixed 320x320 image. "detect_sizes" is "detect"
+# exported with a dynamic height and width (its Resize to
+# floor(h * min(320 / min(h, w), 640 / max(h, w))) imports with run-time
+# sizes: give wrapgen -max height=N -max width=N), with data at several
+# sizes, named detect_sizes_<h>x<w>.
 # Random weights leave scores nearly tied, and which of two near-equal
 # proposals survives a top-k or an NMS flips with the order of float sums,
 # so the check matches detections as sets: each of PyTorch's to one of
-# wrapgen's with the same label, its box within 1e-3 of the image size and
+# wrapgen's with the same label, its box within 1e-3 of the image's longer side and
 # its score within 1e-3; at least 80% must match (17 of 20 did when this
 # was written), and the shapes and dtypes must be PyTorch's.
 import os
@@ -20,6 +25,9 @@ import numpy as np
 KEYS = ["boxes", "labels", "scores"]
 
 
+SIZES = ((320, 320), (240, 400), (480, 360))
+
+
 def export(out):
     import warnings
 
@@ -28,7 +36,7 @@ def export(out):
 
     warnings.filterwarnings("ignore")
     os.makedirs(out, exist_ok=True)
-    for name, thresh in (("detect", 0.0), ("detect_none", 0.05)):
+    for name, thresh in (("detect", 0.0), ("detect_none", 0.05), ("detect_sizes", 0.0)):
         torch.manual_seed(0)
         m = torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn(
             weights=None, weights_backbone=None, box_score_thresh=thresh, box_detections_per_img=20).eval()
@@ -41,13 +49,20 @@ def export(out):
                     mod.running_var.uniform_(0.5, 1.5)
         x = torch.rand(3, 320, 320, generator=torch.Generator().manual_seed(1))
         path = os.path.join(out, name + ".onnx")
-        torch.onnx.export(m, ([x],), path, input_names=["image"], output_names=KEYS, opset_version=17)
-        with torch.no_grad():
-            result = m([x])[0]
-        np.save(os.path.join(out, name + "_in_0.npy"), x.numpy())
-        for i, k in enumerate(KEYS):
-            np.save(os.path.join(out, "%s_out_%d.npy" % (name, i)), result[k].numpy())
-        print(path, "detections:", len(result["scores"]))
+        dynamic = {"image": {1: "height", 2: "width"}} if name == "detect_sizes" else None
+        torch.onnx.export(m, ([x],), path, input_names=["image"], output_names=KEYS, opset_version=17,
+                          dynamic_axes=dynamic)
+        data = [(name, x)]
+        if dynamic:
+            data = [("%s_%dx%d" % (name, h, w), torch.rand(3, h, w, generator=torch.Generator().manual_seed(1 + k)))
+                    for k, (h, w) in enumerate(SIZES)]
+        for data_name, x in data:
+            with torch.no_grad():
+                result = m([x])[0]
+            np.save(os.path.join(out, data_name + "_in_0.npy"), x.numpy())
+            for i, k in enumerate(KEYS):
+                np.save(os.path.join(out, "%s_out_%d.npy" % (data_name, i)), result[k].numpy())
+            print(path, data_name, "detections:", len(result["scores"]))
 
 
 def check(d, name, outdir):
@@ -57,13 +72,15 @@ def check(d, name, outdir):
         if ref[k].shape != got[k].shape or ref[k].dtype != got[k].dtype:
             print("%s: %s is %s %s, PyTorch's %s %s: FAIL" % (name, k, got[k].dtype, got[k].shape, ref[k].dtype, ref[k].shape))
             return False
+    # Box differences are relative to the image's longer side.
+    side = max(np.load("%s/%s_in_0.npy" % (d, name)).shape[1:])
     used, worst = set(), 0.0
     for i in range(len(ref["scores"])):
         best = None
         for j in range(len(got["scores"])):
             if j in used or got["labels"][j] != ref["labels"][i]:
                 continue
-            e = max(float(np.abs(got["boxes"][j] - ref["boxes"][i]).max()) / 320, abs(float(got["scores"][j] - ref["scores"][i])))
+            e = max(float(np.abs(got["boxes"][j] - ref["boxes"][i]).max()) / side, abs(float(got["scores"][j] - ref["scores"][i])))
             if best is None or e < best[0]:
                 best = (e, j)
         if best is not None and best[0] <= 1e-3:
