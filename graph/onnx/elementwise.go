@@ -145,6 +145,12 @@ var intFolds = map[string]intFold{
 			}
 		}
 		if expr.NonNeg(a, c.im.bounds) && expr.LessEq(expr.Const(1), b, c.im.bounds) {
+			// An exact quotient first: RetinaNet divides its anchors'
+			// count by its positions' (a sum over the feature levels)
+			// to find the 9 anchors per position.
+			if q, ok := exactDiv(a, b); ok {
+				return q, true
+			}
 			return expr.FloorDiv(a, b)
 		}
 		return expr.Expr{}, false
