@@ -597,9 +597,13 @@ func (im *importer) materialize(v *value, output bool) error {
 		src := im.fresh(v.name + ".ints")
 		im.doc.tensors = append(im.doc.tensors, &docTensor{name: src, dtype: "i64", shape: v.shape},
 			&docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
-		im.emitOutside(&docOp{kernel: "Constant", outputs: []string{src},
+		emit := im.emitOutside
+		if im.setInLoop(v.ints) {
+			emit = func(op *docOp) { im.doc.ops = append(im.doc.ops, op) }
+		}
+		emit(&docOp{kernel: "Constant", outputs: []string{src},
 			attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}})
-		im.emitOutside(&docOp{kernel: "Cast", inputs: []string{src}, outputs: []string{v.name},
+		emit(&docOp{kernel: "Cast", inputs: []string{src}, outputs: []string{v.name},
 			attrs: []docAttr{{name: "to", kind: graph.AttrString, s: string(v.dtype)}}})
 		return nil
 	}
@@ -615,9 +619,42 @@ func (im *importer) materialize(v *value, output bool) error {
 		return nil
 	}
 	im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
-	im.emitOutside(&docOp{kernel: "Constant", outputs: []string{v.name},
-		attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}})
+	op := &docOp{kernel: "Constant", outputs: []string{v.name},
+		attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}}
+	if im.setInLoop(v.ints) {
+		// A size set in the body being imported (a Resize's, at run time):
+		// known only after the op that sets it, in each iteration.
+		im.doc.ops = append(im.doc.ops, op)
+		return nil
+	}
+	im.emitOutside(op)
 	return nil
+}
+
+// setInLoop reports whether es use a run-time size that an op of a loop
+// body being imported sets.
+func (im *importer) setInLoop(es []expr.Expr) bool {
+	if len(im.outer) == 0 {
+		return false
+	}
+	inBody := map[string]bool{}
+	mark := func(o *docOp) {
+		for _, s := range o.sets {
+			inBody[s.symbol] = true
+		}
+	}
+	walkOps(im.doc.ops, mark)
+	for _, ops := range im.outer[1:] {
+		walkOps(ops, mark)
+	}
+	for _, e := range es {
+		for _, s := range e.Symbols() {
+			if inBody[s] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // emitOutside appends op, which computes a value known at import time, to

@@ -301,7 +301,7 @@ const maxRaisedMin = 64
 // high (1 by 1000 pixels). what names the size in the note.
 func (im *importer) nonEmptySizeRange(e *sizeExpr, what string) (lo, hi int64, err error) {
 	lo, hi, err = im.sizeRange(e)
-	if err != nil || lo >= 1 {
+	if err != nil || lo >= 1 || e.fromData() {
 		return lo, hi, err
 	}
 	var free []string

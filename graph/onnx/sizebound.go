@@ -69,6 +69,15 @@ func (s *sizeExpr) eval(b expr.Bounds) span {
 		return out
 	case sizeConst:
 		return span{s.c, s.c}
+	case sizeData:
+		out := span{math.Inf(-1), math.Inf(1)}
+		if hi, ok := expr.UpperBound(s.most, b); ok && s.hasMost {
+			out.hi = float64(hi)
+		}
+		if lo, ok := expr.UpperBound(expr.Scale(s.least, -1), b); ok && s.hasLeast {
+			out.lo = -float64(lo)
+		}
+		return out
 	}
 	args := make([]span, len(s.args))
 	for i, a := range s.args {

@@ -30,6 +30,7 @@ const (
 	sizeTrunc // a cast to an integer type
 	sizeRound // Round, to the nearest integer
 	sizeFloat // a rounding to a float type: the value, within its precision
+	sizeData  // a value computed from tensor data, leaf: within [least, most]
 )
 
 // sizeExpr is one element of a value computed from sizes: an exact
@@ -40,6 +41,9 @@ type sizeExpr struct {
 	exact expr.Expr
 	c     float64
 	args  []*sizeExpr
+	// most and least bound a sizeData leaf (valueBound, valueLeast).
+	most, least       expr.Expr
+	hasMost, hasLeast bool
 }
 
 // maxSizeElems is the most elements of a value followed as sizeExprs:
@@ -65,8 +69,15 @@ func (s *sizeExpr) symbols() []string {
 	var out []string
 	var walk func(*sizeExpr)
 	walk = func(s *sizeExpr) {
-		if s.op == sizeExact {
-			for _, n := range s.exact.Symbols() {
+		var es []expr.Expr
+		switch {
+		case s.op == sizeExact:
+			es = append(es, s.exact)
+		case s.op == sizeData:
+			es = append(es, s.most, s.least)
+		}
+		for _, e := range es {
+			for _, n := range e.Symbols() {
 				if !seen[n] {
 					seen[n] = true
 					out = append(out, n)
@@ -97,6 +108,15 @@ func sizeElems(v *value) ([]*sizeExpr, bool) {
 			if r.den != 1 {
 				out[i] = &sizeExpr{op: sizeDiv, args: []*sizeExpr{out[i], {op: sizeConst, c: float64(r.den)}}}
 			}
+		}
+		return out, true
+	}
+	if !v.known && v.hasMost && numelOf(v) >= 0 && numelOf(v) <= maxSizeElems {
+		// Computed from data, bounded (a box's width, clamped): the
+		// same bounds for each element.
+		out := make([]*sizeExpr, numelOf(v))
+		for i := range out {
+			out[i] = &sizeExpr{op: sizeData, most: v.most, hasMost: true, least: v.least, hasLeast: v.hasLeast}
 		}
 		return out, true
 	}
@@ -318,4 +338,17 @@ func (im *importer) castSize(x *sizeExpr, isFloat bool) *sizeExpr {
 		return &sizeExpr{op: sizeFloat, args: []*sizeExpr{x}}
 	}
 	return &sizeExpr{op: sizeTrunc, args: []*sizeExpr{x}}
+}
+
+// fromData reports whether s uses a value computed from tensor data.
+func (s *sizeExpr) fromData() bool {
+	if s.op == sizeData {
+		return true
+	}
+	for _, a := range s.args {
+		if a.fromData() {
+			return true
+		}
+	}
+	return false
 }

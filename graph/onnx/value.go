@@ -29,6 +29,10 @@ type value struct {
 	// above, when its computation proves one (see trackBound).
 	most    expr.Expr
 	hasMost bool
+	// least bounds every element from below, likewise (an integer at
+	// most every element).
+	least    expr.Expr
+	hasLeast bool
 	// ratios are the exact values of a float computed from sizes that
 	// are not whole numbers (see foldFloatSizes); the value is still
 	// computed at run time.

@@ -78,3 +78,11 @@ func runResizeToComputedSizes(t *testing.T, max map[string]int64) {
 		require.Empty(t, Compare(outs[0], want, Tolerance{Rtol: 1e-4, Atol: 1e-5}), "%s: input %v", set, x.Shape)
 	}
 }
+
+// A Loop whose carried value grows by one row per iteration (Keypoint
+// R-CNN's keypoints, torch.cat([out, row[None]])) imports as a scan output
+// of the row beside a carried value of fixed shape, and gives numpy's
+// numbers (testdata/accumulate/make.py).
+func TestAccumulatingLoop(t *testing.T) {
+	runModels(t, "testdata/accumulate", 1)
+}
