@@ -339,11 +339,11 @@ func (im *importer) nonEmptySizeRange(e *sizeExpr, what string) (lo, hi int64, e
 		}
 		return l
 	}
+	if leastWith(maxRaisedMin) < 1 {
+		return lo, hi, nil
+	}
 	top := int64(1)
 	for leastWith(top) < 1 {
-		if top >= maxRaisedMin {
-			return lo, hi, nil
-		}
 		top *= 2
 	}
 	low := top / 2

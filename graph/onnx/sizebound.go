@@ -59,6 +59,19 @@ func divSpan(a, b span) span {
 func (s *sizeExpr) eval(b expr.Bounds) span {
 	switch s.op {
 	case sizeExact:
+		if s.isConst {
+			return span{s.c, s.c}
+		}
+		if s.sym != "" {
+			r, ok := b[s.sym]
+			if !ok {
+				return span{0, math.Inf(1)}
+			}
+			if r.Max < r.Min {
+				return span{float64(r.Min), math.Inf(1)}
+			}
+			return span{float64(r.Min), float64(r.Max)}
+		}
 		out := span{math.Inf(-1), math.Inf(1)}
 		if hi, ok := expr.UpperBound(s.exact, b); ok {
 			out.hi = float64(hi)

@@ -44,6 +44,11 @@ type sizeExpr struct {
 	// most and least bound a sizeData leaf (valueBound, valueLeast).
 	most, least       expr.Expr
 	hasMost, hasLeast bool
+	// sym is the symbol an exact leaf is, when it is one, and isConst
+	// says it is the constant c: their ranges are read without interval
+	// arithmetic.
+	sym     string
+	isConst bool
 }
 
 // maxSizeElems is the most elements of a value followed as sizeExprs:
@@ -53,7 +58,15 @@ const maxSizeElems = 64
 // maxSizeNodes bounds a sizeExpr's nodes, so that evaluating it stays cheap.
 const maxSizeNodes = 256
 
-func exactSize(e expr.Expr) *sizeExpr { return &sizeExpr{op: sizeExact, exact: e} }
+func exactSize(e expr.Expr) *sizeExpr {
+	s := &sizeExpr{op: sizeExact, exact: e}
+	if v, ok := e.IsConst(); ok && v <= 1<<53 && v >= -(1<<53) {
+		s.isConst, s.c = true, float64(v)
+	} else if syms := e.Symbols(); len(syms) == 1 && expr.Equal(e, expr.Sym(syms[0])) {
+		s.sym = syms[0]
+	}
+	return s
+}
 
 func (s *sizeExpr) nodes() int {
 	n := 1
