@@ -272,6 +272,7 @@ func resizeToRunTimeSizes(c *nodeCtx, mode, coord, nearest string, roiIn int, ax
 	if c.nIn() > 2 && c.opt(2) != nil {
 		c.attrInputs[2] = true // empty scales
 	}
+	c.noteInexact(c.input(3))
 	c.kernel = fmt.Sprintf("%s%d", resizeRunTimeKernel, len(reported))
 	sizeAxes := make([]int64, len(axes))
 	for i, k := range axes {

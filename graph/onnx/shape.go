@@ -639,9 +639,14 @@ func slice(c *nodeCtx) error {
 }
 
 func constantOfShape(c *nodeCtx) error {
-	shape, err := c.intsInput(0, "shape")
-	if err != nil {
-		return err
+	computed, isComputed := sizeElems(c.input(0))
+	isComputed = isComputed && !c.input(0).known
+	var shape []expr.Expr
+	if !isComputed {
+		var err error
+		if shape, err = c.intsInput(0, "shape"); err != nil {
+			return err
+		}
 	}
 	d := graph.DType("f32")
 	var fill float64
@@ -661,6 +666,9 @@ func constantOfShape(c *nodeCtx) error {
 		default:
 			return unsup("ConstantOfShape value of dtype %s", d)
 		}
+	}
+	if isComputed {
+		return constantOfShapeToSizes(c, computed, d, fill)
 	}
 	c.emitExprs("shape", shape)
 	c.emitFloat("value", fill)
@@ -688,6 +696,11 @@ func constantOfShape(c *nodeCtx) error {
 
 func expand(c *nodeCtx) error {
 	x := c.input(0)
+	if t := c.input(1); !t.known {
+		if elems, ok := sizeElems(t); ok {
+			return expandToSizes(c, elems)
+		}
+	}
 	target, err := c.intsInput(1, "shape")
 	if err != nil {
 		return err
