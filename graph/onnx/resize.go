@@ -238,29 +238,13 @@ func resizeToRunTimeSizes(c *nodeCtx, mode, coord, nearest string, roiIn int, ax
 	shape := append([]expr.Expr{}, x.shape...)
 	var reported, least []int64
 	for i, k := range axes {
-		if e := elems[i]; e.op == sizeExact {
-			if !expr.NonNeg(e.exact, c.im.bounds) {
-				return unsup("size %s may be negative", e.exact)
-			}
-			shape[k] = e.exact
-			continue
+		nonEmpty := func(e *sizeExpr) (int64, int64, error) {
+			return c.im.nonEmptySizeRange(e, fmt.Sprintf("the size Resize %q computes on axis %d", firstOutput(c.n), k))
 		}
-		lo, hi, err := c.im.nonEmptySizeRange(elems[i], fmt.Sprintf("the size Resize %q computes on axis %d", firstOutput(c.n), k))
-		if err != nil {
-			return unsup("the size of axis %d, input 3 (sizes) %q, is computed at run time from sizes, and %v", k, c.input(3).name, err)
-		}
-		// The run-time size is the part above the least size, so that
-		// shapes computed from it (a stride, image size // feature size)
-		// are seen to stay positive.
-		lo = max(lo, 0)
-		s, err := c.runTimeSize(expr.Const(max(hi-lo, 0)))
-		if err != nil {
+		var err error
+		if shape[k], err = c.runTimeDim(elems[i], k, "the size", nonEmpty, &reported, &least); err != nil {
 			return err
 		}
-		c.im.runTimeFrom[s.Symbols()[0]] = elems[i].symbols()
-		shape[k] = expr.Add(expr.Const(lo), s)
-		reported = append(reported, int64(k))
-		least = append(least, lo)
 	}
 	roiNum, roiDen, err := resizeROI(c, coord, roiIn, axes)
 	if err != nil {

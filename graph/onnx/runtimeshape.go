@@ -25,16 +25,21 @@ func (c *nodeCtx) noteInexact(v *value) {
 }
 
 // runTimeDim is the size of an output axis given by a computed element
-// e: its exact expression, or a new run-time size above its least value,
-// appended to reported and least.
-func (c *nodeCtx) runTimeDim(e *sizeExpr, axis int, what string, reported, least *[]int64) (expr.Expr, error) {
+// e: its exact expression, or a new run-time size above its least value
+// (rangeOf's, sizeRange when nil), appended to reported and least. The
+// run-time size is the part above the least so that shapes computed from
+// it (a stride, image size // feature size) are seen to stay positive.
+func (c *nodeCtx) runTimeDim(e *sizeExpr, axis int, what string, rangeOf func(*sizeExpr) (int64, int64, error), reported, least *[]int64) (expr.Expr, error) {
 	if e.op == sizeExact {
 		if !expr.NonNeg(e.exact, c.im.bounds) {
 			return expr.Expr{}, unsup("%s %s may be negative", what, e.exact)
 		}
 		return e.exact, nil
 	}
-	lo, hi, err := c.im.sizeRange(e)
+	if rangeOf == nil {
+		rangeOf = c.im.sizeRange
+	}
+	lo, hi, err := rangeOf(e)
 	if err != nil {
 		return expr.Expr{}, unsup("%s on axis %d is computed at run time, and %v", what, axis, err)
 	}
@@ -56,7 +61,7 @@ func constantOfShapeToSizes(c *nodeCtx, elems []*sizeExpr, d graph.DType, fill f
 	shape := make([]expr.Expr, len(elems))
 	for k, e := range elems {
 		var err error
-		if shape[k], err = c.runTimeDim(e, k, "the size", &reported, &least); err != nil {
+		if shape[k], err = c.runTimeDim(e, k, "the size", nil, &reported, &least); err != nil {
 			return err
 		}
 	}
@@ -107,7 +112,7 @@ func expandToSizes(c *nodeCtx, elems []*sizeExpr) error {
 			shape[k] = *xd // the target's size must be 1 or this one
 		default:
 			var err error
-			if shape[k], err = c.runTimeDim(e, k, "the target's size", &reported, &least); err != nil {
+			if shape[k], err = c.runTimeDim(e, k, "the target's size", nil, &reported, &least); err != nil {
 				return err
 			}
 		}
