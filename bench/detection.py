@@ -13,8 +13,10 @@
 # floor(h * min(320 / min(h, w), 640 / max(h, w))) imports with run-time
 # sizes: give wrapgen -max height=N -max width=N), with data at several
 # sizes, named detect_sizes_<h>x<w>.
-# keypoint's exported graph disagrees with eager PyTorch (ONNX Runtime
-# gives wrapgen's detections, not PyTorch's): compare it with ORT.
+# keypoint is exported at opset 15: torchvision 0.14 exports roi_align
+# (aligned=False) as a RoiAlign without coordinate_transformation_mode,
+# which from opset 16 on defaults to half_pixel, torchvision's aligned=True
+# (ONNX Runtime and wrapgen then agree with each other, not with PyTorch).
 # Random weights leave scores nearly tied, and which of two near-equal
 # proposals survives a top-k or an NMS flips with the order of float sums,
 # so the check matches detections as sets: each of PyTorch's to one of
@@ -53,7 +55,7 @@ def randomized(m):
     return m
 
 
-def export_model(out, name, make, keys, sizes):
+def export_model(out, name, make, keys, sizes, opset=17):
     """Exports make() (seeded) as out/name.onnx, with a dynamic height and
     width when sizes are given, and PyTorch's detections on random images:
     <data name>_in_0.npy, _out_<i>.npy in the model's output order, and
@@ -65,7 +67,7 @@ def export_model(out, name, make, keys, sizes):
     x = torch.rand(3, 320, 320, generator=torch.Generator().manual_seed(1))
     path = os.path.join(out, name + ".onnx")
     dynamic = {"image": {1: "height", 2: "width"}} if sizes else None
-    torch.onnx.export(m, ([x],), path, input_names=["image"], output_names=keys, opset_version=17,
+    torch.onnx.export(m, ([x],), path, input_names=["image"], output_names=keys, opset_version=opset,
                       dynamic_axes=dynamic)
     data = [(name, x)]
     if sizes:
@@ -102,7 +104,8 @@ def export(out, everything=False):
         ["boxes", "scores", "labels"], OTHER_SIZES)
     export_model(out, "keypoint", lambda: detection.keypointrcnn_resnet50_fpn(
         weights=None, weights_backbone=None, min_size=320, max_size=512, box_score_thresh=0.0,
-        box_detections_per_img=20), ["boxes", "labels", "scores", "keypoints", "keypoints_scores"], OTHER_SIZES)
+        box_detections_per_img=20), ["boxes", "labels", "scores", "keypoints", "keypoints_scores"], OTHER_SIZES,
+        opset=15)
 
 
 def check(d, name, outdir):
