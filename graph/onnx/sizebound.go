@@ -189,7 +189,7 @@ func (im *importer) sizeBound(s *sizeExpr) (int64, error) {
 		}
 		root.ranges[i] = r
 	}
-	root.hi = s.eval(at(root.ranges)).hi
+	root.hi = upper(s.eval(at(root.ranges)))
 	if len(unbounded) > 0 && (math.IsInf(root.hi, 1) || math.IsNaN(root.hi) || root.hi > maxDim) {
 		return 0, fmt.Errorf("it has no finite bound over the sizes %s it is computed from: give each a largest value (-max %s=N)", strings.Join(unbounded, ", "), strings.Join(unbounded, "=N -max "))
 	}
@@ -202,7 +202,9 @@ func (im *importer) sizeBound(s *sizeExpr) (int64, error) {
 		for i, r := range b.ranges {
 			pt[i] = expr.Range{Min: r.Min, Max: r.Min}
 		}
-		best = max(best, s.eval(at(pt)).lo)
+		if lo := s.eval(at(pt)).lo; !math.IsNaN(lo) {
+			best = max(best, lo)
+		}
 	}
 	corner(root)
 	h := &boxHeap{root}
@@ -227,7 +229,7 @@ func (im *importer) sizeBound(s *sizeExpr) (int64, error) {
 			halves[1].ranges[i] = expr.Range{Min: mid + 1, Max: r.Max}
 			worst := math.Inf(-1)
 			for _, c := range halves {
-				c.hi = s.eval(at(c.ranges)).hi
+				c.hi = upper(s.eval(at(c.ranges)))
 				evals++
 				worst = max(worst, c.hi)
 			}
@@ -249,6 +251,15 @@ func (im *importer) sizeBound(s *sizeExpr) (int64, error) {
 		hi = max(hi, (*h)[0].hi)
 	}
 	return finiteBound(hi, syms)
+}
+
+// upper is sp's high end, +Inf when NaN (inf - inf: nothing is known),
+// so that boxes stay ordered.
+func upper(sp span) float64 {
+	if math.IsNaN(sp.hi) {
+		return math.Inf(1)
+	}
+	return sp.hi
 }
 
 // finiteBound is floor(hi) when finite and within the sizes wrapgen
