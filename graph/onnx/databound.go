@@ -57,6 +57,119 @@ func (im *importer) valueBound(v *value) (expr.Expr, bool) {
 	return expr.Expr{}, false
 }
 
+// valueLeast is a lower bound of every element of v (an integer), or
+// false when none is proven.
+func (im *importer) valueLeast(v *value) (expr.Expr, bool) {
+	if v == nil {
+		return expr.Expr{}, false
+	}
+	if v.hasLeast {
+		return v.least, true
+	}
+	if !v.known {
+		return expr.Expr{}, false
+	}
+	switch {
+	case v.ints != nil:
+		if len(v.ints) == 0 {
+			return expr.Expr{}, false
+		}
+		lo := v.ints[0]
+		for _, e := range v.ints[1:] {
+			lo = expr.Min(lo, e)
+		}
+		return lo, true
+	case v.floats != nil:
+		if len(v.floats) == 0 {
+			return expr.Expr{}, false
+		}
+		lo := math.Inf(1)
+		for _, f := range v.floats {
+			if f != f {
+				return expr.Expr{}, false
+			}
+			lo = min(lo, f)
+		}
+		if lo > 1<<53 || lo < -(1<<53) {
+			return expr.Expr{}, false
+		}
+		return expr.Const(int64(math.Floor(lo))), true
+	}
+	return expr.Expr{}, false
+}
+
+// trackLeast sets the lower bound of c's output computed at run time from
+// its inputs', where the op's meaning proves one: what keeps a box's
+// width at least 1 (widths.clamp(min=1)) or a coordinate at least 0
+// (torch.max(x, 0)) through the ops after it.
+func (im *importer) trackLeast(c *nodeCtx) {
+	out := c.outs[0]
+	least := func(i int) (expr.Expr, bool) {
+		if i >= len(c.ins) {
+			return expr.Expr{}, false
+		}
+		return im.valueLeast(c.ins[i])
+	}
+	set := func(e expr.Expr) {
+		if !e.Overflowed() {
+			out.least, out.hasLeast = e, true
+		}
+	}
+	switch op := c.n.opType; {
+	case boundedOps[op] && op != "ReduceMax":
+		// Each moves or selects elements, or rounds them: a truncation
+		// or rounding of x >= L is at least floor(L) = L, an integer.
+		if l, ok := least(0); ok && (op != "Cast" || castKeepsBound(c.ins[0].dtype, out.dtype, expr.Scale(l, -1), im.bounds) && castKeepsBound(c.ins[0].dtype, out.dtype, l, im.bounds)) {
+			set(l)
+		}
+	case op == "Max":
+		// The largest is above any input's bound: the largest proven.
+		var ls []expr.Expr
+		for i := range c.ins {
+			if l, ok := least(i); ok {
+				ls = append(ls, l)
+			}
+		}
+		if len(ls) > 0 {
+			set(expr.MaxIn(im.bounds, ls...))
+		}
+	case op == "Min" || op == "Concat" || op == "ReduceMin" || op == "Where":
+		first := 0
+		if op == "Where" {
+			first = 1
+		}
+		var ls []expr.Expr
+		for i := first; i < len(c.ins); i++ {
+			l, ok := least(i)
+			if !ok {
+				return
+			}
+			ls = append(ls, l)
+		}
+		if len(ls) > 0 {
+			set(expr.Min(ls...))
+		}
+	case op == "Relu":
+		set(expr.Const(0))
+	case op == "Clip":
+		if l, ok := least(1); ok {
+			set(l)
+		}
+	case op == "Add":
+		a, ok1 := least(0)
+		b, ok2 := least(1)
+		if ok1 && ok2 {
+			set(expr.Add(a, b))
+		}
+	case op == "Sub":
+		a, ok1 := least(0)
+		b, ok2 := im.valueBound(c.ins[1])
+		if ok1 && ok2 {
+			set(expr.Sub(a, b))
+		}
+	}
+}
+
 // boundedOps carry their first input's bound to their output: they move,
 // select, or (ReduceMax) reduce elements to the largest, and Cast to an
 // integer type truncates toward zero, which never exceeds an integer
@@ -93,6 +206,7 @@ func (im *importer) trackBound(c *nodeCtx) {
 			out.most, out.hasMost = e, true
 		}
 	}
+	im.trackLeast(c)
 	op := c.n.opType
 	switch {
 	case boundedOps[op]:
@@ -131,6 +245,14 @@ func (im *importer) trackBound(c *nodeCtx) {
 		b, ok2 := bound(1)
 		if ok1 && ok2 {
 			set(expr.Add(a, b))
+		}
+	case op == "Sub":
+		// A box's width: its right edge, clipped to the image, less its
+		// left edge, at least 0.
+		a, ok1 := bound(0)
+		b, ok2 := im.valueLeast(c.ins[1])
+		if ok1 && ok2 {
+			set(expr.Sub(a, b))
 		}
 	case op == "Clip":
 		// Clip's max input clamps; without one the input's bound holds.

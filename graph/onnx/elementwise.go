@@ -145,6 +145,12 @@ var intFolds = map[string]intFold{
 			}
 		}
 		if expr.NonNeg(a, c.im.bounds) && expr.LessEq(expr.Const(1), b, c.im.bounds) {
+			// An exact quotient first: RetinaNet divides its anchors'
+			// count by its positions' (a sum over the feature levels)
+			// to find the 9 anchors per position.
+			if q, ok := exactDiv(a, b); ok {
+				return q, true
+			}
 			return expr.FloorDiv(a, b)
 		}
 		return expr.Expr{}, false
@@ -280,6 +286,11 @@ func foldNary(c *nodeCtx, shape []expr.Expr, d graph.DType) {
 	}
 	switch {
 	case allInts && intOp != nil:
+		if isFloatDType(d) && c.n.opType == "Div" {
+			// A float quotient of sizes is no integer division: exact
+			// quotients fold, others stay computed (trackSizeExprs).
+			intOp = func(_ *nodeCtx, a, b expr.Expr) (expr.Expr, bool) { return exactDiv(a, b) }
+		}
 		out := make([]expr.Expr, n)
 		for i := range n {
 			var acc expr.Expr

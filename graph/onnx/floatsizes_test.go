@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -84,12 +85,46 @@ func TestFloatSizesFold(t *testing.T) {
 // Not exact: 1/3 is no float; a user's max too large for exactness; both
 // leave the size to run time, which ConstantOfShape cannot take.
 func TestFloatSizesNotExact(t *testing.T) {
-	_, _, err := Parse("third.onnx", floatSizeModel("Div", "Floor", 3, 1), Options{})
-	assert.ErrorContains(t, err, `input 0 (shape) "size" is computed from tensor data at run time`)
-	_, _, err = Parse("tenth.onnx", floatSizeModel("Mul", "Floor", 1, 10), Options{})
-	assert.ErrorContains(t, err, `is computed from tensor data at run time`)
-	_, _, err = Parse("big.onnx", floatSizeModel("Mul", "Floor", 3, 2), Options{Max: map[string]int64{"h": 10_000_000}})
-	assert.ErrorContains(t, err, `input 0 (shape) "size" is computed from tensor data at run time; wrapgen needs it at import time: it is computed in float arithmetic from sizes, and Mul computed in f32 (3*h) is exact in 24 bits only for h up to 5592405, below its -max 10000000: -max h=5592405 would fold it`)
+	// Not folded, the size is a run-time size (above its least value,
+	// floor(1 * k)) bounded over h's range (h's max from the exact cast
+	// to float32, 2^24 - 1, or -max): at least its largest value, and
+	// above it by at most float32's rounding slack.
+	for _, tc := range []struct {
+		name     string
+		op       string
+		num, den int64
+		hmax     int64
+		most     float64
+	}{
+		{"third", "Div", 3, 1, 1<<24 - 1, float64(1<<24-1) / 3},
+		{"tenth", "Mul", 1, 10, 1<<24 - 1, float64(1<<24-1) / 10},
+		{"big", "Mul", 3, 2, 10_000_000, 15_000_000},
+	} {
+		var opts Options
+		if tc.name == "big" {
+			opts.Max = map[string]int64{"h": tc.hmax}
+		}
+		g, res, err := Parse(tc.name+".onnx", floatSizeModel(tc.op, "Floor", tc.num, tc.den), opts)
+		require.NoError(t, err, tc.name)
+		s := g.Symbol("constantofshape_1")
+		require.NotNil(t, s, tc.name)
+		require.True(t, s.RunTime(), tc.name)
+		least := math.Floor(float64(tc.num) / float64(tc.den))
+		if tc.op == "Div" {
+			least = math.Floor(float64(tc.den) / float64(tc.num))
+		}
+		want := "constantofshape_1"
+		if least > 0 {
+			want = fmt.Sprintf("constantofshape_1 + %d", int64(least))
+		}
+		assert.Equal(t, want, g.Tensor("y").Shape[0].String(), tc.name)
+		most := float64(s.Max) + least
+		assert.GreaterOrEqual(t, most, math.Floor(tc.most), tc.name)
+		assert.LessOrEqual(t, most, math.Floor(tc.most*(1+1.0/(1<<20)))+1, tc.name)
+		if tc.name == "big" {
+			assert.Contains(t, res.Notes, `"size" is a shape computed at run time: Mul computed in f32 (3*h) is exact in 24 bits only for h up to 5592405, below its -max 10000000: -max h=5592405 would fold it`)
+		}
+	}
 	g, _, err := Parse("small.onnx", floatSizeModel("Mul", "Floor", 3, 2), Options{Max: map[string]int64{"h": 4096}})
 	require.NoError(t, err)
 	assert.Equal(t, int64(4096), g.Symbol("h").Max)

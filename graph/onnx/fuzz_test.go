@@ -10,7 +10,8 @@ import (
 func FuzzImport(f *testing.F) {
 	for _, name := range []string{"testdata/resnet18.onnx", "testdata/tiny_bert.onnx", "testdata/scripted_if.onnx",
 		"testdata/loop_growing.onnx", "testdata/loop_runtime_cond.onnx", "../../wrapper/golang/interp/testdata/controlflow/scan_directions/model.onnx",
-		"../../wrapper/golang/interp/testdata/controlflow/loop_nested/model.onnx", "../../wrapper/golang/interp/testdata/runtime_sizes/topk_of_kept/model.onnx"} {
+		"../../wrapper/golang/interp/testdata/controlflow/loop_nested/model.onnx", "../../wrapper/golang/interp/testdata/runtime_sizes/topk_of_kept/model.onnx",
+		"../../wrapper/golang/interp/testdata/computed_sizes/detect_transform/model.onnx", "../../wrapper/golang/interp/testdata/accumulate/loop_accumulate/model.onnx"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

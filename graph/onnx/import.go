@@ -128,14 +128,15 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 	}
 	im := &importer{
 		file: file, m: m, opts: opts,
-		vals:      map[string]*value{},
-		info:      map[string]*valueInfo{},
-		isOutput:  map[string]bool{},
-		symbols:   map[string]bool{},
-		runTime:   map[string]expr.Expr{},
-		unbounded: map[string]unboundedSize{},
-		bounds:    expr.Bounds{},
-		symbolFor: map[string]string{}, paramFor: map[string]string{},
+		vals:        map[string]*value{},
+		info:        map[string]*valueInfo{},
+		isOutput:    map[string]bool{},
+		symbols:     map[string]bool{},
+		runTime:     map[string]expr.Expr{},
+		runTimeFrom: map[string][]string{},
+		unbounded:   map[string]unboundedSize{},
+		bounds:      expr.Bounds{},
+		symbolFor:   map[string]string{}, paramFor: map[string]string{},
 	}
 	im.opset = m.opsets[""]
 	if im.opset > MaxOpset {
@@ -168,6 +169,9 @@ type importer struct {
 	// runTime holds each run-time size (a symbol an op sets, see
 	// runTimeSize) with its bound, an expression of the other symbols.
 	runTime map[string]expr.Expr
+	// runTimeFrom names, for a run-time size computed from other sizes
+	// (resizeToRunTimeSizes), the symbols it is computed from.
+	runTimeFrom map[string][]string
 	// unbounded holds the run-time sizes with no bound yet (rangeOfData).
 	unbounded map[string]unboundedSize
 	// inexact is why the last float size arithmetic did not fold
@@ -438,6 +442,9 @@ func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
 	}
 	s := syms[0]
 	if _, rt := im.runTime[s]; rt {
+		if from := im.runTimeFrom[s]; len(from) > 0 {
+			return unsup("%s %s may be below %d: %s is (part of) a size computed at run time from the sizes %s, which may be as small as 0 (smaller maxima of those, -max %s=N, or larger minima, -min, may raise it)", what, e, lo, s, strings.Join(from, ", "), strings.Join(from, "=N -max "))
+		}
 		return unsup("%s %s may be below %d: %s is a size the model's data sets at run time, which may be as small as 0", what, e, lo, s)
 	}
 	if _, set := im.opts.Min[s]; set {
@@ -473,12 +480,19 @@ func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
 			low = mid + 1
 		}
 	}
-	im.bounds[s] = expr.Range{Min: hi, Max: r.Max}
+	im.raiseMin(s, hi, fmt.Sprintf("%s %s is at least %d", what, e, lo))
+	return nil
+}
+
+// raiseMin makes v the minimum of symbol s, which the user did not set,
+// so that why holds; noted.
+func (im *importer) raiseMin(s string, v int64, why string) {
+	im.bounds[s] = expr.Range{Min: v, Max: im.bounds[s].Max}
 	for i := range im.doc.symbols {
 		if sym := &im.doc.symbols[i]; sym.name == s {
-			sym.min = hi
-			if _, given := im.opts.Hints[s]; !given || sym.hint < hi {
-				sym.hint = max(sym.hint, hi)
+			sym.min = v
+			if _, given := im.opts.Hints[s]; !given || sym.hint < v {
+				sym.hint = max(sym.hint, v)
 			}
 		}
 	}
@@ -489,8 +503,7 @@ func (im *importer) atLeast(e expr.Expr, lo int64, what string) error {
 	if _, seen := im.minNotes[s]; !seen {
 		im.minOrder = append(im.minOrder, s)
 	}
-	im.minNotes[s] = fmt.Sprintf("symbol %s: min %d, so that %s %s is at least %d (-min %s=N sets it)", s, hi, what, e, lo, s)
-	return nil
+	im.minNotes[s] = fmt.Sprintf("symbol %s: min %d, so that %s (-min %s=N sets it)", s, v, why, s)
 }
 
 func (im *importer) addInput(i int, in *valueInfo) error {
@@ -584,9 +597,13 @@ func (im *importer) materialize(v *value, output bool) error {
 		src := im.fresh(v.name + ".ints")
 		im.doc.tensors = append(im.doc.tensors, &docTensor{name: src, dtype: "i64", shape: v.shape},
 			&docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
-		im.emitOutside(&docOp{kernel: "Constant", outputs: []string{src},
+		emit := im.emitOutside
+		if im.setInLoop(v.ints) {
+			emit = func(op *docOp) { im.doc.ops = append(im.doc.ops, op) }
+		}
+		emit(&docOp{kernel: "Constant", outputs: []string{src},
 			attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}})
-		im.emitOutside(&docOp{kernel: "Cast", inputs: []string{src}, outputs: []string{v.name},
+		emit(&docOp{kernel: "Cast", inputs: []string{src}, outputs: []string{v.name},
 			attrs: []docAttr{{name: "to", kind: graph.AttrString, s: string(v.dtype)}}})
 		return nil
 	}
@@ -602,9 +619,42 @@ func (im *importer) materialize(v *value, output bool) error {
 		return nil
 	}
 	im.doc.tensors = append(im.doc.tensors, &docTensor{name: v.name, dtype: v.dtype, shape: v.shape})
-	im.emitOutside(&docOp{kernel: "Constant", outputs: []string{v.name},
-		attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}})
+	op := &docOp{kernel: "Constant", outputs: []string{v.name},
+		attrs: []docAttr{{name: "value", kind: graph.AttrInts, ints: v.ints}}}
+	if im.setInLoop(v.ints) {
+		// A size set in the body being imported (a Resize's, at run time):
+		// known only after the op that sets it, in each iteration.
+		im.doc.ops = append(im.doc.ops, op)
+		return nil
+	}
+	im.emitOutside(op)
 	return nil
+}
+
+// setInLoop reports whether es use a run-time size that an op of a loop
+// body being imported sets.
+func (im *importer) setInLoop(es []expr.Expr) bool {
+	if len(im.outer) == 0 {
+		return false
+	}
+	inBody := map[string]bool{}
+	mark := func(o *docOp) {
+		for _, s := range o.sets {
+			inBody[s.symbol] = true
+		}
+	}
+	walkOps(im.doc.ops, mark)
+	for _, ops := range im.outer[1:] {
+		walkOps(ops, mark)
+	}
+	for _, e := range es {
+		for _, s := range e.Symbols() {
+			if inBody[s] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // emitOutside appends op, which computes a value known at import time, to

@@ -54,6 +54,9 @@ type loopBody struct {
 	reversed *value
 	// scans are the scan output tensors, defined before the loop.
 	scans []*value
+	// skip are the body's nodes not imported: an accumulator's Concat
+	// and Casts, which its scan output replaces.
+	skip map[int]bool
 }
 
 func (im *importer) loopNode(at, place string, i int, n *nodeProto) error {
@@ -99,13 +102,30 @@ func (im *importer) loopNode(at, place string, i int, n *nodeProto) error {
 	if err := im.atLeast(count, 0, "trip count"); err != nil {
 		return im.problem(place, "%v", err)
 	}
-	lb := &loopBody{im: im, at: at + ".body", place: place, node: i, count: count, g: body, prefix: loopPrefix(n)}
-	inits := make([]string, nCarried)
-	copy(inits, n.inputs[2:])
-	if err := lb.defineCarried(inits, n.outputs); err != nil {
+	lb := &loopBody{im: im, at: at + ".body", place: place, node: i, count: count, g: body, prefix: loopPrefix(n), skip: map[int]bool{}}
+	accs := im.findAccumulators(n, body)
+	var inits, initOuts []string
+	var kept []int // the carried values that stay carried
+	var scans []scanOut
+	for k := range nCarried {
+		out := ""
+		if k < len(n.outputs) {
+			out = n.outputs[k]
+		}
+		if a, ok := accs[k]; ok {
+			scans = append(scans, scanOut{name: a.slice, output: out, row: true})
+			for j := range a.skip {
+				lb.skip[j] = true
+			}
+			continue
+		}
+		kept = append(kept, k)
+		inits, initOuts = append(inits, n.inputs[2+k]), append(initOuts, out)
+	}
+	if err := lb.defineCarried(inits, initOuts); err != nil {
 		return err
 	}
-	if nScan > 0 || usesName(body, body.inputs[0].name) {
+	if nScan > 0 || len(accs) > 0 || usesName(body, body.inputs[0].name) {
 		lb.defineCounter()
 	}
 	lb.enter()
@@ -113,8 +133,8 @@ func (im *importer) loopNode(at, place string, i int, n *nodeProto) error {
 		lb.bind(body.inputs[0].name, lb.counter)
 	}
 	lb.bind(body.inputs[1].name, &value{dtype: "bool", known: true, ints: []expr.Expr{expr.Const(1)}})
-	for k, c := range lb.carried {
-		lb.bind(body.inputs[2+k].name, c)
+	for i, c := range lb.carried {
+		lb.bind(body.inputs[2+kept[i]].name, c)
 	}
 	if err := lb.importNodes(); err != nil {
 		lb.leave()
@@ -138,14 +158,18 @@ func (im *importer) loopNode(at, place string, i int, n *nodeProto) error {
 		lb.leave()
 		return im.problem(place, "unsupported: the body's condition output %q may be false, so the loop may stop early; wrapgen imports loops whose count is known before they start", cond.name)
 	}
-	scans := make([]scanOut, nScan)
-	for k := range scans {
-		scans[k] = scanOut{name: body.outputs[1+nCarried+k].name, axis: 0}
+	for k := range nScan {
+		s := scanOut{name: body.outputs[1+nCarried+k].name, axis: 0}
 		if o := 1 + nCarried + k; o-1 < len(n.outputs) {
-			scans[k].output = n.outputs[o-1]
+			s.output = n.outputs[o-1]
 		}
+		scans = append(scans, s)
 	}
-	return lb.finish(body.outputs[1:1+nCarried], scans)
+	var outs []*valueInfo
+	for _, k := range kept {
+		outs = append(outs, body.outputs[1+k])
+	}
+	return lb.finish(outs, scans)
 }
 
 func (im *importer) scanNode(at, place string, i int, n *nodeProto) error {
@@ -281,6 +305,9 @@ type scanOut struct {
 	output   string // the node's output; "" when not produced
 	axis     int64
 	reversed bool
+	// row: the body output has one row, which is the slice (a carried
+	// accumulator, accumulate.go).
+	row bool
 }
 
 // checkControlFlow checks a Loop's or Scan's own attributes and that its
@@ -431,6 +458,9 @@ func (lb *loopBody) importNodes() error {
 		im.vals[t.name] = v
 	}
 	for j, n := range lb.g.nodes {
+		if lb.skip[j] {
+			continue
+		}
 		if err := im.nodeAt(fmt.Sprintf("%s.node[%d]", lb.at, j), lb.node, n); err != nil {
 			return err
 		}
@@ -487,6 +517,16 @@ func (lb *loopBody) finish(outs []*valueInfo, scans []scanOut) error {
 		v := im.vals[s.name]
 		if v == nil {
 			return fail("the body's output %q is not defined in the body", s.name)
+		}
+		if s.row {
+			if !rowsOf(v) {
+				return fail("unsupported: the loop-carried value %q grows by %s, not one row, in an iteration", s.output, shapeText(v.shape))
+			}
+			if err := im.materialize(v, false); err != nil {
+				return fail("scan output %d: %v", k, err)
+			}
+			v = lb.sliceRow(v)
+			s.name = v.name
 		}
 		axis, err := normAxis(s.axis, len(v.shape)+1)
 		if err != nil {

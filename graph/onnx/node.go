@@ -129,6 +129,7 @@ func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
 // for a node computed at import time, a view, or a kernel call.
 func (im *importer) finish(c *nodeCtx, place string) error {
 	im.foldFloatSizes(c)
+	im.trackSizeExprs(c)
 	allKnown := true
 	for k, v := range c.outs {
 		if v == nil {

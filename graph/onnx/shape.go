@@ -3,6 +3,7 @@ package onnx
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
@@ -313,6 +314,9 @@ func exactDiv(a, b expr.Expr) (expr.Expr, bool) {
 	if q, ok := expr.DivideMonomial(a, b); ok {
 		return q, true
 	}
+	if k, ok := constMultiple(a, b); ok {
+		return expr.Const(k), true
+	}
 	// Cancel a symbolic divisor factor by factor: a / (c*s) where a = k*s*…
 	for _, s := range b.Symbols() {
 		// Try dividing out each symbol once; repeat through recursion.
@@ -323,6 +327,23 @@ func exactDiv(a, b expr.Expr) (expr.Expr, bool) {
 		}
 	}
 	return expr.Expr{}, false
+}
+
+// constMultiple finds a constant k with a = k*b, b a sum (4 anchors for
+// each of 15*p + 30*q positions): k is a/b at one value of the symbols,
+// checked by multiplying back.
+func constMultiple(a, b expr.Expr) (int64, bool) {
+	env := expr.Env{}
+	for _, s := range append(a.Symbols(), b.Symbols()...) {
+		env[s] = 1000003
+	}
+	av, err1 := a.Eval(env)
+	bv, err2 := b.Eval(env)
+	if err1 != nil || err2 != nil || bv == 0 || av%bv != 0 {
+		return 0, false
+	}
+	k := av / bv
+	return k, expr.Equal(expr.Scale(b, k), a)
 }
 
 // divSym divides e by symbol s when e is linear in s with no constant
@@ -618,9 +639,14 @@ func slice(c *nodeCtx) error {
 }
 
 func constantOfShape(c *nodeCtx) error {
-	shape, err := c.intsInput(0, "shape")
-	if err != nil {
-		return err
+	computed, isComputed := sizeElems(c.input(0))
+	isComputed = isComputed && !c.input(0).known
+	var shape []expr.Expr
+	if !isComputed {
+		var err error
+		if shape, err = c.intsInput(0, "shape"); err != nil {
+			return err
+		}
 	}
 	d := graph.DType("f32")
 	var fill float64
@@ -640,6 +666,9 @@ func constantOfShape(c *nodeCtx) error {
 		default:
 			return unsup("ConstantOfShape value of dtype %s", d)
 		}
+	}
+	if isComputed {
+		return constantOfShapeToSizes(c, computed, d, fill)
 	}
 	c.emitExprs("shape", shape)
 	c.emitFloat("value", fill)
@@ -667,6 +696,11 @@ func constantOfShape(c *nodeCtx) error {
 
 func expand(c *nodeCtx) error {
 	x := c.input(0)
+	if t := c.input(1); !t.known {
+		if elems, ok := sizeElems(t); ok {
+			return expandToSizes(c, elems)
+		}
+	}
 	target, err := c.intsInput(1, "shape")
 	if err != nil {
 		return err
@@ -800,6 +834,28 @@ func transpose(c *nodeCtx) error {
 	}
 	c.emitInts("perm", perm)
 	c.setOut(0, x.dtype, shape)
+	if dims, ok := concrete(x.shape); ok && x.known && x.ints != nil {
+		// A shape computation (torchvision's padding of images to a
+		// multiple of 32 transposes its pads): the permuted contents.
+		ints := make([]expr.Expr, len(x.ints))
+		out := make([]int, r)
+		for i := range x.ints {
+			// i's index in the output, then its offset in the input.
+			rem, off := i, 0
+			for k := r - 1; k >= 0; k-- {
+				n := int(dims[perm[k]])
+				out[k], rem = rem%n, rem/n
+			}
+			stride := 1
+			for a := r - 1; a >= 0; a-- {
+				k := slices.Index(perm, int64(a))
+				off += out[k] * stride
+				stride *= int(dims[a])
+			}
+			ints[i] = x.ints[off]
+		}
+		c.outs[0].known, c.outs[0].ints = true, ints
+	}
 	return nil
 }
 

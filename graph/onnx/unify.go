@@ -62,6 +62,9 @@ func (im *importer) unifyRunTime(r, e expr.Expr, broadcast bool) bool {
 		if v.hasMost {
 			v.most = sub(v.most)
 		}
+		if v.hasLeast {
+			v.least = sub(v.least)
+		}
 	}
 	for s, b := range im.runTime {
 		im.runTime[s] = sub(b)

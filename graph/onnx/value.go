@@ -29,6 +29,10 @@ type value struct {
 	// above, when its computation proves one (see trackBound).
 	most    expr.Expr
 	hasMost bool
+	// least bounds every element from below, likewise (an integer at
+	// most every element).
+	least    expr.Expr
+	hasLeast bool
 	// ratios are the exact values of a float computed from sizes that
 	// are not whole numbers (see foldFloatSizes); the value is still
 	// computed at run time.
@@ -36,6 +40,9 @@ type value struct {
 	// inexact says why a size computed from shapes in float arithmetic
 	// did not fold: the fix, for the error of an op that needs it.
 	inexact string
+	// sizeExprs are the elements of a small value computed at run time
+	// from sizes, as computations on the symbols (see trackSizeExprs).
+	sizeExprs []*sizeExpr
 
 	inDoc bool // the tensor is in the format-v1 document (an input or defined by an op)
 	node  int  // index of the defining node; -1 for graph inputs and initializers

@@ -10,7 +10,12 @@ import (
 	"github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 )
 
-func init() { register("Resize", resizeKernel) }
+func init() {
+	register("Resize", resizeKernel)
+	for n := 0; n <= maxRank; n++ {
+		register(fmt.Sprintf("ResizeToSizes%d", n), resizeToSizes)
+	}
+}
 
 // maxTaps is the most input elements one output element reads per axis
 // (cubic).
@@ -25,6 +30,23 @@ type resizeAxis struct {
 	extra bool // tf_crop_and_resize outside the input: the extrapolation value
 }
 
+// resizeModes are the attributes every Resize kernel reads first: how
+// output coordinates map to the input and how it is interpolated.
+type resizeModes struct {
+	mode, coord, nearest  string
+	cubicA, extrapolation float64
+	exclude               bool
+	roiNum, roiDen        []int
+}
+
+func readResizeModes(a *attrs) resizeModes {
+	return resizeModes{
+		mode: a.String("mode"), coord: a.String("coordinate_transformation_mode"), nearest: a.String("nearest_mode"),
+		cubicA: a.Float("cubic_coeff_a"), exclude: a.Int("exclude_outside") != 0, extrapolation: a.Float("extrapolation_value"),
+		roiNum: a.Ints("roi_num"), roiDen: a.Ints("roi_den"),
+	}
+}
+
 // resizeKernel is ONNX Resize: each output coordinate maps back to the
 // input (coordinate_transformation_mode), and the output element is the
 // separable interpolation (nearest, linear or cubic) of the input elements
@@ -36,26 +58,119 @@ func resizeKernel(c *wgrt.Call) error {
 	}
 	out, x := c.Outputs[0], c.Inputs[0]
 	a := attrsOf(c)
-	mode, coord, nearest := a.String("mode"), a.String("coordinate_transformation_mode"), a.String("nearest_mode")
-	cubicA, exclude, extrapolation := a.Float("cubic_coeff_a"), a.Int("exclude_outside") != 0, a.Float("extrapolation_value")
-	num, den, roiNum, roiDen := a.Ints("scale_num"), a.Ints("scale_den"), a.Ints("roi_num"), a.Ints("roi_den")
+	m := readResizeModes(a)
+	num, den := a.Ints("scale_num"), a.Ints("scale_den")
 	if a.err != nil {
 		return a.err
 	}
 	r := len(x.Shape)
-	if len(out.Shape) != r || len(num) != r || len(den) != r || (len(roiNum) != 0 && (len(roiNum) != 2*r || len(roiDen) != 2*r)) {
+	if len(out.Shape) != r || len(num) != r || len(den) != r {
 		return fmt.Errorf("%s: input %v, output %v and %d scales do not fit", c.Kernel, x.Shape, out.Shape, len(num))
 	}
-	if coord == "tf_crop_and_resize" && len(roiNum) == 0 {
+	var scales [maxRank]float64
+	for k := 0; k < r; k++ {
+		if den[k] == 0 || num[k] <= 0 {
+			return fmt.Errorf("%s: scale %d/%d on axis %d", c.Kernel, num[k], den[k], k)
+		}
+		scales[k] = float64(num[k]) / float64(den[k])
+	}
+	return resizeInto(c, out, x, scales[:r], m)
+}
+
+// resizeToSizes is ResizeToSizes<N>: Resize to the sizes its second input
+// holds (for the axes attribute size_axes lists; other axes keep the
+// input's size), each scale size/input size as ONNX takes it. The sizes
+// of the N axes attribute axes lists are reported less their least values
+// (attribute least), one i64 scalar output each, and the output is written row-major and contiguous at the sizes
+// read; every other axis must have the output's size.
+func resizeToSizes(c *wgrt.Call) error {
+	if len(c.Inputs) != 2 || len(c.Outputs) < 1 {
+		return fmt.Errorf("%s: %d inputs and %d outputs, want 2 and at least 1", c.Kernel, len(c.Inputs), len(c.Outputs))
+	}
+	out, x, sizes := c.Outputs[0], c.Inputs[0], c.Inputs[1]
+	a := attrsOf(c)
+	m := readResizeModes(a)
+	sizeAxes, axes, least := a.Ints("size_axes"), a.Ints("axes"), a.Ints("least")
+	if a.err != nil {
+		return a.err
+	}
+	r := len(x.Shape)
+	counts := c.Outputs[1:]
+	if len(out.Shape) != r || len(axes) != len(counts) || len(least) != len(axes) {
+		return fmt.Errorf("%s: input %v, output %v and %d sizes reported for axes %v do not fit", c.Kernel, x.Shape, out.Shape, len(counts), axes)
+	}
+	if sizes.DType != wgrt.I64 || len(sizes.Shape) != 1 || sizes.Shape[0] != len(sizeAxes) {
+		return fmt.Errorf("%s: sizes %s %v for %d axes, want i64 [%d]", c.Kernel, sizes.DType, sizes.Shape, len(sizeAxes), len(sizeAxes))
+	}
+	var shape [maxRank]int
+	var scales [maxRank]float64
+	copy(shape[:r], x.Shape)
+	for k := range r {
+		scales[k] = 1
+	}
+	for i, k := range sizeAxes {
+		if k < 0 || k >= r {
+			return fmt.Errorf("%s: size axis %d of an input of rank %d", c.Kernel, k, r)
+		}
+		n := loadI(sizes, i*sizes.Strides[0])
+		if n < 0 || n > 1<<40 {
+			return fmt.Errorf("%s: size %d on axis %d", c.Kernel, n, k)
+		}
+		shape[k] = int(n)
+		if x.Shape[k] > 0 {
+			scales[k] = float64(n) / float64(x.Shape[k])
+		}
+	}
+	reported := [maxRank]bool{}
+	for j, k := range axes {
+		if k < 0 || k >= r {
+			return fmt.Errorf("%s: axis %d of an output of rank %d", c.Kernel, k, r)
+		}
+		if t := counts[j]; t.DType != wgrt.I64 || t.NumElements() != 1 {
+			return fmt.Errorf("%s: output %d (a size) is %s %v, want an i64 scalar", c.Kernel, j+1, t.DType, t.Shape)
+		}
+		reported[k] = true
+	}
+	n := 1
+	for k := range r {
+		if !reported[k] && shape[k] != out.Shape[k] {
+			return fmt.Errorf("%s: the sizes give %v, but the output is %v", c.Kernel, shape[:r], out.Shape)
+		}
+		n *= shape[k]
+	}
+	if capacity := out.NumElements(); n > capacity {
+		return overflow(c, n, capacity)
+	}
+	for j, k := range axes {
+		if shape[k] < least[j] {
+			return fmt.Errorf("%s: size %d on axis %d, below the least the import derived, %d", c.Kernel, shape[k], k, least[j])
+		}
+		storeI(counts[j], 0, int64(shape[k]-least[j]))
+	}
+	var strides [maxRank]int
+	step := 1
+	for k := r - 1; k >= 0; k-- {
+		strides[k] = step
+		step *= shape[k]
+	}
+	compact := out
+	compact.Shape, compact.Strides = shape[:r], strides[:r]
+	return resizeInto(c, compact, x, scales[:r], m)
+}
+
+// resizeInto writes x resized by scales into out, shaped as the output.
+func resizeInto(c *wgrt.Call, out, x wgrt.Tensor, scales []float64, m resizeModes) error {
+	r := len(x.Shape)
+	if len(m.roiNum) != 0 && (len(m.roiNum) != 2*r || len(m.roiDen) != 2*r) {
+		return fmt.Errorf("%s: roi of %d values for an input of rank %d", c.Kernel, len(m.roiNum), r)
+	}
+	if m.coord == "tf_crop_and_resize" && len(m.roiNum) == 0 {
 		return fmt.Errorf("%s: tf_crop_and_resize without roi", c.Kernel)
 	}
 	if familyOf(x.DType) == famOther || familyOf(x.DType) == famBool {
 		return unsupported(c, x.DType)
 	}
 	for k := 0; k < r; k++ {
-		if den[k] == 0 || num[k] <= 0 {
-			return fmt.Errorf("%s: scale %d/%d on axis %d", c.Kernel, num[k], den[k], k)
-		}
 		if x.Shape[k] == 0 && out.Shape[k] > 0 {
 			return fmt.Errorf("%s: axis %d: an empty input cannot be resized to %d", c.Kernel, k, out.Shape[k])
 		}
@@ -66,15 +181,15 @@ func resizeKernel(c *wgrt.Call) error {
 		for k := 0; k < r; k++ {
 			ax := &axes[k]
 			roi := [2]float64{0, 1}
-			if len(roiNum) > 0 {
-				roi = [2]float64{float64(roiNum[k]) / float64(roiDen[k]), float64(roiNum[r+k]) / float64(roiDen[r+k])}
+			if len(m.roiNum) > 0 {
+				roi = [2]float64{float64(m.roiNum[k]) / float64(m.roiDen[k]), float64(m.roiNum[r+k]) / float64(m.roiDen[r+k])}
 			}
-			if err := ax.sample(c.Kernel, o[k], x.Shape[k], float64(num[k])/float64(den[k]), mode, coord, nearest, cubicA, exclude, roi); err != nil {
+			if err := ax.sample(c.Kernel, o[k], x.Shape[k], scales[k], m.mode, m.coord, m.nearest, m.cubicA, m.exclude, roi); err != nil {
 				return err
 			}
 			outside = outside || ax.extra
 		}
-		v := extrapolation
+		v := m.extrapolation
 		if !outside {
 			v = resizeSum(x, axes[:r])
 		}

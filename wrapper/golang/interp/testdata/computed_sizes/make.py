@@ -87,6 +87,32 @@ def interpolate():
              {"x": {2: "h", 3: "w"}}, sets, opset=13)
 
 
+class DetectionTransform(torch.nn.Module):
+    """torchvision's GeneralizedRCNNTransform (min_size 24, max_size 40),
+    the detection models' preprocessing, on one image."""
+
+    def __init__(self):
+        super().__init__()
+        import torchvision
+        self.t = torchvision.models.detection.transform.GeneralizedRCNNTransform(
+            24, 40, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
+
+    def forward(self, x):
+        return self.t([x])[0].tensors
+
+
+def detect_transform():
+    """GeneralizedRCNNTransform resizes the image to
+    floor(h * min(24 / min(h, w), 40 / max(h, w))) computed in float32 (a
+    Resize whose sizes no integer expression folds: run-time sizes), then
+    pads it to a multiple of 32; four sizes, both sides longest in turn."""
+    torch.manual_seed(0)
+    sets = [(torch.rand(3, h, w),) for h, w in ((20, 30), (32, 32), (40, 17), (13, 50))]
+    save("detect_transform", DetectionTransform(), sets[0], ["image"], {"image": {1: "height", 2: "width"}}, sets,
+         opset=17)
+
+
 convtasnet()
 conformer()
 interpolate()
+detect_transform()

@@ -1,0 +1,1 @@
+JˆPa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾Pa'¿p¹¾
