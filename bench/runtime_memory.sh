@@ -4,7 +4,8 @@
 # wrapper's runtime laid out at those values), and the whole-process time
 # of `wrapgen plan`. Models: encdec and gpt (bench/planning_models.py),
 # tiny_bert (../shared/onnx), imported with default options, and again with
-# the hints and maxima in HINTS below. The grid: each sequence symbol in
+# serving-like hints and maxima (the list at the end), and graph/testdata's
+# models. The grid: each sequence symbol in
 # {1, 8, 32, 128}, batch in {1, 4}. Prints worst and geomean over the grid
 # and the ratio at the hints; with CHECK=1 fails unless worst <= 1.05,
 # geomean <= 1.02 and at the hints <= 1.02 (issue 35's targets).
@@ -60,5 +61,8 @@ gpt $dir/gpt.onnx
 gpt-hinted $dir/gpt.onnx -hint batch=4 -hint past=128 -hint seq=1 -max batch=8 -max past=1024 -max seq=128
 tiny_bert $bert
 tiny_bert-hinted $bert -hint batch=4 -hint seq=64 -max batch=8 -max seq=512
+resnet18 graph/testdata/resnet18.json
+mobilenet_v2 graph/testdata/mobilenet_v2.json
+vit_b_16 graph/testdata/vit_b_16.json
 EOT
 exit $failed

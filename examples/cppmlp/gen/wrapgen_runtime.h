@@ -1699,12 +1699,28 @@ class ProgramFrame {
       if (arena < 0 || arena >= MovableBytes(static_cast<int>(d))) continue;
       Status st = CheckPlacement(k, arena);
       if (!st.ok()) return st;
+      // An arena is held from the first use of its device's pools to the
+      // last: kept only when the call then holds less in all.
       arena_[d] = arena;
-      for (int q = 0; q < k; q++) moved_[static_cast<size_t>(pl.storages[5 * order_[static_cast<size_t>(q)]])] = true;
+      MoveDevice(static_cast<int>(d), true);
+      const int64_t held = HeldBytes();
+      if (held < peak_) {
+        peak_ = held;
+      } else {
+        arena_[d] = 0;
+        MoveDevice(static_cast<int>(d), false);
+      }
     }
     SetBases();
-    peak_ = HeldBytes();
     return Status();
+  }
+
+  // MoveDevice marks device d's pools as placed in its arena, or not.
+  void MoveDevice(int d, bool moved) {
+    const Plan& pl = p_->plans[plan_];
+    for (int i = 0; i < pl.num_pools; i++) {
+      if (pool_device_index_[static_cast<size_t>(i)] == d) moved_[static_cast<size_t>(i)] = moved;
+    }
   }
 
   // CheckPlacement checks what PlaceBest returned: offsets aligned,

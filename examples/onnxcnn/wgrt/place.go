@@ -242,14 +242,28 @@ func (f *Frame) placeAtSizes(p *Program) error {
 		if err := checkPlacement(pm.placed[:len(pm.order)], pm.size, pm.dyn, pm.begin, pm.end, p.Align, arena); err != nil {
 			return fmt.Errorf("%s: at %s, placing the storages at these sizes went wrong (a wrapgen bug): %w", p.Graph, p.symbolText(f.Sym), err)
 		}
+		// An arena is held from the first use of its device's pools to
+		// the last: kept only when the call then holds less in all.
 		pm.arena[d] = arena
-		for _, i := range pm.order {
-			pm.moved[pl.Storages[storageWidth*int(i)+storagePool]] = true
+		f.moveDevice(pl, d, true)
+		if held := f.heldBytes(p); held < pm.peak {
+			pm.peak = held
+		} else {
+			pm.arena[d] = 0
+			f.moveDevice(pl, d, false)
 		}
 	}
 	f.setBases(p)
-	pm.peak = f.heldBytes(p)
 	return nil
+}
+
+// moveDevice marks device d's pools as placed in its arena, or not.
+func (f *Frame) moveDevice(pl *Plan, d int, moved bool) {
+	for i := range pl.PoolDevices {
+		if f.place.poolDevice[i] == d {
+			f.place.moved[i] = moved
+		}
+	}
 }
 
 // setBases gives every storage its first byte in its pool's buffer: the
