@@ -11,14 +11,16 @@ package refscratch
 import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
 )
 
-// wgref's float32 GEMM blocking (sgemm.go, microkernel.go): mr and nr
-// are the largest of its micro-kernels' (maxMR, maxNR), which every
-// kernel path's divide, so the rule covers whichever path runs.
+// wgref's float32 GEMM blocking (sgemm.go, microkernel.go): maxMR and
+// maxNR are the largest of its micro-kernels' blocks, which every kernel
+// path's divide, so the rule covers whichever path runs.
 const (
-	mr, nr                 = 12, 32
-	blockK, blockN, blockM = 256, 1024, 528
+	maxMR, maxNR           = wgref.ScratchMR, wgref.ScratchNR
+	blockK, blockN, blockM = wgref.ScratchBlockK, wgref.ScratchBlockN, wgref.ScratchBlockM
+	gemvMaxRows            = wgref.ScratchGemvMaxRows
 )
 
 // Rule is the reference kernels' scratch need of op in bytes; ok is false
@@ -70,12 +72,63 @@ func Rule(op *graph.Op) (bytes expr.Expr, ok bool) {
 	return expr.Expr{}, false
 }
 
-// gemmPackFloats is sgemm's packing buffers: one block of A's m rows
-// rounded up to mr by one block of k, and one block of k by one block of
-// n rounded up to nr.
-func gemmPackFloats(m, n, k expr.Expr) expr.Expr {
+// bForm is how sgemm reads its B operand, which decides what it packs.
+type bForm int
+
+const (
+	// bRowMajor: B's rows are contiguous, read in place by the
+	// micro-kernel; only a last panel narrower than maxNR is packed.
+	bRowMajor bForm = iota
+	// bStrided: any other layout (a transposed B), packed panel by panel.
+	bStrided
+	// bIm2col: a convolution's input read as im2col would lay it out,
+	// always packed.
+	bIm2col
+)
+
+// gemmPackFloats is sgemm's packing for a product of m rows of A, n
+// columns of B and depth k (wgref's scratch.go): none for m up to
+// gemvMaxRows unless B is im2col (the product runs row by row, reading A
+// and B in place); else one block of A's rows rounded up to maxMR by one
+// block of k, and B's panels: none for a row-major B whose width is a
+// multiple of maxNR, one panel for another row-major B, else one block of
+// k by one block of n rounded up to maxNR.
+func gemmPackFloats(m, n, k expr.Expr, b bForm) expr.Expr {
 	kc := expr.Min(k, expr.Const(blockK))
-	return expr.Add(expr.Mul(expr.AlignUp(expr.Min(m, expr.Const(blockM)), mr), kc), expr.Mul(kc, expr.AlignUp(expr.Min(n, expr.Const(blockN)), nr)))
+	pa := expr.Mul(expr.AlignUp(expr.Min(m, expr.Const(blockM)), maxMR), kc)
+	var pb expr.Expr
+	switch b {
+	case bRowMajor:
+		// maxNR when n is not a multiple of it, else 0.
+		pb = expr.Mul(kc, expr.Sub(expr.AlignUp(n, maxNR), expr.Scale(floorDiv(n, maxNR), maxNR)))
+	default:
+		pb = expr.Mul(kc, expr.AlignUp(expr.Min(n, expr.Const(blockN)), maxNR))
+	}
+	floats := expr.Add(pa, pb)
+	if b == bIm2col {
+		return floats
+	}
+	return expr.Mul(above(m, gemvMaxRows), floats)
+}
+
+// above is 1 when the positive integer x exceeds c, else 0.
+func above(x expr.Expr, c int64) expr.Expr {
+	return expr.Min(expr.Const(1), expr.Max(expr.Const(0), expr.Sub(x, expr.Const(c))))
+}
+
+func floorDiv(x expr.Expr, c int64) expr.Expr {
+	q, _ := expr.FloorDiv(x, expr.Const(c)) // c > 0: always ok
+	return q
+}
+
+// rowMajorLast reports whether t's last dimension is contiguous (its
+// stride the constant 1), as the kernels test at run time.
+func rowMajorLast(t *graph.Tensor) bool {
+	if len(t.Strides) != len(t.Shape) || len(t.Shape) == 0 {
+		return len(t.Shape) > 0 // strides filled in as row-major
+	}
+	v, ok := t.Strides[len(t.Strides)-1].IsConst()
+	return ok && v == 1
 }
 
 func allF32(ts ...*graph.Tensor) bool {
@@ -92,18 +145,31 @@ func matMul(op *graph.Op) expr.Expr {
 	if !allF32(a, b, out) || len(a.Shape) == 0 || len(b.Shape) == 0 {
 		return expr.Const(0)
 	}
-	// The rows of all of A's matrices: the kernel folds its batch into
-	// one GEMM's rows when B is shared and the layout allows, and asks
-	// for their packing either way.
-	m, k := expr.Const(1), a.Shape[len(a.Shape)-1]
-	if len(a.Shape) >= 2 {
-		m = product(a.Shape[:len(a.Shape)-1])
+	ra, rb := len(a.Shape), len(b.Shape)
+	m, k := expr.Const(1), a.Shape[ra-1]
+	if ra >= 2 {
+		m = a.Shape[ra-2]
 	}
-	n := expr.Const(1)
-	if len(b.Shape) >= 2 {
-		n = b.Shape[len(b.Shape)-1]
+	n, form := expr.Const(1), bStrided
+	if rb >= 2 {
+		n = b.Shape[rb-1]
+		if rowMajorLast(b) {
+			form = bRowMajor
+		}
 	}
-	return expr.Scale(gemmPackFloats(m, n, k), 4)
+	// The kernel folds the rows of all of A's matrices into one GEMM when
+	// B has no batch (and the layout allows), and asks for their packing
+	// then; else for one matrix's.
+	if ra >= 2 {
+		rows := product(a.Shape[:ra-1])
+		var bBatch expr.Expr = expr.Const(1)
+		if rb > 2 {
+			bBatch = product(b.Shape[:rb-2])
+		}
+		// m when B's batch exceeds 1, else rows.
+		m = expr.Add(rows, expr.Mul(above(bBatch, 1), expr.Sub(m, rows)))
+	}
+	return expr.Scale(gemmPackFloats(m, n, k, form), 4)
 }
 
 func gemm(op *graph.Op) expr.Expr {
@@ -115,10 +181,13 @@ func gemm(op *graph.Op) expr.Expr {
 	if intAttr(op, "transA", 0) != 0 {
 		m, k = k, m
 	}
+	form := bStrided
 	if intAttr(op, "transB", 0) != 0 {
 		n = b.Shape[0]
+	} else if rowMajorLast(b) {
+		form = bRowMajor
 	}
-	return expr.Scale(gemmPackFloats(m, n, k), 4)
+	return expr.Scale(gemmPackFloats(m, n, k, form), 4)
 }
 
 // conv is the packing of one image and group's product: M/group output
@@ -139,7 +208,7 @@ func conv(op *graph.Op) expr.Expr {
 	if !ok1 || !ok2 {
 		return expr.Const(0)
 	}
-	return expr.Scale(gemmPackFloats(mg, product(out.Shape[2:]), expr.Mul(cg, product(w.Shape[2:]))), 4)
+	return expr.Scale(gemmPackFloats(mg, product(out.Shape[2:]), expr.Mul(cg, product(w.Shape[2:])), bIm2col), 4)
 }
 
 // topK sorts one line along the axis at a time: a float64 and an index per

@@ -117,9 +117,10 @@ func prod(xs []int) int {
 
 // convPackFloats is convF32's scratch: sgemm's packing for one image and
 // group (M/group output channels, the output's positions, C/group times
-// the kernel's taps).
+// the kernel's taps), asked as for im2col, which covers a pointwise
+// convolution's row-major input too.
 func convPackFloats(x, w, out []int, group int) int {
-	return gemmPackFloats(w[0]/group, prod(out[2:]), x[1]/group*prod(w[2:]))
+	return gemmPackFloats(w[0]/group, prod(out[2:]), x[1]/group*prod(w[2:]), bIm2col)
 }
 
 // convF32 is the float32 convolution; ep, when not nil, starts and
