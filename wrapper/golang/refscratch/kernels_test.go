@@ -31,7 +31,7 @@ const kernelsGraph = `{
     "g1": {"dtype": "f32", "shape": ["n", 300]}, "w1": {"dtype": "f32", "shape": [30, 300]}, "z1": {"dtype": "f32", "shape": ["n", 30]},
     "g2": {"dtype": "f32", "shape": [300, "n"]}, "w2": {"dtype": "f32", "shape": [300, 33]}, "z2": {"dtype": "f32", "shape": ["n", 33]},
     "x1": {"dtype": "f32", "shape": [1, 4, "n", 10]}, "k1": {"dtype": "f32", "shape": [6, 4, 3, 3]}, "c1": {"dtype": "f32", "shape": [1, 6, "n", 8]},
-    "x2": {"dtype": "f32", "shape": [1, 8, "n", 5]}, "k2": {"dtype": "f32", "shape": [3, 8, 1, 1]}, "c2": {"dtype": "f32", "shape": [1, 3, "n", 5]}
+    "x2": {"dtype": "f32", "shape": [1, 8, "n", 5]}, "k2": {"dtype": "f32", "shape": [6, 8, 1, 1]}, "c2": {"dtype": "f32", "shape": [1, 6, "n", 5]}
   },
   "inputs": ["a1", "b1", "a2", "b2", "a3", "b3", "a4", "b4", "a5", "b5", "g1", "w1", "g2", "w2", "x1", "k1", "x2", "k2"],
   "outputs": ["y1", "y2", "y3", "y4", "y5", "z1", "z2", "c1", "c2"],
@@ -64,7 +64,7 @@ func TestRulesAreWhatKernelsAsk(t *testing.T) {
 		g, err := graph.Parse("kernels.json", []byte(src))
 		require.NoError(t, err)
 		require.NoError(t, g.AddScratch(Rule))
-		for _, n := range []int64{1, 2, 3, 4, 5, 7, 13, 40} {
+		for _, n := range []int64{1, 2, 3, 4, 5, 7, 13, 32, 40} {
 			env := expr.Env{"n": n}
 			graph.Walk(g.Ops, func(op *graph.Op, _ []*graph.Op) {
 				call := callOf(t, op, env)
@@ -129,8 +129,9 @@ func callOf(t *testing.T, op *graph.Op, env expr.Env) *wgrt.Call {
 // The product graph's rules at values worked out by hand (floats; a
 // register block of 12 rows by 32 columns, k blocks of 256): at most 4
 // rows take none; a row-major B packs one panel when its width is not a
-// multiple of 32 (20, 1100, 33 and n here; 64 not); a transposed or 1-D B
-// packs its columns rounded up to 32; a convolution packs as im2col.
+// multiple of 32 (20, 1100, 33, n and 5n here; 64 not); a transposed or
+// 1-D B packs its columns rounded up to 32; a convolution packs as im2col
+// unless it is pointwise (its B the input's rows).
 func TestProductRules(t *testing.T) {
 	g, err := graph.Parse("kernels.json", []byte(kernelsGraph))
 	require.NoError(t, err)
@@ -138,7 +139,7 @@ func TestProductRules(t *testing.T) {
 	want := map[int64][]int64{
 		4:  {36*256 + 256*32, 0, 0, 12*8 + 8*32, 0, 0, 0, 12*36 + 36*32, 12*8 + 8*32},
 		5:  {36*256 + 256*32, 12 * 256, 12*64 + 64*32, 24*8 + 8*32, 12*5 + 5*32, 12*256 + 256*32, 12*256 + 256*32, 12*36 + 36*64, 12*8 + 8*32},
-		40: {288*256 + 256*32, 48 * 256, 48*64 + 64*32, 120*8 + 8*32, 48*5 + 5*32, 48*256 + 256*32, 48*256 + 256*32, 12*36 + 36*320, 12*8 + 8*224},
+		40: {288*256 + 256*32, 48 * 256, 48*64 + 64*32, 120*8 + 8*32, 48*5 + 5*32, 48*256 + 256*32, 48*256 + 256*32, 12*36 + 36*320, 12*8 + 8*32},
 	}
 	for n, floats := range want {
 		var got []int64

@@ -191,7 +191,8 @@ func gemm(op *graph.Op) expr.Expr {
 }
 
 // conv is the packing of one image and group's product: M/group output
-// channels by the output's positions, C/group times the kernel's taps deep.
+// channels by the output's positions, C/group times the kernel's taps
+// deep; B is the input's rows for a pointwise convolution, else im2col.
 func conv(op *graph.Op) expr.Expr {
 	x, w, out := op.Inputs[0], op.Inputs[1], op.Outputs[0]
 	if !allF32(x, w, out) || len(x.Shape) < 3 || len(w.Shape) != len(x.Shape) || len(out.Shape) != len(x.Shape) {
@@ -208,7 +209,60 @@ func conv(op *graph.Op) expr.Expr {
 	if !ok1 || !ok2 {
 		return expr.Const(0)
 	}
-	return expr.Scale(gemmPackFloats(mg, product(out.Shape[2:]), expr.Mul(cg, product(w.Shape[2:])), bIm2col), 4)
+	form := bIm2col
+	if pointwise(op) {
+		form = bRowMajor
+	}
+	return expr.Scale(gemmPackFloats(mg, product(out.Shape[2:]), expr.Mul(cg, product(w.Shape[2:])), form), 4)
+}
+
+// pointwise reports whether the kernel runs conv op as a plain product
+// with the input's rows (wgref's isPointwise): kernel_shape all 1,
+// strides all 1, pads all 0, the output's positions the input's, the
+// input's channels spatially contiguous. Where the graph leaves this
+// open (symbolic attributes), it reports false, and the im2col packing
+// reserved covers either way.
+func pointwise(op *graph.Op) bool {
+	x, out := op.Inputs[0], op.Outputs[0]
+	all := func(name string, want int64) bool {
+		for _, a := range op.Attrs {
+			if a.Name != name || a.Kind != graph.AttrInts {
+				continue
+			}
+			for _, e := range a.Ints {
+				if v, ok := e.IsConst(); !ok || v != want {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	if !all("kernel_shape", 1) || !all("strides", 1) || !all("pads", 0) {
+		return false
+	}
+	for d := 2; d < len(x.Shape); d++ {
+		if !expr.Equal(out.Shape[d], x.Shape[d]) {
+			return false
+		}
+	}
+	return spatialRowMajor(x)
+}
+
+// spatialRowMajor reports whether t's dimensions after the first two are
+// row-major contiguous, as the graph says (strides absent: row-major).
+func spatialRowMajor(t *graph.Tensor) bool {
+	if len(t.Strides) != len(t.Shape) {
+		return true
+	}
+	want := expr.Const(1)
+	for d := len(t.Shape) - 1; d >= 2; d-- {
+		if v, ok := t.Shape[d].IsConst(); !(ok && v == 1) && !expr.Equal(t.Strides[d], want) {
+			return false
+		}
+		want = expr.Mul(want, t.Shape[d])
+	}
+	return true
 }
 
 // topK sorts one line along the axis at a time: a float64 and an index per
