@@ -14,16 +14,18 @@ package wgref
 // micro-kernel over padding, and B is read four times, from cache.
 const gemvMaxRows = 4
 
-// gemvRows is C (+)= A·B for m ≤ gemvMaxRows rows: by rowTimesB for a
-// B with contiguous rows, by dotRows for a B with contiguous columns (a
+// gemvRows is C (+)= A·B for m ≤ gemvMaxRows rows: by rowsTimesB for a
+// B with contiguous rows (every row from one pass over B), by dotRows for a B with contiguous columns (a
 // transposed weight), plainly for any other layout.
 func gemvRows(m, n, k int, a, b matrix, c []float32, ldc int, accumulate bool) {
+	if b.cs == 1 {
+		rowsTimesB(m, c, ldc, a.data, a.rs, a.cs, b.data, b.rs, n, k, accumulate)
+		return
+	}
 	for i := 0; i < m; i++ {
 		crow := c[i*ldc : i*ldc+n]
 		ai := a.data[i*a.rs:]
 		switch {
-		case b.cs == 1:
-			rowTimesB(crow, ai, a.cs, b.data, b.rs, k, accumulate)
 		case b.rs == 1 && a.cs == 1:
 			// C's row in pieces of a fixed array: dotRows writes
 			// what it computes, and accumulate adds it.

@@ -131,3 +131,166 @@ store8:
 done:
 	VZEROUPPER
 	RET
+
+// func rows4TimesBAVX2(c *float32, c1, c2, c3 int, n int, a *float32, a1, a2, a3 int, acs int, b *float32, ldb int, k int, accumulate int)
+// Four rows at once: row r of C (at c + cr floats, c0 = 0) (+)= Σ_p
+// A_r[p·acs]·b[p·ldb+j] for j < n (A_r at a + ar floats), n a positive
+// multiple of 8, k >= 1. Each load of B serves the four rows: columns in
+// blocks of 16 (eight accumulators), then 8. A caller with fewer rows
+// repeats row 0 (the same A and C offsets), which computes and stores the
+// same values.
+TEXT ·rows4TimesBAVX2(SB), NOSPLIT, $0-112
+	MOVQ c+0(FP), DI
+	MOVQ n+32(FP), CX
+	MOVQ a+40(FP), SI
+	MOVQ a1+48(FP), BX
+	SHLQ $2, BX
+	MOVQ a2+56(FP), R11
+	SHLQ $2, R11
+	MOVQ a3+64(FP), R12
+	SHLQ $2, R12
+	MOVQ acs+72(FP), R8
+	SHLQ $2, R8
+	MOVQ b+80(FP), DX
+	MOVQ ldb+88(FP), R9
+	SHLQ $2, R9
+	MOVQ k+96(FP), R10
+
+block16:
+	CMPQ   CX, $16
+	JLT    block8
+	MOVQ   accumulate+104(FP), AX
+	TESTQ  AX, AX
+	JZ     zero16
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	MOVQ    c1+8(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS (DI)(AX*1), Y2
+	VMOVUPS 32(DI)(AX*1), Y3
+	MOVQ    c2+16(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS (DI)(AX*1), Y4
+	VMOVUPS 32(DI)(AX*1), Y5
+	MOVQ    c3+24(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS (DI)(AX*1), Y6
+	VMOVUPS 32(DI)(AX*1), Y7
+	JMP     start16
+
+zero16:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+start16:
+	MOVQ SI, R14 // A's step p, row 0
+	MOVQ DX, R13 // B's row p at this block's columns
+	MOVQ R10, AX
+
+loop16:
+	VMOVUPS      (R13), Y8
+	VMOVUPS      32(R13), Y9
+	VBROADCASTSS (R14), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS (R14)(BX*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS (R14)(R11*1), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS (R14)(R12*1), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	ADDQ         R8, R14
+	ADDQ         R9, R13
+	DECQ         AX
+	JNZ          loop16
+
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	MOVQ    c1+8(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS Y2, (DI)(AX*1)
+	VMOVUPS Y3, 32(DI)(AX*1)
+	MOVQ    c2+16(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS Y4, (DI)(AX*1)
+	VMOVUPS Y5, 32(DI)(AX*1)
+	MOVQ    c3+24(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS Y6, (DI)(AX*1)
+	VMOVUPS Y7, 32(DI)(AX*1)
+	ADDQ    $64, DI
+	ADDQ    $64, DX
+	SUBQ    $16, CX
+	JMP     block16
+
+block8:
+	CMPQ   CX, $8
+	JLT    done4
+	MOVQ   accumulate+104(FP), AX
+	TESTQ  AX, AX
+	JZ     zero8
+	VMOVUPS (DI), Y0
+	MOVQ    c1+8(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS (DI)(AX*1), Y2
+	MOVQ    c2+16(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS (DI)(AX*1), Y4
+	MOVQ    c3+24(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS (DI)(AX*1), Y6
+	JMP     start8
+
+zero8:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y2, Y2, Y2
+	VXORPS Y4, Y4, Y4
+	VXORPS Y6, Y6, Y6
+
+start8:
+	MOVQ SI, R14
+	MOVQ DX, R13
+	MOVQ R10, AX
+
+loop8:
+	VMOVUPS      (R13), Y8
+	VBROADCASTSS (R14), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VBROADCASTSS (R14)(BX*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VBROADCASTSS (R14)(R11*1), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VBROADCASTSS (R14)(R12*1), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	ADDQ         R8, R14
+	ADDQ         R9, R13
+	DECQ         AX
+	JNZ          loop8
+
+	VMOVUPS Y0, (DI)
+	MOVQ    c1+8(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS Y2, (DI)(AX*1)
+	MOVQ    c2+16(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS Y4, (DI)(AX*1)
+	MOVQ    c3+24(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS Y6, (DI)(AX*1)
+	ADDQ    $32, DI
+	ADDQ    $32, DX
+	SUBQ    $8, CX
+	JMP     block8
+
+done4:
+	VZEROUPPER
+	RET

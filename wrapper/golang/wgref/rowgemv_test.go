@@ -53,3 +53,52 @@ func TestRowTimesBMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// rowsTimesB (the four-row assembly where there is some) against a
+// float64 sum written here, for 1 to 4 rows, widths around its blocks of
+// 16 and 8, A's rows and steps strided, C's rows further apart than their
+// width, with and without accumulation; nothing between or after C's rows
+// is written.
+func TestRowsTimesBMatchesNaive(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	rnd := func(n int) []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(rng.Float64()*2 - 1)
+		}
+		return s
+	}
+	for m := 1; m <= gemvMaxRows; m++ {
+		for _, n := range []int{1, 8, 15, 16, 17, 24, 40, 1000} {
+			for _, k := range []int{1, 2, 9, 300} {
+				for _, acc := range []bool{false, true} {
+					ars, acs, ldb, ldc := k+3, 1, n+5, n+2
+					if m%2 == 0 {
+						ars, acs = 1, m+1 // A's columns strided
+					}
+					a, b := rnd(m*ars+k*acs), rnd(k*ldb)
+					start := rnd(m * ldc)
+					got := append([]float32(nil), start...)
+					rowsTimesB(m, got, ldc, a, ars, acs, b, ldb, n, k, acc)
+					for i := 0; i < m; i++ {
+						for j := 0; j < ldc; j++ {
+							at := i*ldc + j
+							if j >= n {
+								require.Equal(t, start[at], got[at], "m %d n %d k %d: wrote past row %d", m, n, k, i)
+								continue
+							}
+							sum := 0.0
+							if acc {
+								sum = float64(start[at])
+							}
+							for p := 0; p < k; p++ {
+								sum += float64(a[i*ars+p*acs]) * float64(b[p*ldb+j])
+							}
+							require.InDelta(t, sum, float64(got[at]), 1e-5*(1+math.Sqrt(float64(k))), "m %d n %d k %d acc %v at (%d, %d)", m, n, k, acc, i, j)
+						}
+					}
+				}
+			}
+		}
+	}
+}
