@@ -430,7 +430,7 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
 //	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes, 3 storages, steps [2, 54)
-//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq + max(128*batch*seq, 128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq + max(256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq), 128*seq, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 128*batch + 4096*min(1, max(0, batch - 4)), 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 512*batch*seq, 256*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq, 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 384*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 128*batch*seq, 384*batch*seq), 512*batch*seq, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq, 256*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64))) bytes, 38 storages, steps [3, 53)
+//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq + max(256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq), 128*seq, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 128*batch + 4096*min(1, max(0, batch - 4)), 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 512*batch*seq, 256*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 384*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 128*batch*seq, 384*batch*seq), 512*batch*seq, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64))) bytes, 38 storages, steps [3, 53)
 type frame struct {
 	*wgrt.Frame
 	k    Kernels
@@ -481,173 +481,160 @@ var program = wgrt.Program{
 		3, 21, 26,
 		0, 1536, 0,
 		3, 28, 27,
-		3, 9, 0,
-		0, -1, 0,
-		2, 30, 31,
-		6, 22, 32,
-		7, 2, 33,
-		3, 0, 34,
-		3, 35, 1,
-		3, 23, 36,
-		3, 9, 16,
-		2, 37, 38,
-		3, 34, 1,
-		2, 39, 40,
-		7, 41, 15,
-		2, 42, 18,
-		4, 43, 20,
-		2, 41, 23,
-		6, 45, 22,
-		7, 2, 46,
-		3, 44, 47,
+		7, 15, 1,
+		2, 30, 18,
+		4, 31, 20,
+		2, 1, 23,
+		6, 22, 33,
+		7, 2, 34,
+		3, 32, 35,
 		0, 384, 0,
-		3, 49, 48,
+		3, 37, 36,
 		0, 31, 0,
-		2, 1, 51,
-		4, 52, 4,
-		3, 53, 47,
+		2, 1, 39,
+		4, 40, 4,
+		3, 41, 35,
 		0, 1024, 0,
-		3, 55, 54,
-		2, 50, 56,
+		3, 43, 42,
+		2, 38, 44,
 		4, 1, 4,
-		3, 47, 58,
+		3, 35, 46,
 		0, -1024, 0,
-		3, 60, 59,
-		2, 57, 61,
+		3, 48, 47,
+		2, 45, 49,
 		0, 256, 0,
-		7, 63, 1,
-		3, 48, 64,
+		7, 51, 1,
+		3, 36, 52,
 		0, 48, 0,
-		3, 66, 65,
-		3, 47, 64,
+		3, 54, 53,
+		3, 35, 52,
 		0, 128, 0,
-		3, 69, 68,
-		2, 67, 70,
+		3, 57, 56,
+		2, 55, 58,
 		0, 3072, 0,
-		3, 72, 27,
+		3, 60, 27,
 		7, 15, 0,
-		2, 74, 18,
-		4, 75, 20,
+		2, 62, 18,
+		4, 63, 20,
 		2, 0, 23,
-		6, 22, 77,
-		7, 2, 78,
-		3, 76, 79,
-		3, 28, 80,
+		6, 22, 65,
+		7, 2, 66,
+		3, 64, 67,
+		3, 28, 68,
 		0, 4096, 0,
-		3, 82, 79,
-		2, 81, 83,
+		3, 70, 67,
+		2, 69, 71,
 		3, 10, 16,
 		0, 12800, 0,
 		0, 8192, 0,
 		0, 12288, 0,
 		0, 2, 0,
 		0, 3, 0,
-		3, 69, 16,
-		3, 69, 0,
+		3, 57, 16,
+		3, 57, 0,
+		3, 9, 16,
 		0, 63, 0,
-		2, 38, 93,
-		4, 94, 6,
-		3, 6, 95,
-		6, 92, 96,
-		2, 11, 93,
-		4, 98, 6,
-		3, 6, 99,
-		6, 97, 100,
-		2, 91, 70,
-		2, 67, 93,
-		4, 103, 6,
-		3, 6, 104,
-		2, 102, 105,
-		6, 92, 106,
+		2, 81, 82,
+		4, 83, 6,
+		3, 6, 84,
+		6, 80, 85,
+		2, 11, 82,
+		4, 87, 6,
+		3, 6, 88,
+		6, 86, 89,
+		2, 79, 58,
+		2, 55, 82,
+		4, 92, 6,
+		3, 6, 93,
+		2, 91, 94,
+		6, 80, 95,
 		3, 16, 1,
 		0, 16, 0,
-		3, 109, 108,
-		2, 110, 93,
-		4, 111, 6,
-		3, 6, 112,
-		2, 91, 113,
-		6, 107, 114,
-		2, 57, 91,
-		2, 116, 61,
-		2, 117, 113,
-		6, 114, 118,
-		3, 49, 16,
-		6, 119, 120,
-		2, 91, 121,
-		6, 114, 122,
-		6, 123, 118,
-		6, 124, 120,
-		2, 91, 125,
-		6, 115, 126,
-		6, 127, 122,
-		3, 63, 16,
-		2, 129, 113,
+		3, 98, 97,
+		2, 99, 82,
+		4, 100, 6,
+		3, 6, 101,
+		2, 79, 102,
+		6, 96, 103,
+		6, 95, 103,
+		2, 102, 105,
+		6, 95, 106,
+		2, 79, 107,
+		6, 104, 108,
+		2, 45, 79,
+		2, 110, 49,
+		2, 111, 102,
+		6, 103, 112,
+		3, 37, 16,
+		6, 113, 114,
+		2, 79, 115,
+		6, 103, 116,
+		6, 117, 112,
+		6, 118, 114,
+		2, 79, 119,
+		6, 109, 120,
+		6, 121, 116,
+		3, 51, 16,
+		2, 123, 102,
 		0, 512, 0,
-		3, 131, 16,
-		6, 130, 132,
-		2, 91, 133,
-		2, 120, 113,
-		6, 134, 135,
-		6, 136, 132,
-		2, 91, 137,
-		6, 128, 138,
-		6, 91, 106,
-		6, 106, 114,
-		2, 113, 141,
-		6, 140, 142,
-		2, 91, 143,
-		6, 139, 144,
-		6, 145, 134,
-		6, 29, 129,
-		2, 129, 147,
-		2, 73, 129,
+		3, 125, 16,
+		6, 124, 126,
+		2, 79, 127,
+		2, 114, 102,
+		6, 128, 129,
+		6, 130, 126,
+		2, 79, 131,
+		6, 122, 132,
+		6, 133, 128,
+		6, 29, 123,
+		2, 123, 135,
+		2, 61, 123,
+		6, 136, 137,
+		2, 79, 138,
+		6, 134, 139,
+		3, 57, 1,
+		6, 140, 141,
+		2, 69, 80,
+		2, 143, 71,
+		6, 142, 144,
+		6, 145, 29,
+		2, 29, 79,
+		6, 146, 147,
+		2, 29, 123,
 		6, 148, 149,
-		2, 91, 150,
-		6, 146, 151,
-		3, 69, 1,
-		6, 152, 153,
-		2, 81, 92,
-		2, 155, 83,
-		6, 154, 156,
-		6, 157, 29,
-		2, 29, 91,
-		6, 158, 159,
-		2, 29, 129,
-		6, 160, 161,
-		2, 29, 132,
-		6, 162, 163,
-		2, 129, 70,
-		2, 165, 105,
-		6, 164, 166,
-		6, 167, 130,
-		6, 168, 148,
-		6, 129, 73,
-		2, 129, 170,
-		6, 169, 171,
-		6, 172, 73,
-		6, 173, 149,
-		6, 174, 118,
-		2, 57, 120,
-		2, 176, 61,
-		2, 177, 113,
-		6, 175, 178,
-		6, 179, 135,
-		6, 159, 120,
-		2, 120, 181,
-		6, 180, 182,
-		6, 183, 132,
-		6, 184, 142,
-		6, 114, 129,
-		6, 186, 166,
-		2, 113, 187,
-		6, 185, 188,
-		2, 110, 91,
-		2, 110, 141,
-		2, 67, 91,
-		2, 192, 70,
-		2, 110, 187,
-		2, 67, 129,
-		2, 195, 70,
+		2, 29, 126,
+		6, 150, 151,
+		2, 123, 58,
+		2, 153, 94,
+		6, 152, 154,
+		6, 155, 124,
+		6, 156, 136,
+		6, 123, 61,
+		2, 123, 158,
+		6, 157, 159,
+		6, 160, 61,
+		6, 161, 137,
+		6, 162, 112,
+		2, 45, 114,
+		2, 164, 49,
+		2, 165, 102,
+		6, 163, 166,
+		6, 167, 129,
+		6, 147, 114,
+		2, 114, 169,
+		6, 168, 170,
+		6, 171, 126,
+		6, 172, 106,
+		6, 103, 154,
+		2, 102, 174,
+		6, 173, 175,
+		2, 99, 79,
+		2, 99, 105,
+		2, 55, 79,
+		2, 179, 58,
+		2, 99, 174,
+		2, 55, 123,
+		2, 182, 58,
 	},
 	Tensors: []int32{
 		7, 0, 2, 0, // "input_ids"
@@ -811,13 +798,13 @@ var program = wgrt.Program{
 		0, 1, 6, 14, 6, 2, 6, 4, 4, 2, 4, 2, 0, 1, 4, 5,
 		4, 2, 4, 2, 4, 2, 0, 1, 4, 5, 4, 2, 0, 4, 4, 2,
 		4, 4, 4, 2, 4, 2, 0, 4, 4, 2, 0, 4, 4, 2, 29, 2,
-		62, 2, 71, 2, 29, 2, 29, 2, 73, 2, 29, 2, 62, 2, 71, 2,
-		29, 2, 29, 2, 73, 2, 84, 2,
+		50, 2, 59, 2, 29, 2, 29, 2, 61, 2, 29, 2, 50, 2, 59, 2,
+		29, 2, 29, 2, 61, 2, 72, 2,
 	},
 	Lists: []int32{
 		3, 4, 4, 4,
-		4, 22, 89, 2, 90,
-		4, 22, 89, 90, 2,
+		4, 22, 77, 2, 78,
+		4, 22, 77, 78, 2,
 	},
 	Inputs: []int32{
 		0, 1,
@@ -887,51 +874,51 @@ var program = wgrt.Program{
 		[]byte("\x00\x00\x00\x00\x00\x00\x00\x00"), // "/Constant_3_output_0"
 	},
 	InputViews: []int32{
-		0, 0, 22, 85, // "input_ids"
-		1, 1, 22, 85, // "attention_mask"
-		2, 2, 22, 86, // "tok.weight"
-		6, 3, 22, 87, // "pos.weight"
-		9, 4, 22, 69, // "ln.weight"
-		10, 5, 22, 69, // "ln.bias"
-		12, 1, 22, 85, // "/Unsqueeze_1_output_0"
-		13, 1, 22, 85, // "/Unsqueeze_2_output_0"
+		0, 0, 22, 73, // "input_ids"
+		1, 1, 22, 73, // "attention_mask"
+		2, 2, 22, 74, // "tok.weight"
+		6, 3, 22, 75, // "pos.weight"
+		9, 4, 22, 57, // "ln.weight"
+		10, 5, 22, 57, // "ln.bias"
+		12, 1, 22, 73, // "/Unsqueeze_1_output_0"
+		13, 1, 22, 73, // "/Unsqueeze_2_output_0"
 		15, 24, 22, 9, // "/Constant_7_output_0"
 		17, 25, 22, 9, // "/Constant_8_output_0"
-		19, 6, 22, 88, // "onnx::MatMul_225"
-		20, 7, 22, 49, // "layers.0.qkv.bias"
+		19, 6, 22, 76, // "onnx::MatMul_225"
+		20, 7, 22, 37, // "layers.0.qkv.bias"
 		32, 26, 22, 9, // "/layers.0/Constant_9_output_0"
-		39, 8, 22, 82, // "onnx::MatMul_233"
-		40, 9, 22, 69, // "layers.0.out.bias"
-		42, 27, 22, 69, // "layers.0.ln1.weight"
-		43, 28, 22, 69, // "layers.0.ln1.bias"
-		45, 10, 22, 87, // "onnx::MatMul_234"
-		46, 11, 22, 63, // "layers.0.ff1.bias"
+		39, 8, 22, 70, // "onnx::MatMul_233"
+		40, 9, 22, 57, // "layers.0.out.bias"
+		42, 27, 22, 57, // "layers.0.ln1.weight"
+		43, 28, 22, 57, // "layers.0.ln1.bias"
+		45, 10, 22, 75, // "onnx::MatMul_234"
+		46, 11, 22, 51, // "layers.0.ff1.bias"
 		48, 29, 22, 9, // "/layers.0/Constant_11_output_0"
 		51, 30, 22, 9, // "/layers.0/Constant_12_output_0"
 		54, 31, 22, 9, // "/layers.0/Constant_13_output_0"
-		56, 12, 22, 87, // "onnx::MatMul_235"
-		57, 13, 22, 69, // "layers.0.ff2.bias"
-		59, 32, 22, 69, // "layers.0.ln2.weight"
-		60, 33, 22, 69, // "layers.0.ln2.bias"
-		62, 14, 22, 88, // "onnx::MatMul_236"
-		63, 15, 22, 49, // "layers.1.qkv.bias"
+		56, 12, 22, 75, // "onnx::MatMul_235"
+		57, 13, 22, 57, // "layers.0.ff2.bias"
+		59, 32, 22, 57, // "layers.0.ln2.weight"
+		60, 33, 22, 57, // "layers.0.ln2.bias"
+		62, 14, 22, 76, // "onnx::MatMul_236"
+		63, 15, 22, 37, // "layers.1.qkv.bias"
 		75, 34, 22, 9, // "/layers.1/Constant_9_output_0"
-		82, 16, 22, 82, // "onnx::MatMul_244"
-		83, 17, 22, 69, // "layers.1.out.bias"
-		85, 35, 22, 69, // "layers.1.ln1.weight"
-		86, 36, 22, 69, // "layers.1.ln1.bias"
-		88, 18, 22, 87, // "onnx::MatMul_245"
-		89, 19, 22, 63, // "layers.1.ff1.bias"
+		82, 16, 22, 70, // "onnx::MatMul_244"
+		83, 17, 22, 57, // "layers.1.out.bias"
+		85, 35, 22, 57, // "layers.1.ln1.weight"
+		86, 36, 22, 57, // "layers.1.ln1.bias"
+		88, 18, 22, 75, // "onnx::MatMul_245"
+		89, 19, 22, 51, // "layers.1.ff1.bias"
 		91, 37, 22, 9, // "/layers.1/Constant_11_output_0"
 		94, 38, 22, 9, // "/layers.1/Constant_12_output_0"
 		97, 39, 22, 9, // "/layers.1/Constant_13_output_0"
-		99, 20, 22, 87, // "onnx::MatMul_246"
-		100, 21, 22, 69, // "layers.1.ff2.bias"
-		102, 40, 22, 69, // "layers.1.ln2.weight"
-		103, 41, 22, 69, // "layers.1.ln2.bias"
+		99, 20, 22, 75, // "onnx::MatMul_246"
+		100, 21, 22, 57, // "layers.1.ff2.bias"
+		102, 40, 22, 57, // "layers.1.ln2.weight"
+		103, 41, 22, 57, // "layers.1.ln2.bias"
 		105, 42, 22, 10, // "/Constant_3_output_0"
-		107, 22, 22, 82, // "pool.weight"
-		108, 23, 22, 69, // "pool.bias"
+		107, 22, 22, 70, // "pool.weight"
+		108, 23, 22, 57, // "pool.bias"
 	},
 	Ops: []wgrt.Op{
 		{Index: 0, Place: "ops[0]", Kernel: "Gather", Inputs: []string{"tok.weight", "input_ids"}, Outputs: []string{"/tok/Gather_output_0"}},
@@ -991,107 +978,107 @@ var program = wgrt.Program{
 	Plans: []wgrt.Plan{
 		{
 			Steps: []int32{
-				0, 0, 91, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 22, 91, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 22, 91, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				0, 0, 79, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 3, 0, 22, 79, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 22, 79, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 101, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
+				0, 1, 90, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
 				2, 4, 1, 22, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
 				2, 5, 1, 22, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				0, 2, 189, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq + max(128*batch*seq, 128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq + max(256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq), 128*seq, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 128*batch + 4096*min(1, max(0, batch - 4)), 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 512*batch*seq, 256*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq, 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 384*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 128*batch*seq, 384*batch*seq), 512*batch*seq, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq, 256*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64))) bytes on "cpu"
-				2, 7, 2, 22, 153, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
+				0, 2, 176, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq + max(256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq), 128*seq, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 128*batch + 4096*min(1, max(0, batch - 4)), 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 512*batch*seq, 256*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 384*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 128*batch*seq, 384*batch*seq), 512*batch*seq, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64))) bytes on "cpu"
+				2, 7, 2, 22, 141, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 2, 22, 91, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 22, 91, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 11, 2, 22, 79, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 22, 79, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 22, 38, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 22, 38, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 22, 38, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 22, 81, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 16, 1, 22, 81, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 18, 1, 22, 81, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 91, 159, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 21, 2, 181, 182, // view "/layers.0/qkv/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 128*batch*seq, 384*batch*seq), 384*batch*seq bytes
+				2, 111, 2, 79, 147, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 21, 2, 169, 170, // view "/layers.0/qkv/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 128*batch*seq, 384*batch*seq), 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 22, 91, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 22, 91, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 129, 120, // view "/layers.0/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 27, 2, 129, 120, // view "/layers.0/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 24, 2, 91, 129, // view "/layers.0/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 91, 129, // view "/layers.0/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 22, 0, 22, 79, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 22, 79, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 123, 114, // view "/layers.0/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 27, 2, 123, 114, // view "/layers.0/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 24, 2, 79, 123, // view "/layers.0/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 79, 123, // view "/layers.0/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 121, 122, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq bytes
+				2, 26, 2, 115, 116, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 22, 91, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 22, 79, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 125, 126, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 128*batch*seq - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq bytes
+				2, 30, 2, 119, 120, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 114, 118, // view "scratch ops[13]": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) bytes
-				2, 31, 2, 91, 190, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 33, 2, 91, 190, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 34, 2, 91, 190, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 112, 2, 103, 112, // view "scratch ops[13]": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) - 1024*min(1, max(0, seq - 4))*(seq//32) bytes
+				2, 31, 2, 79, 177, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 33, 2, 79, 177, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 34, 2, 79, 177, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 141, 191, // view "/layers.0/Softmax_output_0": pool 2 at max(128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 35, 2, 105, 178, // view "/layers.0/Softmax_output_0": pool 2 at max(128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 91, 193, // view "scratch ops[17]": pool 2 at 128*batch*seq, 48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) bytes
-				2, 36, 2, 143, 144, // view "/layers.0/MatMul_1_output_0": pool 2 at max(128*batch*seq, 128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				2, 113, 2, 79, 180, // view "scratch ops[17]": pool 2 at 128*batch*seq, 48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 128*min(1, max(0, seq - 4))*min(256, seq) bytes
+				2, 36, 2, 107, 108, // view "/layers.0/MatMul_1_output_0": pool 2 at max(128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 22, 91, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 22, 91, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 22, 79, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 22, 79, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 91, 159, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 114, 2, 79, 147, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 22, 91, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 22, 91, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 22, 79, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 22, 79, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 129, 161, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 47, 2, 22, 129, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 115, 2, 123, 149, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 47, 2, 22, 123, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 170, 171, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 256*batch*seq bytes
-				2, 50, 2, 170, 171, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 256*batch*seq bytes
-				2, 52, 2, 170, 171, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 256*batch*seq bytes
-				2, 53, 2, 170, 171, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 256*batch*seq bytes
-				2, 55, 2, 170, 171, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 256*batch*seq bytes
+				2, 49, 2, 158, 159, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 256*batch*seq bytes
+				2, 50, 2, 158, 159, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 256*batch*seq bytes
+				2, 52, 2, 158, 159, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 256*batch*seq bytes
+				2, 53, 2, 158, 159, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 256*batch*seq bytes
+				2, 55, 2, 158, 159, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4))), 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 22, 73, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 116, 2, 22, 61, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -1099,39 +1086,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 22, 91, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 84, 2, 22, 91, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 61, 2, 22, 79, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 84, 2, 22, 79, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 132, 163, // view "scratch ops[29]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 64, 2, 91, 132, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 117, 2, 126, 151, // view "scratch ops[29]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 64, 2, 79, 126, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 22, 91, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 22, 91, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 137, 138, // view "/layers.1/Split_output_1": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq bytes
-				2, 70, 2, 137, 138, // view "/layers.1/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq bytes
-				2, 67, 2, 133, 134, // view "/layers.1/Split_output_2": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq bytes
-				2, 71, 2, 133, 134, // view "/layers.1/Reshape_2_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq bytes
+				2, 65, 0, 22, 79, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 22, 79, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 131, 132, // view "/layers.1/Split_output_1": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq bytes
+				2, 70, 2, 131, 132, // view "/layers.1/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq bytes
+				2, 67, 2, 127, 128, // view "/layers.1/Split_output_2": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq bytes
+				2, 71, 2, 127, 128, // view "/layers.1/Reshape_2_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 512*batch*seq), 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 114, 130, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				2, 69, 2, 103, 124, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 22, 91, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 22, 79, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 130, 135, // view "/layers.1/Transpose_2_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				2, 73, 2, 124, 129, // view "/layers.1/Transpose_2_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 135, 178, // view "scratch ops[34]": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) + 1024*((seq + 31)//32)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0)) - 1024*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*(seq//32) bytes
-				2, 74, 2, 91, 190, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 76, 2, 91, 190, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 77, 2, 91, 190, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 118, 2, 129, 166, // view "scratch ops[34]": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) - 1024*min(1, max(0, seq - 4))*(seq//32) bytes
+				2, 74, 2, 79, 177, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 76, 2, 79, 177, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 77, 2, 79, 177, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -1141,47 +1128,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 187, 194, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq, 256*batch*seq + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 64*((48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 63)//64)), 16*batch*seq*seq bytes
+				2, 78, 2, 174, 181, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64)), 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 129, 196, // view "scratch ops[38]": pool 2 at 256*batch*seq, 48*((min(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq, 528) + 11)//12)*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) + 128*min(1, max(-4*batch*min(1, max(0, 4*batch - 1))*seq + 4*batch*seq + min(1, max(0, 4*batch - 1))*seq - 4, 0))*min(256, seq) bytes
-				2, 79, 2, 91, 129, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 119, 2, 123, 183, // view "scratch ops[38]": pool 2 at 256*batch*seq, 48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 128*min(1, max(0, seq - 4))*min(256, seq) bytes
+				2, 79, 2, 79, 123, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 22, 91, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 22, 91, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 22, 79, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 22, 79, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 91, 159, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 120, 2, 79, 147, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 150, 151, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq), 128*batch*seq bytes
-				2, 101, 2, 150, 151, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq), 128*batch*seq bytes
+				2, 87, 2, 138, 139, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq), 128*batch*seq bytes
+				2, 101, 2, 138, 139, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 256*batch*seq), 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
 				2, 121, 2, 22, 29, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 90, 2, 147, 148, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 256*batch*seq bytes
+				2, 90, 2, 135, 136, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)), 256*batch*seq), 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 22, 129, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 22, 129, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 22, 129, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 22, 129, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 22, 129, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 22, 123, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 22, 123, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 22, 123, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 22, 123, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 22, 123, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 129, 149, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 122, 2, 123, 137, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -1189,15 +1176,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 22, 91, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 22, 79, // view "hidden": pool 0 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 22, 92, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 22, 80, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 92, 156, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 4096*min(1, max(0, batch - 4)) bytes
-				2, 109, 1, 22, 92, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 22, 92, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 80, 144, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 4096*min(1, max(0, batch - 4)) bytes
+				2, 109, 1, 22, 80, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 22, 80, // view "pooled": pool 1 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -1220,23 +1207,23 @@ var (
 		1, 4, 22, 1, 2, // ops[1]: "Range"
 		0, 7, 6, 5, 22, // ops[2]: "Gather"
 		2, 8, 3, 7, // ops[3]: "Add"
-		3, 11, 8, 9, 10, 89, 0, // ops[4]: "LayerNormalization"
+		3, 11, 8, 9, 10, 77, 0, // ops[4]: "LayerNormalization"
 		4, 14, 13, 0, // ops[5]: "Cast"
 		5, 16, 15, 14, // ops[6]: "Sub"
 		6, 18, 16, 17, // ops[7]: "Mul"
 		7, 21, 111, 3, 11, 19, 20, 1, 1, 1, // ops[8]: "FusedMatMul"
-		8, 22, 23, 24, 21, 89, 0, // ops[9]: "Split"
+		8, 22, 23, 24, 21, 77, 0, // ops[9]: "Split"
 		9, 26, 25, 1, // ops[10]: "Transpose"
 		9, 29, 28, 1, // ops[11]: "Transpose"
 		9, 30, 27, 2, // ops[12]: "Transpose"
 		10, 31, 112, 26, 30, // ops[13]: "MatMul"
 		11, 33, 31, 32, // ops[14]: "Div"
 		2, 34, 33, 18, // ops[15]: "Add"
-		12, 35, 34, 90, 0, // ops[16]: "Softmax"
+		12, 35, 34, 78, 0, // ops[16]: "Softmax"
 		10, 36, 113, 35, 29, // ops[17]: "MatMul"
 		9, 37, 36, 1, // ops[18]: "Transpose"
 		7, 41, 114, 4, 38, 39, 40, 11, 1, 1, 1, // ops[19]: "FusedMatMul"
-		3, 44, 41, 42, 43, 89, 0, // ops[20]: "LayerNormalization"
+		3, 44, 41, 42, 43, 77, 0, // ops[20]: "LayerNormalization"
 		7, 47, 115, 3, 44, 45, 46, 1, 1, 1, // ops[21]: "FusedMatMul"
 		11, 49, 47, 48, // ops[22]: "Div"
 		13, 50, 49, // ops[23]: "Erf"
@@ -1244,20 +1231,20 @@ var (
 		6, 53, 47, 52, // ops[25]: "Mul"
 		6, 55, 53, 54, // ops[26]: "Mul"
 		7, 58, 116, 4, 55, 56, 57, 44, 1, 1, 1, // ops[27]: "FusedMatMul"
-		3, 61, 58, 59, 60, 89, 0, // ops[28]: "LayerNormalization"
+		3, 61, 58, 59, 60, 77, 0, // ops[28]: "LayerNormalization"
 		7, 64, 117, 3, 61, 62, 63, 1, 1, 1, // ops[29]: "FusedMatMul"
-		8, 65, 66, 67, 64, 89, 0, // ops[30]: "Split"
+		8, 65, 66, 67, 64, 77, 0, // ops[30]: "Split"
 		9, 69, 68, 1, // ops[31]: "Transpose"
 		9, 72, 71, 1, // ops[32]: "Transpose"
 		9, 73, 70, 2, // ops[33]: "Transpose"
 		10, 74, 118, 69, 73, // ops[34]: "MatMul"
 		11, 76, 74, 75, // ops[35]: "Div"
 		2, 77, 76, 18, // ops[36]: "Add"
-		12, 78, 77, 90, 0, // ops[37]: "Softmax"
+		12, 78, 77, 78, 0, // ops[37]: "Softmax"
 		10, 79, 119, 78, 72, // ops[38]: "MatMul"
 		9, 80, 79, 1, // ops[39]: "Transpose"
 		7, 84, 120, 4, 81, 82, 83, 61, 1, 1, 1, // ops[40]: "FusedMatMul"
-		3, 87, 84, 85, 86, 89, 0, // ops[41]: "LayerNormalization"
+		3, 87, 84, 85, 86, 77, 0, // ops[41]: "LayerNormalization"
 		7, 90, 121, 3, 87, 88, 89, 1, 1, 1, // ops[42]: "FusedMatMul"
 		11, 92, 90, 91, // ops[43]: "Div"
 		13, 93, 92, // ops[44]: "Erf"
@@ -1265,7 +1252,7 @@ var (
 		6, 96, 90, 95, // ops[46]: "Mul"
 		6, 98, 96, 97, // ops[47]: "Mul"
 		7, 101, 122, 4, 98, 99, 100, 87, 1, 1, 1, // ops[48]: "FusedMatMul"
-		3, 104, 101, 102, 103, 89, 0, // ops[49]: "LayerNormalization"
+		3, 104, 101, 102, 103, 77, 0, // ops[49]: "LayerNormalization"
 		0, 106, 104, 105, 2, // ops[50]: "Gather"
 		14, 109, 123, 106, 107, 108, 2, 2, 22, 2, // ops[51]: "Gemm"
 		15, 110, 109, // ops[52]: "Tanh"

@@ -15,7 +15,8 @@ import (
 
 // Products whose scratch depends on their sizes in every way the rule
 // distinguishes, n a symbol: few rows and many (gemvMaxRows), a batch
-// folded into rows or not (B batched, B with a batch of 1), a row-major B
+// folded into rows or not (B batched, B with a batch of 1, B with a batch
+// of n, which folds at n = 1 only), a row-major B
 // whose width is a multiple of the widest panel or not, a 1-D B, a
 // transposed B and A, convolutions pointwise and not, and depths and
 // widths beyond the cache blocks.
@@ -31,10 +32,11 @@ const kernelsGraph = `{
     "g1": {"dtype": "f32", "shape": ["n", 300]}, "w1": {"dtype": "f32", "shape": [30, 300]}, "z1": {"dtype": "f32", "shape": ["n", 30]},
     "g2": {"dtype": "f32", "shape": [300, "n"]}, "w2": {"dtype": "f32", "shape": [300, 33]}, "z2": {"dtype": "f32", "shape": ["n", 33]},
     "x1": {"dtype": "f32", "shape": [1, 4, "n", 10]}, "k1": {"dtype": "f32", "shape": [6, 4, 3, 3]}, "c1": {"dtype": "f32", "shape": [1, 6, "n", 8]},
+    "a6": {"dtype": "f32", "shape": [2, "n", 13, 8]}, "b6": {"dtype": "f32", "shape": ["n", 8, 40]}, "y6": {"dtype": "f32", "shape": [2, "n", 13, 40]},
     "x2": {"dtype": "f32", "shape": [1, 8, "n", 5]}, "k2": {"dtype": "f32", "shape": [6, 8, 1, 1]}, "c2": {"dtype": "f32", "shape": [1, 6, "n", 5]}
   },
-  "inputs": ["a1", "b1", "a2", "b2", "a3", "b3", "a4", "b4", "a5", "b5", "g1", "w1", "g2", "w2", "x1", "k1", "x2", "k2"],
-  "outputs": ["y1", "y2", "y3", "y4", "y5", "z1", "z2", "c1", "c2"],
+  "inputs": ["a1", "b1", "a2", "b2", "a3", "b3", "a4", "b4", "a5", "b5", "g1", "w1", "g2", "w2", "x1", "k1", "x2", "k2", "a6", "b6"],
+  "outputs": ["y1", "y2", "y3", "y4", "y5", "z1", "z2", "c1", "c2", "y6"],
   "ops": [
     {"kernel": "MatMul", "inputs": ["a1", "b1"], "outputs": ["y1"]},
     {"kernel": "MatMul", "inputs": ["a2", "b2"], "outputs": ["y2"]},
@@ -44,7 +46,8 @@ const kernelsGraph = `{
     {"kernel": "Gemm", "inputs": ["g1", "w1"], "outputs": ["z1"], "attrs": {"transA": 0, "transB": 1}},
     {"kernel": "Gemm", "inputs": ["g2", "w2"], "outputs": ["z2"], "attrs": {"transA": 1, "transB": 0}},
     {"kernel": "Conv", "inputs": ["x1", "k1"], "outputs": ["c1"], "attrs": {"group": 1, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 0, 1, 0], "dilations": [1, 1]}},
-    {"kernel": "Conv", "inputs": ["x2", "k2"], "outputs": ["c2"], "attrs": {"group": 1, "kernel_shape": [1, 1], "strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1]}}
+    {"kernel": "Conv", "inputs": ["x2", "k2"], "outputs": ["c2"], "attrs": {"group": 1, "kernel_shape": [1, 1], "strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1]}},
+    {"kernel": "MatMul", "inputs": ["a6", "b6"], "outputs": ["y6"]}
   ]
 }`
 
@@ -137,9 +140,13 @@ func TestProductRules(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, g.AddScratch(Rule))
 	want := map[int64][]int64{
-		4:  {36*256 + 256*32, 0, 0, 12*8 + 8*32, 0, 0, 0, 12*36 + 36*32, 12*8 + 8*32},
-		5:  {36*256 + 256*32, 12 * 256, 12*64 + 64*32, 24*8 + 8*32, 12*5 + 5*32, 12*256 + 256*32, 12*256 + 256*32, 12*36 + 36*64, 12*8 + 8*32},
-		40: {288*256 + 256*32, 48 * 256, 48*64 + 64*32, 120*8 + 8*32, 48*5 + 5*32, 48*256 + 256*32, 48*256 + 256*32, 12*36 + 36*320, 12*8 + 8*32},
+		4: {36*256 + 256*32, 0, 0, 12*8 + 8*32, 0, 0, 0, 12*36 + 36*32, 12*8 + 8*32, 24*8 + 8*32},
+		// 5n = 160 columns: the pointwise convolution packs no panel.
+		32: {228*256 + 256*32, 36 * 256, 36 * 64, 96*8 + 8*32, 36*5 + 5*32, 36*256 + 256*32, 36*256 + 256*32, 12*36 + 36*256, 12 * 8, 24*8 + 8*32},
+		// B's batch of 1 folds A's 2·13 rows into one product.
+		1:  {12*256 + 256*32, 0, 0, 0, 0, 0, 0, 12*36 + 36*32, 12*8 + 8*32, 36*8 + 8*32},
+		5:  {36*256 + 256*32, 12 * 256, 12*64 + 64*32, 24*8 + 8*32, 12*5 + 5*32, 12*256 + 256*32, 12*256 + 256*32, 12*36 + 36*64, 12*8 + 8*32, 24*8 + 8*32},
+		40: {288*256 + 256*32, 48 * 256, 48*64 + 64*32, 120*8 + 8*32, 48*5 + 5*32, 48*256 + 256*32, 48*256 + 256*32, 12*36 + 36*320, 12*8 + 8*32, 24*8 + 8*32},
 	}
 	for n, floats := range want {
 		var got []int64

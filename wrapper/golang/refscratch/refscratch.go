@@ -9,6 +9,8 @@
 package refscratch
 
 import (
+	"math"
+
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
@@ -116,6 +118,22 @@ func above(x expr.Expr, c int64) expr.Expr {
 	return expr.Min(expr.Const(1), expr.Max(expr.Const(0), expr.Sub(x, expr.Const(c))))
 }
 
+// isOne is 1 when the non-negative integer x is 1, else 0.
+func isOne(x expr.Expr) expr.Expr {
+	return expr.Sub(expr.Const(1), expr.Min(expr.Const(1), expr.Max(expr.Sub(x, expr.Const(1)), expr.Sub(expr.Const(1), x))))
+}
+
+// atLeast2 reports whether x, a product of dimensions, is proven 2 or
+// more whenever its symbols are 1 or more (when one is 0, x is 0, which
+// asks for the same as 2 or more: no fold).
+func atLeast2(x expr.Expr) bool {
+	b := expr.Bounds{}
+	for _, s := range x.Symbols() {
+		b[s] = expr.Range{Min: 1, Max: math.MaxInt64}
+	}
+	return expr.NonNeg(expr.Sub(x, expr.Const(2)), b)
+}
+
 func floorDiv(x expr.Expr, c int64) expr.Expr {
 	q, _ := expr.FloorDiv(x, expr.Const(c)) // c > 0: always ok
 	return q
@@ -158,7 +176,7 @@ func matMul(op *graph.Op) expr.Expr {
 		}
 	}
 	// The kernel folds the rows of all of A's matrices into one GEMM when
-	// B has no batch (and the layout allows), and asks for their packing
+	// B's batch is 1 (and the layout allows), and asks for their packing
 	// then; else for one matrix's.
 	if ra >= 2 {
 		rows := product(a.Shape[:ra-1])
@@ -166,8 +184,13 @@ func matMul(op *graph.Op) expr.Expr {
 		if rb > 2 {
 			bBatch = product(b.Shape[:rb-2])
 		}
-		// m when B's batch exceeds 1, else rows.
-		m = expr.Add(rows, expr.Mul(above(bBatch, 1), expr.Sub(m, rows)))
+		switch {
+		case atLeast2(bBatch):
+		case expr.Equal(bBatch, expr.Const(1)):
+			m = rows
+		default:
+			m = expr.Add(m, expr.Mul(isOne(bBatch), expr.Sub(rows, m)))
+		}
 	}
 	return expr.Scale(gemmPackFloats(m, n, k, form), 4)
 }

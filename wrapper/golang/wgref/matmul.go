@@ -68,14 +68,14 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	if !f32 && (familyOf(a.DType) == famOther || a.DType != b.DType || out.DType != a.DType) {
 		return unsupported(c, a.DType)
 	}
-	// A's rows over its whole batch: when B has no batch, and the layout
+	// A's rows over its whole batch: when B's batch is 1, and the layout
 	// allows, they are one GEMM's rows. The scratch asked for is then for
 	// all of them, whether or not they fold, as the planner's rule is;
 	// else for one matrix's.
 	rows, packRows := m, m
 	if ra >= 2 {
 		rows = prod(a.Shape[:ra-1])
-		if prod(bb) <= 1 {
+		if prod(bb) == 1 {
 			packRows = rows
 		}
 	}
