@@ -88,7 +88,7 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 			return nil
 		}
 	}
-	work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g))
+	work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g, isPointwise(x, out, ca)))
 	if err != nil {
 		return err
 	}
@@ -120,15 +120,31 @@ func prod(xs []int) int {
 
 // convPackFloats is convF32's scratch: sgemm's packing for one image and
 // group (M/group output channels, the output's positions, C/group times
-// the kernel's taps).
-func convPackFloats(x, w, out []int, group int) int {
-	return gemmPackFloats(w[0]/group, prod(out[2:]), x[1]/group*prod(w[2:]))
+// the kernel's taps), whose B is the input's rows for a pointwise
+// convolution and im2col for the others.
+func convPackFloats(x, w, out []int, group int, pointwise bool) int {
+	form := bIm2col
+	if pointwise {
+		form = bRowMajor
+	}
+	return gemmPackFloats(w[0]/group, prod(out[2:]), x[1]/group*prod(w[2:]), form)
+}
+
+// isPointwise reports whether convF32 runs the convolution as a plain
+// product with the input's rows: a 1x1 kernel of stride 1, no padding,
+// over spatially contiguous channels.
+func isPointwise(x, out wgrt.Tensor, ca convAttrs) bool {
+	r := len(x.Shape) - 2
+	pointwise := prod(ca.kernel) == 1 && spatialContiguous(x)
+	for d := 0; d < r; d++ {
+		pointwise = pointwise && ca.strides[d] == 1 && ca.pads[d] == 0 && ca.pads[r+d] == 0 && out.Shape[2+d] == x.Shape[2+d]
+	}
+	return pointwise
 }
 
 // convF32 is the float32 convolution; ep, when not nil, starts and
 // finishes each image and group's block (a fused kernel's epilogue).
 func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue) {
-	r := len(x.Shape) - 2
 	n, ch, m := x.Shape[0], x.Shape[1], w.Shape[0]
 	g := ca.group
 	cg, mg := ch/g, m/g
@@ -136,10 +152,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 	kk := cg * ksz
 	p := prod(out.Shape[2:])
 	xs, ws, ys := elems[float32](x), elems[float32](w), elems[float32](out)
-	pointwise := ksz == 1 && spatialContiguous(x)
-	for d := 0; d < r; d++ {
-		pointwise = pointwise && ca.strides[d] == 1 && ca.pads[d] == 0 && ca.pads[r+d] == 0 && out.Shape[2+d] == x.Shape[2+d]
-	}
+	pointwise := isPointwise(x, out, ca)
 	for b := 0; b < n; b++ {
 		for gi := 0; gi < g; gi++ {
 			xo := b*x.Strides[0] + gi*cg*x.Strides[1]

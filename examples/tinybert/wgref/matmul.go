@@ -71,17 +71,25 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	if !f32 && (familyOf(a.DType) == famOther || a.DType != b.DType || out.DType != a.DType) {
 		return unsupported(c, a.DType)
 	}
-	// A's rows over its whole batch: when B is shared by the batch, and
-	// the layout allows, they are one GEMM's rows. The scratch asked for
-	// is the same whether or not they fold, as the planner's rule is.
-	rows := m
+	// A's rows over its whole batch: when B's batch is 1, and the layout
+	// allows, they are one GEMM's rows. The scratch asked for is then for
+	// all of them, whether or not they fold, as the planner's rule is;
+	// else for one matrix's.
+	rows, packRows := m, m
 	if ra >= 2 {
 		rows = prod(a.Shape[:ra-1])
+		if prod(bb) == 1 {
+			packRows = rows
+		}
+	}
+	form := bStrided
+	if rb >= 2 && bcs == 1 {
+		form = bRowMajor
 	}
 	var work []float32
 	if f32 {
 		var err error
-		if work, err = scratchOf[float32](c, gemmPackFloats(rows, n, k)); err != nil {
+		if work, err = scratchOf[float32](c, gemmPackFloats(packRows, n, k, form)); err != nil {
 			return err
 		}
 	}
@@ -233,7 +241,7 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 	if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 && out.Strides[1] == 1 {
 		am.data, bm.data = elems[float32](a), elems[float32](b)
 		ys := elems[float32](out)
-		work, err := scratchOf[float32](c, gemmPackFloats(m, n, k))
+		work, err := scratchOf[float32](c, gemmPackFloats(m, n, k, formOf(bm, nil)))
 		if err != nil {
 			return err
 		}

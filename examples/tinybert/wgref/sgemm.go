@@ -30,7 +30,9 @@ func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 // block of k and m (not once per block of n), B once per block of k, m and
 // n, or not at all when it is row-major. With SetThreads(n > 1) the packing and
 // the micro-kernel calls of each block are shared with the worker pool.
-// The packing buffers are work's first gemmPackFloats(m, n, k) floats.
+// Up to gemvMaxRows rows of A times a B other than a convolution's run row
+// by row (gemvRows), unpacked. The packing buffers are work's first
+// gemmPackFloats(m, n, k, formOf(b, conv)) floats.
 func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32) {
 	if m == 0 || n == 0 {
 		return
@@ -43,12 +45,18 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 		}
 		return
 	}
+	form := formOf(b, conv)
+	if form != bIm2col && m <= gemvMaxRows {
+		gemvRows(m, n, k, a, b, c, ldc, accumulate)
+		return
+	}
 	split := ceilTo(min(m, blockM), maxMR) * min(k, blockK)
 	j := gemmJob{m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, accumulate: accumulate,
-		pa: work[:split], pb: work[split:gemmPackFloats(m, n, k)],
+		pa: work[:split], pb: work[split:gemmPackFloats(m, n, k, form)],
 		// A row-major B is read in place, whole panels at least; only
-		// a last panel narrower than nr is packed (padded with zeros).
-		direct: conv == nil && b.cs == 1}
+		// a last panel narrower than nr is packed (padded with zeros),
+		// at the start of pb.
+		direct: form == bRowMajor}
 	if threads > 1 && workers.mu.TryLock() {
 		// The job lives in pooledJob while the workers read it, so that
 		// the caller's copy never escapes to the heap.
@@ -88,7 +96,7 @@ type gemmJob struct {
 	c          []float32
 	ldc        int
 	accumulate bool
-	pa, pb     []float32 // packed A (one block of k and m), packed B (one block of k and n)
+	pa, pb     []float32 // packed A (one block of k and m), packed B (one block of k and n, or its last panel when direct)
 	direct     bool      // B read in place where its panels are whole
 	pooled     bool      // this is pooledJob, and the pool is held
 
@@ -200,14 +208,15 @@ func (j *gemmJob) runPart(i int) {
 }
 
 // packPanels packs the block's column panels [q0, q1) of B (those not
-// read in place) into their places in pb.
+// read in place) into their places in pb, counted from the first column
+// not read in place.
 func (j *gemmJob) packPanels(q0, q1 int) {
 	c0, c1 := q0*nr, min(q1*nr, j.nc)
 	c0 = max(c0, j.full)
 	if c0 >= c1 {
 		return
 	}
-	dst := j.pb[c0*j.kc:]
+	dst := j.pb[(c0-j.full)*j.kc:]
 	if j.conv != nil {
 		j.conv.packB(dst, j.pc, j.jc+c0, j.kc, c1-c0)
 	} else {
@@ -222,9 +231,12 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 	kc, ldc := j.kc, j.ldc
 	for q := q0; q < q1; q++ {
 		jr := q * nr
-		bp, ldb := j.pb[jr*kc:jr*kc+nr*kc], nr
+		var bp []float32
+		ldb := nr
 		if jr < j.full {
 			bp, ldb = j.b.data[j.pc*j.b.rs+j.jc+jr:], j.b.rs
+		} else {
+			bp = j.pb[(jr-j.full)*kc : (jr-j.full+nr)*kc]
 		}
 		cols := min(nr, j.nc-jr)
 		for r := r0; r < r1; r++ {

@@ -3,6 +3,7 @@ package refscratch
 import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
 )
 
 // The ONNX slot of RNN's, GRU's and LSTM's sequence_lens (X, W, R, B,
@@ -13,8 +14,8 @@ const seqLensSlot = 4
 // dotRowsMaxBatch the largest batch that needs none (wgref's rnn_gemm.go,
 // dotrows.go).
 const (
-	rtPad           = 16
-	dotRowsMaxBatch = 2
+	rtPad           = wgref.ScratchRTPad
+	dotRowsMaxBatch = wgref.ScratchDotRowsMaxBatch
 )
 
 // recurrent is RNN's, GRU's and LSTM's need (wgref/rnn_gemm.go and
@@ -51,7 +52,7 @@ func recurrent(op *graph.Op) expr.Expr {
 	}
 	g := expr.Scale(hidden, gates)
 	rows := expr.Mul(seq, batch)
-	pack := expr.Max(gemmPackFloats(rows, g, input), gemmPackFloats(batch, g, hidden))
+	pack := expr.Max(gemmPackFloats(rows, g, input, bStrided), gemmPackFloats(batch, g, hidden, bStrided))
 	// 1 when batch > dotRowsMaxBatch, else 0 (batch is a positive integer).
 	transposed := expr.Min(expr.Const(1), expr.Max(expr.Const(0), expr.Sub(batch, expr.Const(dotRowsMaxBatch))))
 	rt := expr.Mul(transposed, hidden, expr.Add(g, expr.Const(rtPad)))

@@ -60,16 +60,19 @@ func TestRecurrentRules(t *testing.T) {
 	// projected inputs, Rᵀ with rows padded by 16 (batches beyond 2), a
 	// step's pre-activations, two states.
 	want := map[int64][]int64{
-		// With the GEMM's largest register block, 12 rows by 32 columns:
-		// LSTM: projection 2n rows (12 either way) by 7 deep, 20 columns → 32:
-		// 12·7+7·32 = 308; a step's 2 rows → 12 by 5 deep: 12·5+5·32 = 220.
-		// GRU: projection 3n rows (12, then 24) by 4 deep: 12·4+4·32 = 176,
-		// 24·4+4·32 = 224; a step's 3 rows → 12 by 6 deep: 12·6+6·32 = 264.
-		// RNN of batch n: projection 4n rows (12, then 24) by 3 deep, 4
-		// columns → 32: 12·3+3·32 = 132, 24·3+3·32 = 168; a step's n rows →
-		// 12 by 4 deep: 12·4+4·32 = 176.
-		1: {4 * (308 + 2*20 + 2*20 + 2*2*5), 4 * (264 + 3*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (176 + 4*4 + 4 + 2*4)},
-		5: {4 * (308 + 10*20 + 2*20 + 2*2*5), 4 * (264 + 15*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (176 + 20*4 + 4*(4+16) + 5*4 + 2*5*4)},
+		// Packing, with the GEMM's largest register block, 12 rows by 32
+		// columns, and none for products of up to 4 rows (run row by row);
+		// a step's product is asked for as with a packed B.
+		// n=1: every product has at most 4 rows: no packing.
+		// n=5: LSTM: projection 10 rows → 12 by 7 deep, 20 columns → 32:
+		// 12·7+7·32 = 308; a step's 2 rows: none.
+		// GRU: projection 15 rows → 24 by 4 deep: 24·4+4·32 = 224; a
+		// step's 3 rows: none.
+		// RNN of batch n: projection 20 rows → 24 by 3 deep, 4 columns →
+		// 32: 24·3+3·32 = 168; a step's 5 rows → 12 by 4 deep: 12·4+4·32 =
+		// 176.
+		1: {4 * (2*20 + 2*20 + 2*2*5), 4 * (3*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (4*4 + 4 + 2*4)},
+		5: {4 * (308 + 10*20 + 2*20 + 2*2*5), 4 * (224 + 15*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (176 + 20*4 + 4*(4+16) + 5*4 + 2*5*4)},
 	}
 	for _, n := range []int64{1, 5} {
 		var got []int64

@@ -9,16 +9,20 @@
 package refscratch
 
 import (
+	"math"
+
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
 )
 
-// wgref's float32 GEMM blocking (sgemm.go, microkernel.go): mr and nr
-// are the largest of its micro-kernels' (maxMR, maxNR), which every
-// kernel path's divide, so the rule covers whichever path runs.
+// wgref's float32 GEMM blocking (sgemm.go, microkernel.go): maxMR and
+// maxNR are the largest of its micro-kernels' blocks, which every kernel
+// path's divide, so the rule covers whichever path runs.
 const (
-	mr, nr                 = 12, 32
-	blockK, blockN, blockM = 256, 1024, 528
+	maxMR, maxNR           = wgref.ScratchMR, wgref.ScratchNR
+	blockK, blockN, blockM = wgref.ScratchBlockK, wgref.ScratchBlockN, wgref.ScratchBlockM
+	gemvMaxRows            = wgref.ScratchGemvMaxRows
 )
 
 // Rule is the reference kernels' scratch need of op in bytes; ok is false
@@ -70,12 +74,79 @@ func Rule(op *graph.Op) (bytes expr.Expr, ok bool) {
 	return expr.Expr{}, false
 }
 
-// gemmPackFloats is sgemm's packing buffers: one block of A's m rows
-// rounded up to mr by one block of k, and one block of k by one block of
-// n rounded up to nr.
-func gemmPackFloats(m, n, k expr.Expr) expr.Expr {
+// bForm is how sgemm reads its B operand, which decides what it packs.
+type bForm int
+
+const (
+	// bRowMajor: B's rows are contiguous, read in place by the
+	// micro-kernel; only a last panel narrower than maxNR is packed.
+	bRowMajor bForm = iota
+	// bStrided: any other layout (a transposed B), packed panel by panel.
+	bStrided
+	// bIm2col: a convolution's input read as im2col would lay it out,
+	// always packed.
+	bIm2col
+)
+
+// gemmPackFloats is sgemm's packing for a product of m rows of A, n
+// columns of B and depth k (wgref's scratch.go): none for m up to
+// gemvMaxRows unless B is im2col (the product runs row by row, reading A
+// and B in place); else one block of A's rows rounded up to maxMR by one
+// block of k, and B's panels: none for a row-major B whose width is a
+// multiple of maxNR, one panel for another row-major B, else one block of
+// k by one block of n rounded up to maxNR.
+func gemmPackFloats(m, n, k expr.Expr, b bForm) expr.Expr {
 	kc := expr.Min(k, expr.Const(blockK))
-	return expr.Add(expr.Mul(expr.AlignUp(expr.Min(m, expr.Const(blockM)), mr), kc), expr.Mul(kc, expr.AlignUp(expr.Min(n, expr.Const(blockN)), nr)))
+	pa := expr.Mul(expr.AlignUp(expr.Min(m, expr.Const(blockM)), maxMR), kc)
+	var pb expr.Expr
+	switch b {
+	case bRowMajor:
+		// maxNR when n is not a multiple of it, else 0.
+		pb = expr.Mul(kc, expr.Sub(expr.AlignUp(n, maxNR), expr.Scale(floorDiv(n, maxNR), maxNR)))
+	default:
+		pb = expr.Mul(kc, expr.AlignUp(expr.Min(n, expr.Const(blockN)), maxNR))
+	}
+	floats := expr.Add(pa, pb)
+	if b == bIm2col {
+		return floats
+	}
+	return expr.Mul(above(m, gemvMaxRows), floats)
+}
+
+// above is 1 when the positive integer x exceeds c, else 0.
+func above(x expr.Expr, c int64) expr.Expr {
+	return expr.Min(expr.Const(1), expr.Max(expr.Const(0), expr.Sub(x, expr.Const(c))))
+}
+
+// isOne is 1 when the non-negative integer x is 1, else 0.
+func isOne(x expr.Expr) expr.Expr {
+	return expr.Sub(expr.Const(1), expr.Min(expr.Const(1), expr.Max(expr.Sub(x, expr.Const(1)), expr.Sub(expr.Const(1), x))))
+}
+
+// atLeast2 reports whether x, a product of dimensions, is proven 2 or
+// more whenever its symbols are 1 or more (when one is 0, x is 0, which
+// asks for the same as 2 or more: no fold).
+func atLeast2(x expr.Expr) bool {
+	b := expr.Bounds{}
+	for _, s := range x.Symbols() {
+		b[s] = expr.Range{Min: 1, Max: math.MaxInt64}
+	}
+	return expr.NonNeg(expr.Sub(x, expr.Const(2)), b)
+}
+
+func floorDiv(x expr.Expr, c int64) expr.Expr {
+	q, _ := expr.FloorDiv(x, expr.Const(c)) // c > 0: always ok
+	return q
+}
+
+// rowMajorLast reports whether t's last dimension is contiguous (its
+// stride the constant 1), as the kernels test at run time.
+func rowMajorLast(t *graph.Tensor) bool {
+	if len(t.Strides) != len(t.Shape) || len(t.Shape) == 0 {
+		return len(t.Shape) > 0 // strides filled in as row-major
+	}
+	v, ok := t.Strides[len(t.Strides)-1].IsConst()
+	return ok && v == 1
 }
 
 func allF32(ts ...*graph.Tensor) bool {
@@ -92,18 +163,36 @@ func matMul(op *graph.Op) expr.Expr {
 	if !allF32(a, b, out) || len(a.Shape) == 0 || len(b.Shape) == 0 {
 		return expr.Const(0)
 	}
-	// The rows of all of A's matrices: the kernel folds its batch into
-	// one GEMM's rows when B is shared and the layout allows, and asks
-	// for their packing either way.
-	m, k := expr.Const(1), a.Shape[len(a.Shape)-1]
-	if len(a.Shape) >= 2 {
-		m = product(a.Shape[:len(a.Shape)-1])
+	ra, rb := len(a.Shape), len(b.Shape)
+	m, k := expr.Const(1), a.Shape[ra-1]
+	if ra >= 2 {
+		m = a.Shape[ra-2]
 	}
-	n := expr.Const(1)
-	if len(b.Shape) >= 2 {
-		n = b.Shape[len(b.Shape)-1]
+	n, form := expr.Const(1), bStrided
+	if rb >= 2 {
+		n = b.Shape[rb-1]
+		if rowMajorLast(b) {
+			form = bRowMajor
+		}
 	}
-	return expr.Scale(gemmPackFloats(m, n, k), 4)
+	// The kernel folds the rows of all of A's matrices into one GEMM when
+	// B's batch is 1 (and the layout allows), and asks for their packing
+	// then; else for one matrix's.
+	if ra >= 2 {
+		rows := product(a.Shape[:ra-1])
+		var bBatch expr.Expr = expr.Const(1)
+		if rb > 2 {
+			bBatch = product(b.Shape[:rb-2])
+		}
+		switch {
+		case atLeast2(bBatch):
+		case expr.Equal(bBatch, expr.Const(1)):
+			m = rows
+		default:
+			m = expr.Add(m, expr.Mul(isOne(bBatch), expr.Sub(rows, m)))
+		}
+	}
+	return expr.Scale(gemmPackFloats(m, n, k, form), 4)
 }
 
 func gemm(op *graph.Op) expr.Expr {
@@ -115,14 +204,18 @@ func gemm(op *graph.Op) expr.Expr {
 	if intAttr(op, "transA", 0) != 0 {
 		m, k = k, m
 	}
+	form := bStrided
 	if intAttr(op, "transB", 0) != 0 {
 		n = b.Shape[0]
+	} else if rowMajorLast(b) {
+		form = bRowMajor
 	}
-	return expr.Scale(gemmPackFloats(m, n, k), 4)
+	return expr.Scale(gemmPackFloats(m, n, k, form), 4)
 }
 
 // conv is the packing of one image and group's product: M/group output
-// channels by the output's positions, C/group times the kernel's taps deep.
+// channels by the output's positions, C/group times the kernel's taps
+// deep; B is the input's rows for a pointwise convolution, else im2col.
 func conv(op *graph.Op) expr.Expr {
 	x, w, out := op.Inputs[0], op.Inputs[1], op.Outputs[0]
 	if !allF32(x, w, out) || len(x.Shape) < 3 || len(w.Shape) != len(x.Shape) || len(out.Shape) != len(x.Shape) {
@@ -139,7 +232,60 @@ func conv(op *graph.Op) expr.Expr {
 	if !ok1 || !ok2 {
 		return expr.Const(0)
 	}
-	return expr.Scale(gemmPackFloats(mg, product(out.Shape[2:]), expr.Mul(cg, product(w.Shape[2:]))), 4)
+	form := bIm2col
+	if pointwise(op) {
+		form = bRowMajor
+	}
+	return expr.Scale(gemmPackFloats(mg, product(out.Shape[2:]), expr.Mul(cg, product(w.Shape[2:])), form), 4)
+}
+
+// pointwise reports whether the kernel runs conv op as a plain product
+// with the input's rows (wgref's isPointwise): kernel_shape all 1,
+// strides all 1, pads all 0, the output's positions the input's, the
+// input's channels spatially contiguous. Where the graph leaves this
+// open (symbolic attributes), it reports false, and the im2col packing
+// reserved covers either way.
+func pointwise(op *graph.Op) bool {
+	x, out := op.Inputs[0], op.Outputs[0]
+	all := func(name string, want int64) bool {
+		for _, a := range op.Attrs {
+			if a.Name != name || a.Kind != graph.AttrInts {
+				continue
+			}
+			for _, e := range a.Ints {
+				if v, ok := e.IsConst(); !ok || v != want {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	if !all("kernel_shape", 1) || !all("strides", 1) || !all("pads", 0) {
+		return false
+	}
+	for d := 2; d < len(x.Shape); d++ {
+		if !expr.Equal(out.Shape[d], x.Shape[d]) {
+			return false
+		}
+	}
+	return spatialRowMajor(x)
+}
+
+// spatialRowMajor reports whether t's dimensions after the first two are
+// row-major contiguous, as the graph says (strides absent: row-major).
+func spatialRowMajor(t *graph.Tensor) bool {
+	if len(t.Strides) != len(t.Shape) {
+		return true
+	}
+	want := expr.Const(1)
+	for d := len(t.Shape) - 1; d >= 2; d-- {
+		if v, ok := t.Shape[d].IsConst(); !(ok && v == 1) && !expr.Equal(t.Strides[d], want) {
+			return false
+		}
+		want = expr.Mul(want, t.Shape[d])
+	}
+	return true
 }
 
 // topK sorts one line along the axis at a time: a float64 and an index per

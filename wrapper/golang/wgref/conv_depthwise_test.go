@@ -177,7 +177,7 @@ func TestConvGroupedMatchesDirect(t *testing.T) {
 			got, want, c := tc.run(t, r)
 			requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", path+" "+tc.String())
 			x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
-			c.Scratch = make([]byte, 4*convPackFloats(x, w, got.Shape, x[1]/w[1]))
+			c.Scratch = make([]byte, 4*convPackFloats(x, w, got.Shape, x[1]/w[1], false))
 			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
 		}
 	})

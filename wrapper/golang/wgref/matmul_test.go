@@ -70,7 +70,7 @@ func TestMatMulBatchMatchesNaive(t *testing.T) {
 					}
 				}
 			}
-			scratch := make([]byte, 4*gemmPackFloats(bt*m, cols, k))
+			scratch := make([]byte, 4*gemmPackFloats(bt*m, cols, k, bRowMajor))
 			call := &wgrt.Call{Kernel: "MatMul", Inputs: []wgrt.Tensor{tc.a, b}, Outputs: []wgrt.Tensor{wgrt.View(got, outShape...)}, Scratch: scratch}
 			require.NoError(t, Call(call), tc.name)
 			requireClose(t, want, got, 1e-4, "%s", tc.name)
@@ -87,7 +87,7 @@ func BenchmarkMatMulBatch(b *testing.B) {
 		a := wgrt.View(randFloats(r, bt*m*k), bt, m, k)
 		w := wgrt.View(randFloats(r, k*n), k, n)
 		out := wgrt.View(make([]float32, bt*m*n), bt, m, n)
-		call := &wgrt.Call{Kernel: "MatMul", Inputs: []wgrt.Tensor{a, w}, Outputs: []wgrt.Tensor{out}, Scratch: make([]byte, 4*gemmPackFloats(bt*m, n, k))}
+		call := &wgrt.Call{Kernel: "MatMul", Inputs: []wgrt.Tensor{a, w}, Outputs: []wgrt.Tensor{out}, Scratch: make([]byte, 4*gemmPackFloats(bt*m, n, k, bRowMajor))}
 		b.Run(fmt.Sprintf("%dx%dx%d_by_%dx%d", bt, m, k, k, n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if err := Call(call); err != nil {

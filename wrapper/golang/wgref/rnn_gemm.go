@@ -20,14 +20,15 @@ import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 
 // recurrentF32Floats is the float32 scratch of the path, refscratch's rule
 // for float32 RNN, GRU and LSTM: sgemm's packing (the larger of the input
-// projection's and a step's), the projected inputs of one direction (the
+// projection's and a step's, each asked as for a packed B, which covers
+// every layout and a step's part of the columns), the projected inputs of one direction (the
 // directions take turns), Rᵀ of one direction with its padding (for
 // batches beyond dotRowsMaxBatch), one step's gate pre-activations, and
 // the hidden state plus a second state (LSTM's cell, GRU's r⊙H) of every
 // batch entry.
 func recurrentF32Floats(seq, batch, input, hidden, gates int) int {
 	g := gates * hidden
-	pack := max(gemmPackFloats(seq*batch, g, input), gemmPackFloats(batch, g, hidden))
+	pack := max(gemmPackFloats(seq*batch, g, input, bStrided), gemmPackFloats(batch, g, hidden, bStrided))
 	return pack + seq*batch*g + rtFloats(batch, hidden, g) + batch*g + 2*batch*hidden
 }
 
@@ -73,7 +74,7 @@ func recurrentF32(op *recurrentOp) error {
 		work = work[n:]
 		return s
 	}
-	run.packs = take(max(gemmPackFloats(rows, g, op.input), gemmPackFloats(op.batch, g, hidden)))
+	run.packs = take(max(gemmPackFloats(rows, g, op.input, bStrided), gemmPackFloats(op.batch, g, hidden, bStrided)))
 	run.proj = take(rows * g)
 	run.rt = take(rtFloats(op.batch, hidden, g))
 	run.pre = take(op.batch * g)

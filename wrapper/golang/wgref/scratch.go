@@ -16,13 +16,53 @@ import (
 
 // Scratch needs, in elements of the type each kernel uses.
 
-// gemmPackFloats is sgemm's packing buffers for A (one block of m, rounded
-// up to the widest micro-kernel's maxMR, by one block of k) and B (one
-// block of k by one of n, rounded up to maxNR): the same on every kernel
-// path, as the planner's rule is.
-func gemmPackFloats(m, n, k int) int {
+// bForm is how sgemm reads its B operand, which decides what it packs.
+type bForm int
+
+const (
+	// bRowMajor: B's rows are contiguous (column stride 1); the
+	// micro-kernel reads its whole panels in place and only a last panel
+	// narrower than nr is packed.
+	bRowMajor bForm = iota
+	// bStrided: any other layout (a transposed B), packed panel by panel.
+	bStrided
+	// bIm2col: a convolution's input read as im2col would lay it out,
+	// always packed.
+	bIm2col
+)
+
+// formOf is how sgemm reads b (conv nil) or a convolution's input.
+func formOf(b matrix, conv *im2colB) bForm {
+	switch {
+	case conv != nil:
+		return bIm2col
+	case b.cs == 1:
+		return bRowMajor
+	}
+	return bStrided
+}
+
+// gemmPackFloats is sgemm's packing buffers for a product of m rows of A,
+// n columns of B and depth k, the same on every kernel path, as the
+// planner's rule is. None for up to gemvMaxRows rows of a B other than
+// im2col (gemvRows reads A and B in place). Else A's: one block of m,
+// rounded up to the widest micro-kernel's maxMR, by one block of k. And
+// B's: none for a row-major B whose width is a multiple of maxNR, one
+// panel of maxNR by a block of k for another row-major B, one block of k
+// by one of n rounded up to maxNR for the others.
+func gemmPackFloats(m, n, k int, b bForm) int {
+	if b != bIm2col && m <= gemvMaxRows {
+		return 0
+	}
 	kc := min(k, blockK)
-	return ceilTo(min(m, blockM), maxMR)*kc + kc*ceilTo(min(n, blockN), maxNR)
+	pa := ceilTo(min(m, blockM), maxMR) * kc
+	if b == bRowMajor {
+		if n%maxNR == 0 {
+			return pa
+		}
+		return pa + kc*maxNR
+	}
+	return pa + kc*ceilTo(min(n, blockN), maxNR)
 }
 
 func ceilTo(x, to int) int { return (x + to - 1) / to * to }

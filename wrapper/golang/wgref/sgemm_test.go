@@ -111,7 +111,7 @@ func TestMicroKernelGoMatchesNaive(t *testing.T) {
 func TestSgemmMatchesNaive(t *testing.T) {
 	forEachKernelPath(t, func(t *testing.T) {
 		r := rand.New(rand.NewSource(2))
-		shapes := [][3]int{{1, 1, 1}, {5, 17, 3}, {6, 16, 256}, {12, 32, 255}, {13, 31, 257}, {7, 33, 257},
+		shapes := [][3]int{{1, 1, 1}, {1, 70, 9}, {2, 33, 300}, {3, 8, 1}, {4, 1030, 7}, {5, 17, 3}, {6, 16, 256}, {12, 32, 255}, {13, 31, 257}, {7, 33, 257},
 			{25, 65, 513}, {73, 1025, 20}, {130, 40, 600}, {2, 3, 0}}
 		for _, s := range shapes {
 			m, n, k := s[0], s[1], s[2]
@@ -129,7 +129,7 @@ func TestSgemmMatchesNaive(t *testing.T) {
 					ldc := n + 3
 					got, want := randFloats(r, m*ldc), make([]float32, m*ldc)
 					copy(want, got)
-					sgemm(m, n, k, a, b, nil, got, ldc, acc, make([]float32, gemmPackFloats(m, n, k)))
+					sgemm(m, n, k, a, b, nil, got, ldc, acc, make([]float32, gemmPackFloats(m, n, k, formOf(b, nil))))
 					naiveGemm(m, n, k, a, b, want, ldc, acc)
 					requireClose(t, want, got, 1e-4, "%v trans %v acc %v", s, trans, acc)
 				}
@@ -163,7 +163,7 @@ func TestSgemmThreadsMatchNaive(t *testing.T) {
 						ldc := n + 1
 						got, want := randFloats(r, m*ldc), make([]float32, m*ldc)
 						copy(want, got)
-						sgemm(m, n, k, a, b, nil, got, ldc, true, make([]float32, gemmPackFloats(m, n, k)))
+						sgemm(m, n, k, a, b, nil, got, ldc, true, make([]float32, gemmPackFloats(m, n, k, formOf(b, nil))))
 						naiveGemm(m, n, k, a, b, want, ldc, true)
 						requireClose(t, want, got, 1e-4, "%v threads %d transB %v", s, threads, transB)
 					}
@@ -221,7 +221,7 @@ func TestConvPathsMatchNaive(t *testing.T) {
 					got := make([]float32, len(want))
 					x, w := wgrt.FromFloat32s(xd, n, c, h, wd), wgrt.FromFloat32s(wdata, m, c/g, 3, 3)
 					out := wgrt.FromFloat32s(got, n, m, oh, ow)
-					convF32(x, w, nil, out, ca, make([]float32, gemmPackFloats(m/g, oh*ow, c/g*9)), nil)
+					convF32(x, w, nil, out, ca, make([]float32, gemmPackFloats(m/g, oh*ow, c/g*9, bIm2col)), nil)
 					requireClose(t, want, got, 1e-4, "%v threads %d", s, threads)
 				})
 			}
@@ -234,12 +234,12 @@ func TestSgemmAllocatesNothing(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	const m, n, k = 200, 1500, 300
 	a, b := matrix{randFloats(r, m*k), k, 1}, matrix{randFloats(r, k*n), 1, k}
-	c, work := make([]float32, m*n), make([]float32, gemmPackFloats(m, n, k))
+	c, work := make([]float32, m*n), make([]float32, gemmPackFloats(m, n, k, bStrided))
 	xd, wdata := randFloats(r, 2*16*30*30), randFloats(r, 32*16*9)
 	x, w := wgrt.FromFloat32s(xd, 2, 16, 30, 30), wgrt.FromFloat32s(wdata, 32, 16, 3, 3)
 	out := wgrt.FromFloat32s(make([]float32, 2*32*28*28), 2, 32, 28, 28)
 	ca := convAttrs{kernel: []int{3, 3}, strides: []int{1, 1}, pads: []int{0, 0, 0, 0}, dilations: []int{1, 1}, group: 1}
-	convWork := make([]float32, gemmPackFloats(32, 28*28, 16*9))
+	convWork := make([]float32, gemmPackFloats(32, 28*28, 16*9, bIm2col))
 	for _, threads := range []int{1, 2} {
 		withThreads(threads, func() {
 			require.Zero(t, testing.AllocsPerRun(5, func() { sgemm(m, n, k, a, b, nil, c, n, false, work) }), "sgemm, threads %d", threads)
@@ -262,7 +262,7 @@ func TestSgemmConcurrentCallers(t *testing.T) {
 				r := rand.New(rand.NewSource(int64(g)))
 				a, b := matrix{randFloats(r, m*k), k, 1}, matrix{randFloats(r, k*n), n, 1}
 				got, want := make([]float32, m*n), make([]float32, m*n)
-				work := make([]float32, gemmPackFloats(m, n, k))
+				work := make([]float32, gemmPackFloats(m, n, k, bRowMajor))
 				for rep := 0; rep < 5; rep++ {
 					sgemm(m, n, k, a, b, nil, got, n, false, work)
 				}
@@ -292,7 +292,7 @@ func BenchmarkSgemm(b *testing.B) {
 	for _, s := range [][3]int{{256, 768, 768}, {64, 3136, 576}, {512, 49, 4608}, {1, 3072, 768}, {4, 1000, 512}} {
 		m, n, k := s[0], s[1], s[2]
 		a, bb := matrix{randFloats(r, m*k), k, 1}, matrix{randFloats(r, k*n), n, 1}
-		c, work := make([]float32, m*n), make([]float32, gemmPackFloats(m, n, k))
+		c, work := make([]float32, m*n), make([]float32, gemmPackFloats(m, n, k, bRowMajor))
 		for _, p := range kernelPaths() {
 			for _, threads := range []int{1, 2} {
 				b.Run(fmt.Sprintf("%dx%dx%d/%s/threads=%d", m, n, k, p.name, threads), func(b *testing.B) {
