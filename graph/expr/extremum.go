@@ -44,28 +44,101 @@ func MaxIn(b Bounds, xs ...Expr) Expr { return extremum(atomMax, b, xs) }
 const (
 	maxPairwise = 8
 	maxChecks   = 4096
-	maxSpread   = 64
+	maxSpread   = 256
 )
 
 func extremum(kind atomKind, bounds Bounds, xs []Expr) Expr {
 	if len(xs) == 0 {
 		return opaque(kind) // what a parse that failed half-way builds; never used
 	}
-	common, keep, many := extremumStep(kind, bounds, xs)
+	// The result is common + factor*extremum(keep).
+	common, keep, again := extremumStep(kind, bounds, xs)
+	factor := Const(1)
 	// The passes over many arguments are not confluent (which argument
-	// leads, which pairs get the full proof, which spread prints shorter),
-	// so the arguments kept may reduce further: repeat until they do not,
-	// so that the result parses back to itself. Each round drops an
-	// argument, takes a common part out or shortens the text; maxRounds
-	// bounds them. Few arguments, none spreadable, got every pass already.
-	for i := 0; i < maxRounds && len(keep) > 1 && (many || anySpreadable(kind, keep)); i++ {
+	// leads, which pairs get the full proof, which spread prints shorter,
+	// a factor taken out), so the arguments kept may reduce further:
+	// repeat until they do not, so that the result parses back to itself.
+	// Each round drops an argument, takes a part out or shortens the
+	// text; maxRounds bounds them. Few arguments, none spreadable, got
+	// every pass already.
+	for i := 0; ; i++ {
+		if f, k, ok := takeFactor(keep); ok {
+			factor, keep, again = Mul(factor, f), k, true
+		}
+		if i == maxRounds || len(keep) < 2 || !(again || anySpreadable(kind, keep)) {
+			break
+		}
 		c, k, m := extremumStep(kind, bounds, keep)
 		if c.IsZeroValue() && len(k) == len(keep) && Equal(build(kind, c, k), build(kind, c, keep)) {
 			break
 		}
-		common, keep, many = Add(common, c), k, m
+		common, keep, again = Add(common, Mul(factor, c)), k, m
 	}
-	return build(kind, common, keep)
+	return Add(common, Mul(factor, build(kind, Expr{}, keep)))
+}
+
+// takeFactor writes xs (two or more) as f*rest[i], f > 1 the largest
+// constant and product of symbols that divides every term of every
+// argument: f*max(a, b) = max(f*a, f*b) as symbols are never negative.
+func takeFactor(xs []Expr) (f Expr, rest []Expr, ok bool) {
+	if len(xs) < 2 {
+		return Expr{}, nil, false
+	}
+	var g int64
+	var syms []*atom // in every term so far
+	first := true
+	for _, x := range xs {
+		if x.Overflowed() {
+			return Expr{}, nil, false
+		}
+		for _, t := range x.terms() {
+			c := t.coef
+			if c < 0 {
+				if c == math.MinInt64 {
+					return Expr{}, nil, false
+				}
+				c = -c
+			}
+			g = gcdInt(g, c)
+			if first {
+				for _, a := range t.mono {
+					if a.kind == atomSym && (len(syms) == 0 || syms[len(syms)-1].key != a.key) {
+						syms = append(syms, a)
+					}
+				}
+				first = false
+				continue
+			}
+			kept := syms[:0]
+			for _, a := range syms {
+				for _, m := range t.mono {
+					if m.key == a.key {
+						kept = append(kept, a)
+						break
+					}
+				}
+			}
+			syms = kept
+		}
+	}
+	if g <= 1 && len(syms) == 0 {
+		return Expr{}, nil, false
+	}
+	f = fromTerms([]term{{coef: max(g, 1), mono: syms, key: monoKey(syms)}}, false)
+	rest = make([]Expr, len(xs))
+	for i, x := range xs {
+		if rest[i], ok = DivideMonomial(x, f); !ok {
+			return Expr{}, nil, false
+		}
+	}
+	return f, rest, true
+}
+
+func gcdInt(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 func anySpreadable(kind atomKind, xs []Expr) bool {
@@ -109,8 +182,8 @@ func build(kind atomKind, common Expr, keep []Expr) Expr {
 
 // flatten lists the arguments of the extremum of xs: an argument that is
 // an extremum of the same kind gives its own; with spread, so does one
-// that is d + k*extremum (k > 0), as d + k*each of them. spread reports
-// whether any was spread.
+// that is d + f*extremum (f > 0 a constant times symbols), as d + f*each
+// of them. spread reports whether any was spread.
 func flatten(kind atomKind, xs []Expr, spread bool) (flat []Expr, spreadAny bool) {
 	for i, x := range xs {
 		if a := soleAtom(x); a != nil && a.kind == kind {
@@ -118,10 +191,16 @@ func flatten(kind atomKind, xs []Expr, spread bool) (flat []Expr, spreadAny bool
 			continue
 		}
 		if spread {
-			if k, inner, ok := spreadable(kind, x); ok && len(flat)+len(inner.args)+len(xs)-i-1 <= maxSpread {
-				rest := Sub(x, Scale(fromTerms([]term{{coef: 1, mono: []*atom{inner}, key: inner.key}}, false), k))
+			if t, inner, ok := spreadable(kind, x); ok && len(flat)+len(inner.args)+len(xs)-i-1 <= maxSpread {
+				rest := Sub(x, fromTerms([]term{t}, false))
+				f := Const(t.coef)
+				for _, a := range t.mono {
+					if a != inner {
+						f = mul2(f, fromTerms([]term{{coef: 1, mono: []*atom{a}, key: a.key}}, false))
+					}
+				}
 				for _, y := range inner.args {
-					flat = append(flat, Add(rest, Scale(y, k)))
+					flat = append(flat, Add(rest, mul2(f, y)))
 				}
 				spreadAny = true
 				continue
@@ -132,17 +211,31 @@ func flatten(kind atomKind, xs []Expr, spread bool) (flat []Expr, spreadAny bool
 	return flat, spreadAny
 }
 
-// spreadable finds in x a term k*a, k > 0, with a an extremum of kind.
-func spreadable(kind atomKind, x Expr) (int64, *atom, bool) {
+// spreadable finds in x a term f*a, with a an extremum of kind and f > 0
+// a constant times symbols.
+func spreadable(kind atomKind, x Expr) (term, *atom, bool) {
 	if x.Overflowed() {
-		return 0, nil, false
+		return term{}, nil, false
 	}
 	for _, t := range x.terms() {
-		if t.coef > 0 && len(t.mono) == 1 && t.mono[0].kind == kind {
-			return t.coef, t.mono[0], true
+		if t.coef <= 0 {
+			continue
+		}
+		var inner *atom
+		ok := true
+		for _, a := range t.mono {
+			switch {
+			case a.kind == kind && inner == nil:
+				inner = a
+			case a.kind != atomSym:
+				ok = false
+			}
+		}
+		if ok && inner != nil {
+			return t, inner, true
 		}
 	}
-	return 0, nil, false
+	return term{}, nil, false
 }
 
 // reduce writes the extremum of args (already flattened) as common + the

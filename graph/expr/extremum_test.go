@@ -22,6 +22,10 @@ func TestExtremumShortForms(t *testing.T) {
 		{"max(x + max(a, b), x + a + b)", "a + b + x"},
 		// ...and stays when spreading would only repeat c.
 		{"max(a, c + d + e + max(x, y))", "max(a, c + d + e + max(x, y))"},
+		// So does a common factor of constants and symbols.
+		{"max(256*batch*s, 256*batch*t)", "256*batch*max(s, t)"},
+		{"min(64*((n + 63)//64) + 128, 192*n)", "64*min((n + 63)//64 + 2, 3*n)"},
+		{"max(x + 4*n*max(a, b), x + 4*n*a)", "4*max(a, b)*n + x"},
 		// Dominated arguments drop however many there are.
 		{"max(a, a + 1, a + 2, a + 3, a + 4, a + 5, a + 6, a + 7, a + 8, a + 9, b)", "max(a + 9, b)"},
 	}
@@ -36,10 +40,12 @@ func TestExtremumShortForms(t *testing.T) {
 // made of.
 func randomExtremumSource(rng *rand.Rand, depth int) string {
 	leaf := func() string {
-		switch rng.Intn(4) {
+		switch rng.Intn(5) {
 		case 0:
 			return fmt.Sprint(rng.Intn(9))
 		case 1:
+			return fmt.Sprintf("%d*%s", 2*(1+rng.Intn(3)), []string{"a", "b", "c", "a*b", "(a + 3)//4"}[rng.Intn(5)])
+		case 2:
 			return fmt.Sprintf("%d*%s", 1+rng.Intn(4), []string{"a", "b", "c"}[rng.Intn(3)])
 		default:
 			return []string{"a", "b", "c", "a*b"}[rng.Intn(4)]
