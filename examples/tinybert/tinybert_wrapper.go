@@ -428,52 +428,52 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.
 // The pools of the plan for "batch" in [1, 8], "seq"=1:
 //
-//	pool 0 on "cpu": max(128*batch*seq, 128*seq) bytes, 4 storages, steps [3, 54)
-//	pool 1 on "cpu": max(128*batch, 128*batch*seq) bytes, 10 storages, steps [1, 54)
-//	pool 2 on "cpu": 4*batch*seq + 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64) bytes, 36 storages, steps [2, 53)
+//	pool 0 on "cpu": 128*max(1, batch)*seq bytes, 4 storages, steps [3, 54)
+//	pool 1 on "cpu": 128*batch*max(1, seq) bytes, 10 storages, steps [1, 54)
+//	pool 2 on "cpu": 4*batch*seq + 64*((8*max(2*batch*seq*seq + 16*batch*seq + 8*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), seq) + 63)//64) bytes, 36 storages, steps [2, 53)
 //
 // The pools of the plan for "batch">=1, "seq"=2:
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
-//	pool 1 on "cpu": max(128*batch, 64*((16*batch*seq*seq + 63)//64), 64*((4*batch*seq + 63)//64) + max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((8*seq + 63)//64) + 128*seq) bytes, 8 storages, steps [2, 54)
-//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 640*batch*seq, 768*batch*seq) bytes, 33 storages, steps [5, 53)
+//	pool 1 on "cpu": 64*max((16*batch*seq*seq + 63)//64 + (4*batch*seq + 63)//64, (4*batch*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), (8*seq + 63)//64 + 2*seq, 2*batch) bytes, 8 storages, steps [2, 54)
+//	pool 2 on "cpu": 64*max(12*batch*seq, 24*((min(528, batch) + 11)//12) + 2*batch + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64, 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192, 8*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)) bytes, 33 storages, steps [5, 53)
 //
 // The pools of the plan for "batch">=1, "seq"=3:
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 1 storages, steps [50, 54)
-//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes, 4 storages, steps [2, 54)
-//	pool 2 on "cpu": max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 896*batch*seq) bytes, 45 storages, steps [1, 53)
+//	pool 1 on "cpu": 64*max((4*batch*seq + 63)//64, (8*seq + 63)//64 + 2*seq, 2*batch) bytes, 4 storages, steps [2, 54)
+//	pool 2 on "cpu": 64*max(10*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 12*batch*seq + 2*((16*batch*seq*seq + 63)//64), 14*batch*seq, 24*((min(528, batch) + 11)//12) + 2*batch + 64, 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 16*((min(1024, seq) + 31)//32) + 2*min(256, seq), 6*batch*seq + 2*((16*batch*seq*seq + 63)//64) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + 2*((16*batch*seq*seq + 63)//64) + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192) bytes, 45 storages, steps [1, 53)
 //
 // The pools of the plan for "batch">=1, "seq"=4:
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
-//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes, 4 storages, steps [2, 54)
-//	pool 2 on "cpu": max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes, 37 storages, steps [5, 53)
+//	pool 1 on "cpu": 64*max((4*batch*seq + 63)//64, (8*seq + 63)//64 + 2*seq, 2*batch) bytes, 4 storages, steps [2, 54)
+//	pool 2 on "cpu": 64*max(10*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 12*batch*seq, 24*((min(528, batch) + 11)//12) + 2*batch + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + 2*((16*batch*seq*seq + 63)//64) + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192) bytes, 37 storages, steps [5, 53)
 //
 // The pools of the plan for "batch">=1, "seq" in [5, 15]:
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
-//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes, 4 storages, steps [2, 54)
-//	pool 2 on "cpu": max(128*batch, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq + max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 640*batch*seq) bytes, 37 storages, steps [5, 53)
+//	pool 1 on "cpu": 64*max((4*batch*seq + 63)//64, (8*seq + 63)//64 + 2*seq, 2*batch) bytes, 4 storages, steps [2, 54)
+//	pool 2 on "cpu": 64*max(12*batch*seq, 2*batch*seq + 2*((16*batch*seq*seq + 63)//64) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch) + 11)//12) + 2*batch + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + (16*batch*seq*seq + 63)//64, 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192, 8*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)) bytes, 37 storages, steps [5, 53)
 //
 // The pools of the plan for "batch" in [1, 8], "seq">=16:
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
-//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes, 3 storages, steps [2, 54)
-//	pool 2 on "cpu": max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq)), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes, 38 storages, steps [3, 53)
+//	pool 1 on "cpu": 64*max((4*batch*seq + 63)//64, (8*seq + 63)//64, 2*batch) bytes, 3 storages, steps [2, 54)
+//	pool 2 on "cpu": 64*max(10*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 12*batch*seq, 2*batch*seq + 2*((16*batch*seq*seq + 63)//64), 2*seq, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + (16*batch*seq*seq + 63)//64, 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192) bytes, 38 storages, steps [3, 53)
 //
 // The pools of the plan for "batch">=9, "seq"=1:
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 1 storages, steps [50, 54)
 //	pool 1 on "cpu": 128*batch bytes, 1 storages, steps [52, 54)
-//	pool 2 on "cpu": max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)) + 12288, 256*batch*seq, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((8*seq + 63)//64) + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 640*batch*seq + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64), 896*batch*seq + 64*((4*batch*seq + 63)//64)) bytes, 46 storages, steps [1, 51)
+//	pool 2 on "cpu": 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max((16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32) + 24*((min(528, batch*seq) + 11)//12) + 64, 10*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 10*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 12*batch*seq, 2*((16*batch*seq*seq + 63)//64) + 24*((min(528, batch*seq) + 11)//12) + 64, 2*batch*seq + (8*seq + 63)//64 + 24*((min(528, batch*seq) + 11)//12) + 2*seq + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 24*((min(528, batch*seq) + 11)//12) + 2*min(256, seq) + 192, 4*batch*seq + 2*((16*batch*seq*seq + 63)//64) + 6*((4*min(132, batch*seq) + 11)//12) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 16*((min(1024, seq) + 31)//32) + 2*min(256, seq), 4*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 48*((min(528, batch*seq) + 11)//12) + 256, 6*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + (8*seq + 63)//64 + 2*min(256, seq) + 2*seq, 6*batch*seq + 2*((16*batch*seq*seq + 63)//64), 6*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192, 8*batch*seq + (8*seq + 63)//64 + 2*seq, 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 128) bytes, 46 storages, steps [1, 51)
 //	pool 3 on "cpu": 1536*((min(528, batch) + 11)//12) + 128*batch + 4096 bytes, 2 storages, steps [51, 53)
 //
 // The pools of the plan for "batch">=9, "seq">=16:
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
-//	pool 1 on "cpu": max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes, 3 storages, steps [2, 54)
-//	pool 2 on "cpu": max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq)), 128*batch, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq)), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*seq, 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq) + 12288, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 3072*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq) + 8192, 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)) bytes, 38 storages, steps [3, 53)
+//	pool 1 on "cpu": 64*max((4*batch*seq + 63)//64, (8*seq + 63)//64, 2*batch) bytes, 3 storages, steps [2, 54)
+//	pool 2 on "cpu": 64*max(10*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 12*batch*seq, 2*batch*seq + 72*((min(528, batch*seq) + 11)//12) + 256, 2*seq, 24*((min(528, batch) + 11)//12) + 2*batch + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*batch*seq*seq + 63)//64 + 24*((min(528, batch*seq) + 11)//12) + 192, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 24*((min(528, batch*seq) + 11)//12) + 2*min(256, seq) + 192, 4*batch*seq + 2*((16*batch*seq*seq + 63)//64), 4*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 320, 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 6*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 16*((min(1024, seq) + 31)//32) + 2*min(256, seq), 6*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32) + 24*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + (16*batch*seq*seq + 63)//64, 8*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192) bytes, 38 storages, steps [3, 53)
 type frame struct {
 	*wgrt.Frame
 	k    Kernels
@@ -520,570 +520,601 @@ var program = wgrt.Program{
 		3, 22, 21,
 		0, 12288, 0,
 		2, 23, 24,
-		0, 1024, 0,
-		7, 26, 1,
-		0, 31, 0,
-		2, 27, 28,
-		4, 29, 4,
-		3, 26, 30,
-		3, 9, 16,
-		7, 32, 15,
-		2, 33, 18,
-		4, 34, 20,
+		0, 132, 0,
+		7, 26, 16,
+		3, 9, 27,
+		2, 28, 18,
+		4, 29, 20,
 		0, 384, 0,
-		3, 36, 35,
-		2, 31, 37,
+		3, 31, 30,
+		0, 1024, 0,
+		7, 33, 1,
+		0, 31, 0,
+		2, 34, 35,
+		4, 36, 4,
+		3, 33, 37,
+		2, 32, 38,
 		0, 256, 0,
-		7, 39, 1,
-		3, 35, 40,
+		7, 40, 1,
+		3, 30, 41,
 		0, 48, 0,
-		3, 42, 41,
+		3, 43, 42,
 		0, 128, 0,
-		3, 44, 40,
-		2, 43, 45,
+		3, 45, 41,
+		2, 44, 46,
 		0, 4096, 0,
-		2, 23, 47,
+		2, 23, 48,
 		0, 8192, 0,
-		2, 23, 49,
+		2, 23, 50,
 		0, 3072, 0,
-		3, 51, 21,
-		2, 52, 49,
+		3, 52, 21,
+		2, 53, 50,
 		7, 15, 0,
-		2, 54, 18,
-		4, 55, 20,
-		3, 22, 56,
-		2, 57, 47,
+		2, 55, 18,
+		4, 56, 20,
+		3, 22, 57,
+		2, 58, 48,
 		0, 0, 0,
 		3, 10, 16,
 		0, 12800, 0,
 		0, 2, 0,
 		0, 3, 0,
-		3, 44, 16,
-		3, 44, 1,
-		6, 64, 65,
-		3, 44, 0,
-		6, 67, 64,
+		6, 2, 0,
+		3, 65, 1,
+		3, 45, 66,
+		6, 2, 1,
+		3, 0, 68,
+		3, 45, 69,
+		3, 9, 16,
 		3, 16, 1,
+		3, 63, 72,
 		0, 16, 0,
-		3, 70, 69,
+		3, 74, 16,
+		2, 73, 75,
 		0, 63, 0,
-		2, 43, 72,
-		4, 73, 6,
-		3, 6, 74,
-		2, 64, 75,
-		2, 76, 45,
-		3, 36, 16,
-		2, 57, 67,
-		2, 79, 47,
-		6, 80, 25,
-		2, 71, 31,
-		2, 82, 37,
-		6, 81, 83,
-		3, 39, 16,
-		2, 85, 52,
-		2, 86, 49,
-		6, 84, 87,
-		2, 88, 72,
-		4, 89, 6,
-		3, 6, 90,
-		2, 78, 91,
-		6, 77, 92,
-		2, 93, 72,
-		4, 94, 6,
-		3, 6, 95,
-		2, 71, 96,
-		6, 97, 11,
-		2, 98, 72,
-		4, 99, 6,
-		3, 6, 100,
-		2, 32, 101,
-		2, 64, 91,
-		2, 85, 91,
-		2, 75, 45,
-		2, 71, 72,
-		4, 106, 6,
-		3, 6, 107,
-		6, 67, 108,
-		2, 32, 72,
-		4, 110, 6,
-		3, 6, 111,
-		6, 108, 105,
-		2, 112, 113,
-		6, 109, 114,
-		6, 115, 105,
-		2, 11, 72,
-		4, 117, 6,
-		3, 6, 118,
-		2, 119, 65,
-		6, 116, 120,
-		2, 64, 31,
-		2, 122, 37,
-		6, 67, 123,
-		2, 64, 23,
-		2, 125, 47,
-		6, 124, 126,
-		2, 85, 31,
-		2, 128, 37,
+		2, 44, 77,
+		4, 78, 6,
+		3, 63, 41,
+		2, 79, 80,
+		0, 192, 0,
+		3, 82, 21,
+		2, 75, 83,
 		0, 512, 0,
-		3, 130, 16,
-		6, 129, 131,
-		2, 64, 132,
-		6, 133, 129,
-		2, 64, 134,
-		6, 127, 135,
-		6, 134, 131,
-		2, 64, 137,
-		6, 136, 138,
-		6, 139, 133,
-		6, 50, 85,
-		2, 85, 141,
-		6, 87, 142,
-		2, 64, 143,
-		6, 140, 144,
-		6, 145, 80,
-		6, 146, 50,
-		6, 147, 85,
-		6, 148, 129,
-		6, 149, 87,
-		2, 85, 108,
-		6, 150, 151,
-		6, 152, 142,
-		6, 153, 78,
-		2, 78, 31,
-		2, 155, 37,
-		6, 154, 156,
-		6, 157, 131,
-		2, 131, 23,
-		2, 159, 24,
-		6, 158, 160,
-		0, 640, 0,
-		3, 162, 16,
-		6, 161, 163,
+		2, 84, 85,
+		3, 7, 57,
+		3, 10, 0,
+		2, 87, 88,
+		2, 89, 40,
+		6, 86, 90,
+		3, 7, 21,
 		0, 768, 0,
-		3, 165, 16,
-		6, 164, 166,
+		2, 92, 93,
+		6, 91, 94,
+		0, 24, 0,
+		3, 96, 30,
+		2, 72, 97,
+		3, 6, 37,
+		2, 98, 99,
+		6, 95, 100,
+		3, 74, 101,
+		2, 102, 77,
+		4, 103, 6,
+		2, 71, 104,
+		6, 81, 105,
+		3, 10, 106,
+		2, 76, 107,
+		6, 108, 1,
+		3, 10, 109,
+		2, 110, 77,
+		4, 111, 6,
+		3, 6, 112,
+		2, 71, 113,
+		3, 45, 16,
+		3, 45, 1,
+		3, 6, 104,
+		3, 31, 16,
+		2, 118, 117,
+		3, 40, 16,
+		2, 115, 117,
+		2, 120, 117,
+		3, 74, 72,
+		2, 123, 32,
+		2, 124, 38,
+		3, 6, 106,
+		2, 115, 126,
+		2, 123, 115,
+		2, 128, 126,
+		3, 6, 79,
+		2, 130, 46,
+		2, 115, 130,
+		2, 132, 46,
+		2, 120, 53,
+		2, 134, 50,
+		3, 45, 0,
+		2, 58, 136,
+		2, 137, 48,
+		2, 123, 77,
+		4, 139, 6,
+		2, 71, 77,
+		4, 141, 6,
+		2, 140, 142,
+		2, 142, 79,
+		2, 144, 80,
+		6, 143, 145,
+		2, 11, 77,
+		4, 147, 6,
+		3, 63, 1,
+		2, 148, 149,
+		6, 146, 150,
+		3, 63, 0,
+		6, 151, 152,
+		3, 6, 153,
+		3, 20, 16,
+		3, 96, 57,
+		2, 156, 152,
+		2, 157, 6,
+		6, 155, 158,
+		2, 71, 140,
+		6, 159, 160,
+		0, 6, 0,
+		3, 162, 16,
+		3, 43, 21,
+		2, 163, 164,
+		2, 165, 45,
+		6, 161, 166,
+		3, 96, 21,
+		2, 61, 168,
+		2, 169, 82,
+		6, 167, 170,
+		3, 162, 30,
+		2, 61, 172,
+		3, 74, 37,
+		2, 173, 174,
+		6, 171, 175,
+		3, 6, 176,
 		0, 136, 0,
-		3, 168, 1,
-		2, 32, 113,
-		2, 71, 85,
-		6, 67, 112,
-		6, 172, 120,
-		6, 77, 151,
-		2, 108, 174,
-		6, 174, 175,
-		2, 64, 176,
-		6, 177, 151,
-		2, 64, 178,
-		6, 177, 179,
-		6, 180, 151,
-		2, 38, 181,
-		6, 182, 126,
-		6, 183, 77,
-		6, 77, 177,
-		6, 185, 175,
-		2, 64, 186,
-		6, 126, 187,
-		2, 64, 188,
-		6, 184, 189,
-		6, 190, 187,
-		6, 191, 177,
-		6, 177, 131,
-		2, 64, 193,
-		6, 180, 194,
-		6, 194, 131,
-		2, 64, 196,
-		6, 195, 197,
-		6, 198, 131,
-		2, 64, 199,
-		6, 192, 200,
-		6, 201, 179,
-		6, 202, 194,
-		6, 203, 197,
-		2, 85, 23,
-		2, 205, 49,
-		6, 85, 53,
-		2, 85, 207,
-		6, 206, 208,
-		6, 209, 53,
-		2, 64, 210,
-		6, 204, 211,
-		6, 212, 144,
-		6, 213, 80,
-		6, 214, 58,
-		6, 215, 50,
-		6, 216, 206,
-		6, 217, 87,
-		6, 218, 151,
-		6, 219, 142,
-		6, 220, 208,
-		6, 221, 53,
-		2, 78, 108,
-		2, 223, 75,
-		2, 224, 45,
-		6, 222, 225,
-		2, 78, 75,
-		2, 227, 45,
-		6, 226, 228,
-		2, 131, 31,
-		2, 230, 37,
-		6, 229, 231,
-		6, 232, 160,
-		2, 159, 47,
-		6, 233, 234,
-		6, 235, 175,
-		6, 225, 231,
-		2, 108, 237,
-		6, 236, 238,
+		3, 178, 1,
+		6, 140, 81,
+		3, 6, 180,
+		2, 71, 181,
+		3, 85, 16,
+		2, 183, 23,
+		2, 184, 24,
+		3, 63, 16,
+		3, 64, 30,
+		3, 10, 37,
+		2, 187, 188,
+		6, 186, 189,
+		3, 45, 190,
+		2, 120, 191,
+		2, 118, 191,
+		2, 183, 191,
+		2, 115, 32,
+		2, 195, 38,
+		2, 120, 32,
+		2, 197, 38,
+		2, 123, 120,
+		2, 115, 23,
+		2, 200, 48,
+		3, 162, 21,
+		2, 202, 4,
+		6, 203, 16,
+		3, 40, 204,
+		2, 120, 205,
+		0, 640, 0,
+		3, 207, 16,
+		3, 93, 16,
+		2, 118, 32,
+		2, 210, 38,
+		3, 20, 21,
+		2, 212, 4,
+		6, 213, 16,
+		3, 40, 214,
+		2, 120, 215,
+		2, 118, 215,
+		6, 142, 150,
+		6, 218, 152,
+		3, 6, 219,
+		0, 10, 0,
+		3, 221, 16,
+		2, 222, 140,
+		2, 223, 79,
+		2, 224, 80,
+		3, 63, 140,
+		2, 155, 226,
+		6, 225, 227,
+		0, 14, 0,
+		3, 229, 16,
+		6, 228, 230,
+		6, 231, 158,
+		2, 163, 140,
+		2, 233, 172,
+		2, 234, 79,
+		2, 235, 174,
+		2, 236, 80,
+		6, 232, 237,
+		2, 163, 226,
+		2, 239, 79,
+		2, 240, 80,
+		6, 238, 241,
+		6, 242, 166,
+		2, 61, 226,
+		2, 244, 172,
+		2, 245, 174,
+		6, 243, 246,
+		6, 247, 170,
+		3, 6, 248,
 		0, 896, 0,
-		3, 240, 16,
-		6, 239, 241,
-		2, 71, 237,
-		2, 71, 78,
-		2, 244, 75,
-		2, 245, 45,
-		2, 43, 78,
-		2, 247, 45,
-		2, 71, 174,
-		2, 43, 64,
-		2, 250, 45,
-		6, 38, 67,
-		6, 252, 123,
-		6, 253, 126,
-		2, 125, 49,
-		6, 254, 255,
-		2, 64, 108,
-		6, 256, 257,
-		2, 257, 75,
-		2, 259, 45,
-		6, 258, 260,
-		6, 38, 123,
-		6, 262, 257,
-		6, 263, 260,
-		6, 129, 78,
-		2, 64, 265,
-		6, 266, 129,
-		6, 267, 78,
-		2, 64, 268,
-		6, 264, 269,
-		6, 270, 266,
-		6, 271, 48,
-		6, 272, 129,
-		6, 273, 78,
-		2, 78, 23,
-		2, 275, 24,
-		6, 274, 276,
-		6, 277, 108,
-		6, 129, 108,
-		2, 108, 279,
-		6, 278, 280,
-		2, 64, 281,
-		6, 261, 282,
-		6, 283, 269,
-		6, 284, 138,
-		2, 151, 31,
-		2, 286, 37,
-		6, 133, 287,
-		2, 64, 288,
-		6, 285, 289,
-		6, 290, 266,
-		6, 291, 133,
-		6, 292, 80,
-		6, 293, 48,
-		6, 294, 50,
-		6, 295, 85,
-		6, 296, 129,
-		6, 297, 87,
-		6, 298, 287,
-		2, 85, 75,
-		2, 300, 45,
-		6, 299, 301,
-		6, 255, 78,
-		2, 85, 303,
-		6, 302, 304,
-		6, 305, 142,
-		6, 306, 78,
-		6, 307, 276,
-		2, 78, 52,
-		2, 309, 49,
-		6, 308, 310,
-		6, 311, 131,
-		6, 312, 160,
-		6, 313, 108,
-		6, 314, 280,
-		6, 287, 301,
-		2, 108, 316,
-		6, 315, 317,
-		2, 171, 31,
-		2, 319, 37,
-		2, 71, 316,
-		2, 43, 85,
-		2, 322, 45,
-		2, 71, 279,
-		2, 250, 108,
-		2, 325, 45,
-		2, 125, 24,
-		6, 67, 327,
-		6, 328, 126,
-		6, 329, 257,
-		6, 330, 260,
-		6, 331, 77,
-		6, 332, 266,
-		6, 333, 144,
-		6, 156, 163,
-		2, 64, 335,
+		3, 250, 16,
+		2, 183, 32,
+		2, 252, 38,
+		2, 140, 79,
+		2, 254, 80,
+		2, 186, 172,
+		2, 256, 174,
+		6, 255, 257,
+		3, 6, 258,
+		2, 118, 259,
+		2, 123, 118,
+		2, 261, 259,
+		2, 118, 130,
+		2, 263, 46,
+		2, 261, 130,
+		2, 265, 46,
+		2, 44, 118,
+		2, 267, 46,
+		2, 184, 48,
+		2, 120, 23,
+		2, 270, 50,
+		2, 186, 226,
+		6, 255, 272,
+		6, 273, 71,
+		3, 6, 274,
+		2, 118, 275,
+		2, 183, 275,
+		2, 208, 275,
+		2, 120, 275,
+		3, 6, 140,
+		2, 115, 280,
+		2, 186, 140,
+		6, 81, 282,
+		3, 6, 283,
+		2, 281, 284,
+		2, 120, 280,
+		2, 286, 284,
+		2, 118, 280,
+		2, 288, 284,
+		2, 288, 32,
+		2, 290, 38,
+		2, 291, 284,
+		2, 115, 284,
+		2, 128, 284,
+		2, 44, 115,
+		2, 295, 46,
+		2, 168, 6,
+		2, 160, 79,
+		2, 298, 80,
+		6, 297, 299,
+		6, 300, 239,
+		3, 6, 301,
+		2, 115, 302,
+		2, 120, 302,
+		2, 222, 172,
+		2, 305, 174,
+		6, 306, 155,
+		6, 307, 158,
+		6, 308, 299,
+		2, 71, 226,
+		2, 310, 172,
+		2, 311, 174,
+		6, 309, 312,
+		2, 234, 174,
+		6, 313, 314,
+		6, 315, 166,
+		6, 316, 170,
+		3, 6, 317,
+		2, 140, 172,
+		2, 319, 174,
+		6, 320, 257,
+		6, 321, 163,
+		3, 6, 322,
+		2, 120, 323,
+		2, 118, 323,
+		2, 199, 32,
+		2, 326, 38,
+		6, 320, 81,
+		3, 6, 328,
+		2, 120, 329,
+		2, 199, 329,
+		2, 44, 120,
+		2, 332, 46,
+		6, 222, 226,
+		2, 282, 79,
+		2, 335, 80,
 		6, 334, 336,
-		6, 337, 80,
-		6, 338, 50,
-		6, 339, 85,
-		6, 340, 129,
-		6, 341, 206,
-		6, 342, 87,
-		6, 343, 151,
-		2, 151, 75,
-		2, 345, 45,
-		6, 344, 346,
-		6, 347, 142,
-		6, 348, 208,
-		6, 349, 53,
-		6, 350, 78,
-		6, 351, 156,
-		6, 327, 78,
-		2, 78, 353,
-		6, 352, 354,
-		6, 355, 131,
-		6, 356, 160,
-		6, 260, 266,
-		6, 358, 129,
-		2, 108, 359,
-		6, 357, 360,
-		6, 257, 156,
-		2, 108, 362,
-		6, 361, 363,
-		6, 364, 163,
-		2, 71, 362,
-		2, 71, 64,
-		2, 322, 108,
-		2, 368, 45,
-		2, 71, 359,
-		2, 367, 75,
-		2, 371, 45,
-		6, 172, 119,
-		6, 257, 78,
-		2, 64, 374,
-		6, 257, 375,
-		6, 376, 78,
-		2, 64, 377,
-		6, 257, 378,
-		6, 379, 375,
-		2, 38, 380,
-		6, 381, 123,
-		6, 382, 327,
-		6, 383, 126,
-		6, 384, 257,
-		6, 385, 77,
-		6, 123, 85,
-		2, 64, 387,
-		6, 123, 388,
-		6, 389, 78,
-		2, 64, 390,
-		6, 386, 391,
-		6, 392, 388,
-		6, 393, 378,
-		6, 394, 375,
-		6, 395, 144,
-		6, 396, 65,
-		6, 397, 50,
-		6, 398, 87,
-		6, 399, 151,
-		6, 400, 346,
-		6, 401, 301,
-		6, 402, 142,
-		6, 403, 354,
-		6, 123, 257,
-		6, 405, 391,
-		6, 406, 388,
-		2, 108, 407,
-		6, 404, 408,
-		6, 257, 301,
-		2, 108, 410,
-		6, 409, 411,
-		2, 71, 407,
-		2, 71, 410,
-		2, 85, 112,
-		2, 415, 75,
-		2, 416, 45,
-		2, 78, 112,
-		6, 417, 418,
-		2, 112, 23,
-		2, 420, 47,
-		6, 419, 421,
-		2, 64, 422,
-		6, 423, 418,
-		2, 108, 424,
-		6, 424, 425,
-		2, 38, 426,
-		2, 151, 112,
-		2, 428, 75,
-		2, 429, 45,
-		6, 430, 418,
-		2, 108, 431,
-		2, 163, 112,
-		6, 432, 433,
-		2, 64, 434,
-		6, 435, 418,
-		6, 436, 432,
-		2, 38, 437,
-		6, 427, 438,
-		2, 64, 112,
-		6, 439, 440,
-		2, 440, 23,
-		2, 442, 47,
-		6, 441, 443,
-		2, 223, 112,
-		2, 445, 75,
-		2, 446, 45,
-		6, 443, 447,
-		2, 64, 448,
-		6, 444, 449,
-		6, 440, 423,
-		6, 451, 421,
-		2, 64, 452,
+		2, 160, 172,
+		2, 338, 174,
+		6, 337, 339,
+		2, 163, 168,
+		2, 341, 82,
+		6, 340, 342,
+		6, 343, 175,
+		3, 6, 344,
+		2, 115, 345,
+		2, 118, 23,
+		2, 347, 24,
+		6, 189, 16,
+		3, 45, 349,
+		2, 120, 350,
+		2, 118, 350,
+		2, 183, 350,
+		2, 71, 172,
+		2, 354, 174,
+		6, 140, 355,
+		3, 6, 356,
+		2, 123, 357,
+		2, 295, 280,
+		2, 359, 46,
+		2, 200, 50,
+		2, 115, 205,
+		2, 118, 205,
+		2, 118, 53,
+		2, 364, 50,
+		2, 272, 79,
+		2, 366, 80,
+		6, 155, 367,
+		6, 368, 158,
+		6, 369, 299,
+		6, 370, 314,
+		6, 371, 166,
+		2, 61, 140,
+		6, 372, 373,
+		6, 374, 170,
+		6, 375, 175,
+		3, 6, 376,
+		2, 115, 357,
+		2, 128, 357,
+		2, 332, 280,
+		2, 380, 46,
+		2, 200, 24,
+		2, 202, 43,
+		6, 383, 16,
+		3, 40, 384,
+		2, 115, 385,
+		2, 183, 385,
+		6, 255, 355,
+		6, 388, 163,
+		3, 6, 389,
+		2, 115, 390,
+		2, 128, 390,
+		2, 128, 130,
+		2, 393, 46,
+		2, 281, 130,
+		2, 395, 46,
+		2, 286, 130,
+		2, 397, 46,
+		6, 142, 148,
+		6, 399, 152,
+		3, 6, 400,
+		6, 307, 272,
+		6, 402, 149,
+		6, 403, 299,
+		6, 404, 314,
+		6, 405, 166,
+		6, 406, 373,
+		6, 407, 170,
+		3, 6, 408,
+		2, 115, 350,
+		6, 356, 163,
+		3, 6, 411,
+		2, 115, 412,
+		2, 128, 412,
+		6, 140, 71,
+		3, 6, 415,
+		2, 120, 416,
+		2, 118, 416,
+		2, 115, 416,
+		2, 211, 416,
+		2, 186, 79,
+		2, 421, 80,
+		6, 140, 422,
+		3, 6, 423,
+		2, 115, 424,
+		2, 128, 424,
+		2, 120, 130,
+		2, 427, 46,
+		3, 6, 142,
+		2, 115, 429,
+		2, 320, 168,
+		2, 431, 6,
+		2, 222, 79,
+		2, 433, 80,
+		6, 432, 434,
+		6, 435, 306,
+		6, 436, 155,
+		2, 226, 168,
+		2, 438, 6,
+		6, 437, 439,
+		2, 186, 148,
+		2, 441, 168,
+		2, 442, 149,
+		2, 443, 6,
+		6, 440, 444,
+		2, 71, 79,
+		2, 446, 168,
+		2, 447, 80,
+		2, 448, 82,
+		6, 445, 449,
+		2, 311, 79,
+		2, 451, 174,
+		2, 452, 80,
 		6, 450, 453,
-		6, 440, 87,
-		2, 159, 49,
-		6, 455, 456,
-		2, 64, 457,
-		6, 454, 458,
-		2, 64, 424,
-		6, 460, 423,
-		6, 461, 418,
-		2, 64, 462,
-		6, 463, 460,
-		6, 464, 423,
-		6, 465, 418,
-		2, 64, 466,
-		6, 459, 467,
-		6, 468, 463,
-		6, 469, 460,
-		6, 470, 423,
-		6, 471, 435,
-		2, 23, 424,
-		2, 473, 24,
-		6, 472, 474,
-		6, 475, 85,
-		6, 476, 87,
-		6, 477, 430,
-		6, 478, 415,
-		6, 479, 417,
-		2, 85, 119,
-		2, 481, 422,
-		2, 482, 65,
-		6, 480, 483,
-		2, 85, 422,
-		6, 484, 485,
-		2, 485, 65,
-		6, 486, 487,
-		6, 488, 447,
-		6, 489, 418,
-		2, 418, 52,
-		2, 491, 49,
-		6, 490, 492,
-		6, 493, 131,
-		6, 494, 456,
-		2, 131, 112,
-		6, 495, 496,
-		2, 496, 23,
-		2, 498, 24,
-		6, 497, 499,
-		6, 423, 417,
-		6, 501, 425,
-		2, 108, 502,
-		6, 500, 503,
-		6, 504, 425,
-		6, 505, 432,
-		6, 506, 112,
-		6, 507, 421,
-		6, 508, 433,
-		2, 433, 23,
-		2, 510, 49,
-		6, 509, 511,
-		2, 166, 112,
-		6, 512, 513,
-		2, 241, 112,
-		6, 514, 515,
-		2, 485, 169,
-		2, 71, 424,
-		2, 71, 502,
-		2, 322, 112,
-		2, 520, 45,
-		2, 71, 431,
-		2, 171, 112,
-		2, 523, 75,
-		2, 524, 45,
-		6, 257, 77,
-		2, 64, 141,
-		6, 526, 527,
-		6, 528, 48,
-		6, 529, 78,
-		2, 64, 530,
-		6, 257, 531,
-		2, 38, 532,
-		6, 257, 85,
-		2, 64, 534,
-		6, 257, 535,
-		6, 536, 78,
-		2, 64, 537,
-		6, 257, 538,
-		6, 539, 535,
-		2, 38, 540,
-		6, 533, 541,
-		6, 542, 67,
-		6, 543, 257,
-		6, 544, 77,
-		6, 533, 257,
-		6, 546, 531,
-		6, 531, 78,
-		2, 64, 548,
-		6, 547, 549,
-		2, 64, 550,
-		6, 545, 551,
-		6, 552, 531,
-		6, 553, 538,
-		6, 554, 535,
-		2, 108, 526,
-		6, 77, 556,
-		2, 64, 557,
-		6, 555, 558,
-		6, 531, 549,
-		6, 560, 78,
-		2, 64, 561,
-		6, 559, 562,
-		6, 563, 549,
-		6, 564, 527,
-		6, 565, 65,
-		6, 566, 80,
-		2, 23, 548,
-		2, 568, 24,
-		6, 567, 569,
-		6, 570, 206,
-		6, 527, 50,
-		6, 572, 85,
-		2, 85, 573,
-		6, 571, 574,
-		6, 575, 208,
-		6, 576, 53,
-		6, 527, 85,
-		2, 52, 578,
-		2, 579, 49,
-		6, 577, 580,
-		6, 581, 354,
-		6, 582, 556,
-		6, 526, 531,
-		2, 108, 584,
+		2, 71, 164,
+		2, 455, 45,
+		6, 454, 456,
+		2, 164, 40,
+		6, 457, 458,
+		2, 233, 79,
+		2, 460, 80,
+		6, 459, 461,
+		6, 462, 314,
+		2, 163, 79,
+		2, 464, 148,
+		2, 465, 80,
+		2, 466, 149,
+		6, 463, 467,
+		6, 468, 239,
+		6, 469, 342,
+		2, 61, 148,
+		2, 471, 149,
+		6, 470, 472,
+		2, 169, 45,
+		6, 473, 474,
+		3, 6, 475,
+		2, 430, 476,
+		2, 446, 80,
+		6, 297, 478,
+		6, 479, 163,
+		3, 6, 480,
+		2, 430, 481,
+		2, 120, 429,
+		2, 483, 481,
+		2, 484, 116,
+		2, 484, 179,
+		2, 429, 481,
+		2, 430, 23,
+		2, 488, 481,
+		2, 489, 24,
+		2, 118, 429,
+		2, 491, 481,
+		2, 183, 429,
+		2, 493, 481,
+		2, 281, 429,
+		2, 495, 481,
+		2, 495, 32,
+		2, 497, 38,
+		2, 498, 481,
+		2, 128, 429,
+		2, 500, 481,
+		2, 128, 280,
+		2, 502, 429,
+		2, 503, 481,
+		2, 332, 429,
+		2, 505, 46,
+		2, 429, 23,
+		2, 507, 48,
+		2, 208, 429,
+		2, 509, 23,
+		2, 510, 50,
+		2, 491, 53,
+		2, 512, 50,
+		2, 493, 23,
+		2, 514, 24,
+		2, 209, 429,
+		2, 251, 429,
+		2, 226, 79,
+		2, 518, 80,
+		6, 519, 282,
+		6, 520, 163,
+		3, 6, 521,
+		2, 483, 522,
+		2, 491, 522,
+		2, 491, 32,
+		2, 525, 38,
+		2, 526, 522,
+		6, 255, 186,
+		3, 6, 528,
+		2, 483, 529,
+		2, 199, 429,
+		2, 531, 529,
+		2, 483, 130,
+		2, 533, 46,
+		2, 531, 130,
+		2, 535, 46,
+		2, 286, 429,
+		2, 537, 130,
+		2, 538, 46,
+		2, 288, 429,
+		2, 540, 130,
+		2, 541, 46,
+		3, 6, 300,
+		2, 430, 543,
+		2, 483, 543,
+		2, 488, 48,
+		2, 186, 164,
+		2, 547, 45,
+		6, 142, 548,
+		2, 341, 45,
+		6, 549, 550,
+		3, 6, 551,
+		2, 115, 552,
+		2, 120, 552,
+		2, 184, 50,
+		0, 72, 0,
+		3, 556, 21,
+		2, 186, 557,
+		2, 558, 40,
+		6, 307, 559,
+		6, 560, 149,
+		6, 561, 158,
+		6, 562, 299,
+		2, 160, 168,
+		2, 564, 82,
+		6, 563, 565,
+		6, 566, 449,
+		6, 567, 310,
+		0, 320, 0,
+		2, 455, 569,
+		6, 568, 570,
+		6, 571, 314,
+		6, 572, 166,
+		2, 163, 172,
+		2, 574, 79,
+		2, 575, 174,
+		2, 576, 80,
+		6, 573, 577,
+		2, 574, 174,
+		2, 579, 168,
+		2, 580, 45,
+		6, 578, 581,
+		6, 582, 373,
+		2, 61, 79,
+		2, 584, 80,
 		6, 583, 585,
-		6, 586, 105,
-		2, 71, 526,
-		2, 71, 584,
+		6, 586, 170,
+		3, 6, 587,
+		6, 140, 186,
+		3, 6, 589,
+		2, 120, 590,
+		2, 118, 590,
+		2, 115, 590,
+		2, 211, 590,
+		2, 115, 181,
+		2, 128, 181,
+		2, 281, 181,
+		2, 286, 181,
+		2, 168, 45,
+		6, 180, 599,
+		6, 600, 71,
+		3, 6, 601,
+		2, 115, 602,
+		2, 120, 602,
+		2, 270, 602,
+		2, 605, 24,
+		2, 118, 602,
+		2, 183, 602,
+		2, 257, 601,
+		6, 140, 609,
+		2, 71, 601,
+		6, 610, 611,
+		3, 6, 612,
+		2, 115, 613,
+		2, 120, 613,
+		2, 198, 602,
+		2, 199, 602,
+		2, 115, 53,
+		2, 618, 205,
+		2, 619, 50,
 	},
 	Tensors: []int32{
 		7, 0, 2, 0, // "input_ids"
@@ -1247,13 +1278,13 @@ var program = wgrt.Program{
 		0, 1, 6, 14, 6, 2, 6, 4, 4, 2, 4, 2, 0, 1, 4, 5,
 		4, 2, 4, 2, 4, 2, 0, 1, 4, 5, 4, 2, 0, 4, 4, 2,
 		4, 4, 4, 2, 4, 2, 0, 4, 4, 2, 0, 4, 4, 2, 25, 2,
-		38, 2, 46, 2, 48, 2, 50, 2, 53, 2, 25, 2, 38, 2, 46, 2,
-		48, 2, 50, 2, 53, 2, 58, 2,
+		39, 2, 47, 2, 49, 2, 51, 2, 54, 2, 25, 2, 39, 2, 47, 2,
+		49, 2, 51, 2, 54, 2, 59, 2,
 	},
 	Lists: []int32{
 		3, 4, 4, 4,
-		4, 59, 62, 2, 63,
-		4, 59, 62, 63, 2,
+		4, 60, 63, 2, 64,
+		4, 60, 63, 64, 2,
 	},
 	Inputs: []int32{
 		0, 1,
@@ -1323,51 +1354,51 @@ var program = wgrt.Program{
 		[]byte("\x00\x00\x00\x00\x00\x00\x00\x00"), // "/Constant_3_output_0"
 	},
 	InputViews: []int32{
-		0, 0, 59, 60, // "input_ids"
-		1, 1, 59, 60, // "attention_mask"
-		2, 2, 59, 61, // "tok.weight"
-		6, 3, 59, 49, // "pos.weight"
-		9, 4, 59, 44, // "ln.weight"
-		10, 5, 59, 44, // "ln.bias"
-		12, 1, 59, 60, // "/Unsqueeze_1_output_0"
-		13, 1, 59, 60, // "/Unsqueeze_2_output_0"
-		15, 24, 59, 9, // "/Constant_7_output_0"
-		17, 25, 59, 9, // "/Constant_8_output_0"
-		19, 6, 59, 24, // "onnx::MatMul_225"
-		20, 7, 59, 36, // "layers.0.qkv.bias"
-		32, 26, 59, 9, // "/layers.0/Constant_9_output_0"
-		39, 8, 59, 47, // "onnx::MatMul_233"
-		40, 9, 59, 44, // "layers.0.out.bias"
-		42, 27, 59, 44, // "layers.0.ln1.weight"
-		43, 28, 59, 44, // "layers.0.ln1.bias"
-		45, 10, 59, 49, // "onnx::MatMul_234"
-		46, 11, 59, 39, // "layers.0.ff1.bias"
-		48, 29, 59, 9, // "/layers.0/Constant_11_output_0"
-		51, 30, 59, 9, // "/layers.0/Constant_12_output_0"
-		54, 31, 59, 9, // "/layers.0/Constant_13_output_0"
-		56, 12, 59, 49, // "onnx::MatMul_235"
-		57, 13, 59, 44, // "layers.0.ff2.bias"
-		59, 32, 59, 44, // "layers.0.ln2.weight"
-		60, 33, 59, 44, // "layers.0.ln2.bias"
-		62, 14, 59, 24, // "onnx::MatMul_236"
-		63, 15, 59, 36, // "layers.1.qkv.bias"
-		75, 34, 59, 9, // "/layers.1/Constant_9_output_0"
-		82, 16, 59, 47, // "onnx::MatMul_244"
-		83, 17, 59, 44, // "layers.1.out.bias"
-		85, 35, 59, 44, // "layers.1.ln1.weight"
-		86, 36, 59, 44, // "layers.1.ln1.bias"
-		88, 18, 59, 49, // "onnx::MatMul_245"
-		89, 19, 59, 39, // "layers.1.ff1.bias"
-		91, 37, 59, 9, // "/layers.1/Constant_11_output_0"
-		94, 38, 59, 9, // "/layers.1/Constant_12_output_0"
-		97, 39, 59, 9, // "/layers.1/Constant_13_output_0"
-		99, 20, 59, 49, // "onnx::MatMul_246"
-		100, 21, 59, 44, // "layers.1.ff2.bias"
-		102, 40, 59, 44, // "layers.1.ln2.weight"
-		103, 41, 59, 44, // "layers.1.ln2.bias"
-		105, 42, 59, 10, // "/Constant_3_output_0"
-		107, 22, 59, 47, // "pool.weight"
-		108, 23, 59, 44, // "pool.bias"
+		0, 0, 60, 61, // "input_ids"
+		1, 1, 60, 61, // "attention_mask"
+		2, 2, 60, 62, // "tok.weight"
+		6, 3, 60, 50, // "pos.weight"
+		9, 4, 60, 45, // "ln.weight"
+		10, 5, 60, 45, // "ln.bias"
+		12, 1, 60, 61, // "/Unsqueeze_1_output_0"
+		13, 1, 60, 61, // "/Unsqueeze_2_output_0"
+		15, 24, 60, 9, // "/Constant_7_output_0"
+		17, 25, 60, 9, // "/Constant_8_output_0"
+		19, 6, 60, 24, // "onnx::MatMul_225"
+		20, 7, 60, 31, // "layers.0.qkv.bias"
+		32, 26, 60, 9, // "/layers.0/Constant_9_output_0"
+		39, 8, 60, 48, // "onnx::MatMul_233"
+		40, 9, 60, 45, // "layers.0.out.bias"
+		42, 27, 60, 45, // "layers.0.ln1.weight"
+		43, 28, 60, 45, // "layers.0.ln1.bias"
+		45, 10, 60, 50, // "onnx::MatMul_234"
+		46, 11, 60, 40, // "layers.0.ff1.bias"
+		48, 29, 60, 9, // "/layers.0/Constant_11_output_0"
+		51, 30, 60, 9, // "/layers.0/Constant_12_output_0"
+		54, 31, 60, 9, // "/layers.0/Constant_13_output_0"
+		56, 12, 60, 50, // "onnx::MatMul_235"
+		57, 13, 60, 45, // "layers.0.ff2.bias"
+		59, 32, 60, 45, // "layers.0.ln2.weight"
+		60, 33, 60, 45, // "layers.0.ln2.bias"
+		62, 14, 60, 24, // "onnx::MatMul_236"
+		63, 15, 60, 31, // "layers.1.qkv.bias"
+		75, 34, 60, 9, // "/layers.1/Constant_9_output_0"
+		82, 16, 60, 48, // "onnx::MatMul_244"
+		83, 17, 60, 45, // "layers.1.out.bias"
+		85, 35, 60, 45, // "layers.1.ln1.weight"
+		86, 36, 60, 45, // "layers.1.ln1.bias"
+		88, 18, 60, 50, // "onnx::MatMul_245"
+		89, 19, 60, 40, // "layers.1.ff1.bias"
+		91, 37, 60, 9, // "/layers.1/Constant_11_output_0"
+		94, 38, 60, 9, // "/layers.1/Constant_12_output_0"
+		97, 39, 60, 9, // "/layers.1/Constant_13_output_0"
+		99, 20, 60, 50, // "onnx::MatMul_246"
+		100, 21, 60, 45, // "layers.1.ff2.bias"
+		102, 40, 60, 45, // "layers.1.ln2.weight"
+		103, 41, 60, 45, // "layers.1.ln2.bias"
+		105, 42, 60, 10, // "/Constant_3_output_0"
+		107, 22, 60, 48, // "pool.weight"
+		108, 23, 60, 45, // "pool.bias"
 	},
 	Ops: []wgrt.Op{
 		{Index: 0, Place: "ops[0]", Kernel: "Gather", Inputs: []string{"tok.weight", "input_ids"}, Outputs: []string{"/tok/Gather_output_0"}},
@@ -1429,107 +1460,107 @@ var program = wgrt.Program{
 			// "batch" in [1, 8], "seq"=1
 			Ranges: []int{0, 1, 8, 1, 1, 1},
 			Steps: []int32{
-				0, 1, 68, -1, -1, // acquire pool 1: max(128*batch, 128*batch*seq) bytes on "cpu"
-				2, 3, 1, 59, 64, // view "/tok/Gather_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 8, 1, 59, 64, // view "/Add_output_0": pool 1 at 0, 128*batch*seq bytes
+				0, 1, 70, -1, -1, // acquire pool 1: 128*batch*max(1, seq) bytes on "cpu"
+				2, 3, 1, 60, 115, // view "/tok/Gather_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 8, 1, 60, 115, // view "/Add_output_0": pool 1 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 2, 102, -1, -1, // acquire pool 2: 4*batch*seq + 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64) bytes on "cpu"
-				2, 4, 2, 59, 11, // view "/Range_output_0": pool 2 at 0, 8*seq bytes
-				2, 5, 2, 59, 11, // view "/Unsqueeze_output_0": pool 2 at 0, 8*seq bytes
+				0, 2, 114, -1, -1, // acquire pool 2: 4*batch*seq + 64*((8*max(2*batch*seq*seq + 16*batch*seq + 8*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), seq) + 63)//64) bytes on "cpu"
+				2, 4, 2, 60, 11, // view "/Range_output_0": pool 2 at 0, 8*seq bytes
+				2, 5, 2, 60, 11, // view "/Unsqueeze_output_0": pool 2 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				0, 0, 66, -1, -1, // acquire pool 0: max(128*batch*seq, 128*seq) bytes on "cpu"
-				2, 7, 0, 59, 65, // view "/pos/Gather_output_0": pool 0 at 0, 128*seq bytes
+				0, 0, 67, -1, -1, // acquire pool 0: 128*max(1, batch)*seq bytes on "cpu"
+				2, 7, 0, 60, 116, // view "/pos/Gather_output_0": pool 0 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 0, 59, 64, // view "/ln/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 41, 0, 59, 64, // view "/layers.0/Add_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 11, 0, 60, 115, // view "/ln/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 41, 0, 60, 115, // view "/layers.0/Add_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 2, 101, 102, // view "/Cast_1_output_0": pool 2 at 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64), 4*batch*seq bytes
-				2, 16, 2, 101, 102, // view "/Sub_output_0": pool 2 at 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64), 4*batch*seq bytes
-				2, 18, 2, 101, 102, // view "/Mul_output_0": pool 2 at 64*((max(16*batch*seq*seq + 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 8*seq) + 63)//64), 4*batch*seq bytes
+				2, 14, 2, 113, 114, // view "/Cast_1_output_0": pool 2 at 64*((8*max(2*batch*seq*seq + 16*batch*seq + 8*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), seq) + 63)//64), 4*batch*seq bytes
+				2, 16, 2, 113, 114, // view "/Sub_output_0": pool 2 at 64*((8*max(2*batch*seq*seq + 16*batch*seq + 8*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), seq) + 63)//64), 4*batch*seq bytes
+				2, 18, 2, 113, 114, // view "/Mul_output_0": pool 2 at 64*((8*max(2*batch*seq*seq + 16*batch*seq + 8*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), seq) + 63)//64), 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 59, 25, // view "scratch ops[8]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 91, 92, // view "/layers.0/qkv/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 384*batch*seq bytes
+				2, 111, 2, 60, 25, // view "scratch ops[8]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 117, 119, // view "/layers.0/qkv/Add_output_0": pool 2 at 64*((16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 1, 59, 64, // view "/layers.0/Split_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 25, 1, 59, 64, // view "/layers.0/Reshape_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 23, 2, 59, 64, // view "/layers.0/Split_output_1": pool 2 at 0, 128*batch*seq bytes
-				2, 27, 2, 59, 64, // view "/layers.0/Reshape_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 24, 2, 64, 85, // view "/layers.0/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 64, 85, // view "/layers.0/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 22, 1, 60, 115, // view "/layers.0/Split_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 25, 1, 60, 115, // view "/layers.0/Reshape_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 23, 2, 60, 115, // view "/layers.0/Split_output_1": pool 2 at 0, 128*batch*seq bytes
+				2, 27, 2, 60, 115, // view "/layers.0/Reshape_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 24, 2, 115, 120, // view "/layers.0/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 115, 120, // view "/layers.0/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 91, 103, // view "/layers.0/Transpose_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				2, 26, 2, 117, 121, // view "/layers.0/Transpose_output_0": pool 2 at 64*((16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 1, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 29, 1, 60, 115, // view "/layers.0/Transpose_1_output_0": pool 1 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 103, 104, // view "/layers.0/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				2, 30, 2, 121, 122, // view "/layers.0/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*((16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 59, 38, // view "scratch ops[13]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 38, 83, // view "/layers.0/MatMul_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 33, 2, 38, 83, // view "/layers.0/Div_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 34, 2, 38, 83, // view "/layers.0/Add_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 112, 2, 60, 39, // view "scratch ops[13]": pool 2 at 0, 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 31, 2, 39, 125, // view "/layers.0/MatMul_output_0": pool 2 at 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 16*batch*seq*seq bytes
+				2, 33, 2, 39, 125, // view "/layers.0/Div_output_0": pool 2 at 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 16*batch*seq*seq bytes
+				2, 34, 2, 39, 125, // view "/layers.0/Add_output_0": pool 2 at 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 96, 97, // view "/layers.0/Softmax_output_0": pool 2 at 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 16*batch*seq*seq bytes
+				2, 35, 2, 127, 129, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq + 64*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 59, 46, // view "scratch ops[17]": pool 2 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 105, 77, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 113, 2, 60, 47, // view "scratch ops[17]": pool 2 at 0, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 131, 133, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 1, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 38, 1, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 37, 1, 60, 115, // view "/layers.0/Transpose_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 38, 1, 60, 115, // view "/layers.0/Reshape_3_output_0": pool 1 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 59, 48, // view "scratch ops[19]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 60, 49, // view "scratch ops[19]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 1, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 58, 1, 59, 64, // view "/layers.0/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 44, 1, 60, 115, // view "/layers.0/ln1/LayerNormalization_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 58, 1, 60, 115, // view "/layers.0/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 91, 104, // view "/layers.0/ff1/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 256*batch*seq bytes
+				2, 115, 2, 60, 51, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 117, 122, // view "/layers.0/ff1/Add_output_0": pool 2 at 64*((16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 53, 87, // view "/layers.0/Div_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 50, 2, 53, 87, // view "/layers.0/Erf_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 52, 2, 53, 87, // view "/layers.0/Add_2_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 53, 2, 53, 87, // view "/layers.0/Mul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 55, 2, 53, 87, // view "/layers.0/Mul_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 49, 2, 54, 135, // view "/layers.0/Div_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 50, 2, 54, 135, // view "/layers.0/Erf_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 52, 2, 54, 135, // view "/layers.0/Add_2_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 53, 2, 54, 135, // view "/layers.0/Mul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 55, 2, 54, 135, // view "/layers.0/Mul_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 60, 54, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -1537,39 +1568,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 0, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 84, 0, 59, 64, // view "/layers.1/Add_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 61, 0, 60, 115, // view "/layers.0/ln2/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 84, 0, 60, 115, // view "/layers.1/Add_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 59, 25, // view "scratch ops[29]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 91, 92, // view "/layers.1/qkv/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 384*batch*seq bytes
+				2, 117, 2, 60, 25, // view "scratch ops[29]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 117, 119, // view "/layers.1/qkv/Add_output_0": pool 2 at 64*((16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 1, 59, 64, // view "/layers.1/Split_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 68, 1, 59, 64, // view "/layers.1/Reshape_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 66, 2, 59, 64, // view "/layers.1/Split_output_1": pool 2 at 0, 128*batch*seq bytes
-				2, 70, 2, 59, 64, // view "/layers.1/Reshape_1_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 67, 2, 64, 85, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 71, 2, 64, 85, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 65, 1, 60, 115, // view "/layers.1/Split_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 68, 1, 60, 115, // view "/layers.1/Reshape_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 66, 2, 60, 115, // view "/layers.1/Split_output_1": pool 2 at 0, 128*batch*seq bytes
+				2, 70, 2, 60, 115, // view "/layers.1/Reshape_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 67, 2, 115, 120, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 71, 2, 115, 120, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 91, 103, // view "/layers.1/Transpose_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				2, 69, 2, 117, 121, // view "/layers.1/Transpose_output_0": pool 2 at 64*((16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 1, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 72, 1, 60, 115, // view "/layers.1/Transpose_1_output_0": pool 1 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 103, 104, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 128*batch*seq bytes
+				2, 73, 2, 121, 122, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*((16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 59, 38, // view "scratch ops[34]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 38, 83, // view "/layers.1/MatMul_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 76, 2, 38, 83, // view "/layers.1/Div_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 77, 2, 38, 83, // view "/layers.1/Add_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 118, 2, 60, 39, // view "scratch ops[34]": pool 2 at 0, 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 74, 2, 39, 125, // view "/layers.1/MatMul_output_0": pool 2 at 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 16*batch*seq*seq bytes
+				2, 76, 2, 39, 125, // view "/layers.1/Div_output_0": pool 2 at 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 16*batch*seq*seq bytes
+				2, 77, 2, 39, 125, // view "/layers.1/Add_output_0": pool 2 at 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -1579,47 +1610,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 96, 97, // view "/layers.1/Softmax_output_0": pool 2 at 64*((max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64)) + 63)//64), 16*batch*seq*seq bytes
+				2, 78, 2, 127, 129, // view "/layers.1/Softmax_output_0": pool 2 at 128*batch*seq + 64*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 59, 46, // view "scratch ops[38]": pool 2 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 105, 77, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 119, 2, 60, 47, // view "scratch ops[38]": pool 2 at 0, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 131, 133, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 1, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 81, 1, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 80, 1, 60, 115, // view "/layers.1/Transpose_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 81, 1, 60, 115, // view "/layers.1/Reshape_3_output_0": pool 1 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 59, 48, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 60, 49, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 1, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 1 at 0, 128*batch*seq bytes
-				2, 101, 1, 59, 64, // view "/layers.1/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 87, 1, 60, 115, // view "/layers.1/ln1/LayerNormalization_output_0": pool 1 at 0, 128*batch*seq bytes
+				2, 101, 1, 60, 115, // view "/layers.1/Add_3_output_0": pool 1 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 91, 104, // view "/layers.1/ff1/Add_output_0": pool 2 at 64*((max(1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 12288, 16*batch*seq*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192) + 63)//64), 256*batch*seq bytes
+				2, 121, 2, 60, 51, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 117, 122, // view "/layers.1/ff1/Add_output_0": pool 2 at 64*((16*max(16*batch*seq + 192*((min(528, batch*seq) + 11)//12) + 512, 96*((min(528, batch) + 11)//12) + 8*batch + 256, 96*((min(528, batch*seq) + 11)//12) + 768, batch*seq*seq + 24*((4*min(132, batch*seq) + 11)//12) + 64*((min(1024, seq) + 31)//32)) + 63)//64), 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 53, 87, // view "/layers.1/Div_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 93, 2, 53, 87, // view "/layers.1/Erf_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 95, 2, 53, 87, // view "/layers.1/Add_2_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 96, 2, 53, 87, // view "/layers.1/Mul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
-				2, 98, 2, 53, 87, // view "/layers.1/Mul_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 92, 2, 54, 135, // view "/layers.1/Div_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 93, 2, 54, 135, // view "/layers.1/Erf_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 95, 2, 54, 135, // view "/layers.1/Add_2_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 96, 2, 54, 135, // view "/layers.1/Mul_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
+				2, 98, 2, 54, 135, // view "/layers.1/Mul_1_output_0": pool 2 at 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 59, 53, // view "scratch ops[48]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 60, 54, // view "scratch ops[48]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -1627,15 +1658,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 60, 115, // view "hidden": pool 0 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 58, 80, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
+				2, 106, 2, 59, 138, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 59, 58, // view "scratch ops[51]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 60, 59, // view "scratch ops[51]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 60, 136, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 60, 136, // view "pooled": pool 1 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -1649,107 +1680,107 @@ var program = wgrt.Program{
 			// "batch">=1, "seq"=2
 			Ranges: []int{0, 1, -1, 1, 2, 2},
 			Steps: []int32{
-				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				0, 0, 115, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 3, 0, 60, 115, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 60, 115, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 121, -1, -1, // acquire pool 1: max(128*batch, 64*((16*batch*seq*seq + 63)//64), 64*((4*batch*seq + 63)//64) + max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
-				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				0, 1, 154, -1, -1, // acquire pool 1: 64*max((16*batch*seq*seq + 63)//64 + (4*batch*seq + 63)//64, (4*batch*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), (8*seq + 63)//64 + 2*seq, 2*batch) bytes on "cpu"
+				2, 4, 1, 116, 179, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
+				2, 5, 1, 116, 179, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				2, 7, 1, 60, 116, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 167, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 640*batch*seq, 768*batch*seq) bytes on "cpu"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				0, 2, 177, -1, -1, // acquire pool 2: 64*max(12*batch*seq, 24*((min(528, batch) + 11)//12) + 2*batch + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64, 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192, 8*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)) bytes on "cpu"
+				2, 11, 2, 60, 115, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 60, 115, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 113, 170, // view "/Cast_1_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
-				2, 16, 1, 113, 170, // view "/Sub_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
-				2, 18, 1, 113, 170, // view "/Mul_output_0": pool 1 at max(64*((16*batch*seq*seq + 63)//64), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 4*batch*seq bytes
+				2, 14, 1, 181, 182, // view "/Cast_1_output_0": pool 1 at 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq)), 4*batch*seq bytes
+				2, 16, 1, 181, 182, // view "/Sub_output_0": pool 1 at 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq)), 4*batch*seq bytes
+				2, 18, 1, 181, 182, // view "/Mul_output_0": pool 1 at 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq)), 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 111, 2, 183, 185, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 115, 183, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 132, 133, // view "/layers.0/Split_output_1": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 27, 2, 132, 133, // view "/layers.0/Reshape_1_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 24, 2, 137, 138, // view "/layers.0/Split_output_2": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 28, 2, 137, 138, // view "/layers.0/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				2, 22, 0, 60, 115, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 60, 115, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 192, 193, // view "/layers.0/Split_output_1": pool 2 at 256*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
+				2, 27, 2, 192, 193, // view "/layers.0/Reshape_1_output_0": pool 2 at 256*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
+				2, 24, 2, 193, 194, // view "/layers.0/Split_output_2": pool 2 at 384*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
+				2, 28, 2, 193, 194, // view "/layers.0/Reshape_2_output_0": pool 2 at 384*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 123, 129, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				2, 26, 2, 196, 198, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq + 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 60, 115, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 134, 135, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq bytes
+				2, 30, 2, 193, 194, // view "/layers.0/Transpose_2_output_0": pool 2 at 384*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 64, 123, // view "scratch ops[13]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 1, 59, 71, // view "/layers.0/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 33, 1, 59, 71, // view "/layers.0/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 34, 1, 59, 71, // view "/layers.0/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 112, 2, 115, 196, // view "scratch ops[13]": pool 2 at 128*batch*seq, 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 31, 1, 60, 123, // view "/layers.0/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 33, 1, 60, 123, // view "/layers.0/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 34, 1, 60, 123, // view "/layers.0/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 85, 171, // view "/layers.0/Softmax_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				2, 35, 2, 120, 199, // view "/layers.0/Softmax_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 1, 59, 46, // view "scratch ops[17]": pool 1 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 64, 85, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 113, 1, 60, 47, // view "scratch ops[17]": pool 1 at 0, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 115, 120, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 60, 115, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 60, 115, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 115, 201, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 60, 115, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 60, 115, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 141, 142, // view "/layers.0/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 115, 2, 60, 51, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 205, 206, // view "/layers.0/ff1/Add_output_0": pool 2 at 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 59, 85, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 50, 2, 59, 85, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 52, 2, 59, 85, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 53, 2, 59, 85, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 55, 2, 59, 85, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 49, 2, 60, 120, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 50, 2, 60, 120, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 52, 2, 60, 120, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 53, 2, 60, 120, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 55, 2, 60, 120, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 85, 87, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 120, 135, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -1757,39 +1788,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 61, 2, 60, 115, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 84, 2, 60, 115, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 131, 160, // view "scratch ops[29]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 64, 131, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 117, 2, 183, 185, // view "scratch ops[29]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 115, 183, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 163, 166, // view "/layers.1/Split_output_1": pool 2 at 640*batch*seq, 128*batch*seq bytes
-				2, 70, 2, 163, 166, // view "/layers.1/Reshape_1_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
-				2, 67, 2, 131, 163, // view "/layers.1/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
-				2, 71, 2, 131, 163, // view "/layers.1/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 65, 0, 60, 115, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 60, 115, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 208, 209, // view "/layers.1/Split_output_1": pool 2 at 640*batch*seq, 128*batch*seq bytes
+				2, 70, 2, 208, 209, // view "/layers.1/Reshape_1_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+				2, 67, 2, 183, 208, // view "/layers.1/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 71, 2, 183, 208, // view "/layers.1/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 85, 78, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 69, 2, 120, 118, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 60, 115, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 64, 85, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 73, 2, 115, 120, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 78, 156, // view "scratch ops[34]": pool 2 at 384*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 1, 59, 71, // view "/layers.1/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 76, 1, 59, 71, // view "/layers.1/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
-				2, 77, 1, 59, 71, // view "/layers.1/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 118, 2, 118, 211, // view "scratch ops[34]": pool 2 at 384*batch*seq, 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 74, 1, 60, 123, // view "/layers.1/MatMul_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 76, 1, 60, 123, // view "/layers.1/Div_output_0": pool 1 at 0, 16*batch*seq*seq bytes
+				2, 77, 1, 60, 123, // view "/layers.1/Add_output_0": pool 1 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -1799,47 +1830,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 85, 171, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				2, 78, 2, 120, 199, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 1, 59, 46, // view "scratch ops[38]": pool 1 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 64, 85, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 119, 1, 60, 47, // view "scratch ops[38]": pool 1 at 0, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 115, 120, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 60, 115, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 60, 115, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 115, 201, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
-				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 87, 2, 216, 217, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 256*batch*seq + 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
+				2, 101, 2, 216, 217, // view "/layers.1/Add_3_output_0": pool 2 at 256*batch*seq + 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 60, 51, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 205, 206, // view "/layers.1/ff1/Add_output_0": pool 2 at 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 60, 120, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 60, 120, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 60, 120, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 60, 120, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 60, 120, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 120, 135, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -1847,15 +1878,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 60, 115, // view "hidden": pool 0 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 60, 136, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 136, 138, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 60, 136, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 60, 136, // view "pooled": pool 1 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -1869,106 +1900,106 @@ var program = wgrt.Program{
 			// "batch">=1, "seq"=3
 			Ranges: []int{0, 1, -1, 1, 3, 3},
 			Steps: []int32{
-				0, 2, 242, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq + max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 896*batch*seq) bytes on "cpu"
-				2, 3, 2, 64, 85, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 8, 2, 64, 85, // view "/Add_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				0, 2, 249, -1, -1, // acquire pool 2: 64*max(10*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 12*batch*seq + 2*((16*batch*seq*seq + 63)//64), 14*batch*seq, 24*((min(528, batch) + 11)//12) + 2*batch + 64, 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 16*((min(1024, seq) + 31)//32) + 2*min(256, seq), 6*batch*seq + 2*((16*batch*seq*seq + 63)//64) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + 2*((16*batch*seq*seq + 63)//64) + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192) bytes on "cpu"
+				2, 3, 2, 115, 120, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 8, 2, 115, 120, // view "/Add_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 173, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
-				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				0, 1, 220, -1, -1, // acquire pool 1: 64*max((4*batch*seq + 63)//64, (8*seq + 63)//64 + 2*seq, 2*batch) bytes on "cpu"
+				2, 4, 1, 116, 179, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
+				2, 5, 1, 116, 179, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				2, 7, 1, 60, 116, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 11, 2, 60, 115, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 60, 115, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 60, 71, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 16, 1, 60, 71, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 18, 1, 60, 71, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 111, 2, 183, 185, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 115, 183, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 2, 163, 166, // view "/layers.0/Split_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
-				2, 25, 2, 163, 166, // view "/layers.0/Reshape_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
-				2, 23, 2, 166, 241, // view "/layers.0/Split_output_1": pool 2 at 768*batch*seq, 128*batch*seq bytes
-				2, 27, 2, 166, 241, // view "/layers.0/Reshape_1_output_0": pool 2 at 768*batch*seq, 128*batch*seq bytes
-				2, 24, 2, 131, 163, // view "/layers.0/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 131, 163, // view "/layers.0/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 22, 2, 208, 209, // view "/layers.0/Split_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+				2, 25, 2, 208, 209, // view "/layers.0/Reshape_output_0": pool 2 at 640*batch*seq, 128*batch*seq bytes
+				2, 23, 2, 209, 251, // view "/layers.0/Split_output_1": pool 2 at 768*batch*seq, 128*batch*seq bytes
+				2, 27, 2, 209, 251, // view "/layers.0/Reshape_1_output_0": pool 2 at 768*batch*seq, 128*batch*seq bytes
+				2, 24, 2, 183, 208, // view "/layers.0/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 183, 208, // view "/layers.0/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 85, 78, // view "/layers.0/Transpose_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 26, 2, 120, 118, // view "/layers.0/Transpose_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 2, 64, 85, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 29, 2, 115, 120, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 78, 131, // view "/layers.0/Transpose_2_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
+				2, 30, 2, 118, 183, // view "/layers.0/Transpose_2_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 131, 231, // view "scratch ops[13]": pool 2 at 512*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 237, 243, // view "/layers.0/MatMul_output_0": pool 2 at max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 33, 2, 237, 243, // view "/layers.0/Div_output_0": pool 2 at max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 34, 2, 237, 243, // view "/layers.0/Add_output_0": pool 2 at max(384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 512*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 112, 2, 183, 253, // view "scratch ops[13]": pool 2 at 512*batch*seq, 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 31, 2, 260, 262, // view "/layers.0/MatMul_output_0": pool 2 at 384*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 16*batch*seq*seq bytes
+				2, 33, 2, 260, 262, // view "/layers.0/Div_output_0": pool 2 at 384*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 16*batch*seq*seq bytes
+				2, 34, 2, 260, 262, // view "/layers.0/Add_output_0": pool 2 at 384*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 228, 246, // view "/layers.0/Softmax_output_0": pool 2 at 384*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
+				2, 35, 2, 264, 266, // view "/layers.0/Softmax_output_0": pool 2 at 384*batch*seq + 64*((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 78, 248, // view "scratch ops[17]": pool 2 at 384*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 85, 78, // view "/layers.0/MatMul_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 113, 2, 118, 268, // view "scratch ops[17]": pool 2 at 384*batch*seq, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 120, 118, // view "/layers.0/MatMul_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 2, 78, 131, // view "/layers.0/Transpose_3_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
-				2, 38, 2, 78, 131, // view "/layers.0/Reshape_3_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
+				2, 37, 2, 118, 183, // view "/layers.0/Transpose_3_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
+				2, 38, 2, 118, 183, // view "/layers.0/Reshape_3_output_0": pool 2 at 384*batch*seq, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 131, 234, // view "scratch ops[19]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 183, 269, // view "scratch ops[19]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 2, 210, 211, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				2, 58, 2, 210, 211, // view "/layers.0/Add_3_output_0": pool 2 at max(256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
+				2, 44, 2, 216, 217, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at 256*batch*seq + 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
+				2, 58, 2, 216, 217, // view "/layers.0/Add_3_output_0": pool 2 at 256*batch*seq + 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 85, 206, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 59, 85, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 115, 2, 120, 271, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 60, 120, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 207, 208, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 50, 2, 207, 208, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 52, 2, 207, 208, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 53, 2, 207, 208, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 55, 2, 207, 208, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 49, 2, 215, 216, // view "/layers.0/Div_1_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 50, 2, 215, 216, // view "/layers.0/Erf_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 52, 2, 215, 216, // view "/layers.0/Add_2_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 53, 2, 215, 216, // view "/layers.0/Mul_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 55, 2, 215, 216, // view "/layers.0/Mul_1_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 60, 54, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -1976,39 +2007,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 61, 2, 60, 115, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 84, 2, 60, 115, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 131, 160, // view "scratch ops[29]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 64, 131, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 117, 2, 183, 185, // view "scratch ops[29]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 115, 183, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 2, 196, 197, // view "/layers.1/Split_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
-				2, 68, 2, 196, 197, // view "/layers.1/Reshape_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
-				2, 66, 2, 199, 200, // view "/layers.1/Split_output_1": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
-				2, 70, 2, 199, 200, // view "/layers.1/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 512*batch*seq), 512*batch*seq), 128*batch*seq bytes
-				2, 67, 2, 193, 194, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq bytes
-				2, 71, 2, 193, 194, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 512*batch*seq), 128*batch*seq bytes
+				2, 65, 2, 276, 277, // view "/layers.1/Split_output_0": pool 2 at 384*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + 2*((16*batch*seq*seq + 63)//64), 4*batch*seq), 128*batch*seq bytes
+				2, 68, 2, 276, 277, // view "/layers.1/Reshape_output_0": pool 2 at 384*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + 2*((16*batch*seq*seq + 63)//64), 4*batch*seq), 128*batch*seq bytes
+				2, 66, 2, 277, 278, // view "/layers.1/Split_output_1": pool 2 at 512*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + 2*((16*batch*seq*seq + 63)//64), 4*batch*seq), 128*batch*seq bytes
+				2, 70, 2, 277, 278, // view "/layers.1/Reshape_1_output_0": pool 2 at 512*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + 2*((16*batch*seq*seq + 63)//64), 4*batch*seq), 128*batch*seq bytes
+				2, 67, 2, 279, 276, // view "/layers.1/Split_output_2": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + 2*((16*batch*seq*seq + 63)//64), 4*batch*seq), 128*batch*seq bytes
+				2, 71, 2, 279, 276, // view "/layers.1/Reshape_2_output_0": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + 2*((16*batch*seq*seq + 63)//64), 4*batch*seq), 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 64, 85, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 69, 2, 115, 120, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 2, 176, 177, // view "/layers.1/Transpose_1_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				2, 72, 2, 285, 287, // view "/layers.1/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + (16*batch*seq*seq + 63)//64), 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 178, 179, // view "/layers.1/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 128*batch*seq bytes
+				2, 73, 2, 287, 289, // view "/layers.1/Transpose_2_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + (16*batch*seq*seq + 63)//64), 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 181, 182, // view "scratch ops[34]": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 85, 171, // view "/layers.1/MatMul_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
-				2, 76, 2, 85, 171, // view "/layers.1/Div_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
-				2, 77, 2, 85, 171, // view "/layers.1/Add_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				2, 118, 2, 289, 292, // view "scratch ops[34]": pool 2 at 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + (16*batch*seq*seq + 63)//64), 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 74, 2, 120, 199, // view "/layers.1/MatMul_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				2, 76, 2, 120, 199, // view "/layers.1/Div_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
+				2, 77, 2, 120, 199, // view "/layers.1/Add_output_0": pool 2 at 256*batch*seq, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -2018,47 +2049,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 174, 249, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 78, 2, 293, 294, // view "/layers.1/Softmax_output_0": pool 2 at 128*batch*seq + 64*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + (16*batch*seq*seq + 63)//64), 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 64, 251, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 186, 187, // view "/layers.1/MatMul_1_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				2, 119, 2, 115, 296, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 287, 289, // view "/layers.1/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*max((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + (16*batch*seq*seq + 63)//64), 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 2, 188, 189, // view "/layers.1/Transpose_3_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq bytes
-				2, 81, 2, 188, 189, // view "/layers.1/Reshape_3_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64)))), 128*batch*seq bytes
+				2, 80, 2, 303, 304, // view "/layers.1/Transpose_3_output_0": pool 2 at 128*batch*seq + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq + 2*((16*batch*seq*seq + 63)//64)), 128*batch*seq bytes
+				2, 81, 2, 303, 304, // view "/layers.1/Reshape_3_output_0": pool 2 at 128*batch*seq + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq + 2*((16*batch*seq*seq + 63)//64)), 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 115, 201, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
-				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 87, 2, 216, 217, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 256*batch*seq + 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
+				2, 101, 2, 216, 217, // view "/layers.1/Add_3_output_0": pool 2 at 256*batch*seq + 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 60, 51, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 205, 206, // view "/layers.1/ff1/Add_output_0": pool 2 at 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 60, 120, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 60, 120, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 60, 120, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 60, 120, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 60, 120, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 120, 135, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -2066,16 +2097,16 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				0, 0, 64, 0, 64, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				0, 0, 115, 0, 115, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 104, 0, 60, 115, // view "hidden": pool 0 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 58, 80, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
+				2, 106, 2, 59, 138, // view "/Gather_1_output_0": pool 2 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 59, 58, // view "scratch ops[51]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 60, 59, // view "scratch ops[51]": pool 2 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 60, 136, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 60, 136, // view "pooled": pool 1 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -2089,107 +2120,107 @@ var program = wgrt.Program{
 			// "batch">=1, "seq"=4
 			Ranges: []int{0, 1, -1, 1, 4, 4},
 			Steps: []int32{
-				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				0, 0, 115, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 3, 0, 60, 115, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 60, 115, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 173, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
-				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				0, 1, 220, -1, -1, // acquire pool 1: 64*max((4*batch*seq + 63)//64, (8*seq + 63)//64 + 2*seq, 2*batch) bytes on "cpu"
+				2, 4, 1, 116, 179, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
+				2, 5, 1, 116, 179, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				2, 7, 1, 60, 116, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 318, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch, 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes on "cpu"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				0, 2, 318, -1, -1, // acquire pool 2: 64*max(10*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 12*batch*seq, 24*((min(528, batch) + 11)//12) + 2*batch + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + 2*((16*batch*seq*seq + 63)//64) + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192) bytes on "cpu"
+				2, 11, 2, 60, 115, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 60, 115, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 60, 71, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 16, 1, 60, 71, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 18, 1, 60, 71, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 111, 2, 183, 185, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 115, 183, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 132, 133, // view "/layers.0/Split_output_1": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 27, 2, 132, 133, // view "/layers.0/Reshape_1_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 24, 2, 137, 138, // view "/layers.0/Split_output_2": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
-				2, 28, 2, 137, 138, // view "/layers.0/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 128*batch*seq bytes
+				2, 22, 0, 60, 115, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 60, 115, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 192, 193, // view "/layers.0/Split_output_1": pool 2 at 256*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
+				2, 27, 2, 192, 193, // view "/layers.0/Reshape_1_output_0": pool 2 at 256*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
+				2, 24, 2, 193, 194, // view "/layers.0/Split_output_2": pool 2 at 384*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
+				2, 28, 2, 193, 194, // view "/layers.0/Reshape_2_output_0": pool 2 at 384*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 123, 129, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				2, 26, 2, 196, 198, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq + 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 60, 115, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 288, 289, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 512*batch*seq), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 128*batch*seq bytes
+				2, 30, 2, 324, 325, // view "/layers.0/Transpose_2_output_0": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 2*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq), 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 64, 123, // view "scratch ops[13]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 129, 320, // view "/layers.0/MatMul_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 33, 2, 129, 320, // view "/layers.0/Div_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
-				2, 34, 2, 129, 320, // view "/layers.0/Add_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 16*batch*seq*seq bytes
+				2, 112, 2, 115, 196, // view "scratch ops[13]": pool 2 at 128*batch*seq, 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 31, 2, 198, 327, // view "/layers.0/MatMul_output_0": pool 2 at 256*batch*seq + 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 16*batch*seq*seq bytes
+				2, 33, 2, 198, 327, // view "/layers.0/Div_output_0": pool 2 at 256*batch*seq + 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 16*batch*seq*seq bytes
+				2, 34, 2, 198, 327, // view "/layers.0/Add_output_0": pool 2 at 256*batch*seq + 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 316, 321, // view "/layers.0/Softmax_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
+				2, 35, 2, 330, 331, // view "/layers.0/Softmax_output_0": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq)), 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 85, 323, // view "scratch ops[17]": pool 2 at 256*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 64, 85, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 113, 2, 120, 333, // view "scratch ops[17]": pool 2 at 256*batch*seq, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 115, 120, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 60, 115, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 60, 115, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 115, 201, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 60, 115, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 60, 115, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 141, 142, // view "/layers.0/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 115, 2, 60, 51, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 205, 206, // view "/layers.0/ff1/Add_output_0": pool 2 at 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 59, 85, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 50, 2, 59, 85, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 52, 2, 59, 85, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 53, 2, 59, 85, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 55, 2, 59, 85, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 49, 2, 60, 120, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 50, 2, 60, 120, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 52, 2, 60, 120, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 53, 2, 60, 120, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 55, 2, 60, 120, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 85, 87, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 120, 135, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -2197,39 +2228,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 281, 282, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
-				2, 84, 2, 281, 282, // view "/layers.1/Add_1_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq, 384*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64))), 128*batch*seq bytes
+				2, 61, 2, 345, 346, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 64*max(10*batch*seq, 2*((16*batch*seq*seq + 63)//64), 2*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192, 8*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
+				2, 84, 2, 345, 346, // view "/layers.1/Add_1_output_0": pool 2 at 64*max(10*batch*seq, 2*((16*batch*seq*seq + 63)//64), 2*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192, 8*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 78, 276, // view "scratch ops[29]": pool 2 at 384*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 59, 78, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
+				2, 117, 2, 118, 348, // view "scratch ops[29]": pool 2 at 384*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 60, 118, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 265, 266, // view "/layers.1/Split_output_1": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
-				2, 70, 2, 265, 266, // view "/layers.1/Reshape_1_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
-				2, 67, 2, 268, 269, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
-				2, 71, 2, 268, 269, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				2, 65, 0, 60, 115, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 60, 115, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 351, 352, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq + 128*max(3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32), batch*seq), 128*batch*seq bytes
+				2, 70, 2, 351, 352, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq + 128*max(3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32), batch*seq), 128*batch*seq bytes
+				2, 67, 2, 352, 353, // view "/layers.1/Split_output_2": pool 2 at 384*batch*seq + 128*max(3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32), batch*seq), 128*batch*seq bytes
+				2, 71, 2, 352, 353, // view "/layers.1/Reshape_2_output_0": pool 2 at 384*batch*seq + 128*max(3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32), batch*seq), 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 123, 129, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				2, 69, 2, 196, 198, // view "/layers.1/Transpose_output_0": pool 2 at 128*batch*seq + 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 60, 115, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 38, 123, // view "/layers.1/Transpose_2_output_0": pool 2 at 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				2, 73, 2, 39, 196, // view "/layers.1/Transpose_2_output_0": pool 2 at 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 59, 38, // view "scratch ops[34]": pool 2 at 0, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 279, 324, // view "/layers.1/MatMul_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 76, 2, 279, 324, // view "/layers.1/Div_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 77, 2, 279, 324, // view "/layers.1/Add_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 64*((16*batch*seq*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 118, 2, 60, 39, // view "scratch ops[34]": pool 2 at 0, 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 74, 2, 357, 358, // view "/layers.1/MatMul_output_0": pool 2 at 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 16*batch*seq*seq bytes
+				2, 76, 2, 357, 358, // view "/layers.1/Div_output_0": pool 2 at 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 16*batch*seq*seq bytes
+				2, 77, 2, 357, 358, // view "/layers.1/Add_output_0": pool 2 at 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -2239,47 +2270,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 59, 71, // view "/layers.1/Softmax_output_0": pool 2 at 0, 16*batch*seq*seq bytes
+				2, 78, 2, 60, 123, // view "/layers.1/Softmax_output_0": pool 2 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 257, 326, // view "scratch ops[38]": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 108, 257, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				2, 119, 2, 281, 360, // view "scratch ops[38]": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 280, 281, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 60, 115, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 60, 115, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 59, 48, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 60, 49, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 59, 64, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 101, 2, 59, 64, // view "/layers.1/Add_3_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 87, 2, 60, 115, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 101, 2, 60, 115, // view "/layers.1/Add_3_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 64, 255, // view "scratch ops[42]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 303, 304, // view "/layers.1/ff1/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 115, 361, // view "scratch ops[42]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 362, 363, // view "/layers.1/ff1/Add_output_0": pool 2 at 128*batch*seq + 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 64, 78, // view "/layers.1/Div_1_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
-				2, 93, 2, 64, 78, // view "/layers.1/Erf_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
-				2, 95, 2, 64, 78, // view "/layers.1/Add_2_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
-				2, 96, 2, 64, 78, // view "/layers.1/Mul_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
-				2, 98, 2, 64, 78, // view "/layers.1/Mul_1_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				2, 92, 2, 115, 118, // view "/layers.1/Div_1_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				2, 93, 2, 115, 118, // view "/layers.1/Erf_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				2, 95, 2, 115, 118, // view "/layers.1/Add_2_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				2, 96, 2, 115, 118, // view "/layers.1/Mul_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
+				2, 98, 2, 115, 118, // view "/layers.1/Mul_1_output_0": pool 2 at 128*batch*seq, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 78, 310, // view "scratch ops[48]": pool 2 at 384*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 118, 365, // view "scratch ops[48]": pool 2 at 384*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -2287,15 +2318,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 60, 115, // view "hidden": pool 0 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 60, 136, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 136, 138, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 60, 136, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 60, 136, // view "pooled": pool 1 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -2309,107 +2340,107 @@ var program = wgrt.Program{
 			// "batch">=1, "seq" in [5, 15]
 			Ranges: []int{0, 1, -1, 1, 5, 15},
 			Steps: []int32{
-				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				0, 0, 115, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 3, 0, 60, 115, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 60, 115, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 173, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64) + 128*seq) bytes on "cpu"
-				2, 4, 1, 65, 169, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
-				2, 5, 1, 65, 169, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
+				0, 1, 220, -1, -1, // acquire pool 1: 64*max((4*batch*seq + 63)//64, (8*seq + 63)//64 + 2*seq, 2*batch) bytes on "cpu"
+				2, 4, 1, 116, 179, // view "/Range_output_0": pool 1 at 128*seq, 8*seq bytes
+				2, 5, 1, 116, 179, // view "/Unsqueeze_output_0": pool 1 at 128*seq, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 1, 59, 65, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
+				2, 7, 1, 60, 116, // view "/pos/Gather_output_0": pool 1 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				0, 2, 365, -1, -1, // acquire pool 2: max(128*batch, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq + max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq, 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 384*batch*seq, 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 640*batch*seq) bytes on "cpu"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				0, 2, 377, -1, -1, // acquire pool 2: 64*max(12*batch*seq, 2*batch*seq + 2*((16*batch*seq*seq + 63)//64) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch) + 11)//12) + 2*batch + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + (16*batch*seq*seq + 63)//64, 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192, 8*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)) bytes on "cpu"
+				2, 11, 2, 60, 115, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 60, 115, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 60, 71, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 16, 1, 60, 71, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 18, 1, 60, 71, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 131, 160, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 64, 131, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
+				2, 111, 2, 183, 185, // view "scratch ops[8]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 115, 183, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 335, 336, // view "/layers.0/Split_output_1": pool 2 at max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 128*batch*seq bytes
-				2, 27, 2, 335, 336, // view "/layers.0/Reshape_1_output_0": pool 2 at max(384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 640*batch*seq), 128*batch*seq bytes
-				2, 24, 2, 131, 163, // view "/layers.0/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 131, 163, // view "/layers.0/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 22, 0, 60, 115, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 60, 115, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 193, 194, // view "/layers.0/Split_output_1": pool 2 at 384*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
+				2, 27, 2, 193, 194, // view "/layers.0/Reshape_1_output_0": pool 2 at 384*batch*seq + 128*max(2*batch*seq, 3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32)), 128*batch*seq bytes
+				2, 24, 2, 183, 208, // view "/layers.0/Split_output_2": pool 2 at 512*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 183, 208, // view "/layers.0/Reshape_2_output_0": pool 2 at 512*batch*seq, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 64, 85, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 26, 2, 115, 120, // view "/layers.0/Transpose_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 60, 115, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 129, 156, // view "/layers.0/Transpose_2_output_0": pool 2 at 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq bytes
+				2, 30, 2, 198, 211, // view "/layers.0/Transpose_2_output_0": pool 2 at 256*batch*seq + 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32), 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 85, 129, // view "scratch ops[13]": pool 2 at 256*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 362, 366, // view "/layers.0/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 33, 2, 362, 366, // view "/layers.0/Div_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 34, 2, 362, 366, // view "/layers.0/Add_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 112, 2, 120, 198, // view "scratch ops[13]": pool 2 at 256*batch*seq, 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 31, 2, 378, 379, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 16*batch*seq*seq bytes
+				2, 33, 2, 378, 379, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 16*batch*seq*seq bytes
+				2, 34, 2, 378, 379, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32)), 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 64, 367, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 35, 2, 115, 128, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 151, 369, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 257, 151, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				2, 113, 2, 286, 381, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 281, 286, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 60, 115, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 60, 115, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 115, 201, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 60, 115, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 60, 115, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 85, 206, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 59, 85, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 115, 2, 120, 271, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 60, 120, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 207, 208, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 50, 2, 207, 208, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 52, 2, 207, 208, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 53, 2, 207, 208, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 55, 2, 207, 208, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 49, 2, 215, 216, // view "/layers.0/Div_1_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 50, 2, 215, 216, // view "/layers.0/Erf_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 52, 2, 215, 216, // view "/layers.0/Add_2_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 53, 2, 215, 216, // view "/layers.0/Mul_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 55, 2, 215, 216, // view "/layers.0/Mul_1_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 60, 54, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -2417,39 +2448,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 61, 2, 60, 115, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 84, 2, 60, 115, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 64, 327, // view "scratch ops[29]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 353, 354, // view "/layers.1/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				2, 117, 2, 115, 382, // view "scratch ops[29]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 386, 387, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq + 256*max(6*((min(528, batch*seq) + 11)//12) + 48, batch*seq), 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 85, 78, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 70, 2, 85, 78, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 67, 2, 64, 85, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 71, 2, 64, 85, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 65, 0, 60, 115, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 60, 115, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 120, 118, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 70, 2, 120, 118, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 67, 2, 115, 120, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 71, 2, 115, 120, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 265, 266, // view "/layers.1/Transpose_output_0": pool 2 at max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 128*batch*seq bytes
+				2, 69, 2, 351, 352, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq + 128*max(3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32), batch*seq), 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 60, 115, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 64, 85, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 73, 2, 115, 120, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 85, 129, // view "scratch ops[34]": pool 2 at 256*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 359, 370, // view "/layers.1/MatMul_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 76, 2, 359, 370, // view "/layers.1/Div_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
-				2, 77, 2, 359, 370, // view "/layers.1/Add_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 384*batch*seq), 256*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12)), 16*batch*seq*seq bytes
+				2, 118, 2, 120, 198, // view "scratch ops[34]": pool 2 at 256*batch*seq, 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 74, 2, 391, 392, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq), 16*batch*seq*seq bytes
+				2, 76, 2, 391, 392, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq), 16*batch*seq*seq bytes
+				2, 77, 2, 391, 392, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq), 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -2459,47 +2490,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 77, 372, // view "/layers.1/Softmax_output_0": pool 2 at 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
+				2, 78, 2, 133, 394, // view "/layers.1/Softmax_output_0": pool 2 at 128*batch*seq + 64*((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 64, 251, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 260, 346, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 119, 2, 115, 296, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 396, 398, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 60, 115, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 60, 115, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 115, 201, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
-				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 87, 2, 216, 217, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 256*batch*seq + 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
+				2, 101, 2, 216, 217, // view "/layers.1/Add_3_output_0": pool 2 at 256*batch*seq + 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 60, 51, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 205, 206, // view "/layers.1/ff1/Add_output_0": pool 2 at 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 60, 120, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 60, 120, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 60, 120, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 60, 120, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 60, 120, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 120, 135, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -2507,15 +2538,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 60, 115, // view "hidden": pool 0 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 60, 136, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 136, 138, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 60, 136, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 60, 136, // view "pooled": pool 1 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -2529,107 +2560,107 @@ var program = wgrt.Program{
 			// "batch" in [1, 8], "seq">=16
 			Ranges: []int{0, 1, 8, 1, 16, -1},
 			Steps: []int32{
-				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				0, 0, 115, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 3, 0, 60, 115, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 60, 115, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 373, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
-				2, 4, 1, 59, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
-				2, 5, 1, 59, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
+				0, 1, 401, -1, -1, // acquire pool 1: 64*max((4*batch*seq + 63)//64, (8*seq + 63)//64, 2*batch) bytes on "cpu"
+				2, 4, 1, 60, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
+				2, 5, 1, 60, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				0, 2, 412, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq)), 128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq + max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))) bytes on "cpu"
-				2, 7, 2, 59, 65, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
+				0, 2, 409, -1, -1, // acquire pool 2: 64*max(10*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 12*batch*seq, 2*batch*seq + 2*((16*batch*seq*seq + 63)//64), 2*seq, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + (16*batch*seq*seq + 63)//64, 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192) bytes on "cpu"
+				2, 7, 2, 60, 116, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 11, 2, 60, 115, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 60, 115, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 60, 71, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 16, 1, 60, 71, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 18, 1, 60, 71, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 64, 327, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 353, 354, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				2, 111, 2, 115, 382, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 386, 387, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq + 256*max(6*((min(528, batch*seq) + 11)//12) + 48, batch*seq), 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 64, 85, // view "/layers.0/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 27, 2, 64, 85, // view "/layers.0/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 24, 2, 85, 78, // view "/layers.0/Split_output_2": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 85, 78, // view "/layers.0/Reshape_2_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 22, 0, 60, 115, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 60, 115, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 115, 120, // view "/layers.0/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 27, 2, 115, 120, // view "/layers.0/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 24, 2, 120, 118, // view "/layers.0/Split_output_2": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 120, 118, // view "/layers.0/Reshape_2_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 390, 391, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 26, 2, 351, 352, // view "/layers.0/Transpose_output_0": pool 2 at 256*batch*seq + 128*max(3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32), batch*seq), 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 60, 115, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 387, 388, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 128*batch*seq bytes
+				2, 30, 2, 410, 351, // view "/layers.0/Transpose_2_output_0": pool 2 at 128*batch*seq + 128*max(3*((4*min(132, batch*seq) + 11)//12) + 8*((min(1024, seq) + 31)//32), batch*seq), 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 64, 123, // view "scratch ops[13]": pool 2 at 128*batch*seq, 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 407, 413, // view "/layers.0/MatMul_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 16*batch*seq*seq bytes
-				2, 33, 2, 407, 413, // view "/layers.0/Div_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 16*batch*seq*seq bytes
-				2, 34, 2, 407, 413, // view "/layers.0/Add_output_0": pool 2 at max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12), 256*batch*seq)), 16*batch*seq*seq bytes
+				2, 112, 2, 115, 196, // view "scratch ops[13]": pool 2 at 128*batch*seq, 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 31, 2, 413, 414, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq), 16*batch*seq*seq bytes
+				2, 33, 2, 413, 414, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq), 16*batch*seq*seq bytes
+				2, 34, 2, 413, 414, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq), 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 64, 367, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 35, 2, 115, 128, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 151, 369, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 257, 151, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
+				2, 113, 2, 286, 381, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64), 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 281, 286, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 60, 115, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 60, 115, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 115, 201, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 60, 115, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 60, 115, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 59, 50, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 141, 142, // view "/layers.0/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 115, 2, 60, 51, // view "scratch ops[21]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 205, 206, // view "/layers.0/ff1/Add_output_0": pool 2 at 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 59, 85, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 50, 2, 59, 85, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 52, 2, 59, 85, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 53, 2, 59, 85, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 55, 2, 59, 85, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 49, 2, 60, 120, // view "/layers.0/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 50, 2, 60, 120, // view "/layers.0/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 52, 2, 60, 120, // view "/layers.0/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 53, 2, 60, 120, // view "/layers.0/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 55, 2, 60, 120, // view "/layers.0/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 85, 87, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 120, 135, // view "scratch ops[27]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -2637,39 +2668,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 59, 64, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 84, 2, 59, 64, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 61, 2, 60, 115, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 84, 2, 60, 115, // view "/layers.1/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 64, 327, // view "scratch ops[29]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 353, 354, // view "/layers.1/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				2, 117, 2, 115, 382, // view "scratch ops[29]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 386, 387, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq + 256*max(6*((min(528, batch*seq) + 11)//12) + 48, batch*seq), 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 85, 78, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 70, 2, 85, 78, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 67, 2, 64, 85, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 71, 2, 64, 85, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 65, 0, 60, 115, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 60, 115, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 120, 118, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 70, 2, 120, 118, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 67, 2, 115, 120, // view "/layers.1/Split_output_2": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 71, 2, 115, 120, // view "/layers.1/Reshape_2_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 377, 378, // view "/layers.1/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 69, 2, 417, 418, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq), 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 60, 115, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 374, 375, // view "/layers.1/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 128*batch*seq bytes
+				2, 73, 2, 419, 417, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq), 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 380, 381, // view "scratch ops[34]": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 64, 367, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 76, 2, 64, 367, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 77, 2, 64, 367, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 118, 2, 418, 420, // view "scratch ops[34]": pool 2 at 384*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 4*batch*seq), 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 74, 2, 115, 128, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 76, 2, 115, 128, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 77, 2, 115, 128, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -2679,47 +2710,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 410, 414, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
+				2, 78, 2, 425, 426, // view "/layers.1/Softmax_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 2*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq)), 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 64, 251, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 77, 301, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 119, 2, 115, 296, // view "scratch ops[38]": pool 2 at 128*batch*seq, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 133, 428, // view "/layers.1/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 60, 115, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 60, 115, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 64, 126, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 115, 201, // view "scratch ops[40]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 143, 144, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
-				2, 101, 2, 143, 144, // view "/layers.1/Add_3_output_0": pool 2 at max(256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq)), 128*batch*seq bytes
+				2, 87, 2, 216, 217, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 256*batch*seq + 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
+				2, 101, 2, 216, 217, // view "/layers.1/Add_3_output_0": pool 2 at 256*batch*seq + 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 141, 142, // view "/layers.1/ff1/Add_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 60, 51, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 205, 206, // view "/layers.1/ff1/Add_output_0": pool 2 at 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 60, 120, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 60, 120, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 60, 120, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 60, 120, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 60, 120, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 120, 135, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -2727,15 +2758,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 60, 115, // view "hidden": pool 0 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 60, 136, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 136, 138, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 60, 136, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 60, 136, // view "pooled": pool 1 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -2749,105 +2780,105 @@ var program = wgrt.Program{
 			// "batch">=9, "seq"=1
 			Ranges: []int{0, 9, -1, 1, 1, 1},
 			Steps: []int32{
-				0, 2, 516, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)) + 12288, 256*batch*seq, 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 256*batch*seq + 64*((8*seq + 63)//64) + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((4*batch*seq + 63)//64) + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 12288, 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 640*batch*seq + 64*((4*batch*seq + 63)//64), 640*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 8192, 768*batch*seq + 64*((4*batch*seq + 63)//64), 896*batch*seq + 64*((4*batch*seq + 63)//64)) bytes on "cpu"
-				2, 3, 2, 423, 485, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
-				2, 8, 2, 423, 485, // view "/Add_output_0": pool 2 at 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				0, 2, 477, -1, -1, // acquire pool 2: 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max((16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32) + 24*((min(528, batch*seq) + 11)//12) + 64, 10*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 10*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 12*batch*seq, 2*((16*batch*seq*seq + 63)//64) + 24*((min(528, batch*seq) + 11)//12) + 64, 2*batch*seq + (8*seq + 63)//64 + 24*((min(528, batch*seq) + 11)//12) + 2*seq + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 24*((min(528, batch*seq) + 11)//12) + 2*min(256, seq) + 192, 4*batch*seq + 2*((16*batch*seq*seq + 63)//64) + 6*((4*min(132, batch*seq) + 11)//12) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 16*((min(1024, seq) + 31)//32) + 2*min(256, seq), 4*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 48*((min(528, batch*seq) + 11)//12) + 256, 6*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + (8*seq + 63)//64 + 2*min(256, seq) + 2*seq, 6*batch*seq + 2*((16*batch*seq*seq + 63)//64), 6*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192, 8*batch*seq + (8*seq + 63)//64 + 2*seq, 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 128) bytes on "cpu"
+				2, 3, 2, 482, 484, // view "/tok/Gather_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
+				2, 8, 2, 482, 484, // view "/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				2, 4, 2, 487, 517, // view "/Range_output_0": pool 2 at 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 8*seq bytes
-				2, 5, 2, 487, 517, // view "/Unsqueeze_output_0": pool 2 at 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096) + 128*seq, 8*seq bytes
+				2, 4, 2, 485, 486, // view "/Range_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq) + 128*seq, 8*seq bytes
+				2, 5, 2, 485, 486, // view "/Unsqueeze_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq) + 128*seq, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				2, 7, 2, 485, 487, // view "/pos/Gather_output_0": pool 2 at 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*seq bytes
+				2, 7, 2, 484, 485, // view "/pos/Gather_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 2, 422, 423, // view "/ln/LayerNormalization_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
-				2, 41, 2, 422, 423, // view "/layers.0/Add_1_output_0": pool 2 at max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				2, 11, 2, 487, 482, // view "/ln/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
+				2, 41, 2, 487, 482, // view "/layers.0/Add_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 2, 59, 32, // view "/Cast_1_output_0": pool 2 at 0, 4*batch*seq bytes
-				2, 16, 2, 59, 32, // view "/Sub_output_0": pool 2 at 0, 4*batch*seq bytes
-				2, 18, 2, 59, 32, // view "/Mul_output_0": pool 2 at 0, 4*batch*seq bytes
+				2, 14, 2, 60, 71, // view "/Cast_1_output_0": pool 2 at 0, 4*batch*seq bytes
+				2, 16, 2, 60, 71, // view "/Sub_output_0": pool 2 at 0, 4*batch*seq bytes
+				2, 18, 2, 60, 71, // view "/Mul_output_0": pool 2 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 424, 474, // view "scratch ops[8]": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 112, 418, // view "/layers.0/qkv/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
+				2, 111, 2, 482, 490, // view "scratch ops[8]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 429, 491, // view "/layers.0/qkv/Add_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 2, 466, 467, // view "/layers.0/Split_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-				2, 25, 2, 466, 467, // view "/layers.0/Reshape_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-				2, 23, 2, 424, 460, // view "/layers.0/Split_output_1": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-				2, 27, 2, 424, 460, // view "/layers.0/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-				2, 24, 2, 462, 463, // view "/layers.0/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
-				2, 28, 2, 462, 463, // view "/layers.0/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				2, 22, 2, 492, 494, // view "/layers.0/Split_output_0": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
+				2, 25, 2, 492, 494, // view "/layers.0/Reshape_output_0": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
+				2, 23, 2, 482, 484, // view "/layers.0/Split_output_1": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
+				2, 27, 2, 482, 484, // view "/layers.0/Reshape_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
+				2, 24, 2, 484, 492, // view "/layers.0/Split_output_2": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
+				2, 28, 2, 484, 492, // view "/layers.0/Reshape_2_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 415, 418, // view "/layers.0/Transpose_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 26, 2, 483, 491, // view "/layers.0/Transpose_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 2, 440, 415, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 29, 2, 430, 483, // view "/layers.0/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 112, 440, // view "/layers.0/Transpose_2_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 30, 2, 429, 430, // view "/layers.0/Transpose_2_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 426, 427, // view "scratch ops[13]": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 424, 518, // view "/layers.0/MatMul_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 33, 2, 424, 518, // view "/layers.0/Div_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 34, 2, 424, 518, // view "/layers.0/Add_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 112, 2, 496, 499, // view "scratch ops[13]": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 31, 2, 482, 501, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 16*batch*seq*seq bytes
+				2, 33, 2, 482, 501, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 16*batch*seq*seq bytes
+				2, 34, 2, 482, 501, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 502, 519, // view "/layers.0/Softmax_output_0": pool 2 at max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 16*batch*seq*seq bytes
+				2, 35, 2, 496, 504, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 415, 521, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 112, 440, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 113, 2, 483, 506, // view "scratch ops[17]": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 429, 430, // view "/layers.0/MatMul_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 2, 452, 453, // view "/layers.0/Transpose_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
-				2, 38, 2, 452, 453, // view "/layers.0/Reshape_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096), 128*batch*seq bytes
+				2, 37, 2, 482, 484, // view "/layers.0/Transpose_3_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
+				2, 38, 2, 482, 484, // view "/layers.0/Reshape_3_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 6*batch*seq), 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 112, 421, // view "scratch ops[19]": pool 2 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 429, 508, // view "scratch ops[19]": pool 2 at 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 2, 415, 418, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 58, 2, 415, 418, // view "/layers.0/Add_3_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 44, 2, 483, 491, // view "/layers.0/ln1/LayerNormalization_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 58, 2, 483, 491, // view "/layers.0/Add_3_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 433, 511, // view "scratch ops[21]": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 418, 433, // view "/layers.0/ff1/Add_output_0": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 115, 2, 509, 511, // view "scratch ops[21]": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 491, 509, // view "/layers.0/ff1/Add_output_0": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 112, 415, // view "/layers.0/Div_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-				2, 50, 2, 112, 415, // view "/layers.0/Erf_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-				2, 52, 2, 112, 415, // view "/layers.0/Add_2_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-				2, 53, 2, 112, 415, // view "/layers.0/Mul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
-				2, 55, 2, 112, 415, // view "/layers.0/Mul_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 49, 2, 429, 483, // view "/layers.0/Div_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 50, 2, 429, 483, // view "/layers.0/Erf_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 52, 2, 429, 483, // view "/layers.0/Add_2_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 53, 2, 429, 483, // view "/layers.0/Mul_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
+				2, 55, 2, 429, 483, // view "/layers.0/Mul_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 418, 492, // view "scratch ops[27]": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 491, 513, // view "scratch ops[27]": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -2855,39 +2886,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 112, 440, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 84, 2, 112, 440, // view "/layers.1/Add_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 61, 2, 429, 430, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 84, 2, 429, 430, // view "/layers.1/Add_1_output_0": pool 2 at 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 496, 499, // view "scratch ops[29]": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 440, 496, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
+				2, 117, 2, 493, 515, // view "scratch ops[29]": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 430, 493, // view "/layers.1/qkv/Add_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 2, 513, 515, // view "/layers.1/Split_output_0": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 68, 2, 513, 515, // view "/layers.1/Reshape_output_0": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 66, 2, 496, 433, // view "/layers.1/Split_output_1": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 70, 2, 496, 433, // view "/layers.1/Reshape_1_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 67, 2, 433, 513, // view "/layers.1/Split_output_2": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
-				2, 71, 2, 433, 513, // view "/layers.1/Reshape_2_output_0": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 65, 2, 516, 517, // view "/layers.1/Split_output_0": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 68, 2, 516, 517, // view "/layers.1/Reshape_output_0": pool 2 at 768*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 66, 2, 493, 509, // view "/layers.1/Split_output_1": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 70, 2, 493, 509, // view "/layers.1/Reshape_1_output_0": pool 2 at 512*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 67, 2, 509, 516, // view "/layers.1/Split_output_2": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 71, 2, 509, 516, // view "/layers.1/Reshape_2_output_0": pool 2 at 640*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 415, 418, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 69, 2, 483, 491, // view "/layers.1/Transpose_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 2, 440, 415, // view "/layers.1/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
+				2, 72, 2, 430, 483, // view "/layers.1/Transpose_1_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 434, 435, // view "/layers.1/Transpose_2_output_0": pool 2 at max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq bytes
+				2, 73, 2, 523, 524, // view "/layers.1/Transpose_2_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(2*((16*batch*seq*seq + 63)//64) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + (16*batch*seq*seq + 63)//64, 6*batch*seq), 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 437, 438, // view "scratch ops[34]": pool 2 at max(128*batch*seq + max(64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 640*batch*seq + 64*((4*batch*seq + 63)//64)), 384*batch*seq + 64*((4*batch*seq + 63)//64), 64*((16*batch*seq*seq + 63)//64) + max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64))), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 431, 522, // view "/layers.1/MatMul_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 76, 2, 431, 522, // view "/layers.1/Div_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
-				2, 77, 2, 431, 522, // view "/layers.1/Add_output_0": pool 2 at max(256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 384*batch*seq + 64*((4*batch*seq + 63)//64)), 16*batch*seq*seq bytes
+				2, 118, 2, 524, 527, // view "scratch ops[34]": pool 2 at 384*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(2*((16*batch*seq*seq + 63)//64) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq + (16*batch*seq*seq + 63)//64, 6*batch*seq), 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 74, 2, 530, 532, // view "/layers.1/MatMul_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq), 16*batch*seq*seq bytes
+				2, 76, 2, 530, 532, // view "/layers.1/Div_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq), 16*batch*seq*seq bytes
+				2, 77, 2, 530, 532, // view "/layers.1/Add_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max((16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 2*batch*seq), 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -2897,47 +2928,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 417, 525, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
+				2, 78, 2, 534, 536, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64) + 64*((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 415, 521, // view "scratch ops[38]": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 430, 447, // view "/layers.1/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 119, 2, 483, 506, // view "scratch ops[38]": pool 2 at 256*batch*seq + 64*((4*batch*seq + 63)//64), 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 539, 542, // view "/layers.1/MatMul_1_output_0": pool 2 at 256*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 2, 448, 449, // view "/layers.1/Transpose_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq bytes
-				2, 81, 2, 448, 449, // view "/layers.1/Reshape_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64) + 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 128*batch*seq bytes
+				2, 80, 2, 544, 545, // view "/layers.1/Transpose_3_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq)), 128*batch*seq bytes
+				2, 81, 2, 544, 545, // view "/layers.1/Reshape_3_output_0": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64) + 64*max(24*((min(528, batch*seq) + 11)//12) + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq)), 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 440, 443, // view "scratch ops[40]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 430, 546, // view "scratch ops[40]": pool 2 at 128*batch*seq + 64*((4*batch*seq + 63)//64), 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 457, 458, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
-				2, 101, 2, 457, 458, // view "/layers.1/Add_3_output_0": pool 2 at max(128*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + 3072*((min(528, batch*seq) + 11)//12) + 8192, 512*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192), 128*batch*seq bytes
+				2, 87, 2, 553, 554, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 128*batch*seq + 64*max((4*batch*seq + 63)//64, 2*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 6*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 128), 128*batch*seq bytes
+				2, 101, 2, 553, 554, // view "/layers.1/Add_3_output_0": pool 2 at 128*batch*seq + 64*max((4*batch*seq + 63)//64, 2*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 6*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 128), 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 131, 456, // view "scratch ops[42]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 85, 131, // view "/layers.1/ff1/Add_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
+				2, 121, 2, 183, 555, // view "scratch ops[42]": pool 2 at 512*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 120, 183, // view "/layers.1/ff1/Add_output_0": pool 2 at 256*batch*seq, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 60, 120, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 60, 120, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 60, 120, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 60, 120, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 60, 120, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 85, 87, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 120, 135, // view "scratch ops[48]": pool 2 at 256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -2945,19 +2976,19 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				0, 0, 64, 0, 64, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				0, 0, 115, 0, 115, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 104, 0, 60, 115, // view "hidden": pool 0 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
 				1, 2, // release pool 2
-				0, 3, 80, -1, -1, // acquire pool 3: 1536*((min(528, batch) + 11)//12) + 128*batch + 4096 bytes on "cpu"
-				2, 106, 3, 58, 80, // view "/Gather_1_output_0": pool 3 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
+				0, 3, 138, -1, -1, // acquire pool 3: 1536*((min(528, batch) + 11)//12) + 128*batch + 4096 bytes on "cpu"
+				2, 106, 3, 59, 138, // view "/Gather_1_output_0": pool 3 at 1536*((min(528, batch) + 11)//12) + 4096, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 3, 59, 58, // view "scratch ops[51]": pool 3 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				0, 1, 67, 1, 67, // acquire pool 1: 128*batch bytes on "cpu"
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 3, 60, 59, // view "scratch ops[51]": pool 3 at 0, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				0, 1, 136, 1, 136, // acquire pool 1: 128*batch bytes on "cpu"
+				2, 109, 1, 60, 136, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 60, 136, // view "pooled": pool 1 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -2971,107 +3002,107 @@ var program = wgrt.Program{
 			// "batch">=9, "seq">=16
 			Ranges: []int{0, 9, -1, 1, 16, -1},
 			Steps: []int32{
-				0, 0, 64, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 59, 64, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 59, 64, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
+				0, 0, 115, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 3, 0, 60, 115, // view "/tok/Gather_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 60, 115, // view "/Add_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 1, 373, -1, -1, // acquire pool 1: max(128*batch, 64*((4*batch*seq + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
-				2, 4, 1, 59, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
-				2, 5, 1, 59, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
+				0, 1, 401, -1, -1, // acquire pool 1: 64*max((4*batch*seq + 63)//64, (8*seq + 63)//64, 2*batch) bytes on "cpu"
+				2, 4, 1, 60, 11, // view "/Range_output_0": pool 1 at 0, 8*seq bytes
+				2, 5, 1, 60, 11, // view "/Unsqueeze_output_0": pool 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				0, 2, 587, -1, -1, // acquire pool 2: max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq)), 128*batch, 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq)), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*seq, 1536*((min(528, batch) + 11)//12) + 128*batch + 4096, 1536*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq) + 12288, 256*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq + max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 3072*((min(528, batch*seq) + 11)//12) + 8192, 3072*((min(528, batch*seq) + 11)//12) + max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq) + 8192, 384*batch*seq + max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)) bytes on "cpu"
-				2, 7, 2, 59, 65, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
+				0, 2, 588, -1, -1, // acquire pool 2: 64*max(10*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 12*batch*seq, 2*batch*seq + 72*((min(528, batch*seq) + 11)//12) + 256, 2*seq, 24*((min(528, batch) + 11)//12) + 2*batch + 64, 4*batch*seq + (16*batch*seq*seq + 63)//64 + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 4*batch*seq + (16*batch*seq*seq + 63)//64 + 24*((min(528, batch*seq) + 11)//12) + 192, 4*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 24*((min(528, batch*seq) + 11)//12) + 2*min(256, seq) + 192, 4*batch*seq + 2*((16*batch*seq*seq + 63)//64), 4*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 320, 6*batch*seq + (16*batch*seq*seq + 63)//64 + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32), 6*batch*seq + 48*((min(528, batch*seq) + 11)//12) + 128, 6*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 16*((min(1024, seq) + 31)//32) + 2*min(256, seq), 6*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32) + 24*((min(528, batch*seq) + 11)//12) + 128, 8*batch*seq + (16*batch*seq*seq + 63)//64, 8*batch*seq + (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 8*batch*seq + 24*((min(528, batch*seq) + 11)//12) + 192) bytes on "cpu"
+				2, 7, 2, 60, 116, // view "/pos/Gather_output_0": pool 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 2, 59, 64, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
-				2, 41, 2, 59, 64, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 11, 2, 60, 115, // view "/ln/LayerNormalization_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 41, 2, 60, 115, // view "/layers.0/Add_1_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 1, 59, 32, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 16, 1, 59, 32, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
-				2, 18, 1, 59, 32, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 14, 1, 60, 71, // view "/Cast_1_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 16, 1, 60, 71, // view "/Sub_output_0": pool 1 at 0, 4*batch*seq bytes
+				2, 18, 1, 60, 71, // view "/Mul_output_0": pool 1 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 64, 327, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 21, 2, 353, 354, // view "/layers.0/qkv/Add_output_0": pool 2 at max(128*batch*seq + 1536*((min(528, batch*seq) + 11)//12) + 12288, 384*batch*seq), 384*batch*seq bytes
+				2, 111, 2, 115, 382, // view "scratch ops[8]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 21, 2, 386, 387, // view "/layers.0/qkv/Add_output_0": pool 2 at 128*batch*seq + 256*max(6*((min(528, batch*seq) + 11)//12) + 48, batch*seq), 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 59, 64, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 25, 0, 59, 64, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 23, 2, 64, 85, // view "/layers.0/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 27, 2, 64, 85, // view "/layers.0/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
-				2, 24, 2, 85, 78, // view "/layers.0/Split_output_2": pool 2 at 256*batch*seq, 128*batch*seq bytes
-				2, 28, 2, 85, 78, // view "/layers.0/Reshape_2_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 22, 0, 60, 115, // view "/layers.0/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 25, 0, 60, 115, // view "/layers.0/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 23, 2, 115, 120, // view "/layers.0/Split_output_1": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 27, 2, 115, 120, // view "/layers.0/Reshape_1_output_0": pool 2 at 128*batch*seq, 128*batch*seq bytes
+				2, 24, 2, 120, 118, // view "/layers.0/Split_output_2": pool 2 at 256*batch*seq, 128*batch*seq bytes
+				2, 28, 2, 120, 118, // view "/layers.0/Reshape_2_output_0": pool 2 at 256*batch*seq, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 537, 538, // view "/layers.0/Transpose_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 26, 2, 591, 592, // view "/layers.0/Transpose_output_0": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 2*batch*seq), 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 59, 64, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 29, 0, 60, 115, // view "/layers.0/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 534, 535, // view "/layers.0/Transpose_2_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 128*batch*seq bytes
+				2, 30, 2, 593, 591, // view "/layers.0/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 2*batch*seq), 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 540, 541, // view "scratch ops[13]": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq), 384*batch*seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 256*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 31, 2, 64, 367, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 33, 2, 64, 367, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 34, 2, 64, 367, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 112, 2, 592, 594, // view "scratch ops[13]": pool 2 at 384*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 2*batch*seq), 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 31, 2, 115, 128, // view "/layers.0/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 33, 2, 115, 128, // view "/layers.0/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 34, 2, 115, 128, // view "/layers.0/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 526, 588, // view "/layers.0/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq)), 16*batch*seq*seq bytes
+				2, 35, 2, 595, 596, // view "/layers.0/Softmax_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq)), 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 64, 251, // view "scratch ops[17]": pool 2 at 128*batch*seq, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 36, 2, 557, 558, // view "/layers.0/MatMul_1_output_0": pool 2 at max(128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 64*((16*batch*seq*seq + 63)//64) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq))), 128*batch*seq bytes
+				2, 113, 2, 115, 296, // view "scratch ops[17]": pool 2 at 128*batch*seq, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 36, 2, 597, 598, // view "/layers.0/MatMul_1_output_0": pool 2 at 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq)), 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 59, 64, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 38, 0, 59, 64, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 37, 0, 60, 115, // view "/layers.0/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 38, 0, 60, 115, // view "/layers.0/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 64, 126, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 114, 2, 115, 201, // view "scratch ops[19]": pool 2 at 128*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 59, 64, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 58, 0, 59, 64, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 44, 0, 60, 115, // view "/layers.0/ln1/LayerNormalization_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 58, 0, 60, 115, // view "/layers.0/Add_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 85, 206, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 47, 2, 59, 85, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 115, 2, 120, 271, // view "scratch ops[21]": pool 2 at 256*batch*seq, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 47, 2, 60, 120, // view "/layers.0/ff1/Add_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 207, 208, // view "/layers.0/Div_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 50, 2, 207, 208, // view "/layers.0/Erf_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 52, 2, 207, 208, // view "/layers.0/Add_2_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 53, 2, 207, 208, // view "/layers.0/Mul_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
-				2, 55, 2, 207, 208, // view "/layers.0/Mul_1_output_0": pool 2 at max(256*batch*seq, 3072*((min(528, batch*seq) + 11)//12) + 8192), 256*batch*seq bytes
+				2, 49, 2, 215, 216, // view "/layers.0/Div_1_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 50, 2, 215, 216, // view "/layers.0/Erf_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 52, 2, 215, 216, // view "/layers.0/Add_2_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 53, 2, 215, 216, // view "/layers.0/Mul_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
+				2, 55, 2, 215, 216, // view "/layers.0/Mul_1_output_0": pool 2 at 256*max(12*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 59, 53, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 116, 2, 60, 54, // view "scratch ops[27]": pool 2 at 0, 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -3079,39 +3110,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 2, 530, 531, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq bytes
-				2, 84, 2, 530, 531, // view "/layers.1/Add_1_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq bytes
+				2, 61, 2, 603, 604, // view "/layers.0/ln2/LayerNormalization_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq), 128*batch*seq bytes
+				2, 84, 2, 603, 604, // view "/layers.1/Add_1_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq), 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 548, 569, // view "scratch ops[29]": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
-				2, 64, 2, 59, 78, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
+				2, 117, 2, 604, 606, // view "scratch ops[29]": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 12288 bytes
+				2, 64, 2, 60, 118, // view "/layers.1/qkv/Add_output_0": pool 2 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 59, 64, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 68, 0, 59, 64, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 66, 2, 548, 549, // view "/layers.1/Split_output_1": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				2, 70, 2, 548, 549, // view "/layers.1/Reshape_1_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				2, 67, 2, 561, 562, // view "/layers.1/Split_output_2": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
-				2, 71, 2, 561, 562, // view "/layers.1/Reshape_2_output_0": pool 2 at max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq), 384*batch*seq), 128*batch*seq bytes
+				2, 65, 0, 60, 115, // view "/layers.1/Split_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 68, 0, 60, 115, // view "/layers.1/Reshape_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 66, 2, 604, 607, // view "/layers.1/Split_output_1": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq), 128*batch*seq bytes
+				2, 70, 2, 604, 607, // view "/layers.1/Reshape_1_output_0": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq), 128*batch*seq bytes
+				2, 67, 2, 607, 608, // view "/layers.1/Split_output_2": pool 2 at 384*batch*seq + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq), 128*batch*seq bytes
+				2, 71, 2, 607, 608, // view "/layers.1/Reshape_2_output_0": pool 2 at 384*batch*seq + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq), 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 59, 64, // view "/layers.1/Transpose_output_0": pool 2 at 0, 128*batch*seq bytes
+				2, 69, 2, 60, 115, // view "/layers.1/Transpose_output_0": pool 2 at 0, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 59, 64, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 72, 0, 60, 115, // view "/layers.1/Transpose_1_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 550, 551, // view "/layers.1/Transpose_2_output_0": pool 2 at max(1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 128*batch*seq + max(128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq), 384*batch*seq)), 128*batch*seq bytes
+				2, 73, 2, 614, 615, // view "/layers.1/Transpose_2_output_0": pool 2 at 128*batch*seq + 64*max((16*batch*seq*seq + 63)//64, 2*batch*seq + 6*((4*min(132, batch*seq) + 11)//12) + 16*((min(1024, seq) + 31)//32) + max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq), 4*batch*seq + max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq)), 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 532, 533, // view "scratch ops[34]": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 1024*((min(1024, seq) + 31)//32) + 384*((min(4*batch*seq, 528) + 11)//12) bytes
-				2, 74, 2, 64, 367, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 76, 2, 64, 367, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
-				2, 77, 2, 64, 367, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 118, 2, 604, 616, // view "scratch ops[34]": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq), 384*((4*min(132, batch*seq) + 11)//12) + 1024*((min(1024, seq) + 31)//32) bytes
+				2, 74, 2, 115, 128, // view "/layers.1/MatMul_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 76, 2, 115, 128, // view "/layers.1/Div_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
+				2, 77, 2, 115, 128, // view "/layers.1/Add_output_0": pool 2 at 128*batch*seq, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -3121,47 +3152,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 584, 589, // view "/layers.1/Softmax_output_0": pool 2 at max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64), 128*batch*seq + 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 4096, 384*batch*seq)), 16*batch*seq*seq bytes
+				2, 78, 2, 604, 617, // view "/layers.1/Softmax_output_0": pool 2 at 256*batch*seq + 64*max((16*batch*seq*seq + 63)//64, (48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64 + 2*min(256, seq), 24*((min(528, batch*seq) + 11)//12) + 128, 4*batch*seq), 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 59, 46, // view "scratch ops[38]": pool 2 at 0, 48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
-				2, 79, 2, 105, 77, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((48*((min(4*batch*seq, 528) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
+				2, 119, 2, 60, 47, // view "scratch ops[38]": pool 2 at 0, 48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 128*min(256, seq) bytes
+				2, 79, 2, 131, 133, // view "/layers.1/MatMul_1_output_0": pool 2 at 64*((48*((4*min(132, batch*seq) + 11)//12)*min(256, seq) + 63)//64) + 128*min(256, seq), 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 59, 64, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
-				2, 81, 0, 59, 64, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 80, 0, 60, 115, // view "/layers.1/Transpose_3_output_0": pool 0 at 0, 128*batch*seq bytes
+				2, 81, 0, 60, 115, // view "/layers.1/Reshape_3_output_0": pool 0 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 59, 48, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
+				2, 120, 2, 60, 49, // view "scratch ops[40]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 4096 bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 141, 527, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*batch*seq bytes
-				2, 101, 2, 141, 527, // view "/layers.1/Add_3_output_0": pool 2 at max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 128*batch*seq bytes
+				2, 87, 2, 205, 362, // view "/layers.1/ln1/LayerNormalization_output_0": pool 2 at 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
+				2, 101, 2, 205, 362, // view "/layers.1/Add_3_output_0": pool 2 at 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 59, 50, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
-				2, 90, 2, 573, 574, // view "/layers.1/ff1/Add_output_0": pool 2 at max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq bytes
+				2, 121, 2, 60, 51, // view "scratch ops[42]": pool 2 at 0, 1536*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 90, 2, 362, 363, // view "/layers.1/ff1/Add_output_0": pool 2 at 128*batch*seq + 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 59, 85, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 93, 2, 59, 85, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 95, 2, 59, 85, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 96, 2, 59, 85, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
-				2, 98, 2, 59, 85, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 92, 2, 60, 120, // view "/layers.1/Div_1_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 93, 2, 60, 120, // view "/layers.1/Erf_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 95, 2, 60, 120, // view "/layers.1/Add_2_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 96, 2, 60, 120, // view "/layers.1/Mul_output_0": pool 2 at 0, 256*batch*seq bytes
+				2, 98, 2, 60, 120, // view "/layers.1/Mul_1_output_0": pool 2 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 578, 580, // view "scratch ops[48]": pool 2 at max(128*batch*seq + max(1536*((min(528, batch*seq) + 11)//12) + 8192, 256*batch*seq), 256*batch*seq), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
+				2, 122, 2, 362, 620, // view "scratch ops[48]": pool 2 at 128*batch*seq + 256*max(6*((min(528, batch*seq) + 11)//12) + 32, batch*seq), 3072*((min(528, batch*seq) + 11)//12) + 8192 bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -3169,15 +3200,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 59, 64, // view "hidden": pool 0 at 0, 128*batch*seq bytes
+				2, 104, 0, 60, 115, // view "hidden": pool 0 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 59, 67, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
+				2, 106, 2, 60, 136, // view "/Gather_1_output_0": pool 2 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 67, 80, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
-				2, 109, 1, 59, 67, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
-				2, 110, 1, 59, 67, // view "pooled": pool 1 at 0, 128*batch bytes
+				2, 123, 2, 136, 138, // view "scratch ops[51]": pool 2 at 128*batch, 1536*((min(528, batch) + 11)//12) + 4096 bytes
+				2, 109, 1, 60, 136, // view "/pool/Gemm_output_0": pool 1 at 0, 128*batch bytes
+				2, 110, 1, 60, 136, // view "pooled": pool 1 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -3196,27 +3227,27 @@ var program = wgrt.Program{
 // is opArgs[opStart[i]:opStart[i+1]].
 var (
 	opArgs = [...]int32{
-		0, 3, 2, 0, 59, // ops[0]: "Gather"
-		1, 4, 59, 1, 2, // ops[1]: "Range"
-		0, 7, 6, 5, 59, // ops[2]: "Gather"
+		0, 3, 2, 0, 60, // ops[0]: "Gather"
+		1, 4, 60, 1, 2, // ops[1]: "Range"
+		0, 7, 6, 5, 60, // ops[2]: "Gather"
 		2, 8, 3, 7, // ops[3]: "Add"
-		3, 11, 8, 9, 10, 62, 0, // ops[4]: "LayerNormalization"
+		3, 11, 8, 9, 10, 63, 0, // ops[4]: "LayerNormalization"
 		4, 14, 13, 0, // ops[5]: "Cast"
 		5, 16, 15, 14, // ops[6]: "Sub"
 		6, 18, 16, 17, // ops[7]: "Mul"
 		7, 21, 111, 3, 11, 19, 20, 1, 1, 1, // ops[8]: "FusedMatMul"
-		8, 22, 23, 24, 21, 62, 0, // ops[9]: "Split"
+		8, 22, 23, 24, 21, 63, 0, // ops[9]: "Split"
 		9, 26, 25, 1, // ops[10]: "Transpose"
 		9, 29, 28, 1, // ops[11]: "Transpose"
 		9, 30, 27, 2, // ops[12]: "Transpose"
 		10, 31, 112, 26, 30, // ops[13]: "MatMul"
 		11, 33, 31, 32, // ops[14]: "Div"
 		2, 34, 33, 18, // ops[15]: "Add"
-		12, 35, 34, 63, 0, // ops[16]: "Softmax"
+		12, 35, 34, 64, 0, // ops[16]: "Softmax"
 		10, 36, 113, 35, 29, // ops[17]: "MatMul"
 		9, 37, 36, 1, // ops[18]: "Transpose"
 		7, 41, 114, 4, 38, 39, 40, 11, 1, 1, 1, // ops[19]: "FusedMatMul"
-		3, 44, 41, 42, 43, 62, 0, // ops[20]: "LayerNormalization"
+		3, 44, 41, 42, 43, 63, 0, // ops[20]: "LayerNormalization"
 		7, 47, 115, 3, 44, 45, 46, 1, 1, 1, // ops[21]: "FusedMatMul"
 		11, 49, 47, 48, // ops[22]: "Div"
 		13, 50, 49, // ops[23]: "Erf"
@@ -3224,20 +3255,20 @@ var (
 		6, 53, 47, 52, // ops[25]: "Mul"
 		6, 55, 53, 54, // ops[26]: "Mul"
 		7, 58, 116, 4, 55, 56, 57, 44, 1, 1, 1, // ops[27]: "FusedMatMul"
-		3, 61, 58, 59, 60, 62, 0, // ops[28]: "LayerNormalization"
+		3, 61, 58, 59, 60, 63, 0, // ops[28]: "LayerNormalization"
 		7, 64, 117, 3, 61, 62, 63, 1, 1, 1, // ops[29]: "FusedMatMul"
-		8, 65, 66, 67, 64, 62, 0, // ops[30]: "Split"
+		8, 65, 66, 67, 64, 63, 0, // ops[30]: "Split"
 		9, 69, 68, 1, // ops[31]: "Transpose"
 		9, 72, 71, 1, // ops[32]: "Transpose"
 		9, 73, 70, 2, // ops[33]: "Transpose"
 		10, 74, 118, 69, 73, // ops[34]: "MatMul"
 		11, 76, 74, 75, // ops[35]: "Div"
 		2, 77, 76, 18, // ops[36]: "Add"
-		12, 78, 77, 63, 0, // ops[37]: "Softmax"
+		12, 78, 77, 64, 0, // ops[37]: "Softmax"
 		10, 79, 119, 78, 72, // ops[38]: "MatMul"
 		9, 80, 79, 1, // ops[39]: "Transpose"
 		7, 84, 120, 4, 81, 82, 83, 61, 1, 1, 1, // ops[40]: "FusedMatMul"
-		3, 87, 84, 85, 86, 62, 0, // ops[41]: "LayerNormalization"
+		3, 87, 84, 85, 86, 63, 0, // ops[41]: "LayerNormalization"
 		7, 90, 121, 3, 87, 88, 89, 1, 1, 1, // ops[42]: "FusedMatMul"
 		11, 92, 90, 91, // ops[43]: "Div"
 		13, 93, 92, // ops[44]: "Erf"
@@ -3245,9 +3276,9 @@ var (
 		6, 96, 90, 95, // ops[46]: "Mul"
 		6, 98, 96, 97, // ops[47]: "Mul"
 		7, 101, 122, 4, 98, 99, 100, 87, 1, 1, 1, // ops[48]: "FusedMatMul"
-		3, 104, 101, 102, 103, 62, 0, // ops[49]: "LayerNormalization"
+		3, 104, 101, 102, 103, 63, 0, // ops[49]: "LayerNormalization"
 		0, 106, 104, 105, 2, // ops[50]: "Gather"
-		14, 109, 123, 106, 107, 108, 2, 2, 59, 2, // ops[51]: "Gemm"
+		14, 109, 123, 106, 107, 108, 2, 2, 60, 2, // ops[51]: "Gemm"
 		15, 110, 109, // ops[52]: "Tanh"
 	}
 	opStart = [...]int32{
