@@ -135,3 +135,35 @@ func TestGeqTerms(t *testing.T) {
 		assert.False(t, geqTerms(mustParse(t, c[0]), mustParse(t, c[1]), b), "%s >= %s", c[0], c[1])
 	}
 }
+
+// TestGeqTermsIsSound: whenever the proof from the terms says y >= x
+// within bounds, it holds at every point of them.
+func TestGeqTermsIsSound(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	bounds := Bounds{"a": {Min: 1, Max: 5}, "b": {Min: 2, Max: 5}, "c": {Min: 0, Max: 4}}
+	proven := 0
+	for i := 0; i < 2000; i++ {
+		x := mustParse(t, randomExtremumSource(rng, 2))
+		y := Add(x, mustParse(t, randomExtremumSource(rng, 1)))
+		if rng.Intn(2) == 0 {
+			y = mustParse(t, randomExtremumSource(rng, 2))
+		}
+		if !geqTerms(y, x, bounds) {
+			continue
+		}
+		proven++
+		for a := int64(1); a <= 5; a++ {
+			for b := int64(2); b <= 5; b++ {
+				for c := int64(0); c <= 4; c++ {
+					env := Env{"a": a, "b": b, "c": c}
+					vy, err1 := y.Eval(env)
+					vx, err2 := x.Eval(env)
+					if err1 == nil && err2 == nil {
+						require.GreaterOrEqual(t, vy, vx, "%s >= %s at %v", y, x, env)
+					}
+				}
+			}
+		}
+	}
+	assert.Greater(t, proven, 300, "the test must exercise the proof")
+}
