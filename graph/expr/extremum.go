@@ -14,10 +14,13 @@ import (
 //     as arguments of their own print no longer (or let one drop);
 //   - an argument another one provably dominates is dropped;
 //   - what every argument shares is taken out: max(c + a, c + b) is
-//     c + max(a, b), and 2*x + max(a, b) + ... stays so.
+//     c + max(a, b);
+//   - so is a factor of every term: max(64*a, 64*b) is 64*max(a, b), and
+//     max(n*a, n*b) is n*max(a, b) for a symbol n.
 //
-// Every rewrite is exact for all integers: c + max(a, b) = max(c + a, c + b)
-// and k*max(a, b) = max(k*a, k*b) for k > 0, and the same for min.
+// Every rewrite is exact: c + max(a, b) = max(c + a, c + b) for all
+// integers, f*max(a, b) = max(f*a, f*b) for f >= 0 (symbols are never
+// negative), and the same for min.
 
 // Max returns the largest of xs (at least one). Arguments that another
 // argument provably dominates for every non-negative symbol value are dropped.
