@@ -103,7 +103,14 @@ func (s greedy) placeGroups(req *request, groups []poolGroup) *placement {
 
 // climbWork bounds the hill climbing: about this many buffer placements in
 // all, so small graphs get many tries and huge ones a few. Deterministic: the
-// same graph always gets the same plan.
+// same graph always gets the same plan. The bound, in steps: a pool of n
+// buffers gets min(max(climbWork/n, 4), 2000) passes, so at most
+// max(climbWork, 4n) placements. A placement sorts the buffer's placed
+// conflicts and tries the gaps between them, each in O(c) for c buffers
+// live at once (O(c²) at worst, c log c when the first gaps fit), and the
+// offsets' expressions are made once each (boundsCtx remembers sums and
+// maxima): a pool costs O(max(climbWork, n) * c²) at worst, whatever the
+// symbols' ranges.
 const climbWork = 400_000
 
 func climb(pp *poolProblem, start []int32, startSize int64, startTop int) []int32 {

@@ -97,7 +97,7 @@ func (g *gbuf) build(ctx *boundsCtx) {
 			for i, src := range x.offFrom {
 				ends[i] = src.end
 			}
-			x.off = expr.MaxIn(ctx.bounds, ends...)
+			x.off = ctx.maxOf(ends)
 		}
 		if x.endBounds.exact() {
 			x.end = ctx.linearExpr(x.endBounds.lo)
@@ -285,7 +285,7 @@ func maxEnd(ctx *boundsCtx, xs []*gbuf) ([]*gbuf, span, int64, int64) {
 	for _, x := range sorted {
 		dominated := false
 		for _, y := range keep {
-			if ctx.spanLeq(x.endBounds, y.endBounds) || (!ctx.cheap && !(x.endBounds.exact() && y.endBounds.exact()) && sameValues(x, y) && (sameMake(x, y) || expr.Equal(x.endExpr(ctx), y.endExpr(ctx)))) {
+			if ctx.spanLeq(x.endBounds, y.endBounds) || (!ctx.cheap && !(x.endBounds.exact() && y.endBounds.exact()) && sameValues(x, y) && (sameMake(x, y) || ctx.same(x.endExpr(ctx), y.endExpr(ctx)))) {
 				// Equal expressions with exact bounds have equal bounds, which
 				// spanLeq already proved; only inexact ones need the text, and
 				// only when their values at the hints and the probe agree.

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/binary"
+	"slices"
 	"sort"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
@@ -42,8 +43,16 @@ type boundsCtx struct {
 	// few distinct values (multiples of a layer's sizes).
 	linear map[string]expr.Expr
 	key    []byte
-	// sums remembers offset + size: both take few distinct values.
-	sums map[string]map[string]expr.Expr
+	// Offsets and ends are made again for every order a search tries,
+	// mostly the same ones: expressions get ids (equal text, equal id), and
+	// sums and maxima are remembered by their operands' ids. Each is made
+	// once, so what a search costs is its placements, not its expressions.
+	ids    map[expr.Expr]int32 // by identity, the fast path
+	byText map[string]int32
+	canon  []expr.Expr // by id: the first expression of that text
+	sums   map[[2]int32]expr.Expr
+	maxes  map[string]expr.Expr // by the sorted ids of the operands
+	idKey  []int32
 	// bounds are the symbols' ranges, for dropping the arguments of a max
 	// that another dominates (without them max(128*q + 128, 64*q + 64)
 	// with q = (58*(5%n) + 2)//64 stays whole, as n might be 0, and nested
@@ -60,21 +69,63 @@ type boundsCtx struct {
 	sorted, keep []*gbuf
 }
 
-// sum is expr.Add(a, b), remembered by the operands' canonical text.
+// id is e's number: equal for expressions of equal text.
+func (c *boundsCtx) id(e expr.Expr) int32 {
+	if id, ok := c.ids[e]; ok {
+		return id
+	}
+	if c.ids == nil {
+		c.ids, c.byText = map[expr.Expr]int32{}, map[string]int32{}
+	}
+	id, ok := c.byText[e.String()]
+	if !ok {
+		id = int32(len(c.canon))
+		c.byText[e.String()] = id
+		c.canon = append(c.canon, e)
+	}
+	c.ids[e] = id
+	return id
+}
+
+// same reports whether a and b are the same expression.
+func (c *boundsCtx) same(a, b expr.Expr) bool { return a == b || c.id(a) == c.id(b) }
+
+// sum is expr.Add(a, b), remembered by the operands' ids.
 func (c *boundsCtx) sum(a, b expr.Expr) expr.Expr {
-	byB := c.sums[a.String()]
-	if e, ok := byB[b.String()]; ok {
+	k := [2]int32{c.id(a), c.id(b)}
+	if e, ok := c.sums[k]; ok {
 		return e
 	}
-	if byB == nil {
-		if c.sums == nil {
-			c.sums = map[string]map[string]expr.Expr{}
-		}
-		byB = map[string]expr.Expr{}
-		c.sums[a.String()] = byB
+	if c.sums == nil {
+		c.sums = map[[2]int32]expr.Expr{}
 	}
-	e := expr.Add(a, b)
-	byB[b.String()] = e
+	e := c.canon[c.id(expr.Add(a, b))]
+	c.sums[k] = e
+	return e
+}
+
+// maxOf is expr.MaxIn over the bounds, remembered by the operands' ids.
+func (c *boundsCtx) maxOf(xs []expr.Expr) expr.Expr {
+	ids := c.idKey[:0]
+	for _, x := range xs {
+		ids = append(ids, c.id(x))
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	c.idKey = ids
+	c.key = c.key[:0]
+	for _, id := range ids {
+		c.key = binary.LittleEndian.AppendUint32(c.key, uint32(id))
+	}
+	if e, ok := c.maxes[string(c.key)]; ok {
+		return e
+	}
+	if c.maxes == nil {
+		c.maxes = map[string]expr.Expr{}
+	}
+	key := string(c.key)
+	e := c.canon[c.id(expr.MaxIn(c.bounds, xs...))]
+	c.maxes[key] = e
 	return e
 }
 

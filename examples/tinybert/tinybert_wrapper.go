@@ -423,8 +423,8 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 // The plan's pools (a call may place their storages anew in one arena, see wgrt.Frame.PeakBytes):
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
-//	pool 1 on "cpu": max(128*batch, 128*batch*seq, 128*seq) bytes, 4 storages, steps [3, 54)
-//	pool 2 on "cpu": max(128*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 384*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 128*batch + 4096*min(1, max(0, batch - 4)), 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 4096*min(1, max(0, batch - 4)), 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 640*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 64*((4*batch*seq + 63)//64)), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 384*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 64*((4*batch*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 384*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 64*((8*seq + 63)//64)) bytes, 37 storages, steps [2, 53)
+//	pool 1 on "cpu": 128*max(batch, batch*seq, seq) bytes, 4 storages, steps [3, 54)
+//	pool 2 on "cpu": 64*max((8*seq + 63)//64, 24*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 2*batch + 64*min(1, max(0, batch - 4)), 24*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 10*batch*seq + (4*batch*seq + 63)//64, 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4*batch*seq + (4*batch*seq + 63)//64, 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 6*batch*seq, 6*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 16*((seq + 31)//32)*min(1, max(0, seq - 4)) + 8*batch*seq - 16*min(1, max(0, seq - 4))*(seq//32) + (16*batch*seq*seq + 63)//64 + (4*batch*seq + 63)//64, 8*batch*seq + 2*min(1, max(0, seq - 4))*min(256, seq) + 2*((16*batch*seq*seq + 63)//64) + (4*batch*seq + 63)//64 + (48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64) bytes, 37 storages, steps [2, 53)
 type frame struct {
 	*wgrt.Frame
 	k    Kernels
@@ -525,95 +525,106 @@ var program = wgrt.Program{
 		0, 2, 0,
 		0, 3, 0,
 		3, 57, 16,
-		3, 57, 0,
-		6, 80, 79,
-		3, 57, 1,
-		6, 81, 82,
-		3, 16, 1,
-		0, 16, 0,
-		3, 85, 84,
+		6, 0, 16,
+		6, 80, 1,
+		3, 57, 81,
 		0, 63, 0,
-		2, 86, 87,
-		4, 88, 6,
-		3, 57, 89,
-		2, 79, 90,
+		2, 11, 83,
+		4, 84, 6,
+		0, 24, 0,
+		3, 86, 68,
+		3, 77, 0,
+		2, 87, 88,
+		3, 6, 67,
+		2, 89, 90,
+		6, 85, 91,
+		3, 86, 27,
+		0, 10, 0,
+		3, 94, 16,
+		2, 93, 95,
 		3, 9, 16,
-		2, 92, 87,
-		4, 93, 6,
-		3, 6, 94,
-		2, 91, 95,
-		2, 79, 58,
-		2, 97, 90,
-		2, 98, 95,
-		2, 55, 87,
-		4, 100, 6,
-		3, 6, 101,
-		2, 99, 102,
-		6, 96, 103,
-		3, 6, 89,
-		2, 79, 105,
-		2, 106, 95,
-		6, 104, 107,
-		2, 45, 79,
-		2, 109, 49,
-		2, 110, 105,
-		2, 111, 95,
-		6, 107, 112,
-		0, 512, 0,
-		3, 114, 16,
-		2, 115, 95,
-		6, 113, 116,
-		2, 79, 117,
-		6, 108, 118,
-		3, 37, 16,
-		2, 45, 120,
-		2, 121, 49,
-		2, 122, 105,
-		2, 123, 95,
-		2, 120, 105,
-		2, 125, 95,
-		6, 124, 126,
-		2, 79, 127,
-		6, 119, 128,
-		2, 69, 80,
-		2, 130, 71,
-		6, 129, 131,
-		6, 132, 72,
+		2, 97, 83,
+		4, 98, 6,
+		2, 96, 99,
+		6, 92, 100,
+		3, 54, 27,
+		2, 102, 97,
+		2, 103, 99,
+		6, 101, 104,
+		0, 6, 0,
+		3, 106, 16,
+		2, 102, 107,
+		6, 105, 108,
+		3, 106, 36,
+		0, 16, 0,
+		3, 111, 42,
+		2, 110, 112,
+		2, 113, 73,
+		0, -16, 0,
+		3, 115, 47,
+		2, 114, 116,
+		3, 16, 1,
+		3, 111, 118,
+		2, 119, 83,
+		4, 120, 6,
+		2, 117, 121,
+		2, 122, 99,
+		6, 109, 123,
+		3, 77, 56,
+		2, 73, 125,
+		3, 77, 121,
+		2, 126, 127,
+		2, 128, 99,
+		2, 55, 83,
+		4, 130, 6,
+		2, 129, 131,
+		6, 124, 132,
+		3, 6, 133,
+		3, 57, 1,
 		0, 640, 0,
-		3, 134, 16,
-		2, 29, 135,
-		2, 136, 95,
-		6, 133, 137,
+		3, 136, 16,
+		3, 6, 99,
+		2, 137, 138,
+		3, 37, 16,
 		3, 51, 16,
-		2, 139, 95,
-		2, 61, 95,
-		6, 140, 141,
-		2, 139, 142,
-		6, 138, 143,
-		2, 61, 120,
-		6, 144, 145,
-		6, 146, 141,
-		6, 147, 112,
-		6, 148, 124,
-		2, 120, 90,
-		2, 150, 95,
-		6, 149, 151,
-		6, 152, 126,
-		2, 115, 90,
-		2, 154, 95,
-		6, 153, 155,
-		2, 115, 58,
-		2, 157, 90,
-		2, 158, 95,
-		2, 159, 102,
-		6, 156, 160,
-		2, 11, 87,
-		4, 162, 6,
-		3, 6, 163,
-		6, 161, 164,
-		2, 135, 95,
-		2, 79, 95,
-		2, 120, 95,
+		2, 141, 138,
+		2, 79, 138,
+		3, 6, 121,
+		2, 140, 144,
+		2, 145, 138,
+		3, 78, 36,
+		3, 10, 42,
+		2, 147, 148,
+		0, -8, 0,
+		3, 150, 47,
+		2, 149, 151,
+		6, 22, 152,
+		3, 57, 153,
+		2, 146, 154,
+		2, 140, 138,
+		0, 512, 0,
+		3, 157, 16,
+		3, 57, 121,
+		2, 158, 159,
+		2, 160, 138,
+		2, 140, 159,
+		2, 162, 138,
+		3, 20, 27,
+		6, 164, 16,
+		3, 51, 165,
+		2, 138, 166,
+		2, 158, 138,
+		2, 113, 116,
+		2, 169, 121,
+		6, 121, 170,
+		6, 171, 107,
+		3, 6, 172,
+		2, 143, 173,
+		2, 79, 144,
+		2, 175, 138,
+		2, 79, 159,
+		2, 177, 138,
+		3, 57, 0,
 	},
 	Tensors: []int32{
 		7, 0, 2, 0, // "input_ids"
@@ -961,12 +972,12 @@ var program = wgrt.Program{
 				2, 3, 0, 0, 22, 79, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
 				2, 8, 0, 0, 22, 79, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 2, 165, -1, -1, // acquire pool 2: max(128*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 128*batch*seq + max(128*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 64*((4*batch*seq + 63)//64)), 128*batch*seq + max(384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 384*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64)), 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 128*batch + 4096*min(1, max(0, batch - 4)), 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 4096*min(1, max(0, batch - 4)), 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 640*batch*seq + 64*((4*batch*seq + 63)//64), 256*batch*seq + max(256*batch*seq + 64*((4*batch*seq + 63)//64), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 64*((4*batch*seq + 63)//64)), 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 384*batch*seq, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 64*((4*batch*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 128*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) + 384*batch*seq - 1024*min(1, max(0, seq - 4))*(seq//32) + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 384*batch*seq + 64*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64), 512*batch*seq + 128*min(1, max(0, seq - 4))*min(256, seq) + 128*((16*batch*seq*seq + 63)//64) + 64*((4*batch*seq + 63)//64) + 64*((48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64), 64*((8*seq + 63)//64)) bytes on "cpu"
+				0, 2, 134, -1, -1, // acquire pool 2: 64*max((8*seq + 63)//64, 24*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 2*batch + 64*min(1, max(0, batch - 4)), 24*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 10*batch*seq + (4*batch*seq + 63)//64, 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4*batch*seq + (4*batch*seq + 63)//64, 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 6*batch*seq, 6*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 16*((seq + 31)//32)*min(1, max(0, seq - 4)) + 8*batch*seq - 16*min(1, max(0, seq - 4))*(seq//32) + (16*batch*seq*seq + 63)//64 + (4*batch*seq + 63)//64, 8*batch*seq + 2*min(1, max(0, seq - 4))*min(256, seq) + 2*((16*batch*seq*seq + 63)//64) + (4*batch*seq + 63)//64 + (48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64) bytes on "cpu"
 				2, 4, 2, 1, 22, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
 				2, 5, 2, 1, 22, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				0, 1, 83, -1, -1, // acquire pool 1: max(128*batch, 128*batch*seq, 128*seq) bytes on "cpu"
-				2, 7, 1, 2, 22, 82, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
+				0, 1, 82, -1, -1, // acquire pool 1: 128*max(batch, batch*seq, seq) bytes on "cpu"
+				2, 7, 1, 2, 22, 135, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
@@ -977,14 +988,14 @@ var program = wgrt.Program{
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 2, 4, 22, 92, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
-				2, 16, 2, 4, 22, 92, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
-				2, 18, 2, 4, 22, 92, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 14, 2, 4, 22, 97, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 2, 4, 22, 97, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 2, 4, 22, 97, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
 				2, 111, 2, 5, 22, 29, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 21, 2, 6, 22, 120, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
+				2, 21, 2, 6, 22, 140, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
 				2, 22, 0, 7, 22, 79, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
@@ -1008,16 +1019,16 @@ var program = wgrt.Program{
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
 				2, 112, 2, 13, 22, 50, // view "scratch ops[13]": storage 13 at 0, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) - 1024*min(1, max(0, seq - 4))*(seq//32) bytes
-				2, 31, 2, 14, 22, 86, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
-				2, 33, 2, 14, 22, 86, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
-				2, 34, 2, 14, 22, 86, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 31, 2, 14, 22, 119, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 2, 14, 22, 119, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 2, 14, 22, 119, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 15, 22, 86, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
+				2, 35, 2, 15, 22, 119, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
@@ -1043,14 +1054,14 @@ var program = wgrt.Program{
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
 				2, 115, 2, 21, 22, 29, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 47, 2, 22, 22, 139, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
+				2, 47, 2, 22, 22, 141, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 23, 22, 139, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 50, 2, 23, 22, 139, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 52, 2, 23, 22, 139, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 53, 2, 23, 22, 139, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 55, 2, 23, 22, 139, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 49, 2, 23, 22, 141, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 50, 2, 23, 22, 141, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 52, 2, 23, 22, 141, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 53, 2, 23, 22, 141, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 55, 2, 23, 22, 141, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
@@ -1071,7 +1082,7 @@ var program = wgrt.Program{
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
 				2, 117, 2, 26, 22, 29, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 64, 2, 27, 22, 120, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
+				2, 64, 2, 27, 22, 140, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
 				2, 65, 0, 28, 22, 79, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
@@ -1095,9 +1106,9 @@ var program = wgrt.Program{
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
 				2, 118, 2, 34, 22, 50, // view "scratch ops[34]": storage 34 at 0, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) - 1024*min(1, max(0, seq - 4))*(seq//32) bytes
-				2, 74, 2, 35, 22, 86, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
-				2, 76, 2, 35, 22, 86, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
-				2, 77, 2, 35, 22, 86, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 74, 2, 35, 22, 119, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 76, 2, 35, 22, 119, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 77, 2, 35, 22, 119, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -1107,7 +1118,7 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 36, 22, 86, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
+				2, 78, 2, 36, 22, 119, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
@@ -1133,14 +1144,14 @@ var program = wgrt.Program{
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
 				2, 121, 2, 42, 22, 29, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 90, 2, 43, 22, 139, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
+				2, 90, 2, 43, 22, 141, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 44, 22, 139, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 93, 2, 44, 22, 139, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 95, 2, 44, 22, 139, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 96, 2, 44, 22, 139, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 98, 2, 44, 22, 139, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 92, 2, 44, 22, 141, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 93, 2, 44, 22, 141, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 95, 2, 44, 22, 141, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 96, 2, 44, 22, 141, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 98, 2, 44, 22, 141, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
@@ -1159,11 +1170,11 @@ var program = wgrt.Program{
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 47, 22, 80, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
+				2, 106, 2, 47, 22, 179, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
 				2, 123, 2, 48, 22, 72, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 4096*min(1, max(0, batch - 4)) bytes
-				2, 109, 1, 49, 22, 80, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
-				2, 110, 1, 49, 22, 80, // view "pooled": storage 49 at 0, 128*batch bytes
+				2, 109, 1, 49, 22, 179, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
+				2, 110, 1, 49, 22, 179, // view "pooled": storage 49 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -1175,54 +1186,54 @@ var program = wgrt.Program{
 			Storages: []int32{
 				0, 79, 22, 1, 6, // storage 0: "/tok/Gather_output_0"
 				2, 11, 22, 2, 4, // storage 1: "/Range_output_0"
-				1, 82, 22, 3, 5, // storage 2: "/pos/Gather_output_0"
+				1, 135, 22, 3, 5, // storage 2: "/pos/Gather_output_0"
 				1, 79, 22, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
-				2, 92, 22, 6, 38, // storage 4: "/Cast_1_output_0"
-				2, 29, 166, 9, 10, // storage 5: "scratch ops[8]"
-				2, 120, 140, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				2, 97, 22, 6, 38, // storage 4: "/Cast_1_output_0"
+				2, 29, 139, 9, 10, // storage 5: "scratch ops[8]"
+				2, 140, 142, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
 				0, 79, 22, 10, 12, // storage 7: "/layers.0/Split_output_0"
-				2, 79, 167, 10, 14, // storage 8: "/layers.0/Split_output_1"
-				2, 79, 95, 10, 13, // storage 9: "/layers.0/Split_output_2"
-				2, 79, 127, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				2, 79, 143, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 79, 138, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 79, 155, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
 				0, 79, 22, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
-				2, 79, 140, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
-				2, 50, 126, 14, 15, // storage 13: "scratch ops[13]"
-				2, 86, 168, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
-				2, 86, 126, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
-				2, 59, 155, 18, 19, // storage 16: "scratch ops[17]"
-				2, 79, 151, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				2, 79, 142, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 50, 146, 14, 15, // storage 13: "scratch ops[13]"
+				2, 119, 156, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 119, 146, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				2, 59, 161, 18, 19, // storage 16: "scratch ops[17]"
+				2, 79, 163, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
 				0, 79, 22, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
-				2, 29, 95, 20, 21, // storage 19: "scratch ops[19]"
+				2, 29, 138, 20, 21, // storage 19: "scratch ops[19]"
 				0, 79, 22, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
-				2, 29, 140, 22, 23, // storage 21: "scratch ops[21]"
-				2, 139, 95, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
-				2, 139, 142, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
-				2, 61, 95, 28, 29, // storage 24: "scratch ops[27]"
+				2, 29, 142, 22, 23, // storage 21: "scratch ops[21]"
+				2, 141, 138, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
+				2, 141, 167, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
+				2, 61, 138, 28, 29, // storage 24: "scratch ops[27]"
 				1, 79, 22, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
-				2, 29, 168, 30, 31, // storage 26: "scratch ops[29]"
-				2, 120, 95, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
+				2, 29, 156, 30, 31, // storage 26: "scratch ops[29]"
+				2, 140, 138, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
 				0, 79, 22, 31, 33, // storage 28: "/layers.1/Split_output_0"
-				2, 79, 168, 31, 35, // storage 29: "/layers.1/Split_output_1"
-				2, 79, 116, 31, 34, // storage 30: "/layers.1/Split_output_2"
-				2, 79, 95, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
+				2, 79, 156, 31, 35, // storage 29: "/layers.1/Split_output_1"
+				2, 79, 168, 31, 34, // storage 30: "/layers.1/Split_output_2"
+				2, 79, 138, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
 				0, 79, 22, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
-				2, 79, 117, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
-				2, 50, 107, 35, 36, // storage 34: "scratch ops[34]"
-				2, 86, 167, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
-				2, 86, 107, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
-				2, 59, 96, 39, 40, // storage 37: "scratch ops[38]"
+				2, 79, 174, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
+				2, 50, 176, 35, 36, // storage 34: "scratch ops[34]"
+				2, 119, 143, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
+				2, 119, 176, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
+				2, 59, 178, 39, 40, // storage 37: "scratch ops[38]"
 				2, 79, 22, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
 				0, 79, 22, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
 				2, 29, 22, 41, 42, // storage 40: "scratch ops[40]"
 				2, 79, 22, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
-				2, 29, 135, 43, 44, // storage 42: "scratch ops[42]"
-				2, 139, 120, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
-				2, 139, 79, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
-				2, 61, 120, 49, 50, // storage 45: "scratch ops[48]"
+				2, 29, 137, 43, 44, // storage 42: "scratch ops[42]"
+				2, 141, 140, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
+				2, 141, 79, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
+				2, 61, 140, 49, 50, // storage 45: "scratch ops[48]"
 				0, 79, 22, 50, 54, // storage 46: "hidden"
-				2, 80, 72, 51, 53, // storage 47: "/Gather_1_output_0"
+				2, 179, 72, 51, 53, // storage 47: "/Gather_1_output_0"
 				2, 72, 22, 52, 53, // storage 48: "scratch ops[51]"
-				1, 80, 22, 52, 54, // storage 49: "/pool/Gemm_output_0"
+				1, 179, 22, 52, 54, // storage 49: "/pool/Gemm_output_0"
 			},
 		},
 	},

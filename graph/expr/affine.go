@@ -64,5 +64,5 @@ func Linear(c0 int64, coefs []int64, syms []string) Expr {
 	if !sort.SliceIsSorted(ts, func(i, j int) bool { return termLess(ts[i], ts[j]) }) {
 		sort.Slice(ts, func(i, j int) bool { return termLess(ts[i], ts[j]) })
 	}
-	return Expr{&poly{terms: ts, key: render(ts, plainStyle)}}
+	return Expr{newPoly(ts, false)}
 }

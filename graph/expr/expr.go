@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Expr is a canonical symbolic integer. The zero value is the constant 0.
@@ -21,7 +22,22 @@ type Expr struct{ p *poly }
 type poly struct {
 	terms    []term // sorted by canonical term order; no zero coefficients
 	overflow bool   // a constant fold overflowed int64
-	key      string // canonical text
+	// key is the canonical text, rendered when first asked for: most
+	// expressions built (differences whose sign a proof looks at) are
+	// never printed, and rendering long ones was most of their cost. An
+	// atomic pointer, as Exprs are shared between goroutines.
+	key atomic.Pointer[string]
+}
+
+// newPoly is a poly of sorted, merged terms.
+func newPoly(ts []term, overflow bool) *poly { return &poly{terms: ts, overflow: overflow} }
+
+// constPoly is the poly of the constant c, its text rendered now.
+func constPoly(c int64) *poly {
+	p := newPoly([]term{{coef: c}}, false)
+	k := formatInt(c)
+	p.key.Store(&k)
+	return p
 }
 
 type term struct {
@@ -56,14 +72,14 @@ func Const(c int64) Expr {
 	if c > 0 && c < int64(len(smallConsts)) {
 		return smallConsts[c]
 	}
-	return Expr{&poly{terms: []term{{coef: c}}, key: formatInt(c)}}
+	return Expr{constPoly(c)}
 }
 
 // smallConsts are shared: sizes and strides repeat the same few numbers.
 var smallConsts = func() []Expr {
 	out := make([]Expr, 4096)
 	for i := 1; i < len(out); i++ {
-		out[i] = Expr{&poly{terms: []term{{coef: int64(i)}}, key: formatInt(int64(i))}}
+		out[i] = Expr{constPoly(int64(i))}
 	}
 	return out
 }()
@@ -104,7 +120,12 @@ func (e Expr) String() string {
 	if e.p == nil {
 		return "0"
 	}
-	return e.p.key
+	if k := e.p.key.Load(); k != nil {
+		return *k
+	}
+	k := render(e.p.terms, plainStyle)
+	e.p.key.Store(&k)
+	return k
 }
 
 // Symbols returns the sorted names of the symbols e depends on.
@@ -172,9 +193,7 @@ func fromTerms(ts []term, overflow bool) Expr {
 		return Expr{}
 	}
 	sort.Slice(out, func(i, j int) bool { return termLess(out[i], out[j]) })
-	p := &poly{terms: out, overflow: overflow}
-	p.key = render(out, plainStyle)
-	return Expr{p}
+	return Expr{newPoly(out, overflow)}
 }
 
 // termLess orders higher-degree terms first, then by key; constants last.

@@ -10,11 +10,23 @@ type Style struct {
 	Mod      string                  // function taking (a, b); "" prints a%b
 	Max, Min func(args []string) string
 	Int      func(c int64) string // nil prints decimal
+	// canonical marks the format's own style, whose text of an argument is
+	// its String, rendered once.
+	canonical bool
 }
 
 var plainStyle = Style{
-	Max: func(a []string) string { return "max(" + strings.Join(a, ", ") + ")" },
-	Min: func(a []string) string { return "min(" + strings.Join(a, ", ") + ")" },
+	Max:       func(a []string) string { return "max(" + strings.Join(a, ", ") + ")" },
+	Min:       func(a []string) string { return "min(" + strings.Join(a, ", ") + ")" },
+	canonical: true,
+}
+
+// argText prints an argument of an atom in s.
+func argText(x Expr, s Style) string {
+	if s.canonical {
+		return x.String()
+	}
+	return x.Format(s)
 }
 
 // Format prints e in the given style.
@@ -95,7 +107,7 @@ func atomText(a *atom, s Style) string {
 		if a.kind == atomMod {
 			op, fn = "%", s.Mod
 		}
-		l, r := a.args[0].Format(s), a.args[1].Format(s)
+		l, r := argText(a.args[0], s), argText(a.args[1], s)
 		if fn != "" {
 			return fn + "(" + l + ", " + r + ")"
 		}
@@ -109,7 +121,7 @@ func atomText(a *atom, s Style) string {
 	default:
 		args := make([]string, len(a.args))
 		for i, x := range a.args {
-			args[i] = x.Format(s)
+			args[i] = argText(x, s)
 		}
 		if a.kind == atomMax {
 			return s.Max(args)

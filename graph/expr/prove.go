@@ -111,7 +111,12 @@ func (a *atom) nonNeg(b Bounds) bool {
 	}
 }
 
-func positive(e Expr, b Bounds) bool { return NonNeg(Sub(e, Const(1)), b) }
+func positive(e Expr, b Bounds) bool {
+	if c, ok := e.IsConst(); ok {
+		return c >= 1 && !e.Overflowed() // most divisors: no difference to build
+	}
+	return NonNeg(Sub(e, Const(1)), b)
+}
 
 // shiftToMin rewrites bare symbols s in the polynomial part of e as
 // (min_s + s), so the remaining symbols range over values >= 0. Symbols inside
