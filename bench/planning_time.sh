@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times static planning, whole process: `wrapgen plan -buckets 1` (the one
+# Times planning, whole process: `wrapgen plan` (the one
 # plan over the whole symbol range) with default options, on every graph in
 # graph/testdata and ../shared (graphs/ and onnx/), the bench exports
 # (bench/export.py, bench/planning_models.py) and synthetic transformers of
@@ -51,7 +51,7 @@ printf '%-28s %9s %9s %9s %9s %9s\n' model min-s med-s cpu-s rss-MB expr-len
 wall10k="" wall100k=""
 for f in "${models[@]}"; do
   name=$(basename "$f")
-  args=(plan -json -buckets 1)
+  args=(plan -json)
   [ "${KERNELS:-}" = ref ] && [ "${f%.onnx}" != "$f" ] && args+=(-kernels ref)
   walls=() cpus=() rss=0
   for _ in $(seq "$runs"); do
