@@ -66,6 +66,14 @@ func TestPlaceMatchesGo(t *testing.T) {
 		}
 		want = append(want, p.solve())
 	}
+	// And one past the budget: 5,000 storages live at once.
+	big := placeProblem{size: make([]int, 5000), begin: make([]int32, 5000), end: make([]int32, 5000), align: 64}
+	fmt.Fprintf(&in, "%d %d\n", len(big.size), big.align)
+	for i := range big.size {
+		big.size[i], big.end[i] = 64, 1
+		fmt.Fprintf(&in, "64 0 1\n")
+	}
+	want = append(want, big.solve())
 	here, err := filepath.Abs(".")
 	require.NoError(t, err)
 	for _, cxx := range []string{"g++", "clang++"} {

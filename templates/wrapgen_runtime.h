@@ -598,7 +598,10 @@ struct Program {
 // first (then largest), best fit; 3, largest size x lifetime first, best
 // fit. Ties go to the earlier begin, then the lower index. order (n
 // storages) is sorted in place; placed (room for n) ends up holding them
-// by offset. wgrt's PlaceGreedy (place.go) places byte for byte alike.
+// by offset. Past PlaceBudget(n) looks at placed storages the rule gives up
+// and returns -1. wgrt's PlaceGreedy (place.go) places byte for byte alike.
+inline int64_t PlaceBudget(int n) { return std::max<int64_t>(int64_t{1} << 22, int64_t{2048} * n); }
+
 inline int64_t PlaceGreedy(int rule, int32_t* order, int n, int32_t* placed, const int64_t* size, int64_t* off, const int32_t* begin,
                            const int32_t* end, int64_t align) {
   auto key = [&](int32_t i, int64_t* k1, int64_t* k2) {  // larger first, then earlier
@@ -617,8 +620,9 @@ inline int64_t PlaceGreedy(int rule, int32_t* order, int n, int32_t* placed, con
     return a < b;
   });
   int np = 0;
-  int64_t arena = 0;
+  int64_t arena = 0, budget = PlaceBudget(n);
   for (int k = 0; k < n; k++) {
+    if ((budget -= np) < 0) return -1;
     const int32_t i = order[k];
     int64_t at = 0, top = 0, best = -1;
     for (int q = 0; q < np; q++) {
@@ -647,8 +651,8 @@ inline int64_t PlaceGreedy(int rule, int32_t* order, int n, int32_t* placed, con
 // PlaceBest places the storages by every rule of PlaceGreedy and keeps
 // the smallest arena (the first rule of equal ones): offsets in off,
 // placed by offset; try is scratch like off. It returns the arena's size,
-// or -1 when the storages' sizes (aligned, summed, times the longest
-// lifetime) may not fit int64. A frame places the storages of a call's
+// or -1 when every rule ran out of budget or the storages' sizes
+// (aligned, summed, times the longest lifetime) may not fit int64. A frame places the storages of a call's
 // sizes with it and keeps that placement when it needs less memory than
 // the plan's (wgrt's place.go does the same, byte for byte).
 inline int64_t PlaceBest(int32_t* order, int n, int32_t* placed, const int64_t* size, int64_t* off, int64_t* try_off, const int32_t* begin,
@@ -664,12 +668,12 @@ inline int64_t PlaceBest(int32_t* order, int n, int32_t* placed, const int64_t* 
   int rule = 0;
   for (int r = 0; r < 4; r++) {
     const int64_t a = PlaceGreedy(r, order, n, placed, size, try_off, begin, end, align);
-    if (arena < 0 || a < arena) {
+    if (a >= 0 && (arena < 0 || a < arena)) {
       arena = a;
       rule = r;
     }
   }
-  PlaceGreedy(rule, order, n, placed, size, off, begin, end, align);
+  if (arena >= 0) PlaceGreedy(rule, order, n, placed, size, off, begin, end, align);
   return arena;
 }
 

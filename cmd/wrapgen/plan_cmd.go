@@ -207,8 +207,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: evaluating at %s: %w", path, at, err)
 	}
-	if fig.RunTimeBytes, err = runTimePeak(p, env); err != nil {
-		return fmt.Errorf("%s: laying a wrapper out at %s: %w", path, plan.EnvText(env), err)
+	if len(at) > 0 {
+		if fig.RunTimeBytes, err = runTimePeak(p, env); err != nil {
+			return fmt.Errorf("%s: laying a wrapper out at %s: %w", path, plan.EnvText(env), err)
+		}
 	}
 	if *svg != "" {
 		var buf bytes.Buffer

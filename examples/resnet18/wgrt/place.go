@@ -49,7 +49,11 @@ const PlaceRules = 4
 //
 // Ties go to the earlier begin, then the lower index. order lists the
 // storages to place and is sorted in place; placed must have room for
-// them (it ends up holding them by offset). Nothing is allocated.
+// them (it ends up holding them by offset). Nothing is allocated. Each
+// storage looks at every one placed before it, so the work grows as the
+// square of their number: past PlaceBudget(len(order)) such looks the
+// rule gives up and returns -1 (a wrapper then keeps the plan's
+// placement).
 func PlaceGreedy(rule int, order, placed []int32, size, off []int, begin, end []int32, align int) int {
 	key := func(i int32) (int, int) { // larger first, then earlier
 		switch rule {
@@ -72,8 +76,11 @@ func PlaceGreedy(rule int, order, placed []int32, size, off []int, begin, end []
 		return int(a) - int(b)
 	})
 	placed = placed[:0]
-	arena := 0
+	arena, budget := 0, PlaceBudget(len(order))
 	for _, i := range order {
+		if budget -= len(placed); budget < 0 {
+			return -1
+		}
 		at, top, best := 0, 0, -1
 		for _, j := range placed {
 			if begin[i] >= end[j] || begin[j] >= end[i] {
@@ -104,6 +111,11 @@ func PlaceGreedy(rule int, order, placed []int32, size, off []int, begin, end []
 	return arena
 }
 
+// PlaceBudget is how many looks at a placed storage PlaceGreedy may take
+// for n storages: every one for up to 2,048 storages, then 2,048 per
+// storage: about 10 ms of work per rule.
+func PlaceBudget(n int) int { return max(1<<22, 2048*n) }
+
 func cmpDesc(a, b int) int {
 	if a > b {
 		return -1
@@ -114,7 +126,7 @@ func cmpDesc(a, b int) int {
 // PlaceBest places the storages in order by every rule of PlaceGreedy and
 // keeps the smallest arena (the first rule of equal ones): offsets in off,
 // placed by offset; try is scratch like off. It returns the arena's size
-// and the rule.
+// and the rule; -1 when every rule ran out of budget.
 //
 // It returns -1 when the storages' sizes (aligned, summed, times the
 // longest lifetime) may not fit an int64, as the C++ runtime does.
@@ -129,11 +141,13 @@ func PlaceBest(order, placed []int32, size, off, try []int, begin, end []int32, 
 	}
 	arena, rule = -1, 0
 	for r := range PlaceRules {
-		if a := PlaceGreedy(r, order, placed, size, try, begin, end, align); arena < 0 || a < arena {
+		if a := PlaceGreedy(r, order, placed, size, try, begin, end, align); a >= 0 && (arena < 0 || a < arena) {
 			arena, rule = a, r
 		}
 	}
-	PlaceGreedy(rule, order, placed, size, off, begin, end, align)
+	if arena >= 0 {
+		PlaceGreedy(rule, order, placed, size, off, begin, end, align)
+	}
 	return arena, rule
 }
 
