@@ -183,29 +183,48 @@ func TestConvGroupedMatchesDirect(t *testing.T) {
 	})
 }
 
-// The assembly tap rows equal the portable ones on lengths around the
-// vector widths, strides 1 and 2 (and 3, which only the portable loop
-// takes), sources that end right after the last tap, and NaNs for the
-// maximum.
+// The assembly tap rows (AVX-512 and AVX2 where the CPU has them) equal
+// the portable ones and a plain loop on lengths around the vector widths,
+// strides 1 and 2 (and 3, which only the portable loop takes), sources
+// that end right after the last tap, and NaNs for the maximum.
 func TestTapRowMatchesGo(t *testing.T) {
+	defer func(wide bool) { tapRowWide = wide }(tapRowWide)
+	paths := []bool{false}
+	if tapRowWide {
+		paths = append(paths, true)
+	}
 	r := rand.New(rand.NewSource(6))
-	for _, n := range []int{1, 7, 8, 9, 31, 32, 33, 40, 71, 100} {
-		for _, stride := range []int{1, 2, 3} {
-			for _, op := range []tapOp{tapSum, tapMax} {
-				offs := []int{0, 1, 2, 13, 14, 15, 26, 27, 28}
-				wts := randFloats(r, len(offs))
-				src := randFloats(r, 28+(n-1)*stride+1) // ends at the last tap
-				if op == tapMax {
-					src[r.Intn(len(src))] = float32(math.NaN())
+	for _, wide := range paths {
+		tapRowWide = wide
+		for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 48, 63, 64, 65, 71, 79, 80, 100, 128, 131} {
+			for _, stride := range []int{1, 2, 3} {
+				for _, op := range []tapOp{tapSum, tapMax} {
+					offs := []int{0, 1, 2, 13, 14, 15, 26, 27, 28}
+					wts := randFloats(r, len(offs))
+					src := randFloats(r, 28+(n-1)*stride+1) // ends at the last tap
+					if op == tapMax {
+						src[r.Intn(len(src))] = float32(math.NaN())
+					}
+					init := float32(0.25)
+					if op == tapMax {
+						init = negInf32
+					}
+					got, want, plain := make([]float32, n), make([]float32, n), make([]float32, n)
+					tapRow(got, src, offs, wts, stride, init, op)
+					tapRowGo(want, src, offs, wts, stride, init, op)
+					what := fmt.Sprintf("wide %v n %d stride %d op %d", wide, n, stride, op)
+					requireClose(t, want, got, 1e-6, "%s", what)
+					if op == tapSum {
+						for i := range plain {
+							s := init
+							for k, o := range offs {
+								s += wts[k] * src[o+i*stride]
+							}
+							plain[i] = s
+						}
+						requireClose(t, plain, got, 1e-6, "%s (plain loop)", what)
+					}
 				}
-				init := float32(0.25)
-				if op == tapMax {
-					init = negInf32
-				}
-				got, want := make([]float32, n), make([]float32, n)
-				tapRow(got, src, offs, wts, stride, init, op)
-				tapRowGo(want, src, offs, wts, stride, init, op)
-				requireClose(t, want, got, 1e-6, "%s", fmt.Sprintf("n %d stride %d op %d", n, stride, op))
 			}
 		}
 	}
