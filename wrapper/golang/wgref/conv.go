@@ -77,10 +77,14 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 	g := ca.group
 	if ep == nil || ep.sum == nil {
 		tapBias := bias
+		var act fusedAct
 		if ep != nil {
-			tapBias = ep.add
+			tapBias, act = ep.add, ep.act
 		}
-		if isDepthwise(x.Shape[1], w, g) && convDepthwiseF32(x, w, tapBias, out, ca) || g > 1 && convGroupedF32(x, w, tapBias, out, ca) {
+		if isDepthwise(x.Shape[1], w, g) && convDepthwiseF32(x, w, tapBias, out, ca, act) {
+			return nil
+		}
+		if g > 1 && convGroupedF32(x, w, tapBias, out, ca) {
 			ep.finishPlanes(out)
 			return nil
 		}

@@ -1,0 +1,8 @@
+package wgref
+
+// planeRowsVector is whether copyPlaneRows takes planeRowsAVX512 (tests switch
+// it off to test the portable path).
+var planeRowsVector = haveAVX512
+
+//go:noescape
+func planeRowsAVX512(dst *float32, dstStride int, src *float32, srcStride int, rows, cols int)

@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package wgref
+
+var planeRowsVector = false
+
+func planeRowsAVX512(dst *float32, dstStride int, src *float32, srcStride int, rows, cols int) {
+	panic("wgref: no AVX-512 here")
+}
