@@ -141,11 +141,39 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 	for d := 0; d < r; d++ {
 		pointwise = pointwise && ca.strides[d] == 1 && ca.pads[d] == 0 && ca.pads[r+d] == 0 && out.Shape[2+d] == x.Shape[2+d]
 	}
+	// The bias, sum and activation go on each block of rows as the GEMM
+	// completes it (rowEpilogue), but for a scaled product or a bias not
+	// one float32 per channel (then ep starts and finishes the whole block).
+	addend := bias
+	if ep != nil {
+		addend = ep.add
+	}
+	byRows := (ep == nil || ep.alpha == 1 && ep.addScale == 1 && ep.addCol == 0) && (addend == nil || addend.DType == wgrt.F32)
+	inPlace := ep != nil && ep.sum != nil && sameStart(*ep.sum, out) // the product adds to the sum
 	for b := 0; b < n; b++ {
 		for gi := 0; gi < g; gi++ {
 			xo := b*x.Strides[0] + gi*cg*x.Strides[1]
 			yo := b*out.Strides[0] + gi*mg*out.Strides[1]
 			cm := ys[yo:]
+			bm := matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}
+			var conv *im2colB
+			if !pointwise {
+				bm, conv = matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}
+			}
+			if byRows {
+				var rows rowEpilogue
+				if ep != nil {
+					rows.act = ep.act
+					if ep.sum != nil && !inPlace {
+						rows.sum = elems[float32](*ep.sum)[yo:]
+					}
+				}
+				if addend != nil {
+					rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
+				}
+				sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], inPlace, work, &rows)
+				continue
+			}
 			acc := ep.start(cm, out.Strides[1], mg, p, yo, gi*mg)
 			if bias != nil {
 				for oc := 0; oc < mg; oc++ {
@@ -158,11 +186,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 				acc = true
 			}
 			am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
-			if pointwise {
-				sgemm(mg, p, kk, am, matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}, nil, cm, out.Strides[1], acc, work)
-			} else {
-				sgemm(mg, p, kk, am, matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}, cm, out.Strides[1], acc, work)
-			}
+			sgemm(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work)
 			ep.finish(cm, out.Strides[1], mg, p)
 		}
 	}

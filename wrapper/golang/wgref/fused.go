@@ -216,6 +216,35 @@ func (e *epilogue) finishPlanes(out wgrt.Tensor) {
 	}
 }
 
+// rowEpilogue finishes a convolution's output rows (one per output
+// channel) as the GEMM completes them, out = act(product + bias + sum),
+// each block of rows while it is in cache: no pass over the whole output
+// to start it with the bias, none to apply the activation after.
+type rowEpilogue struct {
+	bias       []float32 // row i's is bias[i*biasStride] (nil: none)
+	biasStride int
+	sum        []float32 // laid out as C (nil: none, or C holds it already)
+	act        fusedAct
+}
+
+// finish finishes rows [r0, r1), columns [c0, c1) of c (ldc floats
+// between rows). A nil *rowEpilogue does nothing.
+func (e *rowEpilogue) finish(c []float32, ldc, r0, r1, c0, c1 int) {
+	if e == nil || c0 >= c1 {
+		return
+	}
+	for i := r0; i < r1; i++ {
+		row := c[i*ldc+c0 : i*ldc+c1]
+		if e.bias != nil {
+			binaryVS(binaryAdd, row, row, e.bias[i*e.biasStride])
+		}
+		if e.sum != nil {
+			binaryVV(binaryAdd, row, row, e.sum[i*ldc+c0:i*ldc+c1])
+		}
+		e.act.apply(row)
+	}
+}
+
 // sameStart reports whether two tensors begin at the same byte: the only
 // way the plan lets an output share an input's memory.
 func sameStart(a, b wgrt.Tensor) bool {
