@@ -247,9 +247,12 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 					clear(out[c : c+a-ox])
 					src := t.base + sy*xsh + (a*sw+t.dx)*xsw
 					dst := out[c+a-ox : c+b-ox]
-					if step := sw * xsw; step == 1 {
+					switch step := sw * xsw; step {
+					case 1:
 						copy(dst, m.xs[src:src+len(dst)])
-					} else {
+					case 2:
+						copyEvens(dst, m.xs[src:src+2*len(dst)-1])
+					default:
 						for e := range dst {
 							dst[e] = m.xs[src+e*step]
 						}

@@ -294,3 +294,15 @@ func TestConvTapRowsThreaded(t *testing.T) {
 		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates with threads", tc)
 	}
 }
+
+// A network's first convolution (an image's three channels, 3x3, stride
+// 2, 16 output channels): process CPU time per call and multiply-adds per
+// CPU second.
+func BenchmarkConvStem(b *testing.B) {
+	r := rand.New(rand.NewSource(13))
+	tc := convCase{n: 1, ch: 3, mult: 16, group: 1, in: []int{224, 224}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1}
+	c := tc.call(r)
+	x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
+	c.Scratch = make([]byte, 4*convPackFloats(x, w, c.Outputs[0].Shape, 1))
+	benchCPU(b, c, float64(c.Outputs[0].NumElements()*27), "GMAC/cpu-s")
+}

@@ -21,3 +21,35 @@ func copyPlaneRowsGo(dst []float32, dstStride int, src []float32, srcStride int,
 		copy(dst[r*dstStride:r*dstStride+cols], src[r*srcStride:r*srcStride+cols])
 	}
 }
+
+// copyEvens sets dst[i] = src[2i] for every i of dst (src holds at least
+// 2·len(dst)-1 floats): im2col's rows of a stride-2 convolution.
+func copyEvens(dst, src []float32) {
+	n := len(dst)
+	if n == 0 {
+		return
+	}
+	_ = src[2*n-2]
+	if !planeRowsVector {
+		copyEvensGo(dst, src)
+		return
+	}
+	// Whole vectors read 32 floats, the odd one after their last even
+	// too: the last vector goes under masks when that lies past src.
+	full, rem := n/16, n%16
+	if rem == 0 && 2*n > len(src) {
+		full, rem = full-1, 16
+	}
+	var masks uint64
+	if rem > 0 {
+		masks = (uint64(1)<<rem-1) | (uint64(1)<<(2*rem-1)-1)<<16
+	}
+	evensAVX512(&dst[0], &src[0], full*16, masks)
+}
+
+// copyEvensGo is copyEvens in Go, the portable path.
+func copyEvensGo(dst, src []float32) {
+	for i := range dst {
+		dst[i] = src[2*i]
+	}
+}

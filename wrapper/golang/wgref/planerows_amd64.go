@@ -6,3 +6,6 @@ var planeRowsVector = haveAVX512
 
 //go:noescape
 func planeRowsAVX512(dst *float32, dstStride int, src *float32, srcStride int, rows, cols int)
+
+//go:noescape
+func evensAVX512(dst, src *float32, n int, masks uint64)

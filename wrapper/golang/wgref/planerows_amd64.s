@@ -42,3 +42,62 @@ tail:
 	JNZ row
 	VZEROUPPER
 	RET
+
+DATA evenIndex<>+0(SB)/4, $0
+DATA evenIndex<>+4(SB)/4, $2
+DATA evenIndex<>+8(SB)/4, $4
+DATA evenIndex<>+12(SB)/4, $6
+DATA evenIndex<>+16(SB)/4, $8
+DATA evenIndex<>+20(SB)/4, $10
+DATA evenIndex<>+24(SB)/4, $12
+DATA evenIndex<>+28(SB)/4, $14
+DATA evenIndex<>+32(SB)/4, $16
+DATA evenIndex<>+36(SB)/4, $18
+DATA evenIndex<>+40(SB)/4, $20
+DATA evenIndex<>+44(SB)/4, $22
+DATA evenIndex<>+48(SB)/4, $24
+DATA evenIndex<>+52(SB)/4, $26
+DATA evenIndex<>+56(SB)/4, $28
+DATA evenIndex<>+60(SB)/4, $30
+GLOBL evenIndex<>(SB), RODATA, $64
+
+// func evensAVX512(dst, src *float32, n int, masks uint64)
+// dst[i] = src[2i] for i < n, n a multiple of 16 (whole vectors read 32
+// floats), then, when masks' low 16 bits are not zero, one more vector
+// stored under them, its two loads under masks' next two 16 bits (which
+// end at the last even float).
+TEXT ·evensAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ masks+24(FP), DX
+	VMOVUPS evenIndex<>(SB), Z12
+	KMOVW DX, K1
+	MOVQ DX, AX
+	SHRQ $16, AX
+	KMOVW AX, K2
+	SHRQ $16, AX
+	KMOVW AX, K3
+
+evens:
+	CMPQ CX, $16
+	JLT evenstail
+	VMOVUPS (SI), Z0
+	VPERMT2PS 64(SI), Z12, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP evens
+
+evenstail:
+	TESTW DX, DX
+	JEQ evensdone
+	VMOVUPS.Z (SI), K2, Z0
+	VMOVUPS.Z 64(SI), K3, Z1
+	VPERMT2PS Z1, Z12, Z0
+	VMOVUPS Z0, K1, (DI)
+
+evensdone:
+	VZEROUPPER
+	RET

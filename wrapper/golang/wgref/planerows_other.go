@@ -7,3 +7,7 @@ var planeRowsVector = false
 func planeRowsAVX512(dst *float32, dstStride int, src *float32, srcStride int, rows, cols int) {
 	panic("wgref: no AVX-512 here")
 }
+
+func evensAVX512(dst, src *float32, n int, masks uint64) {
+	panic("wgref: no AVX-512 here")
+}

@@ -37,3 +37,30 @@ func TestCopyPlaneRowsMatchesPlainLoop(t *testing.T) {
 		}
 	}
 }
+
+// copyEvens (AVX-512 where the CPU has it, and Go) takes every other float
+// of sources that end right at the last even one, on lengths around the
+// vector's.
+func TestCopyEvensMatchesPlainLoop(t *testing.T) {
+	defer func(v bool) { planeRowsVector = v }(planeRowsVector)
+	paths := []bool{false}
+	if planeRowsVector {
+		paths = append(paths, true)
+	}
+	r := rand.New(rand.NewSource(23))
+	for _, vector := range paths {
+		planeRowsVector = vector
+		for _, n := range []int{1, 2, 15, 16, 17, 31, 32, 33, 56, 112} {
+			src := randFloats(r, 2*n-1)
+			dst := make([]float32, n+1)
+			dst[n] = 7 // past the row: left alone
+			want := make([]float32, n+1)
+			for i := range n {
+				want[i] = src[2*i]
+			}
+			want[n] = 7
+			copyEvens(dst[:n], src)
+			require.Equal(t, want, dst, "%s", fmt.Sprintf("vector %v n %d", vector, n))
+		}
+	}
+}
