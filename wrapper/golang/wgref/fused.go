@@ -73,7 +73,15 @@ func (a fusedAct) of(x float64) float64 {
 func (a fusedAct) apply(row []float32) {
 	switch a.kind {
 	case "":
-	case "SiLU":
+	case "SiLU", "Sigmoid":
+		if expActVector {
+			expActRow(row, a.kind == "Sigmoid")
+			return
+		}
+		if a.kind == "Sigmoid" {
+			a.rowKernel().row(row, row)
+			return
+		}
 		// x * Sigmoid(x): the sigmoid of a chunk beside it, then the product.
 		var sig [64]float32
 		for len(row) > 0 {

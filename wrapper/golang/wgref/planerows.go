@@ -42,7 +42,7 @@ func copyEvens(dst, src []float32) {
 	}
 	var masks uint64
 	if rem > 0 {
-		masks = (uint64(1)<<rem-1) | (uint64(1)<<(2*rem-1)-1)<<16
+		masks = (uint64(1)<<rem - 1) | (uint64(1)<<(2*rem-1)-1)<<16
 	}
 	evensAVX512(&dst[0], &src[0], full*16, masks)
 }
