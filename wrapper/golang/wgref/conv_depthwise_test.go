@@ -306,3 +306,23 @@ func BenchmarkConvStem(b *testing.B) {
 	c.Scratch = make([]byte, 4*convPackFloats(x, w, c.Outputs[0].Shape, 1))
 	benchCPU(b, c, float64(c.Outputs[0].NumElements()*27), "GMAC/cpu-s")
 }
+
+// Pointwise (1x1) convolutions of MobileNet's and EfficientNet's shapes
+// (batch 1, bias, a Clip as FusedConv's activation): process CPU time per
+// call and multiply-adds per CPU second.
+func BenchmarkConvPointwise(b *testing.B) {
+	r := rand.New(rand.NewSource(14))
+	for _, s := range []struct{ in, out, size int }{
+		{32, 16, 112}, {16, 96, 112}, {144, 24, 56}, {24, 144, 56}, {192, 32, 28}, {384, 64, 14}, {576, 96, 14}, {960, 160, 7}, {160, 960, 7}, {1152, 192, 7},
+	} {
+		x, w, bias := randomOf(r, wgrt.F32, 1, s.in, s.size, s.size), randomOf(r, wgrt.F32, s.out, s.in, 1, 1), randomOf(r, wgrt.F32, s.out)
+		out := wgrt.New(wgrt.F32, 1, s.out, s.size, s.size)
+		c := &wgrt.Call{Kernel: "FusedConv", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x, w, bias},
+			Attrs: append([]wgrt.Attr{intsAttr("kernel_shape", 1, 1), intsAttr("strides", 1, 1), intsAttr("pads", 0, 0, 0, 0),
+				intsAttr("dilations", 1, 1), intAttr("group", 1)}, actAttrs("Clip", 0, 6)...),
+			Scratch: make([]byte, 4*convPackFloats(x.Shape, w.Shape, out.Shape, 1))}
+		b.Run(fmt.Sprintf("c%d_m%d_%dx%d", s.in, s.out, s.size, s.size), func(b *testing.B) {
+			benchCPU(b, c, float64(out.NumElements()*s.in), "GMAC/cpu-s")
+		})
+	}
+}
