@@ -6,8 +6,7 @@ import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 // pooling) run as tap rows (taprow.go). Mostly a band of output rows at a
 // time: the input rows the band reads are copied into a padded buffer,
 // where every tap lies inside. Otherwise (averages, whose counts leave
-// the padding out; large stride-1 planes, cheaper read in place), per
-// output row the taps of the window rows inside the input run as one tap
+// the padding out; rows wider than the buffer), per output row the taps of the window rows inside the input run as one tap
 // row over the columns where every tap lies inside too, and the columns
 // at the padded borders apart, tap by tap.
 
@@ -144,18 +143,18 @@ func (bufs *planeBufs) tapsFor(w *window2d, pw int) {
 // plane computes one output plane dst (rows outRow apart) of the input
 // plane src.
 func (w *window2d) plane(dst []float32, outRow int, src []float32, wo *windowOp, bufs *planeBufs) {
+	// Padded bands even where a plane takes several: with the rows copied
+	// in one call a band, cheaper than the borders tap by tap (MobileNet's
+	// 112x112 planes, BenchmarkConvDepthwise).
+	if w.paddedBands(dst, outRow, src, wo, bufs) {
+		return
+	}
 	lo, hi := w.interior()
 	ylo, yhi := w.fullRows()
 	// With strides 1 and input rows as far apart as output rows, the
 	// interiors of the full rows and the borders between them are one tap
-	// row (the borders read wrapped-around input and are redone apart):
-	// where a plane is too large for one padded band, cheaper than
-	// copying it (measured on MobileNet's 112x112 planes).
+	// row (the borders read wrapped-around input and are redone apart).
 	flat := w.sh == 1 && w.sw == 1 && outRow == w.rowStride && lo < hi && yhi-ylo > 1
-	oneBand := ((w.ow-1)*w.sw+(w.kw-1)*w.dw+1)*((w.oh-1)*w.sh+(w.kh-1)*w.dh+1) <= paddedLimit
-	if (oneBand || !flat) && w.paddedBands(dst, outRow, src, wo, bufs) {
-		return
-	}
 	var rt rowTaps
 	var shifted [maxWindowTaps]int
 	var wts [maxWindowTaps]float32
