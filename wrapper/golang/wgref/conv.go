@@ -2,6 +2,7 @@ package wgref
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 )
@@ -212,6 +213,10 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 	x, ca := m.x, m.ca
 	ih, iw, ow := x.Shape[2], x.Shape[3], m.out.Shape[3]
 	kh, kw := ca.kernel[0], ca.kernel[1]
+	if 2*ow <= nr && kh*kw <= gatherMaxTaps {
+		m.packGather(dst, p0, j0, kc, nc)
+		return
+	}
 	sh, sw, dh, dw, ph, pw := ca.strides[0], ca.strides[1], ca.dilations[0], ca.dilations[1], ca.pads[0], ca.pads[1]
 	xsc, xsh, xsw := x.Strides[1], x.Strides[2], x.Strides[3]
 	// What each row (channel, kernel tap) reads: its channel's base, the
@@ -263,6 +268,62 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 				if ox += seg; ox == ow {
 					ox, oy = 0, oy+1
 				}
+			}
+			clear(out[cols:])
+		}
+	}
+}
+
+// gatherMaxTaps bounds the kernel positions whose offsets packGather
+// keeps per panel (7x7 kernels and smaller).
+const gatherMaxTaps = 49
+
+// packGather is packB for 2-D convolutions whose output rows are at most
+// half a panel (16 for AVX-512; 14x14 and 7x7 images): a panel row spans
+// several output rows, so packB's copies of each row's part inside the
+// input would be many short ones. Where each column of a panel reads, relative
+// to its channel, depends only on the kernel position, so the offsets are
+// found once per panel and every channel's rows gathered through them
+// (about a tenth faster than the copies on ResNet's 14x14 and 7x7 layers,
+// more at stride 2).
+func (m *im2colB) packGather(dst []float32, p0, j0, kc, nc int) {
+	x, ca := m.x, m.ca
+	ih, iw, ow := x.Shape[2], x.Shape[3], m.out.Shape[3]
+	kh, kw := ca.kernel[0], ca.kernel[1]
+	ksz := kh * kw
+	sh, sw, dh, dw, ph, pw := ca.strides[0], ca.strides[1], ca.dilations[0], ca.dilations[1], ca.pads[0], ca.pads[1]
+	xsc, xsh, xsw := x.Strides[1], x.Strides[2], x.Strides[3]
+	// offs[kp*nr+c] is where column c reads for kernel position kp, keep
+	// its bits: all ones inside the input, none in the padding (where it
+	// reads the channel's first float, and no branch decides).
+	var offs [gatherMaxTaps * maxNR]int32
+	var keep [gatherMaxTaps * maxNR]uint32
+	var oys, oxs [maxNR]int
+	for jr := 0; jr < nc; jr += nr {
+		cols := min(nr, nc-jr)
+		for c := range cols {
+			q := j0 + jr + c
+			oys[c], oxs[c] = q/ow*sh-ph, q%ow*sw-pw
+		}
+		for kp := range ksz {
+			dy, dx := kp/kw*dh, kp%kw*dw
+			row, bits := offs[kp*nr:kp*nr+cols], keep[kp*nr:kp*nr+cols]
+			for c := range row {
+				sy, sx := oys[c]+dy, oxs[c]+dx
+				row[c], bits[c] = 0, 0
+				if sy >= 0 && sy < ih && sx >= 0 && sx < iw {
+					row[c], bits[c] = int32(sy*xsh+sx*xsw), ^uint32(0)
+				}
+			}
+		}
+		panel := dst[jr*kc : jr*kc+nr*kc]
+		for p := range kc {
+			ci, kp := (p0+p)/ksz, (p0+p)%ksz
+			src := m.xs[m.xo+ci*xsc:]
+			out := panel[p*nr : p*nr+nr]
+			bits := keep[kp*nr : kp*nr+cols]
+			for c, o := range offs[kp*nr : kp*nr+cols] {
+				out[c] = math.Float32frombits(math.Float32bits(src[o]) & bits[c])
 			}
 			clear(out[cols:])
 		}

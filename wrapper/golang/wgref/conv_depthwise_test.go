@@ -170,6 +170,10 @@ func TestConvGroupedMatchesDirect(t *testing.T) {
 		{n: 1, ch: 6, mult: 3, group: 2, in: []int{57}, k: []int{5}, s: []int{2}, d: []int{3}, p: []int{4, 1}, bias: true},
 		{n: 1, ch: 36, mult: 1, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // 162 taps
 		{n: 1, ch: 4, mult: 20, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},             // 40 outputs a group
+		// Ungrouped, im2col through gathers (output rows shorter than a panel) and through row copies.
+		{n: 2, ch: 5, mult: 3, group: 1, in: []int{11, 13}, k: []int{3, 5}, s: []int{1, 2}, d: []int{2, 1}, p: []int{1, 2, 0, 3}, bias: true},
+		{n: 1, ch: 3, mult: 2, group: 1, in: []int{7, 7}, k: []int{7, 7}, s: []int{1, 1}, d: []int{1, 1}, p: []int{3, 3, 3, 3}, rowGap: 2},
+		{n: 1, ch: 3, mult: 2, group: 1, in: []int{20, 70}, k: []int{3, 3}, s: []int{2, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
 	}
 	forEachPlanePath(t, func(path string) {
 		for _, tc := range cases {
