@@ -76,7 +76,15 @@ func (a fusedAct) of(x float64) float64 {
 func (a fusedAct) apply(row []float32) {
 	switch a.kind {
 	case "":
-	case "SiLU":
+	case "SiLU", "Sigmoid":
+		if expActVector {
+			expActRow(row, a.kind == "Sigmoid")
+			return
+		}
+		if a.kind == "Sigmoid" {
+			a.rowKernel().row(row, row)
+			return
+		}
 		// x * Sigmoid(x): the sigmoid of a chunk beside it, then the product.
 		var sig [64]float32
 		for len(row) > 0 {
@@ -216,6 +224,35 @@ func (e *epilogue) finishPlanes(out wgrt.Tensor) {
 			o := n*out.Strides[0] + ch*out.Strides[1]
 			e.act.apply(ys[o : o+plane])
 		}
+	}
+}
+
+// rowEpilogue finishes a convolution's output rows (one per output
+// channel) as the GEMM completes them, out = act(product + bias + sum),
+// each block of rows while it is in cache: no pass over the whole output
+// to start it with the bias, none to apply the activation after.
+type rowEpilogue struct {
+	bias       []float32 // row i's is bias[i*biasStride] (nil: none)
+	biasStride int
+	sum        []float32 // laid out as C (nil: none, or C holds it already)
+	act        fusedAct
+}
+
+// finish finishes rows [r0, r1), columns [c0, c1) of c (ldc floats
+// between rows). A nil *rowEpilogue does nothing.
+func (e *rowEpilogue) finish(c []float32, ldc, r0, r1, c0, c1 int) {
+	if e == nil || c0 >= c1 {
+		return
+	}
+	for i := r0; i < r1; i++ {
+		row := c[i*ldc+c0 : i*ldc+c1]
+		if e.bias != nil {
+			binaryVS(binaryAdd, row, row, e.bias[i*e.biasStride])
+		}
+		if e.sum != nil {
+			binaryVV(binaryAdd, row, row, e.sum[i*ldc+c0:i*ldc+c1])
+		}
+		e.act.apply(row)
 	}
 }
 

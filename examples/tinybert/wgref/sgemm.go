@@ -32,6 +32,12 @@ func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 // the micro-kernel calls of each block are shared with the worker pool.
 // The packing buffers are work's first gemmPackFloats(m, n, k) floats.
 func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32) {
+	sgemmRows(m, n, k, a, b, conv, c, ldc, accumulate, work, nil)
+}
+
+// sgemmRows is sgemm that finishes C's rows with ep (rowEpilogue, nil:
+// none) block by block, as soon as their product is complete.
+func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32, ep *rowEpilogue) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -41,6 +47,7 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 				clear(c[i*ldc : i*ldc+n])
 			}
 		}
+		ep.finish(c, ldc, 0, m, 0, n)
 		return
 	}
 	split := ceilTo(min(m, blockM), maxMR) * min(k, blockK)
@@ -58,13 +65,17 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 			pooledConv = *conv
 			pooledJob.conv = &pooledConv
 		}
+		if ep != nil {
+			pooledEpilogue = *ep
+			pooledJob.ep = &pooledEpilogue
+		}
 		pooledJob.run()
-		pooledJob, pooledConv = gemmJob{}, im2colB{}
+		pooledJob, pooledConv, pooledEpilogue = gemmJob{}, im2colB{}, rowEpilogue{}
 		workers.mu.Unlock()
 		return
 	}
-	serial := j // not j: j flows to pooledJob, and conv must not
-	serial.conv = conv
+	serial := j // not j: j flows to pooledJob, and conv and ep must not
+	serial.conv, serial.ep = conv, ep
 	serial.run()
 }
 
@@ -72,8 +83,9 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 // copy of the convolution it reads (copies, so that the caller's values
 // never escape to the heap).
 var (
-	pooledJob  gemmJob
-	pooledConv im2colB
+	pooledJob      gemmJob
+	pooledConv     im2colB
+	pooledEpilogue rowEpilogue
 )
 
 // minPartFlops is the least work worth a part of a parallel block: a few
@@ -85,6 +97,7 @@ type gemmJob struct {
 	m, n, k    int
 	a, b       matrix
 	conv       *im2colB
+	ep         *rowEpilogue // finishes C's rows after the last block of k
 	c          []float32
 	ldc        int
 	accumulate bool
@@ -248,6 +261,10 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 				}
 			}
 		}
+	}
+	if j.ep != nil && j.pc+j.kc == j.k {
+		c0, c1 := j.jc+q0*nr, j.jc+min(q1*nr, j.nc)
+		j.ep.finish(j.c, j.ldc, j.ic+r0*mr, j.ic+min(r1*mr, j.mc), c0, c1)
 	}
 }
 
