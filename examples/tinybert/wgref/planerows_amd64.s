@@ -17,6 +17,7 @@ TEXT ·planeRowsAVX512(SB), NOSPLIT, $0-48
 	SHLQ $2, R9
 	MOVQ R11, CX
 	ANDQ $15, CX
+	MOVQ CX, R12
 	MOVL $1, AX
 	SHLL CX, AX
 	DECL AX
@@ -37,8 +38,14 @@ vec:
 	JMP vec
 
 tail:
+	// A masked load even of no lanes costs: none when the rows are whole
+	// vectors.
+	TESTQ R12, R12
+	JEQ next
 	VMOVUPS.Z (SI)(BX*1), K1, Z0
 	VMOVUPS Z0, K1, (DI)(BX*1)
+
+next:
 	ADDQ R9, SI
 	ADDQ R8, DI
 	DECQ R10

@@ -233,6 +233,8 @@ func (j *gemmJob) packPanels(q0, q1 int) {
 func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 	var edge [maxMR * maxNR]float32
 	kc, ldc := j.kc, j.ldc
+	last := j.ep != nil && j.pc+j.kc == j.k // the product is complete
+	byTile := last && j.ep.byTile()
 	for q := q0; q < q1; q++ {
 		jr := q * nr
 		bp, ldb := j.pb[jr*kc:jr*kc+nr*kc], nr
@@ -247,6 +249,9 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 			rows := min(mr, j.mc-ir)
 			if rows == mr && cols == nr {
 				microKernel(kc, ap, bp, ldb, j.c[ci:], ldc, j.acc)
+				if byTile {
+					j.ep.finish(j.c, ldc, j.ic+ir, j.ic+ir+rows, j.jc+jr, j.jc+jr+cols)
+				}
 				continue
 			}
 			microKernel(kc, ap, bp, ldb, edge[:], nr, false)
@@ -260,9 +265,12 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 					copy(row, edge[i*nr:i*nr+cols])
 				}
 			}
+			if byTile {
+				j.ep.finish(j.c, ldc, j.ic+ir, j.ic+ir+rows, j.jc+jr, j.jc+jr+cols)
+			}
 		}
 	}
-	if j.ep != nil && j.pc+j.kc == j.k {
+	if last && !byTile {
 		c0, c1 := j.jc+q0*nr, j.jc+min(q1*nr, j.nc)
 		j.ep.finish(j.c, j.ldc, j.ic+r0*mr, j.ic+min(r1*mr, j.mc), c0, c1)
 	}
