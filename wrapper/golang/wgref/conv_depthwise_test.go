@@ -174,15 +174,25 @@ func TestConvGroupedMatchesDirect(t *testing.T) {
 		{n: 2, ch: 5, mult: 3, group: 1, in: []int{11, 13}, k: []int{3, 5}, s: []int{1, 2}, d: []int{2, 1}, p: []int{1, 2, 0, 3}, bias: true},
 		{n: 1, ch: 3, mult: 2, group: 1, in: []int{7, 7}, k: []int{7, 7}, s: []int{1, 1}, d: []int{1, 1}, p: []int{3, 3, 3, 3}, rowGap: 2},
 		{n: 1, ch: 3, mult: 2, group: 1, in: []int{20, 70}, k: []int{3, 3}, s: []int{2, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
+		{n: 1, ch: 40, mult: 1, group: 1, in: []int{13, 27}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, rowGap: 3},
+	}
+	defer func(v bool) { planeRowsVector = v }(planeRowsVector)
+	vectors := []bool{false}
+	if planeRowsVector {
+		vectors = append(vectors, true) // AVX-512 row copies and im2col gathers
 	}
 	forEachPlanePath(t, func(path string) {
-		for _, tc := range cases {
-			tc.step = 1
-			got, want, c := tc.run(t, r)
-			requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", path+" "+tc.String())
-			x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
-			c.Scratch = make([]byte, 4*convPackFloats(x, w, got.Shape, x[1]/w[1]))
-			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
+		for _, vector := range vectors {
+			planeRowsVector = vector
+			for _, tc := range cases {
+				tc.step = 1
+				got, want, c := tc.run(t, r)
+				path := fmt.Sprintf("%s vector %v", path, vector)
+				requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", path+" "+tc.String())
+				x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
+				c.Scratch = make([]byte, 4*convPackFloats(x, w, got.Shape, x[1]/w[1]))
+				assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
+			}
 		}
 	})
 }
