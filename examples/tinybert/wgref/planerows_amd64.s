@@ -111,3 +111,51 @@ evenstail:
 evensdone:
 	VZEROUPPER
 	RET
+
+// func gatherPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int32, masks *uint32)
+// One im2col panel of 32 columns, rows rows: row p reads, for kernel
+// position kp (counted from kp, wrapping at ksz onto the next channel,
+// chanBytes further in src), the 32 floats at src + 4*offs[kp*32+c],
+// those whose bit c of masks[kp] is clear read as 0 (two gathers of
+// sixteen under the mask's halves).
+TEXT ·gatherPanelAVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ rows+8(FP), CX
+	MOVQ src+16(FP), SI
+	MOVQ chanBytes+24(FP), R8
+	MOVQ kp+32(FP), DX
+	MOVQ ksz+40(FP), R9
+	MOVQ offs+48(FP), R10
+	MOVQ masks+56(FP), R11
+
+panelrow:
+	TESTQ CX, CX
+	JEQ paneldone
+	MOVQ DX, AX
+	SHLQ $7, AX
+	VMOVDQU32 (R10)(AX*1), Z1
+	VMOVDQU32 64(R10)(AX*1), Z2
+	MOVL (R11)(DX*4), BX
+	KMOVW BX, K1
+	SHRL $16, BX
+	KMOVW BX, K2
+	VPXORD Z0, Z0, Z0
+	VPXORD Z3, Z3, Z3
+	VGATHERDPS (SI)(Z1*4), K1, Z0
+	VGATHERDPS (SI)(Z2*4), K2, Z3
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z3, 64(DI)
+	ADDQ $128, DI
+	INCQ DX
+	CMPQ DX, R9
+	JLT samechan
+	XORQ DX, DX
+	ADDQ R8, SI
+
+samechan:
+	DECQ CX
+	JMP panelrow
+
+paneldone:
+	VZEROUPPER
+	RET
