@@ -18,15 +18,17 @@ func isDepthwise(ch int, w wgrt.Tensor, group int) bool {
 }
 
 // convDepthwiseF32 is Conv for depthwise float32 1-D and 2-D convolution:
-// output channel oc reads input channel oc/multiplier. ok is false when
-// the window does not suit it (the caller then takes the generic path).
-func convDepthwiseF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs) bool {
+// output channel oc reads input channel oc/multiplier, then act runs over
+// each output plane while it is in cache (out's planes are contiguous).
+// ok is false when the window does not suit it (the caller then takes the
+// generic path).
+func convDepthwiseF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, act fusedAct) bool {
 	win, ok := windowOf(x, out, ca.kernel, ca.strides, ca.pads, ca.dilations)
 	if !ok || !w.Contiguous() {
 		return false
 	}
 	n, ch, m := x.Shape[0], x.Shape[1], out.Shape[1]
-	job := depthwiseJob{x: x, w: w, bias: bias, out: out, win: win, mult: m / ch}
+	job := depthwiseJob{x: x, w: w, bias: bias, out: out, win: win, mult: m / ch, act: act}
 	if threads > 1 && n*m > 1 && workers.mu.TryLock() {
 		pooledDepthwise = job
 		workers.runRange(n*m, &pooledDepthwise)
@@ -46,6 +48,7 @@ type depthwiseJob struct {
 	bias      *wgrt.Tensor
 	win       window2d
 	mult      int
+	act       fusedAct
 }
 
 // planes computes output planes [from, to) of the batch's images times
@@ -60,6 +63,7 @@ func (j *depthwiseJob) planes(from, to int) {
 	if len(j.out.Shape) == 4 {
 		outRow = j.out.Strides[2]
 	}
+	size := prod(j.out.Shape[2:])
 	var bufs planeBufs
 	for p := from; p < to; p++ {
 		b, oc := p/m, p%m
@@ -67,6 +71,8 @@ func (j *depthwiseJob) planes(from, to int) {
 		if j.bias != nil {
 			wo.init = float32(loadF(*j.bias, oc*j.bias.Strides[0]))
 		}
-		j.win.plane(ys[b*j.out.Strides[0]+oc*j.out.Strides[1]:], outRow, xs[b*j.x.Strides[0]+(oc/j.mult)*j.x.Strides[1]:], &wo, &bufs)
+		plane := ys[b*j.out.Strides[0]+oc*j.out.Strides[1]:]
+		j.win.plane(plane, outRow, xs[b*j.x.Strides[0]+(oc/j.mult)*j.x.Strides[1]:], &wo, &bufs)
+		j.act.apply(plane[:size])
 	}
 }

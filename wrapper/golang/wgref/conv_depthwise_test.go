@@ -170,42 +170,75 @@ func TestConvGroupedMatchesDirect(t *testing.T) {
 		{n: 1, ch: 6, mult: 3, group: 2, in: []int{57}, k: []int{5}, s: []int{2}, d: []int{3}, p: []int{4, 1}, bias: true},
 		{n: 1, ch: 36, mult: 1, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // 162 taps
 		{n: 1, ch: 4, mult: 20, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},             // 40 outputs a group
+		// Ungrouped, im2col through gathers (output rows shorter than a panel) and through row copies.
+		{n: 2, ch: 5, mult: 3, group: 1, in: []int{11, 13}, k: []int{3, 5}, s: []int{1, 2}, d: []int{2, 1}, p: []int{1, 2, 0, 3}, bias: true},
+		{n: 1, ch: 3, mult: 2, group: 1, in: []int{7, 7}, k: []int{7, 7}, s: []int{1, 1}, d: []int{1, 1}, p: []int{3, 3, 3, 3}, rowGap: 2},
+		{n: 1, ch: 3, mult: 2, group: 1, in: []int{20, 70}, k: []int{3, 3}, s: []int{2, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
+		{n: 1, ch: 40, mult: 1, group: 1, in: []int{13, 27}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, rowGap: 3},
+	}
+	defer func(v bool) { planeRowsVector = v }(planeRowsVector)
+	vectors := []bool{false}
+	if planeRowsVector {
+		vectors = append(vectors, true) // AVX-512 row copies and im2col gathers
 	}
 	forEachPlanePath(t, func(path string) {
-		for _, tc := range cases {
-			tc.step = 1
-			got, want, c := tc.run(t, r)
-			requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", path+" "+tc.String())
-			x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
-			c.Scratch = make([]byte, 4*convPackFloats(x, w, got.Shape, x[1]/w[1], false))
-			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
+		for _, vector := range vectors {
+			planeRowsVector = vector
+			for _, tc := range cases {
+				tc.step = 1
+				got, want, c := tc.run(t, r)
+				path := fmt.Sprintf("%s vector %v", path, vector)
+				requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", path+" "+tc.String())
+				x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
+				c.Scratch = make([]byte, 4*convPackFloats(x, w, got.Shape, x[1]/w[1], false))
+				assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
+			}
 		}
 	})
 }
 
-// The assembly tap rows equal the portable ones on lengths around the
-// vector widths, strides 1 and 2 (and 3, which only the portable loop
-// takes), sources that end right after the last tap, and NaNs for the
-// maximum.
+// The assembly tap rows (AVX-512 and AVX2 where the CPU has them) equal
+// the portable ones and a plain loop on lengths around the vector widths,
+// strides 1 and 2 (and 3, which only the portable loop takes), sources
+// that end right after the last tap, and NaNs for the maximum.
 func TestTapRowMatchesGo(t *testing.T) {
+	defer func(wide bool) { tapRowWide = wide }(tapRowWide)
+	paths := []bool{false}
+	if tapRowWide {
+		paths = append(paths, true)
+	}
 	r := rand.New(rand.NewSource(6))
-	for _, n := range []int{1, 7, 8, 9, 31, 32, 33, 40, 71, 100} {
-		for _, stride := range []int{1, 2, 3} {
-			for _, op := range []tapOp{tapSum, tapMax} {
-				offs := []int{0, 1, 2, 13, 14, 15, 26, 27, 28}
-				wts := randFloats(r, len(offs))
-				src := randFloats(r, 28+(n-1)*stride+1) // ends at the last tap
-				if op == tapMax {
-					src[r.Intn(len(src))] = float32(math.NaN())
+	for _, wide := range paths {
+		tapRowWide = wide
+		for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 48, 63, 64, 65, 71, 79, 80, 100, 128, 131} {
+			for _, stride := range []int{1, 2, 3} {
+				for _, op := range []tapOp{tapSum, tapMax} {
+					offs := []int{0, 1, 2, 13, 14, 15, 26, 27, 28}
+					wts := randFloats(r, len(offs))
+					src := randFloats(r, 28+(n-1)*stride+1) // ends at the last tap
+					if op == tapMax {
+						src[r.Intn(len(src))] = float32(math.NaN())
+					}
+					init := float32(0.25)
+					if op == tapMax {
+						init = negInf32
+					}
+					got, want, plain := make([]float32, n), make([]float32, n), make([]float32, n)
+					tapRow(got, src, offs, wts, stride, init, op)
+					tapRowGo(want, src, offs, wts, stride, init, op)
+					what := fmt.Sprintf("wide %v n %d stride %d op %d", wide, n, stride, op)
+					requireClose(t, want, got, 1e-6, "%s", what)
+					if op == tapSum {
+						for i := range plain {
+							s := init
+							for k, o := range offs {
+								s += wts[k] * src[o+i*stride]
+							}
+							plain[i] = s
+						}
+						requireClose(t, plain, got, 1e-6, "%s (plain loop)", what)
+					}
 				}
-				init := float32(0.25)
-				if op == tapMax {
-					init = negInf32
-				}
-				got, want := make([]float32, n), make([]float32, n)
-				tapRow(got, src, offs, wts, stride, init, op)
-				tapRowGo(want, src, offs, wts, stride, init, op)
-				requireClose(t, want, got, 1e-6, "%s", fmt.Sprintf("n %d stride %d op %d", n, stride, op))
 			}
 		}
 	}
@@ -273,5 +306,37 @@ func TestConvTapRowsThreaded(t *testing.T) {
 		got, want, c := tc.run(t, r)
 		requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", tc.String())
 		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates with threads", tc)
+	}
+}
+
+// A network's first convolution (an image's three channels, 3x3, stride
+// 2, 16 output channels): process CPU time per call and multiply-adds per
+// CPU second.
+func BenchmarkConvStem(b *testing.B) {
+	r := rand.New(rand.NewSource(13))
+	tc := convCase{n: 1, ch: 3, mult: 16, group: 1, in: []int{224, 224}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1}
+	c := tc.call(r)
+	x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
+	c.Scratch = make([]byte, 4*convPackFloats(x, w, c.Outputs[0].Shape, 1, false))
+	benchCPU(b, c, float64(c.Outputs[0].NumElements()*27), "GMAC/cpu-s")
+}
+
+// Pointwise (1x1) convolutions of MobileNet's and EfficientNet's shapes
+// (batch 1, bias, a Clip as FusedConv's activation): process CPU time per
+// call and multiply-adds per CPU second.
+func BenchmarkConvPointwise(b *testing.B) {
+	r := rand.New(rand.NewSource(14))
+	for _, s := range []struct{ in, out, size int }{
+		{32, 16, 112}, {16, 96, 112}, {144, 24, 56}, {24, 144, 56}, {192, 32, 28}, {384, 64, 14}, {576, 96, 14}, {960, 160, 7}, {160, 960, 7}, {1152, 192, 7},
+	} {
+		x, w, bias := randomOf(r, wgrt.F32, 1, s.in, s.size, s.size), randomOf(r, wgrt.F32, s.out, s.in, 1, 1), randomOf(r, wgrt.F32, s.out)
+		out := wgrt.New(wgrt.F32, 1, s.out, s.size, s.size)
+		c := &wgrt.Call{Kernel: "FusedConv", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x, w, bias},
+			Attrs: append([]wgrt.Attr{intsAttr("kernel_shape", 1, 1), intsAttr("strides", 1, 1), intsAttr("pads", 0, 0, 0, 0),
+				intsAttr("dilations", 1, 1), intAttr("group", 1)}, actAttrs("Clip", 0, 6)...),
+			Scratch: make([]byte, 4*convPackFloats(x.Shape, w.Shape, out.Shape, 1, true))}
+		b.Run(fmt.Sprintf("c%d_m%d_%dx%d", s.in, s.out, s.size, s.size), func(b *testing.B) {
+			benchCPU(b, c, float64(out.NumElements()*s.in), "GMAC/cpu-s")
+		})
 	}
 }

@@ -87,7 +87,7 @@ func (j *groupedJob) groups(from, to int) {
 			// at ci*band + ky*dh*pw + kx*dw, the weights' order.
 			for ci := range j.cg {
 				plane := xs[b*j.x.Strides[0]+(gi*j.cg+ci)*j.x.Strides[1]:]
-				win.padRows(bufs.in[ci*band:(ci+1)*band], oy0*win.sh-win.ph, pw, plane, 0)
+				win.padRows(bufs.in[ci*band:(ci+1)*band], oy0*win.sh-win.ph, pw, plane, 0, false)
 				for i := range win.kh {
 					for k := range win.kw {
 						offs[ci*ksz+i*win.kw+k] = ci*band + i*win.dh*pw + k*win.dw

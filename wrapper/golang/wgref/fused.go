@@ -73,7 +73,15 @@ func (a fusedAct) of(x float64) float64 {
 func (a fusedAct) apply(row []float32) {
 	switch a.kind {
 	case "":
-	case "SiLU":
+	case "SiLU", "Sigmoid":
+		if expActVector {
+			expActRow(row, a.kind == "Sigmoid")
+			return
+		}
+		if a.kind == "Sigmoid" {
+			a.rowKernel().row(row, row)
+			return
+		}
 		// x * Sigmoid(x): the sigmoid of a chunk beside it, then the product.
 		var sig [64]float32
 		for len(row) > 0 {
@@ -213,6 +221,82 @@ func (e *epilogue) finishPlanes(out wgrt.Tensor) {
 			o := n*out.Strides[0] + ch*out.Strides[1]
 			e.act.apply(ys[o : o+plane])
 		}
+	}
+}
+
+// rowEpilogue finishes a convolution's output rows (one per output
+// channel) as the GEMM completes them, out = act(product + bias + sum),
+// each block of rows while it is in cache: no pass over the whole output
+// to start it with the bias, none to apply the activation after.
+type rowEpilogue struct {
+	bias       []float32 // row i's is bias[i*biasStride] (nil: none)
+	biasStride int
+	sum        []float32 // laid out as C (nil: none, or C holds it already)
+	act        fusedAct
+}
+
+// Clamp modes of biasClamp: which activations it runs.
+const (
+	clampNone = iota
+	clampRelu
+	clampClip
+)
+
+// clamp reports whether the activation is none, Relu or Clip, which
+// biasClamp runs with the bias and sum in one pass, and its mode.
+func (e *rowEpilogue) clamp() (mode int, lo, hi float32, ok bool) {
+	switch e.act.kind {
+	case "":
+		return clampNone, 0, 0, true
+	case "Relu":
+		return clampRelu, 0, 0, true
+	case "Clip":
+		return clampClip, float32(e.act.alpha), float32(e.act.beta), true
+	}
+	return 0, 0, 0, false
+}
+
+// byTile reports whether sgemm should finish each tile as the
+// micro-kernel leaves it, in L1: where one call does a whole tile
+// (biasClamp), not a call per row of it.
+func (e *rowEpilogue) byTile() bool {
+	_, _, _, ok := e.clamp()
+	return ok && biasClampVector
+}
+
+// zeroBias is the bias biasClamp adds where there is none.
+var zeroBias float32
+
+// finish finishes rows [r0, r1), columns [c0, c1) of c (ldc floats
+// between rows). A nil *rowEpilogue does nothing.
+func (e *rowEpilogue) finish(c []float32, ldc, r0, r1, c0, c1 int) {
+	if e == nil || c0 >= c1 || r0 >= r1 {
+		return
+	}
+	if mode, lo, hi, ok := e.clamp(); ok && biasClampVector {
+		_ = c[(r1-1)*ldc+c1-1]
+		bias, biasStride := &zeroBias, 0
+		if e.bias != nil {
+			_ = e.bias[(r1-1)*e.biasStride]
+			bias, biasStride = &e.bias[r0*e.biasStride], e.biasStride
+		}
+		var sum *float32
+		if e.sum != nil {
+			_ = e.sum[(r1-1)*ldc+c1-1]
+			sum = &e.sum[r0*ldc+c0]
+		}
+		biasClampAVX512(&c[r0*ldc+c0], ldc, r1-r0, c1-c0, bias, biasStride, sum, mode, lo, hi)
+		return
+	}
+	for i := r0; i < r1; i++ {
+		row := c[i*ldc+c0 : i*ldc+c1]
+		if e.bias != nil {
+			binaryVS(binaryAdd, row, row, e.bias[i*e.biasStride])
+		}
+		if e.sum != nil {
+			binaryVV(binaryAdd, row, row, e.sum[i*ldc+c0:i*ldc+c1])
+		}
+		e.act.apply(row)
 	}
 }
 

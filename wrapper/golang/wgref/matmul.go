@@ -243,7 +243,11 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 			return err
 		}
 		acc := ep.start(ys, out.Strides[0], m, n, 0, 0)
-		sgemm(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work)
+		if useRowDots(m, am, bm) {
+			rowDots(m, n, k, am, bm, ys, out.Strides[0], acc)
+		} else {
+			sgemm(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work)
+		}
 		if ep != nil {
 			ep.finish(ys, out.Strides[0], m, n)
 			return nil

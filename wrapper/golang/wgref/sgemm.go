@@ -31,6 +31,12 @@ func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 // by row (gemvRows), unpacked. The packing buffers are work's first
 // gemmPackFloats(m, n, k, formOf(b, conv)) floats.
 func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32) {
+	sgemmRows(m, n, k, a, b, conv, c, ldc, accumulate, work, nil)
+}
+
+// sgemmRows is sgemm that finishes C's rows with ep (rowEpilogue, nil:
+// none) block by block, as soon as their product is complete.
+func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32, ep *rowEpilogue) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -40,6 +46,7 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 				clear(c[i*ldc : i*ldc+n])
 			}
 		}
+		ep.finish(c, ldc, 0, m, 0, n)
 		return
 	}
 	form := formOf(b, conv)
@@ -63,13 +70,17 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 			pooledConv = *conv
 			pooledJob.conv = &pooledConv
 		}
+		if ep != nil {
+			pooledEpilogue = *ep
+			pooledJob.ep = &pooledEpilogue
+		}
 		pooledJob.run()
-		pooledJob, pooledConv = gemmJob{}, im2colB{}
+		pooledJob, pooledConv, pooledEpilogue = gemmJob{}, im2colB{}, rowEpilogue{}
 		workers.mu.Unlock()
 		return
 	}
-	serial := j // not j: j flows to pooledJob, and conv must not
-	serial.conv = conv
+	serial := j // not j: j flows to pooledJob, and conv and ep must not
+	serial.conv, serial.ep = conv, ep
 	serial.run()
 }
 
@@ -77,8 +88,9 @@ func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumu
 // copy of the convolution it reads (copies, so that the caller's values
 // never escape to the heap).
 var (
-	pooledJob  gemmJob
-	pooledConv im2colB
+	pooledJob      gemmJob
+	pooledConv     im2colB
+	pooledEpilogue rowEpilogue
 )
 
 // minPartFlops is the least work worth a part of a parallel block: a few
@@ -90,6 +102,7 @@ type gemmJob struct {
 	m, n, k    int
 	a, b       matrix
 	conv       *im2colB
+	ep         *rowEpilogue // finishes C's rows after the last block of k
 	c          []float32
 	ldc        int
 	accumulate bool
@@ -226,6 +239,8 @@ func (j *gemmJob) packPanels(q0, q1 int) {
 func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 	var edge [maxMR * maxNR]float32
 	kc, ldc := j.kc, j.ldc
+	last := j.ep != nil && j.pc+j.kc == j.k // the product is complete
+	byTile := last && j.ep.byTile()
 	for q := q0; q < q1; q++ {
 		jr := q * nr
 		var bp []float32
@@ -243,6 +258,9 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 			rows := min(mr, j.mc-ir)
 			if rows == mr && cols == nr {
 				microKernel(kc, ap, bp, ldb, j.c[ci:], ldc, j.acc)
+				if byTile {
+					j.ep.finish(j.c, ldc, j.ic+ir, j.ic+ir+rows, j.jc+jr, j.jc+jr+cols)
+				}
 				continue
 			}
 			microKernel(kc, ap, bp, ldb, edge[:], nr, false)
@@ -256,7 +274,14 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 					copy(row, edge[i*nr:i*nr+cols])
 				}
 			}
+			if byTile {
+				j.ep.finish(j.c, ldc, j.ic+ir, j.ic+ir+rows, j.jc+jr, j.jc+jr+cols)
+			}
 		}
+	}
+	if last && !byTile {
+		c0, c1 := j.jc+q0*nr, j.jc+min(q1*nr, j.nc)
+		j.ep.finish(j.c, j.ldc, j.ic+r0*mr, j.ic+min(r1*mr, j.mc), c0, c1)
 	}
 }
 

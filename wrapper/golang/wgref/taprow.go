@@ -46,6 +46,10 @@ func tapRow(dst, src []float32, offs []int, wts []float32, stride int, init floa
 	if last := hi + (n-1)*stride; last >= len(src) {
 		panic("tapRow: taps outside the source")
 	}
+	if tapRowWide && op == tapSum && (stride == 1 || stride == 2) && len(offs) > 0 {
+		tapRowSumWide(dst, src, offs, wts, stride, init, hi)
+		return
+	}
 	done := 0
 	if tapRowVector && (stride == 1 || stride == 2) && len(offs) > 0 {
 		v := n &^ (tapRowLanes - 1)

@@ -6,8 +6,7 @@ import "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
 // pooling) run as tap rows (taprow.go). Mostly a band of output rows at a
 // time: the input rows the band reads are copied into a padded buffer,
 // where every tap lies inside. Otherwise (averages, whose counts leave
-// the padding out; large stride-1 planes, cheaper read in place), per
-// output row the taps of the window rows inside the input run as one tap
+// the padding out; rows wider than the buffer), per output row the taps of the window rows inside the input run as one tap
 // row over the columns where every tap lies inside too, and the columns
 // at the padded borders apart, tap by tap.
 
@@ -112,23 +111,50 @@ var paddedLimit = paddedFloats
 type planeBufs struct {
 	in  [paddedFloats + 2*tapRowLanes]float32
 	out [paddedFloats]float32
+	// offs are the taps' offsets in a padded band (pw floats a row), set
+	// once per call rather than per plane; ones the weights of an
+	// unweighted sum.
+	pw   int
+	offs [maxWindowTaps]int
+	ones [maxWindowTaps]float32
+	// bordered is whether in holds a plane one band covers with
+	// its padding (fill) in place: the padding is the same for every
+	// plane, so the next copies only the input's rows.
+	bordered bool
+	fill     float32
+}
+
+// tapsFor sets bufs' offsets for window w in bands of padded rows pw
+// wide, once: a planeBufs serves one window (one kernel call's).
+func (bufs *planeBufs) tapsFor(w *window2d, pw int) {
+	if bufs.pw == pw {
+		return
+	}
+	bufs.pw, bufs.bordered = pw, false
+	for i := range w.kh {
+		for j := range w.kw {
+			k := i*w.kw + j
+			bufs.offs[k] = i*w.dh*pw + j*w.dw
+			bufs.ones[k] = 1
+		}
+	}
 }
 
 // plane computes one output plane dst (rows outRow apart) of the input
 // plane src.
 func (w *window2d) plane(dst []float32, outRow int, src []float32, wo *windowOp, bufs *planeBufs) {
+	// Padded bands even where a plane takes several: with the rows copied
+	// in one call a band, cheaper than the borders tap by tap (MobileNet's
+	// 112x112 planes, BenchmarkConvDepthwise).
+	if w.paddedBands(dst, outRow, src, wo, bufs) {
+		return
+	}
 	lo, hi := w.interior()
 	ylo, yhi := w.fullRows()
 	// With strides 1 and input rows as far apart as output rows, the
 	// interiors of the full rows and the borders between them are one tap
-	// row (the borders read wrapped-around input and are redone apart):
-	// where a plane is too large for one padded band, cheaper than
-	// copying it (measured on MobileNet's 112x112 planes).
+	// row (the borders read wrapped-around input and are redone apart).
 	flat := w.sh == 1 && w.sw == 1 && outRow == w.rowStride && lo < hi && yhi-ylo > 1
-	oneBand := ((w.ow-1)*w.sw+(w.kw-1)*w.dw+1)*((w.oh-1)*w.sh+(w.kh-1)*w.dh+1) <= paddedLimit
-	if (oneBand || !flat) && w.paddedBands(dst, outRow, src, wo, bufs) {
-		return
-	}
 	var rt rowTaps
 	var shifted [maxWindowTaps]int
 	var wts [maxWindowTaps]float32
@@ -244,64 +270,66 @@ func (w *window2d) paddedBands(dst []float32, outRow int, src []float32, wo *win
 	if wo.op == tapMax {
 		fill = negInf32
 	}
-	var offs [maxWindowTaps]int
-	var wts [maxWindowTaps]float32
-	for i := range w.kh {
-		for j := range w.kw {
-			k := i*w.kw + j
-			offs[k] = i*w.dh*pw + j*w.dw
-			wts[k] = 1
-			if wo.wts != nil {
-				wts[k] = wo.wts[k]
-			}
-		}
-	}
+	bufs.tapsFor(w, pw)
 	nt := w.kh * w.kw
+	offs, wts := bufs.offs[:nt], bufs.ones[:nt]
+	if wo.wts != nil {
+		wts = wo.wts[:nt]
+	}
 	for oy0 := 0; oy0 < w.oh; oy0 += bh {
 		b := min(bh, w.oh-oy0)
 		rows := (b-1)*w.sh + reach
-		w.padRows(bufs.in[:rows*pw], oy0*w.sh-w.ph, pw, src, fill)
+		whole := b == w.oh // one band: the same padding for every plane
+		w.padRows(bufs.in[:rows*pw], oy0*w.sh-w.ph, pw, src, fill, whole && bufs.bordered && bufs.fill == fill)
+		bufs.bordered, bufs.fill = whole, fill
 		in := bufs.in[:rows*pw+2*tapRowLanes]
 		if !flat {
 			for i := range b {
 				oy := oy0 + i
-				tapRow(dst[oy*outRow:oy*outRow+w.ow], in[i*w.sh*pw:], offs[:nt], wts[:nt], w.sw, wo.init, wo.op)
+				tapRow(dst[oy*outRow:oy*outRow+w.ow], in[i*w.sh*pw:], offs, wts, w.sw, wo.init, wo.op)
 			}
 			continue
 		}
 		// Output (oy, ox) reads the padded input from oy*sh*pw + ox*sw:
 		// with output rows pw apart, the band is one row of stride sw.
 		out := bufs.out[:(b-1)*pw+w.ow]
-		tapRow(out, in, offs[:nt], wts[:nt], w.sw, wo.init, wo.op)
-		for i := range b {
-			oy := oy0 + i
-			copy(dst[oy*outRow:oy*outRow+w.ow], out[i*pw:])
-		}
+		tapRow(out, in, offs, wts, w.sw, wo.init, wo.op)
+		copyPlaneRows(dst[oy0*outRow:], outRow, out, pw, b, w.ow)
 	}
 	return true
 }
 
 // padRows copies len(dst)/pw input rows from row sy0 into dst, pw columns
-// each from column -w.pw, fill where that lies outside the input.
-func (w *window2d) padRows(dst []float32, sy0, pw int, src []float32, fill float32) {
-	// Columns [a, b) of a padded row are the input's [a-w.pw, b-w.pw).
+// each from column -w.pw, fill where that lies outside the input; with
+// bordered, dst holds the fill already and only the input is copied.
+func (w *window2d) padRows(dst []float32, sy0, pw int, src []float32, fill float32, bordered bool) {
+	// Columns [a, b) of a padded row are the input's [a-w.pw, b-w.pw),
+	// rows [r0, r1) its rows.
 	a := min(w.pw, pw)
 	b := max(a, min(w.pw+w.iw, pw))
-	for r := range len(dst) / pw {
-		row := dst[r*pw : r*pw+pw]
-		sy := sy0 + r
-		if sy < 0 || sy >= w.ih || a == b {
-			for i := range row {
+	rows := len(dst) / pw
+	r0, r1 := min(max(0, -sy0), rows), max(0, min(rows, w.ih-sy0))
+	if a == b || r0 >= r1 {
+		r0, r1 = 0, 0
+	}
+	if !bordered {
+		for r := range rows {
+			row := dst[r*pw : r*pw+pw]
+			if r < r0 || r >= r1 {
+				for i := range row {
+					row[i] = fill
+				}
+				continue
+			}
+			for i := range row[:a] {
 				row[i] = fill
 			}
-			continue
+			for i := range row[b:] {
+				row[b+i] = fill
+			}
 		}
-		for i := range row[:a] {
-			row[i] = fill
-		}
-		copy(row[a:b], src[sy*w.rowStride+a-w.pw:])
-		for i := range row[b:] {
-			row[b+i] = fill
-		}
+	}
+	if r0 < r1 {
+		copyPlaneRows(dst[r0*pw+a:], pw, src[(sy0+r0)*w.rowStride+a-w.pw:], w.rowStride, r1-r0, b-a)
 	}
 }

@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package wgref
+
+var biasClampVector = false
+
+func biasClampAVX512(c *float32, ldc, rows, cols int, bias *float32, biasStride int, sum *float32, mode int, lo, hi float32) {
+	panic("wgref: no AVX-512 here")
+}

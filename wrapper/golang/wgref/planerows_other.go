@@ -1,0 +1,17 @@
+//go:build !amd64
+
+package wgref
+
+var planeRowsVector = false
+
+func planeRowsAVX512(dst *float32, dstStride int, src *float32, srcStride int, rows, cols int) {
+	panic("wgref: no AVX-512 here")
+}
+
+func evensAVX512(dst, src *float32, n int, masks uint64) {
+	panic("wgref: no AVX-512 here")
+}
+
+func gatherPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int32, masks *uint32) {
+	panic("wgref: no AVX-512 here")
+}
