@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -44,7 +45,7 @@ func Load(path string) (*Graph, error) {
 // Parse decodes and validates a graph held in memory; file names it in errors.
 func Parse(file string, data []byte) (*Graph, error) {
 	d := &decoder{file: file, lines: newLineIndex(data), opPos: map[*Op]int64{}, parsed: map[string]expr.Expr{}, extents: map[string]extent{}}
-	if len(strings.TrimSpace(string(data))) == 0 {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, ErrorList{{File: file, Msg: "file is empty: expected a JSON object describing a graph"}}
 	}
 	root, off, err := parseJSON(data)
