@@ -161,3 +161,50 @@ func walkOf(it *rowIter) int {
 	}
 	return n
 }
+
+// normRows is a float32 softmax or layer normalization over contiguous
+// rows of n, the rows walked over outer dimensions (shape, with x's and
+// the output's strides), shared by ranges of rows.
+type normRows struct {
+	layerNorm, log bool // layer normalization, else (log) softmax
+	xs, ys, gs, bv []float32
+	n              int
+	eps            float64
+	it             rowIter
+}
+
+var pooledNorm normRows
+
+func (r *normRows) run(shape, xStrides, yStrides []int) {
+	r.it.init(shape)
+	r.it.add(xStrides, 0)
+	r.it.add(yStrides, 0)
+	r.it.coalesce()
+	if r.it.rank > 0 && shares(r.it.shape[0], walkOf(&r.it)*r.n) {
+		pooledNorm = *r
+		workers.runRange(r.it.shape[0], &pooledNorm)
+		pooledNorm = normRows{}
+		workers.mu.Unlock()
+		return
+	}
+	r.walk(&r.it)
+}
+
+func (r *normRows) doRange(from, to int) {
+	it := r.it
+	it.slice(from, to)
+	r.walk(&it)
+}
+
+func (r *normRows) walk(it *rowIter) {
+	for it.next() {
+		for e := 0; e < it.n; e++ {
+			x, y := r.xs[it.off[0]+e*it.step[0]:][:r.n], r.ys[it.off[1]+e*it.step[1]:][:r.n]
+			if r.layerNorm {
+				layerNormRow(x, y, r.gs, r.bv, r.eps)
+			} else {
+				softmaxRow(x, y, r.log)
+			}
+		}
+	}
+}

@@ -40,8 +40,8 @@ func TestWorkerPoolRunsEachPartOnce(t *testing.T) {
 // threadCases are kernel calls whose work the pool splits: GEMMs cut by
 // rows (B read in place, a narrow last panel, several column blocks), by
 // columns and both ways, convolutions with and without a fused epilogue,
-// tap rows, pooling, and elementwise maps over one long row and over
-// many rows with broadcasting. Each is large enough to be split.
+// tap rows, pooling, softmax and layer normalization, and elementwise maps
+// over one long row and over many rows with broadcasting. Each is large enough to be split.
 func threadCases(r *rand.Rand) []*wgrt.Call {
 	mat := func(rows, cols int) wgrt.Tensor { return randomOf(r, wgrt.F32, rows, cols) }
 	conv := func(kernel string, x, w []int, group, pad int, extra []wgrt.Attr, more ...wgrt.Tensor) *wgrt.Call {
@@ -66,7 +66,7 @@ func threadCases(r *rand.Rand) []*wgrt.Call {
 		matMul(400, 40, 300), matMul(300, 2100, 300), matMul(40, 2000, 100), gemmT,
 		{Kernel: "FusedMatMul", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 256, 1000)}, Inputs: []wgrt.Tensor{mat(256, 200), mat(200, 1000), randomOf(r, wgrt.F32, 1000)},
 			Attrs: actAttrs("Sigmoid", 0, 0), Scratch: make([]byte, 4*gemmPackFloats(256, 1000, 200))},
-		conv("Conv", []int{1, 600, 7, 7}, []int{512, 600, 3, 3}, 1, 1, nil),
+		conv("Conv", []int{1, 300, 7, 7}, []int{256, 300, 3, 3}, 1, 1, nil),
 		conv("Conv", []int{2, 16, 60, 50}, []int{40, 16, 3, 3}, 1, 1, nil, randomOf(r, wgrt.F32, 40)),
 		conv("FusedConv", []int{2, 16, 60, 50}, []int{40, 16, 1, 1}, 1, 0, actAttrs("Relu", 0, 0), randomOf(r, wgrt.F32, 40)),
 		conv("FusedConv", []int{2, 32, 40, 40}, []int{32, 1, 3, 3}, 32, 1, actAttrs("HardSwish", 0, 0), randomOf(r, wgrt.F32, 32)),
@@ -74,6 +74,10 @@ func threadCases(r *rand.Rand) []*wgrt.Call {
 			Attrs: []wgrt.Attr{intsAttr("kernel_shape", 3, 3), intsAttr("strides", 2, 2), intsAttr("pads", 1, 1, 1, 1), intsAttr("dilations", 1, 1)}},
 		unary("Erf", 100_003), unary("Sigmoid", 3, 170, 129), unary("Exp", 1, 1, 65_537),
 		{Kernel: "Add", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 128, 256)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 4, 128, 256), randomOf(r, wgrt.F32, 256)}},
+		{Kernel: "Softmax", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 2, 4, 64, 100)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 2, 4, 64, 100)},
+			Attrs: []wgrt.Attr{intAttr("axis", -1)}},
+		{Kernel: "LayerNormalization", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 128, 256)},
+			Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 4, 128, 256), randomOf(r, wgrt.F32, 256), randomOf(r, wgrt.F32, 256)}, Attrs: []wgrt.Attr{intAttr("axis", -1)}},
 		{Kernel: "Mul", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 70_001)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 70_001), randomOf(r, wgrt.F32, 70_001)}},
 	}
 }
