@@ -84,7 +84,7 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 			tapBias = ep.add
 		}
 		if isDepthwise(x.Shape[1], w, g) && convDepthwiseF32(x, w, tapBias, out, ca) || g > 1 && convGroupedF32(x, w, tapBias, out, ca) {
-			ep.finishPlanes(out)
+			ep.finishPlanesShared(out)
 			return nil
 		}
 	}
@@ -145,7 +145,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 			xo := b*x.Strides[0] + gi*cg*x.Strides[1]
 			yo := b*out.Strides[0] + gi*mg*out.Strides[1]
 			cm := ys[yo:]
-			acc := ep.start(cm, out.Strides[1], mg, p, yo, gi*mg)
+			acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg)
 			if bias != nil {
 				for oc := 0; oc < mg; oc++ {
 					v := float32(loadF(*bias, (gi*mg+oc)*bias.Strides[0]))
@@ -162,7 +162,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 			} else {
 				sgemm(mg, p, kk, am, matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}, cm, out.Strides[1], acc, work)
 			}
-			ep.finish(cm, out.Strides[1], mg, p)
+			ep.finishShared(cm, out.Strides[1], mg, p)
 		}
 	}
 }
