@@ -13,10 +13,12 @@ import (
 // threads is how many goroutines a kernel may use (SetThreads).
 var threads = 1
 
-// SetThreads lets the matrix products and convolutions split their work
-// over n goroutines (1: run on the caller's goroutine only): the caller and
-// n-1 workers started here, which stay parked between calls. Not safe to
-// change while kernels run.
+// SetThreads lets the matrix products, convolutions, pooling, softmax,
+// layer normalization, fused epilogues and large elementwise maps split
+// their work over n goroutines (1: run on the caller's goroutine only):
+// the caller and n-1 workers started here, which poll briefly after each
+// split and are parked between calls. Results are the same bits at any n.
+// Not safe to change while kernels run.
 func SetThreads(n int) {
 	threads = max(n, 1)
 	workers.resize(threads - 1)
