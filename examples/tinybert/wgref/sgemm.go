@@ -133,8 +133,7 @@ func (j *gemmJob) run() {
 // loops: column panels, each part packing its own (A packed first, by
 // parts of its own); or, when B is read in place and rows are many, row
 // panels, each part packing its own rows of A, so that one step serves
-// both. With few of either, B is packed, then tiles are cut
-// both ways.
+// both. With few of either, B is packed, then tiles are cut both ways.
 func (j *gemmJob) runRows() {
 	rowPanels := panelsOf(j.mc, mr)
 	j.packedA = false
