@@ -34,9 +34,12 @@ type parallelTask interface{ runPart(i int) }
 // none apart, those of successive ops by the time a serial op takes), and
 // waking a parked goroutine costs tens of microseconds (an OS thread woken,
 // the goroutine stolen from the waker's queue). So a worker that finds no
-// part left spins for spinFor, polling for the next run, before it parks;
-// so does a caller waiting for its run's last part. Between calls the
-// workers are parked and cost nothing.
+// part left polls for the next run a while before it parks; so does a
+// caller waiting for its run's last part. How long adapts (spinNanos):
+// doubled when a poll that waited saw its condition, halved when one gave
+// up, so that on a machine where the other goroutine gets no core polls
+// shrink to nothing. Between calls the workers are parked and cost
+// nothing.
 //
 // The caller waits for the parts, not for the workers: a worker not yet
 // up when the caller has done every part is not waited for, and when it
@@ -44,26 +47,28 @@ type parallelTask interface{ runPart(i int) }
 // which packs the run's number, its count of parts and the next part, so
 // that a late worker cannot take a part of a run that ended.
 type workerPool struct {
-	mu     sync.Mutex
-	sleep  []*sleeper   // one per worker
-	task   parallelTask // written only while no part of a run is pending
-	spin   atomic.Bool  // whether idle goroutines spin before parking
-	_      [cacheLine]byte
-	claim  atomic.Uint64 // run<<40 | parts<<20 | next part
-	_      [cacheLine - 8]byte
-	done   atomic.Int64 // parts of the current run finished
-	parts  int64        // parts of the current run
-	_      [cacheLine - 16]byte
-	caller sleeper // the caller, waiting for the run's last part
+	mu    sync.Mutex
+	sleep []*sleeper   // one per worker
+	task  parallelTask // written only while no part of a run is pending
+	spin  atomic.Bool  // whether idle goroutines spin before parking
+	// spinNanos is how long a poll lasts before it parks.
+	spinNanos atomic.Int64
+	_         [cacheLine]byte
+	claim     atomic.Uint64 // run<<40 | parts<<20 | next part
+	_         [cacheLine - 8]byte
+	done      atomic.Int64 // parts of the current run finished
+	parts     int64        // parts of the current run
+	_         [cacheLine - 16]byte
+	caller    sleeper // the caller, waiting for the run's last part
 }
 
 const (
 	claimBits = 20 // parts of a run, and the next part, below 1<<20
 	cacheLine = 64
-	// spinFor is how long an idle worker, or a caller waiting for a
-	// worker's part, polls before it parks: longer than a wake-up costs,
-	// short enough that the CPU it burns between ops stays small.
-	spinFor = 50 * time.Microsecond
+	// A poll lasts from minSpin to maxSpin: at most a few wake-ups' cost
+	// and about a part's length, so that the CPU it burns stays small.
+	minSpin = int64(time.Microsecond)
+	maxSpin = int64(200 * time.Microsecond)
 )
 
 var workers = workerPool{caller: newSleeper()}
@@ -119,6 +124,7 @@ func (p *workerPool) resize(n int) {
 	}
 	// Spinning goroutines must not take the processors the others need.
 	p.spin.Store(n+1 <= runtime.GOMAXPROCS(0))
+	p.spinNanos.Store(50 * int64(time.Microsecond))
 }
 
 func (p *workerPool) serve(s *sleeper) {
@@ -130,18 +136,23 @@ func (p *workerPool) serve(s *sleeper) {
 	}
 }
 
-// spinUntil polls cond for spinFor, when the pool spins, and reports
-// whether it became true.
+// spinUntil polls cond for spinNanos, when the pool spins, and reports
+// whether it became true, adapting spinNanos.
 func (p *workerPool) spinUntil(cond func() bool) bool {
-	if !p.spin.Load() {
-		return cond()
+	if cond() {
+		return true
 	}
-	start := time.Now()
+	if !p.spin.Load() {
+		return false
+	}
+	start, limit := time.Now(), time.Duration(p.spinNanos.Load())
 	for i := 0; ; i++ {
 		if cond() {
+			p.spinNanos.Store(min(maxSpin, 2*int64(limit)))
 			return true
 		}
-		if i%256 == 255 && time.Since(start) > spinFor {
+		if i%256 == 255 && time.Since(start) > limit {
+			p.spinNanos.Store(max(minSpin, int64(limit)/2))
 			return false
 		}
 	}
