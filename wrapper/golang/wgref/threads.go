@@ -36,9 +36,9 @@ type parallelTask interface{ runPart(i int) }
 // the goroutine stolen from the waker's queue). So a worker that finds no
 // part left polls for the next run a while before it parks; so does a
 // caller waiting for its run's last part. How long adapts (spinNanos):
-// doubled when a poll that waited saw its condition, halved when one gave
-// up, so that on a machine where the other goroutine gets no core polls
-// shrink to nothing. Between calls the workers are parked and cost
+// doubled when a poll that waited saw its condition in time, halved when
+// one gave up, so that on a machine where the other goroutine gets no
+// core polls shrink to nothing. Between calls the workers are parked and cost
 // nothing.
 //
 // The caller waits for the parts, not for the workers: a worker not yet
@@ -148,7 +148,10 @@ func (p *workerPool) spinUntil(cond func() bool) bool {
 	start, limit := time.Now(), time.Duration(p.spinNanos.Load())
 	for i := 0; ; i++ {
 		if cond() {
-			p.spinNanos.Store(min(maxSpin, 2*int64(limit)))
+			// Seen in time, not after the OS took the core away.
+			if time.Since(start) <= limit {
+				p.spinNanos.Store(min(maxSpin, 2*int64(limit)))
+			}
 			return true
 		}
 		if i%256 == 255 && time.Since(start) > limit {
