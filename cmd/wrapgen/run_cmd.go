@@ -51,7 +51,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(at, "at", "run at symbol `name=value` (random inputs take their shapes from it; given inputs must agree)")
 	outDir := fs.String("out", "", "write each output to `dir`/output_<i>.npy instead of printing it")
 	repeat := fs.Int("repeat", 1, "run `n` times and print the time per call (min and median) and the pools' peak bytes")
-	threads := fs.Int("threads", 1, "goroutines the reference kernels may use (matrix products and convolutions share out their column blocks)")
+	threads := fs.Int("threads", 1, "goroutines the reference kernels may use (matrix products, convolutions, pooling, normalization and large elementwise maps split over them; same results at any count)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	quiet := fs.Bool("q", false, "print no progress and do not name the files -out writes")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the calls to `file` (go tool pprof reads it)")

@@ -89,7 +89,7 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 			return nil
 		}
 		if g > 1 && convGroupedF32(x, w, tapBias, out, ca) {
-			ep.finishPlanes(out)
+			ep.finishPlanesShared(out)
 			return nil
 		}
 	}
@@ -191,7 +191,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 				sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], inPlace, work, &rows)
 				continue
 			}
-			acc := ep.start(cm, out.Strides[1], mg, p, yo, gi*mg)
+			acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg)
 			if bias != nil {
 				for oc := 0; oc < mg; oc++ {
 					v := float32(loadF(*bias, (gi*mg+oc)*bias.Strides[0]))
@@ -204,7 +204,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 			}
 			am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
 			sgemm(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work)
-			ep.finish(cm, out.Strides[1], mg, p)
+			ep.finishShared(cm, out.Strides[1], mg, p)
 		}
 	}
 }

@@ -211,19 +211,18 @@ func (e *epilogue) finish(c []float32, ldc, rows, cols int) {
 	}
 }
 
-// finishPlanes applies the activation over each [image, channel] plane
-// of a float32 output whose planes are contiguous (a convolution's written
-// whole before the epilogue, its alpha 1).
-func (e *epilogue) finishPlanes(out wgrt.Tensor) {
+// finishPlanes applies the activation over [image, channel] planes [from,
+// to) (counted image by image) of a float32 output whose planes are
+// contiguous (a convolution's written whole before the epilogue, its alpha
+// 1).
+func (e *epilogue) finishPlanes(out wgrt.Tensor, from, to int) {
 	if e == nil || e.act.kind == "" {
 		return
 	}
 	ys, plane := elems[float32](out), prod(out.Shape[2:])
-	for n := 0; n < out.Shape[0]; n++ {
-		for ch := 0; ch < out.Shape[1]; ch++ {
-			o := n*out.Strides[0] + ch*out.Strides[1]
-			e.act.apply(ys[o : o+plane])
-		}
+	for u := from; u < to; u++ {
+		o := u/out.Shape[1]*out.Strides[0] + u%out.Shape[1]*out.Strides[1]
+		e.act.apply(ys[o : o+plane])
 	}
 }
 

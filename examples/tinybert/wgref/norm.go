@@ -140,15 +140,8 @@ func layerNorm(c *wgrt.Call) error {
 		if hasBias {
 			bv = elems[float32](c.Inputs[2])
 		}
-		var it rowIter
-		it.init(x.Shape[:axis])
-		it.add(x.Strides[:axis], 0)
-		it.add(out.Strides[:axis], 0)
-		for it.next() {
-			for e := 0; e < it.n; e++ {
-				layerNormRow(xs[it.off[0]+e*it.step[0]:][:n], ys[it.off[1]+e*it.step[1]:][:n], gs, bv, eps)
-			}
-		}
+		job := normRows{layerNorm: true, xs: xs, ys: ys, n: n, gs: gs, bv: bv, eps: eps}
+		job.run(x.Shape[:axis], x.Strides[:axis], out.Strides[:axis])
 		return nil
 	}
 	ss := broadcastStrides(new([maxRank]int), inner, scale)
@@ -304,15 +297,8 @@ func softmax(c *wgrt.Call, kind string) error {
 		// Rows along the last dimension, contiguous: no allocation.
 		xs, ys := elems[float32](x), elems[float32](out)
 		n := x.Shape[last]
-		var it rowIter
-		it.init(x.Shape[:last])
-		it.add(x.Strides[:last], 0)
-		it.add(out.Strides[:last], 0)
-		for it.next() {
-			for e := 0; e < it.n; e++ {
-				softmaxRow(xs[it.off[0]+e*it.step[0]:][:n], ys[it.off[1]+e*it.step[1]:][:n], kind == "log")
-			}
-		}
+		job := normRows{log: kind == "log", xs: xs, ys: ys, n: n}
+		job.run(x.Shape[:last], x.Strides[:last], out.Strides[:last])
 		return nil
 	}
 	// The group: the dimensions normalized together (the axis, or every

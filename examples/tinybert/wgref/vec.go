@@ -80,6 +80,18 @@ func (u unaryF32) applyRows(shape []int, os []float32, oStrides []int, xs []floa
 	it.add(oStrides, 0)
 	it.add(xStrides, 0)
 	it.coalesce()
+	if units, size := shareUnits(&it); shares(units, walkOf(&it)) {
+		pooledUnary = unaryRows{u: u, it: it, size: size, os: os, xs: xs}
+		workers.runRange(units, &pooledUnary)
+		pooledUnary = unaryRows{}
+		workers.mu.Unlock()
+		return
+	}
+	u.walk(&it, os, xs)
+}
+
+// walk is applyRows over a walk set up (and maybe narrowed).
+func (u unaryF32) walk(it *rowIter, os, xs []float32) {
 	var buf [chunk]float32
 	for it.next() {
 		o, i, n := it.off[0], it.off[1], it.n
@@ -113,6 +125,18 @@ func (k binaryKind) applyRows(shape []int, os []float32, oStrides []int, as []fl
 	it.add(aStrides, 0)
 	it.add(bStrides, 0)
 	it.coalesce()
+	if units, size := shareUnits(&it); shares(units, walkOf(&it)) {
+		pooledBinary = binaryRows{k: k, it: it, size: size, os: os, as: as, bs: bs}
+		workers.runRange(units, &pooledBinary)
+		pooledBinary = binaryRows{}
+		workers.mu.Unlock()
+		return
+	}
+	k.walk(&it, os, as, bs)
+}
+
+// walk is applyRows over a walk set up (and maybe narrowed).
+func (k binaryKind) walk(it *rowIter, os, as, bs []float32) {
 	var abuf, bbuf [chunk]float32
 	for it.next() {
 		o, i, j, n := it.off[0], it.off[1], it.off[2], it.n

@@ -100,9 +100,9 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		ldc, cok := evenRows(outRows, outRowStrides)
 		if aok && cok {
 			cm := elems[float32](out)
-			acc := ep.start(cm, ldc, rows, n, 0, 0)
+			acc := ep.startShared(cm, ldc, rows, n, 0, 0)
 			sgemm(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work)
-			ep.finish(cm, ldc, rows, n)
+			ep.finishShared(cm, ldc, rows, n)
 			return nil
 		}
 	}
@@ -160,9 +160,9 @@ func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, o
 			ldc = n
 		}
 		cm := elems[float32](out)[oo:]
-		acc := ep.start(cm, ldc, m, n, oo, 0)
+		acc := ep.startShared(cm, ldc, m, n, oo, 0)
 		sgemm(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, cm, ldc, acc, work)
-		ep.finish(cm, ldc, m, n)
+		ep.finishShared(cm, ldc, m, n)
 		return
 	}
 	// Any dtype, any layout: the naive product (integers wrap, floats
@@ -242,14 +242,14 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if err != nil {
 			return err
 		}
-		acc := ep.start(ys, out.Strides[0], m, n, 0, 0)
+		acc := ep.startShared(ys, out.Strides[0], m, n, 0, 0)
 		if useRowDots(m, am, bm) {
 			rowDots(m, n, k, am, bm, ys, out.Strides[0], acc)
 		} else {
 			sgemm(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work)
 		}
 		if ep != nil {
-			ep.finish(ys, out.Strides[0], m, n)
+			ep.finishShared(ys, out.Strides[0], m, n)
 			return nil
 		}
 		if alpha == 1 && cin == nil {

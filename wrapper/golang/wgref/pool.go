@@ -193,7 +193,6 @@ func globalPool(c *wgrt.Call, kind string) error {
 // plane by plane in tap rows (window2d.go); padEndW and padEndH are the
 // end pads of the last and (2-D) first spatial axis.
 func poolF32(x, out wgrt.Tensor, win window2d, isMax, includePad bool, padEndW, padEndH int) {
-	xs, ys := elems[float32](x), elems[float32](out)
 	wo := windowOp{op: tapSum, avg: true, includePad: includePad, padEndW: padEndW}
 	if isMax {
 		wo = windowOp{op: tapMax, init: negInf32}
@@ -202,10 +201,36 @@ func poolF32(x, out wgrt.Tensor, win window2d, isMax, includePad bool, padEndW, 
 	if len(out.Shape) == 4 {
 		outRow, wo.padEndH = out.Strides[2], padEndH
 	}
+	job := poolPlanes{x: x, out: out, win: win, wo: wo, outRow: outRow}
+	if planes := x.Shape[0] * x.Shape[1]; shares(planes, x.NumElements()) {
+		pooledPool = job
+		workers.runRange(planes, &pooledPool)
+		pooledPool = poolPlanes{}
+		workers.mu.Unlock()
+		return
+	}
+	job.planes(0, x.Shape[0]*x.Shape[1])
+}
+
+// poolPlanes is a pooling over ranges of its planes.
+type poolPlanes struct {
+	x, out wgrt.Tensor
+	win    window2d
+	wo     windowOp
+	outRow int
+}
+
+// pooledPool is the pooling that holds the worker pool.
+var pooledPool poolPlanes
+
+func (j *poolPlanes) doRange(from, to int) { j.planes(from, to) }
+
+// planes pools [image, channel] planes [from, to).
+func (j *poolPlanes) planes(from, to int) {
+	xs, ys := elems[float32](j.x), elems[float32](j.out)
 	var bufs planeBufs
-	for b := 0; b < x.Shape[0]; b++ {
-		for ch := 0; ch < x.Shape[1]; ch++ {
-			win.plane(ys[b*out.Strides[0]+ch*out.Strides[1]:], outRow, xs[b*x.Strides[0]+ch*x.Strides[1]:], &wo, &bufs)
-		}
+	for u := from; u < to; u++ {
+		b, ch := u/j.x.Shape[1], u%j.x.Shape[1]
+		j.win.plane(ys[b*j.out.Strides[0]+ch*j.out.Strides[1]:], j.outRow, xs[b*j.x.Strides[0]+ch*j.x.Strides[1]:], &j.wo, &bufs)
 	}
 }

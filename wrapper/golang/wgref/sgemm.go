@@ -94,8 +94,11 @@ var (
 )
 
 // minPartFlops is the least work worth a part of a parallel block: a few
-// microseconds, well above the cost of handing it to a worker.
-const minPartFlops = 1 << 21
+// microseconds, well above the cost of handing it to a spinning worker.
+const minPartFlops = 1 << 20
+
+// minPackParallel is the least of A's floats whose packing is split.
+const minPackParallel = 1 << 13
 
 // gemmJob is one sgemm call, and the block of it being worked on.
 type gemmJob struct {
@@ -120,6 +123,7 @@ type gemmJob struct {
 	// row panels.
 	step               gemmStep
 	colParts, rowParts int
+	packedA            bool // A's block is packed (a row split packs it in its first column block)
 }
 
 type gemmStep int
@@ -129,6 +133,7 @@ const (
 	stepPackB                       // parts pack ranges of B's column panels
 	stepCompute                     // parts run the micro-kernel over tiles
 	stepPackCompute                 // parts pack their column panels, then run them over every row
+	stepRowsCompute                 // parts pack their row panels (the first time), then run them over every column
 )
 
 func (j *gemmJob) run() {
@@ -142,12 +147,14 @@ func (j *gemmJob) run() {
 }
 
 // runRows runs the block of rows [ic, ic+mc) at depth [pc, pc+kc) over
-// every column.
+// every column. With the pool it splits the larger of the block's two
+// loops: column panels, each part packing its own (A packed first, by
+// parts of its own); or, when B is read in place and rows are many, row
+// panels, each part packing its own rows of A, so that one step serves
+// both. With few of either, B is packed, then tiles are cut both ways.
 func (j *gemmJob) runRows() {
 	rowPanels := panelsOf(j.mc, mr)
-	// Packing A moves mc×kc floats; split it only when that is large.
-	j.step, j.rowParts = stepPackA, min(rowPanels, j.maxParts(j.mc*j.kc*32))
-	j.parallel(j.rowParts)
+	j.packedA = false
 	for jc := 0; jc < j.n; jc += blockN {
 		j.jc, j.nc = jc, min(blockN, j.n-jc)
 		j.full = 0
@@ -156,6 +163,16 @@ func (j *gemmJob) runRows() {
 		}
 		colPanels := panelsOf(j.nc, nr)
 		parts := j.maxParts(2 * j.mc * j.nc * j.kc)
+		if parts > 1 && parts <= rowPanels && j.direct {
+			// B's last panel, narrower than nr, is packed first (a
+			// few microseconds at most).
+			j.packPanels(j.full/nr, colPanels)
+			j.step, j.rowParts, j.colParts = stepRowsCompute, parts, 1
+			j.parallel(parts)
+			j.packedA = true
+			continue
+		}
+		j.packA(rowPanels)
 		if parts <= colPanels {
 			// Enough columns: each part packs its own panels and
 			// runs them over all rows, with no wait in between.
@@ -171,14 +188,29 @@ func (j *gemmJob) runRows() {
 	}
 }
 
-// maxParts is how many parts work of the given flops is worth: up to four
-// per thread, so that a thread delayed by other load leaves its share to
-// the others, and none under minPartFlops.
+// packA packs A's block once per block of rows, in parts when it is large.
+func (j *gemmJob) packA(rowPanels int) {
+	if j.packedA {
+		return
+	}
+	parts := 1
+	if j.pooled && j.mc*j.kc >= minPackParallel {
+		parts = min(rowPanels, threads)
+	}
+	j.step, j.rowParts = stepPackA, parts
+	j.parallel(parts)
+	j.packedA = true
+}
+
+// maxParts is how many parts work of the given flops is worth: none under
+// minPartFlops, up to four per thread, so that a thread delayed by other
+// load leaves its share to the others, and a multiple of the threads, so
+// that parts of equal size keep every thread busy to the end.
 func (j *gemmJob) maxParts(flops int) int {
-	if !j.pooled {
+	if !j.pooled || flops < 2*minPartFlops {
 		return 1
 	}
-	return max(1, min(4*threads, flops/minPartFlops))
+	return ceilTo(min(4*threads, flops/minPartFlops), threads)
 }
 
 // parallel runs parts of the current step, with the pool when held.
@@ -201,9 +233,7 @@ func share(i, parts, n int) (from, to int) { return n * i / parts, n * (i + 1) /
 func (j *gemmJob) runPart(i int) {
 	switch j.step {
 	case stepPackA:
-		r0, r1 := share(i, j.rowParts, panelsOf(j.mc, mr))
-		i0, i1 := r0*mr, min(r1*mr, j.mc)
-		packA(j.pa[i0*j.kc:], j.a, j.ic+i0, j.pc, i1-i0, j.kc)
+		j.packRows(share(i, j.rowParts, panelsOf(j.mc, mr)))
 	case stepPackB:
 		j.packPanels(share(i, j.colParts, panelsOf(j.nc, nr)))
 	case stepCompute:
@@ -214,6 +244,21 @@ func (j *gemmJob) runPart(i int) {
 		q0, q1 := share(i, j.colParts, panelsOf(j.nc, nr))
 		j.packPanels(q0, q1)
 		j.tiles(q0, q1, 0, panelsOf(j.mc, mr))
+	case stepRowsCompute:
+		r0, r1 := share(i, j.rowParts, panelsOf(j.mc, mr))
+		if !j.packedA {
+			j.packRows(r0, r1)
+		}
+		j.tiles(0, panelsOf(j.nc, nr), r0, r1)
+	}
+}
+
+// packRows packs the block's row panels [r0, r1) of A into their places
+// in pa.
+func (j *gemmJob) packRows(r0, r1 int) {
+	i0, i1 := r0*mr, min(r1*mr, j.mc)
+	if i0 < i1 {
+		packA(j.pa[i0*j.kc:], j.a, j.ic+i0, j.pc, i1-i0, j.kc)
 	}
 }
 

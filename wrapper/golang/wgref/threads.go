@@ -1,17 +1,21 @@
 package wgref
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // threads is how many goroutines a kernel may use (SetThreads).
 var threads = 1
 
-// SetThreads lets the matrix products and convolutions split their work
-// over n goroutines (1: run on the caller's goroutine only): the caller and
-// n-1 workers started here, which stay parked between calls. Not safe to
-// change while kernels run.
+// SetThreads lets the matrix products, convolutions, pooling, softmax,
+// layer normalization, fused epilogues and large elementwise maps split
+// their work over n goroutines (1: run on the caller's goroutine only):
+// the caller and n-1 workers started here, which poll briefly after each
+// split and are parked between calls. Results are the same bits at any n.
+// Not safe to change while kernels run.
 func SetThreads(n int) {
 	threads = max(n, 1)
 	workers.resize(threads - 1)
@@ -26,45 +30,142 @@ type parallelTask interface{ runPart(i int) }
 // (mu); a kernel that finds it taken, as when two runners are called at
 // once, runs on its own goroutine.
 //
-// The caller waits for the parts, not for the workers: a worker the OS has
-// not scheduled yet when the caller has done every part is not waited
-// for, and when it wakes finds nothing left of that run. Parts are claimed
-// from claim, which packs the run's number, its count of parts and the
-// next part, so that a late worker cannot take a part of a run that ended.
+// A model's parallel runs follow each other closely (the steps of one GEMM
+// none apart, those of successive ops by the time a serial op takes), and
+// waking a parked goroutine costs tens of microseconds (an OS thread woken,
+// the goroutine stolen from the waker's queue). So a worker that finds no
+// part left polls for the next run a while before it parks; so does a
+// caller waiting for its run's last part. How long adapts (spinNanos):
+// doubled when a poll that waited saw its condition in time, halved when
+// one gave up, so that on a machine where the other goroutine gets no
+// core polls shrink to nothing. Between calls the workers are parked and cost
+// nothing.
+//
+// The caller waits for the parts, not for the workers: a worker not yet
+// up when the caller has done every part is not waited for, and when it
+// wakes finds nothing left of that run. Parts are claimed from claim,
+// which packs the run's number, its count of parts and the next part, so
+// that a late worker cannot take a part of a run that ended.
 type workerPool struct {
-	mu      sync.Mutex
-	wake    []chan struct{} // one per worker, each parked on its own
-	task    parallelTask    // written only while no part of a run is pending
-	claim   atomic.Uint64   // run<<40 | parts<<20 | next part
-	pending atomic.Int64    // parts of the current run not finished
-	done    chan struct{}   // the worker that finishes a run's last part says so
+	mu    sync.Mutex
+	sleep []*sleeper   // one per worker
+	task  parallelTask // written only while no part of a run is pending
+	spin  atomic.Bool  // whether idle goroutines spin before parking
+	// spinNanos is how long a poll lasts before it parks.
+	spinNanos atomic.Int64
+	_         [cacheLine]byte
+	claim     atomic.Uint64 // run<<40 | parts<<20 | next part
+	_         [cacheLine - 8]byte
+	done      atomic.Int64 // parts of the current run finished
+	parts     int64        // parts of the current run
+	_         [cacheLine - 16]byte
+	caller    sleeper // the caller, waiting for the run's last part
 }
 
-const claimBits = 20 // parts of a run, and the next part, below 1<<20
+const (
+	claimBits = 20 // parts of a run, and the next part, below 1<<20
+	cacheLine = 64
+	// A poll lasts from minSpin to maxSpin: at most a few wake-ups' cost
+	// and about a part's length, so that the CPU it burns stays small.
+	minSpin = int64(time.Microsecond)
+	maxSpin = int64(200 * time.Microsecond)
+)
 
-var workers = workerPool{done: make(chan struct{}, 1)}
+var workers = workerPool{caller: newSleeper()}
+
+// A sleeper is one goroutine's place to park until another wakes it. The
+// parker sets asleep, then checks its condition once more before it
+// blocks; the waker makes the condition true, then takes asleep back. One
+// of the two sees the other, so no wake-up is lost.
+type sleeper struct {
+	state atomic.Int32
+	quit  atomic.Bool // a worker the pool no longer keeps
+	wake  chan struct{}
+	_     [cacheLine]byte
+}
+
+const (
+	awake int32 = iota
+	asleep
+)
+
+func newSleeper() sleeper { return sleeper{wake: make(chan struct{}, 1)} }
+
+// park sleeps unless ready reports true once asleep is set.
+func (s *sleeper) park(ready func() bool) {
+	s.state.Store(asleep)
+	if ready() && s.state.CompareAndSwap(asleep, awake) {
+		return
+	}
+	<-s.wake // the waker took asleep back, and sends or has sent
+}
+
+// unpark wakes s if it is asleep.
+func (s *sleeper) unpark() {
+	if s.state.Load() == asleep && s.state.CompareAndSwap(asleep, awake) {
+		s.wake <- struct{}{}
+	}
+}
 
 // resize keeps n workers, starting or stopping the difference.
 func (p *workerPool) resize(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for len(p.wake) > n {
-		close(p.wake[len(p.wake)-1])
-		p.wake = p.wake[:len(p.wake)-1]
+	for len(p.sleep) > n {
+		s := p.sleep[len(p.sleep)-1]
+		s.quit.Store(true)
+		s.unpark()
+		p.sleep = p.sleep[:len(p.sleep)-1]
 	}
-	for len(p.wake) < n {
-		w := make(chan struct{}, 1)
-		p.wake = append(p.wake, w)
-		go p.serve(w)
+	for len(p.sleep) < n {
+		s := newSleeper()
+		p.sleep = append(p.sleep, &s)
+		go p.serve(&s)
+	}
+	// Spinning goroutines must not take the processors the others need.
+	p.spin.Store(n+1 <= runtime.GOMAXPROCS(0))
+	p.spinNanos.Store(50 * int64(time.Microsecond))
+}
+
+func (p *workerPool) serve(s *sleeper) {
+	for !s.quit.Load() {
+		p.work()
+		if !p.spinUntil(func() bool { return p.hasParts() || s.quit.Load() }) {
+			s.park(func() bool { return p.hasParts() || s.quit.Load() })
+		}
 	}
 }
 
-func (p *workerPool) serve(wake chan struct{}) {
-	for range wake {
-		if p.work() {
-			p.done <- struct{}{}
+// spinUntil polls cond for spinNanos, when the pool spins, and reports
+// whether it became true, adapting spinNanos.
+func (p *workerPool) spinUntil(cond func() bool) bool {
+	if cond() {
+		return true
+	}
+	if !p.spin.Load() {
+		return false
+	}
+	start, limit := time.Now(), time.Duration(p.spinNanos.Load())
+	for i := 0; ; i++ {
+		if cond() {
+			// Seen in time, not after the OS took the core away.
+			if time.Since(start) <= limit {
+				p.spinNanos.Store(min(maxSpin, 2*int64(limit)))
+			}
+			return true
+		}
+		if i%256 == 255 && time.Since(start) > limit {
+			p.spinNanos.Store(max(minSpin, int64(limit)/2))
+			return false
 		}
 	}
+}
+
+// hasParts reports whether the current run has parts no one claimed.
+func (p *workerPool) hasParts() bool {
+	const mask = 1<<claimBits - 1
+	c := p.claim.Load()
+	return c&mask < c>>claimBits&mask
 }
 
 // run does parts of t on the caller and the workers and returns when all
@@ -73,39 +174,40 @@ func (p *workerPool) run(t parallelTask, parts int) {
 	if parts >= 1<<claimBits {
 		panic("wgref: too many parts for the worker pool")
 	}
-	p.task = t
-	p.pending.Store(int64(parts))
+	p.task, p.parts = t, int64(parts)
+	p.done.Store(0)
 	runs := p.claim.Load()>>(2*claimBits) + 1
 	p.claim.Store(runs<<(2*claimBits) | uint64(parts)<<claimBits)
-	for _, w := range p.wake[:min(len(p.wake), parts-1)] {
-		select {
-		case w <- struct{}{}:
-		default: // already woken, not yet up: it will find this run
-		}
+	for _, s := range p.sleep[:min(len(p.sleep), parts-1)] {
+		s.unpark()
 	}
-	if !p.work() {
-		<-p.done
+	p.work()
+	if !p.spinUntil(p.finished) {
+		p.caller.park(p.finished)
 	}
 	p.task = nil
 }
 
-// work does parts of the current run until none is left, and reports
-// whether it finished the run's last part.
-func (p *workerPool) work() (last bool) {
+// finished reports whether every part of the current run is done.
+func (p *workerPool) finished() bool { return p.done.Load() == p.parts }
+
+// work does parts of the current run until none is left to claim; whoever
+// finishes the run's last part wakes the caller if it parked.
+func (p *workerPool) work() {
 	const mask = 1<<claimBits - 1
 	for {
 		c := p.claim.Load()
 		parts, next := c>>claimBits&mask, c&mask
 		if next >= parts {
-			return last
+			return
 		}
 		if !p.claim.CompareAndSwap(c, c+1) {
 			continue
 		}
 		// The run cannot end (nor task change) before this part is done.
 		p.task.runPart(int(next))
-		if p.pending.Add(-1) == 0 {
-			last = true
+		if p.done.Add(1) == int64(parts) {
+			p.caller.unpark()
 		}
 	}
 }
