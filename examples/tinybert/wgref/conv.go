@@ -179,16 +179,25 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 			}
 			if byRows {
 				var rows rowEpilogue
+				accumulate := inPlace
 				if ep != nil {
 					rows.act = ep.act
 					if ep.sum != nil && !inPlace {
-						rows.sum = elems[float32](*ep.sum)[yo:]
+						// The product adds to a copy of the sum, as it
+						// adds to the sum itself in place: the same
+						// order of additions, so that running in place
+						// (the planner's choice) changes no bit.
+						sum, ld := elems[float32](*ep.sum)[yo:], out.Strides[1]
+						for oc := 0; oc < mg; oc++ {
+							copy(cm[oc*ld:oc*ld+p], sum[oc*ld:oc*ld+p])
+						}
+						accumulate = true
 					}
 				}
 				if addend != nil {
 					rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
 				}
-				sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], inPlace, work, &rows)
+				sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows)
 				continue
 			}
 			acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg)

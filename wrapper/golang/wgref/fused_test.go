@@ -279,3 +279,29 @@ func TestFusedKernelErrors(t *testing.T) {
 	assert.ErrorContains(t, call("FusedConv", out, []wgrt.Tensor{x, w, wgrt.New(wgrt.F32, 3), wgrt.New(wgrt.F32, 1, 3, 4, 5)}, append(attrs, actAttrs("", 0, 0)...)), "FusedConv: sum of shape [1 3 4 5], the output is [1 3 4 4]")
 	assert.ErrorContains(t, call("FusedMatMul", wgrt.New(wgrt.F32, 2, 3), []wgrt.Tensor{wgrt.New(wgrt.F32, 2, 4), wgrt.New(wgrt.F32, 4, 3), wgrt.New(wgrt.F32, 2)}, actAttrs("", 0, 0)), "FusedMatMul: bias of shape [2] does not broadcast to [2 3]")
 }
+
+// A FusedConv with a residual sum gives the same bits in place (the output
+// is the sum's memory, as the planner may choose) as into memory of its
+// own: the planner's aliasing must not change a number. Depths past one
+// block of k included.
+func TestFusedConvSumInPlaceSameBits(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, ch := range []int{3, 300, 600} {
+		x, w := randomOf(r, wgrt.F32, 1, ch, 9, 11), randomOf(r, wgrt.F32, 24, ch, 3, 3)
+		bias, sum := randomOf(r, wgrt.F32, 24), randomOf(r, wgrt.F32, 1, 24, 9, 11)
+		attrs := append([]wgrt.Attr{intsAttr("kernel_shape", 3, 3), intsAttr("strides", 1, 1), intsAttr("pads", 1, 1, 1, 1),
+			intsAttr("dilations", 1, 1), intAttr("group", 1)}, actAttrs("Relu", 0, 0)...)
+		call := func(out wgrt.Tensor, s wgrt.Tensor) []float32 {
+			c := &wgrt.Call{Kernel: "FusedConv", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x, w, bias, s}, Attrs: attrs,
+				Scratch: make([]byte, 4*convPackFloats(x.Shape, w.Shape, out.Shape, 1, false))}
+			require.NoError(t, Call(c))
+			return out.Float32s()
+		}
+		apart := call(wgrt.New(wgrt.F32, 1, 24, 9, 11), sum)
+		own := clone(sum)
+		inPlace := call(own, own)
+		for i := range apart {
+			require.Equal(t, math.Float32bits(apart[i]), math.Float32bits(inPlace[i]), "%d channels: element %d", ch, i)
+		}
+	}
+}
