@@ -424,7 +424,7 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 //
 //	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
 //	pool 1 on "cpu": 128*max(batch, batch*seq, seq) bytes, 4 storages, steps [3, 54)
-//	pool 2 on "cpu": 64*max((8*seq + 63)//64, 24*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 2*batch + 64*min(1, max(0, batch - 4)), 24*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 10*batch*seq + (4*batch*seq + 63)//64, 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4*batch*seq + (4*batch*seq + 63)//64, 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 6*batch*seq, 6*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 16*((seq + 31)//32)*min(1, max(0, seq - 4)) + 8*batch*seq - 16*min(1, max(0, seq - 4))*(seq//32) + (16*batch*seq*seq + 63)//64 + (4*batch*seq + 63)//64, 8*batch*seq + 2*min(1, max(0, seq - 4))*min(256, seq) + 2*((16*batch*seq*seq + 63)//64) + (4*batch*seq + 63)//64 + (48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64) bytes, 37 storages, steps [2, 53)
+//	pool 2 on "cpu": 64*max((8*seq + 63)//64, 24*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 2*batch + 64*min(1, max(0, batch - 4)), 24*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 10*batch*seq + (4*batch*seq + 63)//64 + 64*min(1, max(0, batch*seq - 4)), 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4*batch*seq + (4*batch*seq + 63)//64 + 128*min(1, max(0, batch*seq - 4)), 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 6*batch*seq + 128*min(1, max(0, batch*seq - 4)), 6*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 8*batch*seq + (16*batch*seq*seq + 63)//64 + (4*batch*seq + 63)//64 + 16*min(1, max(0, seq - 4)), 8*batch*seq + 2*min(1, max(0, seq - 4))*min(256, seq) + 2*((16*batch*seq*seq + 63)//64) + (4*batch*seq + 63)//64 + (48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64) bytes, 37 storages, steps [2, 53)
 type frame struct {
 	*wgrt.Frame
 	k    Kernels
@@ -475,156 +475,149 @@ var program = wgrt.Program{
 		3, 21, 26,
 		0, 1536, 0,
 		3, 28, 27,
-		7, 15, 1,
-		2, 30, 18,
-		4, 31, 20,
-		2, 1, 23,
-		6, 22, 33,
-		7, 2, 34,
-		3, 32, 35,
-		0, 384, 0,
-		3, 37, 36,
-		0, 31, 0,
-		2, 1, 39,
-		4, 40, 4,
-		3, 41, 35,
-		0, 1024, 0,
-		3, 43, 42,
-		2, 38, 44,
-		4, 1, 4,
-		3, 35, 46,
-		0, -1024, 0,
-		3, 48, 47,
-		2, 45, 49,
-		0, 256, 0,
-		7, 51, 1,
-		3, 36, 52,
-		0, 48, 0,
-		3, 54, 53,
-		3, 35, 52,
-		0, 128, 0,
-		3, 57, 56,
-		2, 55, 58,
-		0, 3072, 0,
-		3, 60, 27,
-		7, 15, 0,
-		2, 62, 18,
-		4, 63, 20,
-		2, 0, 23,
-		6, 22, 65,
-		7, 2, 66,
-		3, 64, 67,
-		3, 28, 68,
 		0, 4096, 0,
-		3, 70, 67,
-		2, 69, 71,
+		3, 30, 26,
+		2, 29, 31,
+		7, 15, 1,
+		2, 33, 18,
+		4, 34, 20,
+		2, 1, 23,
+		6, 22, 36,
+		7, 2, 37,
+		3, 35, 38,
+		0, 384, 0,
+		3, 40, 39,
+		0, 1024, 0,
+		3, 42, 38,
+		2, 41, 43,
+		0, 256, 0,
+		7, 45, 1,
+		3, 39, 46,
+		0, 48, 0,
+		3, 48, 47,
+		3, 38, 46,
+		0, 128, 0,
+		3, 51, 50,
+		2, 49, 52,
+		0, 3072, 0,
+		3, 54, 27,
+		0, 8192, 0,
+		3, 56, 26,
+		2, 55, 57,
+		7, 15, 0,
+		2, 59, 18,
+		4, 60, 20,
+		2, 0, 23,
+		6, 22, 62,
+		7, 2, 63,
+		3, 61, 64,
+		3, 28, 65,
+		3, 30, 64,
+		2, 66, 67,
 		3, 10, 16,
 		0, 12800, 0,
-		0, 8192, 0,
 		0, 12288, 0,
 		0, 2, 0,
 		0, 3, 0,
-		3, 57, 16,
-		6, 0, 16,
-		6, 80, 1,
-		3, 57, 81,
-		0, 63, 0,
-		2, 11, 83,
-		4, 84, 6,
-		0, 24, 0,
-		3, 86, 68,
-		3, 77, 0,
-		2, 87, 88,
-		3, 6, 67,
-		2, 89, 90,
-		6, 85, 91,
-		3, 86, 27,
-		0, 10, 0,
-		3, 94, 16,
-		2, 93, 95,
-		3, 9, 16,
-		2, 97, 83,
-		4, 98, 6,
-		2, 96, 99,
-		6, 92, 100,
-		3, 54, 27,
-		2, 102, 97,
-		2, 103, 99,
-		6, 101, 104,
-		0, 6, 0,
-		3, 106, 16,
-		2, 102, 107,
-		6, 105, 108,
-		3, 106, 36,
-		0, 16, 0,
-		3, 111, 42,
-		2, 110, 112,
-		2, 113, 73,
-		0, -16, 0,
-		3, 115, 47,
-		2, 114, 116,
-		3, 16, 1,
-		3, 111, 118,
-		2, 119, 83,
-		4, 120, 6,
-		2, 117, 121,
-		2, 122, 99,
-		6, 109, 123,
-		3, 77, 56,
-		2, 73, 125,
-		3, 77, 121,
-		2, 126, 127,
-		2, 128, 99,
-		2, 55, 83,
-		4, 130, 6,
-		2, 129, 131,
-		6, 124, 132,
-		3, 6, 133,
-		3, 57, 1,
-		0, 640, 0,
-		3, 136, 16,
-		3, 6, 99,
-		2, 137, 138,
-		3, 37, 16,
 		3, 51, 16,
-		2, 141, 138,
-		2, 79, 138,
-		3, 6, 121,
-		2, 140, 144,
-		2, 145, 138,
-		3, 78, 36,
-		3, 10, 42,
-		2, 147, 148,
-		0, -8, 0,
-		3, 150, 47,
-		2, 149, 151,
-		6, 22, 152,
-		3, 57, 153,
-		2, 146, 154,
-		2, 140, 138,
+		6, 0, 16,
+		6, 75, 1,
+		3, 51, 76,
+		0, 63, 0,
+		2, 11, 78,
+		4, 79, 6,
+		0, 24, 0,
+		3, 81, 65,
+		3, 72, 0,
+		2, 82, 83,
+		3, 6, 64,
+		2, 84, 85,
+		6, 80, 86,
+		3, 81, 27,
+		0, 10, 0,
+		3, 89, 16,
+		2, 88, 90,
+		3, 9, 16,
+		2, 92, 78,
+		4, 93, 6,
+		2, 91, 94,
+		3, 6, 26,
+		2, 95, 96,
+		6, 87, 97,
+		3, 48, 27,
+		2, 99, 92,
+		2, 100, 94,
+		3, 51, 26,
+		2, 101, 102,
+		6, 98, 103,
+		0, 6, 0,
+		3, 105, 16,
+		2, 99, 106,
+		2, 107, 102,
+		6, 104, 108,
+		3, 105, 39,
+		2, 110, 69,
+		3, 16, 1,
+		0, 16, 0,
+		3, 113, 112,
+		2, 114, 78,
+		4, 115, 6,
+		2, 111, 116,
+		2, 117, 94,
+		3, 113, 38,
+		2, 118, 119,
+		6, 109, 120,
+		3, 72, 50,
+		2, 69, 122,
+		3, 72, 116,
+		2, 123, 124,
+		2, 125, 94,
+		2, 49, 78,
+		4, 127, 6,
+		2, 126, 128,
+		6, 121, 129,
+		3, 6, 130,
+		3, 51, 1,
+		0, 640, 0,
+		3, 133, 16,
+		3, 6, 94,
+		2, 134, 135,
+		3, 40, 16,
+		3, 45, 16,
+		2, 138, 135,
+		2, 74, 135,
+		2, 41, 137,
+		3, 6, 116,
+		2, 141, 142,
+		2, 143, 135,
+		2, 144, 43,
+		2, 137, 142,
+		2, 146, 135,
+		2, 137, 135,
 		0, 512, 0,
-		3, 157, 16,
-		3, 57, 121,
-		2, 158, 159,
-		2, 160, 138,
-		2, 140, 159,
-		2, 162, 138,
+		3, 149, 16,
+		3, 51, 116,
+		2, 150, 151,
+		2, 152, 135,
+		2, 137, 151,
+		2, 154, 135,
 		3, 20, 27,
-		6, 164, 16,
-		3, 51, 165,
-		2, 138, 166,
-		2, 158, 138,
-		2, 113, 116,
-		2, 169, 121,
-		6, 121, 170,
-		6, 171, 107,
-		3, 6, 172,
-		2, 143, 173,
-		2, 79, 144,
-		2, 175, 138,
-		2, 79, 159,
-		2, 177, 138,
-		3, 57, 0,
+		3, 4, 26,
+		2, 156, 157,
+		6, 158, 16,
+		3, 45, 159,
+		2, 135, 160,
+		2, 150, 135,
+		2, 110, 116,
+		2, 163, 119,
+		6, 164, 106,
+		3, 6, 165,
+		2, 140, 166,
+		2, 74, 142,
+		2, 168, 135,
+		2, 74, 151,
+		2, 170, 135,
+		3, 51, 0,
 	},
 	Tensors: []int32{
 		7, 0, 2, 0, // "input_ids"
@@ -787,14 +780,14 @@ var program = wgrt.Program{
 		6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2,
 		0, 1, 6, 14, 6, 2, 6, 4, 4, 2, 4, 2, 0, 1, 4, 5,
 		4, 2, 4, 2, 4, 2, 0, 1, 4, 5, 4, 2, 0, 4, 4, 2,
-		4, 4, 4, 2, 4, 2, 0, 4, 4, 2, 0, 4, 4, 2, 29, 2,
-		50, 2, 59, 2, 29, 2, 29, 2, 61, 2, 29, 2, 50, 2, 59, 2,
-		29, 2, 29, 2, 61, 2, 72, 2,
+		4, 4, 4, 2, 4, 2, 0, 4, 4, 2, 0, 4, 4, 2, 32, 2,
+		44, 2, 53, 2, 32, 2, 32, 2, 58, 2, 32, 2, 44, 2, 53, 2,
+		32, 2, 32, 2, 58, 2, 68, 2,
 	},
 	Lists: []int32{
 		3, 4, 4, 4,
-		4, 22, 77, 2, 78,
-		4, 22, 77, 78, 2,
+		4, 22, 72, 2, 73,
+		4, 22, 72, 73, 2,
 	},
 	Inputs: []int32{
 		0, 1,
@@ -864,51 +857,51 @@ var program = wgrt.Program{
 		[]byte("\x00\x00\x00\x00\x00\x00\x00\x00"), // "/Constant_3_output_0"
 	},
 	InputViews: []int32{
-		0, 0, 22, 73, // "input_ids"
-		1, 1, 22, 73, // "attention_mask"
-		2, 2, 22, 74, // "tok.weight"
-		6, 3, 22, 75, // "pos.weight"
-		9, 4, 22, 57, // "ln.weight"
-		10, 5, 22, 57, // "ln.bias"
-		12, 1, 22, 73, // "/Unsqueeze_1_output_0"
-		13, 1, 22, 73, // "/Unsqueeze_2_output_0"
+		0, 0, 22, 69, // "input_ids"
+		1, 1, 22, 69, // "attention_mask"
+		2, 2, 22, 70, // "tok.weight"
+		6, 3, 22, 56, // "pos.weight"
+		9, 4, 22, 51, // "ln.weight"
+		10, 5, 22, 51, // "ln.bias"
+		12, 1, 22, 69, // "/Unsqueeze_1_output_0"
+		13, 1, 22, 69, // "/Unsqueeze_2_output_0"
 		15, 24, 22, 9, // "/Constant_7_output_0"
 		17, 25, 22, 9, // "/Constant_8_output_0"
-		19, 6, 22, 76, // "onnx::MatMul_225"
-		20, 7, 22, 37, // "layers.0.qkv.bias"
+		19, 6, 22, 71, // "onnx::MatMul_225"
+		20, 7, 22, 40, // "layers.0.qkv.bias"
 		32, 26, 22, 9, // "/layers.0/Constant_9_output_0"
-		39, 8, 22, 70, // "onnx::MatMul_233"
-		40, 9, 22, 57, // "layers.0.out.bias"
-		42, 27, 22, 57, // "layers.0.ln1.weight"
-		43, 28, 22, 57, // "layers.0.ln1.bias"
-		45, 10, 22, 75, // "onnx::MatMul_234"
-		46, 11, 22, 51, // "layers.0.ff1.bias"
+		39, 8, 22, 30, // "onnx::MatMul_233"
+		40, 9, 22, 51, // "layers.0.out.bias"
+		42, 27, 22, 51, // "layers.0.ln1.weight"
+		43, 28, 22, 51, // "layers.0.ln1.bias"
+		45, 10, 22, 56, // "onnx::MatMul_234"
+		46, 11, 22, 45, // "layers.0.ff1.bias"
 		48, 29, 22, 9, // "/layers.0/Constant_11_output_0"
 		51, 30, 22, 9, // "/layers.0/Constant_12_output_0"
 		54, 31, 22, 9, // "/layers.0/Constant_13_output_0"
-		56, 12, 22, 75, // "onnx::MatMul_235"
-		57, 13, 22, 57, // "layers.0.ff2.bias"
-		59, 32, 22, 57, // "layers.0.ln2.weight"
-		60, 33, 22, 57, // "layers.0.ln2.bias"
-		62, 14, 22, 76, // "onnx::MatMul_236"
-		63, 15, 22, 37, // "layers.1.qkv.bias"
+		56, 12, 22, 56, // "onnx::MatMul_235"
+		57, 13, 22, 51, // "layers.0.ff2.bias"
+		59, 32, 22, 51, // "layers.0.ln2.weight"
+		60, 33, 22, 51, // "layers.0.ln2.bias"
+		62, 14, 22, 71, // "onnx::MatMul_236"
+		63, 15, 22, 40, // "layers.1.qkv.bias"
 		75, 34, 22, 9, // "/layers.1/Constant_9_output_0"
-		82, 16, 22, 70, // "onnx::MatMul_244"
-		83, 17, 22, 57, // "layers.1.out.bias"
-		85, 35, 22, 57, // "layers.1.ln1.weight"
-		86, 36, 22, 57, // "layers.1.ln1.bias"
-		88, 18, 22, 75, // "onnx::MatMul_245"
-		89, 19, 22, 51, // "layers.1.ff1.bias"
+		82, 16, 22, 30, // "onnx::MatMul_244"
+		83, 17, 22, 51, // "layers.1.out.bias"
+		85, 35, 22, 51, // "layers.1.ln1.weight"
+		86, 36, 22, 51, // "layers.1.ln1.bias"
+		88, 18, 22, 56, // "onnx::MatMul_245"
+		89, 19, 22, 45, // "layers.1.ff1.bias"
 		91, 37, 22, 9, // "/layers.1/Constant_11_output_0"
 		94, 38, 22, 9, // "/layers.1/Constant_12_output_0"
 		97, 39, 22, 9, // "/layers.1/Constant_13_output_0"
-		99, 20, 22, 75, // "onnx::MatMul_246"
-		100, 21, 22, 57, // "layers.1.ff2.bias"
-		102, 40, 22, 57, // "layers.1.ln2.weight"
-		103, 41, 22, 57, // "layers.1.ln2.bias"
+		99, 20, 22, 56, // "onnx::MatMul_246"
+		100, 21, 22, 51, // "layers.1.ff2.bias"
+		102, 40, 22, 51, // "layers.1.ln2.weight"
+		103, 41, 22, 51, // "layers.1.ln2.bias"
 		105, 42, 22, 10, // "/Constant_3_output_0"
-		107, 22, 22, 70, // "pool.weight"
-		108, 23, 22, 57, // "pool.bias"
+		107, 22, 22, 30, // "pool.weight"
+		108, 23, 22, 51, // "pool.bias"
 	},
 	Ops: []wgrt.Op{
 		{Index: 0, Place: "ops[0]", Kernel: "Gather", Inputs: []string{"tok.weight", "input_ids"}, Outputs: []string{"/tok/Gather_output_0"}},
@@ -968,107 +961,107 @@ var program = wgrt.Program{
 	Plans: []wgrt.Plan{
 		{
 			Steps: []int32{
-				0, 0, 79, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
-				2, 3, 0, 0, 22, 79, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
-				2, 8, 0, 0, 22, 79, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
+				0, 0, 74, -1, -1, // acquire pool 0: 128*batch*seq bytes on "cpu"
+				2, 3, 0, 0, 22, 74, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
+				2, 8, 0, 0, 22, 74, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 2, 134, -1, -1, // acquire pool 2: 64*max((8*seq + 63)//64, 24*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 2*batch + 64*min(1, max(0, batch - 4)), 24*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 10*batch*seq + (4*batch*seq + 63)//64, 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4*batch*seq + (4*batch*seq + 63)//64, 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 6*batch*seq, 6*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 16*((seq + 31)//32)*min(1, max(0, seq - 4)) + 8*batch*seq - 16*min(1, max(0, seq - 4))*(seq//32) + (16*batch*seq*seq + 63)//64 + (4*batch*seq + 63)//64, 8*batch*seq + 2*min(1, max(0, seq - 4))*min(256, seq) + 2*((16*batch*seq*seq + 63)//64) + (4*batch*seq + 63)//64 + (48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64) bytes on "cpu"
+				0, 2, 131, -1, -1, // acquire pool 2: 64*max((8*seq + 63)//64, 24*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 2*batch + 64*min(1, max(0, batch - 4)), 24*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 10*batch*seq + (4*batch*seq + 63)//64 + 64*min(1, max(0, batch*seq - 4)), 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4*batch*seq + (4*batch*seq + 63)//64 + 128*min(1, max(0, batch*seq - 4)), 48*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 6*batch*seq + 128*min(1, max(0, batch*seq - 4)), 6*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 8*batch*seq + (16*batch*seq*seq + 63)//64 + (4*batch*seq + 63)//64 + 16*min(1, max(0, seq - 4)), 8*batch*seq + 2*min(1, max(0, seq - 4))*min(256, seq) + 2*((16*batch*seq*seq + 63)//64) + (4*batch*seq + 63)//64 + (48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 63)//64) bytes on "cpu"
 				2, 4, 2, 1, 22, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
 				2, 5, 2, 1, 22, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
-				0, 1, 82, -1, -1, // acquire pool 1: 128*max(batch, batch*seq, seq) bytes on "cpu"
-				2, 7, 1, 2, 22, 135, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
+				0, 1, 77, -1, -1, // acquire pool 1: 128*max(batch, batch*seq, seq) bytes on "cpu"
+				2, 7, 1, 2, 22, 132, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
 				4, 3, // ops[3]: "Add"; "/Add_output_0" takes over the storage of "/tok/Gather_output_0" in place
 				3, 7, // unview "/pos/Gather_output_0"
-				2, 11, 1, 3, 22, 79, // view "/ln/LayerNormalization_output_0": storage 3 at 0, 128*batch*seq bytes
-				2, 41, 1, 3, 22, 79, // view "/layers.0/Add_1_output_0": storage 3 at 0, 128*batch*seq bytes
+				2, 11, 1, 3, 22, 74, // view "/ln/LayerNormalization_output_0": storage 3 at 0, 128*batch*seq bytes
+				2, 41, 1, 3, 22, 74, // view "/layers.0/Add_1_output_0": storage 3 at 0, 128*batch*seq bytes
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 2, 4, 22, 97, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
-				2, 16, 2, 4, 22, 97, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
-				2, 18, 2, 4, 22, 97, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 14, 2, 4, 22, 92, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 2, 4, 22, 92, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 2, 4, 22, 92, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
-				2, 111, 2, 5, 22, 29, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 21, 2, 6, 22, 140, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
+				2, 111, 2, 5, 22, 32, // view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4096*min(1, max(0, batch*seq - 4)) bytes
+				2, 21, 2, 6, 22, 137, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
 				3, 111, // unview "scratch ops[8]"
-				2, 22, 0, 7, 22, 79, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
-				2, 25, 0, 7, 22, 79, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
-				2, 23, 2, 8, 22, 79, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
-				2, 27, 2, 8, 22, 79, // view "/layers.0/Reshape_1_output_0": storage 8 at 0, 128*batch*seq bytes
-				2, 24, 2, 9, 22, 79, // view "/layers.0/Split_output_2": storage 9 at 0, 128*batch*seq bytes
-				2, 28, 2, 9, 22, 79, // view "/layers.0/Reshape_2_output_0": storage 9 at 0, 128*batch*seq bytes
+				2, 22, 0, 7, 22, 74, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 25, 0, 7, 22, 74, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
+				2, 23, 2, 8, 22, 74, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
+				2, 27, 2, 8, 22, 74, // view "/layers.0/Reshape_1_output_0": storage 8 at 0, 128*batch*seq bytes
+				2, 24, 2, 9, 22, 74, // view "/layers.0/Split_output_2": storage 9 at 0, 128*batch*seq bytes
+				2, 28, 2, 9, 22, 74, // view "/layers.0/Reshape_2_output_0": storage 9 at 0, 128*batch*seq bytes
 				4, 9, // ops[9]: "Split"
 				3, 21, // unview "/layers.0/qkv/Add_output_0"
-				2, 26, 2, 10, 22, 79, // view "/layers.0/Transpose_output_0": storage 10 at 0, 128*batch*seq bytes
+				2, 26, 2, 10, 22, 74, // view "/layers.0/Transpose_output_0": storage 10 at 0, 128*batch*seq bytes
 				4, 10, // ops[10]: "Transpose"
 				3, 22, // unview "/layers.0/Split_output_0"
 				3, 25, // unview "/layers.0/Reshape_output_0"
-				2, 29, 0, 11, 22, 79, // view "/layers.0/Transpose_1_output_0": storage 11 at 0, 128*batch*seq bytes
+				2, 29, 0, 11, 22, 74, // view "/layers.0/Transpose_1_output_0": storage 11 at 0, 128*batch*seq bytes
 				4, 11, // ops[11]: "Transpose"
 				3, 24, // unview "/layers.0/Split_output_2"
 				3, 28, // unview "/layers.0/Reshape_2_output_0"
-				2, 30, 2, 12, 22, 79, // view "/layers.0/Transpose_2_output_0": storage 12 at 0, 128*batch*seq bytes
+				2, 30, 2, 12, 22, 74, // view "/layers.0/Transpose_2_output_0": storage 12 at 0, 128*batch*seq bytes
 				4, 12, // ops[12]: "Transpose"
 				3, 23, // unview "/layers.0/Split_output_1"
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
-				2, 112, 2, 13, 22, 50, // view "scratch ops[13]": storage 13 at 0, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) - 1024*min(1, max(0, seq - 4))*(seq//32) bytes
-				2, 31, 2, 14, 22, 119, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
-				2, 33, 2, 14, 22, 119, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
-				2, 34, 2, 14, 22, 119, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 112, 2, 13, 22, 44, // view "scratch ops[13]": storage 13 at 0, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*min(1, max(0, seq - 4)) bytes
+				2, 31, 2, 14, 22, 114, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 2, 14, 22, 114, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 2, 14, 22, 114, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
 				3, 112, // unview "scratch ops[13]"
 				4, 14, // ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in place
 				4, 15, // ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
-				2, 35, 2, 15, 22, 119, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
+				2, 35, 2, 15, 22, 114, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
-				2, 113, 2, 16, 22, 59, // view "scratch ops[17]": storage 16 at 0, 48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 128*min(1, max(0, seq - 4))*min(256, seq) bytes
-				2, 36, 2, 17, 22, 79, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
+				2, 113, 2, 16, 22, 53, // view "scratch ops[17]": storage 16 at 0, 48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 128*min(1, max(0, seq - 4))*min(256, seq) bytes
+				2, 36, 2, 17, 22, 74, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
 				3, 113, // unview "scratch ops[17]"
-				2, 37, 0, 18, 22, 79, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
-				2, 38, 0, 18, 22, 79, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
+				2, 37, 0, 18, 22, 74, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
+				2, 38, 0, 18, 22, 74, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
-				2, 114, 2, 19, 22, 29, // view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 114, 2, 19, 22, 32, // view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4096*min(1, max(0, batch*seq - 4)) bytes
 				4, 19, // ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of "/ln/LayerNormalization_output_0" in place
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
 				3, 114, // unview "scratch ops[19]"
-				2, 44, 0, 20, 22, 79, // view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
-				2, 58, 0, 20, 22, 79, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 44, 0, 20, 22, 74, // view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 58, 0, 20, 22, 74, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
-				2, 115, 2, 21, 22, 29, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 47, 2, 22, 22, 141, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
+				2, 115, 2, 21, 22, 32, // view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4096*min(1, max(0, batch*seq - 4)) bytes
+				2, 47, 2, 22, 22, 138, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
 				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 23, 22, 141, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 50, 2, 23, 22, 141, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 52, 2, 23, 22, 141, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 53, 2, 23, 22, 141, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 55, 2, 23, 22, 141, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 49, 2, 23, 22, 138, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 50, 2, 23, 22, 138, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 52, 2, 23, 22, 138, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 53, 2, 23, 22, 138, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
+				2, 55, 2, 23, 22, 138, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
 				4, 22, // ops[22]: "Div"
 				4, 23, // ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in place
 				4, 24, // ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in place
 				4, 25, // ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in place
 				3, 47, // unview "/layers.0/ff1/Add_output_0"
 				4, 26, // ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in place
-				2, 116, 2, 24, 22, 61, // view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 116, 2, 24, 22, 58, // view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 8192*min(1, max(0, batch*seq - 4)) bytes
 				4, 27, // ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of "/layers.0/ln1/LayerNormalization_output_0" in place
 				3, 49, // unview "/layers.0/Div_1_output_0"
 				3, 50, // unview "/layers.0/Erf_output_0"
@@ -1076,39 +1069,39 @@ var program = wgrt.Program{
 				3, 53, // unview "/layers.0/Mul_output_0"
 				3, 55, // unview "/layers.0/Mul_1_output_0"
 				3, 116, // unview "scratch ops[27]"
-				2, 61, 1, 25, 22, 79, // view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
-				2, 84, 1, 25, 22, 79, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
+				2, 61, 1, 25, 22, 74, // view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
+				2, 84, 1, 25, 22, 74, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
 				4, 28, // ops[28]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
 				3, 58, // unview "/layers.0/Add_3_output_0"
-				2, 117, 2, 26, 22, 29, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 64, 2, 27, 22, 140, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
+				2, 117, 2, 26, 22, 32, // view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4096*min(1, max(0, batch*seq - 4)) bytes
+				2, 64, 2, 27, 22, 137, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
 				4, 29, // ops[29]: "FusedMatMul"
 				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 28, 22, 79, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
-				2, 68, 0, 28, 22, 79, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
-				2, 66, 2, 29, 22, 79, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
-				2, 70, 2, 29, 22, 79, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
-				2, 67, 2, 30, 22, 79, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
-				2, 71, 2, 30, 22, 79, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
+				2, 65, 0, 28, 22, 74, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 68, 0, 28, 22, 74, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 66, 2, 29, 22, 74, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
+				2, 70, 2, 29, 22, 74, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
+				2, 67, 2, 30, 22, 74, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
+				2, 71, 2, 30, 22, 74, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
 				4, 30, // ops[30]: "Split"
 				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 31, 22, 79, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
+				2, 69, 2, 31, 22, 74, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
 				4, 31, // ops[31]: "Transpose"
 				3, 65, // unview "/layers.1/Split_output_0"
 				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 32, 22, 79, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
+				2, 72, 0, 32, 22, 74, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
 				4, 32, // ops[32]: "Transpose"
 				3, 67, // unview "/layers.1/Split_output_2"
 				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 33, 22, 79, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
+				2, 73, 2, 33, 22, 74, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
 				4, 33, // ops[33]: "Transpose"
 				3, 66, // unview "/layers.1/Split_output_1"
 				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				2, 118, 2, 34, 22, 50, // view "scratch ops[34]": storage 34 at 0, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*((seq + 31)//32)*min(1, max(0, seq - 4)) - 1024*min(1, max(0, seq - 4))*(seq//32) bytes
-				2, 74, 2, 35, 22, 119, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
-				2, 76, 2, 35, 22, 119, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
-				2, 77, 2, 35, 22, 119, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 118, 2, 34, 22, 44, // view "scratch ops[34]": storage 34 at 0, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) + 1024*min(1, max(0, seq - 4)) bytes
+				2, 74, 2, 35, 22, 114, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 76, 2, 35, 22, 114, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				2, 77, 2, 35, 22, 114, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
 				4, 34, // ops[34]: "MatMul"
 				3, 69, // unview "/layers.1/Transpose_output_0"
 				3, 73, // unview "/layers.1/Transpose_2_output_0"
@@ -1118,47 +1111,47 @@ var program = wgrt.Program{
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 36, 22, 119, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
+				2, 78, 2, 36, 22, 114, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
 				4, 37, // ops[37]: "Softmax"
 				3, 74, // unview "/layers.1/MatMul_output_0"
 				3, 76, // unview "/layers.1/Div_output_0"
 				3, 77, // unview "/layers.1/Add_output_0"
-				2, 119, 2, 37, 22, 59, // view "scratch ops[38]": storage 37 at 0, 48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 128*min(1, max(0, seq - 4))*min(256, seq) bytes
-				2, 79, 2, 38, 22, 79, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
+				2, 119, 2, 37, 22, 53, // view "scratch ops[38]": storage 37 at 0, 48*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4))*min(256, seq) + 128*min(1, max(0, seq - 4))*min(256, seq) bytes
+				2, 79, 2, 38, 22, 74, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
 				4, 38, // ops[38]: "MatMul"
 				3, 72, // unview "/layers.1/Transpose_1_output_0"
 				3, 78, // unview "/layers.1/Softmax_output_0"
 				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 39, 22, 79, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
-				2, 81, 0, 39, 22, 79, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
+				2, 80, 0, 39, 22, 74, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
+				2, 81, 0, 39, 22, 74, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
 				4, 39, // ops[39]: "Transpose"
 				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				2, 120, 2, 40, 22, 29, // view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 120, 2, 40, 22, 32, // view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4096*min(1, max(0, batch*seq - 4)) bytes
 				4, 40, // ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of "/layers.0/ln2/LayerNormalization_output_0" in place
 				3, 80, // unview "/layers.1/Transpose_3_output_0"
 				3, 81, // unview "/layers.1/Reshape_3_output_0"
 				3, 120, // unview "scratch ops[40]"
-				2, 87, 2, 41, 22, 79, // view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
-				2, 101, 2, 41, 22, 79, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
+				2, 87, 2, 41, 22, 74, // view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
+				2, 101, 2, 41, 22, 74, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
 				4, 41, // ops[41]: "LayerNormalization"
 				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
 				3, 84, // unview "/layers.1/Add_1_output_0"
-				2, 121, 2, 42, 22, 29, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
-				2, 90, 2, 43, 22, 141, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
+				2, 121, 2, 42, 22, 32, // view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 4096*min(1, max(0, batch*seq - 4)) bytes
+				2, 90, 2, 43, 22, 138, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
 				4, 42, // ops[42]: "FusedMatMul"
 				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 44, 22, 141, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 93, 2, 44, 22, 141, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 95, 2, 44, 22, 141, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 96, 2, 44, 22, 141, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 98, 2, 44, 22, 141, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 92, 2, 44, 22, 138, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 93, 2, 44, 22, 138, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 95, 2, 44, 22, 138, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 96, 2, 44, 22, 138, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
+				2, 98, 2, 44, 22, 138, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
 				4, 43, // ops[43]: "Div"
 				4, 44, // ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in place
 				4, 45, // ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in place
 				4, 46, // ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in place
 				3, 90, // unview "/layers.1/ff1/Add_output_0"
 				4, 47, // ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in place
-				2, 122, 2, 45, 22, 61, // view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) bytes
+				2, 122, 2, 45, 22, 58, // view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*seq - 4)) + 8192*min(1, max(0, batch*seq - 4)) bytes
 				4, 48, // ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of "/layers.1/ln1/LayerNormalization_output_0" in place
 				3, 92, // unview "/layers.1/Div_1_output_0"
 				3, 93, // unview "/layers.1/Erf_output_0"
@@ -1166,15 +1159,15 @@ var program = wgrt.Program{
 				3, 96, // unview "/layers.1/Mul_output_0"
 				3, 98, // unview "/layers.1/Mul_1_output_0"
 				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 46, 22, 79, // view "hidden": storage 46 at 0, 128*batch*seq bytes
+				2, 104, 0, 46, 22, 74, // view "hidden": storage 46 at 0, 128*batch*seq bytes
 				4, 49, // ops[49]: "LayerNormalization"
 				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
 				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 47, 22, 179, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
+				2, 106, 2, 47, 22, 172, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
 				4, 50, // ops[50]: "Gather"
-				2, 123, 2, 48, 22, 72, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 4096*min(1, max(0, batch - 4)) bytes
-				2, 109, 1, 49, 22, 179, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
-				2, 110, 1, 49, 22, 179, // view "pooled": storage 49 at 0, 128*batch bytes
+				2, 123, 2, 48, 22, 68, // view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4)) + 4096*min(1, max(0, batch - 4)) bytes
+				2, 109, 1, 49, 22, 172, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
+				2, 110, 1, 49, 22, 172, // view "pooled": storage 49 at 0, 128*batch bytes
 				4, 51, // ops[51]: "Gemm"
 				3, 106, // unview "/Gather_1_output_0"
 				3, 123, // unview "scratch ops[51]"
@@ -1184,56 +1177,56 @@ var program = wgrt.Program{
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
 			Storages: []int32{
-				0, 79, 22, 1, 6, // storage 0: "/tok/Gather_output_0"
+				0, 74, 22, 1, 6, // storage 0: "/tok/Gather_output_0"
 				2, 11, 22, 2, 4, // storage 1: "/Range_output_0"
-				1, 135, 22, 3, 5, // storage 2: "/pos/Gather_output_0"
-				1, 79, 22, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
-				2, 97, 22, 6, 38, // storage 4: "/Cast_1_output_0"
-				2, 29, 139, 9, 10, // storage 5: "scratch ops[8]"
-				2, 140, 142, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
-				0, 79, 22, 10, 12, // storage 7: "/layers.0/Split_output_0"
-				2, 79, 143, 10, 14, // storage 8: "/layers.0/Split_output_1"
-				2, 79, 138, 10, 13, // storage 9: "/layers.0/Split_output_2"
-				2, 79, 155, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
-				0, 79, 22, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
-				2, 79, 142, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
-				2, 50, 146, 14, 15, // storage 13: "scratch ops[13]"
-				2, 119, 156, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
-				2, 119, 146, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
-				2, 59, 161, 18, 19, // storage 16: "scratch ops[17]"
-				2, 79, 163, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
-				0, 79, 22, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
-				2, 29, 138, 20, 21, // storage 19: "scratch ops[19]"
-				0, 79, 22, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
-				2, 29, 142, 22, 23, // storage 21: "scratch ops[21]"
-				2, 141, 138, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
-				2, 141, 167, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
-				2, 61, 138, 28, 29, // storage 24: "scratch ops[27]"
-				1, 79, 22, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
-				2, 29, 156, 30, 31, // storage 26: "scratch ops[29]"
-				2, 140, 138, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
-				0, 79, 22, 31, 33, // storage 28: "/layers.1/Split_output_0"
-				2, 79, 156, 31, 35, // storage 29: "/layers.1/Split_output_1"
-				2, 79, 168, 31, 34, // storage 30: "/layers.1/Split_output_2"
-				2, 79, 138, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
-				0, 79, 22, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
-				2, 79, 174, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
-				2, 50, 176, 35, 36, // storage 34: "scratch ops[34]"
-				2, 119, 143, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
-				2, 119, 176, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
-				2, 59, 178, 39, 40, // storage 37: "scratch ops[38]"
-				2, 79, 22, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
-				0, 79, 22, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
-				2, 29, 22, 41, 42, // storage 40: "scratch ops[40]"
-				2, 79, 22, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
-				2, 29, 137, 43, 44, // storage 42: "scratch ops[42]"
-				2, 141, 140, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
-				2, 141, 79, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
-				2, 61, 140, 49, 50, // storage 45: "scratch ops[48]"
-				0, 79, 22, 50, 54, // storage 46: "hidden"
-				2, 179, 72, 51, 53, // storage 47: "/Gather_1_output_0"
-				2, 72, 22, 52, 53, // storage 48: "scratch ops[51]"
-				1, 179, 22, 52, 54, // storage 49: "/pool/Gemm_output_0"
+				1, 132, 22, 3, 5, // storage 2: "/pos/Gather_output_0"
+				1, 74, 22, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
+				2, 92, 22, 6, 38, // storage 4: "/Cast_1_output_0"
+				2, 32, 136, 9, 10, // storage 5: "scratch ops[8]"
+				2, 137, 139, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				0, 74, 22, 10, 12, // storage 7: "/layers.0/Split_output_0"
+				2, 74, 140, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 74, 135, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 74, 145, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				0, 74, 22, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
+				2, 74, 139, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 44, 147, 14, 15, // storage 13: "scratch ops[13]"
+				2, 114, 148, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 114, 147, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				2, 53, 153, 18, 19, // storage 16: "scratch ops[17]"
+				2, 74, 155, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				0, 74, 22, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
+				2, 32, 135, 20, 21, // storage 19: "scratch ops[19]"
+				0, 74, 22, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
+				2, 32, 139, 22, 23, // storage 21: "scratch ops[21]"
+				2, 138, 135, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
+				2, 138, 161, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
+				2, 58, 135, 28, 29, // storage 24: "scratch ops[27]"
+				1, 74, 22, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
+				2, 32, 148, 30, 31, // storage 26: "scratch ops[29]"
+				2, 137, 135, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
+				0, 74, 22, 31, 33, // storage 28: "/layers.1/Split_output_0"
+				2, 74, 148, 31, 35, // storage 29: "/layers.1/Split_output_1"
+				2, 74, 162, 31, 34, // storage 30: "/layers.1/Split_output_2"
+				2, 74, 135, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
+				0, 74, 22, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
+				2, 74, 167, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
+				2, 44, 169, 35, 36, // storage 34: "scratch ops[34]"
+				2, 114, 140, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
+				2, 114, 169, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
+				2, 53, 171, 39, 40, // storage 37: "scratch ops[38]"
+				2, 74, 22, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
+				0, 74, 22, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
+				2, 32, 22, 41, 42, // storage 40: "scratch ops[40]"
+				2, 74, 22, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
+				2, 32, 134, 43, 44, // storage 42: "scratch ops[42]"
+				2, 138, 137, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
+				2, 138, 74, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
+				2, 58, 137, 49, 50, // storage 45: "scratch ops[48]"
+				0, 74, 22, 50, 54, // storage 46: "hidden"
+				2, 172, 68, 51, 53, // storage 47: "/Gather_1_output_0"
+				2, 68, 22, 52, 53, // storage 48: "scratch ops[51]"
+				1, 172, 22, 52, 54, // storage 49: "/pool/Gemm_output_0"
 			},
 		},
 	},
@@ -1249,23 +1242,23 @@ var (
 		1, 4, 22, 1, 2, // ops[1]: "Range"
 		0, 7, 6, 5, 22, // ops[2]: "Gather"
 		2, 8, 3, 7, // ops[3]: "Add"
-		3, 11, 8, 9, 10, 77, 0, // ops[4]: "LayerNormalization"
+		3, 11, 8, 9, 10, 72, 0, // ops[4]: "LayerNormalization"
 		4, 14, 13, 0, // ops[5]: "Cast"
 		5, 16, 15, 14, // ops[6]: "Sub"
 		6, 18, 16, 17, // ops[7]: "Mul"
 		7, 21, 111, 3, 11, 19, 20, 1, 1, 1, // ops[8]: "FusedMatMul"
-		8, 22, 23, 24, 21, 77, 0, // ops[9]: "Split"
+		8, 22, 23, 24, 21, 72, 0, // ops[9]: "Split"
 		9, 26, 25, 1, // ops[10]: "Transpose"
 		9, 29, 28, 1, // ops[11]: "Transpose"
 		9, 30, 27, 2, // ops[12]: "Transpose"
 		10, 31, 112, 26, 30, // ops[13]: "MatMul"
 		11, 33, 31, 32, // ops[14]: "Div"
 		2, 34, 33, 18, // ops[15]: "Add"
-		12, 35, 34, 78, 0, // ops[16]: "Softmax"
+		12, 35, 34, 73, 0, // ops[16]: "Softmax"
 		10, 36, 113, 35, 29, // ops[17]: "MatMul"
 		9, 37, 36, 1, // ops[18]: "Transpose"
 		7, 41, 114, 4, 38, 39, 40, 11, 1, 1, 1, // ops[19]: "FusedMatMul"
-		3, 44, 41, 42, 43, 77, 0, // ops[20]: "LayerNormalization"
+		3, 44, 41, 42, 43, 72, 0, // ops[20]: "LayerNormalization"
 		7, 47, 115, 3, 44, 45, 46, 1, 1, 1, // ops[21]: "FusedMatMul"
 		11, 49, 47, 48, // ops[22]: "Div"
 		13, 50, 49, // ops[23]: "Erf"
@@ -1273,20 +1266,20 @@ var (
 		6, 53, 47, 52, // ops[25]: "Mul"
 		6, 55, 53, 54, // ops[26]: "Mul"
 		7, 58, 116, 4, 55, 56, 57, 44, 1, 1, 1, // ops[27]: "FusedMatMul"
-		3, 61, 58, 59, 60, 77, 0, // ops[28]: "LayerNormalization"
+		3, 61, 58, 59, 60, 72, 0, // ops[28]: "LayerNormalization"
 		7, 64, 117, 3, 61, 62, 63, 1, 1, 1, // ops[29]: "FusedMatMul"
-		8, 65, 66, 67, 64, 77, 0, // ops[30]: "Split"
+		8, 65, 66, 67, 64, 72, 0, // ops[30]: "Split"
 		9, 69, 68, 1, // ops[31]: "Transpose"
 		9, 72, 71, 1, // ops[32]: "Transpose"
 		9, 73, 70, 2, // ops[33]: "Transpose"
 		10, 74, 118, 69, 73, // ops[34]: "MatMul"
 		11, 76, 74, 75, // ops[35]: "Div"
 		2, 77, 76, 18, // ops[36]: "Add"
-		12, 78, 77, 78, 0, // ops[37]: "Softmax"
+		12, 78, 77, 73, 0, // ops[37]: "Softmax"
 		10, 79, 119, 78, 72, // ops[38]: "MatMul"
 		9, 80, 79, 1, // ops[39]: "Transpose"
 		7, 84, 120, 4, 81, 82, 83, 61, 1, 1, 1, // ops[40]: "FusedMatMul"
-		3, 87, 84, 85, 86, 77, 0, // ops[41]: "LayerNormalization"
+		3, 87, 84, 85, 86, 72, 0, // ops[41]: "LayerNormalization"
 		7, 90, 121, 3, 87, 88, 89, 1, 1, 1, // ops[42]: "FusedMatMul"
 		11, 92, 90, 91, // ops[43]: "Div"
 		13, 93, 92, // ops[44]: "Erf"
@@ -1294,7 +1287,7 @@ var (
 		6, 96, 90, 95, // ops[46]: "Mul"
 		6, 98, 96, 97, // ops[47]: "Mul"
 		7, 101, 122, 4, 98, 99, 100, 87, 1, 1, 1, // ops[48]: "FusedMatMul"
-		3, 104, 101, 102, 103, 77, 0, // ops[49]: "LayerNormalization"
+		3, 104, 101, 102, 103, 72, 0, // ops[49]: "LayerNormalization"
 		0, 106, 104, 105, 2, // ops[50]: "Gather"
 		14, 109, 123, 106, 107, 108, 2, 2, 22, 2, // ops[51]: "Gemm"
 		15, 110, 109, // ops[52]: "Tanh"

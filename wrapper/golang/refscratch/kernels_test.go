@@ -131,8 +131,7 @@ func callOf(t *testing.T, op *graph.Op, env expr.Env) *wgrt.Call {
 
 // The product graph's rules at values worked out by hand (floats; a
 // register block of 12 rows by 32 columns, k blocks of 256): at most 4
-// rows take none; a row-major B packs one panel when its width is not a
-// multiple of 32 (20, 1100, 33, n and 5n here; 64 not); a transposed or
+// rows take none; a row-major B packs one panel, whatever its width; a transposed or
 // 1-D B packs its columns rounded up to 32; a convolution packs as im2col
 // unless it is pointwise (its B the input's rows).
 func TestProductRules(t *testing.T) {
@@ -141,12 +140,13 @@ func TestProductRules(t *testing.T) {
 	require.NoError(t, g.AddScratch(Rule))
 	want := map[int64][]int64{
 		4: {36*256 + 256*32, 0, 0, 12*8 + 8*32, 0, 0, 0, 12*36 + 36*32, 12*8 + 8*32, 24*8 + 8*32},
-		// 5n = 160 columns: the pointwise convolution packs no panel.
-		32: {228*256 + 256*32, 36 * 256, 36 * 64, 96*8 + 8*32, 36*5 + 5*32, 36*256 + 256*32, 36*256 + 256*32, 12*36 + 36*256, 12 * 8, 24*8 + 8*32},
+		// A row-major B packs one panel even at widths that are multiples
+		// of 32 (64, 32 and 5n = 160 here): the rule never shrinks as n grows.
+		32: {228*256 + 256*32, 36*256 + 256*32, 36*64 + 64*32, 96*8 + 8*32, 36*5 + 5*32, 36*256 + 256*32, 36*256 + 256*32, 12*36 + 36*256, 12*8 + 8*32, 24*8 + 8*32},
 		// B's batch of 1 folds A's 2·13 rows into one product.
 		1:  {12*256 + 256*32, 0, 0, 0, 0, 0, 0, 12*36 + 36*32, 12*8 + 8*32, 36*8 + 8*32},
-		5:  {36*256 + 256*32, 12 * 256, 12*64 + 64*32, 24*8 + 8*32, 12*5 + 5*32, 12*256 + 256*32, 12*256 + 256*32, 12*36 + 36*64, 12*8 + 8*32, 24*8 + 8*32},
-		40: {288*256 + 256*32, 48 * 256, 48*64 + 64*32, 120*8 + 8*32, 48*5 + 5*32, 48*256 + 256*32, 48*256 + 256*32, 12*36 + 36*320, 12*8 + 8*32, 24*8 + 8*32},
+		5:  {36*256 + 256*32, 12*256 + 256*32, 12*64 + 64*32, 24*8 + 8*32, 12*5 + 5*32, 12*256 + 256*32, 12*256 + 256*32, 12*36 + 36*64, 12*8 + 8*32, 24*8 + 8*32},
+		40: {288*256 + 256*32, 48*256 + 256*32, 48*64 + 64*32, 120*8 + 8*32, 48*5 + 5*32, 48*256 + 256*32, 48*256 + 256*32, 12*36 + 36*320, 12*8 + 8*32, 24*8 + 8*32},
 	}
 	for n, floats := range want {
 		var got []int64

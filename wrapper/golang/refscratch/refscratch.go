@@ -92,17 +92,16 @@ const (
 // columns of B and depth k (wgref's scratch.go): none for m up to
 // gemvMaxRows unless B is im2col (the product runs row by row, reading A
 // and B in place); else one block of A's rows rounded up to maxMR by one
-// block of k, and B's panels: none for a row-major B whose width is a
-// multiple of maxNR, one panel for another row-major B, else one block of
-// k by one block of n rounded up to maxNR.
+// block of k, and B's panels: one panel for a row-major B, else one block
+// of k by one block of n rounded up to maxNR.
 func gemmPackFloats(m, n, k expr.Expr, b bForm) expr.Expr {
 	kc := expr.Min(k, expr.Const(blockK))
 	pa := expr.Mul(expr.AlignUp(expr.Min(m, expr.Const(blockM)), maxMR), kc)
 	var pb expr.Expr
 	switch b {
 	case bRowMajor:
-		// maxNR when n is not a multiple of it, else 0.
-		pb = expr.Mul(kc, expr.Sub(expr.AlignUp(n, maxNR), expr.Scale(floorDiv(n, maxNR), maxNR)))
+		// One panel, whatever n: the rule must not shrink as n grows.
+		pb = expr.Scale(kc, maxNR)
 	default:
 		pb = expr.Mul(kc, expr.AlignUp(expr.Min(n, expr.Const(blockN)), maxNR))
 	}

@@ -47,9 +47,9 @@ func formOf(b matrix, conv *im2colB) bForm {
 // planner's rule is. None for up to gemvMaxRows rows of a B other than
 // im2col (gemvRows reads A and B in place). Else A's: one block of m,
 // rounded up to the widest micro-kernel's maxMR, by one block of k. And
-// B's: none for a row-major B whose width is a multiple of maxNR, one
-// panel of maxNR by a block of k for another row-major B, one block of k
-// by one of n rounded up to maxNR for the others.
+// B's: one panel of maxNR by a block of k for a row-major B (its last
+// panel, when narrower than maxNR), one block of k by one of n rounded up
+// to maxNR for the others.
 func gemmPackFloats(m, n, k int, b bForm) int {
 	if b != bIm2col && m <= gemvMaxRows {
 		return 0
@@ -57,9 +57,9 @@ func gemmPackFloats(m, n, k int, b bForm) int {
 	kc := min(k, blockK)
 	pa := ceilTo(min(m, blockM), maxMR) * kc
 	if b == bRowMajor {
-		if n%maxNR == 0 {
-			return pa
-		}
+		// One panel even when n is a multiple of maxNR, so that the
+		// scratch never shrinks as n grows: a plan sized at a run-time
+		// size's bound must hold every smaller value.
 		return pa + kc*maxNR
 	}
 	return pa + kc*ceilTo(min(n, blockN), maxNR)
