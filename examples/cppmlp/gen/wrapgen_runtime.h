@@ -1689,9 +1689,11 @@ class ProgramFrame {
       begin_[static_cast<size_t>(i)] = r[3];
       end_[static_cast<size_t>(i)] = r[4];
     }
-    SetBases();
     static_peak_ = peak_ = HeldBytes();
-    if (p_->num_run_time_sizes > 0 || p_->keep_plan) return Status();
+    if (p_->num_run_time_sizes > 0 || p_->keep_plan) {
+      SetBases();
+      return Status();
+    }
     for (size_t d = 0; d + 1 < arena_.size(); d++) {
       int k = 0;
       for (int i = 0; i < n; i++) {

@@ -230,10 +230,10 @@ func (f *Frame) placeAtSizes(p *Program) error {
 		r := pl.Storages[storageWidth*i:]
 		pm.size[i], pm.begin[i], pm.end[i] = f.Vals[r[storageSize]], r[storageBegin], r[storageEnd]
 	}
-	f.setBases(p)
 	pm.static = f.heldBytes(p)
 	pm.peak = pm.static
 	if len(p.RunTimeSizes) > 0 || p.KeepPlan {
+		f.setBases(p)
 		return nil
 	}
 	for d := range pm.arena {
