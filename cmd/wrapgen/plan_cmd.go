@@ -181,6 +181,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	lines := fs.Bool("lines", true, "include the AllocFromPool / DeallocFromPool program in the text report")
 	memMap := fs.Bool("map", false, "include each pool's memory map (offsets and live steps) in the text report")
 	svg := fs.String("svg", "", "also write the memory map as an SVG picture to `file`")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of reading and planning the graph to `file` (go tool pprof reads it)")
 	pf.registerHorizon(fs)
 	pf.registerKernels(fs, "`ref`: plan for wrapgen's reference kernels, placing the scratch memory they need too (as gen -kernels ref and run do)")
 	if help, err := parseFlags(fs, "wrapgen plan [flags] GRAPH.json", args); help || err != nil {
@@ -194,6 +195,13 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		if err := checkOutput("-svg", *svg, path); err != nil {
 			return err
 		}
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	p, err := pf.loadAndPlan(path)
 	if err != nil {

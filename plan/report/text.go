@@ -4,6 +4,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"github.com/wrapgen/wrapgen/plan"
 	"io"
@@ -55,7 +56,10 @@ type Options struct {
 // pool, and optionally the program and a memory map. f holds the figures at
 // the symbol values to report.
 func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error {
-	ew := &errWriter{w: w}
+	// A 100,000-op program is a million small writes: buffered, not one
+	// system call each.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	ew := &errWriter{w: bw}
 	if opts.Lines {
 		ew.printf("program:\n")
 		for _, l := range p.Lines {
@@ -125,7 +129,10 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error
 	if opts.MemoryMap {
 		writeMemoryMap(ew, p, f)
 	}
-	return ew.err
+	if ew.err != nil {
+		return ew.err
+	}
+	return bw.Flush()
 }
 
 // writeMemoryMap prints each pool's storages by offset with their live
