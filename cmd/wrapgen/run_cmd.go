@@ -54,6 +54,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	threads := fs.Int("threads", 1, "goroutines the reference kernels may use (matrix products, convolutions, pooling, normalization and large elementwise maps split over them; same results at any count)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	quiet := fs.Bool("q", false, "print no progress and do not name the files -out writes")
+	packWeights := fs.Bool("pack-weights", true, "pack the params that are matrix products' and convolutions' weights into the kernels' panels once, when they are bound (false: pack them on every call, and hold no packed copy)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the calls to `file` (go tool pprof reads it)")
 	if help, err := parseFlags(fs, runUsage, args); help || err != nil {
 		return err
@@ -107,6 +108,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: the graph has %d params: give them with -params FILE.safetensors", path, len(g.Params))
 		}
 		return err
+	}
+	if *packWeights {
+		if err := m.PrepareWeights(wgref.Prepare); err != nil {
+			return err
+		}
 	}
 	if *outDir != "" {
 		// Checked before running, so a long run does not end refused.
@@ -199,7 +205,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		if peak < static {
 			how = fmt.Sprintf("placed at these sizes; as planned %d", static)
 		}
-		fmt.Fprintf(stdout, "memory: pools' peak %d bytes at %s (%s; lower bound %d); params %d bytes\n", peak, plan.EnvText(env), how, fig.LoadBytes, fig.ParamBytes)
+		fmt.Fprintf(stdout, "memory: pools' peak %d bytes at %s (%s; lower bound %d); params %d bytes; packed weights %d bytes\n", peak, plan.EnvText(env), how, fig.LoadBytes, fig.ParamBytes, m.PreparedBytes())
 	}
 	return nil
 }

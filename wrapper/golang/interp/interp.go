@@ -26,6 +26,11 @@ type Model struct {
 	k     wgrt.KernelFunc
 	// layouts are the kernels' rows, by name.
 	layouts map[string]emit.CallLayout
+	// preparedBytes is the memory of the calls' Prepared (PrepareWeights);
+	// consts and isConst the plan's values no symbol decides.
+	preparedBytes int
+	consts        []int
+	isConst       []bool
 }
 
 // New prepares p to run; memory comes from the Go heap, kept between runs.

@@ -94,7 +94,7 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 	if err != nil {
 		return err
 	}
-	convF32(x, w, bias, out, ca, work, ep)
+	convF32(x, w, bias, out, ca, work, ep, preparedOf(c))
 	return nil
 }
 
@@ -145,8 +145,10 @@ func isPointwise(x, out wgrt.Tensor, ca convAttrs) bool {
 }
 
 // convF32 is the float32 convolution; ep, when not nil, starts and
-// finishes each image and group's block (a fused kernel's epilogue).
-func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue) {
+// finishes each image and group's block (a fused kernel's epilogue). The
+// filters' panels come from pk when it holds them (Prepare), else each
+// image and group packs its own.
+func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM) {
 	n, ch, m := x.Shape[0], x.Shape[1], w.Shape[0]
 	g := ca.group
 	cg, mg := ch/g, m/g
@@ -194,7 +196,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 				if addend != nil {
 					rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
 				}
-				sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows)
+				sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows, prepacked{pk, gi})
 				continue
 			}
 			acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg)
@@ -209,7 +211,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 				acc = true
 			}
 			am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
-			sgemm(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work)
+			sgemmRows(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work, nil, prepacked{pk, gi})
 			ep.finishShared(cm, out.Strides[1], mg, p)
 		}
 	}

@@ -101,7 +101,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if aok && cok {
 			cm := elems[float32](out)
 			acc := ep.startShared(cm, ldc, rows, n, 0, 0)
-			sgemm(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work)
+			sgemmRows(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: preparedOf(c)})
 			ep.finishShared(cm, ldc, rows, n)
 			return nil
 		}
@@ -126,7 +126,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	for it.next() {
 		oo, ao, bo := it.off[0], it.off[1], it.off[2]
 		for e := 0; e < it.n; e++ {
-			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep)
+			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep, preparedOf(c))
 			oo, ao, bo = oo+it.step[0], ao+it.step[1], bo+it.step[2]
 		}
 	}
@@ -152,8 +152,9 @@ func evenRows(shape, strides []int) (stride int, ok bool) {
 	return stride, true
 }
 
-// matMulOne multiplies one pair of matrices of the batch.
-func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool, work []float32, ep *epilogue) {
+// matMulOne multiplies one pair of matrices of the batch; pk is B's
+// panels when prepared (B has no batch then).
+func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool, work []float32, ep *epilogue, pk *packedGEMM) {
 	if f32 && (n == 1 || ocs == 1) {
 		ldc := ors
 		if m == 1 {
@@ -161,7 +162,7 @@ func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, o
 		}
 		cm := elems[float32](out)[oo:]
 		acc := ep.startShared(cm, ldc, m, n, oo, 0)
-		sgemm(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, cm, ldc, acc, work)
+		sgemmRows(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: pk})
 		ep.finishShared(cm, ldc, m, n)
 		return
 	}
@@ -246,7 +247,7 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if useRowDots(m, am, bm) {
 			rowDots(m, n, k, am, bm, ys, out.Strides[0], acc)
 		} else {
-			sgemm(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work)
+			sgemmRows(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work, nil, prepacked{pk: preparedOf(c)})
 		}
 		if ep != nil {
 			ep.finishShared(ys, out.Strides[0], m, n)

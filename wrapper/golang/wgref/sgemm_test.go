@@ -221,7 +221,7 @@ func TestConvPathsMatchNaive(t *testing.T) {
 					got := make([]float32, len(want))
 					x, w := wgrt.FromFloat32s(xd, n, c, h, wd), wgrt.FromFloat32s(wdata, m, c/g, 3, 3)
 					out := wgrt.FromFloat32s(got, n, m, oh, ow)
-					convF32(x, w, nil, out, ca, make([]float32, gemmPackFloats(m/g, oh*ow, c/g*9, bIm2col)), nil)
+					convF32(x, w, nil, out, ca, make([]float32, gemmPackFloats(m/g, oh*ow, c/g*9, bIm2col)), nil, nil)
 					requireClose(t, want, got, 1e-4, "%v threads %d", s, threads)
 				})
 			}
@@ -243,7 +243,7 @@ func TestSgemmAllocatesNothing(t *testing.T) {
 	for _, threads := range []int{1, 2} {
 		withThreads(threads, func() {
 			require.Zero(t, testing.AllocsPerRun(5, func() { sgemm(m, n, k, a, b, nil, c, n, false, work) }), "sgemm, threads %d", threads)
-			require.Zero(t, testing.AllocsPerRun(5, func() { convF32(x, w, nil, out, ca, convWork, nil) }), "conv, threads %d", threads)
+			require.Zero(t, testing.AllocsPerRun(5, func() { convF32(x, w, nil, out, ca, convWork, nil, nil) }), "conv, threads %d", threads)
 		})
 	}
 }
