@@ -210,4 +210,3 @@ func productPacked(n, k int, rowMajor bool) int64 {
 }
 
 func alignUp(x, to int) int { return (x + to - 1) / to * to }
-

@@ -123,9 +123,9 @@ type gemmJob struct {
 	c          []float32
 	ldc        int
 	accumulate bool
-	pa, pb     []float32 // packed A (one block of k and m), packed B (one block of k and n, or its last panel when direct)
-	direct     bool      // B read in place where its panels are whole
-	pooled     bool      // this is pooledJob, and the pool is held
+	pa, pb     []float32   // packed A (one block of k and m), packed B (one block of k and n, or its last panel when direct)
+	direct     bool        // B read in place where its panels are whole
+	pooled     bool        // this is pooledJob, and the pool is held
 	preA, preB *packedGEMM // A's or B's panels packed once (nil: packed here)
 	preGroup   int         // the group of preA
 
