@@ -38,9 +38,14 @@ type Figures struct {
 	// ParamBytes and ConstantBytes are the params' and inline constants'
 	// memory, outside every pool: with the peak, the whole picture.
 	ParamBytes, ConstantBytes int64
-	PoolBytes                 []int64 // by pool, as Plan.Pools
-	BufferBytes               []int64 // by buffer id
-	Offsets                   []int64 // by buffer id
+	// PackedBytes is the params packed into the reference kernels' panels
+	// once, when a runner that packs them (wrapgen run) binds them: held
+	// beside the params, outside the pools. Set by callers planning for
+	// the reference kernels; 0 otherwise.
+	PackedBytes int64
+	PoolBytes   []int64 // by pool, as Plan.Pools
+	BufferBytes []int64 // by buffer id
+	Offsets     []int64 // by buffer id
 }
 
 // Ratio is peak over the lower bound (1 when both are zero).

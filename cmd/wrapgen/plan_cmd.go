@@ -33,6 +33,10 @@ type planFlags struct {
 	// kernels is "ref" when the plan is for wrapgen's reference kernels,
 	// whose scratch it then places too.
 	kernels string
+	// packedWeights plans for a runner that packs the products' weights
+	// once (wrapgen run): their kernels then ask for less scratch. Wrappers
+	// from gen pack per call.
+	packedWeights bool
 	// horizon is how far the figures across the range sample a symbol
 	// without a max.
 	horizon int64
@@ -106,6 +110,9 @@ func (pf *planFlags) forKernels(g *graph.Graph) (*graph.Graph, error) {
 	g, err := fuse.Apply(g, fusable)
 	if err != nil || pf.kernels != "ref" {
 		return g, err
+	}
+	if pf.packedWeights {
+		return g, g.AddScratch(refscratch.RuleWithPackedWeights)
 	}
 	return g, g.AddScratch(refscratch.Rule)
 }
@@ -214,6 +221,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fig, err := p.Figures(env)
 	if err != nil {
 		return fmt.Errorf("%s: evaluating at %s: %w", path, at, err)
+	}
+	if pf.kernels == "ref" {
+		fig.PackedBytes = refscratch.PackedBytes(p.Graph)
 	}
 	if len(at) > 0 {
 		if fig.RunTimeBytes, err = runTimePeak(p, env); err != nil {

@@ -91,6 +91,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	pf.kernels = "ref" // run calls the reference kernels
+	pf.packedWeights = *packWeights
 	if g, err = pf.forKernels(g); err != nil {
 		return err
 	}

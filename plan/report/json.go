@@ -33,6 +33,9 @@ type Plan struct {
 	// params (weights, bound once) and the inline constants.
 	ParamBytes    int64 `json:"param_bytes"`
 	ConstantBytes int64 `json:"constant_bytes"`
+	// PackedParamBytes is the params packed once for the reference
+	// kernels by wrapgen run (with -kernels ref; 0 otherwise).
+	PackedParamBytes int64 `json:"packed_param_bytes,omitempty"`
 	// RangeWorst and RangeGeomean are peak_over_load across the symbols'
 	// ranges (the sample points of Plan.Range), the worst at RangeWorstAt.
 	RangeWorst   float64  `json:"range_worst"`
@@ -76,7 +79,7 @@ func JSON(p *plan.Plan, f *plan.Figures) Plan {
 	out := Plan{
 		Graph: p.Graph.Name, Strategy: p.Strategy, Winner: p.Winner, MemoryPool: string(p.Mode), Align: p.Align,
 		Symbols: f.Symbols, Hints: p.Hints, LoadBytes: f.LoadBytes, DeclaredLoad: f.DeclaredLoadBytes, AliasedOps: p.AliasedOps, ModeBound: f.ModeBoundBytes, PeakBytes: f.PeakBytes,
-		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.LastStep, ParamBytes: f.ParamBytes, ConstantBytes: f.ConstantBytes,
+		NaiveBytes: f.NaiveBytes, Ratio: f.Ratio(), Steps: p.LastStep, ParamBytes: f.ParamBytes, ConstantBytes: f.ConstantBytes, PackedParamBytes: f.PackedBytes,
 		Pools: []Pool{}, Buffers: []Buffer{}, Guards: []string{},
 	}
 	if f.RunTimeBytes > 0 {

@@ -51,11 +51,18 @@ const preparedGraph = `{
 // the rows that run unpacked); the bytes prepared are the planner's
 // PackedBytes.
 func TestPreparedWeightsSameOutputs(t *testing.T) {
-	g, err := graph.Parse("prepared.json", []byte(preparedGraph))
-	require.NoError(t, err)
-	require.NoError(t, g.AddScratch(refscratch.Rule))
-	p, err := plan.Make(g, plan.Options{})
-	require.NoError(t, err)
+	// Each model planned with its kernels' scratch: the prepared one's
+	// products ask for no packing of their weights.
+	planned := func(rule graph.ScratchRule) (*graph.Graph, *plan.Plan) {
+		g, err := graph.Parse("prepared.json", []byte(preparedGraph))
+		require.NoError(t, err)
+		require.NoError(t, g.AddScratch(rule))
+		p, err := plan.Make(g, plan.Options{})
+		require.NoError(t, err)
+		return g, p
+	}
+	g, p := planned(refscratch.Rule)
+	_, pp := planned(refscratch.RuleWithPackedWeights)
 	r := rand.New(rand.NewSource(5))
 	params := map[string]wgrt.Tensor{}
 	for _, x := range g.Params {
@@ -70,7 +77,7 @@ func TestPreparedWeightsSameOutputs(t *testing.T) {
 		}
 		params[x.Name] = t
 	}
-	perCall, prepared := New(p), New(p)
+	perCall, prepared := New(p), New(pp)
 	defer perCall.Close()
 	defer prepared.Close()
 	require.NoError(t, perCall.BindParams(params))

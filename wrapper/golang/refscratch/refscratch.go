@@ -27,15 +27,23 @@ const (
 
 // Rule is the reference kernels' scratch need of op in bytes; ok is false
 // for the kernels that need none.
-func Rule(op *graph.Op) (bytes expr.Expr, ok bool) {
+func Rule(op *graph.Op) (bytes expr.Expr, ok bool) { return rule(op, false) }
+
+// RuleWithPackedWeights is Rule for a runner that packs weights once
+// (wgref.Prepare, `wrapgen run`): the products whose weight it packs
+// (PackedBytes) ask for no packing buffer for it.
+func RuleWithPackedWeights(op *graph.Op) (bytes expr.Expr, ok bool) { return rule(op, true) }
+
+func rule(op *graph.Op, packedWeights bool) (bytes expr.Expr, ok bool) {
+	packed := packedWeights && packedBytes(op) > 0
 	switch op.Kernel {
 	// A fused kernel (graph/fuse) runs its producer's product.
 	case "MatMul", "FusedMatMul":
-		return matMul(op), true
+		return matMul(op, packed), true
 	case "Gemm", "FusedGemm":
-		return gemm(op), true
+		return gemm(op, packed), true
 	case "Conv", "FusedConv":
-		return conv(op), true
+		return conv(op, packed), true
 	case "ConvTranspose":
 		return expr.Scale(elements(op.Outputs[0]), 8), true
 	case "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
@@ -95,8 +103,17 @@ const (
 // block of k, and B's panels: one panel for a row-major B, else one block
 // of k by one block of n rounded up to maxNR.
 func gemmPackFloats(m, n, k expr.Expr, b bForm) expr.Expr {
+	return gemmPackFloatsOf(m, n, k, b, false, false)
+}
+
+// gemmPackFloatsOf is gemmPackFloats without A's buffer when packedA, nor
+// B's when packedB: operands packed once.
+func gemmPackFloatsOf(m, n, k expr.Expr, b bForm, packedA, packedB bool) expr.Expr {
 	kc := expr.Min(k, expr.Const(blockK))
 	pa := expr.Mul(expr.AlignUp(expr.Min(m, expr.Const(blockM)), maxMR), kc)
+	if packedA {
+		pa = expr.Const(0)
+	}
 	var pb expr.Expr
 	switch b {
 	case bRowMajor:
@@ -104,6 +121,9 @@ func gemmPackFloats(m, n, k expr.Expr, b bForm) expr.Expr {
 		pb = expr.Scale(kc, maxNR)
 	default:
 		pb = expr.Mul(kc, expr.AlignUp(expr.Min(n, expr.Const(blockN)), maxNR))
+	}
+	if packedB {
+		pb = expr.Const(0)
 	}
 	floats := expr.Add(pa, pb)
 	if b == bIm2col {
@@ -157,7 +177,8 @@ func allF32(ts ...*graph.Tensor) bool {
 	return true
 }
 
-func matMul(op *graph.Op) expr.Expr {
+// matMul is a MatMul's packing; none for B when packedB.
+func matMul(op *graph.Op, packedB bool) expr.Expr {
 	a, b, out := op.Inputs[0], op.Inputs[1], op.Outputs[0]
 	if !allF32(a, b, out) || len(a.Shape) == 0 || len(b.Shape) == 0 {
 		return expr.Const(0)
@@ -191,10 +212,11 @@ func matMul(op *graph.Op) expr.Expr {
 			m = expr.Add(m, expr.Mul(isOne(bBatch), expr.Sub(rows, m)))
 		}
 	}
-	return expr.Scale(gemmPackFloats(m, n, k, form), 4)
+	return expr.Scale(gemmPackFloatsOf(m, n, k, form, false, packedB), 4)
 }
 
-func gemm(op *graph.Op) expr.Expr {
+// gemm is a Gemm's packing; none for B when packedB.
+func gemm(op *graph.Op, packedB bool) expr.Expr {
 	a, b, out := op.Inputs[0], op.Inputs[1], op.Outputs[0]
 	if !allF32(a, b, out) || len(a.Shape) != 2 || len(b.Shape) != 2 {
 		return expr.Const(0)
@@ -209,13 +231,14 @@ func gemm(op *graph.Op) expr.Expr {
 	} else if rowMajorLast(b) {
 		form = bRowMajor
 	}
-	return expr.Scale(gemmPackFloats(m, n, k, form), 4)
+	return expr.Scale(gemmPackFloatsOf(m, n, k, form, false, packedB), 4)
 }
 
 // conv is the packing of one image and group's product: M/group output
 // channels by the output's positions, C/group times the kernel's taps
 // deep; B is the input's rows for a pointwise convolution, else im2col.
-func conv(op *graph.Op) expr.Expr {
+// None for the filters (A) when packedFilters.
+func conv(op *graph.Op, packedFilters bool) expr.Expr {
 	x, w, out := op.Inputs[0], op.Inputs[1], op.Outputs[0]
 	if !allF32(x, w, out) || len(x.Shape) < 3 || len(w.Shape) != len(x.Shape) || len(out.Shape) != len(x.Shape) {
 		return expr.Const(0)
@@ -235,7 +258,7 @@ func conv(op *graph.Op) expr.Expr {
 	if pointwise(op) {
 		form = bRowMajor
 	}
-	return expr.Scale(gemmPackFloats(mg, product(out.Shape[2:]), expr.Mul(cg, product(w.Shape[2:])), form), 4)
+	return expr.Scale(gemmPackFloatsOf(mg, product(out.Shape[2:]), expr.Mul(cg, product(w.Shape[2:])), form, packedFilters, false), 4)
 }
 
 // pointwise reports whether the kernel runs conv op as a plain product

@@ -90,11 +90,13 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 			return nil
 		}
 	}
-	work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g, isPointwise(x, out, ca)))
+	// Filters packed once (Prepare) take no scratch.
+	pk := preparedOf(c).forA(w.Shape[0]/g, w.Shape[1]*prod(w.Shape[2:]))
+	work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g, isPointwise(x, out, ca), pk != nil))
 	if err != nil {
 		return err
 	}
-	convF32(x, w, bias, out, ca, work, ep, preparedOf(c))
+	convF32(x, w, bias, out, ca, work, ep, pk)
 	return nil
 }
 
@@ -124,12 +126,12 @@ func prod(xs []int) int {
 // group (M/group output channels, the output's positions, C/group times
 // the kernel's taps), whose B is the input's rows for a pointwise
 // convolution and im2col for the others.
-func convPackFloats(x, w, out []int, group int, pointwise bool) int {
+func convPackFloats(x, w, out []int, group int, pointwise, packedFilters bool) int {
 	form := bIm2col
 	if pointwise {
 		form = bRowMajor
 	}
-	return gemmPackFloats(w[0]/group, prod(out[2:]), x[1]/group*prod(w[2:]), form)
+	return gemmPackFloatsOf(w[0]/group, prod(out[2:]), x[1]/group*prod(w[2:]), form, packedSides{a: packedFilters})
 }
 
 // isPointwise reports whether convF32 runs the convolution as a plain

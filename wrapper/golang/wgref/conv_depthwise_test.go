@@ -190,7 +190,7 @@ func TestConvGroupedMatchesDirect(t *testing.T) {
 				path := fmt.Sprintf("%s vector %v", path, vector)
 				requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", path+" "+tc.String())
 				x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
-				c.Scratch = make([]byte, 4*convPackFloats(x, w, got.Shape, x[1]/w[1], false))
+				c.Scratch = make([]byte, 4*convPackFloats(x, w, got.Shape, x[1]/w[1], false, false))
 				assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s %v allocates", path, tc)
 			}
 		}
@@ -317,7 +317,7 @@ func BenchmarkConvStem(b *testing.B) {
 	tc := convCase{n: 1, ch: 3, mult: 16, group: 1, in: []int{224, 224}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1}
 	c := tc.call(r)
 	x, w := c.Inputs[0].Shape, c.Inputs[1].Shape
-	c.Scratch = make([]byte, 4*convPackFloats(x, w, c.Outputs[0].Shape, 1, false))
+	c.Scratch = make([]byte, 4*convPackFloats(x, w, c.Outputs[0].Shape, 1, false, false))
 	benchCPU(b, c, float64(c.Outputs[0].NumElements()*27), "GMAC/cpu-s")
 }
 
@@ -334,7 +334,7 @@ func BenchmarkConvPointwise(b *testing.B) {
 		c := &wgrt.Call{Kernel: "FusedConv", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x, w, bias},
 			Attrs: append([]wgrt.Attr{intsAttr("kernel_shape", 1, 1), intsAttr("strides", 1, 1), intsAttr("pads", 0, 0, 0, 0),
 				intsAttr("dilations", 1, 1), intAttr("group", 1)}, actAttrs("Clip", 0, 6)...),
-			Scratch: make([]byte, 4*convPackFloats(x.Shape, w.Shape, out.Shape, 1, true))}
+			Scratch: make([]byte, 4*convPackFloats(x.Shape, w.Shape, out.Shape, 1, true, false))}
 		b.Run(fmt.Sprintf("c%d_m%d_%dx%d", s.in, s.out, s.size, s.size), func(b *testing.B) {
 			benchCPU(b, c, float64(out.NumElements()*s.in), "GMAC/cpu-s")
 		})

@@ -256,7 +256,7 @@ func TestFusedConvAllocatesNothing(t *testing.T) {
 	c := &wgrt.Call{Kernel: "FusedConv", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x, w, b, out},
 		Attrs: append([]wgrt.Attr{intsAttr("kernel_shape", 3, 3), intsAttr("strides", 1, 1), intsAttr("pads", 1, 1, 1, 1),
 			intsAttr("dilations", 1, 1), intAttr("group", 1)}, actAttrs("Relu", 0, 0)...),
-		Scratch: make([]byte, 4*convPackFloats(x.Shape, w.Shape, out.Shape, 1, false))}
+		Scratch: make([]byte, 4*convPackFloats(x.Shape, w.Shape, out.Shape, 1, false, false))}
 	allocs := testing.AllocsPerRun(5, func() {
 		if err := Call(c); err != nil {
 			t.Fatal(err)
@@ -293,7 +293,7 @@ func TestFusedConvSumInPlaceSameBits(t *testing.T) {
 			intsAttr("dilations", 1, 1), intAttr("group", 1)}, actAttrs("Relu", 0, 0)...)
 		call := func(out wgrt.Tensor, s wgrt.Tensor) []float32 {
 			c := &wgrt.Call{Kernel: "FusedConv", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x, w, bias, s}, Attrs: attrs,
-				Scratch: make([]byte, 4*convPackFloats(x.Shape, w.Shape, out.Shape, 1, false))}
+				Scratch: make([]byte, 4*convPackFloats(x.Shape, w.Shape, out.Shape, 1, false, false))}
 			require.NoError(t, Call(c))
 			return out.Float32s()
 		}

@@ -84,9 +84,13 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		form = bRowMajor
 	}
 	var work []float32
+	var pk *packedGEMM // B packed once (Prepare): one matrix, no batch
 	if f32 {
+		if prod(bb) == 1 {
+			pk = preparedOf(c).forB(n, k, form)
+		}
 		var err error
-		if work, err = scratchOf[float32](c, gemmPackFloats(packRows, n, k, form)); err != nil {
+		if work, err = scratchOf[float32](c, gemmPackFloatsOf(packRows, n, k, form, packedSides{b: pk != nil})); err != nil {
 			return err
 		}
 	}
@@ -101,7 +105,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if aok && cok {
 			cm := elems[float32](out)
 			acc := ep.startShared(cm, ldc, rows, n, 0, 0)
-			sgemmRows(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: preparedOf(c)})
+			sgemmRows(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: pk})
 			ep.finishShared(cm, ldc, rows, n)
 			return nil
 		}
@@ -126,7 +130,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	for it.next() {
 		oo, ao, bo := it.off[0], it.off[1], it.off[2]
 		for e := 0; e < it.n; e++ {
-			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep, preparedOf(c))
+			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep, pk)
 			oo, ao, bo = oo+it.step[0], ao+it.step[1], bo+it.step[2]
 		}
 	}
@@ -239,7 +243,8 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 	if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 && out.Strides[1] == 1 {
 		am.data, bm.data = elems[float32](a), elems[float32](b)
 		ys := elems[float32](out)
-		work, err := scratchOf[float32](c, gemmPackFloats(m, n, k, formOf(bm, nil)))
+		pk := preparedOf(c).forB(n, k, formOf(bm, nil)) // B packed once (Prepare)
+		work, err := scratchOf[float32](c, gemmPackFloatsOf(m, n, k, formOf(bm, nil), packedSides{b: pk != nil}))
 		if err != nil {
 			return err
 		}
@@ -247,7 +252,7 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if useRowDots(m, am, bm) {
 			rowDots(m, n, k, am, bm, ys, out.Strides[0], acc)
 		} else {
-			sgemmRows(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work, nil, prepacked{pk: preparedOf(c)})
+			sgemmRows(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work, nil, prepacked{pk: pk})
 		}
 		if ep != nil {
 			ep.finishShared(ys, out.Strides[0], m, n)

@@ -25,7 +25,8 @@ type preparedCase struct {
 	attrs    []wgrt.Attr
 	out      []int
 	want     []float32 // the naive result
-	scratch  int       // floats the kernel asks for
+	scratch  int       // floats the kernel asks for packing per call
+	prepScr  int       // ... with the weight prepared
 	packed   bool      // Prepare must pack something
 	whole    bool      // ... the whole weight (it is then not read)
 	packSize int       // floats Prepare allocates (packedFloats)
@@ -142,7 +143,8 @@ func preparedConvCase(r *rand.Rand, name, kernel string, n, c, m, g int, spatial
 	out := append([]int{n, m}, outSp...)
 	pointwise := prod(ks) == 1 && stride == 1 && pad == 0
 	return preparedCase{name: name, kernel: kernel, ins: ins, attrs: attrs, out: out, want: want,
-		scratch: convPackFloats(x.Shape, wt.Shape, out, g, pointwise), packed: packed, whole: packed,
+		scratch: convPackFloats(x.Shape, wt.Shape, out, g, pointwise, false), prepScr: convPackFloats(x.Shape, wt.Shape, out, g, pointwise, packed),
+		packed: packed, whole: packed,
 		packSize: g * packedFloats(true, m/g, 0, c/g*prod(ks), false)}
 }
 
@@ -161,7 +163,8 @@ func preparedGemmCase(r *rand.Rand, m, n, k int, transB bool) preparedCase {
 		ins:   []wgrt.Tensor{wgrt.View(ad, m, k), b, wgrt.View(cd, n)},
 		attrs: []wgrt.Attr{floatAttr("alpha", 1), floatAttr("beta", 1), intAttr("transA", 0), intAttr("transB", tb)},
 		out:   []int{m, n}, want: naiveProduct(m, n, k, ad, k, 1, bd, brs, bcs, cd),
-		scratch: gemmPackFloats(m, n, k, form), packed: transB || n%maxNR != 0, whole: transB,
+		scratch: gemmPackFloats(m, n, k, form), prepScr: gemmPackFloatsOf(m, n, k, form, packedSides{b: transB || n%maxNR != 0}),
+		packed: transB || n%maxNR != 0, whole: transB,
 		packSize: packedFloats(false, 0, n, k, !transB)}
 }
 
@@ -170,7 +173,8 @@ func preparedMatMulCase(r *rand.Rand, batch, m, n, k int) preparedCase {
 	return preparedCase{name: fmt.Sprintf("MatMul %dx%dx%dx%d", batch, m, n, k), kernel: "MatMul",
 		ins: []wgrt.Tensor{wgrt.View(ad, batch, m, k), wgrt.View(bd, k, n)},
 		out: []int{batch, m, n}, want: naiveProduct(batch*m, n, k, ad, k, 1, bd, n, 1, nil),
-		scratch: gemmPackFloats(batch*m, n, k, bRowMajor), packed: n%maxNR != 0, packSize: packedFloats(false, 0, n, k, true)}
+		scratch: gemmPackFloats(batch*m, n, k, bRowMajor), prepScr: gemmPackFloatsOf(batch*m, n, k, bRowMajor, packedSides{b: n%maxNR != 0}),
+		packed: n%maxNR != 0, packSize: packedFloats(false, 0, n, k, true)}
 }
 
 func preparedCases() []preparedCase {
@@ -207,7 +211,9 @@ func TestPreparedWeightsSameBits(t *testing.T) {
 			require.NoError(t, Call(callOf(tc, perCall, scratch)), tc.name)
 			requireClose(t, tc.want, perCall, 1e-4, "%s per call", tc.name)
 
-			c := callOf(tc, make([]float32, len(tc.want)), scratch)
+			// With the weight prepared, the kernel asks for exactly the
+			// smaller scratch, and refuses one float less.
+			c := callOf(tc, make([]float32, len(tc.want)), make([]byte, 4*tc.prepScr))
 			prepared, bytes, err := Prepare(c)
 			require.NoError(t, err, tc.name)
 			if !tc.packed {
@@ -218,6 +224,11 @@ func TestPreparedWeightsSameBits(t *testing.T) {
 			require.NotNil(t, prepared, "%s", tc.name)
 			require.Equal(t, 4*tc.packSize, bytes, "%s: bytes allocated", tc.name)
 			c.Prepared = prepared
+			if tc.prepScr > 0 {
+				c.Scratch = c.Scratch[:4*tc.prepScr-4]
+				require.ErrorContains(t, Call(c), "scratch of", "%s: given one float less than it needs", tc.name)
+				c.Scratch = c.Scratch[:4*tc.prepScr]
+			}
 			require.NoError(t, Call(c), tc.name)
 			got := elems[float32](c.Outputs[0])
 			require.True(t, slices.Equal(perCall, got), "%s: prepared weights change bits", tc.name)

@@ -29,7 +29,8 @@ func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 // the micro-kernel calls of each block are shared with the worker pool.
 // Up to gemvMaxRows rows of A times a B other than a convolution's run row
 // by row (gemvRows), unpacked. The packing buffers are work's first
-// gemmPackFloats(m, n, k, formOf(b, conv)) floats.
+// gemmPackFloatsOf(m, n, k, formOf(b, conv), sides) floats, sides the
+// operands pre holds for this product.
 func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32) {
 	sgemmRows(m, n, k, a, b, conv, c, ldc, accumulate, work, nil, prepacked{})
 }
@@ -63,18 +64,22 @@ func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, ac
 		gemvRows(m, n, k, a, b, c, ldc, accumulate)
 		return
 	}
-	split := ceilTo(min(m, blockM), maxMR) * min(k, blockK)
 	j := gemmJob{m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, accumulate: accumulate,
-		pa: work[:split], pb: work[split:gemmPackFloats(m, n, k, form)],
 		// A row-major B is read in place, whole panels at least; only
 		// a last panel narrower than nr is packed (padded with zeros),
 		// at the start of pb.
 		direct: form == bRowMajor}
+	var sides packedSides
 	if pre.pk.forA(m, k) != nil {
-		j.preA, j.preGroup = pre.pk, pre.group
-	} else if form != bIm2col && pre.pk.forB(n, k, form) != nil {
-		j.preB = pre.pk
+		j.preA, j.preGroup, sides.a = pre.pk, pre.group, true
+	} else if pre.pk.forB(n, k, form) != nil {
+		j.preB, sides.b = pre.pk, true
 	}
+	split := 0
+	if !sides.a {
+		split = ceilTo(min(m, blockM), maxMR) * min(k, blockK)
+	}
+	j.pa, j.pb = work[:split], work[split:gemmPackFloatsOf(m, n, k, form, sides)]
 	if threads > 1 && workers.mu.TryLock() {
 		// The job lives in pooledJob while the workers read it, so that
 		// the caller's copy never escapes to the heap.

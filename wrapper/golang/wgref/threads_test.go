@@ -51,7 +51,7 @@ func threadCases(r *rand.Rand) []*wgrt.Call {
 			intsAttr("dilations", 1, 1), intAttr("group", group)}, extra...)
 		ins := append([]wgrt.Tensor{randomOf(r, wgrt.F32, x...), randomOf(r, wgrt.F32, w...)}, more...)
 		return &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{out}, Inputs: ins, Attrs: attrs,
-			Scratch: make([]byte, 4*convPackFloats(x, w, out.Shape, group, false))}
+			Scratch: make([]byte, 4*convPackFloats(x, w, out.Shape, group, false, false))}
 	}
 	matMul := func(m, n, k int) *wgrt.Call {
 		return &wgrt.Call{Kernel: "MatMul", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, m, n)}, Inputs: []wgrt.Tensor{mat(m, k), mat(k, n)},
