@@ -93,11 +93,13 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 			return nil
 		}
 	}
-	work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g, isPointwise(x, out, ca)))
+	// Filters packed once (Prepare) take no scratch.
+	pk := preparedOf(c).forA(w.Shape[0]/g, w.Shape[1]*prod(w.Shape[2:]))
+	work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g, isPointwise(x, out, ca), pk != nil))
 	if err != nil {
 		return err
 	}
-	convF32(x, w, bias, out, ca, work, ep)
+	convF32(x, w, bias, out, ca, work, ep, pk)
 	return nil
 }
 
@@ -127,12 +129,12 @@ func prod(xs []int) int {
 // group (M/group output channels, the output's positions, C/group times
 // the kernel's taps), whose B is the input's rows for a pointwise
 // convolution and im2col for the others.
-func convPackFloats(x, w, out []int, group int, pointwise bool) int {
+func convPackFloats(x, w, out []int, group int, pointwise, packedFilters bool) int {
 	form := bIm2col
 	if pointwise {
 		form = bRowMajor
 	}
-	return gemmPackFloats(w[0]/group, prod(out[2:]), x[1]/group*prod(w[2:]), form)
+	return gemmPackFloatsOf(w[0]/group, prod(out[2:]), x[1]/group*prod(w[2:]), form, packedSides{a: packedFilters})
 }
 
 // isPointwise reports whether convF32 runs the convolution as a plain
@@ -148,8 +150,10 @@ func isPointwise(x, out wgrt.Tensor, ca convAttrs) bool {
 }
 
 // convF32 is the float32 convolution; ep, when not nil, starts and
-// finishes each image and group's block (a fused kernel's epilogue).
-func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue) {
+// finishes each image and group's block (a fused kernel's epilogue). The
+// filters' panels come from pk when it holds them (Prepare), else each
+// image and group packs its own.
+func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM) {
 	n, ch, m := x.Shape[0], x.Shape[1], w.Shape[0]
 	g := ca.group
 	cg, mg := ch/g, m/g
@@ -197,7 +201,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 				if addend != nil {
 					rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
 				}
-				sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows)
+				sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows, prepacked{pk, gi})
 				continue
 			}
 			acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg)
@@ -212,7 +216,7 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 				acc = true
 			}
 			am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
-			sgemm(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work)
+			sgemmRows(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work, nil, prepacked{pk, gi})
 			ep.finishShared(cm, out.Strides[1], mg, p)
 		}
 	}

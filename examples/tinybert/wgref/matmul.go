@@ -87,9 +87,13 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		form = bRowMajor
 	}
 	var work []float32
+	var pk *packedGEMM // B packed once (Prepare): one matrix, no batch
 	if f32 {
+		if prod(bb) == 1 {
+			pk = preparedOf(c).forB(n, k, form)
+		}
 		var err error
-		if work, err = scratchOf[float32](c, gemmPackFloats(packRows, n, k, form)); err != nil {
+		if work, err = scratchOf[float32](c, gemmPackFloatsOf(packRows, n, k, form, packedSides{b: pk != nil})); err != nil {
 			return err
 		}
 	}
@@ -104,7 +108,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if aok && cok {
 			cm := elems[float32](out)
 			acc := ep.startShared(cm, ldc, rows, n, 0, 0)
-			sgemm(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work)
+			sgemmRows(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: pk})
 			ep.finishShared(cm, ldc, rows, n)
 			return nil
 		}
@@ -129,7 +133,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	for it.next() {
 		oo, ao, bo := it.off[0], it.off[1], it.off[2]
 		for e := 0; e < it.n; e++ {
-			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep)
+			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep, pk)
 			oo, ao, bo = oo+it.step[0], ao+it.step[1], bo+it.step[2]
 		}
 	}
@@ -155,8 +159,9 @@ func evenRows(shape, strides []int) (stride int, ok bool) {
 	return stride, true
 }
 
-// matMulOne multiplies one pair of matrices of the batch.
-func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool, work []float32, ep *epilogue) {
+// matMulOne multiplies one pair of matrices of the batch; pk is B's
+// panels when prepared (B has no batch then).
+func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool, work []float32, ep *epilogue, pk *packedGEMM) {
 	if f32 && (n == 1 || ocs == 1) {
 		ldc := ors
 		if m == 1 {
@@ -164,7 +169,7 @@ func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, o
 		}
 		cm := elems[float32](out)[oo:]
 		acc := ep.startShared(cm, ldc, m, n, oo, 0)
-		sgemm(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, cm, ldc, acc, work)
+		sgemmRows(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: pk})
 		ep.finishShared(cm, ldc, m, n)
 		return
 	}
@@ -241,7 +246,8 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 	if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 && out.Strides[1] == 1 {
 		am.data, bm.data = elems[float32](a), elems[float32](b)
 		ys := elems[float32](out)
-		work, err := scratchOf[float32](c, gemmPackFloats(m, n, k, formOf(bm, nil)))
+		pk := preparedOf(c).forB(n, k, formOf(bm, nil)) // B packed once (Prepare)
+		work, err := scratchOf[float32](c, gemmPackFloatsOf(m, n, k, formOf(bm, nil), packedSides{b: pk != nil}))
 		if err != nil {
 			return err
 		}
@@ -249,7 +255,7 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if useRowDots(m, am, bm) {
 			rowDots(m, n, k, am, bm, ys, out.Strides[0], acc)
 		} else {
-			sgemm(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work)
+			sgemmRows(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work, nil, prepacked{pk: pk})
 		}
 		if ep != nil {
 			ep.finishShared(ys, out.Strides[0], m, n)

@@ -53,19 +53,33 @@ func formOf(b matrix, conv *im2colB) bForm {
 // B's: one panel of maxNR by a block of k for a row-major B (its last
 // panel, when narrower than maxNR), one block of k by one of n rounded up
 // to maxNR for the others.
-func gemmPackFloats(m, n, k int, b bForm) int {
+func gemmPackFloats(m, n, k int, b bForm) int { return gemmPackFloatsOf(m, n, k, b, packedSides{}) }
+
+// packedSides says which of sgemm's operands come packed once
+// (prepare.go): their buffers are not asked for.
+type packedSides struct{ a, b bool }
+
+// gemmPackFloatsOf is gemmPackFloats without the buffers of the operands
+// packed once.
+func gemmPackFloatsOf(m, n, k int, b bForm, packed packedSides) int {
 	if b != bIm2col && m <= gemvMaxRows {
 		return 0
 	}
 	kc := min(k, blockK)
-	pa := ceilTo(min(m, blockM), maxMR) * kc
+	pa, pb := ceilTo(min(m, blockM), maxMR)*kc, kc*ceilTo(min(n, blockN), maxNR)
 	if b == bRowMajor {
 		// One panel even when n is a multiple of maxNR, so that the
 		// scratch never shrinks as n grows: a plan sized at a run-time
 		// size's bound must hold every smaller value.
-		return pa + kc*maxNR
+		pb = kc * maxNR
 	}
-	return pa + kc*ceilTo(min(n, blockN), maxNR)
+	if packed.a {
+		pa = 0
+	}
+	if packed.b {
+		pb = 0
+	}
+	return pa + pb
 }
 
 func ceilTo(x, to int) int { return (x + to - 1) / to * to }

@@ -32,14 +32,24 @@ func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 // the micro-kernel calls of each block are shared with the worker pool.
 // Up to gemvMaxRows rows of A times a B other than a convolution's run row
 // by row (gemvRows), unpacked. The packing buffers are work's first
-// gemmPackFloats(m, n, k, formOf(b, conv)) floats.
+// gemmPackFloatsOf(m, n, k, formOf(b, conv), sides) floats, sides the
+// operands pre holds for this product.
 func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32) {
-	sgemmRows(m, n, k, a, b, conv, c, ldc, accumulate, work, nil)
+	sgemmRows(m, n, k, a, b, conv, c, ldc, accumulate, work, nil, prepacked{})
+}
+
+// prepacked is an operand of sgemm packed once (prepare.go): A (group
+// group of it) or B, or neither.
+type prepacked struct {
+	pk    *packedGEMM
+	group int
 }
 
 // sgemmRows is sgemm that finishes C's rows with ep (rowEpilogue, nil:
-// none) block by block, as soon as their product is complete.
-func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32, ep *rowEpilogue) {
+// none) block by block, as soon as their product is complete, and reads
+// the panels of A or B from pre where it holds them (for this product on
+// the running path) instead of packing them.
+func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32, ep *rowEpilogue, pre prepacked) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -57,13 +67,22 @@ func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, ac
 		gemvRows(m, n, k, a, b, c, ldc, accumulate)
 		return
 	}
-	split := ceilTo(min(m, blockM), maxMR) * min(k, blockK)
 	j := gemmJob{m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, accumulate: accumulate,
-		pa: work[:split], pb: work[split:gemmPackFloats(m, n, k, form)],
 		// A row-major B is read in place, whole panels at least; only
 		// a last panel narrower than nr is packed (padded with zeros),
 		// at the start of pb.
 		direct: form == bRowMajor}
+	var sides packedSides
+	if pre.pk.forA(m, k) != nil {
+		j.preA, j.preGroup, sides.a = pre.pk, pre.group, true
+	} else if pre.pk.forB(n, k, form) != nil {
+		j.preB, sides.b = pre.pk, true
+	}
+	split := 0
+	if !sides.a {
+		split = ceilTo(min(m, blockM), maxMR) * min(k, blockK)
+	}
+	j.pa, j.pb = work[:split], work[split:gemmPackFloatsOf(m, n, k, form, sides)]
 	if threads > 1 && workers.mu.TryLock() {
 		// The job lives in pooledJob while the workers read it, so that
 		// the caller's copy never escapes to the heap.
@@ -112,9 +131,11 @@ type gemmJob struct {
 	c          []float32
 	ldc        int
 	accumulate bool
-	pa, pb     []float32 // packed A (one block of k and m), packed B (one block of k and n, or its last panel when direct)
-	direct     bool      // B read in place where its panels are whole
-	pooled     bool      // this is pooledJob, and the pool is held
+	pa, pb     []float32   // packed A (one block of k and m), packed B (one block of k and n, or its last panel when direct)
+	direct     bool        // B read in place where its panels are whole
+	pooled     bool        // this is pooledJob, and the pool is held
+	preA, preB *packedGEMM // A's or B's panels packed once (nil: packed here)
+	preGroup   int         // the group of preA
 
 	// The block: k from pc (kc deep), m from ic (mc high), n from jc (nc
 	// wide); acc when it adds to C.
@@ -144,6 +165,9 @@ func (j *gemmJob) run() {
 		j.pc, j.kc, j.acc = pc, min(blockK, j.k-pc), j.accumulate || pc > 0
 		for ic := 0; ic < j.m; ic += blockM {
 			j.ic, j.mc = ic, min(blockM, j.m-ic)
+			if j.preA != nil {
+				j.pa = j.preA.blockA(j.preGroup, pc, j.kc, ic)
+			}
 			j.runRows()
 		}
 	}
@@ -157,7 +181,7 @@ func (j *gemmJob) run() {
 // both. With few of either, B is packed, then tiles are cut both ways.
 func (j *gemmJob) runRows() {
 	rowPanels := panelsOf(j.mc, mr)
-	j.packedA = false
+	j.packedA = j.preA != nil
 	for jc := 0; jc < j.n; jc += blockN {
 		j.jc, j.nc = jc, min(blockN, j.n-jc)
 		j.full = 0
@@ -271,7 +295,7 @@ func (j *gemmJob) packRows(r0, r1 int) {
 func (j *gemmJob) packPanels(q0, q1 int) {
 	c0, c1 := q0*nr, min(q1*nr, j.nc)
 	c0 = max(c0, j.full)
-	if c0 >= c1 {
+	if c0 >= c1 || j.preB != nil {
 		return
 	}
 	dst := j.pb[(c0-j.full)*j.kc:]
@@ -295,6 +319,8 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 		ldb := nr
 		if jr < j.full {
 			bp, ldb = j.b.data[j.pc*j.b.rs+j.jc+jr:], j.b.rs
+		} else if j.preB != nil {
+			bp = j.preB.panelB(j.pc, kc, j.jc+jr)
 		} else {
 			bp = j.pb[(jr-j.full)*kc : (jr-j.full+nr)*kc]
 		}

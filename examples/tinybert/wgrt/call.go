@@ -57,7 +57,21 @@ type Call struct {
 	// keep), as the plan sized it from the kernel's declared need; nil for
 	// a kernel that declares none.
 	Scratch []byte
+	// Prepared is what the kernel made of the op's constant operands
+	// (params, constants) once, when the runner bound them (a PrepareFunc:
+	// the reference kernels' weights packed into their GEMM panels); nil
+	// when nothing was, and the kernel then works from the operands alone.
+	// It belongs to the runner: the kernel reads it and never keeps it.
+	Prepared any
 }
+
+// PrepareFunc prepares one op's constant operands for its kernel, once,
+// when params are bound: c has the op's kernel and attributes, and those
+// inputs that are params or constants with their data (the others with
+// their shape where it is constant, else none). It returns what the
+// kernel's Call.Prepared will then hold and the bytes it allocated for
+// it, or nil when the kernel prepares nothing for this op.
+type PrepareFunc func(c *Call) (prepared any, bytes int, err error)
 
 // KernelFunc serves every kernel of a graph by name: for tracing, testing,
 // or dispatch to a table of implementations.
