@@ -97,3 +97,25 @@ func randomF32(r *rand.Rand, shape ...int) wgrt.Tensor {
 	}
 	return t
 }
+
+// With the reference kernels, plan shows the params wrapgen run packs
+// once: each of the three convs' filters, 8 rows rounded up to the widest
+// micro-kernel's 12 by 8·3·3 deep, in float32 (w1 serves two convs, each
+// packing its own); without them, none.
+func TestPlanShowsPackedParams(t *testing.T) {
+	const packed = 3 * 12 * 72 * 4
+	out, _, err := runCLI("plan", "-kernels", "ref", residualGraph)
+	require.NoError(t, err)
+	assert.Contains(t, out, "packed params              10,368 (10.1 KiB): ")
+	js, _, err := runCLI("plan", "-kernels", "ref", "-json", residualGraph)
+	require.NoError(t, err)
+	var fig struct {
+		Packed int64 `json:"packed_param_bytes"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &fig))
+	assert.Equal(t, int64(packed), fig.Packed)
+
+	out, _, err = runCLI("plan", residualGraph)
+	require.NoError(t, err)
+	assert.NotContains(t, out, "packed params")
+}
