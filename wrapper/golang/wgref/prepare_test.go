@@ -186,6 +186,7 @@ func preparedCases() []preparedCase {
 		preparedConvCase(r, "1x1 stride 2, few outputs", "Conv", 2, 7, 3, 1, []int{9, 9}, []int{1, 1}, 2, 0, false, false, true),
 		preparedConvCase(r, "pointwise", "Conv", 2, 19, 24, 1, []int{5, 7}, []int{1, 1}, 1, 0, true, false, true),
 		preparedConvCase(r, "pointwise, more rows than a block", "Conv", 1, 2, 600, 1, []int{7, 7}, []int{1, 1}, 1, 0, false, false, true),
+		preparedConvCase(r, "large enough to share with the pool", "Conv", 1, 32, 64, 1, []int{28, 28}, []int{3, 3}, 1, 1, true, false, true),
 		preparedConvCase(r, "3-D", "Conv", 2, 3, 7, 1, []int{4, 5, 6}, []int{3, 3, 3}, 1, 1, true, false, true),
 		preparedConvCase(r, "fused bias and Relu", "FusedConv", 2, 6, 21, 1, []int{8, 8}, []int{3, 3}, 1, 1, true, true, true),
 		preparedConvCase(r, "depthwise (tap rows: nothing packed)", "Conv", 1, 8, 8, 8, []int{6, 6}, []int{3, 3}, 1, 1, false, false, false),
@@ -233,6 +234,13 @@ func TestPreparedWeightsSameBits(t *testing.T) {
 			got := elems[float32](c.Outputs[0])
 			require.True(t, slices.Equal(perCall, got), "%s: prepared weights change bits", tc.name)
 			require.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%s: allocations per call", tc.name)
+			// Shared with the worker pool: the same bits again.
+			SetThreads(3)
+			clear(got)
+			err = Call(c)
+			SetThreads(1)
+			require.NoError(t, err, tc.name)
+			require.True(t, slices.Equal(perCall, got), "%s: prepared weights with 3 threads change bits", tc.name)
 			if tc.whole {
 				w := elems[float32](tc.ins[1])
 				saved := slices.Clone(w)
