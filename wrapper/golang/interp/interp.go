@@ -234,8 +234,15 @@ func (m *Model) LayoutAt(at map[string]int) error {
 // placement; StaticPeakBytes is the plan's own (see wgrt.Frame.PeakBytes).
 func (m *Model) PeakBytes() (peak, static int) { return m.f.PeakBytes(), m.f.StaticPeakBytes() }
 
-// Close frees the memory the model keeps.
-func (m *Model) Close() { m.pools.Close() }
+// Close frees the memory the model keeps: its pools and the weights
+// PrepareWeights packed.
+func (m *Model) Close() {
+	m.pools.Close()
+	for i := range m.calls {
+		m.calls[i].Prepared = nil
+	}
+	m.preparedBytes = 0
+}
 
 // CallOp calls op i's kernel by name, reading its row as emit.CallOf lays
 // it out (the generated CallOp reads it the same way, with types).
