@@ -24,6 +24,9 @@ type programChecker struct {
 	loops     []*Op
 	// set holds the run-time sizes set by the ops seen so far.
 	set map[*Symbol]bool
+	// anyRunTime says whether the graph has a run-time size at all: most
+	// have none, and then no layout need be searched for one.
+	anyRunTime bool
 }
 
 type signature struct {
@@ -39,6 +42,7 @@ func (d *decoder) checkProgram(root *jsonNode) {
 	c := &programChecker{d: d, isDefined: make([]bool, n), definedBy: make([]*Op, n), consumed: make([]*Op, n),
 		scopedTo: make([]*Op, n), defLoop: make([]*Op, n), sigs: map[string]*signature{}, set: map[*Symbol]bool{}}
 	for _, s := range g.Symbols {
+		c.anyRunTime = c.anyRunTime || s.RunTime()
 		if s.RunTime() && s.SetBy == nil {
 			d.err(root, "symbols", "symbol %q has a bound but no op sets it (an op's \"sets\")", s.Name)
 		}
@@ -176,6 +180,9 @@ func layoutExprs(t *Tensor) []expr.Expr {
 // runTimeSize is the first run-time size es use that ready does not
 // accept, or nil.
 func (c *programChecker) runTimeSize(es []expr.Expr, ready func(*Symbol) bool) *Symbol {
+	if !c.anyRunTime {
+		return nil
+	}
 	for _, e := range es {
 		for _, name := range e.Symbols() {
 			if s := c.d.symbols[name]; s != nil && s.RunTime() && !ready(s) {
@@ -195,6 +202,9 @@ func (c *programChecker) runTimeSymbol(t *Tensor) *Symbol {
 // size, or an attribute using one, that no op before it (or, for an
 // output, the op itself) sets.
 func (c *programChecker) checkRunTimeSizes(op *Op) {
+	if !c.anyRunTime {
+		return
+	}
 	setHere := map[*Symbol]bool{}
 	for _, ss := range op.Sets {
 		setHere[ss.Symbol] = true
