@@ -58,6 +58,7 @@ func TestVersionLine(t *testing.T) {
 // stamping and checks that it reports the checkout's revision.
 func TestVersionOfBuiltBinary(t *testing.T) {
 	testenv.SkipUnlessLong(t, "builds wrapgen")
+	t.Parallel() // builds and runs other programs: overlaps with the other long tests
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		t.Skip("not in a git checkout (or no git): no revision to compare with")

@@ -36,6 +36,7 @@ func quickStartFiles(t *testing.T, readme string) map[string]string {
 // holds wrapgen's dependencies and the checkout's go.sum vouches for them.
 func TestConsumerModule(t *testing.T) {
 	testenv.SkipUnlessLong(t, "builds a module with the go command")
+	t.Parallel() // builds and runs other programs: overlaps with the other long tests
 	checkout, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	readme, err := os.ReadFile(filepath.Join(checkout, "README.md"))

@@ -206,6 +206,7 @@ func hostileGraph(t *testing.T, seed uint64) []byte {
 // sets how many (CI runs the default, a long run by hand uses hundreds).
 func TestHostileGraphsCompile(t *testing.T) {
 	testenv.SkipUnlessLong(t, "builds generated code")
+	t.Parallel() // builds and runs other programs: overlaps with the other long tests
 	count := 8
 	if s := os.Getenv("WRAPGEN_PROPERTY_GRAPHS"); s != "" {
 		var err error

@@ -23,6 +23,7 @@ import (
 // expected outputs as the in-process sweep compares them.
 func TestNodeTestSampleThroughGeneratedCode(t *testing.T) {
 	testenv.SkipUnlessLong(t, "builds a program from generated wrappers")
+	t.Parallel() // builds and runs other programs: overlaps with the other long tests
 	dirs, _ := filepath.Glob(filepath.Join(onnxtest.Dir, "test_*"))
 	if len(dirs) == 0 {
 		t.Skipf("no ONNX node tests in %s (install Debian's libonnx-testdata)", onnxtest.Dir)

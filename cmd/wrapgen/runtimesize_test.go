@@ -16,6 +16,7 @@ import (
 // output at the size the kernel reports, under ASan and UBSan.
 func TestRunTimeSizeCpp(t *testing.T) {
 	testenv.SkipUnlessLong(t, "compiles C++ with sanitizers")
+	t.Parallel() // builds and runs other programs: overlaps with the other long tests
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++")
 	}
