@@ -108,6 +108,7 @@ func (l *List) Format(indent, unit string, col, tail int) string {
 			b.WriteString(text)
 		case l.Fill && at > start && at+1+Columns(text)+after <= Width:
 			b.WriteString(" " + text)
+			at++
 		default:
 			if it.List != nil {
 				text = it.Text + it.List.Format(inner, unit, start+Columns(it.Text), after)
@@ -115,12 +116,13 @@ func (l *List) Format(indent, unit string, col, tail int) string {
 			b.WriteString("\n" + inner + text)
 			at = start
 		}
-		at += Columns(text) + 1
+		at += Columns(text)
 		if nl := strings.LastIndexByte(text, '\n'); nl >= 0 {
-			at = Columns(text[nl+1:]) + 1
+			at = Columns(text[nl+1:])
 		}
 		if !last || !l.Hug {
 			b.WriteString(",")
+			at++
 		}
 	}
 	if l.Hug {
