@@ -56,7 +56,9 @@ func (g *gen) signature(f *jen.File) {
 	body := []jen.Code{
 		jen.List(picked, jen.Err()).Op(":=").Qual(g.rt, "PickByName").Call(str(g.g.Name), jen.Lit("input"), jen.Id("program").Dot("InputNames"), jen.Id("tensors")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Id("in").Op(":=").Op("&").Id("Inputs").Add(list("{", "}", len(fields) > 0, fields...)),
+		fit(placeStatement, 0, func(multi bool) *jen.Statement {
+			return jen.Id("in").Op(":=").Op("&").Id("Inputs").Add(list("{", "}", multi, fields...))
+		}),
 	}
 	for _, s := range g.g.Symbols {
 		if !g.pr.CallerGives(s) {
@@ -78,6 +80,8 @@ func (g *gen) signature(f *jen.File) {
 	}
 	doc(f, "Map returns the outputs by name.")
 	f.Func().Params(jen.Id("o").Op("*").Id("Outputs")).Id("Map").Params().Map(jen.String()).Add(g.tensorType()).Block(
-		jen.Return(jen.Map(jen.String()).Add(g.tensorType()).Add(list("{", "}", len(outs) > 0, outs...))),
+		fit(placeStatement, 0, func(multi bool) *jen.Statement {
+			return jen.Return(jen.Map(jen.String()).Add(g.tensorType()).Add(list("{", "}", multi, outs...)))
+		}),
 	)
 }
