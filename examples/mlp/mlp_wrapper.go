@@ -248,23 +248,13 @@ func InputsFrom(tensors map[string]wgrt.Tensor, symbols map[string]int) (*Inputs
 	if err != nil {
 		return nil, err
 	}
-	in := &Inputs{
-		X:  ts[0],
-		W1: ts[1],
-		B1: ts[2],
-		W2: ts[3],
-		B2: ts[4],
-		W3: ts[5],
-		B3: ts[6],
-	}
+	in := &Inputs{X: ts[0], W1: ts[1], B1: ts[2], W2: ts[3], B2: ts[4], W3: ts[5], B3: ts[6]}
 	return in, nil
 }
 
 // Map returns the outputs by name.
 func (o *Outputs) Map() map[string]wgrt.Tensor {
-	return map[string]wgrt.Tensor{
-		"y": o.Y,
-	}
+	return map[string]wgrt.Tensor{"y": o.Y}
 }
 
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.

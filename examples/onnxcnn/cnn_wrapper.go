@@ -359,17 +359,13 @@ func InputsFrom(tensors map[string]wgrt.Tensor, symbols map[string]int) (*Inputs
 	if err != nil {
 		return nil, err
 	}
-	in := &Inputs{
-		Image: ts[0],
-	}
+	in := &Inputs{Image: ts[0]}
 	return in, nil
 }
 
 // Map returns the outputs by name.
 func (o *Outputs) Map() map[string]wgrt.Tensor {
-	return map[string]wgrt.Tensor{
-		"probs": o.Probs,
-	}
+	return map[string]wgrt.Tensor{"probs": o.Probs}
 }
 
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.

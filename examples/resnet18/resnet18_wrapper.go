@@ -672,9 +672,7 @@ func InputsFrom(tensors map[string]wgrt.Tensor, symbols map[string]int) (*Inputs
 
 // Map returns the outputs by name.
 func (o *Outputs) Map() map[string]wgrt.Tensor {
-	return map[string]wgrt.Tensor{
-		"t234": o.T234,
-	}
+	return map[string]wgrt.Tensor{"t234": o.T234}
 }
 
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.

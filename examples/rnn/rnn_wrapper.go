@@ -244,12 +244,7 @@ func InputsFrom(tensors map[string]wgrt.Tensor, symbols map[string]int) (*Inputs
 	if err != nil {
 		return nil, err
 	}
-	in := &Inputs{
-		X:  ts[0],
-		Wx: ts[1],
-		Wh: ts[2],
-		B:  ts[3],
-	}
+	in := &Inputs{X: ts[0], Wx: ts[1], Wh: ts[2], B: ts[3]}
 	if v, ok := symbols["steps"]; ok {
 		in.Steps = v
 	} else {
@@ -260,9 +255,7 @@ func InputsFrom(tensors map[string]wgrt.Tensor, symbols map[string]int) (*Inputs
 
 // Map returns the outputs by name.
 func (o *Outputs) Map() map[string]wgrt.Tensor {
-	return map[string]wgrt.Tensor{
-		"y": o.Y,
-	}
+	return map[string]wgrt.Tensor{"y": o.Y}
 }
 
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.

@@ -545,19 +545,13 @@ func InputsFrom(tensors map[string]wgrt.Tensor, symbols map[string]int) (*Inputs
 	if err != nil {
 		return nil, err
 	}
-	in := &Inputs{
-		InputIds:      ts[0],
-		AttentionMask: ts[1],
-	}
+	in := &Inputs{InputIds: ts[0], AttentionMask: ts[1]}
 	return in, nil
 }
 
 // Map returns the outputs by name.
 func (o *Outputs) Map() map[string]wgrt.Tensor {
-	return map[string]wgrt.Tensor{
-		"hidden": o.Hidden,
-		"pooled": o.Pooled,
-	}
+	return map[string]wgrt.Tensor{"hidden": o.Hidden, "pooled": o.Pooled}
 }
 
 // frame is the state of one call (see wgrt.Frame) and the kernels it calls.
