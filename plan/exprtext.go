@@ -1,6 +1,9 @@
 package plan
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // MaxExprText is the longest expression wrapgen's text outputs (the plan
 // report, comments in generated code) print whole; longer ones are cut
@@ -14,5 +17,9 @@ func ShortExpr(e, whole string) string {
 	if len(e) <= MaxExprText {
 		return e
 	}
-	return fmt.Sprintf("%s… (%d characters; whole in %s)", e[:MaxExprText-20], len(e), whole)
+	cut := MaxExprText - 20
+	for cut > 0 && !utf8.RuneStart(e[cut]) {
+		cut-- // not inside a character: the text stays valid UTF-8
+	}
+	return fmt.Sprintf("%s… (%d characters; whole in %s)", e[:cut], len(e), whole)
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -17,4 +18,6 @@ func TestShortExpr(t *testing.T) {
 	assert.Contains(t, got, "… (606 characters; whole in -json size_expr)")
 	assert.True(t, strings.HasPrefix(got, long[:60]))
 	assert.Equal(t, long[:MaxExprText], ShortExpr(long[:MaxExprText], "x"), "at the limit it is whole")
+	wide := "x" + strings.Repeat("é", 50) // two bytes each: byte 60 is inside one
+	assert.True(t, utf8.ValidString(ShortExpr(wide, "x")), "cut between characters")
 }
