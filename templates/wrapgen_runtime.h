@@ -506,7 +506,10 @@ inline void Deliver(OwnedTensor* dst, const Tensor& t, std::shared_ptr<void> own
 // Opcodes of Program::code and step kinds of Plan::steps: wrapgen's
 // numbering (its package emit; a test holds the two together).
 enum ProgramCode : int64_t { kIntConst = 0, kIntSym = 1, kIntAdd = 2, kIntMul = 3, kIntFloorDiv = 4, kIntMod = 5, kIntMax = 6, kIntMin = 7 };
-enum ProgramStep : int32_t { kStepAcquire = 0, kStepRelease = 1, kStepView = 2, kStepUnview = 3, kStepCall = 4, kStepLoop = 5, kStepEndLoop = 6, kStepCapacity = 7, kStepSetSymbol = 8 };
+enum ProgramStep : int32_t {
+  kStepAcquire = 0, kStepRelease = 1, kStepView = 2, kStepUnview = 3, kStepCall = 4,
+  kStepLoop = 5, kStepEndLoop = 6, kStepCapacity = 7, kStepSetSymbol = 8
+};
 // How many operands follow each step kind.
 constexpr int kStepWidth[] = {4, 1, 5, 1, 1, 3, 2, 3, 3};
 

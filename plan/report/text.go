@@ -126,7 +126,7 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  name\tdevice\tstorages\tsteps\tbytes\tsize\n")
 	for i, pool := range p.Pools {
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t[%d, %d)\t%s\t%s\n", pool.Name, pool.Device, len(pool.Buffers), pool.Begin, pool.End, groupDigits(f.PoolBytes[i]), readableExpr(pool.Size.String()))
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t[%d, %d)\t%s\t%s\n", pool.Name, pool.Device, len(pool.Buffers), pool.Begin, pool.End, groupDigits(f.PoolBytes[i]), plan.ShortExpr(pool.Size.String(), "-json size_expr"))
 	}
 	tw.Flush()
 	if opts.MemoryMap {
@@ -169,16 +169,3 @@ func (e *errWriter) Write(b []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
-
-// maxExprText is the longest expression the text report prints whole;
-// -json always has it all.
-const maxExprText = 80
-
-// readableExpr is an expression as the report prints it: whole when
-// short, else its start and its length (the bytes column has its value).
-func readableExpr(e string) string {
-	if len(e) <= maxExprText {
-		return e
-	}
-	return fmt.Sprintf("%s… (%d characters; whole in -json size_expr)", e[:maxExprText-20], len(e))
-}

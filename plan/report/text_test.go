@@ -46,17 +46,6 @@ func TestSVGMarksAliasedStorages(t *testing.T) {
 	assert.NotContains(t, buf.String(), "aliased")
 }
 
-// A long size expression is cut in the text report (it is whole in -json).
-func TestReadableExpr(t *testing.T) {
-	short := "4096*batch"
-	assert.Equal(t, short, readableExpr(short))
-	long := "max(" + strings.Repeat("batch*seq*64 + ", 40) + "1)"
-	got := readableExpr(long)
-	assert.Less(t, len(got), 130)
-	assert.Contains(t, got, "characters; whole in -json size_expr)")
-	assert.True(t, strings.HasPrefix(got, long[:60]))
-}
-
 // The report says which sizes are set at run time, by which op, and the
 // bound the storages are planned at.
 func TestReportNamesRunTimeSizes(t *testing.T) {

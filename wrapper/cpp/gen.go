@@ -147,21 +147,47 @@ type fileData struct {
 	Plans []planDecl
 	// The program's arrays, a row per line; Cases are Frame::CallOp's.
 	Code, Tensors, Dims, Lists, InputViews, OpArgs, OpStart []string
-	Floats, Strings, Cases                                  []string
+	Floats, Strings                                         string
+	Cases                                                   []string
 	Bind, Run                                               []string
 	// Params and constants: tensor numbers, names, fields; constants'
 	// contents as arrays.
 	ParamTensors, ConstTensors string
 	ParamNames, ParamFields    []string
-	SymbolNames                []string
+	SymbolNames                string
 	Guards                     string
 	RunTimeSizes               string
 	KeepPlan                   bool
 	GuardTexts                 []string
-	Consts                     []listDecl
+	Consts                     []constDecl
+	ConstData                  string
 }
 
-type kernelDecl struct{ Doc, Method, Params string }
+// kernelDecl is a Kernels method: Params on one line, ParamLines in
+// parentheses laid out for the header.
+type kernelDecl struct {
+	Doc                        []string
+	Method, Params, ParamLines string
+}
+
+// docWidth is the width of a comment's text.
+const docWidth = 76
+
+// list is items in braces after lead, laid out to the width (see
+// emit.List), with tail characters after it on its line.
+func list(lead string, items []string, tail int) string {
+	return (&emit.List{Open: "{", Close: "}", Items: emit.Texts(items), Fill: true, Hug: true}).Format("", "    ", len(lead), tail)
+}
+
+// indentRows indents every line of each row after its first by indent
+// (rows with their comment above them), as the template indents the first.
+func indentRows(rows []string, indent string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = strings.ReplaceAll(r, "\n", "\n"+indent)
+	}
+	return out
+}
 
 // planDecl is the plan's arrays: their names and contents.
 type planDecl struct {
@@ -172,6 +198,21 @@ type planDecl struct {
 
 type fieldDecl struct{ Type, Name, Doc string }
 type listDecl struct{ Var, List string }
+
+// constDecl is a constant's array: its comment lines, name and contents.
+type constDecl struct {
+	Doc       []string
+	Var, List string
+}
+
+// intList is a C++ array of ints after lead, ending with the unused 0.
+func intList(lead string, xs []int) string {
+	items := make([]string, 0, len(xs)+1)
+	for _, x := range xs {
+		items = append(items, strconv.Itoa(x))
+	}
+	return list(lead, append(items, "0"), 1)
+}
 
 type gen struct {
 	p  *plan.Plan
@@ -234,7 +275,10 @@ func (g *gen) header(d *fileData) {
 				ps = append(ps, attrType(o.Kind)+" "+g.n.attr[k.Name][o.Index])
 			}
 		}
-		d.Kernels = append(d.Kernels, kernelDecl{Doc: emit.KernelDoc(k, g.n.kernel[k.Name], quote.CppComment), Method: g.n.kernel[k.Name], Params: strings.Join(ps, ", ")})
+		lead := "  virtual wrapgen::Status " + g.n.kernel[k.Name]
+		d.Kernels = append(d.Kernels, kernelDecl{Doc: emit.WrapText(emit.KernelDoc(k, g.n.kernel[k.Name], quote.CppComment), docWidth), Method: g.n.kernel[k.Name],
+			Params:     strings.Join(ps, ", "),
+			ParamLines: (&emit.List{Open: "(", Close: ")", Items: emit.Texts(ps), Fill: true, Hug: true}).Format("  ", "    ", len(lead), len(" = 0;"))})
 	}
 	for _, t := range g.g.Inputs {
 		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})
@@ -267,12 +311,12 @@ func attrType(k graph.AttrKind) string {
 	}
 }
 
-func quoteList(ts []*graph.Tensor) string {
+func quoteList(ts []*graph.Tensor) []string {
 	var qs []string
 	for _, t := range ts {
 		qs = append(qs, quote.Cpp(t.Name))
 	}
-	return strings.Join(qs, ", ")
+	return qs
 }
 
 // tables fills the op table, pool devices and the program's arrays.
@@ -283,7 +327,7 @@ func (g *gen) tables(d *fileData) {
 				return "nullptr, 0"
 			}
 			v := ident.Numbered("k_op_"+kind, i)
-			d.OpNames = append(d.OpNames, listDecl{v, quoteList(ts)})
+			d.OpNames = append(d.OpNames, listDecl{v, list("const char* const "+v+"[] = ", quoteList(ts), 1)})
 			return fmt.Sprintf("%s, %d", v, len(ts))
 		}
 		in, out, mut, sets := ref("inputs", op.Args()), ref("outputs", op.Outputs), ref("mutates", op.Mutates), ref("sets", op.Counts())
@@ -291,51 +335,61 @@ func (g *gen) tables(d *fileData) {
 	}
 	t := g.pr.Tables()
 	rows := g.pr.Rows(quote.CppComment, intLiteral)
-	d.Code, d.Tensors, d.Dims, d.Lists, d.InputViews = rows.Code, rows.Tensors, rows.Dims, rows.Lists, rows.InputViews
-	d.OpArgs, d.OpStart = rows.OpArgs, rows.OpStart
+	d.Code, d.Tensors, d.Dims, d.Lists, d.InputViews = rows.Code, indentRows(rows.Tensors, "    "), rows.Dims, rows.Lists, indentRows(rows.InputViews, "    ")
+	d.OpArgs, d.OpStart = indentRows(rows.OpArgs, "    "), rows.OpStart
 	d.Plans = g.plans(t, rows)
 	var devices []string
 	for _, x := range t.Devices {
 		devices = append(devices, quote.Cpp(x))
 	}
-	d.Devices = strings.Join(append(devices, "nullptr"), ", ")
-	d.InputTensors, d.OutputTensors = emit.IntRow(t.Inputs), emit.IntRow(t.Outputs)
+	d.Devices = list("const char* const kDevices[] = ", append(devices, "nullptr"), 1)
+	d.InputTensors, d.OutputTensors = intList("const int32_t kInputs[] = ", t.Inputs), intList("const int32_t kOutputs[] = ", t.Outputs)
 	for _, x := range g.g.Inputs {
 		d.InputNames = append(d.InputNames, quote.Cpp(x.Name)+",")
 		d.InputFields = append(d.InputFields, "&Inputs::"+g.n.field[x]+",")
 	}
-	d.ParamTensors, d.ConstTensors = emit.IntRow(t.Params), emit.IntRow(t.Constants)
+	d.ParamTensors, d.ConstTensors = intList("const int32_t kParams[] = ", t.Params), intList("const int32_t kConstants[] = ", t.Constants)
+	var symbols []string
 	for _, s := range g.g.Symbols {
-		d.SymbolNames = append(d.SymbolNames, quote.Cpp(s.Name)+",")
+		symbols = append(symbols, quote.Cpp(s.Name))
 	}
+	d.SymbolNames = list("const char* const kSymbolNames[] = ", append(symbols, "nullptr"), 1)
 	for _, x := range g.g.Params {
 		d.ParamNames = append(d.ParamNames, quote.Cpp(x.Name)+",")
 		d.ParamFields = append(d.ParamFields, "&Params::"+g.n.field[x]+",")
 	}
+	var constVars []string
 	for i, x := range g.g.Constants {
 		bs := make([]string, len(x.Data))
 		for j, b := range x.Data {
 			bs[j] = strconv.Itoa(int(b))
 		}
-		d.Consts = append(d.Consts, listDecl{ident.Numbered("k_const_", i), strings.Join(append(bs, "0"), ", ")})
+		v := ident.Numbered("k_const_", i)
+		constVars = append(constVars, v)
+		d.Consts = append(d.Consts, constDecl{Doc: emit.WrapText(v+": "+emit.ConstDoc(x, quote.CppComment), docWidth),
+			Var: v, List: list("alignas(64) const uint8_t "+v+"[] = ", append(bs, "0"), 1)})
 	}
+	d.ConstData = list("const uint8_t* const kConstData[] = ", append(constVars, "nullptr"), 1)
 	for _, x := range g.g.Outputs {
 		d.OutputNames = append(d.OutputNames, quote.Cpp(x.Name)+",")
 		d.OutputFields = append(d.OutputFields, "&Outputs::"+g.n.field[x]+",")
 	}
 	d.NumLoops = t.NumLoops
-	d.Guards = emit.IntRow(t.Guards)
-	d.RunTimeSizes = emit.IntRow(t.RunTimeSizes)
+	d.Guards = intList("const int32_t kGuards[] = ", t.Guards)
+	d.RunTimeSizes = intList("const int32_t kRunTimeSizes[] = ", t.RunTimeSizes)
 	d.KeepPlan = t.KeepPlan
 	for _, x := range t.GuardTexts {
 		d.GuardTexts = append(d.GuardTexts, quote.Cpp(x)+",")
 	}
+	var floats, strs []string
 	for _, x := range t.Floats {
-		d.Floats = append(d.Floats, emit.FloatLiteral(x)+",")
+		floats = append(floats, emit.FloatLiteral(x))
 	}
 	for _, x := range t.Strings {
-		d.Strings = append(d.Strings, quote.Cpp(x)+",")
+		strs = append(strs, quote.Cpp(x))
 	}
+	d.Floats = list("[[maybe_unused]] const double kFloatAttrs[] = ", append(floats, "0.0"), 1)
+	d.Strings = list("[[maybe_unused]] const char* const kStringAttrs[] = ", append(strs, "nullptr"), 1)
 	for ki, k := range g.pr.Kernels {
 		d.Cases = append(d.Cases, g.dispatch(ki, k)...)
 	}
@@ -376,11 +430,15 @@ func (g *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
 		var devs []string
 		for j, pool := range b.Plan.Pools {
 			devs = append(devs, quote.Cpp(pt.PoolDevices[j]))
-			pd.PoolDocs = append(pd.PoolDocs, fmt.Sprintf("pool %d on %s: %s bytes, %d storages, steps [%d, %d)", j, quote.CppComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
+			doc := emit.WrapText(fmt.Sprintf("pool %d on %s: %s bytes, %d storages, steps [%d, %d)", j, quote.CppComment(pool.Device), emit.ShortExpr(pool.Size), len(pool.Buffers), pool.Begin, pool.End), docWidth)
+			for k := 1; k < len(doc); k++ {
+				doc[k] = "    " + doc[k]
+			}
+			pd.PoolDocs = append(pd.PoolDocs, doc...)
 		}
-		pd.PoolDevices = strings.Join(append(devs, "nullptr"), ", ")
-		pd.Steps, pd.Storages = rows.Steps[i], rows.Storages[i]
-		pd.OutputPools, pd.Owners = emit.IntRow(pt.OutputPools), emit.IntRow(pt.OutputOwners)
+		pd.PoolDevices = list("const char* const "+pd.PoolDevicesVar+"[] = ", append(devs, "nullptr"), 1)
+		pd.Steps, pd.Storages = indentRows(rows.Steps[i], "    "), indentRows(rows.Storages[i], "    ")
+		pd.OutputPools, pd.Owners = intList("const int32_t "+pd.OutputPoolsVar+"[] = ", pt.OutputPools), intList("const int32_t "+pd.OwnersVar+"[] = ", pt.OutputOwners)
 		ps = append(ps, pd)
 	}
 	return ps
@@ -437,5 +495,7 @@ func (g *gen) dispatch(ki int, k *graph.Kernel) []string {
 	for _, l := range pre {
 		out = append(out, "  "+l)
 	}
-	return append(out, fmt.Sprintf("  return k_->%s(%s);", g.n.kernel[k.Name], strings.Join(args, ", ")), "}")
+	lead := "      return k_->" + g.n.kernel[k.Name]
+	call := (&emit.List{Open: "(", Close: ")", Items: emit.Texts(args), Fill: true, Hug: true}).Format("      ", "    ", len(lead), 1)
+	return append(out, "  return k_->"+g.n.kernel[k.Name]+call+";", "}")
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Rows are the tables as source text, a row per line with a comment where
-// it helps a reader: what both backends print inside their own array
+// it helps a reader (above the row when it would make the line too long): what both backends print inside their own array
 // syntax (both write integer lists as "a, b," and comments as //).
 type Rows struct {
 	Code, Tensors, Dims, Lists, InputViews, OpArgs, OpStart []string
@@ -24,24 +24,24 @@ func (pr *Model) Rows(comment func(string) string, intLit func(int64) string) Ro
 		r.Code = append(r.Code, strconv.Itoa(in.Op)+", "+intLit(in.A)+", "+strconv.FormatInt(in.B, 10)+",")
 	}
 	for _, x := range t.Tensors {
-		r.Tensors = append(r.Tensors, IntRow([]int{x.DType, x.Device, len(x.Tensor.Shape), x.Dims})+"  // "+comment(x.Tensor.Name))
+		r.Tensors = append(r.Tensors, CommentedRow(IntRow([]int{x.DType, x.Device, len(x.Tensor.Shape), x.Dims}), comment(x.Tensor.Name)))
 	}
 	r.Dims = Chunks(t.Dims)
 	for _, l := range t.Lists {
 		r.Lists = append(r.Lists, IntRow(append([]int{len(l)}, l...)))
 	}
 	for _, v := range t.InputViews {
-		r.InputViews = append(r.InputViews, IntRow([]int{v.Tensor, v.Input, v.Start, v.End})+"  // "+comment(pr.Graph.Tensors[v.Tensor].Name))
+		r.InputViews = append(r.InputViews, CommentedRow(IntRow([]int{v.Tensor, v.Input, v.Start, v.End}), comment(pr.Graph.Tensors[v.Tensor].Name)))
 	}
 	for _, pt := range t.Plans {
 		var steps []string
 		for _, s := range pt.Steps {
-			steps = append(steps, IntRow(append([]int{int(s.Kind)}, s.Args...))+"  // "+s.Comment(comment))
+			steps = append(steps, CommentedRow(IntRow(append([]int{int(s.Kind)}, s.Args...)), s.Comment(comment)))
 		}
 		r.Steps = append(r.Steps, steps)
 		var storages []string
 		for i, st := range pt.Storages {
-			storages = append(storages, IntRow(st.Args())+fmt.Sprintf("  // storage %d: ", i)+comment(st.Owner.Name))
+			storages = append(storages, CommentedRow(IntRow(st.Args()), fmt.Sprintf("storage %d: ", i)+comment(st.Owner.Name)))
 		}
 		r.Storages = append(r.Storages, storages)
 	}
@@ -50,7 +50,7 @@ func (pr *Model) Rows(comment func(string) string, intLit func(int64) string) Ro
 	for i, row := range t.OpArgs {
 		starts = append(starts, at)
 		at += len(row)
-		r.OpArgs = append(r.OpArgs, IntRow(row)+"  // "+pr.Ops[i].Place+": "+comment(pr.Ops[i].Kernel))
+		r.OpArgs = append(r.OpArgs, CommentedRow(IntRow(row), pr.Ops[i].Place+": "+comment(pr.Ops[i].Kernel)))
 	}
 	r.OpStart = Chunks(append(starts, at))
 	return r

@@ -3,6 +3,7 @@ package emit
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
@@ -321,12 +322,12 @@ func (t *Tables) lowerSteps(pr *Bucket, pt *PlanTables, b *codeBuilder, symbolIn
 				direct, bytes = outputNumber[out], s.Pool.Buffers[0].Size.Lower(b)
 			}
 			steps = append(steps, StepRow{Acquire, []int{s.PoolIndex, pt.PoolSize[s.PoolIndex], direct, bytes},
-				fmt.Sprintf("acquire pool %d: %s bytes on %%s", s.PoolIndex, s.Pool.Size), []string{s.Pool.Device}})
+				fmt.Sprintf("acquire pool %d on %%s", s.PoolIndex), []string{s.Pool.Device}})
 		case Release:
 			steps = append(steps, StepRow{Release, []int{s.PoolIndex}, fmt.Sprintf("release pool %d", s.PoolIndex), nil})
 		case View:
 			steps = append(steps, StepRow{View, []int{t.TensorIndex[s.Tensor], s.PoolIndex, s.Buffer.ID, s.Start.Lower(b), expr.Add(s.Start, s.Bytes).Lower(b)},
-				fmt.Sprintf("view %%s: storage %d at %s, %s bytes", s.Buffer.ID, s.Start, s.Bytes), []string{s.Tensor.Name}})
+				fmt.Sprintf("view %%s: storage %d at %s, %s bytes", s.Buffer.ID, exprDoc(s.Start), exprDoc(s.Bytes)), []string{s.Tensor.Name}})
 		case Unview:
 			steps = append(steps, StepRow{Unview, []int{t.TensorIndex[s.Tensor]}, "unview %s", []string{s.Tensor.Name}})
 		case Reuse:
@@ -343,11 +344,11 @@ func (t *Tables) lowerSteps(pr *Bucket, pt *PlanTables, b *codeBuilder, symbolIn
 			steps = append(steps, row)
 		case Loop:
 			stack = append(stack, open{len(steps), numLoops})
-			steps = append(steps, StepRow{Loop, []int{numLoops, s.Count.Lower(b), 0}, fmt.Sprintf("%s: loop %s times", s.Op.Place, s.Count), nil})
+			steps = append(steps, StepRow{Loop, []int{numLoops, s.Count.Lower(b), 0}, fmt.Sprintf("%s: loop %s times", s.Op.Place, exprDoc(s.Count)), nil})
 			numLoops++
 		case Capacity:
 			steps = append(steps, StepRow{Capacity, []int{symbolIndex[s.Set.Symbol.Name], s.Set.Symbol.Bound.Lower(b), t.TensorIndex[s.Set.Count]},
-				fmt.Sprintf("%s: %s at its bound %s", s.Op.Place, s.Set.Symbol.Name, *s.Set.Symbol.Bound), nil})
+				fmt.Sprintf("%s: %s at its bound %s", s.Op.Place, s.Set.Symbol.Name, exprDoc(*s.Set.Symbol.Bound)), nil})
 		case SetSymbol:
 			steps = append(steps, StepRow{SetSymbol, []int{symbolIndex[s.Set.Symbol.Name], t.TensorIndex[s.Set.Count], s.Set.Symbol.Bound.Lower(b)},
 				fmt.Sprintf("%s: %s from %%s", s.Op.Place, s.Set.Symbol.Name), []string{s.Set.Count.Name}})
@@ -371,6 +372,10 @@ func (t *Tables) lowerSteps(pr *Bucket, pt *PlanTables, b *codeBuilder, symbolIn
 	}
 	return steps, numLoops
 }
+
+// exprDoc is e for a step's Doc, a format string: cut when long, its %
+// (modulo) doubled.
+func exprDoc(e expr.Expr) string { return strings.ReplaceAll(ShortExpr(e), "%", "%%") }
 
 // codeBuilder lowers expressions into Tables.Code, computing each distinct
 // operation once.

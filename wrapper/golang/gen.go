@@ -67,9 +67,11 @@ func generate(p *plan.Plan, opts Options) ([]byte, error) {
 	g := newGen(p, n, pr, opts)
 	f := jen.NewFile(opts.Package)
 	f.HeaderComment(Banner)
-	f.HeaderComment(fmt.Sprintf("Source: %s (graph %s). Plan: %s, memory pools %s, align %d.",
-		quote.GoComment(sourceName(opts.Source, p.Graph)), quote.GoComment(p.Graph.Name), p.StrategyText(), p.Mode, p.Align))
-	f.ImportAlias(opts.RuntimeImport, "wgrt")
+	for _, l := range emit.WrapText(fmt.Sprintf("Source: %s (graph %s). Plan: %s, memory pools %s, align %d.",
+		quote.GoComment(sourceName(opts.Source, p.Graph)), quote.GoComment(p.Graph.Name), p.StrategyText(), p.Mode, p.Align), docWidth) {
+		f.HeaderComment(l)
+	}
+	importAs(f, opts.RuntimeImport, "wgrt")
 	f.Comment(fmt.Sprintf("This file needs the runtime of table version %d: it does not compile against", emit.TableVersion))
 	f.Comment("another (regenerate it with the wrapgen that wrote the runtime).")
 	f.Const().Defs(
@@ -79,7 +81,7 @@ func generate(p *plan.Plan, opts Options) ([]byte, error) {
 	g.kernels(f)
 	g.adapter(f)
 	if opts.RefKernelsImport != "" {
-		f.ImportAlias(opts.RefKernelsImport, "wgref")
+		importAs(f, opts.RefKernelsImport, "wgref")
 		docf(f, "RefKernels are wrapgen's reference kernels (the vendored package wgref,\n"+
 			"pure Go, ONNX semantics) for every kernel graph %s calls.", quote.GoComment(p.Graph.Name))
 		f.Func().Id("RefKernels").Params().Id("Kernels").Block(jen.Return(jen.Id("KernelsFunc").Call(jen.Qual(opts.RefKernelsImport, "Call"))))
@@ -129,7 +131,10 @@ func dtypeConst(d graph.DType) string {
 func (g *gen) kernels(f *jen.File) {
 	var methods []jen.Code
 	for _, k := range g.pr.Kernels {
-		methods = append(methods, jen.Comment(emit.KernelDoc(k, g.n.kernel[k.Name], quote.GoComment)), jen.Id(g.n.kernel[k.Name]).Params(g.kernelParams(k)...).Error())
+		methods = append(methods, comments(emit.KernelDoc(k, g.n.kernel[k.Name], quote.GoComment))...)
+		methods = append(methods, fit(placeMethod, 0, func(multi bool) *jen.Statement {
+			return jen.Id(g.n.kernel[k.Name]).Add(list("(", ")", multi, g.kernelParams(k)...)).Error()
+		}))
 	}
 	docf(f, "Kernels are the kernels graph %s calls. Each method writes its outputs\n"+
 		"(out0, ...) from its inputs; the tensors view memory the wrapper owns and\n"+
@@ -208,7 +213,7 @@ func (g *gen) adapter(f *jen.File) {
 			for i := 0; i < k.Inputs; i++ {
 				tensors = append(tensors, jen.Id(fmt.Sprintf("in%d", i)))
 			}
-			body = append(body, jen.Id("t").Op(":=").Add(appendOrSlice(tensors)))
+			body = append(body, fit(placeStatement, 0, func(multi bool) *jen.Statement { return jen.Id("t").Op(":=").Add(appendOrSlice(tensors, multi)) }))
 		}
 		attrs := []jen.Code{jen.Id("a").Dot("at").Index(jen.Op(":").Lit(0))}
 		for i, a := range k.Attrs {
@@ -216,12 +221,17 @@ func (g *gen) adapter(f *jen.File) {
 			attrs = append(attrs, jen.Qual(g.rt, "Attr").Values(field("Name", str(a.Name)), field("Kind", jen.Qual(g.rt, kd[0])), field(kd[1], jen.Id(g.n.attr[k.Name][i]))))
 		}
 		body = append(body,
-			jen.Id("at").Op(":=").Add(appendOrSlice(attrs)),
+			fit(placeStatement, 0, func(multi bool) *jen.Statement { return jen.Id("at").Op(":=").Add(appendOrSlice(attrs, multi)) }),
 			jen.List(jen.Id("a").Dot("t"), jen.Id("a").Dot("at")).Op("=").List(jen.Id("t"), jen.Id("at")),
-			jen.Id("a").Dot("c").Op("=").Qual(g.rt, "Call").Values(callFields(k)...),
+			fit(placeStatement, 0, func(multi bool) *jen.Statement {
+				return jen.Id("a").Dot("c").Op("=").Qual(g.rt, "Call").Add(list("{", "}", multi, callFields(k)...))
+			}),
 			jen.Return(jen.Id("a").Dot("fn").Call(jen.Op("&").Id("a").Dot("c"))),
 		)
-		f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id(g.n.kernel[k.Name]).Params(g.kernelParams(k)...).Error().Block(body...)
+		sig := fit(placeSignature, 0, func(multi bool) *jen.Statement {
+			return jen.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id(g.n.kernel[k.Name]).Add(list("(", ")", multi, g.kernelParams(k)...)).Error()
+		})
+		f.Add(sig.Block(body...))
 	}
 }
 
@@ -237,12 +247,13 @@ func callFields(k *graph.Kernel) []jen.Code {
 }
 
 // appendOrSlice is append(xs...), or xs[0] alone when there is nothing to
-// append (go vet refuses an append with no values).
-func appendOrSlice(xs []jen.Code) jen.Code {
+// append (go vet refuses an append with no values); multi puts one
+// argument on a line.
+func appendOrSlice(xs []jen.Code, multi bool) jen.Code {
 	if len(xs) == 1 {
 		return xs[0]
 	}
-	return jen.Append(xs...)
+	return jen.Id("append").Add(list("(", ")", multi, xs...))
 }
 
 // entry emits Inputs, Outputs, Options, Run, RunWith and Runner.
@@ -311,7 +322,7 @@ func (g *gen) entry(f *jen.File) {
 	f.Func().Id("NewRunner").Params(jen.Id("p").Op("*").Id("Params"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Runner"), jen.Error()).Block(
 		jen.Id("f").Op(":=").Id("newFrame").Call(),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Op("&").Id("Runner").Values(jen.Dict{jen.Id("pools"): jen.Qual(g.rt, "KeptPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("f"): jen.Id("f")}), jen.Nil()),
+		jen.Return(jen.Op("&").Id("Runner").Values(field("pools", jen.Qual(g.rt, "KeptPools").Values(field("Allocators", jen.Id("opts").Dot("Allocators")))), field("f", jen.Id("f"))), jen.Nil()),
 	)
 	doc(f, "Run runs the graph once, writing the outputs into out.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
@@ -334,7 +345,7 @@ func (g *gen) frame(f *jen.File) {
 	lines = append(lines, "The plan's pools (a call may place their storages anew in one arena, see wgrt.Frame.PeakBytes):")
 	for _, b := range g.pr.Buckets {
 		for i, pool := range b.Plan.Pools {
-			lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.GoComment(pool.Device), pool.Size, len(pool.Buffers), pool.Begin, pool.End))
+			lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.GoComment(pool.Device), emit.ShortExpr(pool.Size), len(pool.Buffers), pool.Begin, pool.End))
 		}
 	}
 	doc(f, strings.Join(lines, "\n"))
@@ -356,23 +367,23 @@ func (g *gen) tables(f *jen.File) {
 	rows := g.pr.Rows(quote.GoComment, func(c int64) string { return strconv.FormatInt(c, 10) })
 	var ops []string
 	for i, op := range g.pr.Ops {
-		d := []string{fmt.Sprintf("Index: %d, Place: %s, Kernel: %s", i, quote.Go(op.Place), quote.Go(op.Kernel))}
+		row := emit.Texts([]string{fmt.Sprintf("Index: %d", i), "Place: " + quote.Go(op.Place), "Kernel: " + quote.Go(op.Kernel)})
 		for _, x := range []struct {
 			key string
 			ts  []*graph.Tensor
 		}{{"Inputs", op.Args()}, {"Outputs", op.Outputs}, {"Mutates", op.Mutates}, {"Sets", op.Counts()}} {
 			if len(x.ts) > 0 {
-				d = append(d, x.key+": []string{"+strings.Join(quotedNames(x.ts), ", ")+"}")
+				row = append(row, emit.Item{Text: x.key + ": ", List: braces("[]string", quotedNames(x.ts))})
 			}
 		}
-		ops = append(ops, "{"+strings.Join(d, ", ")+"},")
+		ops = append(ops, (&emit.List{Open: "{", Close: "}", Items: row, Fill: true, Hug: true}).Format("\t\t", "\t", 8, 1)+",")
 	}
 	var plans []string
 	for i, pt := range t.Plans {
 		var fields []string
 		fields = append(fields, "Steps: "+literal("[]int32", rows.Steps[i])+",",
-			"PoolDevices: []string{"+strings.Join(quoteAll(pt.PoolDevices), ", ")+"},",
-			"OutputPools: []int32{"+strings.TrimSuffix(emit.IntRow(pt.OutputPools), ",")+"},",
+			"PoolDevices: "+braces("[]string", quoteAll(pt.PoolDevices)).Format("\t\t\t", "\t", 12+len("PoolDevices: "), 1)+",",
+			"OutputPools: "+braces("[]int32", intTexts(pt.OutputPools)).Format("\t\t\t", "\t", 12+len("OutputPools: "), 1)+",",
 			"Storages: "+literal("[]int32", rows.Storages[i])+",")
 		plans = append(plans, "{\n"+strings.Join(fields, "\n")+"\n},")
 	}
@@ -383,7 +394,7 @@ func (g *gen) tables(f *jen.File) {
 		jen.Line().Id("SymbolNames").Op(":").Id(literal("[]string", symbolRows(g.g))),
 		jen.Line().Id("Code").Op(":").Id(literal("[]int", rows.Code)),
 		jen.Line().Id("Tensors").Op(":").Id(literal("[]int32", rows.Tensors)),
-		jen.Line().Id("Devices").Op(":").Id("[]string{"+strings.Join(quoteAll(t.Devices), ", ")+"}"),
+		jen.Line().Id("Devices").Op(":").Id(braces("[]string", quoteAll(t.Devices)).Format("\t", "\t", 4+len("Devices: "), 1)),
 		jen.Line().Id("Dims").Op(":").Id(literal("[]int32", rows.Dims)),
 		jen.Line().Id("Lists").Op(":").Id(literal("[]int32", rows.Lists)),
 		jen.Line().Id("Inputs").Op(":").Id(literal("[]int32", emit.Chunks(t.Inputs))),
@@ -418,14 +429,14 @@ func (g *gen) tables(f *jen.File) {
 			for _, x := range t.Floats {
 				fs = append(fs, emit.FloatLiteral(x))
 			}
-			defs = append(defs, jen.Id("floatAttrs").Op("=").Id("[...]float64{"+strings.Join(fs, ", ")+"}"))
+			defs = append(defs, jen.Id("floatAttrs").Op("=").Id(braces("[...]float64", fs).Format("\t", "\t", 4+len("floatAttrs = "), 0)))
 		}
 		if len(t.Strings) > 0 {
 			var ss []string
 			for _, x := range t.Strings {
 				ss = append(ss, quote.Go(x))
 			}
-			defs = append(defs, jen.Id("stringAttrs").Op("=").Id("[...]string{"+strings.Join(ss, ", ")+"}"))
+			defs = append(defs, jen.Id("stringAttrs").Op("=").Id(braces("[...]string", ss).Format("\t", "\t", 4+len("stringAttrs = "), 0)))
 		}
 		f.Var().Defs(defs...)
 	}
@@ -435,6 +446,20 @@ func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
 		out[i] = quote.Go(s)
+	}
+	return out
+}
+
+// braces is a composite literal of type typ, its items packed as many to
+// a line as fit when it does not fit on one.
+func braces(typ string, items []string) *emit.List {
+	return &emit.List{Open: typ + "{", Close: "}", Items: emit.Texts(items), Fill: true, Hug: true}
+}
+
+func intTexts(xs []int) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.Itoa(x)
 	}
 	return out
 }
@@ -478,10 +503,12 @@ func (g *gen) bind(f *jen.File) {
 	for _, sb := range binds {
 		s, sym := sb.Symbol, jen.Id("f").Dot("Sym").Index(jen.Lit(sb.Index))
 		if b := sb.From; b != nil {
-			st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "BindSymbol").Call(
-				jen.Op("&").Add(sym), jen.Op("&").Id("bound").Index(jen.Lit(sb.Slot)), str(s.Name), str(b.Input.Name),
-				jen.Id("in").Dot(g.n.tensor[b.Input]).Dot("Shape"), jen.Lit(len(b.Input.Shape)), jen.Lit(b.Dim), jen.Lit(int(b.Scale)), jen.Lit(int(b.Bias)),
-			), jen.Err().Op("!=").Nil()).Block(fail("input %w")))
+			st = append(st, fit(placeStatement, 0, func(multi bool) *jen.Statement {
+				return jen.If(jen.Err().Op(":=").Qual(g.rt, "BindSymbol").Add(list("(", ")", multi,
+					jen.Op("&").Add(sym.Clone()), jen.Op("&").Id("bound").Index(jen.Lit(sb.Slot)), str(s.Name), str(b.Input.Name),
+					jen.Id("in").Dot(g.n.tensor[b.Input]).Dot("Shape"), jen.Lit(len(b.Input.Shape)), jen.Lit(b.Dim), jen.Lit(int(b.Scale)), jen.Lit(int(b.Bias)),
+				)), jen.Err().Op("!=").Nil()).Block(fail("input %w"))
+			}))
 		} else {
 			st = append(st, jen.Add(sym).Op("=").Id("in").Dot(g.n.symbol[s.Name]))
 		}
@@ -496,8 +523,13 @@ func (g *gen) bind(f *jen.File) {
 		outs = append(outs, jen.Op("&").Id("out").Dot(g.n.tensor[x]))
 	}
 	st = append(st,
-		jen.If(jen.Err().Op(":=").Id("f").Dot("BindInputs").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Qual(g.rt, "Tensor").Values(ins...)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Return(jen.Id("f").Dot("BindOutputs").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Qual(g.rt, "Tensor").Values(outs...))))
+		fit(placeStatement, 0, func(multi bool) *jen.Statement {
+			return jen.If(jen.Err().Op(":=").Id("f").Dot("BindInputs").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Qual(g.rt, "Tensor").Add(list("{", "}", multi, ins...))),
+				jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
+		}),
+		fit(placeStatement, 0, func(multi bool) *jen.Statement {
+			return jen.Return(jen.Id("f").Dot("BindOutputs").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Qual(g.rt, "Tensor").Add(list("{", "}", multi, outs...))))
+		}))
 	doc(f, "bind sets the symbols from the inputs, lays the tensors out at them, and\n"+
 		"checks the inputs (and the output buffers the caller gave).")
 	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("bind").Params(jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(st...)
@@ -586,7 +618,9 @@ func (g *gen) dispatch(k *graph.Kernel) []jen.Code {
 			}
 		}
 	}
-	return append(pre, jen.Return(jen.Id("f").Dot("k").Dot(g.n.kernel[k.Name]).Call(args...)))
+	return append(pre, fit(placeStatement, 3, func(multi bool) *jen.Statement {
+		return jen.Return(jen.Id("f").Dot("k").Dot(g.n.kernel[k.Name]).Add(list("(", ")", multi, args...)))
+	}))
 }
 
 // guardFields are the program's Guards and GuardTexts, when it has any.
@@ -617,15 +651,6 @@ func str(s string) jen.Code { return jen.Id(quote.Go(s)) }
 // field is one "Key: value" of a composite literal, kept in the order given
 // (jen.Dict sorts its keys).
 func field(key string, v jen.Code) jen.Code { return jen.Id(key).Op(":").Add(v) }
-
-// doc emits a comment of several lines as // lines.
-func doc(f *jen.File, text string) {
-	for _, line := range strings.Split(text, "\n") {
-		f.Comment(line)
-	}
-}
-
-func docf(f *jen.File, format string, args ...any) { doc(f, fmt.Sprintf(format, args...)) }
 
 // symbolRows are the symbols' names as string literals, one per row.
 func symbolRows(g *graph.Graph) []string {

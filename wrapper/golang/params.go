@@ -1,7 +1,7 @@
 package golang
 
 import (
-	"strconv"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -36,21 +36,43 @@ func (g *gen) params(f *jen.File) {
 		"missing, extra, mis-typed or mis-shaped tensor at once.")
 	f.Func().Id("ParamsFrom").Params(jen.Id("tensors").Map(jen.String()).Add(g.tensorType())).Params(jen.Op("*").Id("Params"), jen.Error()).Block(
 		jen.Id("p").Op(":=").New(jen.Id("Params")),
-		jen.If(jen.Err().Op(":=").Qual(g.rt, "CollectParams").Call(jen.Op("&").Id("program"), jen.Id("tensors"), jen.Index().Op("*").Add(g.tensorType()).Values(ptrs...)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		fit(placeStatement, 0, func(multi bool) *jen.Statement {
+			return jen.If(jen.Err().Op(":=").Qual(g.rt, "CollectParams").Call(jen.Op("&").Id("program"), jen.Id("tensors"), jen.Index().Op("*").Add(g.tensorType()).Add(list("{", "}", multi, ptrs...))),
+				jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+		}),
 		jen.Return(jen.Id("p"), jen.Nil()),
 	)
 	doc(f, "bindParams checks the params and keeps their memory for the calls that\n"+
 		"follow; p may be nil when the graph has none.")
 	body := []jen.Code{jen.If(jen.Id("p").Op("==").Nil()).Block(jen.Id("p").Op("=").New(jen.Id("Params")))}
-	body = append(body, jen.Return(jen.Id("f").Dot("BindParams").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Add(g.tensorType()).Values(ptrs...))))
+	body = append(body, fit(placeStatement, 0, func(multi bool) *jen.Statement {
+		return jen.Return(jen.Id("f").Dot("BindParams").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Add(g.tensorType()).Add(list("{", "}", multi, ptrs...))))
+	}))
 	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("bindParams").Params(jen.Id("p").Op("*").Id("Params")).Error().Block(body...)
 }
 
-// constRows are the constants' contents as []byte literals, one per row.
+// constRows are the constants' contents as []byte literals, one per row,
+// each with a comment saying what it is: a long one is a sum of string
+// literals of constChunk bytes, one per line, below its comment.
 func constRows(ts []*graph.Tensor) []string {
 	var out []string
 	for _, t := range ts {
-		out = append(out, "[]byte("+strconv.Quote(string(t.Data))+"),  // "+quote.GoComment(t.Name))
+		var parts []string
+		for data := t.Data; len(data) > 0 || len(parts) == 0; {
+			n := min(len(data), constChunk)
+			parts = append(parts, quote.Go(string(data[:n])))
+			data = data[n:]
+		}
+		row := "[]byte(" + strings.Join(parts, " +\n") + "),"
+		if len(parts) > 1 {
+			out = append(out, "// "+strings.Join(emit.WrapText(emit.ConstDoc(t, quote.GoComment), emit.Width-16), "\n// ")+"\n"+row)
+			continue
+		}
+		out = append(out, emit.CommentedRow(row, emit.ConstDoc(t, quote.GoComment)))
 	}
 	return out
 }
+
+// constChunk is how many bytes of a constant a line holds: 32 bytes spell
+// at most 128 characters, a whole number of elements of any dtype.
+const constChunk = 32

@@ -174,7 +174,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 	f := jen.NewFile("main")
 	f.HeaderComment(Banner)
 	f.HeaderComment(fmt.Sprintf("Selftest of graph %s at %s.", quote.GoComment(g.Name), envText(g, env)))
-	f.ImportAlias(rtImport, "wgrt")
+	importAs(f, rtImport, "wgrt")
 	f.Func().Id("main").Params().Block(
 		jen.Id("c").Op(":=").Qual(sentinelImport, "New").Call(
 			jen.Index().Qual(sentinelImport, "Storage").Values(storages...),

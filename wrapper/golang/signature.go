@@ -2,11 +2,11 @@ package golang
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 	"github.com/wrapgen/wrapgen/wrapper/quote"
 )
 
@@ -20,7 +20,9 @@ func (g *gen) signature(f *jen.File) {
 			for i, s := range t.Shape {
 				dims[i] = strconv.Quote(s.String())
 			}
-			rows = append(rows, "{Name: "+quote.Go(t.Name)+", DType: wgrt."+dtypeConst(t.DType)+", Shape: []string{"+strings.Join(dims, ", ")+"}, Device: "+quote.Go(t.Device)+"},")
+			row := []emit.Item{{Text: "Name: " + quote.Go(t.Name)}, {Text: "DType: wgrt." + dtypeConst(t.DType)},
+				{Text: "Shape: ", List: braces("[]string", dims)}, {Text: "Device: " + quote.Go(t.Device)}}
+			rows = append(rows, (&emit.List{Open: "{", Close: "}", Items: row, Fill: true, Hug: true}).Format("\t\t", "\t", 8, 1)+",")
 		}
 		return jen.Id(literal("[]wgrt.TensorSpec", rows))
 	}
@@ -36,16 +38,16 @@ func (g *gen) signature(f *jen.File) {
 		jen.Line().Id("Inputs").Op(":").Add(specs(g.g.Inputs)),
 		jen.Line().Id("Params").Op(":").Add(specs(g.g.Params)),
 		jen.Line().Id("Outputs").Op(":").Add(specs(g.g.Outputs)),
-		jen.Line().Id("Symbols").Op(":").Id("[]string{"+strings.Join(unbound, ", ")+"}"),
+		jen.Line().Id("Symbols").Op(":").Id(braces("[]string", unbound).Format("\t", "\t", 4+len("Symbols: "), 1)),
 		jen.Line(),
 	)
 	docf(f, "Signature describes graph %s's inputs, params and outputs (names,\n"+
 		"dtypes, symbolic shapes) and the symbols no input gives. Do not modify it.", quote.GoComment(g.g.Name))
 	f.Func().Id("Signature").Params().Qual(g.rt, "Signature").Block(jen.Return(jen.Id("signature")))
 
-	fields := jen.Dict{}
+	var fields []jen.Code // in the order Inputs declares them
 	for i, t := range g.g.Inputs {
-		fields[jen.Id(g.n.tensor[t])] = jen.Id("ts").Index(jen.Lit(i))
+		fields = append(fields, field(g.n.tensor[t], jen.Id("ts").Index(jen.Lit(i))))
 	}
 	picked := jen.Id("ts")
 	if len(g.g.Inputs) == 0 {
@@ -54,7 +56,9 @@ func (g *gen) signature(f *jen.File) {
 	body := []jen.Code{
 		jen.List(picked, jen.Err()).Op(":=").Qual(g.rt, "PickByName").Call(str(g.g.Name), jen.Lit("input"), jen.Id("program").Dot("InputNames"), jen.Id("tensors")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Id("in").Op(":=").Op("&").Id("Inputs").Values(fields),
+		fit(placeStatement, 0, func(multi bool) *jen.Statement {
+			return jen.Id("in").Op(":=").Op("&").Id("Inputs").Add(list("{", "}", multi, fields...))
+		}),
 	}
 	for _, s := range g.g.Symbols {
 		if !g.pr.CallerGives(s) {
@@ -64,21 +68,20 @@ func (g *gen) signature(f *jen.File) {
 			jen.Id("in").Dot(g.n.symbol[s.Name]).Op("=").Id("v"),
 		).Else().Block(jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(str(g.g.Name+": symbol "+s.Name+" is not given")))))
 	}
-	if len(unbound) == 0 {
-		body = append(body, jen.Id("_").Op("=").Id("symbols"))
-	}
 	body = append(body, jen.Return(jen.Id("in"), jen.Nil()))
 	doc(f, "InputsFrom takes the inputs from tensors by name, without copying, and\n"+
 		"the symbols no input gives from symbols; every missing or unknown\n"+
 		"input is reported in one error.")
 	f.Func().Id("InputsFrom").Params(jen.Id("tensors").Map(jen.String()).Add(g.tensorType()), jen.Id("symbols").Map(jen.String()).Int()).Params(jen.Op("*").Id("Inputs"), jen.Error()).Block(body...)
 
-	outs := jen.Dict{}
+	var outs []jen.Code // in the order Outputs declares them
 	for _, t := range g.g.Outputs {
-		outs[str(t.Name)] = jen.Id("o").Dot(g.n.tensor[t])
+		outs = append(outs, jen.Add(str(t.Name)).Op(":").Id("o").Dot(g.n.tensor[t]))
 	}
 	doc(f, "Map returns the outputs by name.")
 	f.Func().Params(jen.Id("o").Op("*").Id("Outputs")).Id("Map").Params().Map(jen.String()).Add(g.tensorType()).Block(
-		jen.Return(jen.Map(jen.String()).Add(g.tensorType()).Values(outs)),
+		fit(placeStatement, 0, func(multi bool) *jen.Statement {
+			return jen.Return(jen.Map(jen.String()).Add(g.tensorType()).Add(list("{", "}", multi, outs...)))
+		}),
 	)
 }

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
-static_assert(wrapgen::kTableVersion == 6, "this wrapper was generated for wrapgen runtime tables version 6: regenerate it with the wrapgen that wrote wrapgen_runtime.h");
+static_assert(wrapgen::kTableVersion == 6,
+              "this wrapper was generated for wrapgen runtime tables version 6: "
+              "regenerate it with the wrapgen that wrote wrapgen_runtime.h");
 
 namespace mlp {
 namespace {
@@ -126,12 +128,12 @@ wrapgen::OwnedTensor Outputs::*const kOutputFields[] = {
     &Outputs::y,
     nullptr};
 const char* const kSymbolNames[] = {"batch", nullptr};
-const int32_t kParams[] = { 0};
+const int32_t kParams[] = {0};
 const char* const kParamNames[] = {
     nullptr};
 wrapgen::Tensor Params::*const kParamFields[] = {
     nullptr};
-const int32_t kConstants[] = { 0};
+const int32_t kConstants[] = {0};
 const uint8_t* const kConstData[] = {nullptr};
 const int32_t kInputViews[] = {
     0, 0, 6, 8,  // "x"
@@ -144,10 +146,10 @@ const int32_t kInputViews[] = {
     0};
 const char* const kPoolDevices[] = {"cpu", "cpu", nullptr};
 const int32_t kSteps[] = {
-    0, 0, 16, -1, -1,  // acquire pool 0: 512*batch bytes on "cpu"
+    0, 0, 16, -1, -1,  // acquire pool 0 on "cpu"
     2, 7, 0, 0, 6, 16,  // view "h1": storage 0 at 0, 512*batch bytes
     4, 0,  // ops[0]: "matmul"
-    0, 1, 16, -1, -1,  // acquire pool 1: 512*batch bytes on "cpu"
+    0, 1, 16, -1, -1,  // acquire pool 1 on "cpu"
     2, 8, 1, 1, 6, 16,  // view "h1b": storage 1 at 0, 512*batch bytes
     2, 9, 1, 1, 6, 16,  // view "a1": storage 1 at 0, 512*batch bytes
     4, 1,  // ops[1]: "bias_add"
@@ -191,12 +193,12 @@ const int32_t kStorages[] = {
     0};
 // Facts wrapgen could not prove for every symbol value: each value must not
 // be negative once the symbols are bound.
-const int32_t kGuards[] = { 0};
+const int32_t kGuards[] = {0};
 const char* const kGuardTexts[] = {
     nullptr};
 
 // Run-time sizes: (symbol, bound value) pairs.
-const int32_t kRunTimeSizes[] = { 0};
+const int32_t kRunTimeSizes[] = {0};
 
 constexpr int kArrayEnd = 1;  // the unused 0 each array ends with
 // The memory plan.

@@ -20,9 +20,11 @@ class Kernels {
  public:
   virtual ~Kernels() = default;
   // Matmul is kernel "matmul": 1 output, 2 inputs.
-  virtual wrapgen::Status Matmul(const wrapgen::Tensor& out0, const wrapgen::Tensor& in0, const wrapgen::Tensor& in1) = 0;
+  virtual wrapgen::Status Matmul(const wrapgen::Tensor& out0, const wrapgen::Tensor& in0,
+      const wrapgen::Tensor& in1) = 0;
   // BiasAdd is kernel "bias_add": 1 output, 2 inputs.
-  virtual wrapgen::Status BiasAdd(const wrapgen::Tensor& out0, const wrapgen::Tensor& in0, const wrapgen::Tensor& in1) = 0;
+  virtual wrapgen::Status BiasAdd(const wrapgen::Tensor& out0, const wrapgen::Tensor& in0,
+      const wrapgen::Tensor& in1) = 0;
   // Relu_ is kernel "relu_": 1 output, 1 input.
   virtual wrapgen::Status Relu_(const wrapgen::Tensor& out0, const wrapgen::Tensor& in0) = 0;
   // Softmax is kernel "softmax": 1 output, 1 input; attributes "dim".
