@@ -13,10 +13,13 @@
 # floor(h * min(320 / min(h, w), 640 / max(h, w))) imports with run-time
 # sizes: give wrapgen -max height=N -max width=N), with data at several
 # sizes, named detect_sizes_<h>x<w>.
-# keypoint is exported at opset 15: torchvision 0.14 exports roi_align
-# (aligned=False) as a RoiAlign without coordinate_transformation_mode,
-# which from opset 16 on defaults to half_pixel, torchvision's aligned=True
-# (ONNX Runtime and wrapgen then agree with each other, not with PyTorch).
+# torchvision 0.14 exports roi_align (aligned=False) as a RoiAlign without
+# coordinate_transformation_mode, which from opset 16 on defaults to
+# half_pixel, torchvision's aligned=True (ONNX Runtime and wrapgen then
+# agree with each other, not with PyTorch: every pooled feature differs):
+# the opset-17 exports get output_half_pixel written in
+# (roi_align_as_pytorch); keypoint is exported at opset 15, where that is
+# the default.
 # Random weights leave scores nearly tied, and which of two near-equal
 # proposals survives a top-k or an NMS flips with the order of float sums,
 # so the check matches detections as sets: each of PyTorch's to one of
@@ -55,6 +58,28 @@ def randomized(m):
     return m
 
 
+def roi_align_as_pytorch(path):
+    """Gives path's RoiAlign nodes coordinate_transformation_mode
+    output_half_pixel: torchvision 0.14 exports roi_align as opset 10's
+    RoiAlign, whose only mode was output_half_pixel (torchvision's
+    aligned=False, what the detection heads use), and leaves the mode out;
+    from opset 16 on a missing mode means half_pixel (aligned=True), which
+    samples every bin half a feature cell away from PyTorch's."""
+    import onnx
+
+    def fix(graph):
+        for node in graph.node:
+            if node.op_type == "RoiAlign" and not any(a.name == "coordinate_transformation_mode" for a in node.attribute):
+                node.attribute.append(onnx.helper.make_attribute("coordinate_transformation_mode", "output_half_pixel"))
+            for a in node.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    fix(a.g)
+
+    m = onnx.load(path)
+    fix(m.graph)
+    onnx.save(m, path)
+
+
 def export_model(out, name, make, keys, sizes, opset=17):
     """Exports make() (seeded) as out/name.onnx, with a dynamic height and
     width when sizes are given, and PyTorch's detections on random images:
@@ -69,6 +94,8 @@ def export_model(out, name, make, keys, sizes, opset=17):
     dynamic = {"image": {1: "height", 2: "width"}} if sizes else None
     torch.onnx.export(m, ([x],), path, input_names=["image"], output_names=keys, opset_version=opset,
                       dynamic_axes=dynamic)
+    if opset >= 16:
+        roi_align_as_pytorch(path)
     data = [(name, x)]
     if sizes:
         data = [("%s_%dx%d" % (name, h, w), torch.rand(3, h, w, generator=torch.Generator().manual_seed(1 + k)))
