@@ -261,8 +261,8 @@ def check(d, name, outdir):
                 ok = False
                 print("  %s unmatched, not a tie" % what)
     n = len(ref["scores"])
-    print("%s: %d of %d detections match PyTorch's (worst box difference %.2g of the side, score %.2g), %d unmatched are ties: %s"
-          % (name, len(matched), n, worst_box, worst_score, ties, "ok" if ok else "FAIL"))
+    print("%s: %d of %d detections match PyTorch's (largest difference: boxes%s %.2g px, %.2g of the side; scores %.2g), "
+          "%d unmatched are ties: %s" % (name, len(matched), n, " and keypoints" if "keypoints" in keys else "", worst_box * side, worst_box, worst_score, ties, "ok" if ok else "FAIL"))
     return ok
 
 
