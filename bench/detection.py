@@ -1,7 +1,8 @@
 # Exports torchvision's Faster R-CNN (MobileNetV3 320 FPN, random weights)
 # and checks wrapgen's detections against PyTorch's:
 #   python3 bench/detection.py export DIR     -> DIR/{detect,detect_none,detect_sizes}.onnx,
-#                                                <name>_in_0.npy, <name>_out_<i>.npy
+#                                                <name>_in_0.npy, <name>_out_<i>.npy,
+#                                                <name>_candidates.npz, <name>_f64.npz
 #   python3 bench/detection.py export-all DIR -> also DIR/{retinanet,keypoint}.onnx (resnet50 FPN,
 #                                                dynamic height and width), data at three sizes
 #   python3 bench/detection.py check DIR NAME OUTDIR
@@ -26,7 +27,8 @@
 # runs keep different sets: 12 of 20 in common at 240x400). So the check
 # matches detections as sets: each of PyTorch's to one of wrapgen's with
 # the same label, its box (and keypoints) within 1e-3 of the image's
-# longer side and its score within 1e-3. A detection of either side left
+# longer side and its score within 1e-3, of PyTorch's float32 answer or of
+# its float64 one (<data name>_f64.npz). A detection of either side left
 # unmatched passes only as a tie (tie_reason), one of wrapgen's only if it
 # is also among the detections the model gives whichever way its ties go
 # (export writes them, <data name>_candidates.npz: see candidates), and
@@ -113,7 +115,10 @@ def export_model(out, name, make, keys, sizes, opset=17):
     """Exports make() (seeded) as out/name.onnx, with a dynamic height and
     width when sizes are given, and PyTorch's detections on random images:
     <data name>_in_0.npy, _out_<i>.npy in the model's output order, and
-    _keys.txt naming the outputs when they are not KEYS."""
+    _keys.txt naming the outputs when they are not KEYS; _candidates.npz
+    (see candidates) and _f64.npz, its detections computed in float64."""
+    import copy
+
     import torch
 
     torch.manual_seed(0)
@@ -134,6 +139,9 @@ def export_model(out, name, make, keys, sizes, opset=17):
             result = m([x])[0]
         np.save(os.path.join(out, data_name + "_in_0.npy"), x.numpy())
         np.savez(os.path.join(out, data_name + "_candidates.npz"), **candidates(m, x))
+        with torch.no_grad():
+            exact = copy.deepcopy(m).double()([x.double()])[0]
+        np.savez(os.path.join(out, data_name + "_f64.npz"), **{k: exact[k].numpy() for k in keys})
         for i, k in enumerate(keys):
             np.save(os.path.join(out, "%s_out_%d.npy" % (data_name, i)), result[k].numpy())
         if keys != KEYS:
@@ -219,21 +227,39 @@ def check(d, name, outdir):
             return False
     # Box differences are relative to the image's longer side.
     side = max(np.load("%s/%s_in_0.npy" % (d, name)).shape[1:])
+    exact = np.load("%s/%s_f64.npz" % (d, name))
+
+    def difference(a, i, b, j):
+        """(box, score) differences of a's detection i from b's j, boxes
+        (and keypoints) relative to the side; None for another label."""
+        if a["labels"][i] != b["labels"][j]:
+            return None
+        box = float(np.abs(a["boxes"][i] - b["boxes"][j]).max()) / side
+        if "keypoints" in keys:
+            box = max(box, float(np.abs(a["keypoints"][i] - b["keypoints"][j]).max()) / side)
+        return box, abs(float(a["scores"][i]) - float(b["scores"][j]))
+
+    def nearest(a, i, b, exclude=()):
+        found = [(max(e), j, e) for j in range(len(b["scores"])) if j not in exclude
+                 for e in [difference(a, i, b, j)] if e is not None]
+        return min(found, default=None)
+
+    # PyTorch's detection i matches wrapgen's j within 1e-3 of it, or of its
+    # float64 counterpart (the float64 detection within 1e-3 of it): where
+    # float32's rounding moves a box by more (an ill-conditioned one:
+    # Keypoint R-CNN at 320x320, 0.30 px between PyTorch's float32 and
+    # float64), wrapgen may be nearer the exact one.
     matched, worst_box, worst_score = {}, 0.0, 0.0
     for i in range(len(ref["scores"])):
-        best = None
-        for j in range(len(got["scores"])):
-            if j in matched.values() or got["labels"][j] != ref["labels"][i]:
-                continue
-            box = float(np.abs(got["boxes"][j] - ref["boxes"][i]).max()) / side
-            if "keypoints" in keys:
-                box = max(box, float(np.abs(got["keypoints"][j] - ref["keypoints"][i]).max()) / side)
-            score = abs(float(got["scores"][j] - ref["scores"][i]))
-            if best is None or max(box, score) < best[0]:
-                best = (max(box, score), j, box, score)
+        best = nearest(ref, i, got, matched.values())
+        twin = nearest(ref, i, exact)
+        if twin is not None and twin[0] <= 1e-3:
+            other = nearest(exact, twin[1], got, matched.values())
+            if other is not None and (best is None or best[0] > 1e-3) and other[0] <= 1e-3:
+                best = other
         if best is not None and best[0] <= 1e-3:
             matched[i] = best[1]
-            worst_box, worst_score = max(worst_box, best[2]), max(worst_score, best[3])
+            worst_box, worst_score = max(worst_box, best[2][0]), max(worst_score, best[2][1])
     # A detection of wrapgen's that PyTorch did not keep must still be one
     # the model gives (a tie can change which, never what, it keeps).
     cand = np.load("%s/%s_candidates.npz" % (d, name))
