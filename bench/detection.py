@@ -138,9 +138,15 @@ def export_model(out, name, make, keys, sizes, opset=17):
         with torch.no_grad():
             result = m([x])[0]
         np.save(os.path.join(out, data_name + "_in_0.npy"), x.numpy())
-        np.savez(os.path.join(out, data_name + "_candidates.npz"), **candidates(m, x))
-        with torch.no_grad():
-            exact = copy.deepcopy(m).double()([x.double()])[0]
+        # With no detections wrapgen must give none (the shapes say so):
+        # neither candidates nor float64 answers are looked at.
+        exact = {k: v[:0] for k, v in result.items()}
+        if len(result["scores"]):
+            np.savez(os.path.join(out, data_name + "_candidates.npz"), **candidates(m, x))
+            with torch.no_grad():
+                exact = copy.deepcopy(m).double()([x.double()])[0]
+        else:
+            np.savez(os.path.join(out, data_name + "_candidates.npz"), **{k: result[k].numpy() for k in KEYS})
         np.savez(os.path.join(out, data_name + "_f64.npz"), **{k: exact[k].numpy() for k in keys})
         for i, k in enumerate(keys):
             np.save(os.path.join(out, "%s_out_%d.npy" % (data_name, i)), result[k].numpy())
