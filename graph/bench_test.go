@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/wrapgen/wrapgen/graph"
-	"github.com/wrapgen/wrapgen/graph/synth"
+	"github.com/wrapgen/wrapgen/internal/synth"
 )
 
 // BenchmarkParse measures reading and validating synthetic transformer

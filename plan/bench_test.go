@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/wrapgen/wrapgen/graph"
-	"github.com/wrapgen/wrapgen/graph/synth"
+	"github.com/wrapgen/wrapgen/internal/synth"
 )
 
 // BenchmarkPlan measures parse + plan + verify with the default strategy on

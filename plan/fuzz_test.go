@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/wrapgen/wrapgen/graph"
-	"github.com/wrapgen/wrapgen/graph/synth"
+	"github.com/wrapgen/wrapgen/internal/synth"
 )
 
 // FuzzParseAndPlan: the reader and validator never panic on any bytes, and

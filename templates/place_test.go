@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wrapgen/wrapgen/internal/testenv"
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
 // placeProblem is a random set of storages: sizes (some equal, some

@@ -1,4 +1,4 @@
-// Command synthgraph writes a synthetic graph (graph/synth) to stdout, for
+// Command synthgraph writes a synthetic graph (internal/synth) to stdout, for
 // scripts that measure what wrapgen's output costs on a graph of a given
 // size: synthgraph transformer 2000 > t2000.json
 package main
@@ -8,7 +8,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/wrapgen/wrapgen/graph/synth"
+	"github.com/wrapgen/wrapgen/internal/synth"
 )
 
 func main() {

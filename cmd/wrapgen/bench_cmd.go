@@ -12,7 +12,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
-	"github.com/wrapgen/wrapgen/graph/synth"
+	"github.com/wrapgen/wrapgen/internal/synth"
 	"github.com/wrapgen/wrapgen/plan"
 )
 

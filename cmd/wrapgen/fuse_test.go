@@ -13,10 +13,10 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/fuse"
 	"github.com/wrapgen/wrapgen/plan"
-	"github.com/wrapgen/wrapgen/wrapper/golang/interp"
-	"github.com/wrapgen/wrapgen/wrapper/golang/refscratch"
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+	"github.com/wrapgen/wrapgen/internal/interp"
+	"github.com/wrapgen/wrapgen/internal/refscratch"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
 const residualGraph = "testdata/fuse/residual.json"

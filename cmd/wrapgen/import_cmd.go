@@ -11,8 +11,8 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
-	"github.com/wrapgen/wrapgen/wrapper/golang/fold"
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+	"github.com/wrapgen/wrapgen/internal/fold"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
 // modelOptions are how the commands import a model: the -hint, -min and

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
 // NumPy's .npy format (version 1.0 to 3.0): a magic string, a header

@@ -15,8 +15,8 @@ import (
 	"github.com/wrapgen/wrapgen/graph/fuse"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/plan/report"
-	"github.com/wrapgen/wrapgen/wrapper/golang/interp"
-	"github.com/wrapgen/wrapgen/wrapper/golang/refscratch"
+	"github.com/wrapgen/wrapgen/internal/interp"
+	"github.com/wrapgen/wrapgen/internal/refscratch"
 )
 
 // planFlags are the flags that choose how a plan is made, shared by every

@@ -12,7 +12,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
-	"github.com/wrapgen/wrapgen/graph/onnx/onnxtest"
+	"github.com/wrapgen/wrapgen/internal/onnxtest"
 	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
@@ -109,8 +109,8 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
-	"github.com/wrapgen/wrapgen/wrapper/golang/interp"
-	rwgrt "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+	"github.com/wrapgen/wrapgen/internal/interp"
+	rwgrt "github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 	wgrt %q
 %s)
 

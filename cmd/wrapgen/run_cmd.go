@@ -17,9 +17,9 @@ import (
 	"github.com/wrapgen/wrapgen/graph/onnx"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/wrapper/golang/interp"
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+	"github.com/wrapgen/wrapgen/internal/interp"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
 const runUsage = `wrapgen run [-in FILE]... [-params W.safetensors] [-at name=value] [-out DIR] [-repeat N] [-threads N] [plan flags] MODEL.onnx|GRAPH.json

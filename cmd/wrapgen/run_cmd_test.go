@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
 // .npy files round-trip every dtype they can hold, and strided tensors are

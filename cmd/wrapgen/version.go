@@ -5,7 +5,7 @@ import (
 	"io"
 	"runtime/debug"
 
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
 )
 
 // runVersion prints the module version and the VCS revision from the

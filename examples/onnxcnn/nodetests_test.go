@@ -14,7 +14,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
 	"github.com/wrapgen/wrapgen/internal/testenv"
-	"github.com/wrapgen/wrapgen/wrapper/ident"
+	"github.com/wrapgen/wrapgen/internal/ident"
 )
 
 const nodeTestDir = "/usr/share/libonnx-testdata/data/node"

@@ -10,7 +10,7 @@ import (
 	"github.com/wrapgen/wrapgen/examples/resnet18/wgrt"
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
-	"github.com/wrapgen/wrapgen/wrapper/ident"
+	"github.com/wrapgen/wrapgen/internal/ident"
 )
 
 var dtypes = map[graph.DType]wgrt.DType{"f32": wgrt.F32, "i64": wgrt.I64, "u8": wgrt.U8}

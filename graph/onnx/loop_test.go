@@ -9,7 +9,7 @@ import (
 
 // A Loop that format v1 cannot run is refused with its reason
 // (testdata/loops.py); the Loops that import are run against references
-// in wrapper/golang/interp.
+// in internal/interp.
 func TestLoopRefusals(t *testing.T) {
 	for model, want := range map[string]string{
 		"loop_runtime_count": `unsupported: the trip count M "M" is computed from tensor data at run time; wrapgen imports loops whose count is known before they start`,

@@ -28,7 +28,7 @@ Relu Reshape ScatterND Shape Sigmoid Slice Softmax Sub Transpose Unsqueeze Where
 // TestNodeTests imports every ONNX node test: each either imports with
 // graph outputs of exactly the dtypes and shapes of its expected outputs,
 // or is refused with an "unsupported" error naming the node (the numbers
-// are checked by wrapper/golang/interp's TestNodeTests, which also writes
+// are checked by internal/interp's TestNodeTests, which also writes
 // docs/onnx-coverage.md).
 func TestNodeTests(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(nodeTestDir, "test_*"))

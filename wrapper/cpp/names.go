@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wrapgen/wrapgen/graph"
-	"github.com/wrapgen/wrapgen/wrapper/ident"
+	"github.com/wrapgen/wrapgen/internal/ident"
 )
 
 // names are the C++ identifiers of one graph. Kernel methods use the same

@@ -11,7 +11,7 @@ import (
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/templates"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/wrapper/quote"
+	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 // SelftestMain is the file name of the selftest's main program.

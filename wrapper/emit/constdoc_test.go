@@ -9,7 +9,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
-	"github.com/wrapgen/wrapgen/wrapper/quote"
+	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 func constOf(d graph.DType, data []byte, shape ...int64) *graph.Tensor {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
 // runtimeProgram is the Go runtime's form of pr's tables, as the Go

@@ -16,7 +16,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/wrapper/quote"
+	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 // Banner is the first line of every generated Go file.

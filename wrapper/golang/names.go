@@ -5,7 +5,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/wrapper/ident"
+	"github.com/wrapgen/wrapgen/internal/ident"
 )
 
 // names are the Go identifiers of one graph's kernels, tensors, symbols and

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wrapgen/wrapgen/graph"
-	"github.com/wrapgen/wrapgen/wrapper/golang/wgref"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
 )
 
 // missingRefKernels names every kernel of g that the reference kernels do

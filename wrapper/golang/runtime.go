@@ -15,18 +15,18 @@ import (
 // wrapgen copies into the user's tree, so generated code never imports
 // wrapgen.
 //
-//go:embed wgrt/*.go
+//go:embed vendored/wgrt/*.go
 var runtimeFS embed.FS
 
 // The reference kernels are vendored the same way, beside the runtime,
 // when gen is asked for them (-kernels ref).
 //
-//go:embed wgref/*.go wgref/*.s
+//go:embed vendored/wgref/*.go vendored/wgref/*.s
 var refFS embed.FS
 
 // runtimePackage is the runtime's import path in this repository, which
 // the vendored reference kernels import under the user's path instead.
-const runtimePackage = "github.com/wrapgen/wrapgen/wrapper/golang/wgrt"
+const runtimePackage = "github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 
 // RuntimeFiles returns the vendored runtime's source files (tests left
 // out), each under dir, with a banner saying where they come from.
@@ -41,7 +41,7 @@ func RefKernelFiles(dir, runtimeImport string) []emit.File {
 }
 
 func vendored(fsys embed.FS, pkg, dir, what string, rewrite *strings.Replacer) []emit.File {
-	entries, err := fs.ReadDir(fsys, pkg)
+	entries, err := fs.ReadDir(fsys, "vendored/"+pkg)
 	if err != nil {
 		panic(err) // embedded at build time
 	}
@@ -51,14 +51,14 @@ func vendored(fsys embed.FS, pkg, dir, what string, rewrite *strings.Replacer) [
 		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		data, err := fsys.ReadFile(pkg + "/" + name)
+		data, err := fsys.ReadFile("vendored/" + pkg + "/" + name)
 		if err != nil {
 			panic(err)
 		}
 		if rewrite != nil {
 			data = []byte(rewrite.Replace(string(data)))
 		}
-		content := append([]byte("// "+Banner+"\n// Vendored "+what+" of github.com/wrapgen/wrapgen (wrapper/golang/"+pkg+").\n\n"), data...)
+		content := append([]byte("// "+Banner+"\n// Vendored "+what+" of github.com/wrapgen/wrapgen (wrapper/golang/vendored/"+pkg+").\n\n"), data...)
 		files = append(files, emit.File{Path: path.Join(dir, name), Content: content})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })

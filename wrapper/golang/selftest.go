@@ -13,10 +13,10 @@ import (
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/wrapper/quote"
+	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
-//go:embed sentinel/sentinel.go sentinel/device.go
+//go:embed vendored/sentinel/sentinel.go vendored/sentinel/device.go
 var sentinelSource embed.FS
 
 const selftestModule = "wrapgenselftest"
@@ -47,12 +47,12 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 		wrapper[0],
 	}
 	for _, name := range []string{"sentinel.go", "device.go"} {
-		data, err := sentinelSource.ReadFile("sentinel/" + name)
+		data, err := sentinelSource.ReadFile("vendored/sentinel/" + name)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, emit.File{Path: "sentinel/" + name, Content: bytes.ReplaceAll(data,
-			[]byte(`"github.com/wrapgen/wrapgen/wrapper/golang/wgrt"`), []byte(`"`+rtImport+`"`))})
+			[]byte(`"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"`), []byte(`"`+rtImport+`"`))})
 	}
 	files = append(files, RuntimeFiles("wrapper/wgrt")...)
 	return files, nil

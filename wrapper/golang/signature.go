@@ -7,7 +7,7 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/wrapper/quote"
+	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 // signature emits Signature, InputsFrom and Outputs.Map: what a caller that

@@ -1,0 +1,124 @@
+package refscratch
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
+)
+
+// Products whose weights are params, in every way PackedBytes
+// distinguishes: convs packed (plain, grouped with many outputs per
+// group, 1x1 strided, pointwise, fused with a sum) and not (depthwise,
+// grouped with few outputs, pointwise with few), a Gemm's B transposed,
+// row-major of a width not whole panels and of whole panels, behind a
+// transposed A, of constant few rows; MatMul Bs with a batch of 1, of a
+// 3-D A, and of a constant A of few rows.
+const packedGraph = `{
+  "name": "packed",
+  "symbols": {"n": {"hint": 2, "min": 1, "max": 64}},
+  "tensors": {
+    "x": {"dtype": "f32", "shape": ["n", 8, 10, 10]},
+    "k1": {"dtype": "f32", "shape": [13, 8, 3, 3]}, "c1": {"dtype": "f32", "shape": ["n", 13, 10, 10]},
+    "k2": {"dtype": "f32", "shape": [80, 4, 3, 3]}, "c2": {"dtype": "f32", "shape": ["n", 80, 8, 8]},
+    "k3": {"dtype": "f32", "shape": [8, 1, 3, 3]}, "c3": {"dtype": "f32", "shape": ["n", 8, 10, 10]},
+    "k4": {"dtype": "f32", "shape": [16, 4, 3, 3]}, "c4": {"dtype": "f32", "shape": ["n", 16, 10, 10]},
+    "k5": {"dtype": "f32", "shape": [3, 8, 1, 1]}, "c5": {"dtype": "f32", "shape": ["n", 3, 5, 5]},
+    "k6": {"dtype": "f32", "shape": [20, 8, 1, 1]}, "c6": {"dtype": "f32", "shape": ["n", 20, 10, 10]},
+    "k7": {"dtype": "f32", "shape": [3, 8, 1, 1]}, "c7": {"dtype": "f32", "shape": ["n", 3, 10, 10]},
+    "k8": {"dtype": "f32", "shape": [8, 8, 3, 3]}, "c8": {"dtype": "f32", "shape": ["n", 8, 10, 10]},
+    "a": {"dtype": "f32", "shape": ["n", 300]}, "at": {"dtype": "f32", "shape": [300, "n"]}, "a6": {"dtype": "f32", "shape": [6, 300]}, "a2": {"dtype": "f32", "shape": [2, 300]},
+    "w1": {"dtype": "f32", "shape": [45, 300]}, "g1": {"dtype": "f32", "shape": ["n", 45]},
+    "w2": {"dtype": "f32", "shape": [300, 45]}, "g2": {"dtype": "f32", "shape": ["n", 45]},
+    "w3": {"dtype": "f32", "shape": [300, 64]}, "g3": {"dtype": "f32", "shape": ["n", 64]},
+    "w4": {"dtype": "f32", "shape": [300, 45]}, "g4": {"dtype": "f32", "shape": ["n", 45]},
+    "w5": {"dtype": "f32", "shape": [45, 300]}, "g5": {"dtype": "f32", "shape": [6, 45]}, "g6": {"dtype": "f32", "shape": [2, 45]},
+    "b1": {"dtype": "f32", "shape": [1, 300, 50]}, "a3": {"dtype": "f32", "shape": [2, "n", 300]}, "m1": {"dtype": "f32", "shape": [2, "n", 50]},
+    "m2": {"dtype": "f32", "shape": [2, 50]}
+  },
+  "inputs": ["x", "a", "at", "a6", "a2", "a3"],
+  "params": ["k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "w1", "w2", "w3", "w4", "w5", "b1"],
+  "outputs": ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "g1", "g2", "g3", "g4", "g5", "g6", "m1", "m2"],
+  "ops": [
+    {"kernel": "Conv", "inputs": ["x", "k1"], "outputs": ["c1"], "attrs": {"group": 1, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1]}},
+    {"kernel": "Conv", "inputs": ["x", "k2"], "outputs": ["c2"], "attrs": {"group": 2, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1]}},
+    {"kernel": "Conv", "inputs": ["x", "k3"], "outputs": ["c3"], "attrs": {"group": 8, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1]}},
+    {"kernel": "Conv", "inputs": ["x", "k4"], "outputs": ["c4"], "attrs": {"group": 2, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1]}},
+    {"kernel": "Conv", "inputs": ["x", "k5"], "outputs": ["c5"], "attrs": {"group": 1, "kernel_shape": [1, 1], "strides": [2, 2], "pads": [0, 0, 0, 0], "dilations": [1, 1]}},
+    {"kernel": "Conv", "inputs": ["x", "k6"], "outputs": ["c6"], "attrs": {"group": 1, "kernel_shape": [1, 1], "strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1]}},
+    {"kernel": "Conv", "inputs": ["x", "k7"], "outputs": ["c7"], "attrs": {"group": 1, "kernel_shape": [1, 1], "strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1]}},
+    {"kernel": "FusedConv", "inputs": ["x", "k8", "x"], "outputs": ["c8"], "attrs": {"group": 1, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1], "activation": "Relu", "activation_alpha": 0.0, "activation_beta": 0.0}},
+    {"kernel": "Gemm", "inputs": ["a", "w1"], "outputs": ["g1"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 1}},
+    {"kernel": "Gemm", "inputs": ["a", "w2"], "outputs": ["g2"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 0}},
+    {"kernel": "Gemm", "inputs": ["a", "w3"], "outputs": ["g3"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 0}},
+    {"kernel": "Gemm", "inputs": ["at", "w4"], "outputs": ["g4"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 1, "transB": 0}},
+    {"kernel": "Gemm", "inputs": ["a6", "w5"], "outputs": ["g5"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 1}},
+    {"kernel": "Gemm", "inputs": ["a2", "w5"], "outputs": ["g6"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 1}},
+    {"kernel": "MatMul", "inputs": ["a3", "b1"], "outputs": ["m1"]},
+    {"kernel": "MatMul", "inputs": ["a2", "b1"], "outputs": ["m2"]}
+  ]
+}`
+
+// PackedBytes is what wgref.Prepare allocates for each op, given the
+// weight's data and the other inputs' shapes only where constant (as the
+// runner gives them); and with the weight prepared, each op's
+// RuleWithPackedWeights is exactly the scratch its kernel asks for, at
+// several values of the symbol.
+func TestPackedBytesAreWhatPrepareAllocates(t *testing.T) {
+	g, err := graph.Parse("packed.json", []byte(packedGraph))
+	require.NoError(t, err)
+	withPacked, err := graph.Parse("packed.json", []byte(packedGraph))
+	require.NoError(t, err)
+	require.NoError(t, withPacked.AddScratch(RuleWithPackedWeights))
+	// By hand (floats; 12 rows by 32 columns): k1 13 rows rounded up to
+	// 24 by 72; k2 2 groups of 40 rows (48) by 36; k3 and k4 tap rows,
+	// none; k5 (1x1 strided) 12 by 8; k6 24 by 8; k7 pointwise of 3 rows,
+	// none; k8 fused with a sum, 12 by 72; w1 transposed, 64 columns by
+	// 300; w2 its last panel, 32 by 300; w3 whole panels, none; w4 32 by
+	// 300; w5 at 6 rows 64 by 300, at 2 rows none; b1 32 by 300 for a3,
+	// none for 2 rows.
+	want := []int{24 * 72, 2 * 48 * 36, 0, 0, 12 * 8, 24 * 8, 0, 12 * 72, 64 * 300, 32 * 300, 0, 32 * 300, 64 * 300, 0, 32 * 300, 0}
+	total := 0
+	for _, w := range want {
+		total += 4 * w
+	}
+	require.Equal(t, int64(total), PackedBytes(g))
+	i := 0
+	graph.Walk(withPacked.Ops, func(op *graph.Op, _ []*graph.Op) {
+		require.Equal(t, int64(4*want[i]), packedBytes(op), "%s", op.Label())
+		for _, n := range []int64{1, 3, 5, 40} {
+			env := expr.Env{"n": n}
+			at := fmt.Sprintf("%s at n=%d", op.Label(), n)
+			call := callOf(t, op, env)
+			prep := *call
+			prep.Inputs = append(prep.Inputs[:0:0], call.Inputs...)
+			for j, x := range op.Inputs {
+				if _, ok := fixedShape(x); !ok {
+					prep.Inputs[j].Shape, prep.Inputs[j].Strides = nil, nil
+				}
+				if !x.Param {
+					prep.Inputs[j].Data = nil
+				}
+			}
+			prepared, bytes, err := wgref.Prepare(&prep)
+			require.NoError(t, err, at)
+			require.Equal(t, 4*want[i], bytes, "%s: bytes Prepare allocates", at)
+			call.Prepared = prepared
+			scratch, err := op.Scratch.Shape[0].Eval(env)
+			require.NoError(t, err, at)
+			call.Scratch = make([]byte, scratch)
+			require.NoError(t, wgref.Call(call), "%s: given the rule's %d bytes", at, scratch)
+			// (Tap-row convs ask for none of what the rule reserves:
+			// their rule is unchanged.)
+			if scratch > 0 && want[i] > 0 {
+				call.Scratch = call.Scratch[:scratch-1]
+				require.ErrorContains(t, wgref.Call(call), "scratch of", "%s: given one byte less than the rule's %d", at, scratch)
+			}
+		}
+		i++
+	})
+}

@@ -1,0 +1,405 @@
+package wgref
+
+import "github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
+
+// The float32 path of RNN, GRU and LSTM. Per direction:
+//   - the input projection of every time step and batch entry at once, one
+//     GEMM X[seq·batch, input]·Wᵀ into [seq·batch, gates·hidden], on top of
+//     the biases Wb+Rb (Rb of GRU's candidate gate stays out when
+//     linear_before_reset is set: ONNX multiplies it by the reset gate);
+//   - per time step, the recurrence H[batch, hidden]·Rᵀ (GRU without
+//     linear_before_reset: for z and r, then (r⊙H)·Rhᵀ for the
+//     candidate): for a batch of one or two, R's rows dotted with each
+//     entry's H (dotrows.go); for more, one GEMM for the whole batch,
+//     through R transposed once per direction into Rᵀ [hidden,
+//     gates·hidden] (rows padded by rtPad), which sgemm reads in place
+//     (given R, it would pack all of it again at every step);
+//   - the gates in float32 loops over each batch entry's contiguous row.
+// Batch entries whose sequence (sequence_lens) has ended ride along in the
+// GEMM; their state is no longer updated.
+
+// recurrentF32Floats is the float32 scratch of the path, refscratch's rule
+// for float32 RNN, GRU and LSTM: sgemm's packing (the larger of the input
+// projection's and a step's, each asked as for a packed B, which covers
+// every layout and a step's part of the columns), the projected inputs of one direction (the
+// directions take turns), Rᵀ of one direction with its padding (for
+// batches beyond dotRowsMaxBatch), one step's gate pre-activations, and
+// the hidden state plus a second state (LSTM's cell, GRU's r⊙H) of every
+// batch entry.
+func recurrentF32Floats(seq, batch, input, hidden, gates int) int {
+	g := gates * hidden
+	pack := max(gemmPackFloats(seq*batch, g, input, bStrided), gemmPackFloats(batch, g, hidden, bStrided))
+	return pack + seq*batch*g + rtFloats(batch, hidden, g) + batch*g + 2*batch*hidden
+}
+
+// rtFloats is Rᵀ's scratch: none where the steps read R itself.
+func rtFloats(batch, hidden, g int) int {
+	if batch <= dotRowsMaxBatch {
+		return 0
+	}
+	return hidden * (g + rtPad)
+}
+
+// rtPad pads Rᵀ's rows by one cache line: with gates·hidden a power of
+// two the micro-kernel's reads down a column panel would all map to the
+// same cache sets.
+const rtPad = 16
+
+// recurrentF32Run is one call's float32 buffers and the direction it is at.
+type recurrentF32Run struct {
+	op                    recurrentOp // a copy: what sgemm is given escapes (to its goroutines), and with it whatever this struct points to
+	hidden, g             int         // hidden size, gates·hidden
+	clip                  float32
+	packs, proj, rt       []float32
+	rd                    []float32 // R of the direction: rows rs apart, contiguous
+	rs                    int
+	pre, h, second        []float32 // step pre-activations [batch, g], H and the second state [batch, hidden]
+	wb, rb, peep          []float32 // direction's biases and peepholes, nil when absent
+	fAct, gAct, hAct      activation
+	lbr, inputForget      bool
+	y, yh, yc             *wgrt.Tensor
+	yData, yhData, ycData []float32
+}
+
+func recurrentF32(op *recurrentOp) error {
+	hidden, g := op.hidden, op.gates*op.hidden
+	rows := op.seq * op.batch
+	work, err := scratchOf[float32](op.c, recurrentF32Floats(op.seq, op.batch, op.input, hidden, op.gates))
+	if err != nil {
+		return err
+	}
+	run := recurrentF32Run{op: *op, hidden: hidden, g: g, clip: float32(op.clip), lbr: op.linearBeforeReset, inputForget: op.inputForget}
+	take := func(n int) []float32 {
+		s := work[:n:n]
+		work = work[n:]
+		return s
+	}
+	run.packs = take(max(gemmPackFloats(rows, g, op.input, bStrided), gemmPackFloats(op.batch, g, hidden, bStrided)))
+	run.proj = take(rows * g)
+	run.rt = take(rtFloats(op.batch, hidden, g))
+	run.pre = take(op.batch * g)
+	run.h = take(op.batch * hidden)
+	run.second = take(op.batch * hidden)
+	run.y, run.yh, run.yc = op.out[0], op.out[1], op.out[2]
+	if run.y != nil {
+		run.yData = elems[float32](*run.y)
+	}
+	if run.yh != nil {
+		run.yhData = elems[float32](*run.yh)
+	}
+	if run.yc != nil {
+		run.ycData = elems[float32](*run.yc)
+	}
+	steps := 0
+	for b := 0; b < op.batch; b++ {
+		steps = max(steps, op.steps(b))
+	}
+	for d := 0; d < op.dirs; d++ {
+		run.direction(d)
+		for s := 0; s < steps; s++ {
+			run.step(d, s)
+		}
+		run.finish(d)
+	}
+	return nil
+}
+
+// direction readies direction d: its biases, activations, projected
+// inputs, Rᵀ and initial state.
+func (run *recurrentF32Run) direction(d int) {
+	op, g, hidden := &run.op, run.g, run.hidden
+	run.fAct, run.gAct, run.hAct = op.activations(d)
+	run.wb, run.rb, run.peep = nil, nil, nil
+	if b := op.in[slotB]; b != nil {
+		bd := elems[float32](*b)[d*b.Strides[0]:]
+		run.wb, run.rb = bd[:g:g], bd[g:2*g:2*g]
+	}
+	if p := op.in[slotP]; p != nil {
+		run.peep = elems[float32](*p)[d*p.Strides[0]:][: 3*hidden : 3*hidden]
+	}
+	run.project(d)
+
+	r := op.in[slotR]
+	run.rd, run.rs = elems[float32](*r)[d*r.Strides[0]:], r.Strides[1]
+	if len(run.rt) > 0 {
+		// Rᵀ[j][q] = R[d][q][j], 16 columns of Rᵀ (rows of R) at a time so
+		// that the rows read stay in cache while the writes run along Rᵀ's
+		// rows.
+		rs := run.rs
+		for q0 := 0; q0 < g; q0 += 16 {
+			qn := min(16, g-q0)
+			for j := 0; j < hidden; j++ {
+				dst := run.rt[j*(g+rtPad)+q0 : j*(g+rtPad)+q0+qn]
+				src := run.rd[q0*rs+j:]
+				for i := range dst {
+					dst[i] = src[i*rs]
+				}
+			}
+		}
+	}
+
+	clear(run.h)
+	clear(run.second)
+	for b := 0; b < op.batch; b++ {
+		if s := op.in[slotInitialH]; s != nil {
+			copy(run.h[b*hidden:(b+1)*hidden], elems[float32](*s)[op.stateAt(s, d, b):])
+		}
+		if s := op.in[slotInitialC]; s != nil && op.gates == 4 {
+			copy(run.second[b*hidden:(b+1)*hidden], elems[float32](*s)[op.stateAt(s, d, b):])
+		}
+	}
+}
+
+// project computes the input projection of direction d into proj: row
+// t·batch+b is X[t, b]·W[d]ᵀ plus the biases that can be added before the
+// recurrence.
+func (run *recurrentF32Run) project(d int) {
+	op, g, hidden := &run.op, run.g, run.hidden
+	rows := op.seq * op.batch
+	accumulate := run.wb != nil
+	if accumulate && rows > 0 {
+		first := run.proj[:g]
+		for q := range first {
+			first[q] = run.wb[q] + run.rb[q]
+		}
+		if op.gates == 3 && run.lbr {
+			// Rb of the candidate gate is added inside the reset gate's
+			// product at every step.
+			copy(first[2*hidden:], run.wb[2*hidden:])
+		}
+		for i := 1; i < rows; i++ {
+			copy(run.proj[i*g:(i+1)*g], first)
+		}
+	}
+	x, w := op.in[slotX], op.in[slotW]
+	xs := elems[float32](*x)
+	wm := matrix{data: elems[float32](*w)[d*w.Strides[0]:], rs: w.Strides[2], cs: w.Strides[1]} // W[d]ᵀ
+	xc := x.Strides[2]
+	switch {
+	case op.batch == 1:
+		sgemm(rows, g, op.input, matrix{data: xs, rs: op.xt, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs)
+	case op.seq == 1:
+		sgemm(rows, g, op.input, matrix{data: xs, rs: op.xb, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs)
+	case op.xt == op.batch*op.xb:
+		// Rows t·batch+b are X's rows in order.
+		sgemm(rows, g, op.input, matrix{data: xs, rs: op.xb, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs)
+	default:
+		// Batch-major X (layout 1): one GEMM per batch entry, its rows
+		// batch·g apart in proj.
+		for b := 0; b < op.batch; b++ {
+			sgemm(op.seq, g, op.input, matrix{data: xs[b*op.xb:], rs: op.xt, cs: xc}, wm, nil, run.proj[b*g:], op.batch*g, accumulate, run.packs)
+		}
+	}
+}
+
+// step runs step s of direction d for every batch entry whose sequence
+// has not ended.
+func (run *recurrentF32Run) step(d, s int) {
+	op, g, hidden := &run.op, run.g, run.hidden
+	gruReset := op.gates == 3 && !run.lbr
+	n := g
+	if gruReset {
+		n = 2 * hidden
+	}
+	run.recur(run.h, 0, n)
+	for b := 0; b < op.batch; b++ {
+		if t, ok := run.timeOf(d, s, b); ok {
+			run.gates(b, run.proj[(t*op.batch+b)*g:][:g:g])
+		}
+	}
+	if gruReset {
+		// The candidate's recurrence: (r⊙H)·Rhᵀ.
+		run.recur(run.second, 2*hidden, hidden)
+		for b := 0; b < op.batch; b++ {
+			if t, ok := run.timeOf(d, s, b); ok {
+				run.gruCandidate(b, run.proj[(t*op.batch+b)*g:][:g:g])
+			}
+		}
+	}
+	if run.y != nil {
+		for b := 0; b < op.batch; b++ {
+			if t, ok := run.timeOf(d, s, b); ok {
+				copy(run.yData[op.yAt(run.y, t, d, b):][:hidden], run.h[b*hidden:(b+1)*hidden])
+			}
+		}
+	}
+}
+
+// recur is the step's product of states [batch, hidden] with rows [col,
+// col+n) of R (columns of Rᵀ) into the same columns of pre: for a batch
+// of one or two, R's rows dotted with each entry's state (no padding to
+// the GEMM micro-kernel's rows, no Rᵀ); for more, one GEMM.
+func (run *recurrentF32Run) recur(states []float32, col, n int) {
+	op, g, hidden := &run.op, run.g, run.hidden
+	if op.batch <= dotRowsMaxBatch {
+		for b := 0; b < op.batch; b++ {
+			dotRows(run.rd[col*run.rs:], run.rs, states[b*hidden:(b+1)*hidden], run.pre[b*g+col:b*g+col+n])
+		}
+		return
+	}
+	sgemm(op.batch, n, hidden, matrix{data: states, rs: hidden, cs: 1}, matrix{data: run.rt[col:], rs: g + rtPad, cs: 1}, nil, run.pre[col:], g, false, run.packs)
+}
+
+// timeOf is the time step batch entry b is at in step s of direction d;
+// ok is false once its sequence has ended.
+func (run *recurrentF32Run) timeOf(d, s, b int) (t int, ok bool) {
+	n := run.op.steps(b)
+	if s >= n {
+		return 0, false
+	}
+	if run.op.isReverse(d) {
+		return n - 1 - s, true
+	}
+	return s, true
+}
+
+// gates updates batch entry b's state from its step pre-activations (the
+// recurrence, in pre) and its projected input row (GRU without
+// linear_before_reset: up to r⊙H, which gruCandidate continues from).
+func (run *recurrentF32Run) gates(b int, row []float32) {
+	hidden, g := run.hidden, run.g
+	pre := run.pre[b*g : (b+1)*g : (b+1)*g]
+	h := run.h[b*hidden : (b+1)*hidden : (b+1)*hidden]
+	second := run.second[b*hidden : (b+1)*hidden : (b+1)*hidden]
+	switch run.op.gates {
+	case 1:
+		addF32(pre, row)
+		clipF32(pre, run.clip)
+		run.fAct.applyF32(pre)
+		copy(h, pre)
+	case 3:
+		zr := pre[:2*hidden]
+		addF32(zr, row[:2*hidden])
+		clipF32(zr, run.clip)
+		run.fAct.applyF32(zr)
+		r := pre[hidden : 2*hidden]
+		if !run.lbr {
+			mulF32(second, r, h) // r⊙H, for the candidate's GEMM
+			return
+		}
+		// n = g(Xt·Whᵀ + Wbh + r⊙(H·Rhᵀ + Rbh))
+		n, x := pre[2*hidden:3*hidden], row[2*hidden:3*hidden]
+		var rb []float32
+		if run.rb != nil {
+			rb = run.rb[2*hidden : 3*hidden]
+		}
+		for k := range n {
+			v := n[k]
+			if rb != nil {
+				v += rb[k]
+			}
+			n[k] = x[k] + r[k]*v
+		}
+		clipF32(n, run.clip)
+		run.gAct.applyF32(n)
+		blendF32(h, pre[:hidden], n)
+	case 4:
+		// Gates i, o, f, c in W's order; peepholes i, o, f; the cell
+		// state is second.
+		addF32(pre, row)
+		i, o, f, c := pre[:hidden], pre[hidden:2*hidden], pre[2*hidden:3*hidden], pre[3*hidden:4*hidden]
+		if run.peep != nil {
+			fmaF32(i, run.peep[:hidden], second)
+			if !run.inputForget {
+				fmaF32(f, run.peep[2*hidden:3*hidden], second)
+			}
+		}
+		clipF32(i, run.clip)
+		run.fAct.applyF32(i)
+		if run.inputForget {
+			for k := range f {
+				f[k] = 1 - i[k]
+			}
+		} else {
+			clipF32(f, run.clip)
+			run.fAct.applyF32(f)
+		}
+		clipF32(c, run.clip)
+		run.gAct.applyF32(c)
+		for k := range second {
+			second[k] = f[k]*second[k] + i[k]*c[k]
+		}
+		if run.peep != nil {
+			fmaF32(o, run.peep[hidden:2*hidden], second)
+		}
+		clipF32(o, run.clip)
+		run.fAct.applyF32(o)
+		copy(c, second)
+		run.hAct.applyF32(c)
+		mulF32(h, o, c)
+	}
+}
+
+// gruCandidate finishes GRU's step without linear_before_reset for batch
+// entry b: n = g(Xt·Whᵀ + (r⊙H)·Rhᵀ + Wbh + Rbh), H = (1-z)⊙n + z⊙H.
+func (run *recurrentF32Run) gruCandidate(b int, row []float32) {
+	hidden, g := run.hidden, run.g
+	pre := run.pre[b*g : (b+1)*g : (b+1)*g]
+	n := pre[2*hidden : 3*hidden]
+	addF32(n, row[2*hidden:3*hidden])
+	clipF32(n, run.clip)
+	run.gAct.applyF32(n)
+	blendF32(run.h[b*hidden:(b+1)*hidden], pre[:hidden], n)
+}
+
+// finish writes direction d's last states and zeroes Y past each batch
+// entry's sequence.
+func (run *recurrentF32Run) finish(d int) {
+	op, hidden := &run.op, run.hidden
+	for b := 0; b < op.batch; b++ {
+		h := run.h[b*hidden : (b+1)*hidden]
+		if run.yh != nil {
+			copy(run.yhData[op.stateAt(run.yh, d, b):][:hidden], h)
+		}
+		if run.yc != nil {
+			copy(run.ycData[op.stateAt(run.yc, d, b):][:hidden], run.second[b*hidden:(b+1)*hidden])
+		}
+		if run.y != nil {
+			for t := op.steps(b); t < op.seq; t++ {
+				clear(run.yData[op.yAt(run.y, t, d, b):][:hidden])
+			}
+		}
+	}
+}
+
+// Elementwise float32 loops over equal-length rows.
+
+func addF32(dst, src []float32) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] += src[i]
+	}
+}
+
+func mulF32(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] * b[i]
+	}
+}
+
+// fmaF32 is dst += a⊙b.
+func fmaF32(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] += a[i] * b[i]
+	}
+}
+
+// blendF32 is GRU's h = (1-z)⊙n + z⊙h.
+func blendF32(h, z, n []float32) {
+	z, n = z[:len(h)], n[:len(h)]
+	for i := range h {
+		h[i] = n[i] + z[i]*(h[i]-n[i])
+	}
+}
+
+// clipF32 clamps xs to [-c, c] when c > 0 (ONNX's clip; 0: none).
+func clipF32(xs []float32, c float32) {
+	if c <= 0 {
+		return
+	}
+	for i, v := range xs {
+		xs[i] = min(max(v, -c), c)
+	}
+}
