@@ -12,9 +12,9 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/fuse"
-	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/internal/interp"
 	"github.com/wrapgen/wrapgen/internal/refscratch"
+	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )

@@ -13,10 +13,10 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/graph/fuse"
-	"github.com/wrapgen/wrapgen/plan"
-	"github.com/wrapgen/wrapgen/plan/report"
 	"github.com/wrapgen/wrapgen/internal/interp"
 	"github.com/wrapgen/wrapgen/internal/refscratch"
+	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/plan/report"
 )
 
 // planFlags are the flags that choose how a plan is made, shared by every

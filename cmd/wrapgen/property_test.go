@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/internal/ident"
 	"github.com/wrapgen/wrapgen/internal/synth"
 	"github.com/wrapgen/wrapgen/internal/testenv"
-	"github.com/wrapgen/wrapgen/internal/ident"
 )
 
 // hostileNames are what a hostile graph calls its kernels, tensors,

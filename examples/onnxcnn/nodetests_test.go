@@ -13,8 +13,8 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
-	"github.com/wrapgen/wrapgen/internal/testenv"
 	"github.com/wrapgen/wrapgen/internal/ident"
+	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
 const nodeTestDir = "/usr/share/libonnx-testdata/data/node"

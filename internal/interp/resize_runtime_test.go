@@ -11,8 +11,8 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/onnx"
-	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/internal/refscratch"
+	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )

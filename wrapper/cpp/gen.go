@@ -16,11 +16,11 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/internal/ident"
+	"github.com/wrapgen/wrapgen/internal/quote"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/templates"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/internal/ident"
-	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 // RuntimeHeader is the name of the runtime header generated code includes.

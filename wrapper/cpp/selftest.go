@@ -8,10 +8,10 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/internal/quote"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/templates"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 // SelftestMain is the file name of the selftest's main program.

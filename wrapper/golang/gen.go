@@ -14,9 +14,9 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/internal/quote"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 // Banner is the first line of every generated Go file.

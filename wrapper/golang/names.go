@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/wrapgen/wrapgen/graph"
-	"github.com/wrapgen/wrapgen/wrapper/emit"
 	"github.com/wrapgen/wrapgen/internal/ident"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 )
 
 // names are the Go identifiers of one graph's kernels, tensors, symbols and

@@ -6,8 +6,8 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/wrapgen/wrapgen/graph"
-	"github.com/wrapgen/wrapgen/wrapper/emit"
 	"github.com/wrapgen/wrapgen/internal/quote"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 )
 
 // params emits Params, LoadParams, ParamsFrom and frame.bindParams: the

@@ -11,9 +11,9 @@ import (
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/internal/quote"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
-	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 //go:embed vendored/sentinel/sentinel.go vendored/sentinel/device.go
