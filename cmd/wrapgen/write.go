@@ -140,12 +140,33 @@ func writeFiles(files []outFile, report io.Writer) (err error) {
 	}
 	temps = nil
 	if report != nil {
-		for _, f := range files {
-			fmt.Fprintf(report, "wrapgen: wrote %s\n", f.path)
-		}
+		reportWritten(report, files)
 	}
 	return nil
 }
+
+// reportWritten names each file written, except that a folder of more than
+// a few (a vendored runtime or kernel package) is one line with its count.
+func reportWritten(report io.Writer, files []outFile) {
+	for i := 0; i < len(files); {
+		dir := filepath.Dir(files[i].path)
+		j := i + 1
+		for j < len(files) && filepath.Dir(files[j].path) == dir {
+			j++
+		}
+		if j-i > maxNamedFiles {
+			fmt.Fprintf(report, "wrapgen: wrote %d files in %s\n", j-i, dir)
+		} else {
+			for _, f := range files[i:j] {
+				fmt.Fprintf(report, "wrapgen: wrote %s\n", f.path)
+			}
+		}
+		i = j
+	}
+}
+
+// maxNamedFiles is the most files of one folder reportWritten names.
+const maxNamedFiles = 3
 
 // renameAll renames temps[i] over files[i].path, all or none: an existing
 // target is first kept under a hard link (temps[i]+".old"), so that when a
