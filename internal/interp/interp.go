@@ -16,7 +16,7 @@ import (
 // Model is a plan ready to run again and again.
 type Model struct {
 	Graph *graph.Graph
-	pr    *emit.Model
+	model *emit.Model
 	t     *emit.Tables
 	prog  wgrt.Program
 	f     *wgrt.Frame
@@ -35,10 +35,10 @@ type Model struct {
 
 // New prepares p to run; memory comes from the Go heap, kept between runs.
 func New(p *plan.Plan) *Model {
-	pr := emit.New(p)
-	t := pr.Tables()
+	model := emit.New(p)
+	t := model.Tables()
 	g := p.Graph
-	m := &Model{Graph: g, pr: pr, t: t}
+	m := &Model{Graph: g, model: model, t: t}
 	prog := wgrt.Program{Graph: g.Name, Align: int(p.Align), NumLoops: t.NumLoops, Devices: t.Devices}
 	for _, s := range g.Symbols {
 		prog.SymbolNames = append(prog.SymbolNames, s.Name)
@@ -85,7 +85,7 @@ func New(p *plan.Plan) *Model {
 		}
 		prog.Plans = append(prog.Plans, pl)
 	}
-	for i, op := range pr.Ops {
+	for i, op := range model.Ops {
 		o := wgrt.Op{Index: i, Place: op.Place, Kernel: op.Kernel}
 		for _, x := range op.Args() {
 			o.Inputs = append(o.Inputs, x.Name)
@@ -107,12 +107,12 @@ func New(p *plan.Plan) *Model {
 	m.prog = prog
 	m.f = wgrt.NewFrame(&m.prog, len(g.Symbols))
 	m.bound = make([]bool, len(g.Symbols))
-	m.calls = make([]wgrt.Call, len(pr.Ops))
+	m.calls = make([]wgrt.Call, len(model.Ops))
 	m.layouts = map[string]emit.CallLayout{}
-	for _, k := range pr.Kernels {
+	for _, k := range model.Kernels {
 		m.layouts[k.Name] = emit.CallOf(k)
 	}
-	for i, op := range pr.Ops {
+	for i, op := range model.Ops {
 		c := &m.calls[i]
 		c.Kernel, c.Op = op.Kernel, &m.prog.Ops[i]
 		c.Outputs = make([]wgrt.Tensor, len(op.Outputs))
@@ -165,7 +165,7 @@ func (m *Model) Run(k wgrt.KernelFunc, at map[string]int, inputs []wgrt.Tensor) 
 	for i, x := range g.Inputs {
 		index[x] = i
 	}
-	binds, _ := m.pr.SymbolBinds()
+	binds, _ := m.model.SymbolBinds()
 	for _, sb := range binds {
 		s, i := sb.Symbol, sb.Index
 		if b := sb.From; b != nil {

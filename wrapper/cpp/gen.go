@@ -45,16 +45,16 @@ func Runtime() emit.File {
 // Generate returns <name>.h and <name>.cc for p. A graph whose names cannot
 // become C++ identifiers gives a graph.ErrorList.
 func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
-	pr := emit.New(p)
-	n := nameGraph(p.Graph, pr.Kernels, pr.CallerGives)
-	if pr.MaxRank > 8 {
+	model := emit.New(p)
+	n := nameGraph(p.Graph, model.Kernels, model.CallerGives)
+	if model.MaxRank > 8 {
 		n.probs = append(n.probs, &graph.Problem{File: p.Graph.File, Place: "tensors",
-			Msg: fmt.Sprintf("a tensor has rank %d; the C++ runtime supports rank up to 8 (wrapgen::kMaxRank)", pr.MaxRank)})
+			Msg: fmt.Sprintf("a tensor has rank %d; the C++ runtime supports rank up to 8 (wrapgen::kMaxRank)", model.MaxRank)})
 	}
 	if len(n.probs) > 0 {
 		return nil, n.probs
 	}
-	g := &gen{p: p, g: p.Graph, n: n, pr: pr}
+	g := &gen{p: p, g: p.Graph, n: n, model: model}
 	src := opts.Source
 	if src == "" {
 		src = p.Graph.File
@@ -63,7 +63,7 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	d := &fileData{
 		SourceDoc: quote.CppComment(src), GraphDoc: quote.CppComment(p.Graph.Name), GraphLit: quote.Cpp(p.Graph.Name), Namespace: n.namespace, Guard: "WRAPGEN_" + strings.ToUpper(base) + "_H_",
 		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d", p.StrategyText(), p.Mode, p.Align),
-		Align: p.Align, TableVersion: emit.TableVersion, NumSymbols: len(p.Graph.Symbols), MaxArgs: pr.MaxArgs,
+		Align: p.Align, TableVersion: emit.TableVersion, NumSymbols: len(p.Graph.Symbols), MaxArgs: model.MaxArgs,
 	}
 	g.header(d)
 	g.tables(d)
@@ -215,10 +215,10 @@ func intList(lead string, xs []int) string {
 }
 
 type gen struct {
-	p  *plan.Plan
-	g  *graph.Graph
-	n  *names
-	pr *emit.Model
+	p     *plan.Plan
+	g     *graph.Graph
+	n     *names
+	model *emit.Model
 }
 
 func (g *gen) expr(e expr.Expr) string {
@@ -259,7 +259,7 @@ func dtypeConst(d graph.DType) string {
 }
 
 func (g *gen) header(d *fileData) {
-	for _, k := range g.pr.Kernels {
+	for _, k := range g.model.Kernels {
 		var ps []string
 		for _, o := range emit.CallOf(k).Operands {
 			switch o.Role {
@@ -284,7 +284,7 @@ func (g *gen) header(d *fileData) {
 		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})
 	}
 	for _, s := range g.g.Symbols {
-		if g.pr.CallerGives(s) {
+		if g.model.CallerGives(s) {
 			d.Inputs = append(d.Inputs, fieldDecl{"int64_t", g.n.symField[s.Name], "symbol " + quote.CppComment(s.Name) + ", which no input's shape gives"})
 		}
 	}
@@ -321,7 +321,7 @@ func quoteList(ts []*graph.Tensor) []string {
 
 // tables fills the op table, pool devices and the program's arrays.
 func (g *gen) tables(d *fileData) {
-	for i, op := range g.pr.Ops {
+	for i, op := range g.model.Ops {
 		ref := func(kind string, ts []*graph.Tensor) string {
 			if len(ts) == 0 {
 				return "nullptr, 0"
@@ -333,8 +333,8 @@ func (g *gen) tables(d *fileData) {
 		in, out, mut, sets := ref("inputs", op.Args()), ref("outputs", op.Outputs), ref("mutates", op.Mutates), ref("sets", op.Counts())
 		d.Ops = append(d.Ops, fmt.Sprintf("%d, %s, %s, %s, %s, %s, %s", i, quote.Cpp(op.Place), quote.Cpp(op.Kernel), in, out, mut, sets))
 	}
-	t := g.pr.Tables()
-	rows := g.pr.Rows(quote.CppComment, intLiteral)
+	t := g.model.Tables()
+	rows := g.model.Rows(quote.CppComment, intLiteral)
 	d.Code, d.Tensors, d.Dims, d.Lists, d.InputViews = rows.Code, indentRows(rows.Tensors, "    "), rows.Dims, rows.Lists, indentRows(rows.InputViews, "    ")
 	d.OpArgs, d.OpStart = indentRows(rows.OpArgs, "    "), rows.OpStart
 	d.Plans = g.plans(t, rows)
@@ -390,7 +390,7 @@ func (g *gen) tables(d *fileData) {
 	}
 	d.Floats = list("[[maybe_unused]] const double kFloatAttrs[] = ", append(floats, "0.0"), 1)
 	d.Strings = list("[[maybe_unused]] const char* const kStringAttrs[] = ", append(strs, "nullptr"), 1)
-	for ki, k := range g.pr.Kernels {
+	for ki, k := range g.model.Kernels {
 		d.Cases = append(d.Cases, g.dispatch(ki, k)...)
 	}
 }
@@ -404,7 +404,7 @@ func (g *gen) fail(prefix string) string {
 func (g *gen) bind() []string {
 	var st []string
 	st = append(st, "wrapgen::Status s;")
-	binds, fromInputs := g.pr.SymbolBinds()
+	binds, fromInputs := g.model.SymbolBinds()
 	if fromInputs > 0 {
 		st = append(st, fmt.Sprintf("bool bound[%d] = {};", fromInputs))
 	}
@@ -425,7 +425,7 @@ func (g *gen) bind() []string {
 func (g *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
 	var ps []planDecl
 	for i, pt := range t.Plans {
-		b := g.pr.Buckets[i]
+		b := g.model.Buckets[i]
 		pd := planDecl{StepsVar: "kSteps", PoolDevicesVar: "kPoolDevices", OutputPoolsVar: "kOutputPools", OwnersVar: "kOutputOwners", StoragesVar: "kStorages"}
 		var devs []string
 		for j, pool := range b.Plan.Pools {
@@ -448,7 +448,7 @@ func (g *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
 // outputs delivered, each with the owner of the pool that holds it in the
 // plan that ran.
 func (g *gen) run() []string {
-	t := g.pr.Tables()
+	t := g.model.Tables()
 	var st []string
 	for j, x := range g.g.Outputs {
 		st = append(st, fmt.Sprintf("wrapgen::Deliver(&out->%s, rt_.t[%d], rt_.OutputOwner(%d));", g.n.field[x], t.TensorIndex[x], j))

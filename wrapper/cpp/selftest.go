@@ -62,9 +62,9 @@ type selftestSymbol struct {
 
 func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 	g := p.Graph
-	pr := emit.New(p)
-	n := nameGraph(g, pr.Kernels, pr.CallerGives)
-	gg := &gen{p: p, g: g, n: n, pr: pr}
+	model := emit.New(p)
+	n := nameGraph(g, model.Kernels, model.CallerGives)
+	gg := &gen{p: p, g: g, n: n, model: model}
 	// Sizes and offsets are C++ expressions over the symbols, read from the
 	// command line, so one build runs at any symbol values.
 	cx := func(e expr.Expr) string { return "(" + gg.expr(e) + ")" }
@@ -86,7 +86,7 @@ func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 	}
 	// Every size bucket's plan has the same storages (placed differently),
 	// and the checker knows storages, not pools: one table serves them all.
-	for _, b := range pr.Plan.Buffers {
+	for _, b := range model.Plan.Buffers {
 		addStorage(b.Owner().Name, b.Size, b.Tensors...)
 	}
 	// Inputs and params are made by the checker, filled with its pattern;
@@ -103,7 +103,7 @@ func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 		}
 		d.Views = append(d.Views, fmt.Sprintf("%s, %d, %s", quote.Cpp(t.Name), s, cx(expr.Scale(t.RootOffset(), t.DType.Size()))))
 	}
-	forget := pr.ForgetAfter()
+	forget := model.ForgetAfter()
 	var ops []int
 	for op := range forget {
 		ops = append(ops, op)
@@ -114,7 +114,7 @@ func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 			d.Forget = append(d.Forget, fmt.Sprintf("%d, %d", op, index[b.Owner()]))
 		}
 	}
-	for _, a := range pr.AliasPermits() {
+	for _, a := range model.AliasPermits() {
 		d.Permits = append(d.Permits, fmt.Sprintf("%d, %d, %d", a.Op, a.Out, a.In))
 	}
 
@@ -135,7 +135,7 @@ func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 		d.ParamFields = append(d.ParamFields, "&"+n.namespace+"::Params::"+n.field[t]+",")
 	}
 	for _, s := range g.Symbols {
-		if pr.CallerGives(s) {
+		if model.CallerGives(s) {
 			d.SymbolInputs = append(d.SymbolInputs, fmt.Sprintf("in.%s = %s;", n.symField[s.Name], n.symbol[s.Name]))
 		}
 	}
@@ -147,7 +147,7 @@ func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 	}
 	hd := &fileData{}
 	gg.header(hd)
-	for i, k := range pr.Kernels {
+	for i, k := range model.Kernels {
 		var outs, ins, voids []string
 		for j := 0; j < k.Outputs; j++ {
 			outs = append(outs, fmt.Sprintf("&out%d", j))

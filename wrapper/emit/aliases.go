@@ -10,12 +10,12 @@ type AliasPermit struct{ Op, Out, In int }
 
 // AliasPermits lists every permitted output/input overlap, by op then
 // output then input.
-func (pr *Model) AliasPermits() []AliasPermit {
+func (m *Model) AliasPermits() []AliasPermit {
 	var out []AliasPermit
-	for i, op := range pr.Ops {
+	for i, op := range m.Ops {
 		for o, ot := range op.Outputs {
 			for in, it := range op.Inputs {
-				if pr.Graph.MayAlias(op.Kernel, o, in) || declaredInplace(op.Inplace, ot, it) {
+				if m.Graph.MayAlias(op.Kernel, o, in) || declaredInplace(op.Inplace, ot, it) {
 					out = append(out, AliasPermit{i, o, in})
 				}
 			}

@@ -85,15 +85,15 @@ type SymbolBind struct {
 
 // CallerGives reports whether the caller gives symbol s (a field of the
 // generated Inputs): no input's shape gives it, and no op sets it.
-func (pr *Model) CallerGives(s *graph.Symbol) bool {
-	_, bound := pr.Bound[s.Name]
+func (m *Model) CallerGives(s *graph.Symbol) bool {
+	_, bound := m.Bound[s.Name]
 	return !bound && !s.RunTime()
 }
 
 // SymbolBinds are the graph's symbols as a wrapper binds them, in order,
 // and how many inputs give.
-func (pr *Model) SymbolBinds() (binds []SymbolBind, fromInputs int) {
-	for i, s := range pr.Graph.Symbols {
+func (m *Model) SymbolBinds() (binds []SymbolBind, fromInputs int) {
+	for i, s := range m.Graph.Symbols {
 		if s.RunTime() {
 			continue // set by an op, not by the caller
 		}
@@ -101,7 +101,7 @@ func (pr *Model) SymbolBinds() (binds []SymbolBind, fromInputs int) {
 		if s.HasMax {
 			sb.Max = s.Max
 		}
-		if b, ok := pr.Bound[s.Name]; ok {
+		if b, ok := m.Bound[s.Name]; ok {
 			sb.From, sb.Slot = &b, fromInputs
 			fromInputs++
 		}

@@ -77,32 +77,32 @@ type Binding struct {
 // New prepares p for emission.
 func New(p *plan.Plan) *Model {
 	g := p.Graph
-	pr := &Model{Graph: g, OpIndex: map[*graph.Op]int{}, Kernel: map[string]*graph.Kernel{}, Bound: map[string]Binding{}}
+	m := &Model{Graph: g, OpIndex: map[*graph.Op]int{}, Kernel: map[string]*graph.Kernel{}, Bound: map[string]Binding{}}
 	graph.Walk(g.Ops, func(op *graph.Op, _ []*graph.Op) {
-		pr.OpIndex[op] = len(pr.Ops)
-		pr.Ops = append(pr.Ops, op)
+		m.OpIndex[op] = len(m.Ops)
+		m.Ops = append(m.Ops, op)
 	})
-	pr.Kernels = g.Kernels()
-	for _, k := range pr.Kernels {
-		pr.Kernel[k.Name] = k
+	m.Kernels = g.Kernels()
+	for _, k := range m.Kernels {
+		m.Kernel[k.Name] = k
 	}
-	for _, op := range pr.Ops {
-		if pr.Kernel[op.Kernel].Variadic {
-			pr.MaxArgs = max(pr.MaxArgs, len(op.Args()))
+	for _, op := range m.Ops {
+		if m.Kernel[op.Kernel].Variadic {
+			m.MaxArgs = max(m.MaxArgs, len(op.Args()))
 		}
 	}
 	for _, t := range g.Tensors {
-		pr.MaxRank = max(pr.MaxRank, len(t.Shape))
+		m.MaxRank = max(m.MaxRank, len(t.Shape))
 	}
-	pr.Buckets = []*Bucket{pr.newBucket(p)}
-	pr.Plan = p
-	pr.findBindings()
-	return pr
+	m.Buckets = []*Bucket{m.newBucket(p)}
+	m.Plan = p
+	m.findBindings()
+	return m
 }
 
-func (pr *Model) newBucket(p *plan.Plan) *Bucket {
+func (m *Model) newBucket(p *plan.Plan) *Bucket {
 	b := &Bucket{Plan: p, PoolIndex: map[*plan.Pool]int{}, BufferOf: map[*graph.Tensor]*plan.Buffer{},
-		Members: map[*plan.Buffer][]*graph.Tensor{}, Direct: map[*plan.Pool]*graph.Tensor{}, opIndex: pr.OpIndex}
+		Members: map[*plan.Buffer][]*graph.Tensor{}, Direct: map[*plan.Pool]*graph.Tensor{}, opIndex: m.OpIndex}
 	for i, pool := range p.Pools {
 		b.PoolIndex[pool] = i
 	}
@@ -111,7 +111,7 @@ func (pr *Model) newBucket(p *plan.Plan) *Bucket {
 			b.BufferOf[t] = buf
 		}
 	}
-	for _, t := range pr.Graph.Tensors {
+	for _, t := range m.Graph.Tensors {
 		if buf := b.BufferOf[t.Root]; buf != nil {
 			b.Members[buf] = append(b.Members[buf], t)
 		}
@@ -137,10 +137,10 @@ func (pr *Model) newBucket(p *plan.Plan) *Bucket {
 
 // findBindings picks, for each symbol, the first input dimension that is
 // an affine function of that symbol alone.
-func (pr *Model) findBindings() {
-	for _, s := range pr.Graph.Symbols {
+func (m *Model) findBindings() {
+	for _, s := range m.Graph.Symbols {
 	inputs:
-		for _, in := range pr.Graph.Inputs {
+		for _, in := range m.Graph.Inputs {
 			for d, size := range in.Shape {
 				syms := size.Symbols()
 				if len(syms) != 1 || syms[0] != s.Name {
@@ -150,7 +150,7 @@ func (pr *Model) findBindings() {
 				if !ok || coefs[0] <= 0 {
 					continue
 				}
-				pr.Bound[s.Name] = Binding{in, d, coefs[0], c0}
+				m.Bound[s.Name] = Binding{in, d, coefs[0], c0}
 				break inputs
 			}
 		}
@@ -189,13 +189,13 @@ func ViewBytes(t *graph.Tensor, base expr.Expr) (start, end expr.Expr) {
 // stop tracking. A buffer a loop body allocates is forgotten after its last
 // use in each pass, so that the next pass starts it unwritten.
 // Every bucket has the same storages and lines, so the first's serve.
-func (pr *Model) ForgetAfter() map[int][]*plan.Buffer {
+func (m *Model) ForgetAfter() map[int][]*plan.Buffer {
 	forget := map[int][]*plan.Buffer{}
 	last := -1
-	for _, l := range pr.Plan.Lines {
+	for _, l := range m.Plan.Lines {
 		switch {
 		case l.Kind == plan.LineKernel:
-			last = pr.OpIndex[l.Op]
+			last = m.OpIndex[l.Op]
 		case l.Kind == plan.LineLoopBegin || l.Kind == plan.LineLoopEnd:
 			last = -1
 		case l.Kind == plan.LineDeallocFromPool && last >= 0:

@@ -17,8 +17,8 @@ type Rows struct {
 
 // Rows spells t's tables; comment quotes graph-derived text for the
 // backend's comments, intLit spells a constant that may not fit 32 bits.
-func (pr *Model) Rows(comment func(string) string, intLit func(int64) string) Rows {
-	t := pr.Tables()
+func (m *Model) Rows(comment func(string) string, intLit func(int64) string) Rows {
+	t := m.Tables()
 	var r Rows
 	for _, in := range t.Code {
 		r.Code = append(r.Code, strconv.Itoa(in.Op)+", "+intLit(in.A)+", "+strconv.FormatInt(in.B, 10)+",")
@@ -31,7 +31,7 @@ func (pr *Model) Rows(comment func(string) string, intLit func(int64) string) Ro
 		r.Lists = append(r.Lists, IntRow(append([]int{len(l)}, l...)))
 	}
 	for _, v := range t.InputViews {
-		r.InputViews = append(r.InputViews, CommentedRow(IntRow([]int{v.Tensor, v.Input, v.Start, v.End}), comment(pr.Graph.Tensors[v.Tensor].Name)))
+		r.InputViews = append(r.InputViews, CommentedRow(IntRow([]int{v.Tensor, v.Input, v.Start, v.End}), comment(m.Graph.Tensors[v.Tensor].Name)))
 	}
 	for _, pt := range t.Plans {
 		var steps []string
@@ -50,7 +50,7 @@ func (pr *Model) Rows(comment func(string) string, intLit func(int64) string) Ro
 	for i, row := range t.OpArgs {
 		starts = append(starts, at)
 		at += len(row)
-		r.OpArgs = append(r.OpArgs, CommentedRow(IntRow(row), pr.Ops[i].Place+": "+comment(pr.Ops[i].Kernel)))
+		r.OpArgs = append(r.OpArgs, CommentedRow(IntRow(row), m.Ops[i].Place+": "+comment(m.Ops[i].Kernel)))
 	}
 	r.OpStart = Chunks(append(starts, at))
 	return r

@@ -68,36 +68,36 @@ type Step struct {
 
 // lower turns the plan's lines into steps, once for every backend: views
 // for each member of an allocated or freed storage.
-func (pr *Bucket) lower() {
-	for _, l := range pr.Plan.Lines {
+func (m *Bucket) lower() {
+	for _, l := range m.Plan.Lines {
 		switch l.Kind {
 		case plan.LinePoolCreate:
-			pr.Steps = append(pr.Steps, Step{Kind: Acquire, Pool: l.Pool, PoolIndex: pr.PoolIndex[l.Pool]})
+			m.Steps = append(m.Steps, Step{Kind: Acquire, Pool: l.Pool, PoolIndex: m.PoolIndex[l.Pool]})
 		case plan.LinePoolRelease:
-			pr.Steps = append(pr.Steps, Step{Kind: Release, Pool: l.Pool, PoolIndex: pr.PoolIndex[l.Pool]})
+			m.Steps = append(m.Steps, Step{Kind: Release, Pool: l.Pool, PoolIndex: m.PoolIndex[l.Pool]})
 		case plan.LineAllocFromPool:
-			for _, t := range pr.Members[l.Buffer] {
+			for _, t := range m.Members[l.Buffer] {
 				start, _ := ViewBytes(t, expr.Const(0))
-				pr.Steps = append(pr.Steps, Step{Kind: View, Pool: l.Pool, Buffer: l.Buffer, PoolIndex: pr.PoolIndex[l.Pool], Tensor: t, Start: start, Bytes: t.StorageBytes()})
+				m.Steps = append(m.Steps, Step{Kind: View, Pool: l.Pool, Buffer: l.Buffer, PoolIndex: m.PoolIndex[l.Pool], Tensor: t, Start: start, Bytes: t.StorageBytes()})
 			}
 		case plan.LineDeallocFromPool:
-			for _, t := range pr.Members[l.Buffer] {
-				pr.Steps = append(pr.Steps, Step{Kind: Unview, Tensor: t})
+			for _, t := range m.Members[l.Buffer] {
+				m.Steps = append(m.Steps, Step{Kind: Unview, Tensor: t})
 			}
 		case plan.LineReuse:
-			pr.Steps = append(pr.Steps, Step{Kind: Reuse, Tensor: l.Tensor, From: l.From})
+			m.Steps = append(m.Steps, Step{Kind: Reuse, Tensor: l.Tensor, From: l.From})
 		case plan.LineKernel:
 			for _, ss := range l.Op.Sets {
-				pr.Steps = append(pr.Steps, Step{Kind: Capacity, Op: l.Op, Set: ss})
+				m.Steps = append(m.Steps, Step{Kind: Capacity, Op: l.Op, Set: ss})
 			}
-			pr.Steps = append(pr.Steps, Step{Kind: Call, Op: l.Op, OpIndex: pr.opIndex[l.Op]})
+			m.Steps = append(m.Steps, Step{Kind: Call, Op: l.Op, OpIndex: m.opIndex[l.Op]})
 			for _, ss := range l.Op.Sets {
-				pr.Steps = append(pr.Steps, Step{Kind: SetSymbol, Op: l.Op, Set: ss})
+				m.Steps = append(m.Steps, Step{Kind: SetSymbol, Op: l.Op, Set: ss})
 			}
 		case plan.LineLoopBegin:
-			pr.Steps = append(pr.Steps, Step{Kind: Loop, Op: l.Op, Count: l.Op.Loop.Count})
+			m.Steps = append(m.Steps, Step{Kind: Loop, Op: l.Op, Count: l.Op.Loop.Count})
 		case plan.LineLoopEnd:
-			pr.Steps = append(pr.Steps, Step{Kind: EndLoop, Op: l.Op})
+			m.Steps = append(m.Steps, Step{Kind: EndLoop, Op: l.Op})
 		}
 	}
 }

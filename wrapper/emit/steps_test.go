@@ -35,26 +35,26 @@ func kinds(steps []Step) string {
 // The rnn example: the pool is acquired before the first view and released
 // after the last use; the loop body calls three kernels and is closed once.
 func TestStepsOfRNN(t *testing.T) {
-	pr := program(t, "../../examples/rnn/rnn.json")
-	k := kinds(pr.Buckets[0].Steps)
+	m := program(t, "../../examples/rnn/rnn.json")
+	k := kinds(m.Buckets[0].Steps)
 	// matmul, zeros; loop { matmul, add, tanh_into }; add: views before
 	// each use, unviews after the last; the output's pool, acquired
 	// first, hosts the intermediates, so the last op needs no new pool.
 	assert.Equal(t, "avcavcLvcvcucuEuvcur", k)
 	var calls, loops int
-	for _, s := range pr.Buckets[0].Steps {
+	for _, s := range m.Buckets[0].Steps {
 		switch s.Kind {
 		case Call:
-			assert.Equal(t, pr.OpIndex[s.Op], s.OpIndex)
+			assert.Equal(t, m.OpIndex[s.Op], s.OpIndex)
 			calls++
 		case Loop:
 			assert.Equal(t, "steps", s.Count.String())
 			loops++
 		case View:
-			assert.Same(t, pr.Buckets[0].BufferOf[s.Tensor.Root].Pool, s.Pool)
+			assert.Same(t, m.Buckets[0].BufferOf[s.Tensor.Root].Pool, s.Pool)
 		}
 	}
-	assert.Equal(t, len(pr.Ops), calls, "every kernel op is called once in the program text")
+	assert.Equal(t, len(m.Ops), calls, "every kernel op is called once in the program text")
 	assert.Equal(t, 1, loops)
 }
 
@@ -62,9 +62,9 @@ func TestStepsOfRNN(t *testing.T) {
 // output (kept for the caller).
 func TestEveryViewIsUndoneOrDelivered(t *testing.T) {
 	for _, f := range []string{"../../examples/mlp/mlp.json", "../../examples/rnn/rnn.json"} {
-		pr := program(t, f)
+		m := program(t, f)
 		live := map[*graph.Tensor]bool{}
-		for _, s := range pr.Buckets[0].Steps {
+		for _, s := range m.Buckets[0].Steps {
 			switch s.Kind {
 			case View:
 				live[s.Tensor] = true

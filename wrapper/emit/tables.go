@@ -166,12 +166,12 @@ func StepPC(steps []StepRow) []int {
 }
 
 // Tables lowers the program to data, once for every backend.
-func (pr *Model) Tables() *Tables {
-	if pr.tables != nil {
-		return pr.tables
+func (m *Model) Tables() *Tables {
+	if m.tables != nil {
+		return m.tables
 	}
-	g := pr.Graph
-	t := &Tables{TensorIndex: map[*graph.Tensor]int{}, KeepPlan: pr.Plan.KeepPlacement}
+	g := m.Graph
+	t := &Tables{TensorIndex: map[*graph.Tensor]int{}, KeepPlan: m.Plan.KeepPlacement}
 	b := newCodeBuilder(t, g)
 	devices := map[string]int{}
 	for i, x := range g.Tensors {
@@ -220,7 +220,7 @@ func (pr *Model) Tables() *Tables {
 		t.InputViews = append(t.InputViews, InputView{t.TensorIndex[x], inputNumber[x.Root], start.Lower(b), end.Lower(b)})
 	}
 	kernelNumber := map[string]int{}
-	for i, k := range pr.Kernels {
+	for i, k := range m.Kernels {
 		kernelNumber[k.Name] = i
 	}
 	lists := map[string]int{}
@@ -247,10 +247,10 @@ func (pr *Model) Tables() *Tables {
 		}
 		return intern(lists, &t.Lists, fmt.Sprint(vals), vals)
 	}
-	for _, op := range pr.Ops {
+	for _, op := range m.Ops {
 		row := []int{kernelNumber[op.Kernel]}
 		args := op.Args()
-		for _, o := range CallOf(pr.Kernel[op.Kernel]).Operands {
+		for _, o := range CallOf(m.Kernel[op.Kernel]).Operands {
 			switch o.Role {
 			case RoleOutput:
 				row = append(row, t.TensorIndex[op.Outputs[o.Index]])
@@ -273,7 +273,7 @@ func (pr *Model) Tables() *Tables {
 	for i, s := range g.Symbols {
 		symbolIndex[s.Name] = i
 	}
-	for _, bk := range pr.Buckets {
+	for _, bk := range m.Buckets {
 		pt := PlanTables{}
 		for _, pool := range bk.Plan.Pools {
 			pt.PoolSize = append(pt.PoolSize, pool.Size.Lower(b))
@@ -291,7 +291,7 @@ func (pr *Model) Tables() *Tables {
 		pt.Steps, t.NumLoops = t.lowerSteps(bk, &pt, b, symbolIndex, outputNumber)
 		t.Plans = append(t.Plans, pt)
 	}
-	pr.tables = t
+	m.tables = t
 	return t
 }
 
@@ -310,15 +310,15 @@ func intern[K comparable, V any](seen map[K]int, list *[]V, key K, v V) int {
 // lowerSteps turns a bucket's steps into rows; loops get their numbers
 // (how many there are is returned) and jump targets. Symbols are numbered
 // by name: a bucket's plan is of a copy of the graph.
-func (t *Tables) lowerSteps(pr *Bucket, pt *PlanTables, b *codeBuilder, symbolIndex map[string]int, outputNumber map[*graph.Tensor]int) (steps []StepRow, numLoops int) {
+func (t *Tables) lowerSteps(m *Bucket, pt *PlanTables, b *codeBuilder, symbolIndex map[string]int, outputNumber map[*graph.Tensor]int) (steps []StepRow, numLoops int) {
 	type open struct{ row, loop int }
 	var stack []open
 	var reuses []Step // noted on the call that follows them
-	for _, s := range pr.Steps {
+	for _, s := range m.Steps {
 		switch s.Kind {
 		case Acquire:
 			direct, bytes := -1, -1
-			if out := pr.Direct[s.Pool]; out != nil {
+			if out := m.Direct[s.Pool]; out != nil {
 				direct, bytes = outputNumber[out], s.Pool.Buffers[0].Size.Lower(b)
 			}
 			steps = append(steps, StepRow{Acquire, []int{s.PoolIndex, pt.PoolSize[s.PoolIndex], direct, bytes},

@@ -11,10 +11,10 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
-// runtimeProgram is the Go runtime's form of pr's tables, as the Go
+// runtimeProgram is the Go runtime's form of m's tables, as the Go
 // backend prints it.
-func runtimeProgram(pr *Model) *wgrt.Program {
-	t := pr.Tables()
+func runtimeProgram(m *Model) *wgrt.Program {
+	t := m.Tables()
 	i32 := func(xs []int) []int32 {
 		out := make([]int32, len(xs))
 		for i, x := range xs {
@@ -22,8 +22,8 @@ func runtimeProgram(pr *Model) *wgrt.Program {
 		}
 		return out
 	}
-	p := &wgrt.Program{Graph: pr.Graph.Name, Devices: t.Devices, Dims: i32(t.Dims), Inputs: i32(t.Inputs), Outputs: i32(t.Outputs),
-		Align: int(pr.Plan.Align), NumLoops: t.NumLoops}
+	p := &wgrt.Program{Graph: m.Graph.Name, Devices: t.Devices, Dims: i32(t.Dims), Inputs: i32(t.Inputs), Outputs: i32(t.Outputs),
+		Align: int(m.Plan.Align), NumLoops: t.NumLoops}
 	for _, in := range t.Code {
 		p.Code = append(p.Code, in.Op, int(in.A), int(in.B))
 	}
@@ -51,13 +51,13 @@ func runtimeProgram(pr *Model) *wgrt.Program {
 		}
 		p.Plans = append(p.Plans, pl)
 	}
-	for _, x := range pr.Graph.Inputs {
+	for _, x := range m.Graph.Inputs {
 		p.InputNames = append(p.InputNames, x.Name)
 	}
-	for _, x := range pr.Graph.Outputs {
+	for _, x := range m.Graph.Outputs {
 		p.OutputNames = append(p.OutputNames, x.Name)
 	}
-	for i, op := range pr.Ops {
+	for i, op := range m.Ops {
 		p.Ops = append(p.Ops, wgrt.Op{Index: i, Place: op.Place, Kernel: op.Kernel})
 	}
 	return p
@@ -67,7 +67,7 @@ func runtimeProgram(pr *Model) *wgrt.Program {
 // tensor an op touches has exactly its storage's bytes.
 type recorder struct {
 	t     *testing.T
-	pr    *Model
+	m    *Model
 	f     *wgrt.Frame
 	env   expr.Env
 	calls []int
@@ -75,20 +75,20 @@ type recorder struct {
 
 func (r *recorder) CallOp(i int) error {
 	r.calls = append(r.calls, i)
-	op := r.pr.Ops[i]
+	op := r.m.Ops[i]
 	for _, x := range append(append(op.Args(), op.Outputs...), op.Mutates...) {
 		want, err := x.StorageBytes().Eval(r.env)
 		require.NoError(r.t, err)
-		assert.Len(r.t, r.f.T[r.pr.Tables().TensorIndex[x]].Data, int(want), "op %d, tensor %s", i, x.Name)
+		assert.Len(r.t, r.f.T[r.m.Tables().TensorIndex[x]].Data, int(want), "op %d, tensor %s", i, x.Name)
 	}
 	return nil
 }
 
 // bindInputs gives every input zeroed data of its layout's size.
-func bindInputs(t *testing.T, pr *Model, p *wgrt.Program, f *wgrt.Frame) {
+func bindInputs(t *testing.T, m *Model, p *wgrt.Program, f *wgrt.Frame) {
 	var ins []*wgrt.Tensor
-	for _, x := range pr.Graph.Inputs {
-		lay := f.T[pr.Tables().TensorIndex[x]]
+	for _, x := range m.Graph.Inputs {
+		lay := f.T[m.Tables().TensorIndex[x]]
 		n := lay.ExtentElements() * lay.DType.Size()
 		ins = append(ins, &wgrt.Tensor{DType: lay.DType, Device: lay.Device, Shape: lay.Shape, Strides: lay.Strides, Data: make([]byte, n)})
 	}
@@ -98,14 +98,14 @@ func bindInputs(t *testing.T, pr *Model, p *wgrt.Program, f *wgrt.Frame) {
 // The rnn example's loop runs as many times as the steps symbol says,
 // none included, and every tensor an op sees has its storage's size.
 func TestTablesRunTheRNN(t *testing.T) {
-	pr := program(t, "../../examples/rnn/rnn.json")
-	p := runtimeProgram(pr)
+	m := program(t, "../../examples/rnn/rnn.json")
+	p := runtimeProgram(m)
 	for _, steps := range []int{0, 1, 3} {
 		f := wgrt.NewFrame(p, 2)
 		f.Sym[0], f.Sym[1] = 2, steps
 		f.Layout(p)
-		bindInputs(t, pr, p, f)
-		r := &recorder{t: t, pr: pr, f: f, env: expr.Env{"batch": 2, "steps": int64(steps)}}
+		bindInputs(t, m, p, f)
+		r := &recorder{t: t, m: m, f: f, env: expr.Env{"batch": 2, "steps": int64(steps)}}
 		require.NoError(t, f.Exec(p, wgrt.FreshPools{}, r, nil))
 		want := []int{0, 1}
 		for i := 0; i < steps; i++ {
@@ -118,11 +118,11 @@ func TestTablesRunTheRNN(t *testing.T) {
 // Eleven loops counted by a symbol named iter10: every body runs iter10
 // times (the regression behind issue 15 skipped the last loop).
 func TestTablesRunElevenLoops(t *testing.T) {
-	pr := program(t, "../../cmd/wrapgen/testdata/hostile/names_and_loops.json")
-	p := runtimeProgram(pr)
-	f := wgrt.NewFrame(p, len(pr.Graph.Symbols))
+	m := program(t, "../../cmd/wrapgen/testdata/hostile/names_and_loops.json")
+	p := runtimeProgram(m)
+	f := wgrt.NewFrame(p, len(m.Graph.Symbols))
 	env := expr.Env{}
-	for i, s := range pr.Graph.Symbols {
+	for i, s := range m.Graph.Symbols {
 		v := int64(2)
 		if s.Name == "iter10" {
 			v = 3
@@ -130,8 +130,8 @@ func TestTablesRunElevenLoops(t *testing.T) {
 		f.Sym[i], env[s.Name] = int(v), v
 	}
 	f.Layout(p)
-	bindInputs(t, pr, p, f)
-	r := &recorder{t: t, pr: pr, f: f, env: env}
+	bindInputs(t, m, p, f)
+	r := &recorder{t: t, m: m, f: f, env: env}
 	require.NoError(t, f.Exec(p, wgrt.FreshPools{}, r, nil))
 	want := []int{0}
 	for loop := 1; loop <= 11; loop++ {
@@ -147,13 +147,13 @@ func TestCodeComputesEveryValue(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	for _, file := range []string{"../../graph/testdata/vit_b_16.json", "../../examples/rnn/rnn.json",
 		"../../cmd/wrapgen/testdata/hostile/names_and_loops.json", "../../golden/testdata/attrs.json"} {
-		pr := program(t, file)
-		p := runtimeProgram(pr)
-		tb := pr.Tables()
+		m := program(t, file)
+		p := runtimeProgram(m)
+		tb := m.Tables()
 		for trial := 0; trial < 5; trial++ {
-			f := wgrt.NewFrame(p, len(pr.Graph.Symbols))
+			f := wgrt.NewFrame(p, len(m.Graph.Symbols))
 			env := expr.Env{}
-			for i, s := range pr.Graph.Symbols {
+			for i, s := range m.Graph.Symbols {
 				hi := s.Min + 64
 				if s.HasMax {
 					hi = min(hi, s.Max)
@@ -167,17 +167,17 @@ func TestCodeComputesEveryValue(t *testing.T) {
 				require.NoError(t, err)
 				return int(v)
 			}
-			for i, x := range pr.Graph.Tensors {
+			for i, x := range m.Graph.Tensors {
 				for d := range x.Shape {
 					assert.Equal(t, eval(x.Shape[d]), f.T[i].Shape[d], "%s: %s shape[%d] at %v", file, x.Name, d, env)
 					assert.Equal(t, eval(x.Strides[d]), f.T[i].Strides[d], "%s: %s strides[%d] at %v", file, x.Name, d, env)
 				}
 			}
-			for i, pool := range pr.Plan.Pools {
+			for i, pool := range m.Plan.Pools {
 				assert.Equal(t, eval(pool.Size), f.Vals[tb.Plans[0].PoolSize[i]], "%s: pool %d size at %v", file, i, env)
 			}
 			rows := tb.Plans[0].Steps
-			for _, s := range pr.Buckets[0].Steps {
+			for _, s := range m.Buckets[0].Steps {
 				if s.Kind == Reuse {
 					continue
 				}
@@ -197,8 +197,8 @@ func TestCodeComputesEveryValue(t *testing.T) {
 // Equal expressions are computed once: the values are fewer than the
 // numbers that name them.
 func TestCodeSharesValues(t *testing.T) {
-	pr := program(t, "../../graph/testdata/resnet18.json")
-	tb := pr.Tables()
+	m := program(t, "../../graph/testdata/resnet18.json")
+	tb := m.Tables()
 	assert.Less(t, len(tb.Code)*10, len(tb.Dims), "%d values for %d shape and stride entries", len(tb.Code), len(tb.Dims))
 	seen := map[Instr]bool{}
 	for _, in := range tb.Code {
@@ -210,8 +210,8 @@ func TestCodeSharesValues(t *testing.T) {
 // Every step row has its kind's width, and every loop's jumps land on
 // its own end and body.
 func TestStepRows(t *testing.T) {
-	pr := program(t, "../../cmd/wrapgen/testdata/hostile/names_and_loops.json")
-	tb := pr.Tables()
+	m := program(t, "../../cmd/wrapgen/testdata/hostile/names_and_loops.json")
+	tb := m.Tables()
 	steps := tb.Plans[0].Steps
 	pcs := StepPC(steps)
 	at := map[int]int{} // pc -> row
@@ -236,10 +236,10 @@ func TestStepRows(t *testing.T) {
 // one layout.
 func TestRowsFollowCallLayout(t *testing.T) {
 	for _, file := range []string{"../../cmd/wrapgen/testdata/hostile/names_and_loops.json", "../../golden/testdata/attrs.json"} {
-		pr := program(t, file)
-		tb := pr.Tables()
-		for i, op := range pr.Ops {
-			k := pr.Kernel[op.Kernel]
+		m := program(t, file)
+		tb := m.Tables()
+		for i, op := range m.Ops {
+			k := m.Kernel[op.Kernel]
 			l := CallOf(k)
 			row := tb.OpArgs[i]
 			n := 0

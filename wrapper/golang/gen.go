@@ -54,17 +54,17 @@ func generate(p *plan.Plan, opts Options) ([]byte, error) {
 	if opts.Package == "" || opts.RuntimeImport == "" {
 		return nil, fmt.Errorf("golang: package name and runtime import path are required")
 	}
-	pr := emit.New(p)
-	n := nameGraph(p.Graph, pr.Kernels, pr.Bound)
+	model := emit.New(p)
+	n := nameGraph(p.Graph, model.Kernels, model.Bound)
 	if len(n.probs) > 0 {
 		return nil, n.probs
 	}
 	if opts.RefKernelsImport != "" {
-		if probs := missingRefKernels(p.Graph, pr.Kernels); len(probs) > 0 {
+		if probs := missingRefKernels(p.Graph, model.Kernels); len(probs) > 0 {
 			return nil, probs
 		}
 	}
-	g := newGen(p, n, pr, opts)
+	g := newGen(p, n, model, opts)
 	f := jen.NewFile(opts.Package)
 	f.HeaderComment(Banner)
 	for _, l := range emit.WrapText(fmt.Sprintf("Source: %s (graph %s). Plan: %s, memory pools %s, align %d.",
@@ -106,15 +106,15 @@ func sourceName(src string, g *graph.Graph) string {
 }
 
 type gen struct {
-	p  *plan.Plan
-	g  *graph.Graph
-	n  *names
-	rt string
-	pr *emit.Model // ops, pools, storage members, symbol bindings
+	p     *plan.Plan
+	g     *graph.Graph
+	n     *names
+	rt    string
+	model *emit.Model // ops, pools, storage members, symbol bindings
 }
 
-func newGen(p *plan.Plan, n *names, pr *emit.Model, opts Options) *gen {
-	return &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, pr: pr}
+func newGen(p *plan.Plan, n *names, model *emit.Model, opts Options) *gen {
+	return &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, model: model}
 }
 
 func (g *gen) tensorType() *jen.Statement { return jen.Qual(g.rt, "Tensor") }
@@ -130,7 +130,7 @@ func dtypeConst(d graph.DType) string {
 // kernels emits the Kernels interface.
 func (g *gen) kernels(f *jen.File) {
 	var methods []jen.Code
-	for _, k := range g.pr.Kernels {
+	for _, k := range g.model.Kernels {
 		methods = append(methods, comments(emit.KernelDoc(k, g.n.kernel[k.Name], quote.GoComment))...)
 		methods = append(methods, fit(placeMethod, 0, func(multi bool) *jen.Statement {
 			return jen.Id(g.n.kernel[k.Name]).Add(list("(", ")", multi, g.kernelParams(k)...)).Error()
@@ -201,7 +201,7 @@ func (g *gen) adapter(f *jen.File) {
 	)
 	kinds := map[graph.AttrKind][2]string{graph.AttrInt: {"AttrInt", "Int"}, graph.AttrFloat: {"AttrFloat", "Float"}, graph.AttrBool: {"AttrBool", "Bool"},
 		graph.AttrString: {"AttrString", "Str"}, graph.AttrInts: {"AttrInts", "Ints"}}
-	for _, k := range g.pr.Kernels {
+	for _, k := range g.model.Kernels {
 		tensors := []jen.Code{jen.Id("a").Dot("t").Index(jen.Op(":").Lit(0))}
 		for i := 0; i < k.Outputs; i++ {
 			tensors = append(tensors, jen.Id(fmt.Sprintf("out%d", i)))
@@ -263,7 +263,7 @@ func (g *gen) entry(f *jen.File) {
 		inFields = append(inFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
 	}
 	for _, s := range g.g.Symbols {
-		if g.pr.CallerGives(s) {
+		if g.model.CallerGives(s) {
 			inFields = append(inFields, jen.Id(g.n.symbol[s.Name]).Int().Comment(fmt.Sprintf("symbol %s, which no input's shape gives", quote.GoComment(s.Name))))
 		}
 	}
@@ -343,14 +343,14 @@ func (g *gen) frame(f *jen.File) {
 	var lines []string
 	lines = append(lines, "frame is the state of one call (see wgrt.Frame) and the kernels it calls.")
 	lines = append(lines, "The plan's pools (a call may place their storages anew in one arena, see wgrt.Frame.PeakBytes):")
-	for _, b := range g.pr.Buckets {
+	for _, b := range g.model.Buckets {
 		for i, pool := range b.Plan.Pools {
 			lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.GoComment(pool.Device), emit.ShortExpr(pool.Size), len(pool.Buffers), pool.Begin, pool.End))
 		}
 	}
 	doc(f, strings.Join(lines, "\n"))
 	fields := []jen.Code{jen.Op("*").Qual(g.rt, "Frame"), jen.Id("k").Id("Kernels"), jen.Id("kf").Id("kernelsFunc").Comment("this run's copy of a KernelsFunc adapter")}
-	if g.pr.MaxArgs > 0 {
+	if g.model.MaxArgs > 0 {
 		fields = append(fields, jen.Id("args").Index().Add(g.tensorType()).Comment("inputs of a variadic kernel call"))
 	}
 	f.Type().Id("frame").Struct(fields...)
@@ -363,10 +363,10 @@ func (g *gen) frame(f *jen.File) {
 
 // tables emits the program as data: values, layouts, steps, op rows.
 func (g *gen) tables(f *jen.File) {
-	t := g.pr.Tables()
-	rows := g.pr.Rows(quote.GoComment, func(c int64) string { return strconv.FormatInt(c, 10) })
+	t := g.model.Tables()
+	rows := g.model.Rows(quote.GoComment, func(c int64) string { return strconv.FormatInt(c, 10) })
 	var ops []string
-	for i, op := range g.pr.Ops {
+	for i, op := range g.model.Ops {
 		row := emit.Texts([]string{fmt.Sprintf("Index: %d", i), "Place: " + quote.Go(op.Place), "Kernel: " + quote.Go(op.Kernel)})
 		for _, x := range []struct {
 			key string
@@ -496,7 +496,7 @@ func (g *gen) bind(f *jen.File) {
 		return jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: "+format), str(g.g.Name), jen.Err()))
 	}
 	var st []jen.Code
-	binds, fromInputs := g.pr.SymbolBinds()
+	binds, fromInputs := g.model.SymbolBinds()
 	if fromInputs > 0 {
 		st = append(st, jen.Var().Id("bound").Index(jen.Lit(fromInputs)).Bool())
 	}
@@ -539,7 +539,7 @@ func (g *gen) bind(f *jen.File) {
 // outputs, and frame.CallOp, the typed dispatch from an op number to its
 // kernel.
 func (g *gen) run(f *jen.File) {
-	t := g.pr.Tables()
+	t := g.model.Tables()
 	st := []jen.Code{
 		jen.If(jen.List(jen.Id("a"), jen.Id("ok")).Op(":=").Id("k").Assert(jen.Op("*").Id("kernelsFunc")), jen.Id("ok")).Block(
 			jen.Id("f").Dot("kf").Dot("fn").Op("=").Id("a").Dot("fn"),
@@ -562,13 +562,13 @@ func (g *gen) run(f *jen.File) {
 	)
 
 	var cases []jen.Code
-	for ki, k := range g.pr.Kernels {
+	for ki, k := range g.model.Kernels {
 		cases = append(cases, jen.Case(jen.Lit(ki)).Block(append([]jen.Code{jen.Comment(quote.GoComment(k.Name))}, g.dispatch(k)...)...))
 	}
 	doc(f, "CallOp calls op i's kernel with the tensors and attributes its row in\n"+
 		"opArgs names.")
 	body := []jen.Code{jen.Id("a").Op(":=").Id("opArgs").Index(jen.Id("opStart").Index(jen.Id("i")).Op(":").Id("opStart").Index(jen.Id("i").Op("+").Lit(1)))}
-	for _, k := range g.pr.Kernels {
+	for _, k := range g.model.Kernels {
 		if k.Outputs+k.Inputs > 0 || k.Variadic {
 			body = append(body, jen.Id("t").Op(":=").Id("f").Dot("T"))
 			break

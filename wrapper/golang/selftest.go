@@ -60,8 +60,8 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 
 func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([]byte, error) {
 	g := p.Graph
-	pr := emit.New(p)
-	n := nameGraph(g, pr.Kernels, pr.Bound)
+	model := emit.New(p)
+	n := nameGraph(g, model.Kernels, model.Bound)
 	ev := func(e expr.Expr) (int, error) {
 		v, err := e.Eval(env)
 		return int(v), err
@@ -72,7 +72,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 	// the inputs.
 	var storages []jen.Code
 	index := map[*graph.Tensor]int{}
-	for _, b := range pr.Plan.Buffers {
+	for _, b := range model.Plan.Buffers {
 		size, err := ev(b.Size)
 		if err != nil {
 			return nil, err
@@ -106,7 +106,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 		views[str(t.Name)] = jen.Values(jen.Lit(s), jen.Lit(off))
 	}
 	forget := map[int][]int{}
-	for op, bufs := range pr.ForgetAfter() {
+	for op, bufs := range model.ForgetAfter() {
 		for _, b := range bufs {
 			forget[op] = append(forget[op], index[b.Owner()])
 		}
@@ -121,7 +121,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 	}
 
 	var permits []jen.Code
-	for _, a := range pr.AliasPermits() {
+	for _, a := range model.AliasPermits() {
 		permits = append(permits, jen.Values(jen.Lit(a.Op), jen.Lit(a.Out), jen.Lit(a.In)))
 	}
 
@@ -156,7 +156,7 @@ func selftestMain(p *plan.Plan, env expr.Env, wrapperImport, rtImport string) ([
 			jen.Id("fail").Call(jen.Lit("params"), jen.Err())))
 	}
 	for _, s := range g.Symbols {
-		if pr.CallerGives(s) {
+		if model.CallerGives(s) {
 			inFields = append(inFields, field(n.symbol[s.Name], jen.Lit(int(env[s.Name]))))
 		}
 	}

@@ -28,7 +28,7 @@ func (g *gen) signature(f *jen.File) {
 	}
 	var unbound []string
 	for _, s := range g.g.Symbols {
-		if g.pr.CallerGives(s) {
+		if g.model.CallerGives(s) {
 			unbound = append(unbound, quote.Go(s.Name))
 		}
 	}
@@ -61,7 +61,7 @@ func (g *gen) signature(f *jen.File) {
 		}),
 	}
 	for _, s := range g.g.Symbols {
-		if !g.pr.CallerGives(s) {
+		if !g.model.CallerGives(s) {
 			continue
 		}
 		body = append(body, jen.If(jen.List(jen.Id("v"), jen.Id("ok")).Op(":=").Id("symbols").Index(str(s.Name)), jen.Id("ok")).Block(
