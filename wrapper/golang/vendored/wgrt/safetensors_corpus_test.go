@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wrapgen/wrapgen/internal/testenv"
+
 	"github.com/wrapgen/wrapgen/graph/onnx"
 )
 
@@ -100,9 +102,7 @@ func TestSafetensorsCorpus(t *testing.T) {
 // over what FuzzSafetensors found: the C++ runtime must load and refuse
 // exactly what this package does, with the same messages.
 func TestSafetensorsCorpusCpp(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles C++")
-	}
+	testenv.SkipUnlessLong(t, "compiles C++")
 	var compilers []string
 	for _, c := range []string{"g++", "clang++"} {
 		if _, err := exec.LookPath(c); err == nil {
