@@ -4,9 +4,15 @@
 // them, then writes a pattern unique to the write over each output's whole
 // extent (honouring strides). Two live storages placed over each other
 // show up as a corrupted input, named with the op that found it.
+//
+// The work is per byte of every tensor of a large graph under ASan, so it
+// goes by runs of elements contiguous in memory: the pattern is made a
+// 64-bit hash at a time and copied, compared and tracked (a known-bit per
+// byte) a run at a time, which the sanitizers check once per call.
 #ifndef WRAPGEN_SENTINEL_H_
 #define WRAPGEN_SENTINEL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -52,8 +58,6 @@ struct View {
 
 class Checker {
  public:
-  static constexpr uint16_t kUnknown = 0xFFFF;
-
   struct StorageEntry {
     const char* name;
     int64_t bytes;
@@ -132,7 +136,7 @@ class Checker {
   // undefined bytes, not corrupted ones.
   void BeginCall() {
     for (size_t s = 0; s < expected_.size(); s++) {
-      if (input_storages_.count(static_cast<int>(s)) == 0) expected_[s].clear();
+      if (input_storages_.count(static_cast<int>(s)) == 0) expected_[s].live = false;
     }
   }
 
@@ -176,7 +180,7 @@ class Checker {
     }
     auto it = forget_.find(op_->index);
     if (it != forget_.end()) {
-      for (int s : it->second) expected_[static_cast<size_t>(s)].clear();
+      for (int s : it->second) expected_[static_cast<size_t>(s)].live = false;
     }
     return wrapgen::Status();
   }
@@ -207,14 +211,36 @@ class Checker {
     return wrapgen::Status::Error(msg);
   }
 
+  // Expected is what a storage must hold: the byte last written at each
+  // position, where known[] has its bit set; positions no op wrote since
+  // the storage was allocated (in this pass) are unknown. Its memory is
+  // kept across passes, only the known bits are cleared.
+  struct Expected {
+    bool live = false;  // written in this pass
+    std::vector<uint8_t> bytes;
+    std::vector<uint64_t> known;
+  };
+
+  // EachRun calls f(first element, byte offset, elements) for the runs of
+  // t's elements that lie one after another in memory, in element order:
+  // one run when t is contiguous, one element each when its innermost
+  // stride is not 1.
   template <class F>
-  static void Each(const wrapgen::Tensor& t, F f) {
-    int64_t n = t.NumElements();
+  static void EachRun(const wrapgen::Tensor& t, F f) {
+    const int64_t n = t.NumElements();
+    if (n <= 0) return;
+    int64_t run = 1;
+    int outer = t.rank;  // dims [outer, rank) make up one run
+    while (outer > 0 && (t.shape[outer - 1] == 1 || t.strides[outer - 1] == run)) {
+      run *= t.shape[outer - 1];
+      outer--;
+    }
     int64_t idx[wrapgen::kMaxRank] = {};
-    int64_t off = 0, size = wrapgen::DTypeSize(t.dtype);
-    for (int64_t e = 0; e < n; e++) {
-      f(e, off * size);
-      for (int d = t.rank - 1; d >= 0; d--) {
+    int64_t off = 0;
+    const int64_t size = wrapgen::DTypeSize(t.dtype);
+    for (int64_t e = 0; e < n; e += run) {
+      f(e, off * size, run);
+      for (int d = outer - 1; d >= 0; d--) {
         idx[d]++;
         off += t.strides[d];
         if (idx[d] < t.shape[d]) break;
@@ -229,13 +255,60 @@ class Checker {
     return a.data < b.data + b.bytes && b.data < a.data + a.bytes;
   }
 
-  static uint32_t Mix(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
+  // Mix64 is a bijection (splitmix64's finalizer): two writes (seeds) give
+  // different words at the same position.
+  static uint64_t Mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
     return x;
+  }
+
+  // The pattern of a write with seed: the byte at offset o from the
+  // tensor's first byte is byte o%8 of the word Mix64(seed ^ o/8), so it
+  // does not depend on how the elements were walked.
+  static uint8_t PatternByte(uint64_t seed, uint64_t o) {
+    const uint64_t h = Mix64(seed ^ (o >> 3));
+    uint8_t b[8];
+    std::memcpy(b, &h, sizeof b);
+    return b[o & 7];
+  }
+
+  // Fill writes the pattern of bytes [o, o+n) of a tensor to dst.
+  static void Fill(uint8_t* dst, uint64_t seed, uint64_t o, int64_t n) {
+    int64_t i = 0;
+    for (; i < n && ((o + static_cast<uint64_t>(i)) & 7) != 0; i++) dst[i] = PatternByte(seed, o + static_cast<uint64_t>(i));
+    for (; i + 8 <= n; i += 8) {
+      const uint64_t h = Mix64(seed ^ ((o + static_cast<uint64_t>(i)) >> 3));
+      std::memcpy(dst + i, &h, sizeof h);
+    }
+    for (; i < n; i++) dst[i] = PatternByte(seed, o + static_cast<uint64_t>(i));
+  }
+
+  // SetKnown sets the known bits of bytes [pos, pos+n).
+  static void SetKnown(std::vector<uint64_t>& known, int64_t pos, int64_t n) {
+    for (int64_t end = pos + n; pos < end;) {
+      const int64_t bit = pos & 63, take = std::min<int64_t>(64 - bit, end - pos);
+      const uint64_t mask = take == 64 ? ~uint64_t{0} : ((uint64_t{1} << take) - 1) << bit;
+      known[static_cast<size_t>(pos >> 6)] |= mask;
+      pos += take;
+    }
+  }
+
+  // SpanEnd is the first position in [pos, end) whose known bit differs
+  // from the one at pos, or end.
+  static int64_t SpanEnd(const std::vector<uint64_t>& known, int64_t pos, int64_t end) {
+    const bool want = (known[static_cast<size_t>(pos >> 6)] >> (pos & 63)) & 1;
+    while (pos < end) {
+      uint64_t change = known[static_cast<size_t>(pos >> 6)];
+      if (want) change = ~change;
+      change >>= (pos & 63);
+      if (change != 0) return std::min<int64_t>(end, pos + __builtin_ctzll(change));
+      pos = (pos | 63) + 1;
+    }
+    return end;
   }
 
   void Write(const char* name, const wrapgen::Tensor& t) {
@@ -246,17 +319,21 @@ class Checker {
     }
     View v = it->second;
     writes_++;
-    std::vector<uint16_t>& exp = expected_[static_cast<size_t>(v.storage)];
-    if (exp.empty()) exp.assign(static_cast<size_t>(bytes_[static_cast<size_t>(v.storage)]), kUnknown);
-    int64_t size = wrapgen::DTypeSize(t.dtype);
-    uint32_t seed = writes_ * 0x9E3779B1U;
-    Each(t, [&](int64_t, int64_t off) {
-      for (int64_t j = 0; j < size; j++) {
-        uint8_t b = static_cast<uint8_t>(Mix(seed ^ static_cast<uint32_t>(off + j)));
-        t.data[off + j] = b;
-        exp[static_cast<size_t>(v.offset + off + j)] = b;
-      }
-      bytes_written += size;
+    Expected& exp = expected_[static_cast<size_t>(v.storage)];
+    if (!exp.live) {
+      const size_t bytes = static_cast<size_t>(bytes_[static_cast<size_t>(v.storage)]);
+      exp.bytes.resize(bytes);
+      exp.known.assign((bytes + 63) / 64, 0);
+      exp.live = true;
+    }
+    const int64_t size = wrapgen::DTypeSize(t.dtype);
+    const uint64_t seed = uint64_t{writes_} * 0x9E3779B97F4A7C15ULL;
+    EachRun(t, [&](int64_t, int64_t off, int64_t elems) {
+      const int64_t n = elems * size;
+      Fill(t.data + off, seed, static_cast<uint64_t>(off), n);
+      std::memcpy(exp.bytes.data() + v.offset + off, t.data + off, static_cast<size_t>(n));
+      SetKnown(exp.known, v.offset + off, n);
+      bytes_written += n;
     });
   }
 
@@ -264,26 +341,32 @@ class Checker {
     auto it = views_.find(name);
     if (it == views_.end()) return wrapgen::Status::Error(std::string(where) + "tensor \"" + name + "\" is not in the selftest's table");
     View v = it->second;
-    const std::vector<uint16_t>& exp = expected_[static_cast<size_t>(v.storage)];
-    if (exp.empty()) return wrapgen::Status();  // nothing written this pass: a param, a constant, or forgotten
-    int64_t size = wrapgen::DTypeSize(t.dtype);
+    const Expected& exp = expected_[static_cast<size_t>(v.storage)];
+    if (!exp.live) return wrapgen::Status();  // nothing written this pass: a param, a constant, or forgotten
+    const int64_t size = wrapgen::DTypeSize(t.dtype);
     std::string bad;
-    Each(t, [&](int64_t e, int64_t off) {
+    EachRun(t, [&](int64_t e0, int64_t off, int64_t elems) {
       if (!bad.empty()) return;
-      for (int64_t j = 0; j < size; j++) {
-        uint16_t want = exp[static_cast<size_t>(v.offset + off + j)];
-        if (want == kUnknown) {
-          never_written_bytes++;  // undefined bytes: nothing to hold against the plan
-          continue;
-        }
-        if (t.data[off + j] != want) {
-          bad = std::string(where) + "input \"" + name + "\" (storage of \"" + names_[static_cast<size_t>(v.storage)] + "\") is corrupted: element " +
-                std::to_string(e) + " byte " + std::to_string(j) + " is " + std::to_string(t.data[off + j]) + ", but " +
-                std::to_string(want) + " was written there";
+      const int64_t n = elems * size, base = v.offset + off;
+      const uint8_t* got = t.data + off;
+      const uint8_t* want = exp.bytes.data() + base;
+      for (int64_t i = 0; i < n;) {
+        const int64_t j = SpanEnd(exp.known, base + i, base + n) - base;
+        if (((exp.known[static_cast<size_t>((base + i) >> 6)] >> ((base + i) & 63)) & 1) == 0) {
+          never_written_bytes += j - i;  // undefined bytes: nothing to hold against the plan
+        } else if (std::memcmp(got + i, want + i, static_cast<size_t>(j - i)) != 0) {
+          int64_t m = i;
+          while (got[m] == want[m]) m++;
+          bytes_read += m / size * size;
+          bad = std::string(where) + "input \"" + name + "\" (storage of \"" + names_[static_cast<size_t>(v.storage)] +
+                "\") is corrupted: element " + std::to_string(e0 + m / size) + " byte " + std::to_string(m % size) + " is " +
+                std::to_string(static_cast<int>(got[m])) + ", but " + std::to_string(static_cast<int>(want[m])) +
+                " was written there";
           return;
         }
+        i = j;
       }
-      bytes_read += size;
+      bytes_read += n;
     });
     if (!bad.empty()) return wrapgen::Status::Error(bad);
     return wrapgen::Status();
@@ -294,7 +377,7 @@ class Checker {
   std::map<std::string, View> views_;
   std::map<int, std::vector<int>> forget_;
   std::set<std::tuple<int, int, int>> permits_;
-  std::vector<std::vector<uint16_t>> expected_;
+  std::vector<Expected> expected_;
   std::deque<std::vector<uint8_t>> inputs_;  // stable addresses
   std::set<int> input_storages_;
   std::deque<FakeDevice> devices_;  // stable addresses
