@@ -250,6 +250,27 @@ class Checker {
     }
   }
 
+  // Dense reports whether t's elements tile bytes [0, elements*size) once
+  // each, in some order: its strides, sorted, are row-major for its shape
+  // sorted alike (a contiguous tensor, or a permutation of one).
+  static bool Dense(const wrapgen::Tensor& t) {
+    if (t.NumElements() <= 0) return false;
+    int dims[wrapgen::kMaxRank];
+    int n = 0;
+    for (int d = 0; d < t.rank; d++) {
+      if (t.shape[d] == 1) continue;
+      int i = n++;
+      for (; i > 0 && t.strides[dims[i - 1]] > t.strides[d]; i--) dims[i] = dims[i - 1];
+      dims[i] = d;
+    }
+    int64_t want = 1;
+    for (int i = 0; i < n; i++) {
+      if (t.strides[dims[i]] != want) return false;
+      want *= t.shape[dims[i]];
+    }
+    return true;
+  }
+
   static bool Overlap(const wrapgen::Tensor& a, const wrapgen::Tensor& b) {
     if (a.bytes == 0 || b.bytes == 0) return false;
     return a.data < b.data + b.bytes && b.data < a.data + a.bytes;
@@ -328,13 +349,39 @@ class Checker {
     }
     const int64_t size = wrapgen::DTypeSize(t.dtype);
     const uint64_t seed = uint64_t{writes_} * 0x9E3779B97F4A7C15ULL;
-    EachRun(t, [&](int64_t, int64_t off, int64_t elems) {
+    auto write = [&](int64_t, int64_t off, int64_t elems) {
       const int64_t n = elems * size;
       Fill(t.data + off, seed, static_cast<uint64_t>(off), n);
       std::memcpy(exp.bytes.data() + v.offset + off, t.data + off, static_cast<size_t>(n));
       SetKnown(exp.known, v.offset + off, n);
       bytes_written += n;
-    });
+    };
+    // The pattern depends on the offset only, so a tensor that tiles a
+    // block is written as the block, in memory order.
+    if (Dense(t)) {
+      write(0, 0, t.NumElements());
+    } else {
+      EachRun(t, write);
+    }
+  }
+
+  // FirstBad compares got with want over n bytes, want at position pos of
+  // storage exp: the index of the first known byte that differs, or -1.
+  // *unknown counts the unknown bytes before it.
+  static int64_t FirstBad(const uint8_t* got, const Expected& exp, int64_t pos, int64_t n, int64_t* unknown) {
+    const uint8_t* want = exp.bytes.data() + pos;
+    for (int64_t i = 0; i < n;) {
+      const int64_t j = SpanEnd(exp.known, pos + i, pos + n) - pos;
+      if (((exp.known[static_cast<size_t>((pos + i) >> 6)] >> ((pos + i) & 63)) & 1) == 0) {
+        *unknown += j - i;
+      } else if (std::memcmp(got + i, want + i, static_cast<size_t>(j - i)) != 0) {
+        int64_t m = i;
+        while (got[m] == want[m]) m++;
+        return m;
+      }
+      i = j;
+    }
+    return -1;
   }
 
   wrapgen::Status Check(const char* where, const char* name, const wrapgen::Tensor& t) {
@@ -344,29 +391,33 @@ class Checker {
     const Expected& exp = expected_[static_cast<size_t>(v.storage)];
     if (!exp.live) return wrapgen::Status();  // nothing written this pass: a param, a constant, or forgotten
     const int64_t size = wrapgen::DTypeSize(t.dtype);
+    if (Dense(t)) {
+      // The block holds the same bytes as the elements, once each: if it is
+      // clean, so is every element. If not, the walk below names the first
+      // bad element in element order.
+      const int64_t n = t.NumElements() * size;
+      int64_t unknown = 0;
+      if (FirstBad(t.data, exp, v.offset, n, &unknown) < 0) {
+        never_written_bytes += unknown;  // undefined bytes: nothing to hold against the plan
+        bytes_read += n;
+        return wrapgen::Status();
+      }
+    }
     std::string bad;
     EachRun(t, [&](int64_t e0, int64_t off, int64_t elems) {
       if (!bad.empty()) return;
-      const int64_t n = elems * size, base = v.offset + off;
-      const uint8_t* got = t.data + off;
-      const uint8_t* want = exp.bytes.data() + base;
-      for (int64_t i = 0; i < n;) {
-        const int64_t j = SpanEnd(exp.known, base + i, base + n) - base;
-        if (((exp.known[static_cast<size_t>((base + i) >> 6)] >> ((base + i) & 63)) & 1) == 0) {
-          never_written_bytes += j - i;  // undefined bytes: nothing to hold against the plan
-        } else if (std::memcmp(got + i, want + i, static_cast<size_t>(j - i)) != 0) {
-          int64_t m = i;
-          while (got[m] == want[m]) m++;
-          bytes_read += m / size * size;
-          bad = std::string(where) + "input \"" + name + "\" (storage of \"" + names_[static_cast<size_t>(v.storage)] +
-                "\") is corrupted: element " + std::to_string(e0 + m / size) + " byte " + std::to_string(m % size) + " is " +
-                std::to_string(static_cast<int>(got[m])) + ", but " + std::to_string(static_cast<int>(want[m])) +
-                " was written there";
-          return;
-        }
-        i = j;
+      const int64_t n = elems * size;
+      const int64_t m = FirstBad(t.data + off, exp, v.offset + off, n, &never_written_bytes);
+      if (m < 0) {
+        bytes_read += n;
+        return;
       }
-      bytes_read += n;
+      bytes_read += m / size * size;
+      const uint8_t want = exp.bytes[static_cast<size_t>(v.offset + off + m)];
+      bad = std::string(where) + "input \"" + name + "\" (storage of \"" + names_[static_cast<size_t>(v.storage)] +
+            "\") is corrupted: element " + std::to_string(e0 + m / size) + " byte " + std::to_string(m % size) + " is " +
+            std::to_string(static_cast<int>(t.data[off + m])) + ", but " + std::to_string(static_cast<int>(want)) +
+            " was written there";
     });
     if (!bad.empty()) return wrapgen::Status::Error(bad);
     return wrapgen::Status();

@@ -78,32 +78,43 @@ static std::string Corrupt(uint8_t* p, int64_t elem, int64_t byte) {
          ", but " + std::to_string(static_cast<int>(was)) + " was written there";
 }
 
-// A 3x5 f32 tensor, once contiguous and once transposed in memory (strides
-// 1, 3): a byte flipped in element 7 (row 1, column 2) is reported as
-// element 7 either way, and an untouched tensor reads clean.
+// A 3x5 f32 tensor, contiguous (one run), transposed in memory (strides
+// 1, 3: a permuted block, checked as a block, then element by element to
+// name the bad one) and with gaps (strides 1, 4: element by element): a
+// byte flipped in element 7 (row 1, column 2) is reported as element 7
+// every way, and an untouched tensor reads clean.
 static void TestSameVerdicts() {
-  const Checker::StorageEntry storages[] = {{"a", 60}, {"b", 60}};
-  const Checker::ViewEntry views[] = {{"a", 0, 0}, {"b", 1, 0}};
-  Checker c(storages, 2, views, 2, nullptr, 0);
-  std::vector<uint8_t> ma(60), mb(60);
+  const Checker::StorageEntry storages[] = {{"a", 60}, {"b", 60}, {"c", 80}};
+  const Checker::ViewEntry views[] = {{"a", 0, 0}, {"b", 1, 0}, {"c", 2, 0}};
+  Checker c(storages, 3, views, 3, nullptr, 0);
+  std::vector<uint8_t> ma(60), mb(60), mc(80);
   const Tensor a = View(ma, 0, DType::kF32, {3, 5}, {5, 1});
   const Tensor b = View(mb, 0, DType::kF32, {3, 5}, {1, 3});
+  const Tensor g = View(mc, 0, DType::kF32, {3, 5}, {1, 4});
   c.BeginCall();
   CHECK(WriteOp(c, 0, "a", a).ok());
   CHECK(WriteOp(c, 1, "b", b).ok());
-  CHECK(c.bytes_written == 120);
-  CHECK(ReadOp(c, 2, "a", a).ok());
-  CHECK(ReadOp(c, 3, "b", b).ok());
-  CHECK(c.bytes_read == 120);
+  CHECK(WriteOp(c, 2, "c", g).ok());
+  CHECK(c.bytes_written == 180);
+  CHECK(ReadOp(c, 3, "a", a).ok());
+  CHECK(ReadOp(c, 4, "b", b).ok());
+  CHECK(ReadOp(c, 5, "c", g).ok());
+  CHECK(c.bytes_read == 180);
   const std::string want_a = Corrupt(&ma[(1 * 5 + 2) * 4 + 3], 7, 3);
   const std::string want_b = Corrupt(&mb[(1 * 1 + 2 * 3) * 4 + 3], 7, 3);
-  wrapgen::Status sa = ReadOp(c, 4, "a", a), sb = ReadOp(c, 5, "b", b);
+  const std::string want_c = Corrupt(&mc[(1 * 1 + 2 * 4) * 4 + 3], 7, 3);
+  wrapgen::Status sa = ReadOp(c, 6, "a", a), sb = ReadOp(c, 7, "b", b), sc = ReadOp(c, 8, "c", g);
   CHECK(!sa.ok() && Contains(sa.message(), "input \"a\" (storage of \"a\") is corrupted: " + want_a));
   CHECK(!sb.ok() && Contains(sb.message(), "input \"b\" (storage of \"b\") is corrupted: " + want_b));
+  CHECK(!sc.ok() && Contains(sc.message(), "input \"c\" (storage of \"c\") is corrupted: " + want_c));
   // The elements before the corrupt one were read whole.
-  CHECK(c.bytes_read == 120 + 7 * 4 + 7 * 4);
+  CHECK(c.bytes_read == 180 + 3 * 7 * 4);
   CHECK(c.never_written_bytes == 0);
   CHECK(c.first_error() == sa.message());
+  // Put back, c reads clean, and a byte in a gap of c is no element's.
+  mc[(1 * 1 + 2 * 4) * 4 + 3] ^= 0x5A;
+  mc[3 * 4] ^= 1;
+  CHECK(ReadOp(c, 9, "c", g).ok());
 }
 
 // A stale block: a contiguous run holds, in its middle, bytes of an
