@@ -108,31 +108,66 @@ func view(mem []byte, dtype wgrt.DType, shape, strides []int) wgrt.Tensor {
 	return wgrt.Tensor{DType: dtype, Shape: shape, Strides: strides, Data: mem[:wgrt.Extent(shape, strides)*dtype.Size()]}
 }
 
-// A 3x5 f32 tensor, once contiguous (checked as one run) and once
-// transposed in memory (strides 1, 3: element by element): a byte flipped
-// in element 7 (row 1, column 2) is reported as element 7 either way.
+// A 3x5 f32 tensor, contiguous (one run), transposed in memory (strides
+// 1, 3: a permuted block, checked as a block, then element by element to
+// name the bad one) and with gaps (strides 1, 4: element by element): a
+// byte flipped in element 7 (row 1, column 2) is reported as element 7
+// every way, and an untouched tensor reads clean.
 func TestSameVerdictsContiguousAndStrided(t *testing.T) {
-	c := New([]Storage{{"a", 60}, {"b", 60}}, map[string]View{"a": {0, 0}, "b": {1, 0}}, nil)
-	ma, mb := make([]byte, 60), make([]byte, 60)
+	c := New([]Storage{{"a", 60}, {"b", 60}, {"c", 80}}, map[string]View{"a": {0, 0}, "b": {1, 0}, "c": {2, 0}}, nil)
+	ma, mb, mc := make([]byte, 60), make([]byte, 60), make([]byte, 80)
 	a := view(ma, wgrt.F32, []int{3, 5}, []int{5, 1})
 	b := view(mb, wgrt.F32, []int{3, 5}, []int{1, 3})
+	g := view(mc, wgrt.F32, []int{3, 5}, []int{1, 4})
 	c.BeginCall()
 	require.NoError(t, writeOp(c, 0, "a", a))
 	require.NoError(t, writeOp(c, 1, "b", b))
-	assert.Equal(t, int64(120), c.BytesWrote)
-	require.NoError(t, readOp(c, 2, "a", a))
-	require.NoError(t, readOp(c, 3, "b", b))
-	assert.Equal(t, int64(120), c.BytesRead)
+	require.NoError(t, writeOp(c, 2, "c", g))
+	assert.Equal(t, int64(180), c.BytesWrote)
+	require.NoError(t, readOp(c, 3, "a", a))
+	require.NoError(t, readOp(c, 4, "b", b))
+	require.NoError(t, readOp(c, 5, "c", g))
+	assert.Equal(t, int64(180), c.BytesRead)
 	wantA := corrupt(&ma[(1*5+2)*4+3], 7, 3)
 	wantB := corrupt(&mb[(1*1+2*3)*4+3], 7, 3)
-	errA, errB := readOp(c, 4, "a", a), readOp(c, 5, "b", b)
+	wantC := corrupt(&mc[(1*1+2*4)*4+3], 7, 3)
+	errA, errB, errC := readOp(c, 6, "a", a), readOp(c, 7, "b", b), readOp(c, 8, "c", g)
 	require.Error(t, errA)
 	require.Error(t, errB)
+	require.Error(t, errC)
 	assert.Equal(t, `input "a" (storage of "a") is corrupted: `+wantA, errA.Error())
 	assert.Equal(t, `input "b" (storage of "b") is corrupted: `+wantB, errB.Error())
-	assert.Equal(t, int64(120+7*4+7*4), c.BytesRead, "the elements before the corrupt one were read whole")
+	assert.Equal(t, `input "c" (storage of "c") is corrupted: `+wantC, errC.Error())
+	assert.Equal(t, int64(180+3*7*4), c.BytesRead, "the elements before the corrupt one were read whole")
 	assert.Zero(t, c.NeverWrittenBytes)
 	assert.Equal(t, errA, c.Err())
+	// Put back, c reads clean, and a byte in a gap of c is no element's.
+	mc[(1*1+2*4)*4+3] ^= 0x5A
+	mc[3*4] ^= 1
+	require.NoError(t, readOp(c, 9, "c", g))
+}
+
+// A tensor tiles a block when its strides, sorted, are row-major for its
+// shape: contiguous or permuted, not with gaps, overlaps or broadcasts.
+func TestDense(t *testing.T) {
+	for _, tc := range []struct {
+		shape, strides []int
+		want           bool
+	}{
+		{[]int{3, 5}, []int{5, 1}, true},
+		{[]int{3, 5}, []int{1, 3}, true},
+		{[]int{2, 3, 4}, []int{4, 8, 1}, true},
+		{[]int{2, 1, 4}, []int{4, 99, 1}, true},
+		{[]int{1}, []int{7}, true},
+		{[]int{3, 5}, []int{1, 4}, false},
+		{[]int{3, 5}, []int{6, 1}, false},
+		{[]int{3, 5}, []int{0, 1}, false},
+		{[]int{2, 2}, []int{1, 1}, false},
+		{[]int{0, 5}, []int{5, 1}, false},
+	} {
+		x := wgrt.Tensor{DType: wgrt.F32, Shape: tc.shape, Strides: tc.strides}
+		assert.Equal(t, tc.want, dense(x), "shape %v strides %v", tc.shape, tc.strides)
+	}
 }
 
 // A stale block: a contiguous run holds, in its middle, bytes of an
