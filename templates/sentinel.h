@@ -6,9 +6,11 @@
 // show up as a corrupted input, named with the op that found it.
 //
 // The work is per byte of every tensor of a large graph under ASan, so it
-// goes by runs of elements contiguous in memory: the pattern is made a
-// 64-bit hash at a time and copied, compared and tracked (a known-bit per
-// byte) a run at a time, which the sanitizers check once per call.
+// goes by blocks: a tensor whose elements tile a block (contiguous, or
+// permuted as a transposed weight) is one, others are cut into runs of
+// elements contiguous in memory. The pattern is made a 64-bit hash at a
+// time and copied, compared and tracked (a known-bit per byte) a block at
+// a time, which the sanitizers check once per call.
 #ifndef WRAPGEN_SENTINEL_H_
 #define WRAPGEN_SENTINEL_H_
 

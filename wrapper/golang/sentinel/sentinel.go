@@ -5,11 +5,12 @@
 // storages placed over each other while both are live show up as a
 // corrupted input, named with the op that found it.
 //
-// The work is per byte of every tensor of a large graph, so it goes by runs
-// of elements contiguous in memory: the pattern is made a 64-bit hash at a
-// time, and copied, compared and tracked (a known-bit per byte) a run at a
-// time; what a storage must hold is kept from pass to pass, not allocated
-// again.
+// The work is per byte of every tensor of a large graph, so it goes by
+// blocks: a tensor whose elements tile a block (contiguous, or permuted as
+// a transposed weight) is one, others are cut into runs of elements
+// contiguous in memory. The pattern is made a 64-bit hash at a time, and
+// copied, compared and tracked (a known-bit per byte) a block at a time;
+// what a storage must hold is kept from pass to pass, not allocated again.
 //
 // wrapgen's selftest copies this package into a temporary module beside a
 // generated wrapper; it is not part of the vendored runtime.
