@@ -4,9 +4,17 @@
 // them, then writes a pattern unique to the write over each output's whole
 // extent (honouring strides). Two live storages placed over each other
 // show up as a corrupted input, named with the op that found it.
+//
+// The work is per byte of every tensor of a large graph under ASan, so it
+// goes by blocks: a tensor whose elements tile a block (contiguous, or
+// permuted as a transposed weight) is one, others are cut into runs of
+// elements contiguous in memory. The pattern is made a 64-bit hash at a
+// time and copied, compared and tracked (a known-bit per byte) a block at
+// a time, which the sanitizers check once per call.
 #ifndef WRAPGEN_SENTINEL_H_
 #define WRAPGEN_SENTINEL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -52,8 +60,6 @@ struct View {
 
 class Checker {
  public:
-  static constexpr uint16_t kUnknown = 0xFFFF;
-
   struct StorageEntry {
     const char* name;
     int64_t bytes;
@@ -132,7 +138,7 @@ class Checker {
   // undefined bytes, not corrupted ones.
   void BeginCall() {
     for (size_t s = 0; s < expected_.size(); s++) {
-      if (input_storages_.count(static_cast<int>(s)) == 0) expected_[s].clear();
+      if (input_storages_.count(static_cast<int>(s)) == 0) expected_[s].live = false;
     }
   }
 
@@ -176,7 +182,7 @@ class Checker {
     }
     auto it = forget_.find(op_->index);
     if (it != forget_.end()) {
-      for (int s : it->second) expected_[static_cast<size_t>(s)].clear();
+      for (int s : it->second) expected_[static_cast<size_t>(s)].live = false;
     }
     return wrapgen::Status();
   }
@@ -207,14 +213,36 @@ class Checker {
     return wrapgen::Status::Error(msg);
   }
 
+  // Expected is what a storage must hold: the byte last written at each
+  // position, where known[] has its bit set; positions no op wrote since
+  // the storage was allocated (in this pass) are unknown. Its memory is
+  // kept across passes, only the known bits are cleared.
+  struct Expected {
+    bool live = false;  // written in this pass
+    std::vector<uint8_t> bytes;
+    std::vector<uint64_t> known;
+  };
+
+  // EachRun calls f(first element, byte offset, elements) for the runs of
+  // t's elements that lie one after another in memory, in element order:
+  // one run when t is contiguous, one element each when its innermost
+  // stride is not 1.
   template <class F>
-  static void Each(const wrapgen::Tensor& t, F f) {
-    int64_t n = t.NumElements();
+  static void EachRun(const wrapgen::Tensor& t, F f) {
+    const int64_t n = t.NumElements();
+    if (n <= 0) return;
+    int64_t run = 1;
+    int outer = t.rank;  // dims [outer, rank) make up one run
+    while (outer > 0 && (t.shape[outer - 1] == 1 || t.strides[outer - 1] == run)) {
+      run *= t.shape[outer - 1];
+      outer--;
+    }
     int64_t idx[wrapgen::kMaxRank] = {};
-    int64_t off = 0, size = wrapgen::DTypeSize(t.dtype);
-    for (int64_t e = 0; e < n; e++) {
-      f(e, off * size);
-      for (int d = t.rank - 1; d >= 0; d--) {
+    int64_t off = 0;
+    const int64_t size = wrapgen::DTypeSize(t.dtype);
+    for (int64_t e = 0; e < n; e += run) {
+      f(e, off * size, run);
+      for (int d = outer - 1; d >= 0; d--) {
         idx[d]++;
         off += t.strides[d];
         if (idx[d] < t.shape[d]) break;
@@ -224,18 +252,86 @@ class Checker {
     }
   }
 
+  // Dense reports whether t's elements tile bytes [0, elements*size) once
+  // each, in some order: its strides, sorted, are row-major for its shape
+  // sorted alike (a contiguous tensor, or a permutation of one).
+  static bool Dense(const wrapgen::Tensor& t) {
+    if (t.NumElements() <= 0) return false;
+    int dims[wrapgen::kMaxRank];
+    int n = 0;
+    for (int d = 0; d < t.rank; d++) {
+      if (t.shape[d] == 1) continue;
+      int i = n++;
+      for (; i > 0 && t.strides[dims[i - 1]] > t.strides[d]; i--) dims[i] = dims[i - 1];
+      dims[i] = d;
+    }
+    int64_t want = 1;
+    for (int i = 0; i < n; i++) {
+      if (t.strides[dims[i]] != want) return false;
+      want *= t.shape[dims[i]];
+    }
+    return true;
+  }
+
   static bool Overlap(const wrapgen::Tensor& a, const wrapgen::Tensor& b) {
     if (a.bytes == 0 || b.bytes == 0) return false;
     return a.data < b.data + b.bytes && b.data < a.data + a.bytes;
   }
 
-  static uint32_t Mix(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
+  // Mix64 is a bijection (splitmix64's finalizer): two writes (seeds) give
+  // different words at the same position.
+  static uint64_t Mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
     return x;
+  }
+
+  // The pattern of a write with seed: the byte at offset o from the
+  // tensor's first byte is byte o%8 of the word Mix64(seed ^ o/8), so it
+  // does not depend on how the elements were walked.
+  static uint8_t PatternByte(uint64_t seed, uint64_t o) {
+    const uint64_t h = Mix64(seed ^ (o >> 3));
+    uint8_t b[8];
+    std::memcpy(b, &h, sizeof b);
+    return b[o & 7];
+  }
+
+  // Fill writes the pattern of bytes [o, o+n) of a tensor to dst.
+  static void Fill(uint8_t* dst, uint64_t seed, uint64_t o, int64_t n) {
+    int64_t i = 0;
+    for (; i < n && ((o + static_cast<uint64_t>(i)) & 7) != 0; i++) dst[i] = PatternByte(seed, o + static_cast<uint64_t>(i));
+    for (; i + 8 <= n; i += 8) {
+      const uint64_t h = Mix64(seed ^ ((o + static_cast<uint64_t>(i)) >> 3));
+      std::memcpy(dst + i, &h, sizeof h);
+    }
+    for (; i < n; i++) dst[i] = PatternByte(seed, o + static_cast<uint64_t>(i));
+  }
+
+  // SetKnown sets the known bits of bytes [pos, pos+n).
+  static void SetKnown(std::vector<uint64_t>& known, int64_t pos, int64_t n) {
+    for (int64_t end = pos + n; pos < end;) {
+      const int64_t bit = pos & 63, take = std::min<int64_t>(64 - bit, end - pos);
+      const uint64_t mask = take == 64 ? ~uint64_t{0} : ((uint64_t{1} << take) - 1) << bit;
+      known[static_cast<size_t>(pos >> 6)] |= mask;
+      pos += take;
+    }
+  }
+
+  // SpanEnd is the first position in [pos, end) whose known bit differs
+  // from the one at pos, or end.
+  static int64_t SpanEnd(const std::vector<uint64_t>& known, int64_t pos, int64_t end) {
+    const bool want = (known[static_cast<size_t>(pos >> 6)] >> (pos & 63)) & 1;
+    while (pos < end) {
+      uint64_t change = known[static_cast<size_t>(pos >> 6)];
+      if (want) change = ~change;
+      change >>= (pos & 63);
+      if (change != 0) return std::min<int64_t>(end, pos + __builtin_ctzll(change));
+      pos = (pos | 63) + 1;
+    }
+    return end;
   }
 
   void Write(const char* name, const wrapgen::Tensor& t) {
@@ -246,44 +342,84 @@ class Checker {
     }
     View v = it->second;
     writes_++;
-    std::vector<uint16_t>& exp = expected_[static_cast<size_t>(v.storage)];
-    if (exp.empty()) exp.assign(static_cast<size_t>(bytes_[static_cast<size_t>(v.storage)]), kUnknown);
-    int64_t size = wrapgen::DTypeSize(t.dtype);
-    uint32_t seed = writes_ * 0x9E3779B1U;
-    Each(t, [&](int64_t, int64_t off) {
-      for (int64_t j = 0; j < size; j++) {
-        uint8_t b = static_cast<uint8_t>(Mix(seed ^ static_cast<uint32_t>(off + j)));
-        t.data[off + j] = b;
-        exp[static_cast<size_t>(v.offset + off + j)] = b;
+    Expected& exp = expected_[static_cast<size_t>(v.storage)];
+    if (!exp.live) {
+      const size_t bytes = static_cast<size_t>(bytes_[static_cast<size_t>(v.storage)]);
+      exp.bytes.resize(bytes);
+      exp.known.assign((bytes + 63) / 64, 0);
+      exp.live = true;
+    }
+    const int64_t size = wrapgen::DTypeSize(t.dtype);
+    const uint64_t seed = uint64_t{writes_} * 0x9E3779B97F4A7C15ULL;
+    auto write = [&](int64_t, int64_t off, int64_t elems) {
+      const int64_t n = elems * size;
+      Fill(t.data + off, seed, static_cast<uint64_t>(off), n);
+      std::memcpy(exp.bytes.data() + v.offset + off, t.data + off, static_cast<size_t>(n));
+      SetKnown(exp.known, v.offset + off, n);
+      bytes_written += n;
+    };
+    // The pattern depends on the offset only, so a tensor that tiles a
+    // block is written as the block, in memory order.
+    if (Dense(t)) {
+      write(0, 0, t.NumElements());
+    } else {
+      EachRun(t, write);
+    }
+  }
+
+  // FirstBad compares got with want over n bytes, want at position pos of
+  // storage exp: the index of the first known byte that differs, or -1.
+  // *unknown counts the unknown bytes before it.
+  static int64_t FirstBad(const uint8_t* got, const Expected& exp, int64_t pos, int64_t n, int64_t* unknown) {
+    const uint8_t* want = exp.bytes.data() + pos;
+    for (int64_t i = 0; i < n;) {
+      const int64_t j = SpanEnd(exp.known, pos + i, pos + n) - pos;
+      if (((exp.known[static_cast<size_t>((pos + i) >> 6)] >> ((pos + i) & 63)) & 1) == 0) {
+        *unknown += j - i;
+      } else if (std::memcmp(got + i, want + i, static_cast<size_t>(j - i)) != 0) {
+        int64_t m = i;
+        while (got[m] == want[m]) m++;
+        return m;
       }
-      bytes_written += size;
-    });
+      i = j;
+    }
+    return -1;
   }
 
   wrapgen::Status Check(const char* where, const char* name, const wrapgen::Tensor& t) {
     auto it = views_.find(name);
     if (it == views_.end()) return wrapgen::Status::Error(std::string(where) + "tensor \"" + name + "\" is not in the selftest's table");
     View v = it->second;
-    const std::vector<uint16_t>& exp = expected_[static_cast<size_t>(v.storage)];
-    if (exp.empty()) return wrapgen::Status();  // nothing written this pass: a param, a constant, or forgotten
-    int64_t size = wrapgen::DTypeSize(t.dtype);
-    std::string bad;
-    Each(t, [&](int64_t e, int64_t off) {
-      if (!bad.empty()) return;
-      for (int64_t j = 0; j < size; j++) {
-        uint16_t want = exp[static_cast<size_t>(v.offset + off + j)];
-        if (want == kUnknown) {
-          never_written_bytes++;  // undefined bytes: nothing to hold against the plan
-          continue;
-        }
-        if (t.data[off + j] != want) {
-          bad = std::string(where) + "input \"" + name + "\" (storage of \"" + names_[static_cast<size_t>(v.storage)] + "\") is corrupted: element " +
-                std::to_string(e) + " byte " + std::to_string(j) + " is " + std::to_string(t.data[off + j]) + ", but " +
-                std::to_string(want) + " was written there";
-          return;
-        }
+    const Expected& exp = expected_[static_cast<size_t>(v.storage)];
+    if (!exp.live) return wrapgen::Status();  // nothing written this pass: a param, a constant, or forgotten
+    const int64_t size = wrapgen::DTypeSize(t.dtype);
+    if (Dense(t)) {
+      // The block holds the same bytes as the elements, once each: if it is
+      // clean, so is every element. If not, the walk below names the first
+      // bad element in element order.
+      const int64_t n = t.NumElements() * size;
+      int64_t unknown = 0;
+      if (FirstBad(t.data, exp, v.offset, n, &unknown) < 0) {
+        never_written_bytes += unknown;  // undefined bytes: nothing to hold against the plan
+        bytes_read += n;
+        return wrapgen::Status();
       }
-      bytes_read += size;
+    }
+    std::string bad;
+    EachRun(t, [&](int64_t e0, int64_t off, int64_t elems) {
+      if (!bad.empty()) return;
+      const int64_t n = elems * size;
+      const int64_t m = FirstBad(t.data + off, exp, v.offset + off, n, &never_written_bytes);
+      if (m < 0) {
+        bytes_read += n;
+        return;
+      }
+      bytes_read += m / size * size;
+      const uint8_t want = exp.bytes[static_cast<size_t>(v.offset + off + m)];
+      bad = std::string(where) + "input \"" + name + "\" (storage of \"" + names_[static_cast<size_t>(v.storage)] +
+            "\") is corrupted: element " + std::to_string(e0 + m / size) + " byte " + std::to_string(m % size) + " is " +
+            std::to_string(static_cast<int>(t.data[off + m])) + ", but " + std::to_string(static_cast<int>(want)) +
+            " was written there";
     });
     if (!bad.empty()) return wrapgen::Status::Error(bad);
     return wrapgen::Status();
@@ -294,7 +430,7 @@ class Checker {
   std::map<std::string, View> views_;
   std::map<int, std::vector<int>> forget_;
   std::set<std::tuple<int, int, int>> permits_;
-  std::vector<std::vector<uint16_t>> expected_;
+  std::vector<Expected> expected_;
   std::deque<std::vector<uint8_t>> inputs_;  // stable addresses
   std::set<int> input_storages_;
   std::deque<FakeDevice> devices_;  // stable addresses
