@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -51,7 +52,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(at, "at", "run at symbol `name=value` (random inputs take their shapes from it; given inputs must agree)")
 	outDir := fs.String("out", "", "write each output to `dir`/output_<i>.npy instead of printing it")
 	repeat := fs.Int("repeat", 1, "run `n` times and print the time per call (min and median) and the pools' peak bytes")
-	threads := fs.Int("threads", 1, "goroutines the reference kernels may use (matrix products, convolutions, pooling, normalization and large elementwise maps split over them; same results at any count)")
+	threads := fs.Int("threads", runtime.GOMAXPROCS(0), "goroutines the reference kernels may use (matrix products, convolutions, pooling, normalization and large elementwise maps split over them; same results at any count); the default is the CPUs the process may use, as ONNX Runtime's")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	quiet := fs.Bool("q", false, "print no progress and do not name the files -out writes")
 	packWeights := fs.Bool("pack-weights", true, "pack the params that are matrix products' and convolutions' weights into the kernels' panels once, when they are bound (false: pack them on every call, and hold no packed copy)")
