@@ -130,7 +130,7 @@ func TestRunWritesOutputsAndAgreesWithoutAliasing(t *testing.T) {
 	out, _, err := runCLI("run", "-q", "-repeat", "3", "-at", "batch=2", "../../examples/onnxcnn/cnn.onnx")
 	require.NoError(t, err)
 	assert.Regexp(t, `probs: f32 \[2 10\] \[`, out)
-	assert.Regexp(t, `time per call: min [0-9.]+ ms, median [0-9.]+ ms \(3 calls, 1 thread\)`, out)
+	assert.Regexp(t, `time per call: min [0-9.]+ ms, median [0-9.]+ ms \(3 calls, [0-9]+ threads?\)`, out)
 	assert.Regexp(t, `memory: pools' peak \d+ bytes at batch=2 \((as planned|placed at these sizes; as planned \d+); lower bound \d+\); params 6504 bytes; packed weights \d+ bytes`, out)
 }
 
