@@ -67,7 +67,7 @@ func runtimeProgram(m *Model) *wgrt.Program {
 // tensor an op touches has exactly its storage's bytes.
 type recorder struct {
 	t     *testing.T
-	m    *Model
+	m     *Model
 	f     *wgrt.Frame
 	env   expr.Env
 	calls []int
