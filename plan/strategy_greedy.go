@@ -10,16 +10,16 @@ import (
 // order ranks a pool's buffers for the greedy offset calculation: by key,
 // smallest first, then by buffer id.
 type order struct {
-	key func(g *gbuf) [2]int64
+	key func(gb *gbuf) [2]int64
 }
 
 var (
-	bySize     = order{func(g *gbuf) [2]int64 { return [2]int64{-g.hint, -int64(g.b.lifetime())} }}
-	byLifetime = order{func(g *gbuf) [2]int64 { return [2]int64{-int64(g.b.lifetime()), -g.hint} }}
-	byArea     = order{func(g *gbuf) [2]int64 { return [2]int64{-satMul(g.hint, int64(g.b.lifetime())), -g.hint} }}
+	bySize     = order{func(gb *gbuf) [2]int64 { return [2]int64{-gb.hint, -int64(gb.b.lifetime())} }}
+	byLifetime = order{func(gb *gbuf) [2]int64 { return [2]int64{-int64(gb.b.lifetime()), -gb.hint} }}
+	byArea     = order{func(gb *gbuf) [2]int64 { return [2]int64{-satMul(gb.hint, int64(gb.b.lifetime())), -gb.hint} }}
 	// byConflicts is TVM USMP's greedy_by_conflicts: the most constrained
 	// buffers first.
-	byConflicts = order{func(g *gbuf) [2]int64 { return [2]int64{-int64(len(g.conflicts)), -g.hint} }}
+	byConflicts = order{func(gb *gbuf) [2]int64 { return [2]int64{-int64(len(gb.conflicts)), -gb.hint} }}
 )
 
 // satMul multiplies non-negative a and b, saturating instead of overflowing.
@@ -37,8 +37,8 @@ func (o order) sorted(pp *poolProblem) []int32 {
 		idx int32
 	}
 	ks := make([]keyed, len(pp.bufs))
-	for i, g := range pp.bufs {
-		ks[i] = keyed{o.key(g), g.b.ID, int32(i)}
+	for i, gb := range pp.bufs {
+		ks[i] = keyed{o.key(gb), gb.b.ID, int32(i)}
 	}
 	// Keys are computed once; ties are broken by buffer id, so the order is
 	// total and an unstable sort is deterministic.

@@ -43,30 +43,30 @@ type gbuf struct {
 	end       expr.Expr // off + size
 }
 
-func (g *gbuf) endHint() int64 { return g.offHint + g.hint }
+func (gb *gbuf) endHint() int64 { return gb.offHint + gb.hint }
 
 // endProbe is the end at the probe point, -1 when unknown.
-func (g *gbuf) endProbe() int64 {
-	if g.probe < 0 || g.offProbe < 0 {
+func (gb *gbuf) endProbe() int64 {
+	if gb.probe < 0 || gb.offProbe < 0 {
 		return -1
 	}
-	return g.offProbe + g.probe
+	return gb.offProbe + gb.probe
 }
 
-func (g *gbuf) setOffset(from []*gbuf, b span, hint, probe int64) {
-	g.offFrom, g.offBounds, g.offHint, g.offProbe = from, b, hint, probe
-	g.built, g.off, g.end = false, expr.Expr{}, expr.Expr{}
-	g.endBounds = addSpan(b, g.sizeBounds)
+func (gb *gbuf) setOffset(from []*gbuf, b span, hint, probe int64) {
+	gb.offFrom, gb.offBounds, gb.offHint, gb.offProbe = from, b, hint, probe
+	gb.built, gb.off, gb.end = false, expr.Expr{}, expr.Expr{}
+	gb.endBounds = addSpan(b, gb.sizeBounds)
 }
 
-func (g *gbuf) offExpr(ctx *boundsCtx) expr.Expr { g.build(ctx); return g.off }
-func (g *gbuf) endExpr(ctx *boundsCtx) expr.Expr { g.build(ctx); return g.end }
+func (gb *gbuf) offExpr(ctx *boundsCtx) expr.Expr { gb.build(ctx); return gb.off }
+func (gb *gbuf) endExpr(ctx *boundsCtx) expr.Expr { gb.build(ctx); return gb.end }
 
-// build makes the offset and end expressions of g and of the buffers they
+// build makes the offset and end expressions of gb and of the buffers they
 // depend on, with an explicit stack: chains of offsets can be as long as
 // the pool has buffers.
-func (g *gbuf) build(ctx *boundsCtx) {
-	stack := []*gbuf{g}
+func (gb *gbuf) build(ctx *boundsCtx) {
+	stack := []*gbuf{gb}
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		if x.built {
@@ -149,8 +149,8 @@ func newPoolProblem(ctx *boundsCtx, buffers []*Buffer, hints expr.Env) *poolProb
 // conflict with nothing. Cost is linear in the number of conflicts.
 func (pp *poolProblem) findConflicts() {
 	idx := make([]int32, 0, len(pp.bufs))
-	for i, g := range pp.bufs {
-		if c, ok := g.b.Size.IsConst(); ok && c == 0 {
+	for i, gb := range pp.bufs {
+		if c, ok := gb.b.Size.IsConst(); ok && c == 0 {
 			continue
 		}
 		idx = append(idx, int32(i))
@@ -159,18 +159,18 @@ func (pp *poolProblem) findConflicts() {
 	var live []int32
 	var evs []event
 	for _, i := range idx {
-		g := pp.bufs[i]
-		evs = append(evs, event{g.b.Begin, g.hint}, event{g.b.End, -g.hint})
+		gb := pp.bufs[i]
+		evs = append(evs, event{gb.b.Begin, gb.hint}, event{gb.b.End, -gb.hint})
 		keep := live[:0]
 		for _, j := range live {
-			if pp.bufs[j].b.End > g.b.Begin {
+			if pp.bufs[j].b.End > gb.b.Begin {
 				keep = append(keep, j)
 			}
 		}
 		live = keep
 		for _, j := range live {
 			pp.bufs[j].conflicts = append(pp.bufs[j].conflicts, i)
-			g.conflicts = append(g.conflicts, j)
+			gb.conflicts = append(gb.conflicts, j)
 		}
 		live = append(live, i)
 	}
@@ -181,22 +181,22 @@ func (pp *poolProblem) findConflicts() {
 // the pool's size at the hints and the position in order of the first
 // buffer reaching it.
 func (pp *poolProblem) place(order []int32) (size int64, topPos int) {
-	for _, g := range pp.bufs {
-		g.placed = false
+	for _, gb := range pp.bufs {
+		gb.placed = false
 	}
 	var scratch []*gbuf
 	for k, i := range order {
-		g := pp.bufs[i]
-		scratch = pp.placeOne(g, scratch[:0])
-		if g.endHint() > size {
-			size, topPos = g.endHint(), k
+		gb := pp.bufs[i]
+		scratch = pp.placeOne(gb, scratch[:0])
+		if gb.endHint() > size {
+			size, topPos = gb.endHint(), k
 		}
 	}
 	return size, topPos
 }
 
-func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {
-	for _, j := range g.conflicts {
+func (pp *poolProblem) placeOne(gb *gbuf, placed []*gbuf) []*gbuf {
+	for _, j := range gb.conflicts {
 		if x := pp.bufs[j]; x.placed {
 			placed = append(placed, x)
 		}
@@ -207,7 +207,7 @@ func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {
 		}
 		return cmp.Compare(a.b.ID, b.b.ID)
 	})
-	g.placed = true
+	gb.placed = true
 	// Best fit: the smallest gap at the hints that is proven to fit.
 	var best *gbuf // the buffer whose end starts the gap; nil is offset 0
 	bestGap := int64(-1)
@@ -219,8 +219,8 @@ func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {
 		if k < len(placed) {
 			next = placed[k].offHint
 		}
-		if gap := next - topHint; gap >= g.hint && k < len(placed) && (!found || gap < bestGap) {
-			if pp.fitsAt(g, below, placed) {
+		if gap := next - topHint; gap >= gb.hint && k < len(placed) && (!found || gap < bestGap) {
+			if pp.fitsAt(gb, below, placed) {
 				best, bestGap, found = below, gap, true
 			}
 		}
@@ -230,23 +230,23 @@ func (pp *poolProblem) placeOne(g *gbuf, placed []*gbuf) []*gbuf {
 	}
 	switch {
 	case found && best == nil:
-		g.setOffset(nil, pp.ctx.zeroSpan(), 0, 0)
+		gb.setOffset(nil, pp.ctx.zeroSpan(), 0, 0)
 	case found:
-		g.setOffset([]*gbuf{best}, best.endBounds, best.endHint(), best.endProbe())
+		gb.setOffset([]*gbuf{best}, best.endBounds, best.endHint(), best.endProbe())
 	default:
-		pp.placeAbove(g, placed)
+		pp.placeAbove(gb, placed)
 	}
 	return placed
 }
 
-// fitsAt proves that g placed at the end of below (or at 0) overlaps no
+// fitsAt proves that gb placed at the end of below (or at 0) overlaps no
 // placed conflict for any symbol value: each ends before it or starts after.
-func (pp *poolProblem) fitsAt(g *gbuf, below *gbuf, placed []*gbuf) bool {
+func (pp *poolProblem) fitsAt(gb *gbuf, below *gbuf, placed []*gbuf) bool {
 	start := pp.ctx.zeroSpan()
 	if below != nil {
 		start = below.endBounds
 	}
-	end := addSpan(start, g.sizeBounds)
+	end := addSpan(start, gb.sizeBounds)
 	if !end.ok {
 		return false
 	}
@@ -261,14 +261,14 @@ func (pp *poolProblem) fitsAt(g *gbuf, below *gbuf, placed []*gbuf) bool {
 	return true
 }
 
-// placeAbove puts g at the maximum end of its placed conflicts: correct for
+// placeAbove puts gb at the maximum end of its placed conflicts: correct for
 // every symbol value by construction.
-func (pp *poolProblem) placeAbove(g *gbuf, placed []*gbuf) {
+func (pp *poolProblem) placeAbove(gb *gbuf, placed []*gbuf) {
 	if len(placed) == 0 {
-		g.setOffset(nil, pp.ctx.zeroSpan(), 0, 0)
+		gb.setOffset(nil, pp.ctx.zeroSpan(), 0, 0)
 		return
 	}
-	g.setOffset(maxEnd(pp.ctx, placed))
+	gb.setOffset(maxEnd(pp.ctx, placed))
 }
 
 // maxEnd is the buffers of xs whose ends make up the largest end, its bounds
@@ -344,13 +344,13 @@ func sameValues(x, y *gbuf) bool {
 // finish puts the buffers in pool at their offsets and sets its size.
 func (pp *poolProblem) finish(pool *Pool, placed *placement) {
 	var nonEmpty []*gbuf
-	for _, g := range pp.bufs {
-		if !g.placed {
-			g.setOffset(nil, pp.ctx.zeroSpan(), 0, 0)
+	for _, gb := range pp.bufs {
+		if !gb.placed {
+			gb.setOffset(nil, pp.ctx.zeroSpan(), 0, 0)
 		}
-		placed.put(g.b, pool, g.offExpr(pp.ctx))
-		if c, ok := g.b.Size.IsConst(); !(ok && c == 0) {
-			nonEmpty = append(nonEmpty, g)
+		placed.put(gb.b, pool, gb.offExpr(pp.ctx))
+		if c, ok := gb.b.Size.IsConst(); !(ok && c == 0) {
+			nonEmpty = append(nonEmpty, gb)
 		}
 	}
 	if len(nonEmpty) == 0 {

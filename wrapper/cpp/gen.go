@@ -54,7 +54,7 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	if len(n.probs) > 0 {
 		return nil, n.probs
 	}
-	g := &gen{p: p, g: p.Graph, n: n, model: model}
+	w := &gen{p: p, g: p.Graph, n: n, model: model}
 	src := opts.Source
 	if src == "" {
 		src = p.Graph.File
@@ -65,10 +65,10 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 		HeaderFile: base + ".h", Plan: fmt.Sprintf("%s, memory pools %s, align %d", p.StrategyText(), p.Mode, p.Align),
 		Align: p.Align, TableVersion: emit.TableVersion, NumSymbols: len(p.Graph.Symbols), MaxArgs: model.MaxArgs,
 	}
-	g.header(d)
-	g.tables(d)
-	d.Bind = g.bind()
-	d.Run = g.run()
+	w.header(d)
+	w.tables(d)
+	d.Bind = w.bind()
+	d.Run = w.run()
 	var h, cc bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&h, "cpp_header.h.tmpl", d); err != nil {
 		return nil, fmt.Errorf("cpp: %w (a bug in wrapgen)", err)
@@ -221,8 +221,8 @@ type gen struct {
 	model *emit.Model
 }
 
-func (g *gen) expr(e expr.Expr) string {
-	return e.Format(expr.Style{Name: func(s string) string { return g.n.symbol[s] }, FloorDiv: "wrapgen::FloorDiv", Mod: "wrapgen::Mod",
+func (w *gen) expr(e expr.Expr) string {
+	return e.Format(expr.Style{Name: func(s string) string { return w.n.symbol[s] }, FloorDiv: "wrapgen::FloorDiv", Mod: "wrapgen::Mod",
 		Int: intLiteral,
 		Max: func(a []string) string { return nest("std::max<int64_t>", a) },
 		Min: func(a []string) string { return nest("std::min<int64_t>", a) }})
@@ -258,8 +258,8 @@ func dtypeConst(d graph.DType) string {
 	return "wrapgen::DType::k" + strings.ToUpper(string(d))
 }
 
-func (g *gen) header(d *fileData) {
-	for _, k := range g.model.Kernels {
+func (w *gen) header(d *fileData) {
+	for _, k := range w.model.Kernels {
 		var ps []string
 		for _, o := range emit.CallOf(k).Operands {
 			switch o.Role {
@@ -272,27 +272,27 @@ func (g *gen) header(d *fileData) {
 			case emit.RoleInput:
 				ps = append(ps, fmt.Sprintf("const wrapgen::Tensor& in%d", o.Index))
 			case emit.RoleAttr:
-				ps = append(ps, attrType(o.Kind)+" "+g.n.attr[k.Name][o.Index])
+				ps = append(ps, attrType(o.Kind)+" "+w.n.attr[k.Name][o.Index])
 			}
 		}
-		lead := "  virtual wrapgen::Status " + g.n.kernel[k.Name]
-		d.Kernels = append(d.Kernels, kernelDecl{Doc: emit.WrapText(emit.KernelDoc(k, g.n.kernel[k.Name], quote.CppComment), docWidth), Method: g.n.kernel[k.Name],
+		lead := "  virtual wrapgen::Status " + w.n.kernel[k.Name]
+		d.Kernels = append(d.Kernels, kernelDecl{Doc: emit.WrapText(emit.KernelDoc(k, w.n.kernel[k.Name], quote.CppComment), docWidth), Method: w.n.kernel[k.Name],
 			Params:     strings.Join(ps, ", "),
 			ParamLines: (&emit.List{Open: "(", Close: ")", Items: emit.Texts(ps), Fill: true, Hug: true}).Format("  ", "    ", len(lead), len(" = 0;"))})
 	}
-	for _, t := range g.g.Inputs {
-		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})
+	for _, t := range w.g.Inputs {
+		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", w.n.field[t], emit.TensorDoc(t, quote.CppComment)})
 	}
-	for _, s := range g.g.Symbols {
-		if g.model.CallerGives(s) {
-			d.Inputs = append(d.Inputs, fieldDecl{"int64_t", g.n.symField[s.Name], "symbol " + quote.CppComment(s.Name) + ", which no input's shape gives"})
+	for _, s := range w.g.Symbols {
+		if w.model.CallerGives(s) {
+			d.Inputs = append(d.Inputs, fieldDecl{"int64_t", w.n.symField[s.Name], "symbol " + quote.CppComment(s.Name) + ", which no input's shape gives"})
 		}
 	}
-	for _, t := range g.g.Params {
-		d.Params = append(d.Params, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})
+	for _, t := range w.g.Params {
+		d.Params = append(d.Params, fieldDecl{"wrapgen::Tensor", w.n.field[t], emit.TensorDoc(t, quote.CppComment)})
 	}
-	for _, t := range g.g.Outputs {
-		d.Outputs = append(d.Outputs, fieldDecl{"wrapgen::Tensor", g.n.field[t], emit.TensorDoc(t, quote.CppComment)})
+	for _, t := range w.g.Outputs {
+		d.Outputs = append(d.Outputs, fieldDecl{"wrapgen::Tensor", w.n.field[t], emit.TensorDoc(t, quote.CppComment)})
 	}
 }
 
@@ -320,8 +320,8 @@ func quoteList(ts []*graph.Tensor) []string {
 }
 
 // tables fills the op table, pool devices and the program's arrays.
-func (g *gen) tables(d *fileData) {
-	for i, op := range g.model.Ops {
+func (w *gen) tables(d *fileData) {
+	for i, op := range w.model.Ops {
 		ref := func(kind string, ts []*graph.Tensor) string {
 			if len(ts) == 0 {
 				return "nullptr, 0"
@@ -333,33 +333,33 @@ func (g *gen) tables(d *fileData) {
 		in, out, mut, sets := ref("inputs", op.Args()), ref("outputs", op.Outputs), ref("mutates", op.Mutates), ref("sets", op.Counts())
 		d.Ops = append(d.Ops, fmt.Sprintf("%d, %s, %s, %s, %s, %s, %s", i, quote.Cpp(op.Place), quote.Cpp(op.Kernel), in, out, mut, sets))
 	}
-	t := g.model.Tables()
-	rows := g.model.Rows(quote.CppComment, intLiteral)
+	t := w.model.Tables()
+	rows := w.model.Rows(quote.CppComment, intLiteral)
 	d.Code, d.Tensors, d.Dims, d.Lists, d.InputViews = rows.Code, indentRows(rows.Tensors, "    "), rows.Dims, rows.Lists, indentRows(rows.InputViews, "    ")
 	d.OpArgs, d.OpStart = indentRows(rows.OpArgs, "    "), rows.OpStart
-	d.Plans = g.plans(t, rows)
+	d.Plans = w.plans(t, rows)
 	var devices []string
 	for _, x := range t.Devices {
 		devices = append(devices, quote.Cpp(x))
 	}
 	d.Devices = list("const char* const kDevices[] = ", append(devices, "nullptr"), 1)
 	d.InputTensors, d.OutputTensors = intList("const int32_t kInputs[] = ", t.Inputs), intList("const int32_t kOutputs[] = ", t.Outputs)
-	for _, x := range g.g.Inputs {
+	for _, x := range w.g.Inputs {
 		d.InputNames = append(d.InputNames, quote.Cpp(x.Name)+",")
-		d.InputFields = append(d.InputFields, "&Inputs::"+g.n.field[x]+",")
+		d.InputFields = append(d.InputFields, "&Inputs::"+w.n.field[x]+",")
 	}
 	d.ParamTensors, d.ConstTensors = intList("const int32_t kParams[] = ", t.Params), intList("const int32_t kConstants[] = ", t.Constants)
 	var symbols []string
-	for _, s := range g.g.Symbols {
+	for _, s := range w.g.Symbols {
 		symbols = append(symbols, quote.Cpp(s.Name))
 	}
 	d.SymbolNames = list("const char* const kSymbolNames[] = ", append(symbols, "nullptr"), 1)
-	for _, x := range g.g.Params {
+	for _, x := range w.g.Params {
 		d.ParamNames = append(d.ParamNames, quote.Cpp(x.Name)+",")
-		d.ParamFields = append(d.ParamFields, "&Params::"+g.n.field[x]+",")
+		d.ParamFields = append(d.ParamFields, "&Params::"+w.n.field[x]+",")
 	}
 	var constVars []string
-	for i, x := range g.g.Constants {
+	for i, x := range w.g.Constants {
 		bs := make([]string, len(x.Data))
 		for j, b := range x.Data {
 			bs[j] = strconv.Itoa(int(b))
@@ -370,9 +370,9 @@ func (g *gen) tables(d *fileData) {
 			Var: v, List: list("alignas(64) const uint8_t "+v+"[] = ", append(bs, "0"), 1)})
 	}
 	d.ConstData = list("const uint8_t* const kConstData[] = ", append(constVars, "nullptr"), 1)
-	for _, x := range g.g.Outputs {
+	for _, x := range w.g.Outputs {
 		d.OutputNames = append(d.OutputNames, quote.Cpp(x.Name)+",")
-		d.OutputFields = append(d.OutputFields, "&Outputs::"+g.n.field[x]+",")
+		d.OutputFields = append(d.OutputFields, "&Outputs::"+w.n.field[x]+",")
 	}
 	d.NumLoops = t.NumLoops
 	d.Guards = intList("const int32_t kGuards[] = ", t.Guards)
@@ -390,21 +390,21 @@ func (g *gen) tables(d *fileData) {
 	}
 	d.Floats = list("[[maybe_unused]] const double kFloatAttrs[] = ", append(floats, "0.0"), 1)
 	d.Strings = list("[[maybe_unused]] const char* const kStringAttrs[] = ", append(strs, "nullptr"), 1)
-	for ki, k := range g.model.Kernels {
-		d.Cases = append(d.Cases, g.dispatch(ki, k)...)
+	for ki, k := range w.model.Kernels {
+		d.Cases = append(d.Cases, w.dispatch(ki, k)...)
 	}
 }
 
-func (g *gen) fail(prefix string) string {
-	return fmt.Sprintf("if (!s.ok()) return wrapgen::Status::Error(%s + s.message());", quote.Cpp(g.g.Name+": "+prefix))
+func (w *gen) fail(prefix string) string {
+	return fmt.Sprintf("if (!s.ok()) return wrapgen::Status::Error(%s + s.message());", quote.Cpp(w.g.Name+": "+prefix))
 }
 
 // bind emits the symbol binding that starts Frame::Bind (the template
 // goes on with the layout and the checks).
-func (g *gen) bind() []string {
+func (w *gen) bind() []string {
 	var st []string
 	st = append(st, "wrapgen::Status s;")
-	binds, fromInputs := g.model.SymbolBinds()
+	binds, fromInputs := w.model.SymbolBinds()
 	if fromInputs > 0 {
 		st = append(st, fmt.Sprintf("bool bound[%d] = {};", fromInputs))
 	}
@@ -412,20 +412,20 @@ func (g *gen) bind() []string {
 		s, i := sb.Symbol, sb.Index
 		if b := sb.From; b != nil {
 			st = append(st, fmt.Sprintf("s = wrapgen::BindSymbol(&rt_.sym[%d], &bound[%d], %s, %s, in.%s, %d, %d, %s, %s);",
-				i, sb.Slot, quote.Cpp(s.Name), quote.Cpp(b.Input.Name), g.n.field[b.Input], len(b.Input.Shape), b.Dim, intLiteral(b.Scale), intLiteral(b.Bias)), g.fail("input "))
+				i, sb.Slot, quote.Cpp(s.Name), quote.Cpp(b.Input.Name), w.n.field[b.Input], len(b.Input.Shape), b.Dim, intLiteral(b.Scale), intLiteral(b.Bias)), w.fail("input "))
 		} else {
-			st = append(st, fmt.Sprintf("rt_.sym[%d] = in.%s;", i, g.n.symField[s.Name]))
+			st = append(st, fmt.Sprintf("rt_.sym[%d] = in.%s;", i, w.n.symField[s.Name]))
 		}
-		st = append(st, fmt.Sprintf("s = wrapgen::CheckRange(%s, rt_.sym[%d], %s, %s);", quote.Cpp(s.Name), i, intLiteral(s.Min), intLiteral(sb.Max)), g.fail(""))
+		st = append(st, fmt.Sprintf("s = wrapgen::CheckRange(%s, rt_.sym[%d], %s, %s);", quote.Cpp(s.Name), i, intLiteral(s.Min), intLiteral(sb.Max)), w.fail(""))
 	}
 	return st
 }
 
 // plans are the plan's arrays (kSteps, kPoolDevices, ...).
-func (g *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
+func (w *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
 	var ps []planDecl
 	for i, pt := range t.Plans {
-		b := g.model.Buckets[i]
+		b := w.model.Buckets[i]
 		pd := planDecl{StepsVar: "kSteps", PoolDevicesVar: "kPoolDevices", OutputPoolsVar: "kOutputPools", OwnersVar: "kOutputOwners", StoragesVar: "kStorages"}
 		var devs []string
 		for j, pool := range b.Plan.Pools {
@@ -447,18 +447,18 @@ func (g *gen) plans(t *emit.Tables, rows emit.Rows) []planDecl {
 // run emits the end of Frame::Run, after the template ran the steps: the
 // outputs delivered, each with the owner of the pool that holds it in the
 // plan that ran.
-func (g *gen) run() []string {
-	t := g.model.Tables()
+func (w *gen) run() []string {
+	t := w.model.Tables()
 	var st []string
-	for j, x := range g.g.Outputs {
-		st = append(st, fmt.Sprintf("wrapgen::Deliver(&out->%s, rt_.t[%d], rt_.OutputOwner(%d));", g.n.field[x], t.TensorIndex[x], j))
+	for j, x := range w.g.Outputs {
+		st = append(st, fmt.Sprintf("wrapgen::Deliver(&out->%s, rt_.t[%d], rt_.OutputOwner(%d));", w.n.field[x], t.TensorIndex[x], j))
 	}
 	return st
 }
 
 // dispatch is kernel number ki's case in Frame::CallOp: its call with the
 // operands emit.CallOf places in the op's row.
-func (g *gen) dispatch(ki int, k *graph.Kernel) []string {
+func (w *gen) dispatch(ki int, k *graph.Kernel) []string {
 	l := emit.CallOf(k)
 	var pre, args []string
 	row := func(o emit.Operand) string {
@@ -495,7 +495,7 @@ func (g *gen) dispatch(ki int, k *graph.Kernel) []string {
 	for _, l := range pre {
 		out = append(out, "  "+l)
 	}
-	lead := "      return k_->" + g.n.kernel[k.Name]
+	lead := "      return k_->" + w.n.kernel[k.Name]
 	call := (&emit.List{Open: "(", Close: ")", Items: emit.Texts(args), Fill: true, Hug: true}).Format("      ", "    ", len(lead), 1)
-	return append(out, "  return k_->"+g.n.kernel[k.Name]+call+";", "}")
+	return append(out, "  return k_->"+w.n.kernel[k.Name]+call+";", "}")
 }

@@ -64,10 +64,10 @@ func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 	g := p.Graph
 	model := emit.New(p)
 	n := nameGraph(g, model.Kernels, model.CallerGives)
-	gg := &gen{p: p, g: g, n: n, model: model}
+	w := &gen{p: p, g: g, n: n, model: model}
 	// Sizes and offsets are C++ expressions over the symbols, read from the
 	// command line, so one build runs at any symbol values.
-	cx := func(e expr.Expr) string { return "(" + gg.expr(e) + ")" }
+	cx := func(e expr.Expr) string { return "(" + w.expr(e) + ")" }
 	d := &selftestData{GraphDoc: quote.CppComment(g.Name), GraphLit: quote.Cpp(g.Name), Namespace: n.namespace, HeaderFile: FileBase(g.Name, n.namespace) + ".h"}
 	for _, s := range g.Symbols {
 		v := p.Hints[s.Name]
@@ -146,7 +146,7 @@ func selftestMain(p *plan.Plan, env expr.Env) ([]byte, error) {
 		d.Outputs = append(d.Outputs, struct{ NameLit, Field string }{quote.Cpp(t.Name), n.field[t]})
 	}
 	hd := &fileData{}
-	gg.header(hd)
+	w.header(hd)
 	for i, k := range model.Kernels {
 		var outs, ins, voids []string
 		for j := 0; j < k.Outputs; j++ {

@@ -64,7 +64,7 @@ func generate(p *plan.Plan, opts Options) ([]byte, error) {
 			return nil, probs
 		}
 	}
-	g := newGen(p, n, model, opts)
+	w := newGen(p, n, model, opts)
 	f := jen.NewFile(opts.Package)
 	f.HeaderComment(Banner)
 	for _, l := range emit.WrapText(fmt.Sprintf("Source: %s (graph %s). Plan: %s, memory pools %s, align %d.",
@@ -78,19 +78,19 @@ func generate(p *plan.Plan, opts Options) ([]byte, error) {
 		jen.Id("_").Op("=").Qual(opts.RuntimeImport, "EnforceVersion").Call(jen.Qual(opts.RuntimeImport, "TableVersion").Op("-").Lit(emit.TableVersion)),
 		jen.Id("_").Op("=").Qual(opts.RuntimeImport, "EnforceVersion").Call(jen.Lit(emit.TableVersion).Op("-").Qual(opts.RuntimeImport, "TableVersion")),
 	)
-	g.kernels(f)
-	g.adapter(f)
+	w.kernels(f)
+	w.adapter(f)
 	if opts.RefKernelsImport != "" {
 		importAs(f, opts.RefKernelsImport, "wgref")
 		docf(f, "RefKernels are wrapgen's reference kernels (the vendored package wgref,\n"+
 			"pure Go, ONNX semantics) for every kernel graph %s calls.", quote.GoComment(p.Graph.Name))
 		f.Func().Id("RefKernels").Params().Id("Kernels").Block(jen.Return(jen.Id("KernelsFunc").Call(jen.Qual(opts.RefKernelsImport, "Call"))))
 	}
-	g.entry(f)
-	g.signature(f)
-	g.frame(f)
-	g.bind(f)
-	g.run(f)
+	w.entry(f)
+	w.signature(f)
+	w.frame(f)
+	w.bind(f)
+	w.run(f)
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("golang: rendering %s: %w (a bug in wrapgen)", p.Graph.Name, err)
@@ -117,7 +117,7 @@ func newGen(p *plan.Plan, n *names, model *emit.Model, opts Options) *gen {
 	return &gen{p: p, g: p.Graph, n: n, rt: opts.RuntimeImport, model: model}
 }
 
-func (g *gen) tensorType() *jen.Statement { return jen.Qual(g.rt, "Tensor") }
+func (w *gen) tensorType() *jen.Statement { return jen.Qual(w.rt, "Tensor") }
 
 func dtypeConst(d graph.DType) string {
 	s := strings.ToUpper(string(d))
@@ -128,35 +128,35 @@ func dtypeConst(d graph.DType) string {
 }
 
 // kernels emits the Kernels interface.
-func (g *gen) kernels(f *jen.File) {
+func (w *gen) kernels(f *jen.File) {
 	var methods []jen.Code
-	for _, k := range g.model.Kernels {
-		methods = append(methods, comments(emit.KernelDoc(k, g.n.kernel[k.Name], quote.GoComment))...)
+	for _, k := range w.model.Kernels {
+		methods = append(methods, comments(emit.KernelDoc(k, w.n.kernel[k.Name], quote.GoComment))...)
 		methods = append(methods, fit(placeMethod, 0, func(multi bool) *jen.Statement {
-			return jen.Id(g.n.kernel[k.Name]).Add(list("(", ")", multi, g.kernelParams(k)...)).Error()
+			return jen.Id(w.n.kernel[k.Name]).Add(list("(", ")", multi, w.kernelParams(k)...)).Error()
 		}))
 	}
 	docf(f, "Kernels are the kernels graph %s calls. Each method writes its outputs\n"+
 		"(out0, ...) from its inputs; the tensors view memory the wrapper owns and\n"+
 		"must not be kept after the method returns. A non-nil error stops the run.\n"+
-		"Implement wgrt.Observer as well to be told which op each call is for.", quote.GoComment(g.g.Name))
+		"Implement wgrt.Observer as well to be told which op each call is for.", quote.GoComment(w.g.Name))
 	f.Type().Id("Kernels").Interface(methods...)
 }
 
-func (g *gen) kernelParams(k *graph.Kernel) []jen.Code {
+func (w *gen) kernelParams(k *graph.Kernel) []jen.Code {
 	var ps []jen.Code
 	for _, o := range emit.CallOf(k).Operands {
 		switch o.Role {
 		case emit.RoleOutput:
-			ps = append(ps, jen.Id(fmt.Sprintf("out%d", o.Index)).Add(g.tensorType()))
+			ps = append(ps, jen.Id(fmt.Sprintf("out%d", o.Index)).Add(w.tensorType()))
 		case emit.RoleScratch:
-			ps = append(ps, jen.Id("scratch").Add(g.tensorType()))
+			ps = append(ps, jen.Id("scratch").Add(w.tensorType()))
 		case emit.RoleInputs:
-			ps = append(ps, jen.Id("ins").Index().Add(g.tensorType()))
+			ps = append(ps, jen.Id("ins").Index().Add(w.tensorType()))
 		case emit.RoleInput:
-			ps = append(ps, jen.Id(fmt.Sprintf("in%d", o.Index)).Add(g.tensorType()))
+			ps = append(ps, jen.Id(fmt.Sprintf("in%d", o.Index)).Add(w.tensorType()))
 		case emit.RoleAttr:
-			ps = append(ps, jen.Id(g.n.attr[k.Name][o.Index]).Add(attrType(o.Kind)))
+			ps = append(ps, jen.Id(w.n.attr[k.Name][o.Index]).Add(attrType(o.Kind)))
 		}
 	}
 	return ps
@@ -178,30 +178,30 @@ func attrType(k graph.AttrKind) *jen.Statement {
 }
 
 // adapter emits KernelsFunc: one generic function serving every kernel.
-func (g *gen) adapter(f *jen.File) {
+func (w *gen) adapter(f *jen.File) {
 	doc(f, "KernelsFunc adapts one function that serves every kernel by name (for\n"+
 		"tracing, testing, or dispatch through a table) to Kernels. Each call gets\n"+
 		"the op it is for; the adapter is safe to share between concurrent runs.\n"+
 		"The Call and its slices are reused from call to call (a steady Runner\n"+
 		"allocates nothing): fn must not keep them.")
-	f.Func().Id("KernelsFunc").Params(jen.Id("fn").Qual(g.rt, "KernelFunc")).Id("Kernels").Block(
+	f.Func().Id("KernelsFunc").Params(jen.Id("fn").Qual(w.rt, "KernelFunc")).Id("Kernels").Block(
 		jen.Return(jen.Op("&").Id("kernelsFunc").Values(jen.Dict{jen.Id("fn"): jen.Id("fn")})),
 	)
 	doc(f, "kernelsFunc is copied into the frame of each run, so the op it records\n"+
 		"and the buffers it fills belong to that run only.")
 	f.Type().Id("kernelsFunc").Struct(
-		jen.Id("fn").Qual(g.rt, "KernelFunc"),
-		jen.Id("op").Op("*").Qual(g.rt, "Op"),
-		jen.Id("c").Qual(g.rt, "Call"),
-		jen.Id("t").Index().Add(g.tensorType()),
-		jen.Id("at").Index().Qual(g.rt, "Attr"),
+		jen.Id("fn").Qual(w.rt, "KernelFunc"),
+		jen.Id("op").Op("*").Qual(w.rt, "Op"),
+		jen.Id("c").Qual(w.rt, "Call"),
+		jen.Id("t").Index().Add(w.tensorType()),
+		jen.Id("at").Index().Qual(w.rt, "Attr"),
 	)
-	f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id("BeginOp").Params(jen.Id("op").Op("*").Qual(g.rt, "Op")).Block(
+	f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id("BeginOp").Params(jen.Id("op").Op("*").Qual(w.rt, "Op")).Block(
 		jen.Id("a").Dot("op").Op("=").Id("op"),
 	)
 	kinds := map[graph.AttrKind][2]string{graph.AttrInt: {"AttrInt", "Int"}, graph.AttrFloat: {"AttrFloat", "Float"}, graph.AttrBool: {"AttrBool", "Bool"},
 		graph.AttrString: {"AttrString", "Str"}, graph.AttrInts: {"AttrInts", "Ints"}}
-	for _, k := range g.model.Kernels {
+	for _, k := range w.model.Kernels {
 		tensors := []jen.Code{jen.Id("a").Dot("t").Index(jen.Op(":").Lit(0))}
 		for i := 0; i < k.Outputs; i++ {
 			tensors = append(tensors, jen.Id(fmt.Sprintf("out%d", i)))
@@ -218,18 +218,18 @@ func (g *gen) adapter(f *jen.File) {
 		attrs := []jen.Code{jen.Id("a").Dot("at").Index(jen.Op(":").Lit(0))}
 		for i, a := range k.Attrs {
 			kd := kinds[a.Kind]
-			attrs = append(attrs, jen.Qual(g.rt, "Attr").Values(field("Name", str(a.Name)), field("Kind", jen.Qual(g.rt, kd[0])), field(kd[1], jen.Id(g.n.attr[k.Name][i]))))
+			attrs = append(attrs, jen.Qual(w.rt, "Attr").Values(field("Name", str(a.Name)), field("Kind", jen.Qual(w.rt, kd[0])), field(kd[1], jen.Id(w.n.attr[k.Name][i]))))
 		}
 		body = append(body,
 			fit(placeStatement, 0, func(multi bool) *jen.Statement { return jen.Id("at").Op(":=").Add(appendOrSlice(attrs, multi)) }),
 			jen.List(jen.Id("a").Dot("t"), jen.Id("a").Dot("at")).Op("=").List(jen.Id("t"), jen.Id("at")),
 			fit(placeStatement, 0, func(multi bool) *jen.Statement {
-				return jen.Id("a").Dot("c").Op("=").Qual(g.rt, "Call").Add(list("{", "}", multi, callFields(k)...))
+				return jen.Id("a").Dot("c").Op("=").Qual(w.rt, "Call").Add(list("{", "}", multi, callFields(k)...))
 			}),
 			jen.Return(jen.Id("a").Dot("fn").Call(jen.Op("&").Id("a").Dot("c"))),
 		)
 		sig := fit(placeSignature, 0, func(multi bool) *jen.Statement {
-			return jen.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id(g.n.kernel[k.Name]).Add(list("(", ")", multi, g.kernelParams(k)...)).Error()
+			return jen.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id(w.n.kernel[k.Name]).Add(list("(", ")", multi, w.kernelParams(k)...)).Error()
 		})
 		f.Add(sig.Block(body...))
 	}
@@ -257,40 +257,40 @@ func appendOrSlice(xs []jen.Code, multi bool) jen.Code {
 }
 
 // entry emits Inputs, Outputs, Options, Run, RunWith and Runner.
-func (g *gen) entry(f *jen.File) {
+func (w *gen) entry(f *jen.File) {
 	var inFields []jen.Code
-	for _, t := range g.g.Inputs {
-		inFields = append(inFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
+	for _, t := range w.g.Inputs {
+		inFields = append(inFields, jen.Id(w.n.tensor[t]).Add(w.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
 	}
-	for _, s := range g.g.Symbols {
-		if g.model.CallerGives(s) {
-			inFields = append(inFields, jen.Id(g.n.symbol[s.Name]).Int().Comment(fmt.Sprintf("symbol %s, which no input's shape gives", quote.GoComment(s.Name))))
+	for _, s := range w.g.Symbols {
+		if w.model.CallerGives(s) {
+			inFields = append(inFields, jen.Id(w.n.symbol[s.Name]).Int().Comment(fmt.Sprintf("symbol %s, which no input's shape gives", quote.GoComment(s.Name))))
 		}
 	}
 	docf(f, "Inputs are the data graph %s reads on each call. The wrapper never\n"+
-		"writes them. A field left unset is an error that names it.", quote.GoComment(g.g.Name))
+		"writes them. A field left unset is an error that names it.", quote.GoComment(w.g.Name))
 	f.Type().Id("Inputs").Struct(inFields...)
-	g.params(f)
+	w.params(f)
 
 	var outFields []jen.Code
-	for _, t := range g.g.Outputs {
-		outFields = append(outFields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
+	for _, t := range w.g.Outputs {
+		outFields = append(outFields, jen.Id(w.n.tensor[t]).Add(w.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
 	}
 	docf(f, "Outputs are what graph %s returns. A field with nil Data is filled with a\n"+
 		"view of memory the wrapper allocated; a field with Data is checked and\n"+
-		"written in place (the caller's buffer).", quote.GoComment(g.g.Name))
+		"written in place (the caller's buffer).", quote.GoComment(w.g.Name))
 	f.Type().Id("Outputs").Struct(outFields...)
 
 	doc(f, "Options change where the wrapper gets memory.")
 	f.Type().Id("Options").Struct(
 		jen.Comment("Allocators gives the allocator of each device; \"cpu\" defaults to wgrt.CPU."),
-		jen.Id("Allocators").Qual(g.rt, "Allocators"),
+		jen.Id("Allocators").Qual(w.rt, "Allocators"),
 	)
 
 	docf(f, "Run runs graph %s with memory from the Go heap: it checks the inputs,\n"+
 		"creates each pool at its first use and drops it after its last, and\n"+
 		"returns the outputs, which own their memory. Safe for concurrent use when\n"+
-		"the kernels are.", quote.GoComment(g.g.Name))
+		"the kernels are.", quote.GoComment(w.g.Name))
 	f.Func().Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("p").Op("*").Id("Params"), jen.Id("in").Op("*").Id("Inputs")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
 		jen.Return(jen.Id("RunWith").Call(jen.Id("k"), jen.Id("p"), jen.Id("in"), jen.Nil(), jen.Id("Options").Values())),
 	)
@@ -301,7 +301,7 @@ func (g *gen) entry(f *jen.File) {
 		jen.Id("f").Op(":=").Id("newFrame").Call(),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.If(jen.Err().Op(":=").Id("f").Dot("run").Call(jen.Id("k"), jen.Qual(g.rt, "FreshPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("f").Dot("run").Call(jen.Id("k"), jen.Qual(w.rt, "FreshPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("out"), jen.Nil()),
 	)
 
@@ -310,9 +310,9 @@ func (g *gen) entry(f *jen.File) {
 		"the caller gives no buffer for view the Runner's pools and stay valid\n"+
 		"only until its next call; give buffers in out to keep them. A Runner\n"+
 		"serves one call at a time: a call while another is running fails with\n"+
-		"an error instead of corrupting memory. Use one Runner per goroutine.", quote.GoComment(g.g.Name))
+		"an error instead of corrupting memory. Use one Runner per goroutine.", quote.GoComment(w.g.Name))
 	f.Type().Id("Runner").Struct(
-		jen.Id("pools").Qual(g.rt, "KeptPools"),
+		jen.Id("pools").Qual(w.rt, "KeptPools"),
 		jen.Id("f").Op("*").Id("frame"),
 		jen.Id("busy").Qual("sync/atomic", "Bool"),
 	)
@@ -322,15 +322,15 @@ func (g *gen) entry(f *jen.File) {
 	f.Func().Id("NewRunner").Params(jen.Id("p").Op("*").Id("Params"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Runner"), jen.Error()).Block(
 		jen.Id("f").Op(":=").Id("newFrame").Call(),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Op("&").Id("Runner").Values(field("pools", jen.Qual(g.rt, "KeptPools").Values(field("Allocators", jen.Id("opts").Dot("Allocators")))), field("f", jen.Id("f"))), jen.Nil()),
+		jen.Return(jen.Op("&").Id("Runner").Values(field("pools", jen.Qual(w.rt, "KeptPools").Values(field("Allocators", jen.Id("opts").Dot("Allocators")))), field("f", jen.Id("f"))), jen.Nil()),
 	)
 	doc(f, "Run runs the graph once, writing the outputs into out.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
 		jen.If(jen.Op("!").Id("r").Dot("busy").Dot("CompareAndSwap").Call(jen.False(), jen.True())).Block(
-			jen.Return(jen.Qual("errors", "New").Call(str(g.g.Name+": Runner.Run called while another call on the same Runner is running; use one Runner per goroutine"))),
+			jen.Return(jen.Qual("errors", "New").Call(str(w.g.Name+": Runner.Run called while another call on the same Runner is running; use one Runner per goroutine"))),
 		),
 		jen.Defer().Id("r").Dot("busy").Dot("Store").Call(jen.False()),
-		jen.If(jen.Id("r").Dot("f").Op("==").Nil()).Block(jen.Return(jen.Qual("errors", "New").Call(str(g.g.Name+": a Runner must be made by NewRunner, which binds its params")))),
+		jen.If(jen.Id("r").Dot("f").Op("==").Nil()).Block(jen.Return(jen.Qual("errors", "New").Call(str(w.g.Name+": a Runner must be made by NewRunner, which binds its params")))),
 		jen.If(jen.Err().Op(":=").Id("r").Dot("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Return(jen.Id("r").Dot("f").Dot("run").Call(jen.Id("k"), jen.Op("&").Id("r").Dot("pools"), jen.Id("out"))),
 	)
@@ -339,34 +339,34 @@ func (g *gen) entry(f *jen.File) {
 }
 
 // frame emits the per-call state, the program's tables and newFrame.
-func (g *gen) frame(f *jen.File) {
+func (w *gen) frame(f *jen.File) {
 	var lines []string
 	lines = append(lines, "frame is the state of one call (see wgrt.Frame) and the kernels it calls.")
 	lines = append(lines, "The plan's pools (a call may place their storages anew in one arena, see wgrt.Frame.PeakBytes):")
-	for _, b := range g.model.Buckets {
+	for _, b := range w.model.Buckets {
 		for i, pool := range b.Plan.Pools {
 			lines = append(lines, fmt.Sprintf("  pool %d on %s: %s bytes, %d storages, steps [%d, %d)", i, quote.GoComment(pool.Device), emit.ShortExpr(pool.Size), len(pool.Buffers), pool.Begin, pool.End))
 		}
 	}
 	doc(f, strings.Join(lines, "\n"))
-	fields := []jen.Code{jen.Op("*").Qual(g.rt, "Frame"), jen.Id("k").Id("Kernels"), jen.Id("kf").Id("kernelsFunc").Comment("this run's copy of a KernelsFunc adapter")}
-	if g.model.MaxArgs > 0 {
-		fields = append(fields, jen.Id("args").Index().Add(g.tensorType()).Comment("inputs of a variadic kernel call"))
+	fields := []jen.Code{jen.Op("*").Qual(w.rt, "Frame"), jen.Id("k").Id("Kernels"), jen.Id("kf").Id("kernelsFunc").Comment("this run's copy of a KernelsFunc adapter")}
+	if w.model.MaxArgs > 0 {
+		fields = append(fields, jen.Id("args").Index().Add(w.tensorType()).Comment("inputs of a variadic kernel call"))
 	}
 	f.Type().Id("frame").Struct(fields...)
 	f.Func().Id("newFrame").Params().Op("*").Id("frame").Block(
-		jen.Return(jen.Op("&").Id("frame").Values(jen.Dict{jen.Id("Frame"): jen.Qual(g.rt, "NewFrame").Call(
-			jen.Op("&").Id("program"), jen.Lit(len(g.g.Symbols)))})),
+		jen.Return(jen.Op("&").Id("frame").Values(jen.Dict{jen.Id("Frame"): jen.Qual(w.rt, "NewFrame").Call(
+			jen.Op("&").Id("program"), jen.Lit(len(w.g.Symbols)))})),
 	)
-	g.tables(f)
+	w.tables(f)
 }
 
 // tables emits the program as data: values, layouts, steps, op rows.
-func (g *gen) tables(f *jen.File) {
-	t := g.model.Tables()
-	rows := g.model.Rows(quote.GoComment, func(c int64) string { return strconv.FormatInt(c, 10) })
+func (w *gen) tables(f *jen.File) {
+	t := w.model.Tables()
+	rows := w.model.Rows(quote.GoComment, func(c int64) string { return strconv.FormatInt(c, 10) })
 	var ops []string
-	for i, op := range g.model.Ops {
+	for i, op := range w.model.Ops {
 		row := emit.Texts([]string{fmt.Sprintf("Index: %d", i), "Place: " + quote.Go(op.Place), "Kernel: " + quote.Go(op.Kernel)})
 		for _, x := range []struct {
 			key string
@@ -389,9 +389,9 @@ func (g *gen) tables(f *jen.File) {
 	}
 	doc(f, "program is the plan as data, which wgrt.Frame runs: values computed from\n"+
 		"the symbols, tensor layouts in those values, and the steps.")
-	f.Var().Id("program").Op("=").Qual(g.rt, "Program").Values(
-		jen.Line().Id("Graph").Op(":").Add(str(g.g.Name)),
-		jen.Line().Id("SymbolNames").Op(":").Id(literal("[]string", symbolRows(g.g))),
+	f.Var().Id("program").Op("=").Qual(w.rt, "Program").Values(
+		jen.Line().Id("Graph").Op(":").Add(str(w.g.Name)),
+		jen.Line().Id("SymbolNames").Op(":").Id(literal("[]string", symbolRows(w.g))),
 		jen.Line().Id("Code").Op(":").Id(literal("[]int", rows.Code)),
 		jen.Line().Id("Tensors").Op(":").Id(literal("[]int32", rows.Tensors)),
 		jen.Line().Id("Devices").Op(":").Id(braces("[]string", quoteAll(t.Devices)).Format("\t", "\t", 4+len("Devices: "), 1)),
@@ -401,14 +401,14 @@ func (g *gen) tables(f *jen.File) {
 		jen.Line().Id("Outputs").Op(":").Id(literal("[]int32", emit.Chunks(t.Outputs))),
 		jen.Line().Id("Params").Op(":").Id(literal("[]int32", emit.Chunks(t.Params))),
 		jen.Line().Id("Constants").Op(":").Id(literal("[]int32", emit.Chunks(t.Constants))),
-		jen.Line().Id("InputNames").Op(":").Id(literal("[]string", quotedRows(g.g.Inputs))),
-		jen.Line().Id("OutputNames").Op(":").Id(literal("[]string", quotedRows(g.g.Outputs))),
-		jen.Line().Id("ParamNames").Op(":").Id(literal("[]string", quotedRows(g.g.Params))),
-		jen.Line().Id("ConstData").Op(":").Id(literal("[][]byte", constRows(g.g.Constants))),
+		jen.Line().Id("InputNames").Op(":").Id(literal("[]string", quotedRows(w.g.Inputs))),
+		jen.Line().Id("OutputNames").Op(":").Id(literal("[]string", quotedRows(w.g.Outputs))),
+		jen.Line().Id("ParamNames").Op(":").Id(literal("[]string", quotedRows(w.g.Params))),
+		jen.Line().Id("ConstData").Op(":").Id(literal("[][]byte", constRows(w.g.Constants))),
 		jen.Line().Id("InputViews").Op(":").Id(literal("[]int32", rows.InputViews)),
 		jen.Line().Id("Ops").Op(":").Id(literal("[]wgrt.Op", ops)),
 		jen.Line().Id("Plans").Op(":").Id(literal("[]wgrt.Plan", plans)),
-		jen.Line().Id("Align").Op(":").Lit(int(g.p.Align)),
+		jen.Line().Id("Align").Op(":").Lit(int(w.p.Align)),
 		jen.Line().Id("NumLoops").Op(":").Lit(t.NumLoops),
 		guardFields(t),
 		runTimeSizeFields(t),
@@ -491,12 +491,12 @@ func quotedNames(ts []*graph.Tensor) []string {
 
 // bind emits frame.bind: symbols from inputs, the program's layout at
 // them, checks of inputs and caller-given outputs, input data.
-func (g *gen) bind(f *jen.File) {
+func (w *gen) bind(f *jen.File) {
 	fail := func(format string) *jen.Statement {
-		return jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: "+format), str(g.g.Name), jen.Err()))
+		return jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: "+format), str(w.g.Name), jen.Err()))
 	}
 	var st []jen.Code
-	binds, fromInputs := g.model.SymbolBinds()
+	binds, fromInputs := w.model.SymbolBinds()
 	if fromInputs > 0 {
 		st = append(st, jen.Var().Id("bound").Index(jen.Lit(fromInputs)).Bool())
 	}
@@ -504,31 +504,31 @@ func (g *gen) bind(f *jen.File) {
 		s, sym := sb.Symbol, jen.Id("f").Dot("Sym").Index(jen.Lit(sb.Index))
 		if b := sb.From; b != nil {
 			st = append(st, fit(placeStatement, 0, func(multi bool) *jen.Statement {
-				return jen.If(jen.Err().Op(":=").Qual(g.rt, "BindSymbol").Add(list("(", ")", multi,
+				return jen.If(jen.Err().Op(":=").Qual(w.rt, "BindSymbol").Add(list("(", ")", multi,
 					jen.Op("&").Add(sym.Clone()), jen.Op("&").Id("bound").Index(jen.Lit(sb.Slot)), str(s.Name), str(b.Input.Name),
-					jen.Id("in").Dot(g.n.tensor[b.Input]).Dot("Shape"), jen.Lit(len(b.Input.Shape)), jen.Lit(b.Dim), jen.Lit(int(b.Scale)), jen.Lit(int(b.Bias)),
+					jen.Id("in").Dot(w.n.tensor[b.Input]).Dot("Shape"), jen.Lit(len(b.Input.Shape)), jen.Lit(b.Dim), jen.Lit(int(b.Scale)), jen.Lit(int(b.Bias)),
 				)), jen.Err().Op("!=").Nil()).Block(fail("input %w"))
 			}))
 		} else {
-			st = append(st, jen.Add(sym).Op("=").Id("in").Dot(g.n.symbol[s.Name]))
+			st = append(st, jen.Add(sym).Op("=").Id("in").Dot(w.n.symbol[s.Name]))
 		}
-		st = append(st, jen.If(jen.Err().Op(":=").Qual(g.rt, "CheckRange").Call(str(s.Name), sym.Clone(), jen.Lit(int(s.Min)), jen.Lit(int(sb.Max))), jen.Err().Op("!=").Nil()).Block(fail("%w")))
+		st = append(st, jen.If(jen.Err().Op(":=").Qual(w.rt, "CheckRange").Call(str(s.Name), sym.Clone(), jen.Lit(int(s.Min)), jen.Lit(int(sb.Max))), jen.Err().Op("!=").Nil()).Block(fail("%w")))
 	}
 	st = append(st, jen.If(jen.Err().Op(":=").Id("f").Dot("Layout").Call(jen.Op("&").Id("program")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
 	var ins, outs []jen.Code
-	for _, x := range g.g.Inputs {
-		ins = append(ins, jen.Op("&").Id("in").Dot(g.n.tensor[x]))
+	for _, x := range w.g.Inputs {
+		ins = append(ins, jen.Op("&").Id("in").Dot(w.n.tensor[x]))
 	}
-	for _, x := range g.g.Outputs {
-		outs = append(outs, jen.Op("&").Id("out").Dot(g.n.tensor[x]))
+	for _, x := range w.g.Outputs {
+		outs = append(outs, jen.Op("&").Id("out").Dot(w.n.tensor[x]))
 	}
 	st = append(st,
 		fit(placeStatement, 0, func(multi bool) *jen.Statement {
-			return jen.If(jen.Err().Op(":=").Id("f").Dot("BindInputs").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Qual(g.rt, "Tensor").Add(list("{", "}", multi, ins...))),
+			return jen.If(jen.Err().Op(":=").Id("f").Dot("BindInputs").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Qual(w.rt, "Tensor").Add(list("{", "}", multi, ins...))),
 				jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err()))
 		}),
 		fit(placeStatement, 0, func(multi bool) *jen.Statement {
-			return jen.Return(jen.Id("f").Dot("BindOutputs").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Qual(g.rt, "Tensor").Add(list("{", "}", multi, outs...))))
+			return jen.Return(jen.Id("f").Dot("BindOutputs").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Qual(w.rt, "Tensor").Add(list("{", "}", multi, outs...))))
 		}))
 	doc(f, "bind sets the symbols from the inputs, lays the tensors out at them, and\n"+
 		"checks the inputs (and the output buffers the caller gave).")
@@ -538,37 +538,37 @@ func (g *gen) bind(f *jen.File) {
 // run emits frame.run, which runs the program's steps and delivers the
 // outputs, and frame.CallOp, the typed dispatch from an op number to its
 // kernel.
-func (g *gen) run(f *jen.File) {
-	t := g.model.Tables()
+func (w *gen) run(f *jen.File) {
+	t := w.model.Tables()
 	st := []jen.Code{
 		jen.If(jen.List(jen.Id("a"), jen.Id("ok")).Op(":=").Id("k").Assert(jen.Op("*").Id("kernelsFunc")), jen.Id("ok")).Block(
 			jen.Id("f").Dot("kf").Dot("fn").Op("=").Id("a").Dot("fn"),
 			jen.Id("k").Op("=").Op("&").Id("f").Dot("kf"),
 		),
 		jen.Defer().Id("f").Dot("ReleaseAll").Call(jen.Op("&").Id("program"), jen.Id("pools")),
-		jen.List(jen.Id("obs"), jen.Id("_")).Op(":=").Id("k").Assert(jen.Qual(g.rt, "Observer")),
+		jen.List(jen.Id("obs"), jen.Id("_")).Op(":=").Id("k").Assert(jen.Qual(w.rt, "Observer")),
 		jen.Id("f").Dot("k").Op("=").Id("k"),
 		jen.Err().Op(":=").Id("f").Dot("Exec").Call(jen.Op("&").Id("program"), jen.Id("pools"), jen.Id("f"), jen.Id("obs")),
 		jen.Id("f").Dot("k").Op("=").Nil(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
-	for _, x := range g.g.Outputs {
-		st = append(st, jen.Qual(g.rt, "Deliver").Call(jen.Op("&").Id("out").Dot(g.n.tensor[x]), jen.Id("f").Dot("T").Index(jen.Lit(t.TensorIndex[x]))))
+	for _, x := range w.g.Outputs {
+		st = append(st, jen.Qual(w.rt, "Deliver").Call(jen.Op("&").Id("out").Dot(w.n.tensor[x]), jen.Id("f").Dot("T").Index(jen.Lit(t.TensorIndex[x]))))
 	}
 	doc(f, "run runs the program's steps: pools created at first use and released\n"+
 		"after their last, tensor data as views into them, the kernel calls.")
-	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("run").Params(jen.Id("k").Id("Kernels"), jen.Id("pools").Qual(g.rt, "Pools"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
+	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("run").Params(jen.Id("k").Id("Kernels"), jen.Id("pools").Qual(w.rt, "Pools"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
 		append(st, jen.Return(jen.Nil()))...,
 	)
 
 	var cases []jen.Code
-	for ki, k := range g.model.Kernels {
-		cases = append(cases, jen.Case(jen.Lit(ki)).Block(append([]jen.Code{jen.Comment(quote.GoComment(k.Name))}, g.dispatch(k)...)...))
+	for ki, k := range w.model.Kernels {
+		cases = append(cases, jen.Case(jen.Lit(ki)).Block(append([]jen.Code{jen.Comment(quote.GoComment(k.Name))}, w.dispatch(k)...)...))
 	}
 	doc(f, "CallOp calls op i's kernel with the tensors and attributes its row in\n"+
 		"opArgs names.")
 	body := []jen.Code{jen.Id("a").Op(":=").Id("opArgs").Index(jen.Id("opStart").Index(jen.Id("i")).Op(":").Id("opStart").Index(jen.Id("i").Op("+").Lit(1)))}
-	for _, k := range g.model.Kernels {
+	for _, k := range w.model.Kernels {
 		if k.Outputs+k.Inputs > 0 || k.Variadic {
 			body = append(body, jen.Id("t").Op(":=").Id("f").Dot("T"))
 			break
@@ -581,7 +581,7 @@ func (g *gen) run(f *jen.File) {
 
 // dispatch is the body of kernel k's case in CallOp: its call with the
 // operands emit.CallOf places in the op's row.
-func (g *gen) dispatch(k *graph.Kernel) []jen.Code {
+func (w *gen) dispatch(k *graph.Kernel) []jen.Code {
 	l := emit.CallOf(k)
 	var pre, args []jen.Code
 	row := func(o emit.Operand) *jen.Statement {
@@ -619,7 +619,7 @@ func (g *gen) dispatch(k *graph.Kernel) []jen.Code {
 		}
 	}
 	return append(pre, fit(placeStatement, 3, func(multi bool) *jen.Statement {
-		return jen.Return(jen.Id("f").Dot("k").Dot(g.n.kernel[k.Name]).Add(list("(", ")", multi, args...)))
+		return jen.Return(jen.Id("f").Dot("k").Dot(w.n.kernel[k.Name]).Add(list("(", ")", multi, args...)))
 	}))
 }
 

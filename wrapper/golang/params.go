@@ -12,13 +12,13 @@ import (
 
 // params emits Params, LoadParams, ParamsFrom and frame.bindParams: the
 // tensors bound once for many calls, loaded by name.
-func (g *gen) params(f *jen.File) {
+func (w *gen) params(f *jen.File) {
 	var fields, ptrs []jen.Code
-	for _, t := range g.g.Params {
-		fields = append(fields, jen.Id(g.n.tensor[t]).Add(g.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
-		ptrs = append(ptrs, jen.Op("&").Id("p").Dot(g.n.tensor[t]))
+	for _, t := range w.g.Params {
+		fields = append(fields, jen.Id(w.n.tensor[t]).Add(w.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
+		ptrs = append(ptrs, jen.Op("&").Id("p").Dot(w.n.tensor[t]))
 	}
-	name := quote.GoComment(g.g.Name)
+	name := quote.GoComment(w.g.Name)
 	docf(f, "Params are the tensors graph %s reads on every call but binds once (its\n"+
 		"weights), by name; the wrapper never writes them. Make them with\n"+
 		"LoadParams or ParamsFrom, which check every one.", name)
@@ -27,17 +27,17 @@ func (g *gen) params(f *jen.File) {
 		"-weights` writes it), by name, and reports every missing, extra,\n"+
 		"mis-typed or mis-shaped tensor at once.")
 	f.Func().Id("LoadParams").Params(jen.Id("path").String()).Params(jen.Op("*").Id("Params"), jen.Error()).Block(
-		jen.List(jen.Id("ts"), jen.Err()).Op(":=").Qual(g.rt, "LoadSafetensors").Call(jen.Id("path")),
+		jen.List(jen.Id("ts"), jen.Err()).Op(":=").Qual(w.rt, "LoadSafetensors").Call(jen.Id("path")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("ParamsFrom").Call(jen.Id("ts"))),
 	)
 	doc(f, "ParamsFrom takes the params from tensors by name (embedded weights:\n"+
 		"wgrt.ParseSafetensors of the bytes), without copying, and reports every\n"+
 		"missing, extra, mis-typed or mis-shaped tensor at once.")
-	f.Func().Id("ParamsFrom").Params(jen.Id("tensors").Map(jen.String()).Add(g.tensorType())).Params(jen.Op("*").Id("Params"), jen.Error()).Block(
+	f.Func().Id("ParamsFrom").Params(jen.Id("tensors").Map(jen.String()).Add(w.tensorType())).Params(jen.Op("*").Id("Params"), jen.Error()).Block(
 		jen.Id("p").Op(":=").New(jen.Id("Params")),
 		fit(placeStatement, 0, func(multi bool) *jen.Statement {
-			return jen.If(jen.Err().Op(":=").Qual(g.rt, "CollectParams").Call(jen.Op("&").Id("program"), jen.Id("tensors"), jen.Index().Op("*").Add(g.tensorType()).Add(list("{", "}", multi, ptrs...))),
+			return jen.If(jen.Err().Op(":=").Qual(w.rt, "CollectParams").Call(jen.Op("&").Id("program"), jen.Id("tensors"), jen.Index().Op("*").Add(w.tensorType()).Add(list("{", "}", multi, ptrs...))),
 				jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
 		}),
 		jen.Return(jen.Id("p"), jen.Nil()),
@@ -46,7 +46,7 @@ func (g *gen) params(f *jen.File) {
 		"follow; p may be nil when the graph has none.")
 	body := []jen.Code{jen.If(jen.Id("p").Op("==").Nil()).Block(jen.Id("p").Op("=").New(jen.Id("Params")))}
 	body = append(body, fit(placeStatement, 0, func(multi bool) *jen.Statement {
-		return jen.Return(jen.Id("f").Dot("BindParams").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Add(g.tensorType()).Add(list("{", "}", multi, ptrs...))))
+		return jen.Return(jen.Id("f").Dot("BindParams").Call(jen.Op("&").Id("program"), jen.Index().Op("*").Add(w.tensorType()).Add(list("{", "}", multi, ptrs...))))
 	}))
 	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("bindParams").Params(jen.Id("p").Op("*").Id("Params")).Error().Block(body...)
 }
