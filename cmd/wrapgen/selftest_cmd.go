@@ -40,6 +40,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	fault := fs.String("fault", "", "inject a fault before generating: overlap, or alias (an output placed on an input the kernel may not alias)")
 	keep := fs.String("keep", "", "build in `dir` and keep it, instead of a temporary directory")
 	runIt := fs.Bool("run", true, "run what was built (-run=false: generate, build and vet only, e.g. to time the build)")
+	cxx := fs.String("cxx", "", "with -lang cpp: the C++ compiler to build with (default: $CXX, else both g++ and clang++ where installed)")
 	pf.registerHorizon(fs)
 	pf.registerKernels(fs, "`ref`: check the plan made for wrapgen's reference kernels, with their scratch memory (each call scribbles over its scratch)")
 	if help, err := parseFlags(fs, selftestUsage, args); help || err != nil {
@@ -80,7 +81,11 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(dir)
 	}
 	for _, env := range points {
-		if err := selftest(p, env, dir, *runIt, stdout, stderr); err != nil {
+		compilers := cxxCompilers()
+		if *cxx != "" {
+			compilers = []string{*cxx}
+		}
+		if err := selftest(p, env, dir, compilers, *runIt, stdout, stderr); err != nil {
 			return err
 		}
 	}
@@ -95,11 +100,11 @@ func selftestPoints(p *plan.Plan, at symbolValues) []expr.Env {
 
 // selftests are the backends selftest builds, by -lang value (as gen's
 // backends).
-var selftests = map[string]func(p *plan.Plan, env expr.Env, dir string, runIt bool, stdout, stderr io.Writer) error{
+var selftests = map[string]func(p *plan.Plan, env expr.Env, dir string, compilers []string, runIt bool, stdout, stderr io.Writer) error{
 	"go": selftestGo, "cpp": selftestCpp, "c++": selftestCpp,
 }
 
-func selftestGo(p *plan.Plan, env expr.Env, dir string, runIt bool, stdout, stderr io.Writer) error {
+func selftestGo(p *plan.Plan, env expr.Env, dir string, _ []string, runIt bool, stdout, stderr io.Writer) error {
 	files, err := golang.SelftestFiles(p, env)
 	if err != nil {
 		return err
@@ -177,7 +182,7 @@ func runSelftestBinary(bin, dir, name string, stdout, stderr io.Writer, args ...
 	return nil
 }
 
-func selftestCpp(p *plan.Plan, env expr.Env, dir string, runIt bool, stdout, stderr io.Writer) error {
+func selftestCpp(p *plan.Plan, env expr.Env, dir string, compilers []string, runIt bool, stdout, stderr io.Writer) error {
 	// The values go to the program as arguments, not into its source, so
 	// that one build (cached by the sources' hash) serves every -at.
 	files, err := cpp.SelftestFiles(p, nil)
@@ -198,7 +203,6 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, runIt bool, stdout, std
 	if err := writeFiles(out, nil); err != nil {
 		return err
 	}
-	compilers := cxxCompilers()
 	if len(compilers) == 0 {
 		return fmt.Errorf("selftest -lang cpp: no C++ compiler found (install g++ or set CXX)")
 	}
