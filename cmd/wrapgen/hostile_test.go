@@ -45,6 +45,10 @@ var hostileCases = map[string]string{
 	"scratch_attr.json":     "3 kernel calls",
 }
 
+// namesOnTrial are the hostile graphs whose names are what is tested: their
+// C++ is built with every compiler found, the others' with one.
+var namesOnTrial = map[string]bool{"quoting.json": true, "names_and_loops.json": true, "no_ops_long_name.json": true}
+
 func TestHostileGraphsSelftest(t *testing.T) {
 	testenv.SkipUnlessLong(t, "builds and runs generated code")
 	for file, calls := range hostileCases {
@@ -57,6 +61,9 @@ func TestHostileGraphsSelftest(t *testing.T) {
 				}
 				t.Parallel()
 				args := []string{"selftest", "-lang", lang, filepath.Join("testdata", "hostile", file)}
+				if lang == "cpp" && !namesOnTrial[file] {
+					args = append(args[:3], append(oneCompiler(), args[3:]...)...)
+				}
 				if lang == "go" && file == "scratch_attr.json" {
 					args = []string{"selftest", "-kernels", "ref", "-lang", lang, filepath.Join("testdata", "hostile", file)}
 				}
