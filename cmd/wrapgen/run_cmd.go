@@ -57,6 +57,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("q", false, "print no progress and do not name the files -out writes")
 	packWeights := fs.Bool("pack-weights", true, "pack the params that are matrix products' and convolutions' weights into the kernels' panels once, when they are bound (false: pack them on every call, and hold no packed copy)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the calls to `file` (go tool pprof reads it)")
+	opTimes := fs.Int("op-times", 0, "with -repeat, print the `n` ops whose kernels took the most time, and the time by kernel")
 	if help, err := parseFlags(fs, runUsage, args); help || err != nil {
 		return err
 	}
@@ -69,6 +70,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if *threads < 1 {
 		return &usageError{fmt.Sprintf("-threads %d: want 1 or more", *threads)}
+	}
+	if *opTimes < 0 {
+		return &usageError{fmt.Sprintf("-op-times %d: want 0 or more", *opTimes)}
 	}
 	if err := pf.check(); err != nil {
 		return err
@@ -153,6 +157,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		defer stop()
 	}
 	for i := 0; i < *repeat; i++ {
+		if i == 1 && *opTimes > 0 {
+			m.TimeOps() // from the second call: the first touches fresh memory
+		}
 		t0 := time.Now()
 		c0, cpuOK := processCPUTime()
 		if outs, err = m.Run(wgref.Call, syms, inputs); err != nil {
@@ -208,6 +215,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			how = fmt.Sprintf("placed at these sizes; as planned %d", static)
 		}
 		fmt.Fprintf(stdout, "memory: pools' peak %d bytes at %s (%s; lower bound %d); params %d bytes; packed weights %d bytes\n", peak, plan.EnvText(env), how, fig.LoadBytes, fig.ParamBytes, m.PreparedBytes())
+		if *opTimes > 0 {
+			printOpTimes(stdout, m.OpTimes(), *opTimes, *repeat-1)
+		}
 	}
 	return nil
 }

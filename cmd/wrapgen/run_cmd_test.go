@@ -132,6 +132,11 @@ func TestRunWritesOutputsAndAgreesWithoutAliasing(t *testing.T) {
 	assert.Regexp(t, `probs: f32 \[2 10\] \[`, out)
 	assert.Regexp(t, `time per call: min [0-9.]+ ms, median [0-9.]+ ms \(3 calls, [0-9]+ threads?\)`, out)
 	assert.Regexp(t, `memory: pools' peak \d+ bytes at batch=2 \((as planned|placed at these sizes; as planned \d+); lower bound \d+\); params 6504 bytes; packed weights \d+ bytes`, out)
+
+	out, _, err = runCLI("run", "-q", "-repeat", "3", "-op-times", "2", "../../examples/onnxcnn/cnn.onnx")
+	require.NoError(t, err)
+	assert.Regexp(t, `kernels: [0-9.]+ ms per call \(mean of 2 calls\); the 2 longest ops, ms and share:\n( +[0-9.]+ +[0-9.]+%  ops\[\d+\] \w+ -> \S+ \[[0-9,]+\]\n){2}by kernel`, out)
+	assert.Regexp(t, `\n +[0-9.]+ +[0-9.]+%  FusedConv \(2 ops\)\n`, out)
 }
 
 // run reads inputs from .npy and .pb files, and says clearly what is wrong

@@ -6,6 +6,7 @@ package interp
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/plan"
@@ -31,6 +32,8 @@ type Model struct {
 	preparedBytes int
 	consts        []int
 	isConst       []bool
+	// opTimes sums each op's kernel time once TimeOps is called.
+	opTimes []time.Duration
 }
 
 // New prepares p to run; memory comes from the Go heap, kept between runs.
@@ -284,7 +287,13 @@ func (m *Model) CallOp(i int) error {
 			}
 		}
 	}
-	return m.k(c)
+	if m.opTimes == nil {
+		return m.k(c)
+	}
+	t0 := time.Now()
+	err := m.k(c)
+	m.opTimes[i] += time.Since(t0)
+	return err
 }
 
 // Symbols are the symbol values of the last Run, by name.
