@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
 // copyPlaneRows (the AVX-512 rows where the CPU has them, and the Go ones)
@@ -61,6 +62,44 @@ func TestCopyEvensMatchesPlainLoop(t *testing.T) {
 			want[n] = 7
 			copyEvens(dst[:n], src)
 			require.Equal(t, want, dst, "%s", fmt.Sprintf("vector %v n %d", vector, n))
+		}
+	}
+}
+
+// im2col panels packed by stripPanelAVX512 (output rows at least a panel
+// wide, taps a float or two apart) equal the Go path's, bit for bit: the
+// padding on every side, stems' 7x7 stride 2, dilations, rows apart in
+// memory, panels that start mid-row and blocks that start mid-channel.
+func TestIm2colStripsMatchGo(t *testing.T) {
+	if !gatherPanels() {
+		t.Skip("no AVX-512 on this CPU: packStrips is not taken")
+	}
+	defer func(v bool) { planeRowsVector = v }(planeRowsVector)
+	r := rand.New(rand.NewSource(24))
+	for _, tc := range []struct{ c, h, w, k, s, d, p, gap int }{
+		{3, 224, 224, 7, 2, 1, 3, 0}, {3, 33, 67, 3, 2, 1, 1, 0}, {4, 20, 32, 3, 1, 1, 1, 0},
+		{2, 9, 40, 3, 1, 2, 2, 3}, {5, 11, 71, 5, 2, 1, 0, 1}, {2, 6, 33, 1, 1, 1, 0, 0},
+		{3, 7, 90, 3, 2, 3, 4, 2}, {64, 8, 56, 3, 1, 1, 1, 0},
+	} {
+		oh := (tc.h+2*tc.p-tc.d*(tc.k-1)-1)/tc.s + 1
+		ow := (tc.w+2*tc.p-tc.d*(tc.k-1)-1)/tc.s + 1
+		rs := tc.w + tc.gap
+		data := randFloats(r, tc.c*tc.h*rs)
+		x := wgrt.FromFloat32s(data, 1, tc.c, tc.h, rs)
+		x.Shape[3] = tc.w // rows tc.gap floats apart
+		out := wgrt.FromFloat32s(make([]float32, tc.c*oh*ow), 1, tc.c, oh, ow)
+		ca := convAttrs{kernel: []int{tc.k, tc.k}, strides: []int{tc.s, tc.s}, dilations: []int{tc.d, tc.d}, pads: []int{tc.p, tc.p, tc.p, tc.p}, group: 1}
+		m := &im2colB{xs: data, x: x, out: out, ca: ca}
+		k, n := tc.c*tc.k*tc.k, oh*ow
+		for _, blk := range [][4]int{{0, 0, min(k, blockK), n}, {k - min(k, blockK), 0, min(k, blockK), n}, {min(5, k-1), 7, min(k-min(5, k-1), 40), min(n-7, 3*nr+5)}} {
+			p0, j0, kc, nc := blk[0], blk[1], blk[2], blk[3]
+			size := (nc + nr - 1) / nr * nr * kc
+			got, want := randFloats(r, size), randFloats(r, size)
+			planeRowsVector = true
+			m.packB(got, p0, j0, kc, nc)
+			planeRowsVector = false
+			m.packB(want, p0, j0, kc, nc)
+			require.Equal(t, want, got, "%+v block %v", tc, blk)
 		}
 	}
 }
