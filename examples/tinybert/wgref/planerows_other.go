@@ -18,3 +18,7 @@ func evensAVX512(dst, src *float32, n int, masks uint64) {
 func gatherPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int32, masks *uint32) {
 	panic("wgref: no AVX-512 here")
 }
+
+func stripPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step int) {
+	panic("wgref: no AVX-512 here")
+}
