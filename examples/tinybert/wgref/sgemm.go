@@ -337,7 +337,9 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 				}
 				continue
 			}
-			microKernel(kc, ap, bp, ldb, edge[:], nr, false)
+			if !running.edge(kc, ap, bp, ldb, edge[:], nr, rows, cols) {
+				microKernel(kc, ap, bp, ldb, edge[:], nr, false)
+			}
 			for i := 0; i < rows; i++ {
 				row := j.c[ci+i*ldc : ci+i*ldc+cols]
 				if j.acc {
