@@ -242,14 +242,14 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 	x, ca := m.x, m.ca
 	ih, iw, ow := x.Shape[2], x.Shape[3], m.out.Shape[3]
 	kh, kw := ca.kernel[0], ca.kernel[1]
-	if (2*ow <= nr || ow < nr && gatherPanels()) && kh*kw <= gatherMaxTaps {
-		m.packGather(dst, p0, j0, kc, nc)
-		return
-	}
 	sh, sw, dh, dw, ph, pw := ca.strides[0], ca.strides[1], ca.dilations[0], ca.dilations[1], ca.pads[0], ca.pads[1]
 	xsc, xsh, xsw := x.Strides[1], x.Strides[2], x.Strides[3]
-	if gatherPanels() && ow >= nr && xsw == 1 && (sw == 1 || sw == 2) && kh*kw <= gatherMaxTaps {
+	if gatherPanels() && stripRuns(ow) <= maxStripRuns && xsw == 1 && (sw == 1 || sw == 2) && kh*kw <= gatherMaxTaps {
 		m.packStrips(dst, p0, j0, kc, nc)
+		return
+	}
+	if (2*ow <= nr || ow < nr && gatherPanels()) && kh*kw <= gatherMaxTaps {
+		m.packGather(dst, p0, j0, kc, nc)
 		return
 	}
 	// What each row (channel, kernel tap) reads: its channel's base, the
@@ -379,13 +379,13 @@ func (m *im2colB) packGather(dst []float32, p0, j0, kc, nc int) {
 }
 
 // packStrips is packB on the AVX-512 path for 2-D convolutions whose
-// output rows are at least a panel wide and whose taps step 1 or 2
-// floats along a row (ResNet's and MobileNet's stems, 56x56 layers): a
-// panel's columns then lie on at most two output rows, so for each
-// kernel position every row of the panel reads at most two runs of the
-// input, found once per panel; stripPanelAVX512 loads them under masks
-// that zero the padding, a whole panel row at a time, where the Go path
-// copies and clears each run apart.
+// taps step 1 or 2 floats along a row and whose output rows are 8 or more
+// wide: a panel's 32 columns then lie on a few output rows (two for rows
+// at least a panel wide, six for 7x7 images), so for each kernel position
+// every row of the panel reads as many runs of the input, found once per
+// panel; stripPanelAVX512 loads them under masks that zero the padding,
+// a whole panel row at a time, where the Go path copies and clears each
+// run apart and packGather gathers element by element.
 func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 	x, ca := m.x, m.ca
 	ih, iw, ow := x.Shape[2], x.Shape[3], m.out.Shape[3]
@@ -393,11 +393,12 @@ func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 	ksz := ca.kernel[0] * kw
 	sh, sw, dh, dw, ph, pw := ca.strides[0], ca.strides[1], ca.dilations[0], ca.dilations[1], ca.pads[0], ca.pads[1]
 	xsc, xsh := x.Strides[1], x.Strides[2]
-	// offs[2kp+s] is where run s of kernel position kp starts, relative to
-	// its channel (lane c reads offs + sw*c); masks[2kp+s] its lanes that
-	// read inside the input (bit c, or bit 2c for stride 2).
-	var offs [2 * gatherMaxTaps]int
-	var masks [2 * gatherMaxTaps]uint64
+	runs := stripRuns(ow)
+	// offs[runs*kp+s] is where run s of kernel position kp starts,
+	// relative to its channel (lane c reads offs + sw*c); masks[runs*kp+s]
+	// its lanes that read inside the input (bit c, or bit 2c for stride 2).
+	var offs [maxStripRuns * gatherMaxTaps]int
+	var masks [maxStripRuns * gatherMaxTaps]uint64
 	// Every channel the block reads lies in xs (the loads are not
 	// bounds-checked).
 	_ = m.xs[m.xo+(p0+kc-1)/ksz*xsc+(ih-1)*xsh+iw-1]
@@ -405,34 +406,42 @@ func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 		cols := min(nr, nc-jr)
 		q := j0 + jr
 		oy0, ox0 := q/ow, q%ow
-		first := min(cols, ow-ox0) // the columns on output row oy0; the rest start row oy0+1
 		for kp := range ksz {
 			dy, dx := kp/kw*dh-ph, kp%kw*dw-pw
-			for s := range 2 {
-				c0, c1, oy, oxs := 0, first, oy0, ox0
-				if s == 1 {
-					c0, c1, oy, oxs = first, cols, oy0+1, 0
-				}
-				offs[2*kp+s], masks[2*kp+s] = 0, 0
-				sy := oy*sh + dy
+			// Run s: the panel's columns [c0, c1) on output row oy0+s,
+			// from output column oxs.
+			c0, oxs := 0, ox0
+			for s := range runs {
+				i := runs*kp + s
+				c1 := min(cols, c0+ow-oxs)
+				offs[i], masks[i] = 0, 0
+				sy := (oy0+s)*sh + dy
 				// Output columns [lo, hi) of the run read input columns
 				// ox*sw+dx inside [0, iw).
 				lo, hi := max(oxs, ceilDiv(-dx, sw)), min(oxs+c1-c0, ceilDiv(iw-dx, sw))
-				if sy < 0 || sy >= ih || lo >= hi {
-					continue
+				if c0 < c1 && sy >= 0 && sy < ih && lo < hi {
+					offs[i] = sy*xsh + (oxs-c0)*sw + dx
+					lanes := (uint64(1)<<(hi-lo) - 1) << (c0 + lo - oxs)
+					if sw == 2 {
+						lanes = spreadToEvens(lanes)
+					}
+					masks[i] = lanes
 				}
-				offs[2*kp+s] = sy*xsh + (oxs-c0)*sw + dx
-				lanes := (uint64(1)<<(hi-lo) - 1) << (c0 + lo - oxs)
-				if sw == 2 {
-					lanes = spreadToEvens(lanes)
-				}
-				masks[2*kp+s] = lanes
+				c0, oxs = c1, 0
 			}
 		}
 		panel := dst[jr*kc : jr*kc+nr*kc]
-		stripPanelAVX512(&panel[0], kc, &m.xs[m.xo+p0/ksz*xsc], 4*xsc, p0%ksz, ksz, &offs[0], &masks[0], sw)
+		stripPanelAVX512(&panel[0], kc, &m.xs[m.xo+p0/ksz*xsc], 4*xsc, p0%ksz, ksz, &offs[0], &masks[0], sw, runs)
 	}
 }
+
+// maxStripRuns bounds the output rows a panel spans that packStrips
+// takes: rows of 8 columns or more.
+const maxStripRuns = 6
+
+// stripRuns is how many output rows of ow columns a panel of nr
+// consecutive columns can touch.
+func stripRuns(ow int) int { return (nr-2)/ow + 2 }
 
 // spreadToEvens moves bit c of the low 32 bits of v to bit 2c.
 func spreadToEvens(v uint64) uint64 {

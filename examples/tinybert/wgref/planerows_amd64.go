@@ -17,4 +17,4 @@ func evensAVX512(dst, src *float32, n int, masks uint64)
 func gatherPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int32, masks *uint32)
 
 //go:noescape
-func stripPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step int)
+func stripPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step, runs int)

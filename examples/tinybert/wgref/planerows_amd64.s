@@ -160,109 +160,94 @@ paneldone:
 	VZEROUPPER
 	RET
 
-// func stripPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step int)
-// One im2col panel of 32 columns, rows rows, when its columns read at
-// most two runs of the input, each every step floats (1 or 2): row p
-// reads, for kernel position kp (counted from kp, wrapping at ksz onto
-// the next channel, chanBytes further in src), lane c from src +
-// 4*(offs[2kp+s] + step*c) for the run s whose bit of masks[2kp+s] is
-// set (lane c's bit for step 1, bit 2c for step 2), else 0. Masked loads
-// touch nothing outside their bits.
-TEXT ·stripPanelAVX512(SB), NOSPLIT, $0-72
+// func stripPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step, runs int)
+// One im2col panel of 32 columns, rows rows, whose columns read at most
+// runs runs of the input, each every step floats (1 or 2): row p reads,
+// for kernel position kp (counted from kp, wrapping at ksz onto the next
+// channel, chanBytes further in src), lane c from src + 4*(offs[runs*kp+s]
+// + step*c) for the run s whose bit of masks[runs*kp+s] is set (lane c's
+// bit for step 1, bit 2c for step 2), else 0. Masked loads touch nothing
+// outside their bits.
+TEXT ·stripPanelAVX512(SB), NOSPLIT, $0-80
 	MOVQ dst+0(FP), DI
 	MOVQ rows+8(FP), CX
 	MOVQ src+16(FP), SI
 	MOVQ chanBytes+24(FP), R8
 	MOVQ kp+32(FP), DX
 	MOVQ ksz+40(FP), R9
-	MOVQ offs+48(FP), R10
-	MOVQ masks+56(FP), R11
 	MOVQ step+64(FP), R12
 	VMOVUPS evenIndex<>(SB), Z12
-	CMPQ R12, $2
-	JEQ strip2
 
-strip1:
+striprow:
 	TESTQ CX, CX
 	JEQ stripdone
+	// R10, R11: this kernel position's first run.
+	MOVQ runs+72(FP), R14
 	MOVQ DX, AX
-	SHLQ $4, AX
-	MOVQ (R10)(AX*1), R13
-	MOVQ 8(R10)(AX*1), R14
+	IMULQ R14, AX
+	SHLQ $3, AX
+	MOVQ offs+48(FP), R10
+	ADDQ AX, R10
+	MOVQ masks+56(FP), R11
+	ADDQ AX, R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	CMPQ R12, $2
+	JEQ strip2run
+
+strip1run:
+	MOVQ (R10), R13
 	LEAQ (SI)(R13*4), R13
-	LEAQ (SI)(R14*4), R14
-	MOVQ (R11)(AX*1), BX
+	MOVQ (R11), BX
 	KMOVW BX, K1
 	SHRQ $16, BX
 	KMOVW BX, K2
-	MOVQ 8(R11)(AX*1), BX
+	VMOVUPS (R13), K1, Z0
+	VMOVUPS 64(R13), K2, Z1
+	ADDQ $8, R10
+	ADDQ $8, R11
+	DECQ R14
+	JNZ strip1run
+	JMP stripstore
+
+strip2run:
+	MOVQ (R10), R13
+	LEAQ (SI)(R13*4), R13
+	MOVQ (R11), BX
+	KMOVW BX, K1
+	SHRQ $16, BX
+	KMOVW BX, K2
+	SHRQ $16, BX
 	KMOVW BX, K3
 	SHRQ $16, BX
 	KMOVW BX, K4
-	VMOVUPS.Z (R13), K1, Z0
-	VMOVUPS.Z 64(R13), K2, Z1
-	VMOVUPS (R14), K3, Z0
-	VMOVUPS 64(R14), K4, Z1
+	VMOVUPS (R13), K1, Z0
+	VMOVUPS 64(R13), K2, Z1
+	VMOVUPS 128(R13), K3, Z2
+	VMOVUPS 192(R13), K4, Z3
+	ADDQ $8, R10
+	ADDQ $8, R11
+	DECQ R14
+	JNZ strip2run
+	VPERMT2PS Z1, Z12, Z0
+	VPERMT2PS Z3, Z12, Z2
+	VMOVAPS Z2, Z1
+
+stripstore:
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	ADDQ $128, DI
 	INCQ DX
 	CMPQ DX, R9
-	JLT strip1same
+	JLT stripsame
 	XORQ DX, DX
 	ADDQ R8, SI
 
-strip1same:
+stripsame:
 	DECQ CX
-	JMP strip1
-
-strip2:
-	TESTQ CX, CX
-	JEQ stripdone
-	MOVQ DX, AX
-	SHLQ $4, AX
-	MOVQ (R10)(AX*1), R13
-	MOVQ 8(R10)(AX*1), R14
-	LEAQ (SI)(R13*4), R13
-	LEAQ (SI)(R14*4), R14
-	MOVQ (R11)(AX*1), BX
-	KMOVW BX, K1
-	SHRQ $16, BX
-	KMOVW BX, K2
-	SHRQ $16, BX
-	KMOVW BX, K3
-	SHRQ $16, BX
-	KMOVW BX, K4
-	VMOVUPS.Z (R13), K1, Z0
-	VMOVUPS.Z 64(R13), K2, Z1
-	VMOVUPS.Z 128(R13), K3, Z2
-	VMOVUPS.Z 192(R13), K4, Z3
-	MOVQ 8(R11)(AX*1), BX
-	KMOVW BX, K1
-	SHRQ $16, BX
-	KMOVW BX, K2
-	SHRQ $16, BX
-	KMOVW BX, K3
-	SHRQ $16, BX
-	KMOVW BX, K4
-	VMOVUPS (R14), K1, Z0
-	VMOVUPS 64(R14), K2, Z1
-	VMOVUPS 128(R14), K3, Z2
-	VMOVUPS 192(R14), K4, Z3
-	VPERMT2PS Z1, Z12, Z0
-	VPERMT2PS Z3, Z12, Z2
-	VMOVUPS Z0, (DI)
-	VMOVUPS Z2, 64(DI)
-	ADDQ $128, DI
-	INCQ DX
-	CMPQ DX, R9
-	JLT strip2same
-	XORQ DX, DX
-	ADDQ R8, SI
-
-strip2same:
-	DECQ CX
-	JMP strip2
+	JMP striprow
 
 stripdone:
 	VZEROUPPER

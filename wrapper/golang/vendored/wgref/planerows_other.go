@@ -16,6 +16,6 @@ func gatherPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, 
 	panic("wgref: no AVX-512 here")
 }
 
-func stripPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step int) {
+func stripPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step, runs int) {
 	panic("wgref: no AVX-512 here")
 }

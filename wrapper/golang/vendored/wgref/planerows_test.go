@@ -66,10 +66,11 @@ func TestCopyEvensMatchesPlainLoop(t *testing.T) {
 	}
 }
 
-// im2col panels packed by stripPanelAVX512 (output rows at least a panel
-// wide, taps a float or two apart) equal the Go path's, bit for bit: the
-// padding on every side, stems' 7x7 stride 2, dilations, rows apart in
-// memory, panels that start mid-row and blocks that start mid-channel.
+// im2col panels packed by stripPanelAVX512 (output rows 8 or more wide,
+// taps a float or two apart) and by gathers (narrower rows) equal the Go
+// path's, bit for bit: the padding on every side, stems' 7x7 stride 2,
+// 28x28 to 7x7 images, dilations, rows apart in memory, panels that start
+// mid-row and blocks that start mid-channel.
 func TestIm2colStripsMatchGo(t *testing.T) {
 	if !gatherPanels() {
 		t.Skip("no AVX-512 on this CPU: packStrips is not taken")
@@ -80,6 +81,9 @@ func TestIm2colStripsMatchGo(t *testing.T) {
 		{3, 224, 224, 7, 2, 1, 3, 0}, {3, 33, 67, 3, 2, 1, 1, 0}, {4, 20, 32, 3, 1, 1, 1, 0},
 		{2, 9, 40, 3, 1, 2, 2, 3}, {5, 11, 71, 5, 2, 1, 0, 1}, {2, 6, 33, 1, 1, 1, 0, 0},
 		{3, 7, 90, 3, 2, 3, 4, 2}, {64, 8, 56, 3, 1, 1, 1, 0},
+		// Output rows shorter than a panel: a panel spans up to six.
+		{8, 28, 28, 3, 1, 1, 1, 0}, {4, 14, 14, 3, 1, 1, 1, 0}, {6, 7, 7, 3, 1, 1, 1, 0}, {3, 16, 16, 3, 2, 1, 1, 0},
+		{3, 29, 17, 5, 1, 2, 2, 1}, {5, 14, 14, 1, 2, 1, 0, 0}, {2, 9, 9, 3, 1, 1, 0, 3}, {2, 8, 6, 3, 1, 1, 1, 0},
 	} {
 		oh := (tc.h+2*tc.p-tc.d*(tc.k-1)-1)/tc.s + 1
 		ow := (tc.w+2*tc.p-tc.d*(tc.k-1)-1)/tc.s + 1
