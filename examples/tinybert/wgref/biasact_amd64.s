@@ -3,12 +3,29 @@
 
 #include "textflag.h"
 
+// HARDSIGMOID sets Z0 = max(0, min(1, lo·x + hi)) (lo, hi: alpha, beta
+// in Z14, Z15), HARDSWISH Z0 = x·max(0, min(1, x/6 + 1/2)), using Z2:
+// the instructions of vec_amd64.s's AVX2 macros, in the same order, so
+// that a fused activation gives the bits the unfused one gives.
+#define HARDSIGMOID \
+	VFMADD213PS Z15, Z14, Z0 \
+	VMINPS      Z0, Z18, Z0 \
+	VMAXPS      Z0, Z13, Z0
+
+#define HARDSWISH \
+	VMOVAPS     Z0, Z2 \
+	VFMADD213PS Z17, Z16, Z0 \
+	VMINPS      Z0, Z18, Z0 \
+	VMAXPS      Z0, Z13, Z0 \
+	VMULPS      Z2, Z0, Z0
+
 // func biasClampAVX512(c *float32, ldc, rows, cols int, bias *float32, biasStride int, sum *float32, mode int, lo, hi float32)
 // Each of rows rows of cols floats of c (ldc floats apart): x + bias[i*
 // biasStride] (+ sum's element, laid out as c, when sum is not nil), then
-// mode 1 Relu (max with 0: a NaN becomes 0, as reluAVX2) or mode 2 Clip
-// to [lo, hi] (a NaN kept, as clipAVX2), mode 0 nothing. Whole vectors of
-// sixteen, then the rest of a row under a mask. rows > 0, cols > 0.
+// mode 1 Relu (max with 0: a NaN becomes 0, as reluAVX2), mode 2 Clip
+// to [lo, hi] (a NaN kept, as clipAVX2), mode 3 HardSigmoid (alpha lo,
+// beta hi), mode 4 HardSwish, mode 0 nothing. Whole vectors of sixteen,
+// then the rest of a row under a mask. rows > 0, cols > 0.
 TEXT ·biasClampAVX512(SB), NOSPLIT, $0-72
 	MOVQ c+0(FP), DI
 	MOVQ ldc+8(FP), R8
@@ -23,6 +40,14 @@ TEXT ·biasClampAVX512(SB), NOSPLIT, $0-72
 	VBROADCASTSS lo+64(FP), Z14
 	VBROADCASTSS hi+68(FP), Z15
 	VPXORD Z13, Z13, Z13
+	// HardSwish's constants, as vec_amd64.s's HARDSWISH has them: 1/6,
+	// 1/2 and 1.
+	MOVL $0x3e2aaaab, AX
+	VPBROADCASTD AX, Z16
+	MOVL $0x3f000000, AX
+	VPBROADCASTD AX, Z17
+	MOVL $0x3f800000, AX
+	VPBROADCASTD AX, Z18
 	MOVQ R11, CX
 	ANDQ $15, CX
 	MOVQ CX, R13
@@ -49,6 +74,17 @@ vact:
 	CMPQ DX, $1
 	JLT vstore
 	JEQ vrelu
+	CMPQ DX, $3
+	JLT vclip
+	JEQ vhsig
+	HARDSWISH
+	JMP vstore
+
+vhsig:
+	HARDSIGMOID
+	JMP vstore
+
+vclip:
 	VMAXPS Z0, Z14, Z0
 	VMINPS Z0, Z15, Z0
 	JMP vstore
@@ -77,6 +113,17 @@ tact:
 	CMPQ DX, $1
 	JLT tstore
 	JEQ trelu
+	CMPQ DX, $3
+	JLT tclip
+	JEQ thsig
+	HARDSWISH
+	JMP tstore
+
+thsig:
+	HARDSIGMOID
+	JMP tstore
+
+tclip:
 	VMAXPS Z0, Z14, Z0
 	VMINPS Z0, Z15, Z0
 	JMP tstore

@@ -5,13 +5,15 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // rowEpilogue.finish (biasClampAVX512 where the CPU has it, and the row
 // kernels) equals a plain loop on blocks of odd sizes inside a wider
 // matrix, with and without bias and sum, for no activation, Relu (a NaN
-// becomes 0) and Clip (a NaN stays), and leaves the rest of the matrix
-// alone.
+// becomes 0), Clip (a NaN stays), HardSigmoid and HardSwish, and leaves
+// the rest of the matrix alone.
 func TestRowEpilogueMatchesPlainLoop(t *testing.T) {
 	defer func(v bool) { biasClampVector = v }(biasClampVector)
 	paths := []bool{false}
@@ -20,7 +22,7 @@ func TestRowEpilogueMatchesPlainLoop(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(25))
 	nan := float32(math.NaN())
-	acts := []fusedAct{{}, {kind: "Relu"}, {kind: "Clip", alpha: -0.5, beta: 0.75}}
+	acts := []fusedAct{{}, {kind: "Relu"}, {kind: "Clip", alpha: -0.5, beta: 0.75}, {kind: "HardSigmoid", alpha: 0.2, beta: 0.5}, {kind: "HardSwish"}}
 	for _, vector := range paths {
 		biasClampVector = vector
 		for _, act := range acts {
@@ -59,14 +61,51 @@ func TestRowEpilogueMatchesPlainLoop(t *testing.T) {
 									} else if v > 0.75 {
 										v = 0.75
 									}
+								case "HardSigmoid":
+									v = float32(math.Max(0, math.Min(1, 0.2*float64(v)+0.5)))
+								case "HardSwish":
+									v = float32(float64(v) * math.Max(0, math.Min(1, float64(v)/6+0.5)))
 								}
 								want[i*ldc+j] = v
 							}
 						}
 						e.finish(c, ldc, r0, r0+rows, c0, c0+cols)
-						requireClose(t, want, c, 0, "%s", fmt.Sprintf("vector %v act %q cols %d bias %v sum %v", vector, act.kind, cols, withBias, withSum))
+						tol := 0.0
+						if act.kind == "HardSigmoid" || act.kind == "HardSwish" {
+							tol = 1e-6 // a fused multiply-add rounds once
+						}
+						requireClose(t, want, c, tol, "%s", fmt.Sprintf("vector %v act %q cols %d bias %v sum %v", vector, act.kind, cols, withBias, withSum))
 					}
 				}
+			}
+		}
+	}
+}
+
+// The one-pass HardSigmoid and HardSwish give the bits of the row
+// kernels they replace (which the unfused ops run), NaNs included.
+func TestBiasClampHardActsMatchRowKernels(t *testing.T) {
+	if !biasClampVector {
+		t.Skip("no AVX-512 on this CPU: biasClamp is not taken")
+	}
+	defer func(v bool) { biasClampVector = v }(biasClampVector)
+	r := rand.New(rand.NewSource(26))
+	for _, act := range []fusedAct{{kind: "HardSigmoid", alpha: 0.2, beta: 0.5}, {kind: "HardSigmoid", alpha: 1.0 / 6, beta: 0.5}, {kind: "HardSwish"}} {
+		for _, cols := range []int{1, 7, 8, 16, 23, 49, 112} {
+			const rows = 4
+			c := randFloats(r, rows*cols)
+			for i := range c {
+				c[i] *= 8 // across both bends
+			}
+			c[0] = float32(math.NaN())
+			e := rowEpilogue{act: act, bias: randFloats(r, rows), biasStride: 1, sum: randFloats(r, rows*cols)}
+			vec, rowwise := append([]float32(nil), c...), append([]float32(nil), c...)
+			biasClampVector = true
+			e.finish(vec, cols, 0, rows, 0, cols)
+			biasClampVector = false
+			e.finish(rowwise, cols, 0, rows, 0, cols)
+			for i := range vec {
+				require.Equal(t, math.Float32bits(rowwise[i]), math.Float32bits(vec[i]), "%s cols %d element %d: one pass %v, row kernels %v", act.kind, cols, i, vec[i], rowwise[i])
 			}
 		}
 	}

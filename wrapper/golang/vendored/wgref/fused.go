@@ -239,10 +239,13 @@ const (
 	clampNone = iota
 	clampRelu
 	clampClip
+	clampHardSigmoid
+	clampHardSwish
 )
 
-// clamp reports whether the activation is none, Relu or Clip, which
-// biasClamp runs with the bias and sum in one pass, and its mode.
+// clamp reports whether the activation is one biasClamp runs with the
+// bias and sum in one pass (none, Relu, Clip, HardSigmoid, HardSwish),
+// and its mode.
 func (e *rowEpilogue) clamp() (mode int, lo, hi float32, ok bool) {
 	switch e.act.kind {
 	case "":
@@ -251,6 +254,10 @@ func (e *rowEpilogue) clamp() (mode int, lo, hi float32, ok bool) {
 		return clampRelu, 0, 0, true
 	case "Clip":
 		return clampClip, float32(e.act.alpha), float32(e.act.beta), true
+	case "HardSigmoid":
+		return clampHardSigmoid, float32(e.act.alpha), float32(e.act.beta), true
+	case "HardSwish":
+		return clampHardSwish, 0, 0, true
 	}
 	return 0, 0, 0, false
 }
