@@ -21,7 +21,7 @@ var runtimeFS embed.FS
 // The reference kernels are vendored the same way, beside the runtime,
 // when gen is asked for them (-kernels ref).
 //
-//go:embed vendored/wgref/*.go vendored/wgref/*.s
+//go:embed vendored/wgref/*.go vendored/wgref/*.s vendored/wgref/*.h
 var refFS embed.FS
 
 // runtimePackage is the runtime's import path in this repository, which

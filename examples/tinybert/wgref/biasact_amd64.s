@@ -2,6 +2,7 @@
 // Vendored reference kernels of github.com/wrapgen/wrapgen (wrapper/golang/vendored/wgref).
 
 #include "textflag.h"
+#include "expact_amd64.h"
 
 // HARDSIGMOID sets Z0 = max(0, min(1, lo·x + hi)) (lo, hi: alpha, beta
 // in Z14, Z15), HARDSWISH Z0 = x·max(0, min(1, x/6 + 1/2)), using Z2:
@@ -24,7 +25,8 @@
 // biasStride] (+ sum's element, laid out as c, when sum is not nil), then
 // mode 1 Relu (max with 0: a NaN becomes 0, as reluAVX2), mode 2 Clip
 // to [lo, hi] (a NaN kept, as clipAVX2), mode 3 HardSigmoid (alpha lo,
-// beta hi), mode 4 HardSwish, mode 0 nothing. Whole vectors of sixteen,
+// beta hi), mode 4 HardSwish, mode 5 SiLU, mode 6 Sigmoid (as
+// expActAVX512), mode 0 nothing. Whole vectors of sixteen,
 // then the rest of a row under a mask. rows > 0, cols > 0.
 TEXT ·biasClampAVX512(SB), NOSPLIT, $0-72
 	MOVQ c+0(FP), DI
@@ -48,6 +50,7 @@ TEXT ·biasClampAVX512(SB), NOSPLIT, $0-72
 	VPBROADCASTD AX, Z17
 	MOVL $0x3f800000, AX
 	VPBROADCASTD AX, Z18
+	EXPACT_CONSTS
 	MOVQ R11, CX
 	ANDQ $15, CX
 	MOVQ CX, R13
@@ -77,6 +80,19 @@ vact:
 	CMPQ DX, $3
 	JLT vclip
 	JEQ vhsig
+	CMPQ DX, $5
+	JLT vhswish
+	JEQ vsilu
+	SIGMOID
+	VMOVAPS Z5, Z0
+	JMP vstore
+
+vsilu:
+	SIGMOID
+	VMULPS Z0, Z5, Z0
+	JMP vstore
+
+vhswish:
 	HARDSWISH
 	JMP vstore
 
@@ -116,6 +132,19 @@ tact:
 	CMPQ DX, $3
 	JLT tclip
 	JEQ thsig
+	CMPQ DX, $5
+	JLT thswish
+	JEQ tsilu
+	SIGMOID
+	VMOVAPS Z5, Z0
+	JMP tstore
+
+tsilu:
+	SIGMOID
+	VMULPS Z0, Z5, Z0
+	JMP tstore
+
+thswish:
 	HARDSWISH
 	JMP tstore
 

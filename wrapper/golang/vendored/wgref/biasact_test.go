@@ -22,7 +22,7 @@ func TestRowEpilogueMatchesPlainLoop(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(25))
 	nan := float32(math.NaN())
-	acts := []fusedAct{{}, {kind: "Relu"}, {kind: "Clip", alpha: -0.5, beta: 0.75}, {kind: "HardSigmoid", alpha: 0.2, beta: 0.5}, {kind: "HardSwish"}}
+	acts := []fusedAct{{}, {kind: "Relu"}, {kind: "Clip", alpha: -0.5, beta: 0.75}, {kind: "HardSigmoid", alpha: 0.2, beta: 0.5}, {kind: "HardSwish"}, {kind: "SiLU"}, {kind: "Sigmoid"}}
 	for _, vector := range paths {
 		biasClampVector = vector
 		for _, act := range acts {
@@ -65,14 +65,18 @@ func TestRowEpilogueMatchesPlainLoop(t *testing.T) {
 									v = float32(math.Max(0, math.Min(1, 0.2*float64(v)+0.5)))
 								case "HardSwish":
 									v = float32(float64(v) * math.Max(0, math.Min(1, float64(v)/6+0.5)))
+								case "SiLU":
+									v = float32(float64(v) / (1 + math.Exp(-float64(v))))
+								case "Sigmoid":
+									v = float32(1 / (1 + math.Exp(-float64(v))))
 								}
 								want[i*ldc+j] = v
 							}
 						}
 						e.finish(c, ldc, r0, r0+rows, c0, c0+cols)
 						tol := 0.0
-						if act.kind == "HardSigmoid" || act.kind == "HardSwish" {
-							tol = 1e-6 // a fused multiply-add rounds once
+						if act.kind != "" && act.kind != "Relu" && act.kind != "Clip" {
+							tol = 1e-6 // multiply-adds round once; exp is a polynomial
 						}
 						requireClose(t, want, c, tol, "%s", fmt.Sprintf("vector %v act %q cols %d bias %v sum %v", vector, act.kind, cols, withBias, withSum))
 					}
@@ -82,15 +86,16 @@ func TestRowEpilogueMatchesPlainLoop(t *testing.T) {
 	}
 }
 
-// The one-pass HardSigmoid and HardSwish give the bits of the row
-// kernels they replace (which the unfused ops run), NaNs included.
+// The one-pass HardSigmoid, HardSwish, SiLU and Sigmoid give the bits of
+// the row kernels they replace (which the unfused ops run), NaNs
+// included.
 func TestBiasClampHardActsMatchRowKernels(t *testing.T) {
 	if !biasClampVector {
 		t.Skip("no AVX-512 on this CPU: biasClamp is not taken")
 	}
 	defer func(v bool) { biasClampVector = v }(biasClampVector)
 	r := rand.New(rand.NewSource(26))
-	for _, act := range []fusedAct{{kind: "HardSigmoid", alpha: 0.2, beta: 0.5}, {kind: "HardSigmoid", alpha: 1.0 / 6, beta: 0.5}, {kind: "HardSwish"}} {
+	for _, act := range []fusedAct{{kind: "HardSigmoid", alpha: 0.2, beta: 0.5}, {kind: "HardSigmoid", alpha: 1.0 / 6, beta: 0.5}, {kind: "HardSwish"}, {kind: "SiLU"}, {kind: "Sigmoid"}} {
 		for _, cols := range []int{1, 7, 8, 16, 23, 49, 112} {
 			const rows = 4
 			c := randFloats(r, rows*cols)

@@ -241,11 +241,14 @@ const (
 	clampClip
 	clampHardSigmoid
 	clampHardSwish
+	clampSiLU
+	clampSigmoid
 )
 
 // clamp reports whether the activation is one biasClamp runs with the
-// bias and sum in one pass (none, Relu, Clip, HardSigmoid, HardSwish),
-// and its mode.
+// bias and sum in one pass (none, Relu, Clip, HardSigmoid, HardSwish,
+// and SiLU and Sigmoid where expActRow runs the same instructions), and
+// its mode.
 func (e *rowEpilogue) clamp() (mode int, lo, hi float32, ok bool) {
 	switch e.act.kind {
 	case "":
@@ -258,6 +261,10 @@ func (e *rowEpilogue) clamp() (mode int, lo, hi float32, ok bool) {
 		return clampHardSigmoid, float32(e.act.alpha), float32(e.act.beta), true
 	case "HardSwish":
 		return clampHardSwish, 0, 0, true
+	case "SiLU":
+		return clampSiLU, 0, 0, expActVector
+	case "Sigmoid":
+		return clampSigmoid, 0, 0, expActVector
 	}
 	return 0, 0, 0, false
 }
