@@ -56,6 +56,15 @@ type depthwiseJob struct {
 func (j *depthwiseJob) doRange(from, to int) { j.planes(from, to) }
 
 func (j *depthwiseJob) planes(from, to int) {
+	if j.blocks16() {
+		j.planes16(from, to)
+		return
+	}
+	j.planesByRows(from, to)
+}
+
+// planesByRows computes output planes [from, to) one by one, in tap rows.
+func (j *depthwiseJob) planesByRows(from, to int) {
 	xs, ws, ys := elems[float32](j.x), elems[float32](j.w), elems[float32](j.out)
 	m := j.out.Shape[1]
 	ksz := j.win.kh * j.win.kw

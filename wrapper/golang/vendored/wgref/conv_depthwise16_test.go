@@ -1,0 +1,71 @@
+package wgref
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
+)
+
+// Depthwise convolutions taken sixteen channels at a time, against the
+// definition and against the tap rows: channel counts that leave some
+// planes over, MobileNet's and EfficientNet's small planes, strides 1 and
+// 2, 3x3 to 7x7 kernels, dilations, asymmetric and large pads, batches,
+// inputs whose rows are apart in memory, and planes too large for the
+// blocks (which take the tap rows).
+func TestConvDepthwise16MatchesDirect(t *testing.T) {
+	if !depthwise16Vector {
+		t.Skip("no AVX-512 on this CPU: the blocks of sixteen are not taken")
+	}
+	defer func(v bool) { depthwise16Vector = v }(depthwise16Vector)
+	r := rand.New(rand.NewSource(27))
+	for _, tc := range []convCase{
+		{n: 1, ch: 16, mult: 1, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
+		{n: 2, ch: 35, mult: 1, in: []int{14, 14}, k: []int{5, 5}, s: []int{1, 1}, d: []int{1, 1}, p: []int{2, 2, 2, 2}, bias: true},
+		{n: 1, ch: 32, mult: 1, in: []int{14, 14}, k: []int{5, 5}, s: []int{2, 2}, d: []int{1, 1}, p: []int{2, 2, 2, 2}},
+		{n: 1, ch: 17, mult: 1, in: []int{9, 11}, k: []int{3, 5}, s: []int{2, 1}, d: []int{2, 1}, p: []int{0, 3, 2, 1}, bias: true},
+		{n: 1, ch: 16, mult: 1, in: []int{5, 6}, k: []int{7, 7}, s: []int{1, 1}, d: []int{1, 1}, p: []int{3, 3, 3, 3}, bias: true},
+		{n: 1, ch: 16, mult: 1, in: []int{3, 3}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{4, 5, 4, 5}, bias: true},
+		{n: 2, ch: 20, mult: 1, in: []int{12, 10}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, rowGap: 3},
+		{n: 1, ch: 16, mult: 1, in: []int{1, 1}, k: []int{1, 1}, s: []int{1, 1}, d: []int{1, 1}, p: []int{0, 0, 0, 0}},
+		{n: 1, ch: 16, mult: 1, in: []int{56, 56}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // too large: tap rows
+		{n: 1, ch: 16, mult: 2, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},             // a multiplier: tap rows
+	} {
+		tc.step = 1
+		depthwise16Vector = true
+		got, want, c := tc.run(t, r)
+		requireClose(t, want.Float32s(), got.Float32s(), 1e-5, "%s", tc.String())
+		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates", tc)
+		depthwise16Vector = false
+		rows := wgrt.New(wgrt.F32, got.Shape...)
+		c.Outputs[0] = rows
+		require.NoError(t, Call(c))
+		requireClose(t, rows.Float32s(), got.Float32s(), 1e-6, "%s against tap rows", tc.String())
+	}
+}
+
+// The activation a fused depthwise convolution ends in runs on the
+// blocks as on the planes.
+func TestConvDepthwise16Activations(t *testing.T) {
+	if !depthwise16Vector {
+		t.Skip("no AVX-512 on this CPU: the blocks of sixteen are not taken")
+	}
+	defer func(v bool) { depthwise16Vector = v }(depthwise16Vector)
+	r := rand.New(rand.NewSource(28))
+	tc := convCase{n: 1, ch: 24, mult: 1, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1}
+	c := tc.call(r)
+	x, w, bias := c.Inputs[0], c.Inputs[1], &c.Inputs[2]
+	ca := convAttrs{kernel: tc.k, strides: tc.s, pads: tc.p, dilations: tc.d, group: tc.ch}
+	for _, act := range []fusedAct{{kind: "Relu"}, {kind: "HardSwish"}, {kind: "SiLU"}, {kind: "Clip", alpha: 0, beta: 6}} {
+		want := wgrt.New(wgrt.F32, c.Outputs[0].Shape...)
+		convDirect(x, w, bias, want, ca)
+		act.apply(want.Float32s())
+		got := wgrt.New(wgrt.F32, want.Shape...)
+		depthwise16Vector = true
+		require.True(t, convDepthwiseF32(x, w, bias, got, ca, act))
+		requireClose(t, want.Float32s(), got.Float32s(), 1e-5, "%s", fmt.Sprint(act.kind))
+	}
+}

@@ -1,0 +1,14 @@
+package wgref
+
+// depthwise16Vector is whether depthwise convolutions take the sixteen-
+// channel blocks (conv_depthwise16.go); tests switch it off.
+var depthwise16Vector = haveAVX512
+
+//go:noescape
+func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int)
+
+//go:noescape
+func unpack16AVX512(dst *float32, chanStride int, src *float32, n int)
+
+//go:noescape
+func depthwise16AVX512(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)

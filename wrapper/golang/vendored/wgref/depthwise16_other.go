@@ -1,0 +1,17 @@
+//go:build !amd64
+
+package wgref
+
+var depthwise16Vector = false
+
+func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int) {
+	panic("wgref: no AVX-512 here")
+}
+
+func unpack16AVX512(dst *float32, chanStride int, src *float32, n int) {
+	panic("wgref: no AVX-512 here")
+}
+
+func depthwise16AVX512(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int) {
+	panic("wgref: no AVX-512 here")
+}
