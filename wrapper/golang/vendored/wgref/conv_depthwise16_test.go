@@ -32,7 +32,7 @@ func TestConvDepthwise16MatchesDirect(t *testing.T) {
 		{n: 2, ch: 20, mult: 1, in: []int{12, 10}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, rowGap: 3},
 		{n: 1, ch: 16, mult: 1, in: []int{1, 1}, k: []int{1, 1}, s: []int{1, 1}, d: []int{1, 1}, p: []int{0, 0, 0, 0}},
 		{n: 1, ch: 16, mult: 1, in: []int{56, 56}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // too large: tap rows
-		{n: 1, ch: 16, mult: 2, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},             // a multiplier: tap rows
+		{n: 1, ch: 16, mult: 2, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},               // a multiplier: tap rows
 	} {
 		tc.step = 1
 		depthwise16Vector = true
