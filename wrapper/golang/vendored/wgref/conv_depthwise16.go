@@ -12,10 +12,9 @@ import "math"
 // weights, and the block goes back to its planes by transposes,
 // activation applied on the way.
 
-// dw16Floats bounds a block's padded input and its output: planes up to
-// 14x14 with a 5x5 kernel or 7x7 read at stride 2 (larger ones take the
-// tap rows, whose calls their rows pay). The buffers live on the stack,
-// which holds no variable over 128 KiB.
+// dw16Floats bounds a band's padded input and its output (a 112-wide
+// row at stride 2 reads 225 positions: 3 rows of 3x3 taps fit). The
+// buffers live on the stack, which holds no variable over 128 KiB.
 const dw16Floats = 12288
 
 // maxDW16Taps bounds the kernel's positions (7x7).
@@ -29,28 +28,38 @@ type dw16Bufs struct {
 	wts     [maxDW16Taps * 16]float32
 	bias    [16]float32
 	offs    [maxDW16Taps]int
-	// zeroed is whether in's padding holds zeros from an earlier block
-	// (every block of a call has the same padding).
-	zeroed bool
+	// ready is whether offs are set and in's padding columns are zero
+	// (every block of a call has the same window).
+	ready bool
 }
 
-// dw16Geometry is the padded buffer of a window: hp rows of wp
-// positions, every position some tap reads.
-func (w *window2d) dw16Geometry() (hp, wp int) {
-	return (w.oh-1)*w.sh + (w.kh-1)*w.dh + 1, (w.ow-1)*w.sw + (w.kw-1)*w.dw + 1
+// dw16Geometry is a window's padded buffer: wp positions a row (every
+// column some tap reads), and bandRows output rows a band, so that the
+// band's padded rows fit dw16Floats; 0 when not even one does.
+func (w *window2d) dw16Geometry() (wp, bandRows int) {
+	wp = (w.ow-1)*w.sw + (w.kw-1)*w.dw + 1
+	reach := (w.kh-1)*w.dh + 1 // padded rows one output row reads
+	rows := dw16Floats / (wp * 16)
+	if rows < reach || w.ow*16 > dw16Floats {
+		return wp, 0
+	}
+	return wp, min(w.oh, (rows-reach)/w.sh+1, dw16Floats/(w.ow*16))
 }
 
-// blocks16 reports whether the job's planes may go sixteen channels at a
-// time: on AVX-512, one output channel per input channel, 2-D, small
-// planes, output planes contiguous and channel offsets that fit the
-// gathers' 32-bit indices.
+// blocks16 reports whether the job's planes go sixteen channels at a
+// time: on AVX-512, one output channel per input channel, 2-D, rows
+// short enough for a band and not wide ones at stride 1, output planes
+// contiguous and channel offsets that fit 32 bits.
 func (j *depthwiseJob) blocks16() bool {
 	if !depthwise16Vector || j.mult != 1 || len(j.x.Shape) != 4 || j.out.Shape[1] < 16 {
 		return false
 	}
 	w := &j.win
-	hp, wp := w.dw16Geometry()
-	return hp*wp*16 <= dw16Floats && w.oh*w.ow*16 <= dw16Floats && w.kh*w.kw <= maxDW16Taps &&
+	if w.sw == 1 && w.ow >= 64 {
+		return false // rows of whole vectors: the tap rows run as fast (BenchmarkConvDepthwise)
+	}
+	_, band := w.dw16Geometry()
+	return band > 0 && w.kh*w.kw <= maxDW16Taps &&
 		j.out.Strides[2] == w.ow && j.out.Strides[3] == 1 && j.x.Strides[3] == 1 &&
 		15*max(j.x.Strides[1], j.out.Strides[1]) < math.MaxInt32
 }
@@ -72,28 +81,24 @@ func (j *depthwiseJob) planes16(from, to int) {
 	}
 }
 
-// block16 computes output channels [c0, c0+16) of image b.
+// block16 computes output channels [c0, c0+16) of image b, a band of
+// output rows at a time.
 func (j *depthwiseJob) block16(b, c0 int, bufs *dw16Bufs) {
 	w := &j.win
 	xs, ws, ys := elems[float32](j.x), elems[float32](j.w), elems[float32](j.out)
-	hp, wp := w.dw16Geometry()
+	wp, band := w.dw16Geometry()
 	ksz := w.kh * w.kw
-	if !bufs.zeroed {
-		clear(bufs.in[:hp*wp*16])
+	reach := (w.kh-1)*w.dh + 1
+	if !bufs.ready {
+		// The padding columns stay zero: packs write the input's columns
+		// (and zeros past them).
+		clear(bufs.in[:])
 		for i := range w.kh {
 			for k := range w.kw {
 				bufs.offs[i*w.kw+k] = (i*w.dh*wp + k*w.dw) * 64
 			}
 		}
-		bufs.zeroed = true
-	}
-	// The input's part of the padded buffer: rows [ph, ph+ih), columns
-	// [pw, pw+iw), as far as the buffer reaches.
-	rows, cols := min(hp-w.ph, w.ih), min(wp-w.pw, w.iw)
-	if rows > 0 && cols > 0 {
-		src := xs[b*j.x.Strides[0]+c0*j.x.Strides[1]:]
-		_ = src[15*j.x.Strides[1]+(rows-1)*w.rowStride+cols-1]
-		pack16AVX512(&bufs.in[(w.ph*wp+w.pw)*16], &src[0], j.x.Strides[1], w.rowStride, rows, cols, wp)
+		bufs.ready = true
 	}
 	for t := range ksz {
 		for c := range 16 {
@@ -106,10 +111,29 @@ func (j *depthwiseJob) block16(b, c0 int, bufs *dw16Bufs) {
 			bufs.bias[c] = float32(loadF(*j.bias, (c0+c)*j.bias.Strides[0]))
 		}
 	}
-	n := w.oh * w.ow
-	depthwise16AVX512(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], w.oh, w.ow, w.sh*wp*64, w.sw*64, &bufs.offs[0], ksz)
-	j.act.apply(bufs.out[:n*16])
+	src := xs[b*j.x.Strides[0]+c0*j.x.Strides[1]:]
 	dst := ys[b*j.out.Strides[0]+c0*j.out.Strides[1]:]
-	_ = dst[15*j.out.Strides[1]+n-1]
-	unpack16AVX512(&dst[0], j.out.Strides[1], &bufs.out[0], n)
+	_ = dst[15*j.out.Strides[1]+w.oh*w.ow-1]
+	// The input's columns in a padded row: [pw, pw+cols).
+	cols := min(wp-w.pw, w.iw)
+	for oy0 := 0; oy0 < w.oh; oy0 += band {
+		rows := min(band, w.oh-oy0)
+		// Padded rows [0, prows) of the band are input rows from sy0.
+		prows, sy0 := (rows-1)*w.sh+reach, oy0*w.sh-w.ph
+		lo, hi := min(max(0, -sy0), prows), max(0, min(prows, w.ih-sy0))
+		for r := range prows {
+			if r < lo || r >= hi {
+				clear(bufs.in[r*wp*16 : (r+1)*wp*16])
+			}
+		}
+		if lo < hi && cols > 0 {
+			in := src[(sy0+lo)*w.rowStride:]
+			_ = in[15*j.x.Strides[1]+(hi-lo-1)*w.rowStride+cols-1]
+			pack16AVX512(&bufs.in[(lo*wp+w.pw)*16], &in[0], j.x.Strides[1], w.rowStride, hi-lo, cols, wp)
+		}
+		n := rows * w.ow
+		depthwise16AVX512(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*64, w.sw*64, &bufs.offs[0], ksz)
+		j.act.apply(bufs.out[:n*16])
+		unpack16AVX512(&dst[oy0*w.ow], j.out.Strides[1], &bufs.out[0], n)
+	}
 }

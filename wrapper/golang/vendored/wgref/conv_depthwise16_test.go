@@ -14,8 +14,8 @@ import (
 // definition and against the tap rows: channel counts that leave some
 // planes over, MobileNet's and EfficientNet's small planes, strides 1 and
 // 2, 3x3 to 7x7 kernels, dilations, asymmetric and large pads, batches,
-// inputs whose rows are apart in memory, and planes too large for the
-// blocks (which take the tap rows).
+// inputs whose rows are apart in memory, planes taken in bands of rows,
+// and rows too wide for a band (which take the tap rows).
 func TestConvDepthwise16MatchesDirect(t *testing.T) {
 	if !depthwise16Vector {
 		t.Skip("no AVX-512 on this CPU: the blocks of sixteen are not taken")
@@ -31,8 +31,12 @@ func TestConvDepthwise16MatchesDirect(t *testing.T) {
 		{n: 1, ch: 16, mult: 1, in: []int{3, 3}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{4, 5, 4, 5}, bias: true},
 		{n: 2, ch: 20, mult: 1, in: []int{12, 10}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, rowGap: 3},
 		{n: 1, ch: 16, mult: 1, in: []int{1, 1}, k: []int{1, 1}, s: []int{1, 1}, d: []int{1, 1}, p: []int{0, 0, 0, 0}},
-		{n: 1, ch: 16, mult: 1, in: []int{56, 56}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // too large: tap rows
-		{n: 1, ch: 16, mult: 2, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},               // a multiplier: tap rows
+		{n: 1, ch: 16, mult: 1, in: []int{56, 56}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},   // bands of 11 rows
+		{n: 1, ch: 18, mult: 1, in: []int{112, 112}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{0, 0, 1, 1}, bias: true}, // bands of a row
+		{n: 1, ch: 16, mult: 1, in: []int{28, 28}, k: []int{5, 5}, s: []int{1, 1}, d: []int{1, 1}, p: []int{2, 2, 2, 2}, bias: true},
+		{n: 2, ch: 16, mult: 1, in: []int{57, 56}, k: []int{5, 5}, s: []int{2, 2}, d: []int{1, 1}, p: []int{2, 2, 2, 2}, rowGap: 2},
+		{n: 1, ch: 16, mult: 1, in: []int{5, 400}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}}, // rows too wide: tap rows
+		{n: 1, ch: 16, mult: 2, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},   // a multiplier: tap rows
 	} {
 		tc.step = 1
 		depthwise16Vector = true
