@@ -396,6 +396,13 @@ func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 	// its lanes that read inside the input (bit c, or bit 2c for stride 2).
 	var offs [maxStripRuns * gatherMaxTaps]int
 	var masks [maxStripRuns * gatherMaxTaps]uint64
+	// Per kernel position, once: its offsets, and the output columns
+	// [colLo, colHi) whose input column lies inside.
+	var dys, dxs, colLo, colHi [gatherMaxTaps]int
+	for kp := range ksz {
+		dys[kp], dxs[kp] = kp/kw*dh-ph, kp%kw*dw-pw
+		colLo[kp], colHi[kp] = ceilDiv(-dxs[kp], sw), ceilDiv(iw-dxs[kp], sw)
+	}
 	// Every channel the block reads lies in xs (the loads are not
 	// bounds-checked).
 	_ = m.xs[m.xo+(p0+kc-1)/ksz*xsc+(ih-1)*xsh+iw-1]
@@ -404,7 +411,7 @@ func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 		q := j0 + jr
 		oy0, ox0 := q/ow, q%ow
 		for kp := range ksz {
-			dy, dx := kp/kw*dh-ph, kp%kw*dw-pw
+			dx := dxs[kp]
 			// Run s: the panel's columns [c0, c1) on output row oy0+s,
 			// from output column oxs.
 			c0, oxs := 0, ox0
@@ -412,17 +419,18 @@ func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 				i := runs*kp + s
 				c1 := min(cols, c0+ow-oxs)
 				offs[i], masks[i] = 0, 0
-				sy := (oy0+s)*sh + dy
-				// Output columns [lo, hi) of the run read input columns
-				// ox*sw+dx inside [0, iw).
-				lo, hi := max(oxs, ceilDiv(-dx, sw)), min(oxs+c1-c0, ceilDiv(iw-dx, sw))
+				sy := (oy0+s)*sh + dys[kp]
+				// Output columns [lo, hi) of the run read inside the input.
+				lo, hi := max(oxs, colLo[kp]), min(oxs+c1-c0, colHi[kp])
 				if c0 < c1 && sy >= 0 && sy < ih && lo < hi {
 					offs[i] = sy*xsh + (oxs-c0)*sw + dx
-					lanes := (uint64(1)<<(hi-lo) - 1) << (c0 + lo - oxs)
+					first := c0 + lo - oxs
 					if sw == 2 {
-						lanes = spreadToEvens(lanes)
+						// Bits 2c of lanes [first, first+hi-lo).
+						masks[i] = (uint64(1)<<(2*(hi-lo)) - 1) & 0x5555555555555555 << (2 * first)
+					} else {
+						masks[i] = (uint64(1)<<(hi-lo) - 1) << first
 					}
-					masks[i] = lanes
 				}
 				c0, oxs = c1, 0
 			}
@@ -439,17 +447,6 @@ const maxStripRuns = 6
 // stripRuns is how many output rows of ow columns a panel of nr
 // consecutive columns can touch.
 func stripRuns(ow int) int { return (nr-2)/ow + 2 }
-
-// spreadToEvens moves bit c of the low 32 bits of v to bit 2c.
-func spreadToEvens(v uint64) uint64 {
-	v &= 0xffffffff
-	v = (v | v<<16) & 0x0000ffff0000ffff
-	v = (v | v<<8) & 0x00ff00ff00ff00ff
-	v = (v | v<<4) & 0x0f0f0f0f0f0f0f0f
-	v = (v | v<<2) & 0x3333333333333333
-	v = (v | v<<1) & 0x5555555555555555
-	return v
-}
 
 // gatherPanels reports whether packGather takes gatherPanelAVX512: on
 // the AVX-512 path, whose panels are its 32 columns.
