@@ -7,8 +7,15 @@ package wgref
 // channel blocks (conv_depthwise16.go); tests switch it off.
 var depthwise16Vector = haveAVX512
 
+// maxPool16Vector is whether max pooling takes the sixteen-channel blocks
+// (tests switch it off).
+var maxPool16Vector = haveAVX512
+
 //go:noescape
-func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int)
+func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int, fill float32)
+
+//go:noescape
+func maxpool16AVX512(out, in *float32, oh, ow, rowStep, colStep int, offs *int, taps int)
 
 //go:noescape
 func unpack16AVX512(dst *float32, chanStride int, src *float32, n int)

@@ -5,9 +5,9 @@
 
 package wgref
 
-var depthwise16Vector = false
+var depthwise16Vector, maxPool16Vector = false, false
 
-func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int) {
+func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int, fill float32) {
 	panic("wgref: no AVX-512 here")
 }
 
@@ -16,5 +16,9 @@ func unpack16AVX512(dst *float32, chanStride int, src *float32, n int) {
 }
 
 func depthwise16AVX512(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int) {
+	panic("wgref: no AVX-512 here")
+}
+
+func maxpool16AVX512(out, in *float32, oh, ow, rowStep, colStep int, offs *int, taps int) {
 	panic("wgref: no AVX-512 here")
 }

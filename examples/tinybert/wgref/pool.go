@@ -230,6 +230,32 @@ func (j *poolPlanes) doRange(from, to int) { j.planes(from, to) }
 
 // planes pools [image, channel] planes [from, to).
 func (j *poolPlanes) planes(from, to int) {
+	if j.wo.op == tapMax && maxPool16Vector && j.win.fits16(j.x, j.out) {
+		j.planes16(from, to)
+		return
+	}
+	j.planesByRows(from, to)
+}
+
+// planes16 pools [image, channel] planes [from, to), sixteen channels of
+// an image at a time where the range holds them (conv_depthwise16.go),
+// the others in tap rows.
+func (j *poolPlanes) planes16(from, to int) {
+	var bufs dw16Bufs
+	m := j.x.Shape[1]
+	for u := from; u < to; {
+		if ch := u % m; ch+16 <= m && u+16 <= to {
+			j.win.block16(j.x, j.out, u/m, ch, true, fusedAct{}, &bufs)
+			u += 16
+			continue
+		}
+		j.planesByRows(u, u+1)
+		u++
+	}
+}
+
+// planesByRows pools [image, channel] planes [from, to) one by one.
+func (j *poolPlanes) planesByRows(from, to int) {
 	xs, ys := elems[float32](j.x), elems[float32](j.out)
 	var bufs planeBufs
 	for u := from; u < to; u++ {

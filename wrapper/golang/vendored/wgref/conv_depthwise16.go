@@ -1,6 +1,10 @@
 package wgref
 
-import "math"
+import (
+	"math"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
+)
 
 // Depthwise convolution of small planes, sixteen channels at a time
 // (AVX-512): a plane of 14x14 or 7x7 gives a tap row too few outputs to
@@ -28,8 +32,8 @@ type dw16Bufs struct {
 	wts     [maxDW16Taps * 16]float32
 	bias    [16]float32
 	offs    [maxDW16Taps]int
-	// ready is whether offs are set and in's padding columns are zero
-	// (every block of a call has the same window).
+	// ready is whether offs are set and in's padding columns hold the
+	// fill (every block of a call has the same window and op).
 	ready bool
 }
 
@@ -46,22 +50,26 @@ func (w *window2d) dw16Geometry() (wp, bandRows int) {
 	return wp, min(w.oh, (rows-reach)/w.sh+1, dw16Floats/(w.ow*16))
 }
 
-// blocks16 reports whether the job's planes go sixteen channels at a
-// time: on AVX-512, one output channel per input channel, 2-D, rows
-// short enough for a band and not wide ones at stride 1, output planes
-// contiguous and channel offsets that fit 32 bits.
-func (j *depthwiseJob) blocks16() bool {
-	if !depthwise16Vector || j.mult != 1 || len(j.x.Shape) != 4 || j.out.Shape[1] < 16 {
+// fits16 reports whether the window over x into out may go sixteen
+// channels at a time: 2-D, rows short enough for a band and not wide
+// ones at stride 1 (whose tap rows run as fast, BenchmarkConvDepthwise),
+// at most maxDW16Taps taps, output planes contiguous and channel offsets
+// that fit 32 bits.
+func (w *window2d) fits16(x, out wgrt.Tensor) bool {
+	if len(x.Shape) != 4 || out.Shape[1] < 16 || w.sw == 1 && w.ow >= 64 {
 		return false
-	}
-	w := &j.win
-	if w.sw == 1 && w.ow >= 64 {
-		return false // rows of whole vectors: the tap rows run as fast (BenchmarkConvDepthwise)
 	}
 	_, band := w.dw16Geometry()
 	return band > 0 && w.kh*w.kw <= maxDW16Taps &&
-		j.out.Strides[2] == w.ow && j.out.Strides[3] == 1 && j.x.Strides[3] == 1 &&
-		15*max(j.x.Strides[1], j.out.Strides[1]) < math.MaxInt32
+		out.Strides[2] == w.ow && out.Strides[3] == 1 && x.Strides[3] == 1 &&
+		15*max(x.Strides[1], out.Strides[1]) < math.MaxInt32
+}
+
+// blocks16 reports whether the job's planes go sixteen channels at a
+// time: on AVX-512, one output channel per input channel, and a window
+// that fits.
+func (j *depthwiseJob) blocks16() bool {
+	return depthwise16Vector && j.mult == 1 && j.win.fits16(j.x, j.out)
 }
 
 // planes16 computes output planes [from, to), sixteen channels of an
@@ -81,25 +89,10 @@ func (j *depthwiseJob) planes16(from, to int) {
 	}
 }
 
-// block16 computes output channels [c0, c0+16) of image b, a band of
-// output rows at a time.
+// block16 computes output channels [c0, c0+16) of image b.
 func (j *depthwiseJob) block16(b, c0 int, bufs *dw16Bufs) {
-	w := &j.win
-	xs, ws, ys := elems[float32](j.x), elems[float32](j.w), elems[float32](j.out)
-	wp, band := w.dw16Geometry()
-	ksz := w.kh * w.kw
-	reach := (w.kh-1)*w.dh + 1
-	if !bufs.ready {
-		// The padding columns stay zero: packs write the input's columns
-		// (and zeros past them).
-		clear(bufs.in[:])
-		for i := range w.kh {
-			for k := range w.kw {
-				bufs.offs[i*w.kw+k] = (i*w.dh*wp + k*w.dw) * 64
-			}
-		}
-		bufs.ready = true
-	}
+	ws := elems[float32](j.w)
+	ksz := j.win.kh * j.win.kw
 	for t := range ksz {
 		for c := range 16 {
 			bufs.wts[t*16+c] = ws[(c0+c)*ksz+t]
@@ -111,9 +104,38 @@ func (j *depthwiseJob) block16(b, c0 int, bufs *dw16Bufs) {
 			bufs.bias[c] = float32(loadF(*j.bias, (c0+c)*j.bias.Strides[0]))
 		}
 	}
-	src := xs[b*j.x.Strides[0]+c0*j.x.Strides[1]:]
-	dst := ys[b*j.out.Strides[0]+c0*j.out.Strides[1]:]
-	_ = dst[15*j.out.Strides[1]+w.oh*w.ow-1]
+	j.win.block16(j.x, j.out, b, c0, false, j.act, bufs)
+}
+
+// block16 computes output channels [c0, c0+16) of image b of the window
+// over x into out, a band of output rows at a time: the largest of the
+// taps with maxPool (the padding never wins), else the depthwise
+// convolution with bufs' weights and bias; then act.
+func (w *window2d) block16(x, out wgrt.Tensor, b, c0 int, maxPool bool, act fusedAct, bufs *dw16Bufs) {
+	xs, ys := elems[float32](x), elems[float32](out)
+	wp, band := w.dw16Geometry()
+	ksz := w.kh * w.kw
+	reach := (w.kh-1)*w.dh + 1
+	fill := float32(0)
+	if maxPool {
+		fill = negInf32
+	}
+	if !bufs.ready {
+		// The padding columns keep the fill: packs write the input's
+		// columns (and the fill past them).
+		for i := range bufs.in {
+			bufs.in[i] = fill
+		}
+		for i := range w.kh {
+			for k := range w.kw {
+				bufs.offs[i*w.kw+k] = (i*w.dh*wp + k*w.dw) * 64
+			}
+		}
+		bufs.ready = true
+	}
+	src := xs[b*x.Strides[0]+c0*x.Strides[1]:]
+	dst := ys[b*out.Strides[0]+c0*out.Strides[1]:]
+	_ = dst[15*out.Strides[1]+w.oh*w.ow-1]
 	// The input's columns in a padded row: [pw, pw+cols).
 	cols := min(wp-w.pw, w.iw)
 	for oy0 := 0; oy0 < w.oh; oy0 += band {
@@ -123,17 +145,24 @@ func (j *depthwiseJob) block16(b, c0 int, bufs *dw16Bufs) {
 		lo, hi := min(max(0, -sy0), prows), max(0, min(prows, w.ih-sy0))
 		for r := range prows {
 			if r < lo || r >= hi {
-				clear(bufs.in[r*wp*16 : (r+1)*wp*16])
+				row := bufs.in[r*wp*16 : (r+1)*wp*16]
+				for i := range row {
+					row[i] = fill
+				}
 			}
 		}
 		if lo < hi && cols > 0 {
 			in := src[(sy0+lo)*w.rowStride:]
-			_ = in[15*j.x.Strides[1]+(hi-lo-1)*w.rowStride+cols-1]
-			pack16AVX512(&bufs.in[(lo*wp+w.pw)*16], &in[0], j.x.Strides[1], w.rowStride, hi-lo, cols, wp)
+			_ = in[15*x.Strides[1]+(hi-lo-1)*w.rowStride+cols-1]
+			pack16AVX512(&bufs.in[(lo*wp+w.pw)*16], &in[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
 		}
 		n := rows * w.ow
-		depthwise16AVX512(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*64, w.sw*64, &bufs.offs[0], ksz)
-		j.act.apply(bufs.out[:n*16])
-		unpack16AVX512(&dst[oy0*w.ow], j.out.Strides[1], &bufs.out[0], n)
+		if maxPool {
+			maxpool16AVX512(&bufs.out[0], &bufs.in[0], rows, w.ow, w.sh*wp*64, w.sw*64, &bufs.offs[0], ksz)
+		} else {
+			depthwise16AVX512(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*64, w.sw*64, &bufs.offs[0], ksz)
+		}
+		act.apply(bufs.out[:n*16])
+		unpack16AVX512(&dst[oy0*w.ow], out.Strides[1], &bufs.out[0], n)
 	}
 }

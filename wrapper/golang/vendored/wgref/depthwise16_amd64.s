@@ -73,14 +73,14 @@
 	VSHUFF32X4 $0x88, Z31, Z23, Z7 \
 	VSHUFF32X4 $0xdd, Z31, Z23, Z15
 
-// func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int)
+// func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int, fill float32)
 // dst[(y*dstRow + x)*16 + c] = src[c*chanStride + y*rowStride + x] for y <
 // rows, x < cols, c < 16: sixteen positions of the sixteen channels a
 // transpose. A row's last chunk loads its channels under a mask and
-// stores all sixteen positions, zeros past cols: dst holds 16 positions
+// stores all sixteen positions, fill past cols: dst holds 16 positions
 // more than the rows reach, and what follows a row is padding or the
 // next row, written after. rows, cols > 0.
-TEXT ·pack16AVX512(SB), NOSPLIT, $0-56
+TEXT ·pack16AVX512(SB), NOSPLIT, $0-60
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ chanStride+16(FP), R8
@@ -108,44 +108,93 @@ pack16row:
 	MOVQ R13, CX
 
 pack16chunk:
-	KXNORW K0, K0, K2
 	CMPQ CX, $1
-	JNE pack16load
-	KMOVW K1, K2
-
-pack16load:
+	JEQ pack16last
 	MOVQ AX, BX
-	VMOVUPS.Z (BX), K2, Z0
+	VMOVUPS (BX), Z0
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z1
+	VMOVUPS (BX), Z1
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z2
+	VMOVUPS (BX), Z2
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z3
+	VMOVUPS (BX), Z3
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z4
+	VMOVUPS (BX), Z4
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z5
+	VMOVUPS (BX), Z5
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z6
+	VMOVUPS (BX), Z6
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z7
+	VMOVUPS (BX), Z7
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z8
+	VMOVUPS (BX), Z8
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z9
+	VMOVUPS (BX), Z9
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z10
+	VMOVUPS (BX), Z10
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z11
+	VMOVUPS (BX), Z11
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z12
+	VMOVUPS (BX), Z12
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z13
+	VMOVUPS (BX), Z13
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z14
+	VMOVUPS (BX), Z14
 	ADDQ R8, BX
-	VMOVUPS.Z (BX), K2, Z15
+	VMOVUPS (BX), Z15
+	JMP pack16transpose
+
+pack16last:
+	MOVQ AX, BX
+	VBROADCASTSS fill+56(FP), Z0
+	VMOVUPS (BX), K1, Z0
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z1
+	VMOVUPS (BX), K1, Z1
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z2
+	VMOVUPS (BX), K1, Z2
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z3
+	VMOVUPS (BX), K1, Z3
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z4
+	VMOVUPS (BX), K1, Z4
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z5
+	VMOVUPS (BX), K1, Z5
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z6
+	VMOVUPS (BX), K1, Z6
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z7
+	VMOVUPS (BX), K1, Z7
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z8
+	VMOVUPS (BX), K1, Z8
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z9
+	VMOVUPS (BX), K1, Z9
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z10
+	VMOVUPS (BX), K1, Z10
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z11
+	VMOVUPS (BX), K1, Z11
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z12
+	VMOVUPS (BX), K1, Z12
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z13
+	VMOVUPS (BX), K1, Z13
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z14
+	VMOVUPS (BX), K1, Z14
+	ADDQ R8, BX
+	VBROADCASTSS fill+56(FP), Z15
+	VMOVUPS (BX), K1, Z15
+
+pack16transpose:
 	TRANSPOSE16
 	VMOVUPS Z0, 0(DX)
 	VMOVUPS Z1, 64(DX)
@@ -369,5 +418,157 @@ dw16next:
 	ADDQ R12, SI
 	DECQ R10
 	JNZ dw16row
+	VZEROUPPER
+	RET
+
+// func maxpool16AVX512(out, in *float32, oh, ow, rowStep, colStep int, offs *int, taps int)
+// out[(oy*ow + ox)*16 + c] = the largest of in at byte oy*rowStep +
+// ox*colStep + offs[t], lane c, over the taps, NaN where any is NaN
+// (MAXPS alone would let a later tap hide it: the lanes that saw one are
+// collected in a mask). Four positions at a time where the stride is 1
+// or 2 (colStep 64 or 128), the rest one by one. oh, ow, taps > 0.
+TEXT ·maxpool16AVX512(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ in+8(FP), SI
+	MOVL $0xff800000, AX
+	VPBROADCASTD AX, Z31
+	MOVL $0x7fc00000, AX
+	VPBROADCASTD AX, Z30
+	MOVQ oh+16(FP), R10
+	MOVQ rowStep+32(FP), R12
+	MOVQ colStep+40(FP), R9
+	MOVQ offs+48(FP), R13
+	MOVQ taps+56(FP), R14
+
+mp16row:
+	MOVQ SI, AX
+	MOVQ ow+24(FP), BX
+	CMPQ R9, $64
+	JEQ mp16quad1
+	CMPQ R9, $128
+	JEQ mp16quad2
+	JMP mp16one
+
+mp16quad1:
+	CMPQ BX, $4
+	JLT mp16one
+	VMOVAPS Z31, Z0
+	VMOVAPS Z31, Z1
+	VMOVAPS Z31, Z2
+	VMOVAPS Z31, Z3
+	KXORW K3, K3, K3
+	KXORW K4, K4, K4
+	KXORW K5, K5, K5
+	KXORW K6, K6, K6
+	XORQ CX, CX
+
+mp16quad1tap:
+	MOVQ (R13)(CX*8), R15
+	VMOVUPS 0(AX)(R15*1), Z5
+	VMAXPS Z5, Z0, Z0
+	VCMPPS $3, Z5, Z5, K1
+	KORW K1, K3, K3
+	VMOVUPS 64(AX)(R15*1), Z6
+	VMAXPS Z6, Z1, Z1
+	VCMPPS $3, Z6, Z6, K1
+	KORW K1, K4, K4
+	VMOVUPS 128(AX)(R15*1), Z7
+	VMAXPS Z7, Z2, Z2
+	VCMPPS $3, Z7, Z7, K1
+	KORW K1, K5, K5
+	VMOVUPS 192(AX)(R15*1), Z8
+	VMAXPS Z8, Z3, Z3
+	VCMPPS $3, Z8, Z8, K1
+	KORW K1, K6, K6
+	INCQ CX
+	CMPQ CX, R14
+	JLT mp16quad1tap
+	VMOVAPS Z30, K3, Z0
+	VMOVAPS Z30, K4, Z1
+	VMOVAPS Z30, K5, Z2
+	VMOVAPS Z30, K6, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, DI
+	ADDQ $256, AX
+	SUBQ $4, BX
+	JMP mp16quad1
+
+mp16quad2:
+	CMPQ BX, $4
+	JLT mp16one
+	VMOVAPS Z31, Z0
+	VMOVAPS Z31, Z1
+	VMOVAPS Z31, Z2
+	VMOVAPS Z31, Z3
+	KXORW K3, K3, K3
+	KXORW K4, K4, K4
+	KXORW K5, K5, K5
+	KXORW K6, K6, K6
+	XORQ CX, CX
+
+mp16quad2tap:
+	MOVQ (R13)(CX*8), R15
+	VMOVUPS 0(AX)(R15*1), Z5
+	VMAXPS Z5, Z0, Z0
+	VCMPPS $3, Z5, Z5, K1
+	KORW K1, K3, K3
+	VMOVUPS 128(AX)(R15*1), Z6
+	VMAXPS Z6, Z1, Z1
+	VCMPPS $3, Z6, Z6, K1
+	KORW K1, K4, K4
+	VMOVUPS 256(AX)(R15*1), Z7
+	VMAXPS Z7, Z2, Z2
+	VCMPPS $3, Z7, Z7, K1
+	KORW K1, K5, K5
+	VMOVUPS 384(AX)(R15*1), Z8
+	VMAXPS Z8, Z3, Z3
+	VCMPPS $3, Z8, Z8, K1
+	KORW K1, K6, K6
+	INCQ CX
+	CMPQ CX, R14
+	JLT mp16quad2tap
+	VMOVAPS Z30, K3, Z0
+	VMOVAPS Z30, K4, Z1
+	VMOVAPS Z30, K5, Z2
+	VMOVAPS Z30, K6, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, DI
+	ADDQ $512, AX
+	SUBQ $4, BX
+	JMP mp16quad2
+
+mp16one:
+	TESTQ BX, BX
+	JEQ mp16next
+	VMOVAPS Z31, Z0
+	KXORW K3, K3, K3
+	XORQ CX, CX
+
+mp16onetap:
+	MOVQ (R13)(CX*8), R15
+	VMOVUPS (AX)(R15*1), Z5
+	VMAXPS Z5, Z0, Z0
+	VCMPPS $3, Z5, Z5, K1
+	KORW K1, K3, K3
+	INCQ CX
+	CMPQ CX, R14
+	JLT mp16onetap
+	VMOVAPS Z30, K3, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	ADDQ R9, AX
+	DECQ BX
+	JMP mp16one
+
+mp16next:
+	ADDQ R12, SI
+	DECQ R10
+	JNZ mp16row
 	VZEROUPPER
 	RET

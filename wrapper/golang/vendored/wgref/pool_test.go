@@ -148,6 +148,12 @@ func TestPoolMatchesNaive(t *testing.T) {
 				poolCase{kind: kind, n: 2, ch: 2, in: []int{9, 37}, k: []int{3, 3}, s: []int{2, 1}, d: []int{1, 2}, p: []int{1, 2, 1, 2}, includePad: incl, rowGap: 3},
 				poolCase{kind: kind, n: 1, ch: 3, in: []int{7, 7}, k: []int{7, 7}, s: []int{1, 1}, d: []int{1, 1}, p: []int{0, 0, 0, 0}, includePad: incl},
 				poolCase{kind: kind, n: 2, ch: 2, in: []int{101}, k: []int{4}, s: []int{3}, d: []int{1}, p: []int{2, 1}, ceil: true, includePad: incl, nan: true},
+				// Sixteen channels at a time (max pooling on AVX-512), some over.
+				poolCase{kind: kind, n: 1, ch: 18, in: []int{112, 112}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl},
+				poolCase{kind: kind, n: 2, ch: 16, in: []int{13, 27}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl, nan: true},
+				poolCase{kind: kind, n: 1, ch: 17, in: []int{15, 46}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{0, 0, 0, 0}, ceil: true, includePad: incl},
+				poolCase{kind: kind, n: 1, ch: 16, in: []int{16, 41}, k: []int{3, 5}, s: []int{3, 2}, d: []int{2, 1}, p: []int{2, 1, 1, 2}, ceil: true, includePad: incl, nan: true},
+				poolCase{kind: kind, n: 1, ch: 32, in: []int{9, 37}, k: []int{3, 3}, s: []int{2, 1}, d: []int{1, 2}, p: []int{1, 2, 1, 2}, includePad: incl, rowGap: 3},
 				// Generic path: a strided last axis, 3-D, 81 taps.
 				poolCase{kind: kind, n: 1, ch: 2, in: []int{10, 20}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl, step: 2},
 				poolCase{kind: kind, n: 1, ch: 2, in: []int{5, 6, 7}, k: []int{2, 3, 2}, s: []int{1, 2, 1}, d: []int{1, 1, 1}, p: []int{1, 0, 1, 0, 1, 1}, includePad: incl},
