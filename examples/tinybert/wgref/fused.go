@@ -165,9 +165,20 @@ func (e *epilogue) start(c []float32, ldc, rows, cols, off, row0 int) bool {
 			srow = sum[i*ldc : i*ldc+cols]
 		}
 		switch {
+		case add == nil && inv == 1:
+			copy(row, srow)
 		case add == nil:
 			for j := range row {
 				row[j] = srow[j] * inv
+			}
+		case e.addCol == 1 && e.addScale == 1 && inv == 1:
+			// A bias per column unscaled (a MatMul's or Gemm's): the
+			// same sums, as whole rows (multiplying by 1 changes no bit).
+			arow := add[(row0+i)*e.addRow:][:cols]
+			if srow == nil {
+				copy(row, arow)
+			} else {
+				binaryVV(binaryAdd, row, arow, srow)
 			}
 		case e.addCol == 0:
 			// A bias per row (a convolution's per channel).
