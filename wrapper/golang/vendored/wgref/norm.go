@@ -407,26 +407,3 @@ func sum64(row []float32) float64 {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
-
-// softmaxRow writes the softmax (or its log) of one contiguous float32 row
-// (dst is not src): e^(x - max) in float32, their sum in float64.
-func softmaxRow(src, dst []float32, log bool) {
-	if len(src) == 0 {
-		return
-	}
-	peak := src[0]
-	for _, v := range src {
-		if v > peak || v != v {
-			peak = v
-		}
-	}
-	binaryVS(binarySub, dst, src, peak)
-	unaryF32{kind: unaryExp}.row(dst, dst)
-	sum := sum64(dst)
-	if log {
-		binaryVS(binarySub, dst, src, peak)
-		binaryVS(binarySub, dst, dst, float32(math.Log(sum)))
-		return
-	}
-	binaryVS(binaryMul, dst, dst, float32(1/sum))
-}

@@ -511,3 +511,42 @@ TEXT ·hardSwishAVX2(SB), NOSPLIT, $0-24
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	UNARY8(HARDSWISH, hswishloop, hswishdone)
+
+// func expShiftSumAVX2(dst, src *float32, n int, shift float32) float64
+// dst[i] = e^(src[i] - shift) over n, a multiple of 8, and their sum in
+// float64: lanes 0-3 of each block into Y6, 4-7 into Y7, folded at the end
+// as laneSum folds them.
+TEXT ·expShiftSumAVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS shift+24(FP), Y8
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+
+expsumloop:
+	CMPQ         CX, $8
+	JLT          expsumdone
+	VMOVUPS      (SI), Y0
+	VSUBPS       Y8, Y0, Y0
+	EXP
+	VMOVUPS      Y0, (DI)
+	VCVTPS2PD    X0, Y4
+	VEXTRACTF128 $1, Y0, X5
+	VCVTPS2PD    X5, Y5
+	VADDPD       Y4, Y6, Y6
+	VADDPD       Y5, Y7, Y7
+	ADDQ         $32, SI
+	ADDQ         $32, DI
+	SUBQ         $8, CX
+	JMP          expsumloop
+
+expsumdone:
+	VADDPD       Y7, Y6, Y6
+	VEXTRACTF128 $1, Y6, X7
+	VADDPD       X7, X6, X6
+	VPERMILPD    $1, X6, X7
+	VADDSD       X7, X6, X6
+	VZEROUPPER
+	MOVSD        X6, ret+32(FP)
+	RET
