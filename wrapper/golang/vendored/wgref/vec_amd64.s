@@ -512,6 +512,29 @@ TEXT ·hardSwishAVX2(SB), NOSPLIT, $0-24
 	MOVQ n+16(FP), CX
 	UNARY8(HARDSWISH, hswishloop, hswishdone)
 
+// PRELU_OP sets r = m < 0 ? m·s : m (s in Y15, zero in Y14), as
+// binaryVSGo's PRelu: -0 and NaN are not below zero and stay.
+#define PRELU_OP(OP, m, r) \
+	VMOVUPS   m, r \
+	VMULPS    Y15, r, Y8 \
+	VCMPPS    $1, Y14, r, Y9 \
+	VBLENDVPS Y9, Y8, r, r
+
+#define PRELU_OP1(OP, m) \
+	VMOVSS    m, X0 \
+	VMULPS    X15, X0, X8 \
+	VCMPPS    $1, X14, X0, X9 \
+	VBLENDVPS X9, X8, X0, X0
+
+// func preluVSAVX2(dst, a *float32, n int, s float32)
+TEXT ·preluVSAVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         a+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS s+24(FP), Y15
+	VXORPS       Y14, Y14, Y14
+	BINARY_VS(PRELU_OP, PRELU_OP1, NONE, NONE, prelu32, prelu8, prelu1, preludone)
+
 // func expShiftSumAVX2(dst, src *float32, n int, shift float32) float64
 // dst[i] = e^(src[i] - shift) over n, a multiple of 8, and their sum in
 // float64: lanes 0-3 of each block into Y6, 4-7 into Y7, folded at the end
