@@ -232,6 +232,10 @@ type im2colB struct {
 
 func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 	r := len(m.x.Shape) - 2
+	if r == 1 {
+		m.packRows1D(dst, p0, j0, kc, nc)
+		return
+	}
 	if r != 2 {
 		m.packAnyRank(dst, p0, j0, kc, nc)
 		return
@@ -382,7 +386,8 @@ func ceilDiv(a, b int) int {
 	return (a + b - 1) / b
 }
 
-// packAnyRank is packB for 1-D and 3-D convolutions.
+// packAnyRank is packB for 3-D convolutions (and any rank: the tests hold
+// packRows1D to it).
 func (m *im2colB) packAnyRank(dst []float32, p0, j0, kc, nc int) {
 	x, ca := m.x, m.ca
 	r := len(x.Shape) - 2
