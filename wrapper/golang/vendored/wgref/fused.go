@@ -178,6 +178,15 @@ func (e *epilogue) start(c []float32, ldc, rows, cols, off, row0 int) bool {
 			for j := range row {
 				row[j] = (srow[j] + b) * inv
 			}
+		case e.addCol == 1 && e.addScale == 1 && e.alpha == 1:
+			// A bias row (a Linear layer's over a batch of sequences): a
+			// copy, or one vector add with the sum.
+			arow := add[(row0+i)*e.addRow:][:cols]
+			if srow == nil {
+				copy(row, arow)
+			} else {
+				binaryVV(binaryAdd, row, arow, srow)
+			}
 		default:
 			arow := (row0 + i) * e.addRow
 			for j := range row {
