@@ -174,22 +174,46 @@ func (run *recurrentF32Run) project(d int) {
 	x, w := op.in[slotX], op.in[slotW]
 	xs := elems[float32](*x)
 	wm := matrix{data: elems[float32](*w)[d*w.Strides[0]:], rs: w.Strides[2], cs: w.Strides[1]} // W[d]ᵀ
+	var pre prepacked
+	if op.dirs == 1 {
+		pre.pk = preparedOf(op.c).forB(g, op.input, formOf(wm, nil)) // Wᵀ packed once (prepareRecurrent)
+	}
 	xc := x.Strides[2]
 	switch {
 	case op.batch == 1:
-		sgemm(rows, g, op.input, matrix{data: xs, rs: op.xt, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs)
+		sgemmRows(rows, g, op.input, matrix{data: xs, rs: op.xt, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs, nil, pre)
 	case op.seq == 1:
-		sgemm(rows, g, op.input, matrix{data: xs, rs: op.xb, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs)
+		sgemmRows(rows, g, op.input, matrix{data: xs, rs: op.xb, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs, nil, pre)
 	case op.xt == op.batch*op.xb:
 		// Rows t·batch+b are X's rows in order.
-		sgemm(rows, g, op.input, matrix{data: xs, rs: op.xb, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs)
+		sgemmRows(rows, g, op.input, matrix{data: xs, rs: op.xb, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs, nil, pre)
 	default:
 		// Batch-major X (layout 1): one GEMM per batch entry, its rows
 		// batch·g apart in proj.
 		for b := 0; b < op.batch; b++ {
-			sgemm(op.seq, g, op.input, matrix{data: xs[b*op.xb:], rs: op.xt, cs: xc}, wm, nil, run.proj[b*g:], op.batch*g, accumulate, run.packs)
+			sgemmRows(op.seq, g, op.input, matrix{data: xs[b*op.xb:], rs: op.xt, cs: xc}, wm, nil, run.proj[b*g:], op.batch*g, accumulate, run.packs, nil, pre)
 		}
 	}
+}
+
+func init() {
+	for _, kernel := range []string{"RNN", "GRU", "LSTM"} {
+		registerPrepare(kernel, prepareRecurrent)
+	}
+}
+
+// prepareRecurrent packs a one-direction float32 RNN, GRU or LSTM's W
+// ([1, gates·hidden, input], a param) as its input projection's B, Wᵀ,
+// the operand project would otherwise pack on every call (a 2-layer GRU
+// of 512 spent a sixth of its time there). Two directions would need a
+// packed B each; they pack per call. refscratch.PackedBytes counts it.
+func prepareRecurrent(c *wgrt.Call) (*packedGEMM, error) {
+	w, ok := weightOf(c, 1)
+	if !ok || len(w.Shape) != 3 || w.Shape[0] != 1 || !w.Contiguous() {
+		return nil, nil
+	}
+	g, input := w.Shape[1], w.Shape[2]
+	return packWeightB(matrix{data: elems[float32](w), rs: 1, cs: input}, g, input), nil
 }
 
 // step runs step s of direction d for every batch entry whose sequence
