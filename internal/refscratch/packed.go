@@ -198,15 +198,15 @@ func matMulPacked(op *graph.Op, b []int) int64 {
 	return productPacked(b[rb-1], b[rb-2], strides[rb-1] == 1)
 }
 
-// recurrentPacked is wgref's prepareRecurrent: a one-direction op's W
-// [1, gates·hidden, input], row-major, packed as the B (input×gates·hidden)
-// of its input projection, Wᵀ.
+// recurrentPacked is wgref's prepareRecurrent: W [directions,
+// gates·hidden, input], row-major, each direction packed as the B
+// (input×gates·hidden) of its input projection, W[d]ᵀ.
 func recurrentPacked(op *graph.Op, w []int) int64 {
 	strides, ok := constStrides(op.Inputs[1], w)
-	if !ok || len(w) != 3 || w[0] != 1 || !rowMajorStrides(w, strides) {
+	if !ok || len(w) != 3 || w[0] < 1 || w[0] > 2 || !rowMajorStrides(w, strides) {
 		return 0
 	}
-	return productPacked(w[1], w[2], w[2] == 1)
+	return int64(w[0]) * productPacked(w[1], w[2], w[2] == 1)
 }
 
 // productPacked is wgref's packedFloats for a B of k×n, in bytes: a

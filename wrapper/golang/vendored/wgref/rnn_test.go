@@ -409,14 +409,14 @@ func TestRecurrentMatchesNaive(t *testing.T) {
 		for _, dtype := range []wgrt.DType{wgrt.F32, wgrt.F64} {
 			c.dtype = dtype
 			o := c.operands(rng)
-			// Unprepared, and with W packed once by Prepare (float32, one
-			// direction: the input projection's B).
+			// Unprepared, and with W packed once by Prepare (float32: each
+			// direction's input projection's B).
 			for _, prepare := range []bool{false, true} {
 				call := c.call(o)
 				if prepare {
 					pk, _, err := Prepare(call)
 					require.NoError(t, err, "%v", c)
-					require.Equal(t, dtype == wgrt.F32 && c.dirs() == 1, pk != nil, "%v prepared", c)
+					require.Equal(t, dtype == wgrt.F32, pk != nil, "%v prepared", c)
 					call.Prepared = pk
 				}
 				require.NoError(t, Call(call), "%v prepared %v", c, prepare)
