@@ -363,6 +363,10 @@ func packA(dst []float32, a matrix, i0, p0, mc, kc int) {
 	for ir := 0; ir < mc; ir += mr {
 		panel := dst[ir*kc : ir*kc+mr*kc]
 		rows := min(mr, mc-ir)
+		if mr == 12 && rows == 12 && a.cs == 1 {
+			packPanel12(panel, a, i0+ir, p0, kc)
+			continue
+		}
 		for i := 0; i < mr; i++ {
 			if i >= rows {
 				for p := 0; p < kc; p++ {
