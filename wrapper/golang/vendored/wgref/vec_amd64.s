@@ -57,6 +57,7 @@ CONST8(invSqrt2, $0x3f3504f3) // 0.7071067811865476
 CONST8(vecSignMask, $0x80000000)
 CONST8(vecAbsMask, $0x7fffffff)
 CONST8(expBias, $0x0000007f)
+CONST8(expFlushBelow, $0xc2ae0000) // -87.0
 
 // BINARY_VV is the loop of dst[i] = a[i] op b[i] (DI, SI, DX, CX = dst,
 // a, b, n): 32 floats a step, then 8, then one.
@@ -536,14 +537,16 @@ TEXT ·preluVSAVX2(SB), NOSPLIT, $0-28
 	BINARY_VS(PRELU_OP, PRELU_OP1, NONE, NONE, prelu32, prelu8, prelu1, preludone)
 
 // func expShiftSumAVX2(dst, src *float32, n int, shift float32) float64
-// dst[i] = e^(src[i] - shift) over n, a multiple of 8, and their sum in
-// float64: lanes 0-3 of each block into Y6, 4-7 into Y7, folded at the end
-// as laneSum folds them.
+// dst[i] = e^(src[i] - shift) over n, a multiple of 8 (0 below
+// expFlushBelow: the exponential computed at the bound, then masked), and
+// their sum in float64: lanes 0-3 of each block into Y6, 4-7 into Y7,
+// folded at the end as laneSum folds them.
 TEXT ·expShiftSumAVX2(SB), NOSPLIT, $0-40
 	MOVQ         dst+0(FP), DI
 	MOVQ         src+8(FP), SI
 	MOVQ         n+16(FP), CX
 	VBROADCASTSS shift+24(FP), Y8
+	VMOVUPS      expFlushBelow<>(SB), Y10
 	VXORPD       Y6, Y6, Y6
 	VXORPD       Y7, Y7, Y7
 
@@ -552,7 +555,10 @@ expsumloop:
 	JLT          expsumdone
 	VMOVUPS      (SI), Y0
 	VSUBPS       Y8, Y0, Y0
+	VCMPPS       $1, expFlushBelow<>(SB), Y0, Y9
+	VMAXPS       Y0, Y10, Y0
 	EXP
+	VANDNPS      Y0, Y9, Y0
 	VMOVUPS      Y0, (DI)
 	VCVTPS2PD    X0, Y4
 	VEXTRACTF128 $1, Y0, X5
