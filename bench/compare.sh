@@ -7,19 +7,27 @@
 # the wall time per call (min and median over all rounds) and the ratios
 # of the minima, and the geometric mean of the CPU-time ratios.
 #   bash bench/compare.sh [ROUNDS] [REPEAT]
-# MODELS (default: the CNN and transformer set below) names bench/export.py
-# models; THREADS (default 1) is both sides' intra-op threads; BATCH
-# (default 1) the image models' batch. Needs Debian's python3-torch and
+# MODELS names bench/export.py models or the groups cnn (the torchvision
+# CNNs) and seq (issue 34's transformer, recurrent and speech models);
+# default both. REPEAT (calls per side per round) is by default chosen per
+# model from a first timed run, about 0.4 s of calls, 3 to 50; THREADS
+# (default 1) is both sides' intra-op threads; BATCH (default 1) the image
+# models' batch. Needs Debian's python3-torch, python3-torchaudio and
 # python3-torchvision (to export the models), node and npm
 # (onnxruntime-node is installed into bench/.ort with --ignore-scripts: its
 # CPU library ships inside the package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
-repeat=${2:-10}
+repeat_arg=${2:-auto}
 threads=${THREADS:-1}
 export BATCH=${BATCH:-1}
-models=${MODELS:-"resnet18 resnet50 mobilenet_v2 mobilenet_v3_small squeezenet1_0 efficientnet_b0 qdq_resnet18 bert bert_s128 recurrent"}
+cnn="resnet18 resnet50 mobilenet_v2 mobilenet_v3_small squeezenet1_0 efficientnet_b0 qdq_resnet18"
+seq="bert bert_s128 tiny_bert vit encdec kv_decoder recurrent gru_lm lstm_lm wav2vec2 conformer convtasnet"
+models=""
+for m in ${MODELS:-cnn seq}; do
+  case $m in cnn) models="$models $cnn";; seq) models="$models $seq";; *) models="$models $m";; esac
+done
 dir=${BENCH_DIR:-/tmp/wrapgen-bench}
 mkdir -p "$dir"
 if [ ! -d bench/.ort/node_modules/onnxruntime-node ]; then
@@ -32,16 +40,21 @@ cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 features=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx|avx2|fma|avx512f|avx512bw|avx512vl|avx512_vnni|avx_vnni|avx512_bf16' | tr '\n' ' ')
 echo "CPU: $cpu, $(nproc) cores; vector features: $features"
 echo "$("$dir/wrapgen" version | paste -sd ';' -); ONNX Runtime $ortver (MLAS picks its kernels from the same CPUID)"
-echo "threads: $threads; image batch: $BATCH; $rounds rounds of $repeat calls per side"
+echo "threads: $threads; image batch: $BATCH; $rounds rounds of ${repeat_arg/auto/0.4 s of} calls per side"
 
 # stat LIST: "min median" of a list of numbers.
 stat() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {printf "%.2f %.2f", a[1], a[int((NR+1)/2)]}'; }
 ratios=()
-printf '\n| model | wrapgen CPU min / median | ORT CPU min / median | CPU ratio | wrapgen wall min / median | ORT wall min / median | wall ratio |\n|---|---|---|---|---|---|---|\n'
+printf '\n| model | calls | wrapgen CPU min / median | ORT CPU min / median | CPU ratio | wrapgen wall min / median | ORT wall min / median | wall ratio |\n|---|---|---|---|---|---|---|---|\n'
 for m in $models; do
   [ -f "$dir/$m.onnx" ] || /usr/bin/python3 bench/export.py "$dir" "$m" >/dev/null 2>&1
   ins=(); for f in "$dir/${m}"_in_*.npy; do ins+=(-in "$f"); done
-  "$dir/wrapgen" run -q "${ins[@]}" -out "$dir/out_$m" "$dir/$m.onnx"
+  first=$("$dir/wrapgen" run -q -threads "$threads" -repeat 2 "${ins[@]}" -out "$dir/out_$m" "$dir/$m.onnx")
+  repeat=$repeat_arg
+  if [ "$repeat" = auto ]; then
+    ms=$(echo "$first" | sed -n 's/^time per call: min \([0-9.]*\) ms.*/\1/p')
+    repeat=$(awk -v ms="$ms" 'BEGIN {n = int(400 / ms); print (n < 3 ? 3 : (n > 50 ? 50 : n))}')
+  fi
   tol=1e-3; case $m in qdq_*) tol=5e-3;; esac
   TOL=$tol /usr/bin/python3 bench/check.py "$dir" "$m" "$dir/out_$m" >&2
   wcpu=""; wwall=""; ocpu=""; owall=""
@@ -60,7 +73,7 @@ for m in $models; do
   wc_min=$(mins "$wcpu"); oc_min=$(mins "$ocpu"); ww_min=$(mins "$wwall"); ow_min=$(mins "$owall")
   cr=$(echo "$wc_min / $oc_min" | bc -l); wr=$(echo "$ww_min / $ow_min" | bc -l)
   ratios+=("$cr")
-  printf '| %s | %s / %s ms | %s / %s ms | %.2f× | %s / %s ms | %s / %s ms | %.2f× |\n' "$m" \
+  printf '| %s | %d | %s / %s ms | %s / %s ms | %.2f× | %s / %s ms | %s / %s ms | %.2f× |\n' "$m" "$repeat" \
     "$wc_min" "$(meds "$wcpu")" "$oc_min" "$(meds "$ocpu")" "$cr" \
     "$ww_min" "$(meds "$wwall")" "$ow_min" "$(meds "$owall")" "$wr"
 done

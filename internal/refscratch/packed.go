@@ -35,6 +35,8 @@ func packedBytes(op *graph.Op) int64 {
 		return gemmPacked(op, ws)
 	case "MatMul", "FusedMatMul":
 		return matMulPacked(op, ws)
+	case "RNN", "GRU", "LSTM":
+		return recurrentPacked(op, ws)
 	}
 	return 0
 }
@@ -194,6 +196,17 @@ func matMulPacked(op *graph.Op, b []int) int64 {
 		}
 	}
 	return productPacked(b[rb-1], b[rb-2], strides[rb-1] == 1)
+}
+
+// recurrentPacked is wgref's prepareRecurrent: W [directions,
+// gates·hidden, input], row-major, each direction packed as the B
+// (input×gates·hidden) of its input projection, W[d]ᵀ.
+func recurrentPacked(op *graph.Op, w []int) int64 {
+	strides, ok := constStrides(op.Inputs[1], w)
+	if !ok || len(w) != 3 || w[0] < 1 || w[0] > 2 || !rowMajorStrides(w, strides) {
+		return 0
+	}
+	return int64(w[0]) * productPacked(w[1], w[2], w[2] == 1)
 }
 
 // productPacked is wgref's packedFloats for a B of k×n, in bytes: a

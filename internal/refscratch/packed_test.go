@@ -17,7 +17,8 @@ import (
 // grouped with few outputs, pointwise with few), a Gemm's B transposed,
 // row-major of a width not whole panels and of whole panels, behind a
 // transposed A, of constant few rows; MatMul Bs with a batch of 1, of a
-// 3-D A, and of a constant A of few rows.
+// 3-D A, and of a constant A of few rows; a one-direction LSTM's W (its
+// input projection's B, Wᵀ) and a bidirectional GRU's (one per direction).
 const packedGraph = `{
   "name": "packed",
   "symbols": {"n": {"hint": 2, "min": 1, "max": 64}},
@@ -38,11 +39,14 @@ const packedGraph = `{
     "w4": {"dtype": "f32", "shape": [300, 45]}, "g4": {"dtype": "f32", "shape": ["n", 45]},
     "w5": {"dtype": "f32", "shape": [45, 300]}, "g5": {"dtype": "f32", "shape": [6, 45]}, "g6": {"dtype": "f32", "shape": [2, 45]},
     "b1": {"dtype": "f32", "shape": [1, 300, 50]}, "a3": {"dtype": "f32", "shape": [2, "n", 300]}, "m1": {"dtype": "f32", "shape": [2, "n", 50]},
-    "m2": {"dtype": "f32", "shape": [2, 50]}
+    "m2": {"dtype": "f32", "shape": [2, 50]},
+    "sx": {"dtype": "f32", "shape": [6, "n", 7]},
+    "lw": {"dtype": "f32", "shape": [1, 20, 7]}, "lr": {"dtype": "f32", "shape": [1, 20, 5]}, "ly": {"dtype": "f32", "shape": [6, 1, "n", 5]},
+    "gw": {"dtype": "f32", "shape": [2, 18, 7]}, "gr": {"dtype": "f32", "shape": [2, 18, 6]}, "gy": {"dtype": "f32", "shape": [6, 2, "n", 6]}
   },
-  "inputs": ["x", "a", "at", "a6", "a2", "a3"],
-  "params": ["k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "w1", "w2", "w3", "w4", "w5", "b1"],
-  "outputs": ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "g1", "g2", "g3", "g4", "g5", "g6", "m1", "m2"],
+  "inputs": ["x", "a", "at", "a6", "a2", "a3", "sx"],
+  "params": ["k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "w1", "w2", "w3", "w4", "w5", "b1", "lw", "lr", "gw", "gr"],
+  "outputs": ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "g1", "g2", "g3", "g4", "g5", "g6", "m1", "m2", "ly", "gy"],
   "ops": [
     {"kernel": "Conv", "inputs": ["x", "k1"], "outputs": ["c1"], "attrs": {"group": 1, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1]}},
     {"kernel": "Conv", "inputs": ["x", "k2"], "outputs": ["c2"], "attrs": {"group": 2, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1]}},
@@ -59,7 +63,13 @@ const packedGraph = `{
     {"kernel": "Gemm", "inputs": ["a6", "w5"], "outputs": ["g5"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 1}},
     {"kernel": "Gemm", "inputs": ["a2", "w5"], "outputs": ["g6"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 1}},
     {"kernel": "MatMul", "inputs": ["a3", "b1"], "outputs": ["m1"]},
-    {"kernel": "MatMul", "inputs": ["a2", "b1"], "outputs": ["m2"]}
+    {"kernel": "MatMul", "inputs": ["a2", "b1"], "outputs": ["m2"]},
+    {"kernel": "LSTM", "inputs": ["sx", "lw", "lr"], "outputs": ["ly"],
+     "attrs": {"direction": "forward", "hidden_size": 5, "layout": 0, "inputs": [1, 1, 1, 0, 0, 0, 0, 0], "outputs": [1, 0, 0],
+       "activations": "Sigmoid,Tanh,Tanh", "activation_alpha": "", "activation_beta": "", "clip": 0.0, "input_forget": 0}},
+    {"kernel": "GRU", "inputs": ["sx", "gw", "gr"], "outputs": ["gy"],
+     "attrs": {"direction": "bidirectional", "hidden_size": 6, "layout": 0, "inputs": [1, 1, 1, 0, 0, 0], "outputs": [1, 0, 0],
+       "activations": "Sigmoid,Tanh,Sigmoid,Tanh", "activation_alpha": "", "activation_beta": "", "clip": 0.0, "linear_before_reset": 0}}
   ]
 }`
 
@@ -80,8 +90,9 @@ func TestPackedBytesAreWhatPrepareAllocates(t *testing.T) {
 	// none; k8 fused with a sum, 12 by 72; w1 transposed, 64 columns by
 	// 300; w2 its last panel, 32 by 300; w3 whole panels, none; w4 32 by
 	// 300; w5 at 6 rows 64 by 300, at 2 rows none; b1 32 by 300 for a3,
-	// none for 2 rows.
-	want := []int{24 * 72, 2 * 48 * 36, 0, 0, 12 * 8, 24 * 8, 0, 12 * 72, 64 * 300, 32 * 300, 0, 32 * 300, 64 * 300, 0, 32 * 300, 0}
+	// none for 2 rows; lw 20 columns (32) by 7; gw two directions of 18
+	// columns (32) by 7.
+	want := []int{24 * 72, 2 * 48 * 36, 0, 0, 12 * 8, 24 * 8, 0, 12 * 72, 64 * 300, 32 * 300, 0, 32 * 300, 64 * 300, 0, 32 * 300, 0, 32 * 7, 2 * 32 * 7}
 	total := 0
 	for _, w := range want {
 		total += 4 * w

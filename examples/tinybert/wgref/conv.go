@@ -235,6 +235,10 @@ type im2colB struct {
 
 func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 	r := len(m.x.Shape) - 2
+	if r == 1 {
+		m.packRows1D(dst, p0, j0, kc, nc)
+		return
+	}
 	if r != 2 {
 		m.packAnyRank(dst, p0, j0, kc, nc)
 		return
@@ -462,7 +466,8 @@ func ceilDiv(a, b int) int {
 	return (a + b - 1) / b
 }
 
-// packAnyRank is packB for 1-D and 3-D convolutions.
+// packAnyRank is packB for 3-D convolutions (and any rank: the tests hold
+// packRows1D to it).
 func (m *im2colB) packAnyRank(dst []float32, p0, j0, kc, nc int) {
 	x, ca := m.x, m.ca
 	r := len(x.Shape) - 2
@@ -563,21 +568,25 @@ func convTranspose(c *wgrt.Call) error {
 	clear(acc)
 	var ostrBuf, posBuf [maxRank]int
 	ostr, pos := wgrt.RowMajor(ostrBuf[:len(out.Shape)], out.Shape), posBuf[:r]
-	for i := range indices(x.Shape) {
-		b, ci := i[0], i[1]
-		gi := ci / cg
-		xv := loadF(x, offsetOf(i, x.Strides))
-		for om := 0; om < mg; om++ {
-		taps:
-			for k := range indices(ca.kernel) {
-				for d := 0; d < r; d++ {
-					pos[d] = i[2+d]*ca.strides[d] - ca.pads[d] + k[d]*ca.dilations[d]
-					if pos[d] < 0 || pos[d] >= out.Shape[2+d] {
-						continue taps
+	if x.DType == wgrt.F32 && w.DType == wgrt.F32 && innerContiguous(x, 0) && innerContiguous(w, 0) {
+		convTransposeF32(x, w, acc, out.Shape, ca, cg, mg)
+	} else {
+		for i := range indices(x.Shape) {
+			b, ci := i[0], i[1]
+			gi := ci / cg
+			xv := loadF(x, offsetOf(i, x.Strides))
+			for om := 0; om < mg; om++ {
+			taps:
+				for k := range indices(ca.kernel) {
+					for d := 0; d < r; d++ {
+						pos[d] = i[2+d]*ca.strides[d] - ca.pads[d] + k[d]*ca.dilations[d]
+						if pos[d] < 0 || pos[d] >= out.Shape[2+d] {
+							continue taps
+						}
 					}
+					wv := loadF(w, ci*w.Strides[0]+om*w.Strides[1]+offsetOf(k, w.Strides[2:]))
+					acc[b*ostr[0]+(gi*mg+om)*ostr[1]+offsetOf(pos, ostr[2:])] += xv * wv
 				}
-				wv := loadF(w, ci*w.Strides[0]+om*w.Strides[1]+offsetOf(k, w.Strides[2:]))
-				acc[b*ostr[0]+(gi*mg+om)*ostr[1]+offsetOf(pos, ostr[2:])] += xv * wv
 			}
 		}
 	}

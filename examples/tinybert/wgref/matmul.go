@@ -252,6 +252,12 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 			return err
 		}
 		acc := ep.startShared(ys, out.Strides[0], m, n, 0, 0)
+		if ep == nil && cin != nil && cin.DType == wgrt.F32 && alpha == 1 && beta == 1 {
+			// A Linear layer's bias: C goes into the output first and the
+			// product adds to it, instead of a typed load per element after.
+			fillBroadcastRows(ys, out.Strides[0], m, n, elems[float32](*cin), cs)
+			acc, cin = true, nil
+		}
 		if useRowDots(m, am, bm) {
 			rowDots(m, n, k, am, bm, ys, out.Strides[0], acc)
 		} else {
@@ -293,4 +299,26 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 		}
 	}
 	return nil
+}
+
+// fillBroadcastRows sets the m rows of n floats of ys (ld apart) to C,
+// whose element (i, j) is cs[i*strides[0]+j*strides[1]] (a stride 0 where
+// C broadcasts).
+func fillBroadcastRows(ys []float32, ld, m, n int, cs []float32, strides [2]int) {
+	for i := 0; i < m; i++ {
+		row := ys[i*ld : i*ld+n]
+		switch src := cs[i*strides[0]:]; strides[1] {
+		case 1:
+			copy(row, src[:n])
+		case 0:
+			v := src[0]
+			for j := range row {
+				row[j] = v
+			}
+		default:
+			for j := range row {
+				row[j] = src[j*strides[1]]
+			}
+		}
+	}
 }

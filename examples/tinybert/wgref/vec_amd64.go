@@ -41,6 +41,11 @@ func rsubVSAVX2(dst, a *float32, n int, s float32)
 //go:noescape
 func rdivVSAVX2(dst, a *float32, n int, s float32)
 
+// preluVSAVX2 is PRelu with one slope s (torch.nn.PReLU()'s default).
+//
+//go:noescape
+func preluVSAVX2(dst, a *float32, n int, s float32)
+
 //go:noescape
 func reluAVX2(dst, src *float32, n int)
 
@@ -167,6 +172,8 @@ func binaryVS(k binaryKind, dst, a []float32, s float32) {
 		rsubVSAVX2(&dst[0], &a[0], n, s)
 	case binaryRDiv:
 		rdivVSAVX2(&dst[0], &a[0], n, s)
+	case binaryPRelu:
+		preluVSAVX2(&dst[0], &a[0], n, s)
 	default:
 		binaryVSGo(k, dst, a, s)
 	}

@@ -60,6 +60,7 @@ CONST8(invSqrt2, $0x3f3504f3) // 0.7071067811865476
 CONST8(vecSignMask, $0x80000000)
 CONST8(vecAbsMask, $0x7fffffff)
 CONST8(expBias, $0x0000007f)
+CONST8(expFlushBelow, $0xc2ae0000) // -87.0
 
 // BINARY_VV is the loop of dst[i] = a[i] op b[i] (DI, SI, DX, CX = dst,
 // a, b, n): 32 floats a step, then 8, then one.
@@ -514,3 +515,70 @@ TEXT ·hardSwishAVX2(SB), NOSPLIT, $0-24
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	UNARY8(HARDSWISH, hswishloop, hswishdone)
+
+// PRELU_OP sets r = m < 0 ? m·s : m (s in Y15, zero in Y14), as
+// binaryVSGo's PRelu: -0 and NaN are not below zero and stay.
+#define PRELU_OP(OP, m, r) \
+	VMOVUPS   m, r \
+	VMULPS    Y15, r, Y8 \
+	VCMPPS    $1, Y14, r, Y9 \
+	VBLENDVPS Y9, Y8, r, r
+
+#define PRELU_OP1(OP, m) \
+	VMOVSS    m, X0 \
+	VMULPS    X15, X0, X8 \
+	VCMPPS    $1, X14, X0, X9 \
+	VBLENDVPS X9, X8, X0, X0
+
+// func preluVSAVX2(dst, a *float32, n int, s float32)
+TEXT ·preluVSAVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         a+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS s+24(FP), Y15
+	VXORPS       Y14, Y14, Y14
+	BINARY_VS(PRELU_OP, PRELU_OP1, NONE, NONE, prelu32, prelu8, prelu1, preludone)
+
+// func expShiftSumAVX2(dst, src *float32, n int, shift float32) float64
+// dst[i] = e^(src[i] - shift) over n, a multiple of 8 (0 below
+// expFlushBelow: the exponential computed at the bound, then masked), and
+// their sum in float64: lanes 0-3 of each block into Y6, 4-7 into Y7,
+// folded at the end as laneSum folds them.
+TEXT ·expShiftSumAVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS shift+24(FP), Y8
+	VMOVUPS      expFlushBelow<>(SB), Y10
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+
+expsumloop:
+	CMPQ         CX, $8
+	JLT          expsumdone
+	VMOVUPS      (SI), Y0
+	VSUBPS       Y8, Y0, Y0
+	VCMPPS       $1, expFlushBelow<>(SB), Y0, Y9
+	VMAXPS       Y0, Y10, Y0
+	EXP
+	VANDNPS      Y0, Y9, Y0
+	VMOVUPS      Y0, (DI)
+	VCVTPS2PD    X0, Y4
+	VEXTRACTF128 $1, Y0, X5
+	VCVTPS2PD    X5, Y5
+	VADDPD       Y4, Y6, Y6
+	VADDPD       Y5, Y7, Y7
+	ADDQ         $32, SI
+	ADDQ         $32, DI
+	SUBQ         $8, CX
+	JMP          expsumloop
+
+expsumdone:
+	VADDPD       Y7, Y6, Y6
+	VEXTRACTF128 $1, Y6, X7
+	VADDPD       X7, X6, X6
+	VPERMILPD    $1, X6, X7
+	VADDSD       X7, X6, X6
+	VZEROUPPER
+	MOVSD        X6, ret+32(FP)
+	RET

@@ -98,3 +98,59 @@ func BenchmarkMatMulBatch(b *testing.B) {
 		})
 	}
 }
+
+// Gemm with C in every broadcast form ([m, n], a row [n], a column
+// [m, 1], [1], a scalar) gives what a plain float64 loop gives, with C
+// filled into the output first (alpha and beta 1) and after (otherwise),
+// A and B transposed or not, one row (the row dots) and several.
+func TestGemmBiasFormsMatchNaive(t *testing.T) {
+	r := rand.New(rand.NewSource(34))
+	for _, m := range []int{1, 5, 37} {
+		const k, n = 19, 23
+		for _, cshape := range [][]int{{m, n}, {n}, {m, 1}, {1}, {}} {
+			for _, ab := range [][2]float64{{1, 1}, {0.5, 1}, {1, -2}} {
+				for _, trans := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+					ashape, bshape := []int{m, k}, []int{k, n}
+					if trans[0] == 1 {
+						ashape = []int{k, m}
+					}
+					if trans[1] == 1 {
+						bshape = []int{n, k}
+					}
+					a, b, cin := randomF32(r, 1, ashape...), randomF32(r, 1, bshape...), randomF32(r, 1, cshape...)
+					out := wgrt.New(wgrt.F32, m, n)
+					require.NoError(t, Call(&wgrt.Call{Kernel: "Gemm", Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{a, b, cin},
+						Attrs: []wgrt.Attr{floatAttr("alpha", ab[0]), floatAttr("beta", ab[1]), intAttr("transA", trans[0]), intAttr("transB", trans[1])}}))
+					as, bs, cs := a.Float32s(), b.Float32s(), cin.Float32s()
+					for i := 0; i < m; i++ {
+						for j := 0; j < n; j++ {
+							s := 0.0
+							for p := 0; p < k; p++ {
+								av, bv := as[i*k+p], bs[p*n+j]
+								if trans[0] == 1 {
+									av = as[p*m+i]
+								}
+								if trans[1] == 1 {
+									bv = bs[j*k+p]
+								}
+								s += float64(av) * float64(bv)
+							}
+							var c float32
+							switch len(cshape) {
+							case 0:
+								c = cs[0]
+							case 1:
+								c = cs[j%cshape[0]]
+							default:
+								c = cs[i*cshape[1]+j%cshape[1]]
+							}
+							want := ab[0]*s + ab[1]*float64(c)
+							require.InDelta(t, want, float64(out.Float32s()[i*n+j]), 1e-5,
+								"m %d C %v alpha, beta %v trans %v at (%d, %d)", m, cshape, ab, trans, i, j)
+						}
+					}
+				}
+			}
+		}
+	}
+}

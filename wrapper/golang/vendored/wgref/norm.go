@@ -361,40 +361,6 @@ func innerContiguous(t wgrt.Tensor, from int) bool {
 	return true
 }
 
-// layerNormRow normalizes one contiguous float32 row, then scales and
-// shifts it: the statistics in float64 (a float32 E[x²]-E[x]² would cancel
-// for rows far from zero), the row in float32 vector passes.
-func layerNormRow(row, dst, gs, bv []float32, eps float64) {
-	n := len(row)
-	sum, sq := sumAndSquares(row)
-	mean := sum / float64(n)
-	inv := float32(1 / math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0)+eps))
-	binaryVS(binarySub, dst, row, float32(mean))
-	binaryVS(binaryMul, dst, dst, inv)
-	binaryVV(binaryMul, dst, dst, gs[:n])
-	if bv != nil {
-		binaryVV(binaryAdd, dst, dst, bv[:n])
-	}
-}
-
-// sumAndSquares is the sum of row and of its squares in float64, in four
-// partial sums each so that the adds do not wait on one another.
-func sumAndSquares(row []float32) (sum, squares float64) {
-	var s0, s1, s2, s3, q0, q1, q2, q3 float64
-	i := 0
-	for ; i+4 <= len(row); i += 4 {
-		v0, v1, v2, v3 := float64(row[i]), float64(row[i+1]), float64(row[i+2]), float64(row[i+3])
-		s0, s1, s2, s3 = s0+v0, s1+v1, s2+v2, s3+v3
-		q0, q1, q2, q3 = q0+v0*v0, q1+v1*v1, q2+v2*v2, q3+v3*v3
-	}
-	for ; i < len(row); i++ {
-		v := float64(row[i])
-		s0 += v
-		q0 += v * v
-	}
-	return (s0 + s1) + (s2 + s3), (q0 + q1) + (q2 + q3)
-}
-
 // sum64 is the sum of row in float64, in four partial sums.
 func sum64(row []float32) float64 {
 	var s0, s1, s2, s3 float64
@@ -406,27 +372,4 @@ func sum64(row []float32) float64 {
 		s0 += float64(row[i])
 	}
 	return (s0 + s1) + (s2 + s3)
-}
-
-// softmaxRow writes the softmax (or its log) of one contiguous float32 row
-// (dst is not src): e^(x - max) in float32, their sum in float64.
-func softmaxRow(src, dst []float32, log bool) {
-	if len(src) == 0 {
-		return
-	}
-	peak := src[0]
-	for _, v := range src {
-		if v > peak || v != v {
-			peak = v
-		}
-	}
-	binaryVS(binarySub, dst, src, peak)
-	unaryF32{kind: unaryExp}.row(dst, dst)
-	sum := sum64(dst)
-	if log {
-		binaryVS(binarySub, dst, src, peak)
-		binaryVS(binarySub, dst, dst, float32(math.Log(sum)))
-		return
-	}
-	binaryVS(binaryMul, dst, dst, float32(1/sum))
 }

@@ -56,6 +56,9 @@ type packedGEMM struct {
 	from        int // B: the first column packed
 	groupFloats int
 	data        []float32
+	// next is a bidirectional recurrent op's second direction's B, its
+	// data the second half of data's (rnn_gemm.go's prepareRecurrent).
+	next *packedGEMM
 }
 
 // packedFloats is the floats Prepare allocates for one group's operand:

@@ -409,35 +409,45 @@ func TestRecurrentMatchesNaive(t *testing.T) {
 		for _, dtype := range []wgrt.DType{wgrt.F32, wgrt.F64} {
 			c.dtype = dtype
 			o := c.operands(rng)
-			call := c.call(o)
-			require.NoError(t, Call(call), "%v", c)
-			y, yh, yc := naiveRecurrent(c, o)
-			swap := c.layout == 1
-			D, S, B, H := c.dirs(), c.seq, c.batch, c.hidden
-			// Y as [seq, dirs·batch·hidden] back in layout 0: for layout 1
-			// Y is [batch, seq, dirs, hidden].
-			var gotY []float64
-			if swap {
-				gotY = rnnValues(call.Outputs[0], true, S, B, D*H)
-				// [seq, batch, dirs, hidden] → [seq, dirs, batch, hidden]
-				reordered := make([]float64, len(gotY))
-				for s := 0; s < S; s++ {
-					for b := 0; b < B; b++ {
-						for d := 0; d < D; d++ {
-							copy(reordered[((s*D+d)*B+b)*H:][:H], gotY[((s*B+b)*D+d)*H:][:H])
+			// Unprepared, and with W packed once by Prepare (float32: each
+			// direction's input projection's B).
+			for _, prepare := range []bool{false, true} {
+				call := c.call(o)
+				if prepare {
+					pk, _, err := Prepare(call)
+					require.NoError(t, err, "%v", c)
+					require.Equal(t, dtype == wgrt.F32, pk != nil, "%v prepared", c)
+					call.Prepared = pk
+				}
+				require.NoError(t, Call(call), "%v prepared %v", c, prepare)
+				y, yh, yc := naiveRecurrent(c, o)
+				swap := c.layout == 1
+				D, S, B, H := c.dirs(), c.seq, c.batch, c.hidden
+				// Y as [seq, dirs·batch·hidden] back in layout 0: for layout 1
+				// Y is [batch, seq, dirs, hidden].
+				var gotY []float64
+				if swap {
+					gotY = rnnValues(call.Outputs[0], true, S, B, D*H)
+					// [seq, batch, dirs, hidden] → [seq, dirs, batch, hidden]
+					reordered := make([]float64, len(gotY))
+					for s := 0; s < S; s++ {
+						for b := 0; b < B; b++ {
+							for d := 0; d < D; d++ {
+								copy(reordered[((s*D+d)*B+b)*H:][:H], gotY[((s*B+b)*D+d)*H:][:H])
+							}
 						}
 					}
+					gotY = reordered
+				} else {
+					gotY = rnnValues(call.Outputs[0], false, S, D, B*H)
 				}
-				gotY = reordered
-			} else {
-				gotY = rnnValues(call.Outputs[0], false, S, D, B*H)
+				assertRNNClose(t, y, gotY, "Y of %v", c)
+				assertRNNClose(t, yh, rnnValues(call.Outputs[1], swap, D, B, H), "Y_h of %v", c)
+				if c.gates == 4 {
+					assertRNNClose(t, yc, rnnValues(call.Outputs[2], swap, D, B, H), "Y_c of %v", c)
+				}
+				assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(call) }), "%v allocates", c)
 			}
-			assertRNNClose(t, y, gotY, "Y of %v", c)
-			assertRNNClose(t, yh, rnnValues(call.Outputs[1], swap, D, B, H), "Y_h of %v", c)
-			if c.gates == 4 {
-				assertRNNClose(t, yc, rnnValues(call.Outputs[2], swap, D, B, H), "Y_c of %v", c)
-			}
-			assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(call) }), "%v allocates", c)
 		}
 	}
 }

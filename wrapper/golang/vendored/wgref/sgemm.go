@@ -358,23 +358,6 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 	}
 }
 
-// packA12 is packA for a whole panel of 12 rows of a row-major A: step
-// by step, the twelve rows' values as one contiguous write (the general
-// loop stores one float every 12, row after row).
-func packA12(panel []float32, a matrix, r0, p0, kc int) {
-	row := func(i int) []float32 { return a.data[(r0+i)*a.rs+p0:][:kc] }
-	// Twelve slices of one length, so that indexing them by p is checked
-	// once.
-	x0 := row(0)
-	x1, x2, x3, x4, x5 := row(1)[:len(x0)], row(2)[:len(x0)], row(3)[:len(x0)], row(4)[:len(x0)], row(5)[:len(x0)]
-	x6, x7, x8, x9, x10, x11 := row(6)[:len(x0)], row(7)[:len(x0)], row(8)[:len(x0)], row(9)[:len(x0)], row(10)[:len(x0)], row(11)[:len(x0)]
-	for p := range x0 {
-		d := panel[p*12 : p*12+12 : p*12+12]
-		d[0], d[1], d[2], d[3], d[4], d[5] = x0[p], x1[p], x2[p], x3[p], x4[p], x5[p]
-		d[6], d[7], d[8], d[9], d[10], d[11] = x6[p], x7[p], x8[p], x9[p], x10[p], x11[p]
-	}
-}
-
 // packA copies A[i0:i0+mc][p0:p0+kc] into panels of mr rows: panel r holds,
 // for each step p, the mr values A[i0+r*mr+i][p0+p] (zero past the last
 // row).
@@ -382,8 +365,8 @@ func packA(dst []float32, a matrix, i0, p0, mc, kc int) {
 	for ir := 0; ir < mc; ir += mr {
 		panel := dst[ir*kc : ir*kc+mr*kc]
 		rows := min(mr, mc-ir)
-		if rows == 12 && mr == 12 && a.cs == 1 {
-			packA12(panel, a, i0+ir, p0, kc)
+		if mr == 12 && rows == 12 && a.cs == 1 {
+			packPanel12(panel, a, i0+ir, p0, kc)
 			continue
 		}
 		for i := 0; i < mr; i++ {

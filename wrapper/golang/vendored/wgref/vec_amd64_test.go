@@ -87,7 +87,7 @@ func TestBinaryAssemblyMatchesGo(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(9))
 	vv := []binaryKind{binaryAdd, binarySub, binaryMul, binaryDiv}
-	vs := []binaryKind{binaryAdd, binarySub, binaryMul, binaryDiv, binaryRSub, binaryRDiv}
+	vs := []binaryKind{binaryAdd, binarySub, binaryMul, binaryDiv, binaryRSub, binaryRDiv, binaryPRelu}
 	same := func(a, b float32) bool {
 		return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
 	}

@@ -292,7 +292,9 @@ func copyStrided(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src
 	size := src.DType.Size()
 	switch size {
 	case 4:
-		copyRows[uint32](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
+		if !copyTransposed32(shape, dst, dstStrides, dstOff, src, srcStrides, srcOff) {
+			copyRows[uint32](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
+		}
 		return
 	case 8:
 		copyRows[uint64](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
