@@ -131,10 +131,12 @@ func (im *importer) finish(c *nodeCtx, place string) error {
 	im.foldFloatSizes(c)
 	im.trackSizeExprs(c)
 	allKnown := true
+	overridable := readsOverridable(c)
 	for k, v := range c.outs {
 		if v == nil {
 			continue
 		}
+		v.overridable = overridable
 		v.name = c.n.outputs[k]
 		v.node = c.index
 		if err := im.checkInfo(v, place); err != nil {
