@@ -202,6 +202,11 @@ type importer struct {
 	// made (built at fresh's first call).
 	taken   map[string]bool
 	weights []Weight
+	// readCount counts each value's readers (readers); absorbed maps each
+	// BatchNormalization folded into the Conv before it to that Conv's
+	// output, which its output then names (foldBatchNorm).
+	readCount map[string]int
+	absorbed  map[*nodeProto]string
 }
 
 // problem is an error at a place of the model.

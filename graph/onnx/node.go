@@ -59,6 +59,11 @@ func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
 			return im.scanNode(at, place, i, n)
 		}
 	}
+	if conv, ok := im.absorbed[n]; ok {
+		// Folded into the Conv that computes conv: its output is that.
+		im.vals[n.outputs[0]] = im.vals[conv]
+		return nil
+	}
 	key := n.opType
 	if n.domain != "" {
 		key = n.domain + "." + n.opType
@@ -122,6 +127,7 @@ func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
 			return im.problem(place, "unsupported: output %d %q (optional output not produced by wrapgen)", k, name)
 		}
 	}
+	im.foldBatchNorm(c)
 	return im.finish(c, place)
 }
 
