@@ -34,3 +34,28 @@ func QDQConvModel(m, c int64, w, scales []float32, zeros []int8, weightIsInput b
 	}
 	return model.bytes()
 }
+
+// ConvBNModel is y = Relu(BatchNormalization(Conv(x, w, b))) over an
+// input [1, c, 6, 6], a weight [m, c, 3, 3] and a bias [m], with the
+// normalization's scale, B, mean and var (each [m]) and epsilon 1e-3.
+// When convIsOutput, the Conv's output is a graph output too.
+func ConvBNModel(m, c int64, w, b, scale, shift, mean, variance []float32, convIsOutput bool) []byte {
+	vec := func(name string, v []float32) bInit { return bInit{name: name, dims: []int64{m}, f32: v} }
+	model := bModel{
+		inputs: []tInput{f32Input("x", 1, int(c), 6, 6)},
+		inits: []bInit{
+			{name: "w", dims: []int64{m, c, 3, 3}, f32: w}, vec("b", b),
+			vec("scale", scale), vec("shift", shift), vec("mean", mean), vec("var", variance),
+		},
+		nodes: []bNode{
+			{op: "Conv", ins: []string{"x", "w", "b"}, outs: []string{"conv"}, attrs: []bAttr{{"pads", []int64{1, 1, 1, 1}}}},
+			{op: "BatchNormalization", ins: []string{"conv", "scale", "shift", "mean", "var"}, outs: []string{"bn"}, attrs: []bAttr{{"epsilon", float32(1e-3)}}},
+			{op: "Relu", ins: []string{"bn"}, outs: []string{"y"}},
+		},
+		outputs: []string{"y"},
+	}
+	if convIsOutput {
+		model.outputs = append(model.outputs, "conv")
+	}
+	return model.bytes()
+}

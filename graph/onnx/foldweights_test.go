@@ -108,8 +108,25 @@ func runQDQ(t *testing.T, g *graph.Graph, res *onnx.Result, x wgrt.Tensor) []byt
 	require.NoError(t, m.BindParams(params))
 	outs, err := m.Run(wgref.Call, nil, []wgrt.Tensor{x})
 	require.NoError(t, err)
-	require.Len(t, outs, 1)
+	require.NotEmpty(t, outs)
 	return append([]byte(nil), outs[0].Data...)
+}
+
+func randomInput(c int64, seed uint64) wgrt.Tensor {
+	x := wgrt.New(wgrt.F32, 1, int(c), 6, 6)
+	r := rand.New(rand.NewPCG(seed, 4))
+	for i := 0; i < len(x.Data); i += 4 {
+		binary.LittleEndian.PutUint32(x.Data[i:], math.Float32bits(float32(r.Float64()*4-2)))
+	}
+	return x
+}
+
+func floats(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
 }
 
 // A Q/DQ model's weight quantization runs once at import: the weight's
@@ -142,11 +159,7 @@ func TestFoldWeightsQDQ(t *testing.T) {
 	assert.ElementsMatch(t, []string{"x_scale", "w", "w_scale", "w_zero"}, weightNames(kept))
 	assert.LessOrEqual(t, paramBytes(folded), paramBytes(kept))
 
-	x := wgrt.New(wgrt.F32, 1, int(q.c), 6, 6)
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := 0; i < len(x.Data); i += 4 {
-		binary.LittleEndian.PutUint32(x.Data[i:], math.Float32bits(float32(r.Float64()*4)))
-	}
+	x := randomInput(q.c, 3)
 	assert.Equal(t, runQDQ(t, gKept, kept, x), runQDQ(t, gFolded, folded, x))
 }
 
@@ -159,4 +172,53 @@ func TestFoldWeightsLeavesOverridableInitializers(t *testing.T) {
 	assert.Equal(t, []string{"QuantizeLinear", "DequantizeLinear", "QuantizeLinear", "DequantizeLinear", "Conv"}, kernels(g))
 	assert.Contains(t, weightNames(res), "w")
 	assert.NotContains(t, weightNames(res), "wdq")
+}
+
+func convBN(convIsOutput bool) (data []byte, c int64) {
+	const m = 16
+	c = 8
+	r := rand.New(rand.NewPCG(5, 6))
+	vec := func(n int64, lo, hi float64) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(lo + (hi-lo)*r.Float64())
+		}
+		return v
+	}
+	return onnx.ConvBNModel(m, c, vec(m*c*9, -0.3, 0.3), vec(m, -1, 1), vec(m, 0.5, 2), vec(m, -1, 1), vec(m, -0.5, 0.5), vec(m, 0.1, 3), convIsOutput), c
+}
+
+// An inference BatchNormalization after a Conv with constant weights goes
+// into the Conv's weight and bias (as ONNX Runtime's ConvBNFusion): its
+// statistics and the Conv's own weights are no longer params, and the
+// output is the one of normalizing after the convolution (the reference
+// kernels, run on the unfolded graph) within float32 rounding.
+func TestFoldWeightsBatchNormIntoConv(t *testing.T) {
+	data, c := convBN(false)
+	gFolded, folded := importQDQ(t, data, true)
+	assert.Equal(t, []string{"Conv", "Relu"}, kernels(gFolded))
+	assert.Equal(t, []string{"bn.weight", "bn.bias"}, weightNames(folded))
+	gKept, kept := importQDQ(t, data, false)
+	assert.Equal(t, []string{"Conv", "BatchNormalization", "Relu"}, kernels(gKept))
+	assert.Equal(t, paramBytes(folded)+4*4*16, paramBytes(kept), "the statistics are gone")
+
+	x := randomInput(c, 7)
+	want, got := floats(runQDQ(t, gKept, kept, x)), floats(runQDQ(t, gFolded, folded, x))
+	require.Len(t, got, len(want))
+	positive := 0
+	for i := range want {
+		assert.InDelta(t, want[i], got[i], 1e-5*max(1, math.Abs(float64(want[i]))), "element %d", i)
+		if want[i] > 0 {
+			positive++
+		}
+	}
+	assert.Positive(t, positive, "the Relu passes some values")
+}
+
+// A Conv whose output something else reads too (here the graph returns
+// it) keeps its BatchNormalization.
+func TestFoldWeightsKeepsBatchNormOfSharedConv(t *testing.T) {
+	data, _ := convBN(true)
+	g, _ := importQDQ(t, data, true)
+	assert.Equal(t, []string{"Conv", "BatchNormalization", "Relu"}, kernels(g))
 }
