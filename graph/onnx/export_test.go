@@ -59,3 +59,21 @@ func ConvBNModel(m, c int64, w, b, scale, shift, mean, variance []float32, convI
 	}
 	return model.bytes()
 }
+
+// BroadcastAddModel is y = x + (a + b) with initializers a [n, 1] and
+// b [1, n]: a constant sum of n*n elements out of 2n.
+func BroadcastAddModel(n int64) []byte {
+	ones := make([]float32, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	return bModel{
+		inputs: []tInput{f32Input("x", int(n), int(n))},
+		inits:  []bInit{{name: "a", dims: []int64{n, 1}, f32: ones}, {name: "b", dims: []int64{1, n}, f32: ones}},
+		nodes: []bNode{
+			{op: "Add", ins: []string{"a", "b"}, outs: []string{"ab"}},
+			{op: "Add", ins: []string{"x", "ab"}, outs: []string{"y"}},
+		},
+		outputs: []string{"y"},
+	}.bytes()
+}

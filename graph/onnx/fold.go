@@ -45,7 +45,9 @@ func (im *importer) fold(c *nodeCtx) bool {
 	}
 	limit := int64(maxFoldElems)
 	if im.opts.FoldWeights && weightOps[c.kernel] && !readsOverridable(c) {
-		limit = maxDim
+		// A weight's preparation makes no more elements than it reads:
+		// a broadcast of constants to a large output stays a kernel call.
+		limit = max(limit, knownElems(c))
 	}
 	call := &FoldCall{Kernel: c.kernel}
 	for _, a := range c.attrs {
@@ -118,4 +120,17 @@ func readsOverridable(c *nodeCtx) bool {
 		}
 	}
 	return false
+}
+
+// knownElems is how many elements c's data inputs hold.
+func knownElems(c *nodeCtx) int64 {
+	n := int64(0)
+	for k, v := range c.ins {
+		if v != nil && !c.attrInputs[k] {
+			if e := numelOf(v); e > 0 {
+				n += e
+			}
+		}
+	}
+	return n
 }

@@ -222,3 +222,12 @@ func TestFoldWeightsKeepsBatchNormOfSharedConv(t *testing.T) {
 	g, _ := importQDQ(t, data, true)
 	assert.Equal(t, []string{"Conv", "BatchNormalization", "Relu"}, kernels(g))
 }
+
+// Folding weights makes no param larger than what the node reads: a
+// broadcast of two small constants to a large tensor (beyond the 2^20
+// elements the shape rules compute themselves) stays a kernel call.
+func TestFoldWeightsDoesNotBroadcastConstants(t *testing.T) {
+	g, res := importQDQ(t, onnx.BroadcastAddModel(1100), true)
+	assert.Equal(t, []string{"Add", "Add"}, kernels(g))
+	assert.Equal(t, []string{"a", "b"}, weightNames(res))
+}

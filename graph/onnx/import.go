@@ -40,7 +40,8 @@ type Options struct {
 	Fold func(*FoldCall) error
 	// FoldWeights, with Fold, also evaluates at import time the nodes that
 	// prepare weights (QuantizeLinear, DequantizeLinear, Transpose, Cast,
-	// arithmetic by constants: see weightOps) whatever their size, when
+	// arithmetic by constants: see weightOps) whatever their size (up to
+	// the elements they read), when
 	// every input is an initializer or a constant: their outputs become
 	// params in place of the nodes, as ONNX Runtime's constant folding
 	// does. Initializers a caller may override (graph inputs too, or
