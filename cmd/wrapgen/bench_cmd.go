@@ -42,7 +42,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	var inputs []input
 	for _, f := range files {
-		inputs = append(inputs, input{filepath.Base(f), func() (*graph.Graph, error) { return loadGraph(f, modelOptions(nil, nil, nil)) }})
+		inputs = append(inputs, input{filepath.Base(f), func() (*graph.Graph, error) { return loadGraph(f, modelOptions(nil, nil, nil, true)) }})
 	}
 	for _, s := range splitList(*synthOps) {
 		n, err := strconv.Atoi(s)

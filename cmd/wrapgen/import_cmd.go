@@ -17,10 +17,14 @@ import (
 
 // modelOptions are how the commands import a model: the -hint, -min and
 // -max values for its symbols, and import-time folding by the reference
-// kernels.
-func modelOptions(hints, mins, maxes symbolValues) onnx.Options {
-	return onnx.Options{Hints: hints, Min: mins, Max: maxes, Fold: fold.Call}
+// kernels (of the nodes that prepare weights too, unless -fold-weights=false).
+func modelOptions(hints, mins, maxes symbolValues, foldWeights bool) onnx.Options {
+	return onnx.Options{Hints: hints, Min: mins, Max: maxes, Fold: fold.Call, FoldWeights: foldWeights}
 }
+
+// foldWeightsUsage describes -fold-weights, which every command that
+// imports a model has.
+const foldWeightsUsage = "for an ONNX model: evaluate once at import the nodes that prepare weights from initializers (QuantizeLinear, DequantizeLinear, Transpose, Cast, arithmetic by constants), whose outputs become params (false: keep them, and the model's own initializers as params)"
 
 // loadGraph reads a format-v1 graph, or imports an ONNX model (by the .onnx
 // extension) with opts, so every command takes either; "-" is standard
@@ -54,6 +58,7 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "write the format-v1 graph to `file` (default: standard output)")
 	weights := fs.String("weights", "", "also write the graph's params (initializers, large constants, -params tensors) to `file` in safetensors format")
 	params := fs.String("params", "", "make every graph input that the safetensors `file` holds a param with those contents (models exported with weights as inputs)")
+	foldWeights := fs.Bool("fold-weights", true, foldWeightsUsage)
 	quiet := fs.Bool("q", false, "print nothing on success (by default each file written is named on standard error)")
 	hints, mins, maxes := symbolValues{}, symbolValues{}, symbolValues{}
 	fs.Var(hints, "hint", "hint of symbol `name=value` (default "+fmt.Sprint(onnx.DefaultHint)+", or its minimum; repeatable)")
@@ -72,7 +77,7 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	if err := checkImportOutputs(*out, *weights, inputs); err != nil {
 		return err
 	}
-	opts := modelOptions(hints, mins, maxes)
+	opts := modelOptions(hints, mins, maxes, *foldWeights)
 	if len(values) > 0 {
 		vs, err := values.read()
 		if err != nil {

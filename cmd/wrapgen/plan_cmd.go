@@ -29,6 +29,9 @@ type planFlags struct {
 	// mins and maxes bound an ONNX model's symbols (a graph file says its
 	// own).
 	mins, maxes symbolValues
+	// foldWeights folds an ONNX model's weight-preparing nodes at import
+	// (onnx.Options.FoldWeights).
+	foldWeights bool
 	alias       bool
 	// kernels is "ref" when the plan is for wrapgen's reference kernels,
 	// whose scratch it then places too.
@@ -51,6 +54,7 @@ func (pf *planFlags) register(fs *flag.FlagSet) {
 	fs.Var(pf.hints, "hint", "plan for symbol `name=value` instead of its hint (repeatable)")
 	fs.Var(pf.mins, "min", "for an ONNX model: smallest value of symbol `name=value` (default 1, or what its shapes need; repeatable)")
 	fs.Var(pf.maxes, "max", "for an ONNX model: largest value of symbol `name=value` (repeatable)")
+	fs.BoolVar(&pf.foldWeights, "fold-weights", true, foldWeightsUsage)
 }
 
 // registerHorizon adds -range-horizon, for the commands that report the
@@ -122,7 +126,7 @@ func (pf *planFlags) loadAndPlan(path string) (*plan.Plan, error) {
 	if err := pf.check(); err != nil {
 		return nil, err
 	}
-	g, err := loadGraph(path, modelOptions(pf.hints, pf.mins, pf.maxes))
+	g, err := loadGraph(path, modelOptions(pf.hints, pf.mins, pf.maxes, pf.foldWeights))
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	g, weights, err := loadForRun(path, modelOptions(pf.hints, pf.mins, pf.maxes), *params)
+	g, weights, err := loadForRun(path, modelOptions(pf.hints, pf.mins, pf.maxes, pf.foldWeights), *params)
 	if err != nil {
 		return err
 	}

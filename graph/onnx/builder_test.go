@@ -33,14 +33,16 @@ type bAttr struct {
 	value any
 }
 
-// bInit is an initializer (a TensorProto): dtype i64 when i64 is not
-// nil, else f32; every field given is written (a test may fill two).
+// bInit is an initializer (a TensorProto): dtype elem when set (its
+// contents in raw), else i64 when i64 is not nil, else f32; every field
+// given is written (a test may fill two).
 type bInit struct {
 	name string
 	dims []int64
 	f32  []float32
 	i64  []int64
 	raw  []byte
+	elem uint64 // TensorProto.DataType
 }
 
 func pbBytes(b []byte, num protowire.Number, v []byte) []byte {
@@ -90,7 +92,9 @@ func (t bInit) proto() []byte {
 	for _, d := range t.dims {
 		p = pbVarint(p, 1, uint64(d))
 	}
-	if t.i64 != nil {
+	if t.elem != 0 {
+		p = pbVarint(p, 2, t.elem)
+	} else if t.i64 != nil {
 		p = pbVarint(p, 2, 7) // INT64
 	} else {
 		p = pbVarint(p, 2, 1) // FLOAT

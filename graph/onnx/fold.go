@@ -19,8 +19,21 @@ type FoldCall struct {
 }
 
 // maxFoldElems bounds the outputs folded: shape and index computations,
-// not the model's arithmetic on its weights.
+// not the model's arithmetic on its weights (but see weightOps).
 const maxFoldElems = 1 << 16
+
+// weightOps are the ops that prepare weights in exported models (a
+// quantized weight's QuantizeLinear→DequantizeLinear pair, a transposed
+// or reshaped matrix, a cast, a scale), which Options.FoldWeights folds
+// whatever the size of their outputs: evaluated once at import rather
+// than on every call, their outputs become params in place of the nodes'
+// inputs. Reshape, Squeeze, Unsqueeze, Flatten and Identity of a constant
+// are constants already (reshaped).
+var weightOps = map[string]bool{
+	"QuantizeLinear": true, "DequantizeLinear": true, "Transpose": true, "Cast": true,
+	"Mul": true, "Add": true, "Sub": true, "Div": true, "Neg": true, "Sqrt": true,
+	"Reciprocal": true, "Concat": true,
+}
 
 // fold evaluates c's kernel call at import time when every input is known
 // and Options.Fold is set; true when it did (the outputs are then known).
@@ -29,6 +42,12 @@ const maxFoldElems = 1 << 16
 func (im *importer) fold(c *nodeCtx) bool {
 	if im.opts.Fold == nil || unseededRandom(c) || len(c.runTime) > 0 {
 		return false
+	}
+	limit := int64(maxFoldElems)
+	if im.opts.FoldWeights && weightOps[c.kernel] && !readsOverridable(c) {
+		// A weight's preparation makes no more elements than it reads:
+		// a broadcast of constants to a large output stays a kernel call.
+		limit = max(limit, knownElems(c))
 	}
 	call := &FoldCall{Kernel: c.kernel}
 	for _, a := range c.attrs {
@@ -64,7 +83,7 @@ func (im *importer) fold(c *nodeCtx) bool {
 			continue
 		}
 		shape, ok := concrete(v.shape)
-		if !ok || numel(shape) > maxFoldElems {
+		if !ok || numel(shape) > limit {
 			return false
 		}
 		call.Outputs = append(call.Outputs, Weight{DType: v.dtype, Shape: shape, Data: make([]byte, numel(shape)*v.dtype.Size())})
@@ -78,11 +97,40 @@ func (im *importer) fold(c *nodeCtx) bool {
 			continue
 		}
 		v.known, v.raw, v.ints, v.floats = true, call.Outputs[i].Data, nil, nil
-		decodeRaw(v, numel(call.Outputs[i].Shape))
+		n := numel(call.Outputs[i].Shape)
+		if n > maxKnownElems {
+			i++
+			continue // a weight: its raw bytes only, as tensorValue keeps a large initializer
+		}
+		decodeRaw(v, n)
 		if v.ints == nil && v.floats == nil && isIntDType(v.dtype) {
 			v.ints = []expr.Expr{}
 		}
 		i++
 	}
 	return true
+}
+
+// readsOverridable reports whether one of c's inputs is a value the caller
+// may override (see value.overridable).
+func readsOverridable(c *nodeCtx) bool {
+	for _, v := range c.ins {
+		if v != nil && v.overridable {
+			return true
+		}
+	}
+	return false
+}
+
+// knownElems is how many elements c's data inputs hold.
+func knownElems(c *nodeCtx) int64 {
+	n := int64(0)
+	for k, v := range c.ins {
+		if v != nil && !c.attrInputs[k] {
+			if e := numelOf(v); e > 0 {
+				n += e
+			}
+		}
+	}
+	return n
 }

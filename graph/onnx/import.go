@@ -38,6 +38,15 @@ type Options struct {
 	// are all known (see FoldCall): wrapgen's reference kernels, wired in
 	// by the commands.
 	Fold func(*FoldCall) error
+	// FoldWeights, with Fold, also evaluates at import time the nodes that
+	// prepare weights (QuantizeLinear, DequantizeLinear, Transpose, Cast,
+	// arithmetic by constants: see weightOps) whatever their size (up to
+	// the elements they read), when
+	// every input is an initializer or a constant: their outputs become
+	// params in place of the nodes, as ONNX Runtime's constant folding
+	// does. Initializers a caller may override (graph inputs too, or
+	// Options.Params) are not folded.
+	FoldWeights bool
 }
 
 // MaxOpset is the newest default-domain opset whose operators the importer
@@ -194,6 +203,11 @@ type importer struct {
 	// made (built at fresh's first call).
 	taken   map[string]bool
 	weights []Weight
+	// readCount counts each value's readers (readers); absorbed maps each
+	// BatchNormalization folded into the Conv before it to that Conv's
+	// output, which its output then names (foldBatchNorm).
+	readCount map[string]int
+	absorbed  map[*nodeProto]string
 }
 
 // problem is an error at a place of the model.
@@ -237,13 +251,20 @@ func (im *importer) run() error {
 		return err
 	}
 	for i, in := range g.inputs {
-		if _, ok := im.vals[in.name]; ok {
-			continue // an initializer: a default the caller may override; wrapgen takes it as stored
+		if v, ok := im.vals[in.name]; ok {
+			// An initializer: a default the caller may override; wrapgen
+			// takes it as stored, but does not fold the weights it makes.
+			// (Or a value -value fixes: a constant.)
+			if _, fixed := im.opts.Values[in.name]; !fixed {
+				v.overridable = true
+			}
+			continue
 		}
 		if w, ok := im.opts.Params[in.name]; ok {
 			if err := im.addParam(i, in, w); err != nil {
 				return err
 			}
+			im.vals[in.name].overridable = true
 			continue
 		}
 		if err := im.addInput(i, in); err != nil {

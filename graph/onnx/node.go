@@ -59,6 +59,11 @@ func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
 			return im.scanNode(at, place, i, n)
 		}
 	}
+	if conv, ok := im.absorbed[n]; ok {
+		// Folded into the Conv that computes conv: its output is that.
+		im.vals[n.outputs[0]] = im.vals[conv]
+		return nil
+	}
 	key := n.opType
 	if n.domain != "" {
 		key = n.domain + "." + n.opType
@@ -122,6 +127,7 @@ func (im *importer) nodeAt(at string, i int, n *nodeProto) error {
 			return im.problem(place, "unsupported: output %d %q (optional output not produced by wrapgen)", k, name)
 		}
 	}
+	im.foldBatchNorm(c)
 	return im.finish(c, place)
 }
 
@@ -131,10 +137,12 @@ func (im *importer) finish(c *nodeCtx, place string) error {
 	im.foldFloatSizes(c)
 	im.trackSizeExprs(c)
 	allKnown := true
+	overridable := readsOverridable(c)
 	for k, v := range c.outs {
 		if v == nil {
 			continue
 		}
+		v.overridable = overridable
 		v.name = c.n.outputs[k]
 		v.node = c.index
 		if err := im.checkInfo(v, place); err != nil {

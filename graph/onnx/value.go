@@ -49,6 +49,11 @@ type value struct {
 	// stored is set for an initializer (or a graph input -params gives):
 	// the model's weights, which become params whatever their size.
 	stored bool
+	// overridable is set for a value whose contents the caller may change
+	// without importing again (an initializer that is also a graph input,
+	// a -params tensor) and what is computed from it at import time:
+	// weightOps do not fold it into a new param.
+	overridable bool
 }
 
 // onnxDTypes maps TensorProto.DataType to format-v1 dtypes. Types absent
