@@ -175,15 +175,15 @@ func sanitizePackage(dir string) string {
 	return b.String()
 }
 
-// cppFiles generates <name>.h, <name>.cc and the runtime header into the
-// output directory.
+// cppFiles generates <name>.h, <name>.cc and the runtime (its header and
+// source) into the output directory.
 func (gf *genFlags) cppFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
 	files, err := cpp.Generate(p, cpp.Options{Source: filepath.Base(graphPath)})
 	if err != nil {
 		return nil, err
 	}
 	var out []outFile
-	for _, f := range append(files, cpp.Runtime()) {
+	for _, f := range append(files, cpp.Runtime()...) {
 		out = append(out, outFile{filepath.Join(gf.out, f.Path), f.Content})
 	}
 	return out, nil
