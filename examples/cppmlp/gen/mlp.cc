@@ -2,7 +2,7 @@
 // Source: "mlp.json" (graph "mlp"). Plan: best (search won), memory pools intermediates, align 64.
 #include "mlp.h"
 
-#include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
