@@ -65,6 +65,13 @@ CpuAllocator* CpuAllocator::Default() {
   return &a;
 }
 
+Allocators::Allocators() = default;
+Allocators::~Allocators() = default;
+Allocators::Allocators(const Allocators&) = default;
+Allocators::Allocators(Allocators&&) = default;
+Allocators& Allocators::operator=(const Allocators&) = default;
+Allocators& Allocators::operator=(Allocators&&) = default;
+
 void Allocators::Set(const std::string& device, Allocator* a) { by_device_[device] = a; }
 
 Allocator* Allocators::For(const char* device) const {
@@ -880,6 +887,16 @@ Status CollectParams(const Program* p, const std::map<std::string, Tensor>& tens
   }
   if (bad == 0) return Status();
   return Status::Error(std::string(p->graph) + (bad == 1 ? ": " : ": " + std::to_string(bad) + " problems with the params:\n\t") + problems);
+}
+
+Status LoadParams(const Program* p, const std::string& path, Tensor* const* dst, std::shared_ptr<void>* storage) {
+  Safetensors st;
+  Status s = LoadSafetensors(path, &st);
+  if (!s.ok()) return s;
+  s = CollectParams(p, st.tensors, dst);
+  if (!s.ok()) return s;
+  *storage = st.storage;
+  return s;
 }
 
 ProgramFrame::ProgramFrame(const Program* program, Pools* pools, int num_symbols)

@@ -261,9 +261,17 @@ class CpuAllocator : public Allocator {
 };
 
 // Allocators maps a device name to its allocator; "cpu" falls back to
-// CpuAllocator. The allocators must outlive every call and output.
+// CpuAllocator. The allocators must outlive every call and output. (Its
+// special members are out of line: the map's code is then compiled once,
+// in the runtime, not in every file that holds Options.)
 class Allocators {
  public:
+  Allocators();
+  ~Allocators();
+  Allocators(const Allocators&);
+  Allocators(Allocators&&);
+  Allocators& operator=(const Allocators&);
+  Allocators& operator=(Allocators&&);
   void Set(const std::string& device, Allocator* a);
   Allocator* For(const char* device) const;
 
@@ -513,6 +521,10 @@ Status LoadSafetensors(const std::string& path, Safetensors* out);
 // tensors by name and checks each; the status names every missing, extra,
 // mis-typed or mis-shaped tensor.
 Status CollectParams(const Program* p, const std::map<std::string, Tensor>& tensors, Tensor* const* dst);
+
+// LoadParams reads the safetensors file at path and fills dst from it as
+// CollectParams does; *storage then keeps the memory they view alive.
+Status LoadParams(const Program* p, const std::string& path, Tensor* const* dst, std::shared_ptr<void>* storage);
 
 // ProgramFrame is the state of one call of a Program: symbol values, the
 // values computed from them, a view per tensor, the pools. Everything is
