@@ -16,9 +16,11 @@ import (
 const genUsage = `wrapgen gen -lang go -o FILE [-package NAME] [-runtime DIR] [flags] GRAPH.json
        wrapgen gen -lang cpp -o DIR [flags] GRAPH.json
 
-Writes the wrapper for GRAPH.json and the runtime it needs. With -check,
-writes nothing and fails, naming the files, when any file on disk differs
-from what gen would write (for CI).`
+Writes the wrapper for GRAPH.json and the runtime it needs. For C++, DIR
+gets NAME.h and NAME.cc, and the runtime's wrapgen_runtime.h and
+wrapgen_runtime.cc: compile that source once per program, however many
+wrappers it links. With -check, writes nothing and fails, naming the
+files, when any file on disk differs from what gen would write (for CI).`
 
 // genFlags are gen's own flags.
 type genFlags struct {
