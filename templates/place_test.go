@@ -80,7 +80,7 @@ func TestPlaceMatchesGo(t *testing.T) {
 		}
 		t.Run(cxx, func(t *testing.T) {
 			bin := filepath.Join(t.TempDir(), "runtime_place")
-			args := append(runtimeBuildArgs(t, bin), filepath.Join("testdata", "runtime_place.cc"))
+			args := append(runtimeBuildArgs(t, cxx, bin), filepath.Join("testdata", "runtime_place.cc"))
 			out, err := exec.Command(cxx, args...).CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			cmd := exec.Command(bin)

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,7 +54,7 @@ func runRuntimeTest(t *testing.T, name string) {
 	for _, cxx := range compilers {
 		t.Run(cxx, func(t *testing.T) {
 			bin := filepath.Join(t.TempDir(), strings.TrimSuffix(name, ".cc"))
-			args := append(runtimeBuildArgs(t, bin), src)
+			args := append(runtimeBuildArgs(t, cxx, bin), src)
 			out, err := exec.Command(cxx, args...).CombinedOutput()
 			require.NoError(t, err, "%s %s:\n%s", cxx, strings.Join(args, " "), out)
 			assert.Empty(t, strings.TrimSpace(string(out)), "no warnings")
@@ -67,12 +68,51 @@ func runRuntimeTest(t *testing.T, name string) {
 }
 
 // runtimeBuildArgs are the arguments that build a test program into bin
-// with the runtime, as a user builds a wrapper: strictFlags, the
+// with cxx and the runtime, as a user builds a wrapper: strictFlags, the
 // runtime's directory and this one (sentinel.h) to include from, and the
-// runtime's source; the test's own sources follow.
-func runtimeBuildArgs(t *testing.T, bin string) []string {
+// runtime's object; the test's own sources follow.
+func runtimeBuildArgs(t *testing.T, cxx, bin string) []string {
 	here, err := filepath.Abs(".")
 	require.NoError(t, err)
-	rt := filepath.Join(here, "runtime")
-	return append(append([]string{}, strictFlags...), "-I", here, "-I", rt, "-o", bin, filepath.Join(rt, "wrapgen_runtime.cc"))
+	return append(append([]string{}, strictFlags...), "-I", here, "-I", filepath.Join(here, "runtime"), "-o", bin, runtimeObject(t, cxx))
+}
+
+// runtimeObjects are the runtime's objects by compiler, each built once
+// for all of the package's tests: under the sanitizers the runtime takes
+// longer to compile than any test program.
+var runtimeObjects struct {
+	sync.Mutex
+	dir string
+	obj map[string]string
+}
+
+// runtimeObject is the runtime's source compiled by cxx with strictFlags.
+func runtimeObject(t *testing.T, cxx string) string {
+	runtimeObjects.Lock()
+	defer runtimeObjects.Unlock()
+	if obj, ok := runtimeObjects.obj[cxx]; ok {
+		return obj
+	}
+	if runtimeObjects.dir == "" {
+		dir, err := os.MkdirTemp("", "wrapgen-runtime-test")
+		require.NoError(t, err)
+		runtimeObjects.dir, runtimeObjects.obj = dir, map[string]string{}
+	}
+	src, err := filepath.Abs(filepath.Join("runtime", "wrapgen_runtime.cc"))
+	require.NoError(t, err)
+	obj := filepath.Join(runtimeObjects.dir, cxx+".o")
+	args := append(append([]string{}, strictFlags...), "-c", src, "-o", obj)
+	out, err := exec.Command(cxx, args...).CombinedOutput()
+	require.NoError(t, err, "%s %s:\n%s", cxx, strings.Join(args, " "), out)
+	assert.Empty(t, strings.TrimSpace(string(out)), "no warnings")
+	runtimeObjects.obj[cxx] = obj
+	return obj
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if runtimeObjects.dir != "" {
+		os.RemoveAll(runtimeObjects.dir)
+	}
+	os.Exit(code)
 }
