@@ -182,9 +182,9 @@ template <> struct DTypeOf<double> : DTypeConstant<DType::kF64> {};
 // ViewOf is View over arrays: strides (in elements) are row-major when
 // num_strides is 0. bytes is how many bytes from data belong to the caller,
 // or -1 for exactly the view's extent. A view the Tensor cannot hold (rank
-// above kMaxRank, strides not one a dimension, a row-major stride past
-// int64) gets rank -1, which every wrapper refuses; an extent whose bytes
-// pass int64 gets -1 bytes. It never throws.
+// above kMaxRank, strides given but not one per dimension, a row-major
+// stride past int64) gets rank -1, which every wrapper refuses; an extent
+// whose bytes pass int64 gets -1 bytes. It never throws.
 Tensor ViewOf(void* data, DType dtype, const int64_t* shape, size_t rank, const int64_t* strides, size_t num_strides, int64_t bytes);
 
 // View makes a tensor on "cpu" that views the caller's memory at data, of
