@@ -100,7 +100,7 @@ func TestGeneratedLinesFitTheWidth(t *testing.T) {
 			}
 			files, err := cpp.Generate(p, cpp.Options{})
 			require.NoError(t, err)
-			for _, f := range append(files, cpp.Runtime()) {
+			for _, f := range append(files, cpp.Runtime()...) {
 				check(t, name+" cpp/"+f.Path, f.Content)
 			}
 		})

@@ -13,9 +13,9 @@ import (
 )
 
 // The C++ runtime numbers opcodes and step kinds as package emit does:
-// generated tables are emit's numbers, interpreted by the header.
+// generated tables are emit's numbers, interpreted by the runtime.
 func TestOpcodesMatchEmit(t *testing.T) {
-	header, err := FS.ReadFile("wrapgen_runtime.h")
+	header, err := FS.ReadFile("runtime/wrapgen_runtime.h")
 	require.NoError(t, err)
 	for name, v := range map[string]int{
 		"kIntConst": emit.IntConst, "kIntSym": emit.IntSym, "kIntAdd": emit.IntAdd, "kIntMul": emit.IntMul,
@@ -31,7 +31,7 @@ func TestOpcodesMatchEmit(t *testing.T) {
 
 // The C++ runtime names dtypes in format v1's order (emit's numbering).
 func TestDTypesMatchTheFormat(t *testing.T) {
-	header, err := FS.ReadFile("wrapgen_runtime.h")
+	header, err := FS.ReadFile("runtime/wrapgen_runtime.cc")
 	require.NoError(t, err)
 	var names []string
 	for _, d := range graph.DTypes {

@@ -74,15 +74,13 @@ func TestPlaceMatchesGo(t *testing.T) {
 		fmt.Fprintf(&in, "64 0 1\n")
 	}
 	want = append(want, big.solve())
-	here, err := filepath.Abs(".")
-	require.NoError(t, err)
 	for _, cxx := range []string{"g++", "clang++"} {
 		if _, err := exec.LookPath(cxx); err != nil {
 			continue
 		}
 		t.Run(cxx, func(t *testing.T) {
 			bin := filepath.Join(t.TempDir(), "runtime_place")
-			args := append(append([]string{}, strictFlags...), "-I", here, "-o", bin, filepath.Join(here, "testdata", "runtime_place.cc"))
+			args := append(runtimeBuildArgs(t, cxx, bin), filepath.Join("testdata", "runtime_place.cc"))
 			out, err := exec.Command(cxx, args...).CombinedOutput()
 			require.NoError(t, err, "%s", out)
 			cmd := exec.Command(bin)

@@ -16,9 +16,11 @@ import (
 const genUsage = `wrapgen gen -lang go -o FILE [-package NAME] [-runtime DIR] [flags] GRAPH.json
        wrapgen gen -lang cpp -o DIR [flags] GRAPH.json
 
-Writes the wrapper for GRAPH.json and the runtime it needs. With -check,
-writes nothing and fails, naming the files, when any file on disk differs
-from what gen would write (for CI).`
+Writes the wrapper for GRAPH.json and the runtime it needs. For C++, DIR
+gets NAME.h and NAME.cc, and the runtime's wrapgen_runtime.h and
+wrapgen_runtime.cc: compile that source once per program, however many
+wrappers it links. With -check, writes nothing and fails, naming the
+files, when any file on disk differs from what gen would write (for CI).`
 
 // genFlags are gen's own flags.
 type genFlags struct {
@@ -175,15 +177,15 @@ func sanitizePackage(dir string) string {
 	return b.String()
 }
 
-// cppFiles generates <name>.h, <name>.cc and the runtime header into the
-// output directory.
+// cppFiles generates <name>.h, <name>.cc and the runtime (its header and
+// source) into the output directory.
 func (gf *genFlags) cppFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
 	files, err := cpp.Generate(p, cpp.Options{Source: filepath.Base(graphPath)})
 	if err != nil {
 		return nil, err
 	}
 	var out []outFile
-	for _, f := range append(files, cpp.Runtime()) {
+	for _, f := range append(files, cpp.Runtime()...) {
 		out = append(out, outFile{filepath.Join(gf.out, f.Path), f.Content})
 	}
 	return out, nil

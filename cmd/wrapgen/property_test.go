@@ -20,6 +20,7 @@ import (
 	"github.com/wrapgen/wrapgen/internal/ident"
 	"github.com/wrapgen/wrapgen/internal/synth"
 	"github.com/wrapgen/wrapgen/internal/testenv"
+	"github.com/wrapgen/wrapgen/wrapper/cpp"
 )
 
 // hostileNames are what a hostile graph calls its kernels, tensors,
@@ -215,6 +216,7 @@ func TestHostileGraphsCompile(t *testing.T) {
 	}
 	dir := tempModule(t)
 	var ccFiles []string
+	var runtimeSources []string // the same file in every directory
 	accepted, refused := 0, 0
 	for seed := uint64(1); seed <= uint64(count); seed++ {
 		src := hostileGraph(t, seed)
@@ -241,10 +243,18 @@ func TestHostileGraphsCompile(t *testing.T) {
 		accepted++
 		cc, err := filepath.Glob(filepath.Join(cppDir, "*.cc"))
 		require.NoError(t, err)
-		ccFiles = append(ccFiles, cc...)
+		for _, f := range cc {
+			if filepath.Base(f) == cpp.RuntimeSource {
+				runtimeSources = append(runtimeSources, f)
+			} else {
+				ccFiles = append(ccFiles, f)
+			}
+		}
 	}
 	t.Logf("%d hostile graphs: %d generated in both languages, %d refused at validation", count, accepted, refused)
 	require.NotZero(t, accepted, "no hostile graph was accepted: the test checks nothing")
+	require.Len(t, runtimeSources, accepted, "gen -lang cpp writes %s beside every wrapper", cpp.RuntimeSource)
+	ccFiles = append(ccFiles, runtimeSources[0])
 	goVet(t, dir)
 	for _, cxx := range []string{"g++", "clang++"} {
 		if _, err := exec.LookPath(cxx); err != nil {

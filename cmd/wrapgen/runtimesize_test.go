@@ -27,7 +27,7 @@ func TestRunTimeSizeCpp(t *testing.T) {
 	require.NoError(t, err)
 	bin := filepath.Join(dir, "nonzero")
 	out, err := exec.Command("g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-		"-I", dir, "-o", bin, main, filepath.Join(dir, "nonzero.cc")).CombinedOutput()
+		"-I", dir, "-o", bin, main, filepath.Join(dir, "nonzero.cc"), filepath.Join(dir, "wrapgen_runtime.cc")).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	out, err = exec.Command(bin).CombinedOutput()
 	require.NoError(t, err, "%s", out)

@@ -238,6 +238,9 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, compilers []string, run
 
 // buildCpp compiles each source with cxxFlags, all at once (sanitizer
 // builds are slow and the sources independent), then links them into bin.
+// The runtime's source is the same in every selftest: its object is kept
+// in the cache by the runtime's contents, compiler and flags, so that it is
+// compiled once, not once per graph.
 func buildCpp(dir string, stderr io.Writer, cxx string, sources []string, bin string) error {
 	flags := append([]string{}, cxxFlags...)
 	if base := filepath.Base(cxx); strings.HasSuffix(base, "g++") && !strings.Contains(base, "clang") {
@@ -246,11 +249,20 @@ func buildCpp(dir string, stderr io.Writer, cxx string, sources []string, bin st
 		flags = append(flags, "-fno-var-tracking-assignments")
 	}
 	objects := make([]string, len(sources))
+	keep := make([]string, len(sources)) // where a runtime object compiled now goes in the cache
 	logs := make([]bytes.Buffer, len(sources))
 	errs := make([]error, len(sources))
 	var wg sync.WaitGroup
 	for i, src := range sources {
 		objects[i] = strings.TrimSuffix(src, filepath.Ext(src)) + ".o"
+		if filepath.Base(src) == cpp.RuntimeSource {
+			obj, cached := runtimeObject(dir, cxx, flags)
+			if cached {
+				objects[i] = obj
+				continue
+			}
+			keep[i] = obj
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -265,11 +277,32 @@ func buildCpp(dir string, stderr io.Writer, cxx string, sources []string, bin st
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	for i, cached := range keep {
+		if cached != "" {
+			storeSelftest(filepath.Join(dir, objects[i]), cached)
+		}
+	}
 	return toolCommand(dir, stderr, cxx, append(append(flags, "-o", bin), objects...)...).Run()
 }
 
-// selftestCache is where a selftest binary built from sources with this key
-// is kept, and whether it is there: building generated C++ with sanitizers
+// runtimeObject is where the cache keeps the runtime's object built from
+// the runtime files in dir by cxx with flags, and whether it is there.
+func runtimeObject(dir, cxx string, flags []string) (string, bool) {
+	key := sha256.New()
+	for _, name := range []string{cpp.RuntimeHeader, cpp.RuntimeSource} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return "", false
+		}
+		fmt.Fprintf(key, "%s %d\n", name, len(data))
+		key.Write(data)
+	}
+	fmt.Fprintln(key, cxx, strings.Join(flags, " "))
+	return selftestCache(fmt.Sprintf("runtime-%x.o", key.Sum(nil)))
+}
+
+// selftestCache is where a selftest binary (or the runtime's object) built
+// from sources with this key is kept, and whether it is there: building generated C++ with sanitizers
 // is slow, and the same sources run at other symbol values need no rebuild.
 func selftestCache(key string) (string, bool) {
 	dir, err := os.UserCacheDir()
@@ -281,16 +314,25 @@ func selftestCache(key string) (string, bool) {
 	return bin, err == nil
 }
 
-// storeSelftest moves a built binary into the cache and returns the path to
-// run; when there is no cache it runs from where it was built.
+// storeSelftest moves a built binary (or object) into the cache and
+// returns the path to use; when there is no cache, where it was built.
 func storeSelftest(built, cached string) string {
 	if cached == "" || os.MkdirAll(filepath.Dir(cached), 0o755) != nil {
 		return built
 	}
-	tmp := cached + fmt.Sprintf(".tmp%d", os.Getpid())
+	// A temporary name of its own: selftests in other processes, or in
+	// this one (tests run them in parallel), may store the same file.
 	data, err := os.ReadFile(built)
-	if err != nil || os.WriteFile(tmp, data, 0o755) != nil || os.Rename(tmp, cached) != nil {
-		os.Remove(tmp)
+	if err != nil {
+		return built
+	}
+	f, err := os.CreateTemp(filepath.Dir(cached), filepath.Base(cached)+".tmp*")
+	if err != nil {
+		return built
+	}
+	_, err = f.Write(data)
+	if err = errors.Join(err, f.Close(), os.Chmod(f.Name(), 0o755)); err != nil || os.Rename(f.Name(), cached) != nil {
+		os.Remove(f.Name())
 		return built
 	}
 	return cached

@@ -12,9 +12,10 @@ import (
 	"github.com/wrapgen/wrapgen/internal/testenv"
 )
 
-// TestBuildAndRun compiles the generated wrapper with the example's kernels
-// as strictly as wrapgen promises (-Wshadow and -Wconversion too, warnings
-// are errors, sanitizers on) and runs the checks in main.cc.
+// TestBuildAndRun compiles the generated wrapper and runtime with the
+// example's kernels as strictly as wrapgen promises (-Wshadow and
+// -Wconversion too, warnings are errors, sanitizers on) and runs the checks
+// in main.cc.
 func TestBuildAndRun(t *testing.T) {
 	testenv.SkipUnlessLong(t, "compiles C++ with sanitizers")
 	cxx := os.Getenv("CXX")
@@ -28,7 +29,7 @@ func TestBuildAndRun(t *testing.T) {
 	}
 	bin := filepath.Join(t.TempDir(), "cppmlp")
 	cmd := exec.Command(cxx, "-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wshadow", "-Wconversion", "-Werror",
-		"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o", bin, "cpp/main.cc", "gen/mlp.cc")
+		"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o", bin, "cpp/main.cc", "gen/mlp.cc", "gen/wrapgen_runtime.cc")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "build: %s", out)
 	out, err = exec.Command(bin).CombinedOutput()

@@ -1,6 +1,7 @@
 // Tests of wrapgen_runtime.h's View and FromVector, built by
 // runtime_test.go with -Wall -Wextra -Wshadow -Wconversion -Werror and
 // sanitizers, and run: it prints "ok" or each failed check and exits 1.
+#include <array>
 #include <complex>
 #include <cstdio>
 #include <string>
@@ -19,6 +20,22 @@ static int failures = 0;
   } while (0)
 
 static bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// HasDType says whether wrapgen::DTypeOf<T> gives T a dtype.
+template <class T, class = void>
+struct HasDType : std::false_type {};
+template <class T>
+struct HasDType<T, decltype(void(wrapgen::DTypeOf<T>::value))> : std::true_type {};
+
+// The header matches std::complex without including <complex>: by its
+// shape (value_type, real(), imag(), two of them), which nothing else
+// here has.
+static_assert(wrapgen::DTypeOf<std::complex<float>>::value == wrapgen::DType::kC64, "complex<float>");
+static_assert(wrapgen::DTypeOf<std::complex<double>>::value == wrapgen::DType::kC128, "complex<double>");
+static_assert(!HasDType<std::complex<long double>>::value, "complex<long double> has no dtype");
+static_assert(!HasDType<std::array<float, 2>>::value, "an array of two floats is no complex");
+static_assert(!HasDType<std::vector<float>>::value, "a vector is no element");
+static_assert(!HasDType<char>::value && !HasDType<long double>::value, "types without a dtype");
 
 static wrapgen::Tensor Want(std::initializer_list<int64_t> shape, std::initializer_list<int64_t> strides) {
   wrapgen::Tensor t;
@@ -94,6 +111,8 @@ int main() {
   wrapgen::Tensor c = wrapgen::FromVector(c128, {3});
   CHECK(c.dtype == DType::kC128 && c.bytes == 48);
   CHECK(c.As<std::complex<double>>() == c128.data());
+  std::vector<std::complex<float>> c64(3);
+  CHECK(wrapgen::FromVector(c64, {3}).dtype == DType::kC64 && wrapgen::FromVector(c64, {3}).bytes == 24);
 
   // Strided view of a vector: every other element.
   std::vector<int32_t> every(8);

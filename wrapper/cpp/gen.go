@@ -1,8 +1,9 @@
 // Package cpp emits a C++17 wrapper for a memory plan from the text/template
 // sources in templates/: a header with a Kernels abstract class, Inputs,
 // Outputs, Run and Runner, and a source file that checks the inputs and runs
-// the plan's lines over pools of bytes. The runtime header is written
-// beside them.
+// the plan's lines over pools of bytes. The runtime (a header and a
+// source file, compiled once for any number of wrappers) is written beside
+// them.
 package cpp
 
 import (
@@ -23,8 +24,13 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/emit"
 )
 
-// RuntimeHeader is the name of the runtime header generated code includes.
-const RuntimeHeader = "wrapgen_runtime.h"
+// RuntimeHeader is the name of the runtime header generated code includes;
+// RuntimeSource defines what it declares, and is compiled once per program
+// however many wrappers it links.
+const (
+	RuntimeHeader = "wrapgen_runtime.h"
+	RuntimeSource = "wrapgen_runtime.cc"
+)
 
 // Options say how the files are named.
 type Options struct {
@@ -33,13 +39,17 @@ type Options struct {
 
 var tmpl = template.Must(template.ParseFS(templates.FS, "cpp_*.tmpl"))
 
-// Runtime returns the runtime header.
-func Runtime() emit.File {
-	data, err := templates.FS.ReadFile(RuntimeHeader)
-	if err != nil {
-		panic(err) // embedded at build time
+// Runtime returns the runtime's header and source file.
+func Runtime() []emit.File {
+	var files []emit.File
+	for _, name := range []string{RuntimeHeader, RuntimeSource} {
+		data, err := templates.FS.ReadFile("runtime/" + name)
+		if err != nil {
+			panic(err) // embedded at build time
+		}
+		files = append(files, emit.File{Path: name, Content: data})
 	}
-	return emit.File{Path: RuntimeHeader, Content: data}
+	return files
 }
 
 // Generate returns <name>.h and <name>.cc for p. A graph whose names cannot

@@ -17,7 +17,7 @@ import (
 // SelftestMain is the file name of the selftest's main program.
 const SelftestMain = "selftest_main.cc"
 
-// SelftestFiles returns the wrapper, the runtime and sentinel headers and a
+// SelftestFiles returns the wrapper, the runtime, the sentinel header and a
 // main program that runs p's wrapper with sentinel kernels, through Run
 // once and a Runner twice, at the symbol values given as name=value
 // arguments (default: env's, else the plan's hints), so that one build
@@ -36,7 +36,8 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(files, Runtime(), emit.File{Path: "sentinel.h", Content: sentinel}, emit.File{Path: SelftestMain, Content: main}), nil
+	files = append(files, Runtime()...)
+	return append(files, emit.File{Path: "sentinel.h", Content: sentinel}, emit.File{Path: SelftestMain, Content: main}), nil
 }
 
 type selftestData struct {

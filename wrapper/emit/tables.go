@@ -10,7 +10,7 @@ import (
 )
 
 // The lowered program as data. A generated wrapper is mostly tables that
-// its runtime (wgrt, wrapgen_runtime.h) interprets: every integer it needs
+// its runtime (wgrt, wrapgen_runtime.cc) interprets: every integer it needs
 // is a value computed once per symbol binding by Code; tensors, steps and
 // op arguments are rows of small integers naming those values. Source then
 // grows by table rows, not statements, and compiles in seconds at any size.

@@ -2,7 +2,7 @@
 // Source: "mlp.json" (graph "mlp"). Plan: best (search won), memory pools intermediates, align 64.
 #include "mlp.h"
 
-#include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -336,22 +336,21 @@ wrapgen::Status Frame::CallOp(int i) {
   return wrapgen::Status::Error("op " + std::to_string(i) + " has an unknown kernel (the generated tables were edited)");
 }
 
+// ParamFields points at each of out's params, in kProgram's order.
+std::vector<wrapgen::Tensor*> ParamFields(Params* out) {
+  std::vector<wrapgen::Tensor*> dst(static_cast<size_t>(kProgram.num_params) + 1);
+  for (int j = 0; j < kProgram.num_params; j++) dst[static_cast<size_t>(j)] = &(out->*kParamFields[j]);
+  return dst;
+}
+
 }  // namespace
 
 wrapgen::Status ParamsFrom(const std::map<std::string, wrapgen::Tensor>& tensors, Params* out) {
-  std::vector<wrapgen::Tensor*> dst(static_cast<size_t>(kProgram.num_params) + 1);
-  for (int j = 0; j < kProgram.num_params; j++) dst[static_cast<size_t>(j)] = &(out->*kParamFields[j]);
-  return wrapgen::CollectParams(&kProgram, tensors, dst.data());
+  return wrapgen::CollectParams(&kProgram, tensors, ParamFields(out).data());
 }
 
 wrapgen::Status LoadParams(const std::string& path, Params* out) {
-  wrapgen::Safetensors st;
-  wrapgen::Status s = wrapgen::LoadSafetensors(path, &st);
-  if (!s.ok()) return s;
-  s = ParamsFrom(st.tensors, out);
-  if (!s.ok()) return s;
-  out->storage = st.storage;
-  return s;
+  return wrapgen::LoadParams(&kProgram, path, ParamFields(out).data(), &out->storage);
 }
 
 wrapgen::Status Run(Kernels& k, const Params& params, const Inputs& in, Outputs* out, const Options& opts) {

@@ -3,7 +3,6 @@
 #ifndef WRAPGEN_MLP_H_
 #define WRAPGEN_MLP_H_
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <string>

@@ -13,9 +13,9 @@ import (
 // The header of a safetensors file is read by a parser of its own rather
 // than encoding/json, which takes the last of duplicate keys and turns
 // invalid UTF-8 into U+FFFD: docs/safetensors.md refuses both. The C++
-// runtime's detail::SafetensorsHeader (templates/wrapgen_runtime.h) is
-// this parser check for check, so the two refuse the same files with the
-// same messages.
+// runtime's detail::SafetensorsHeader (wrapgen_runtime.cc) is this parser
+// check for check, so the two refuse the same files with the same
+// messages.
 
 // safetensorsMaxRank is the largest rank a safetensors tensor may have:
 // the C++ runtime's kMaxRank, so that a file loads in both runtimes or in

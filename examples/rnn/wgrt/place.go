@@ -19,7 +19,7 @@ import (
 // worse than the proven plan. An arena holding an output is handed to the
 // caller with the outputs, as an output's pool is (a caller's output
 // buffer then gets a copy). The C++ runtime
-// (wrapgen_runtime.h, PlaceBest) places byte for byte alike.
+// (wrapgen_runtime.cc, PlaceBest) places byte for byte alike.
 
 // Storage rows of Plan.Storages: quintuples.
 const (

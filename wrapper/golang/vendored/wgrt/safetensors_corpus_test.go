@@ -148,13 +148,13 @@ func TestSafetensorsCorpusCpp(t *testing.T) {
 		files = append(files, path)
 	}
 	t.Logf("%d files, %d of them from fuzzing", len(files), len(files)-len(manifest)-2)
-	runtimeDir, err := filepath.Abs("../../../../templates")
+	runtimeDir, err := filepath.Abs("../../../../templates/runtime")
 	require.NoError(t, err)
 	for _, cxx := range compilers {
 		t.Run(cxx, func(t *testing.T) {
 			bin := filepath.Join(dir, "load-"+cxx)
 			args := []string{"-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Wshadow", "-Wconversion", "-Werror",
-				"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-I", runtimeDir, "-o", bin, filepath.Join(corpusDir, "load.cc")}
+				"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-I", runtimeDir, "-o", bin, filepath.Join(corpusDir, "load.cc"), filepath.Join(runtimeDir, "wrapgen_runtime.cc")}
 			out, err := exec.Command(cxx, args...).CombinedOutput()
 			require.NoError(t, err, "%s %s:\n%s", cxx, strings.Join(args, " "), out)
 			cmd := exec.Command(bin, files...)
