@@ -34,12 +34,12 @@ type parallelTask interface{ runPart(i int) }
 // none apart, those of successive ops by the time a serial op takes), and
 // waking a parked goroutine costs tens of microseconds (an OS thread woken,
 // the goroutine stolen from the waker's queue). So a worker that finds no
-// part left polls for the next run a while before it parks; so does a
-// caller waiting for its run's last part. How long adapts (spinNanos):
-// doubled when a poll that waited saw its condition in time, halved when
-// one gave up, so that on a machine where the other goroutine gets no
-// core polls shrink to nothing. Between calls the workers are parked and cost
-// nothing.
+// part left polls for the next run a while before it parks. How long
+// adapts (spinNanos): doubled when a poll that waited saw the run in
+// time, halved when one gave up, so that on a machine where the other
+// goroutine gets no core polls shrink to nothing. A caller waiting for its
+// run's last part polls longer (waitParts). Between calls the workers are
+// parked and cost nothing.
 //
 // The caller waits for the parts, not for the workers: a worker not yet
 // up when the caller has done every part is not waited for, and when it
@@ -69,6 +69,8 @@ const (
 	// and about a part's length, so that the CPU it burns stays small.
 	minSpin = int64(time.Microsecond)
 	maxSpin = int64(200 * time.Microsecond)
+	// callerSpin is how long a caller polls for its run's last part.
+	callerSpin = 2 * time.Millisecond
 )
 
 var workers = workerPool{caller: newSleeper()}
@@ -137,7 +139,8 @@ func (p *workerPool) serve(s *sleeper) {
 }
 
 // spinUntil polls cond for spinNanos, when the pool spins, and reports
-// whether it became true, adapting spinNanos.
+// whether it became true, adapting spinNanos: a worker's poll for the
+// next run.
 func (p *workerPool) spinUntil(cond func() bool) bool {
 	if cond() {
 		return true
@@ -156,6 +159,30 @@ func (p *workerPool) spinUntil(cond func() bool) bool {
 		}
 		if i%256 == 255 && time.Since(start) > limit {
 			p.spinNanos.Store(max(minSpin, int64(limit)/2))
+			return false
+		}
+	}
+}
+
+// waitParts polls, when the pool spins, for up to callerSpin until the
+// current run's parts are done, and reports whether they were. The
+// caller's wait is for work under way, not for work that may never come,
+// so it neither adapts spinNanos nor gives up soon: parked, the caller
+// would be woken a wake-up late at the end of every split op (100 to 250
+// µs on this kind of VM, against parts of a millisecond).
+func (p *workerPool) waitParts() bool {
+	if p.finished() {
+		return true
+	}
+	if !p.spin.Load() {
+		return false
+	}
+	start := time.Now()
+	for i := 0; ; i++ {
+		if p.finished() {
+			return true
+		}
+		if i%256 == 255 && time.Since(start) > callerSpin {
 			return false
 		}
 	}
@@ -182,7 +209,7 @@ func (p *workerPool) run(t parallelTask, parts int) {
 		s.unpark()
 	}
 	p.work()
-	if !p.spinUntil(p.finished) {
+	if !p.waitParts() {
 		p.caller.park(p.finished)
 	}
 	p.task = nil
