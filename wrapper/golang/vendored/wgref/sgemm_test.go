@@ -289,7 +289,7 @@ func TestSgemmConcurrentCallers(t *testing.T) {
 func BenchmarkSgemm(b *testing.B) {
 	defer useKernelPath(bestKernelPath())
 	r := rand.New(rand.NewSource(3))
-	for _, s := range [][3]int{{256, 768, 768}, {64, 3136, 576}, {512, 49, 4608}, {1, 3072, 768}, {4, 1000, 512}} {
+	for _, s := range [][3]int{{512, 256, 1024}, {512, 1024, 256}, {256, 768, 768}, {64, 3136, 576}, {512, 49, 4608}, {1, 3072, 768}, {4, 1000, 512}} {
 		m, n, k := s[0], s[1], s[2]
 		a, bb := matrix{randFloats(r, m*k), k, 1}, matrix{randFloats(r, k*n), n, 1}
 		c, work := make([]float32, m*n), make([]float32, gemmPackFloats(m, n, k, bRowMajor))
