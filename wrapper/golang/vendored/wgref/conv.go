@@ -149,9 +149,24 @@ func isPointwise(x, out wgrt.Tensor, ca convAttrs) bool {
 // convF32 is the float32 convolution; ep, when not nil, starts and
 // finishes each image and group's block (a fused kernel's epilogue). The
 // filters' panels come from pk when it holds them (Prepare), else each
-// image and group packs its own.
+// image and group packs its own. With threads, a batch of enough images
+// runs whole images on each thread (convImages); others share each
+// image's products.
 func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM) {
-	n, ch, m := x.Shape[0], x.Shape[1], w.Shape[0]
+	n := x.Shape[0]
+	if n > 1 && wholeProducts(n, 2*w.Shape[0]*prod(out.Shape[2:])*prod(w.Shape[1:])) {
+		runConvImages(x, w, bias, out, ca, work, ep, pk)
+		workers.mu.Unlock()
+		return
+	}
+	for b := 0; b < n; b++ {
+		convImage(b, x, w, bias, out, ca, work, ep, pk)
+	}
+}
+
+// convImage is convF32 for image b alone, every group.
+func convImage(b int, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM) {
+	ch, m := x.Shape[1], w.Shape[0]
 	g := ca.group
 	cg, mg := ch/g, m/g
 	ksz := prod(ca.kernel)
@@ -168,54 +183,52 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 	}
 	byRows := (ep == nil || ep.alpha == 1 && ep.addScale == 1 && ep.addCol == 0) && (addend == nil || addend.DType == wgrt.F32)
 	inPlace := ep != nil && ep.sum != nil && sameStart(*ep.sum, out) // the product adds to the sum
-	for b := 0; b < n; b++ {
-		for gi := 0; gi < g; gi++ {
-			xo := b*x.Strides[0] + gi*cg*x.Strides[1]
-			yo := b*out.Strides[0] + gi*mg*out.Strides[1]
-			cm := ys[yo:]
-			bm := matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}
-			var conv *im2colB
-			if !pointwise {
-				bm, conv = matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}
-			}
-			if byRows {
-				var rows rowEpilogue
-				accumulate := inPlace
-				if ep != nil {
-					rows.act = ep.act
-					if ep.sum != nil && !inPlace {
-						// The product adds to a copy of the sum, as it
-						// adds to the sum itself in place: the same
-						// order of additions, so that running in place
-						// (the planner's choice) changes no bit.
-						sum, ld := elems[float32](*ep.sum)[yo:], out.Strides[1]
-						for oc := 0; oc < mg; oc++ {
-							copy(cm[oc*ld:oc*ld+p], sum[oc*ld:oc*ld+p])
-						}
-						accumulate = true
-					}
-				}
-				if addend != nil {
-					rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
-				}
-				sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows, prepacked{pk, gi})
-				continue
-			}
-			acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg)
-			if bias != nil {
-				for oc := 0; oc < mg; oc++ {
-					v := float32(loadF(*bias, (gi*mg+oc)*bias.Strides[0]))
-					row := cm[oc*out.Strides[1] : oc*out.Strides[1]+p]
-					for i := range row {
-						row[i] = v
-					}
-				}
-				acc = true
-			}
-			am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
-			sgemmRows(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work, nil, prepacked{pk, gi})
-			ep.finishShared(cm, out.Strides[1], mg, p)
+	for gi := 0; gi < g; gi++ {
+		xo := b*x.Strides[0] + gi*cg*x.Strides[1]
+		yo := b*out.Strides[0] + gi*mg*out.Strides[1]
+		cm := ys[yo:]
+		bm := matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}
+		var conv *im2colB
+		if !pointwise {
+			bm, conv = matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}
 		}
+		if byRows {
+			var rows rowEpilogue
+			accumulate := inPlace
+			if ep != nil {
+				rows.act = ep.act
+				if ep.sum != nil && !inPlace {
+					// The product adds to a copy of the sum, as it
+					// adds to the sum itself in place: the same
+					// order of additions, so that running in place
+					// (the planner's choice) changes no bit.
+					sum, ld := elems[float32](*ep.sum)[yo:], out.Strides[1]
+					for oc := 0; oc < mg; oc++ {
+						copy(cm[oc*ld:oc*ld+p], sum[oc*ld:oc*ld+p])
+					}
+					accumulate = true
+				}
+			}
+			if addend != nil {
+				rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
+			}
+			sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows, prepacked{pk, gi})
+			continue
+		}
+		acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg)
+		if bias != nil {
+			for oc := 0; oc < mg; oc++ {
+				v := float32(loadF(*bias, (gi*mg+oc)*bias.Strides[0]))
+				row := cm[oc*out.Strides[1] : oc*out.Strides[1]+p]
+				for i := range row {
+					row[i] = v
+				}
+			}
+			acc = true
+		}
+		am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
+		sgemmRows(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work, nil, prepacked{pk, gi})
+		ep.finishShared(cm, out.Strides[1], mg, p)
 	}
 }
 

@@ -1,6 +1,7 @@
 package wgref
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"slices"
@@ -55,6 +56,14 @@ func threadCases(r *rand.Rand) []*wgrt.Call {
 		return &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{out}, Inputs: ins, Attrs: attrs,
 			Scratch: make([]byte, 4*convPackFloats(x, w, out.Shape, group, false, false))}
 	}
+	prepared := func(c *wgrt.Call) *wgrt.Call {
+		p, _, err := Prepare(c)
+		if err != nil || p == nil {
+			panic(fmt.Sprintf("%s: nothing prepared (%v)", c.Kernel, err))
+		}
+		c.Prepared = p
+		return c
+	}
 	matMul := func(m, n, k int) *wgrt.Call {
 		return &wgrt.Call{Kernel: "MatMul", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, m, n)}, Inputs: []wgrt.Tensor{mat(m, k), mat(k, n)},
 			Scratch: make([]byte, 4*gemmPackFloats(m, n, k, bRowMajor))}
@@ -72,6 +81,20 @@ func threadCases(r *rand.Rand) []*wgrt.Call {
 		conv("Conv", []int{2, 16, 60, 50}, []int{40, 16, 3, 3}, 1, 1, nil, randomOf(r, wgrt.F32, 40)),
 		conv("FusedConv", []int{2, 64, 60, 50}, []int{40, 64, 1, 1}, 1, 0, actAttrs("Relu", 0, 0), randomOf(r, wgrt.F32, 40)),
 		conv("FusedConv", []int{2, 32, 40, 40}, []int{32, 1, 3, 3}, 32, 1, actAttrs("HardSwish", 0, 0), randomOf(r, wgrt.F32, 32)),
+		// Batched products, whole matrices per thread at 2, 3 and 4
+		// threads, B's batch broadcast in the second.
+		{Kernel: "MatMul", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 3, 4, 64, 80)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 3, 4, 64, 48), randomOf(r, wgrt.F32, 3, 4, 48, 80)},
+			Scratch: make([]byte, 4*gemmPackFloats(64, 80, 48, bRowMajor))},
+		{Kernel: "MatMul", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 3, 4, 64, 80)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 3, 4, 64, 48), randomOf(r, wgrt.F32, 1, 4, 48, 80)},
+			Scratch: make([]byte, 4*gemmPackFloats(64, 80, 48, bRowMajor))},
+		// Split once (sgemm_once.go): by rows, B in place in whole
+		// panels, three blocks deep; by columns, filters packed once,
+		// im2col and a pointwise conv with a narrow last panel.
+		matMul(300, 512, 600),
+		prepared(conv("FusedConv", []int{1, 64, 30, 30}, []int{96, 64, 3, 3}, 1, 1, actAttrs("Relu", 0, 0), randomOf(r, wgrt.F32, 96))),
+		prepared(conv("Conv", []int{1, 300, 30, 30}, []int{40, 300, 1, 1}, 1, 0, nil)),
+		// Six images: whole images per thread at 2 and 3 threads.
+		conv("FusedConv", []int{6, 24, 20, 20}, []int{32, 24, 3, 3}, 1, 1, actAttrs("Relu", 0, 0), randomOf(r, wgrt.F32, 32)),
 		{Kernel: "MaxPool", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 2, 24, 56, 56)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 2, 24, 112, 112)},
 			Attrs: []wgrt.Attr{intsAttr("kernel_shape", 3, 3), intsAttr("strides", 2, 2), intsAttr("pads", 1, 1, 1, 1), intsAttr("dilations", 1, 1)}},
 		unary("Erf", 100_003), unary("Sigmoid", 3, 170, 129), unary("Exp", 1, 1, 65_537),
