@@ -391,8 +391,14 @@ def export(name, out):
         axes = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"}, "hidden": {0: "batch", 1: "seq"}}
         outputs = ["hidden"]
     else:
+        shape = (batch, 3, 224, 224)
         if name == "lraspp":
             model = Segmentation(torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)).eval()
+        elif name == "deeplabv3_mobilenet_v3_large":  # dilated convolutions
+            model = Segmentation(torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None, aux_loss=False)).eval()
+        elif name == "r3d_18":  # 3-D convolutions over 16 frames
+            model = torchvision.models.video.r3d_18().eval()
+            shape = (batch, 3, 16, 112, 112)
         elif name == "qdq_resnet18":
             model = quantize_convs(torchvision.models.resnet18()).eval()
         else:
@@ -400,10 +406,10 @@ def export(name, out):
         # Freshly initialized batch norms are the identity; give them
         # statistics so that the numbers mean something.
         for m in model.modules():
-            if isinstance(m, torch.nn.BatchNorm2d):
+            if isinstance(m, (torch.nn.BatchNorm2d, torch.nn.BatchNorm3d)):
                 m.running_mean.uniform_(-0.1, 0.1)
                 m.running_var.uniform_(0.5, 1.5)
-        inputs, names = (torch.randn(batch, 3, 224, 224),), ["image"]
+        inputs, names = (torch.randn(*shape),), ["image"]
         axes = {"image": {0: "batch"}, "logits": {0: "batch"}}
         outputs = ["logits"]
     path = os.path.join(out, name + ".onnx")
