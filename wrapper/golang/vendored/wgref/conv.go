@@ -249,15 +249,15 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 		m.packRows1D(dst, p0, j0, kc, nc)
 		return
 	}
+	if r == 3 {
+		m.packRuns(dst, p0, j0, kc, nc)
+		return
+	}
 	if r != 2 {
 		m.packAnyRank(dst, p0, j0, kc, nc)
 		return
 	}
-	x, ca := m.x, m.ca
-	ih, iw, ow := x.Shape[2], x.Shape[3], m.out.Shape[3]
-	kh, kw := ca.kernel[0], ca.kernel[1]
-	sh, sw, dh, dw, ph, pw := ca.strides[0], ca.strides[1], ca.dilations[0], ca.dilations[1], ca.pads[0], ca.pads[1]
-	xsc, xsh, xsw := x.Strides[1], x.Strides[2], x.Strides[3]
+	ow, kh, kw, sw, xsw := m.out.Shape[3], m.ca.kernel[0], m.ca.kernel[1], m.ca.strides[1], m.x.Strides[3]
 	if gatherPanels() && stripRuns(ow) <= maxStripRuns && xsw == 1 && (sw == 1 || sw == 2) && kh*kw <= gatherMaxTaps {
 		m.packStrips(dst, p0, j0, kc, nc)
 		return
@@ -266,59 +266,7 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 		m.packGather(dst, p0, j0, kc, nc)
 		return
 	}
-	// What each row (channel, kernel tap) reads: its channel's base, the
-	// tap's offsets, and the output columns whose input column is inside.
-	type tap struct{ base, dy, dx, lo, hi int }
-	var taps [blockK]tap
-	for p := 0; p < kc; p++ {
-		row := p0 + p
-		ci, kp := row/(kh*kw), row%(kh*kw)
-		i, j := kp/kw, kp%kw
-		taps[p] = tap{base: m.xo + ci*xsc, dy: i*dh - ph, dx: j*dw - pw,
-			lo: max(0, ceilDiv(pw-j*dw, sw)), hi: min(ow, ceilDiv(iw+pw-j*dw, sw))}
-	}
-	// Panel by panel, row by row: each write of nr floats is contiguous.
-	for jr := 0; jr < nc; jr += nr {
-		cols := min(nr, nc-jr)
-		q := j0 + jr
-		oy0, ox0 := q/ow, q%ow
-		panel := dst[jr*kc : jr*kc+nr*kc]
-		for p := 0; p < kc; p++ {
-			t := &taps[p]
-			out := panel[p*nr : p*nr+nr]
-			oy, ox := oy0, ox0
-			for c := 0; c < cols; {
-				// The part of this output row in the panel: columns
-				// [ox, ox+seg), of which [a, b) read inside the input.
-				seg := min(cols-c, ow-ox)
-				sy := oy*sh + t.dy
-				a, b := max(ox, t.lo), min(ox+seg, t.hi)
-				if sy < 0 || sy >= ih || a >= b {
-					clear(out[c : c+seg])
-				} else {
-					clear(out[c : c+a-ox])
-					src := t.base + sy*xsh + (a*sw+t.dx)*xsw
-					dst := out[c+a-ox : c+b-ox]
-					switch step := sw * xsw; step {
-					case 1:
-						copy(dst, m.xs[src:src+len(dst)])
-					case 2:
-						copyEvens(dst, m.xs[src:src+2*len(dst)-1])
-					default:
-						for e := range dst {
-							dst[e] = m.xs[src+e*step]
-						}
-					}
-					clear(out[c+b-ox : c+seg])
-				}
-				c += seg
-				if ox += seg; ox == ow {
-					ox, oy = 0, oy+1
-				}
-			}
-			clear(out[cols:])
-		}
-	}
+	m.packRuns(dst, p0, j0, kc, nc)
 }
 
 // gatherMaxTaps bounds the kernel positions whose offsets packGather
@@ -476,8 +424,8 @@ func ceilDiv(a, b int) int {
 	return (a + b - 1) / b
 }
 
-// packAnyRank is packB for 3-D convolutions (and any rank: the tests hold
-// packRows1D to it).
+// packAnyRank is packB for convolutions of rank 4 and more (and any rank:
+// the tests hold packRows1D and packRuns to it).
 func (m *im2colB) packAnyRank(dst []float32, p0, j0, kc, nc int) {
 	x, ca := m.x, m.ca
 	r := len(x.Shape) - 2
