@@ -1,0 +1,103 @@
+package wgref
+
+import "github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
+
+// planeColumns bounds the output rows resizePlanes takes: the taps of
+// every column are kept on the stack.
+const planeColumns = 1024
+
+// maxLeadTaps bounds the combined taps of the leading axes resizePlanes
+// takes (each has one of weight 1, or two to four for an axis of one
+// element read from either side of it).
+const maxLeadTaps = 16
+
+// resizePlanes is resizeInto for float32 tensors resized over their last
+// two axes only (images: a segmentation head's upsampling, a pooled map
+// broadcast back), where resizeInto finds every element's taps anew. The
+// taps of each output column are found once per call, those of each
+// output row once per row, and each element is the same sum, in the same
+// order, as resizeSum's: the same bits (the leading axes' taps too,
+// though they keep each index but where an axis of one element is read
+// from outside it). It reports false, doing nothing,
+// when it does not apply.
+func resizePlanes(c *wgrt.Call, out, x wgrt.Tensor, scales []float64, m resizeModes) (bool, error) {
+	r := len(x.Shape)
+	if r < 2 || x.DType != wgrt.F32 || out.DType != wgrt.F32 || m.coord == "tf_crop_and_resize" || len(m.roiNum) != 0 ||
+		out.Shape[r-1] > planeColumns || out.Shape[r-2] == 0 || out.Shape[r-1] == 0 {
+		return false, nil
+	}
+	for k := 0; k < r-2; k++ {
+		if scales[k] != 1 || out.Shape[k] != x.Shape[k] {
+			return false, nil
+		}
+	}
+	roi := [2]float64{0, 1}
+	var cols [planeColumns]resizeAxis
+	ow, oh := out.Shape[r-1], out.Shape[r-2]
+	for ox := range cols[:ow] {
+		if err := cols[ox].sample(c.Kernel, ox, x.Shape[r-1], scales[r-1], m.mode, m.coord, m.nearest, m.cubicA, m.exclude, roi); err != nil {
+			return true, err
+		}
+	}
+	xs, ys := elems[float32](x), elems[float32](out)
+	xsh, xsw, ysh, ysw := x.Strides[r-2], x.Strides[r-1], out.Strides[r-2], out.Strides[r-1]
+	var lead [maxRank]resizeAxis
+	var row resizeAxis
+	for plane := range indices(out.Shape[:r-2]) {
+		// The leading axes' taps (one of weight 1 unless an axis of one
+		// element is read from outside it), combined as resizeSum
+		// combines them: their weights' products and offsets.
+		var lw [maxLeadTaps]float64
+		var loff [maxLeadTaps]int
+		lw[0], loff[0] = 1, 0
+		combos := 1
+		for k := range plane {
+			ax := &lead[k]
+			if err := ax.sample(c.Kernel, plane[k], x.Shape[k], 1, m.mode, m.coord, m.nearest, m.cubicA, m.exclude, roi); err != nil {
+				return true, err
+			}
+			if combos*ax.n > maxLeadTaps {
+				return false, nil
+			}
+			for i := combos - 1; i >= 0; i-- {
+				for t := ax.n - 1; t >= 0; t-- {
+					lw[i*ax.n+t], loff[i*ax.n+t] = lw[i]*ax.coef[t], loff[i]+ax.idx[t]*x.Strides[k]
+				}
+			}
+			combos *= ax.n
+		}
+		// A combination of weight 0 adds nothing (resizeSum skips it).
+		kept := 0
+		for i := 0; i < combos; i++ {
+			if lw[i] != 0 {
+				lw[kept], loff[kept] = lw[i], loff[i]
+				kept++
+			}
+		}
+		combos = kept
+		yo := offsetOf(plane, out.Strides)
+		for oy := 0; oy < oh; oy++ {
+			if err := row.sample(c.Kernel, oy, x.Shape[r-2], scales[r-2], m.mode, m.coord, m.nearest, m.cubicA, m.exclude, roi); err != nil {
+				return true, err
+			}
+			dst := yo + oy*ysh
+			for ox := 0; ox < ow; ox++ {
+				col := &cols[ox]
+				sum := 0.0
+				for l := 0; l < combos; l++ {
+					for ty := 0; ty < row.n; ty++ {
+						src := loff[l] + row.idx[ty]*xsh
+						wy := lw[l] * row.coef[ty]
+						for tx := 0; tx < col.n; tx++ {
+							if w := wy * col.coef[tx]; w != 0 {
+								sum += w * float64(xs[src+col.idx[tx]*xsw])
+							}
+						}
+					}
+				}
+				ys[dst+ox*ysw] = float32(sum)
+			}
+		}
+	}
+	return true, nil
+}
