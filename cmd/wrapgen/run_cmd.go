@@ -143,8 +143,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	} else if inputs, err = randomInputs(g, at, *seed); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	defer wgref.SetThreads(wgref.Threads())
 	wgref.SetThreads(*threads)
-	defer wgref.SetThreads(1)
 	var outs []wgrt.Tensor
 	times := make([]time.Duration, 0, *repeat)
 	cpuTimes := make([]time.Duration, 0, *repeat)

@@ -50,7 +50,9 @@ func TestThreadsModelSameBitsNoAllocations(t *testing.T) {
 		allocs += sample[0].Value.Uint64() - before
 		return err
 	}
+	defer wgref.SetThreads(wgref.Threads())
 	for _, n := range []int{8, 1} {
+		wgref.SetThreads(1)
 		x := randomTensor(r, n, 6, 9, 9)
 		one, err := m.Run(wgref.Call, nil, []wgrt.Tensor{x})
 		require.NoError(t, err)
@@ -64,7 +66,6 @@ func TestThreadsModelSameBitsNoAllocations(t *testing.T) {
 				require.True(t, slices.Equal(want[i], got[i].Float32s()), "n=%d output %d: two threads change bits", n, i)
 			}
 		}
-		wgref.SetThreads(1)
 		require.Zero(t, allocs, "n=%d: the kernels of a steady run allocate with two threads", n)
 	}
 }

@@ -7,19 +7,27 @@ import (
 	"time"
 )
 
-// threads is how many goroutines a kernel may use (SetThreads).
+// threads is how many goroutines a kernel may use (SetThreads); at first
+// the CPUs the process may use, as ONNX Runtime's default.
 var threads = 1
 
+func init() { SetThreads(runtime.GOMAXPROCS(0)) }
+
 // SetThreads lets the matrix products, convolutions, pooling, softmax,
-// layer normalization, fused epilogues and large elementwise maps split
-// their work over n goroutines (1: run on the caller's goroutine only):
-// the caller and n-1 workers started here, which poll briefly after each
-// split and are parked between calls. Results are the same bits at any n.
-// Not safe to change while kernels run.
+// layer normalization, fused epilogues, large copies and large
+// elementwise maps split their work over n goroutines (1: run on the
+// caller's goroutine only): the caller and n-1 workers started here,
+// which poll briefly after each split and are parked between calls.
+// Results are the same bits at any n. The default is
+// runtime.GOMAXPROCS(0) when the package starts. Not safe to change while
+// kernels run.
 func SetThreads(n int) {
 	threads = max(n, 1)
 	workers.resize(threads - 1)
 }
+
+// Threads is the goroutines kernels may use (SetThreads).
+func Threads() int { return threads }
 
 // parallelTask is work cut in parts that may run in any order, at the same
 // time.
@@ -203,11 +211,17 @@ func (p *workerPool) run(t parallelTask, parts int) {
 	}
 	p.task, p.parts = t, int64(parts)
 	p.done.Store(0)
+	// The caller does part 0 itself, before it claims any other: the
+	// first share of a product or a pass stays on the caller's core from
+	// op to op (with two threads, the second on the worker's), so that an
+	// op reads from its own core's cache what the op before it wrote.
 	runs := p.claim.Load()>>(2*claimBits) + 1
-	p.claim.Store(runs<<(2*claimBits) | uint64(parts)<<claimBits)
+	p.claim.Store(runs<<(2*claimBits) | uint64(parts)<<claimBits | 1)
 	for _, s := range p.sleep[:min(len(p.sleep), parts-1)] {
 		s.unpark()
 	}
+	t.runPart(0)
+	p.done.Add(1)
 	p.work()
 	if !p.waitParts() {
 		p.caller.park(p.finished)

@@ -93,6 +93,11 @@ func threadCases(r *rand.Rand) []*wgrt.Call {
 		matMul(300, 512, 600),
 		prepared(conv("FusedConv", []int{1, 64, 30, 30}, []int{96, 64, 3, 3}, 1, 1, actAttrs("Relu", 0, 0), randomOf(r, wgrt.F32, 96))),
 		prepared(conv("Conv", []int{1, 300, 30, 30}, []int{40, 300, 1, 1}, 1, 0, nil)),
+		// Block copies: attention's transpose, a split of q, k and v.
+		{Kernel: "Transpose", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 4, 128, 64)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 4, 128, 4, 64)},
+			Attrs: []wgrt.Attr{intsAttr("perm", 0, 2, 1, 3)}},
+		{Kernel: "Split", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 128, 256), wgrt.New(wgrt.F32, 4, 128, 256), wgrt.New(wgrt.F32, 4, 128, 256)},
+			Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 4, 128, 768)}, Attrs: []wgrt.Attr{intAttr("axis", 2)}},
 		// Six images: whole images per thread at 2 and 3 threads.
 		conv("FusedConv", []int{6, 24, 20, 20}, []int{32, 24, 3, 3}, 1, 1, actAttrs("Relu", 0, 0), randomOf(r, wgrt.F32, 32)),
 		{Kernel: "MaxPool", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 2, 24, 56, 56)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 2, 24, 112, 112)},
