@@ -24,7 +24,7 @@ func modelOptions(hints, mins, maxes symbolValues, foldWeights bool) onnx.Option
 
 // foldWeightsUsage describes -fold-weights, which every command that
 // imports a model has.
-const foldWeightsUsage = "for an ONNX model: evaluate once at import the nodes that prepare weights from initializers (QuantizeLinear, DequantizeLinear, Transpose, Cast, arithmetic by constants), whose outputs become params (false: keep them, and the model's own initializers as params)"
+const foldWeightsUsage = "for an ONNX model: evaluate once at import the nodes that prepare weights from initializers (QuantizeLinear, DequantizeLinear, Transpose, Cast, arithmetic by constants), whose outputs become params, fold a BatchNormalization into the Conv before it and cut a Conv's taps that read only padding (false: keep them, and the model's own initializers as params)"
 
 // loadGraph reads a format-v1 graph, or imports an ONNX model (by the .onnx
 // extension) with opts, so every command takes either; "-" is standard

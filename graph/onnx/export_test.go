@@ -77,3 +77,17 @@ func BroadcastAddModel(n int64) []byte {
 		outputs: []string{"y"},
 	}.bytes()
 }
+
+// DilatedConvModel is a Conv of c channels over a [1, c, h, w] input, m
+// outputs, a 3x3 kernel with the given dilations and pads (begins, ends),
+// and stride 1.
+func DilatedConvModel(m, c int64, h, w int, weight []float32, dilations, pads []int64) []byte {
+	return bModel{
+		inputs: []tInput{f32Input("x", 1, int(c), h, w)},
+		inits:  []bInit{{name: "w", dims: []int64{m, c, 3, 3}, f32: weight}},
+		nodes: []bNode{
+			{op: "Conv", ins: []string{"x", "w"}, outs: []string{"y"}, attrs: []bAttr{{"pads", pads}, {"dilations", dilations}}},
+		},
+		outputs: []string{"y"},
+	}.bytes()
+}

@@ -112,8 +112,10 @@ func runQDQ(t *testing.T, g *graph.Graph, res *onnx.Result, x wgrt.Tensor) []byt
 	return append([]byte(nil), outs[0].Data...)
 }
 
-func randomInput(c int64, seed uint64) wgrt.Tensor {
-	x := wgrt.New(wgrt.F32, 1, int(c), 6, 6)
+func randomInput(c int64, seed uint64) wgrt.Tensor { return randomInputSized(c, 6, 6, seed) }
+
+func randomInputSized(c int64, h, w int, seed uint64) wgrt.Tensor {
+	x := wgrt.New(wgrt.F32, 1, int(c), h, w)
 	r := rand.New(rand.NewPCG(seed, 4))
 	for i := 0; i < len(x.Data); i += 4 {
 		binary.LittleEndian.PutUint32(x.Data[i:], math.Float32bits(float32(r.Float64()*4-2)))

@@ -129,6 +129,9 @@ func conv(c *nodeCtx) error {
 	if !expr.Equal(expr.Scale(wt.shape[1], group), x.shape[1]) {
 		return fmt.Errorf("input has %s channels, weight expects %s × group %d", x.shape[1], wt.shape[1], group)
 	}
+	if trimmed, nw, ok := c.trimDeadTaps(w, wt, x.shape[2:]); ok {
+		w, c.ins[1] = trimmed, nw
+	}
 	c.emitWindow(w)
 	c.emitInt("group", group)
 	shape := append([]expr.Expr{x.shape[0], wt.shape[0]}, spatial...)
