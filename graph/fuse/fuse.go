@@ -3,7 +3,8 @@
 // FusedConv does: out = act(conv(x, w) + bias + sum). A Conv, Gemm or
 // MatMul (MatMul with a following bias Add), then a residual Add of a
 // tensor shaped exactly as its output, then one activation (Relu, Clip,
-// HardSigmoid, HardSwish, Sigmoid, SiLU as x*Sigmoid(x), LeakyRelu) become
+// HardSigmoid, HardSwish, Sigmoid, SiLU as x*Sigmoid(x), LeakyRelu, GELU
+// as PyTorch exports it: x*(Erf(x/√2)+1)*0.5) become
 // one FusedConv, FusedGemm or FusedMatMul op: no pass over memory for each,
 // and no storage for the intermediates. The result is an ordinary
 // format-v1 graph, written and read back, so it is validated, planned and
@@ -11,7 +12,9 @@
 package fuse
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/wrapgen/wrapgen/graph"
@@ -258,6 +261,14 @@ func (r *rewriter) match(ops []*graph.Op, i int, readers map[*graph.Tensor][]int
 		drops = append(drops, cur)
 		drops = append(drops, ops[j].Outputs[0])
 		cur = y
+	} else if chainOps, y, ok := r.gelu(ops, cur, readers, taken); ok {
+		act = "Gelu"
+		c.folded = append(c.folded, chainOps...)
+		drops = append(drops, cur)
+		for _, j := range chainOps[:len(chainOps)-1] {
+			drops = append(drops, ops[j].Outputs[0])
+		}
+		cur = y
 	}
 	if len(c.folded) == 0 {
 		return chain{}, false
@@ -313,6 +324,49 @@ func (r *rewriter) silu(ops []*graph.Op, t *graph.Tensor, readers map[*graph.Ten
 		return j, k, mul.Outputs[0], true
 	}
 	return 0, 0, nil, false
+}
+
+// gelu matches GELU as PyTorch exports it (erf form): y = (t * (Erf(t /
+// √2) + 1)) * 0.5, t read by exactly the Div and the first Mul, each
+// intermediate read once; it returns the chain's ops (Div, Erf, Add, Mul,
+// Mul) and y.
+func (r *rewriter) gelu(ops []*graph.Op, t *graph.Tensor, readers map[*graph.Tensor][]int, taken []bool) ([]int, *graph.Tensor, bool) {
+	if !r.foldable(t, 2) || len(readers[t]) != 2 {
+		return nil, nil, false
+	}
+	for _, d := range readers[t] {
+		div := ops[d]
+		if taken[d] || !plainOp(div) || div.Kernel != "Div" || len(div.Inputs) != 2 || div.Inputs[0] != t || !scalarIs(div.Inputs[1], 1.4142135) {
+			continue
+		}
+		e, erf, ok := r.next(ops, div.Outputs[0], readers, taken)
+		if !ok || erf.Kernel != "Erf" || len(erf.Inputs) != 1 {
+			return nil, nil, false
+		}
+		a, add, ok := r.next(ops, erf.Outputs[0], readers, taken)
+		if !ok || add.Kernel != "Add" || len(add.Inputs) != 2 || !scalarIs(other(add, erf.Outputs[0]), 1) {
+			return nil, nil, false
+		}
+		m, mul, ok := r.next(ops, add.Outputs[0], readers, taken)
+		if !ok || mul.Kernel != "Mul" || len(mul.Inputs) != 2 || other(mul, add.Outputs[0]) != t || !sameShape(mul.Outputs[0], t) {
+			return nil, nil, false
+		}
+		h, half, ok := r.next(ops, mul.Outputs[0], readers, taken)
+		if !ok || half.Kernel != "Mul" || len(half.Inputs) != 2 || !scalarIs(other(half, mul.Outputs[0]), 0.5) || !sameShape(half.Outputs[0], t) {
+			return nil, nil, false
+		}
+		return []int{d, e, a, m, h}, half.Outputs[0], true
+	}
+	return nil, nil, false
+}
+
+// scalarIs reports whether t is a float32 constant of one element equal
+// to v rounded to float32.
+func scalarIs(t *graph.Tensor, v float32) bool {
+	if t == nil || t.DType != "f32" || len(t.Data) != 4 {
+		return false
+	}
+	return math.Float32frombits(binary.LittleEndian.Uint32(t.Data)) == v
 }
 
 // sumPlace is where the fused op can go when the residual Add at ops[add]

@@ -223,3 +223,25 @@ func TestLoopBody(t *testing.T) {
 	assert.Contains(t, fusedOps(t, fused), `{"loop": {"count": 2, "body": [
    {"kernel": "FusedConv", "inputs": ["x", "w", "b"], "outputs": ["t2"]`)
 }
+
+// TestGelu: GELU as PyTorch exports it, (t * (Erf(t / √2) + 1)) * 0.5,
+// folds as the activation "Gelu"; with another divisor it does not.
+func TestGelu(t *testing.T) {
+	consts := func(div string) string {
+		return act(5) + `,
+  "sqrt2": {"dtype": "f32", "shape": [], "data": [` + div + `]},
+  "one": {"dtype": "f32", "shape": [], "data": [1]},
+  "half": {"dtype": "f32", "shape": [], "data": [0.5]}`
+	}
+	chain := conv("x", "t1") + ", " + op("Div", `"t1", "sqrt2"`, "t2") + ", " + op("Erf", `"t2"`, "t3") + ", " +
+		op("Add", `"t3", "one"`, "t4") + ", " + op("Mul", `"t1", "t4"`, "t5") + ", " + op("Mul", `"t5", "half"`, "y")
+	_, fused := apply(t, doc(consts("1.4142135"), `"y"`, chain))
+	assert.Equal(t, `"ops": [
+  {"kernel": "FusedConv", "inputs": ["x", "w", "b"], "outputs": ["y"], "attrs": {"kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1], "group": 1, "activation": "Gelu", "activation_alpha": 0.0, "activation_beta": 0.0}}],
+ "kernels": {
+  "FusedConv": {"fuse": true, "may_alias": [[0, 2], [0, 3]]}}
+}
+`, fusedOps(t, fused))
+	_, fused = apply(t, doc(consts("2"), `"y"`, chain))
+	assert.Contains(t, fusedOps(t, fused), `"kernel": "Div"`, "not GELU: the Div stays")
+}

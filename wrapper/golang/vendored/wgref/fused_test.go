@@ -23,7 +23,7 @@ var fusedActs = []struct {
 	alpha, beta float64
 }{
 	{"", 0, 0}, {"Relu", 0, 0}, {"Clip", 0, 6}, {"Clip", -0.5, 0.75}, {"HardSigmoid", 1.0 / 6, 0.5},
-	{"HardSwish", 0, 0}, {"Sigmoid", 0, 0}, {"SiLU", 0, 0}, {"LeakyRelu", 0.01, 0},
+	{"HardSwish", 0, 0}, {"Sigmoid", 0, 0}, {"SiLU", 0, 0}, {"LeakyRelu", 0.01, 0}, {"Gelu", 0, 0},
 }
 
 // run calls a reference kernel, failing the test on an error.
@@ -52,6 +52,15 @@ func separately(t *testing.T, y wgrt.Tensor, act string, alpha, beta float64) wg
 		s := wgrt.New(y.DType, y.Shape...)
 		run(t, "Sigmoid", s, []wgrt.Tensor{y})
 		run(t, "Mul", out, []wgrt.Tensor{y, s})
+	case "Gelu":
+		// As PyTorch exports it: (y * (Erf(y / √2) + 1)) * 0.5.
+		scalar := func(v float32) wgrt.Tensor { return wgrt.FromFloat32s([]float32{v}) }
+		a, b, c, d := wgrt.New(y.DType, y.Shape...), wgrt.New(y.DType, y.Shape...), wgrt.New(y.DType, y.Shape...), wgrt.New(y.DType, y.Shape...)
+		run(t, "Div", a, []wgrt.Tensor{y, scalar(1.4142135)})
+		run(t, "Erf", b, []wgrt.Tensor{a})
+		run(t, "Add", c, []wgrt.Tensor{b, scalar(1)})
+		run(t, "Mul", d, []wgrt.Tensor{y, c})
+		run(t, "Mul", out, []wgrt.Tensor{d, scalar(0.5)})
 	}
 	return out
 }
