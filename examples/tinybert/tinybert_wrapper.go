@@ -76,9 +76,6 @@ type Kernels interface {
 	// Softmax is kernel "Softmax": 1 output, 1 input; attributes "axis",
 	// "coerce_2d".
 	Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerce2d bool) error
-	// Erf is kernel "Erf": 1 output, 1 input; out0 may share memory with in0 (read
-	// those inputs before writing it).
-	Erf(out0 wgrt.Tensor, in0 wgrt.Tensor) error
 	// Gemm is kernel "Gemm": 1 output, 3 inputs; attributes "alpha", "beta",
 	// "transA", "transB"; scratch is memory it may use during the call.
 	Gemm(
@@ -251,13 +248,6 @@ func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerc
 	)
 	a.t, a.at = t, at
 	a.c = wgrt.Call{Kernel: "Softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
-	return a.fn(&a.c)
-}
-func (a *kernelsFunc) Erf(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
-	t := append(a.t[:0], out0, in0)
-	at := a.at[:0]
-	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Erf", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Gemm(
@@ -558,10 +548,10 @@ func (o *Outputs) Map() map[string]wgrt.Tensor {
 // The plan's pools (a call may place their storages anew in one arena, see
 // wgrt.Frame.PeakBytes):
 //
-//	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 54)
-//	pool 1 on "cpu": 128*max(batch, batch*seq, seq) bytes, 4 storages, steps [3, 54)
-//	pool 2 on "cpu": 64*max((8*seq + 63)//64, 24*((min(528, batch) + 11)//12)*min… (872 characters; whole in wrapgen
-//	    plan -json) bytes, 37 storages, steps [2, 53)
+//	pool 0 on "cpu": 128*batch*seq bytes, 9 storages, steps [1, 44)
+//	pool 1 on "cpu": 128*max(batch, batch*seq, seq) bytes, 4 storages, steps [3, 44)
+//	pool 2 on "cpu": 64*max((8*seq + 63)//64, 10*batch*seq + (4*batch*seq + 63)//… (1232 characters; whole in wrapgen
+//	    plan -json) bytes, 35 storages, steps [2, 43)
 type frame struct {
 	*wgrt.Frame
 	k    Kernels
@@ -663,97 +653,110 @@ var program = wgrt.Program{
 		0, 63, 0,
 		2, 11, 78,
 		4, 79, 6,
-		0, 24, 0,
-		3, 81, 65,
-		3, 72, 0,
-		2, 82, 83,
-		3, 6, 64,
-		2, 84, 85,
-		6, 80, 86,
-		3, 81, 27,
 		0, 10, 0,
-		3, 89, 16,
-		2, 88, 90,
+		3, 81, 16,
 		3, 9, 16,
-		2, 92, 78,
-		4, 93, 6,
-		2, 91, 94,
-		3, 6, 26,
-		2, 95, 96,
-		6, 87, 97,
-		3, 48, 27,
-		2, 99, 92,
-		2, 100, 94,
-		3, 51, 26,
-		2, 101, 102,
-		6, 98, 103,
-		0, 6, 0,
-		3, 105, 16,
-		2, 99, 106,
-		2, 107, 102,
-		6, 104, 108,
-		3, 105, 39,
-		2, 110, 69,
+		2, 83, 78,
+		4, 84, 6,
+		2, 82, 85,
+		6, 80, 86,
+		3, 72, 16,
 		3, 16, 1,
 		0, 16, 0,
-		3, 113, 112,
-		2, 114, 78,
-		4, 115, 6,
-		2, 111, 116,
-		2, 117, 94,
-		3, 113, 38,
-		2, 118, 119,
-		6, 109, 120,
+		3, 90, 89,
+		2, 91, 78,
+		4, 92, 6,
+		3, 72, 93,
+		2, 88, 94,
+		2, 95, 85,
+		6, 87, 96,
 		3, 72, 50,
-		2, 69, 122,
-		3, 72, 116,
-		2, 123, 124,
-		2, 125, 94,
+		2, 88, 98,
+		2, 99, 93,
+		2, 100, 85,
 		2, 49, 78,
-		4, 127, 6,
-		2, 126, 128,
-		6, 121, 129,
-		3, 6, 130,
-		3, 51, 1,
-		0, 640, 0,
-		3, 133, 16,
-		3, 6, 94,
+		4, 102, 6,
+		2, 101, 103,
+		6, 97, 104,
+		0, 24, 0,
+		3, 106, 65,
+		3, 72, 0,
+		2, 107, 108,
+		3, 6, 64,
+		2, 109, 110,
+		6, 105, 111,
+		3, 106, 27,
+		0, 6, 0,
+		3, 114, 16,
+		2, 113, 115,
+		2, 116, 85,
+		3, 6, 26,
+		2, 117, 118,
+		6, 112, 119,
+		3, 48, 27,
+		2, 121, 83,
+		2, 122, 85,
+		3, 51, 26,
+		2, 123, 124,
+		6, 120, 125,
+		2, 121, 115,
+		2, 127, 124,
+		6, 126, 128,
+		3, 114, 39,
+		2, 130, 83,
+		2, 131, 98,
+		2, 132, 94,
+		2, 133, 103,
+		3, 90, 38,
 		2, 134, 135,
+		6, 129, 136,
+		2, 130, 115,
+		2, 138, 93,
+		2, 139, 85,
+		2, 140, 135,
+		6, 137, 141,
+		3, 6, 142,
+		3, 51, 1,
 		3, 40, 16,
-		3, 45, 16,
-		2, 138, 135,
-		2, 74, 135,
-		2, 41, 137,
-		3, 6, 116,
-		2, 141, 142,
-		2, 143, 135,
-		2, 144, 43,
-		2, 137, 142,
-		2, 146, 135,
-		2, 137, 135,
+		3, 6, 85,
+		2, 145, 146,
 		0, 512, 0,
-		3, 149, 16,
-		3, 51, 116,
-		2, 150, 151,
+		3, 148, 16,
+		2, 149, 146,
+		2, 74, 146,
+		2, 130, 93,
 		2, 152, 135,
-		2, 137, 151,
-		2, 154, 135,
-		3, 20, 27,
-		3, 4, 26,
-		2, 156, 157,
-		6, 158, 16,
-		3, 45, 159,
-		2, 135, 160,
-		2, 150, 135,
-		2, 110, 116,
-		2, 163, 119,
-		6, 164, 106,
-		3, 6, 165,
-		2, 140, 166,
-		2, 74, 142,
-		2, 168, 135,
-		2, 74, 151,
+		6, 153, 115,
+		3, 6, 154,
+		2, 151, 155,
+		3, 6, 93,
+		2, 74, 157,
+		2, 158, 146,
+		2, 98, 103,
+		6, 93, 160,
+		3, 6, 161,
+		2, 151, 162,
+		3, 45, 16,
+		2, 164, 146,
+		2, 88, 85,
+		2, 98, 93,
+		2, 167, 103,
+		6, 166, 168,
+		2, 152, 169,
 		2, 170, 135,
+		2, 115, 85,
+		6, 171, 172,
+		3, 6, 173,
+		2, 74, 174,
+		2, 41, 157,
+		3, 6, 169,
+		2, 176, 177,
+		2, 178, 43,
+		2, 157, 177,
+		3, 6, 103,
+		2, 52, 181,
+		2, 52, 157,
+		2, 183, 181,
 		3, 51, 0,
 	},
 	Tensors: []int32{
@@ -804,83 +807,73 @@ var program = wgrt.Program{
 		11, 0, 3, 236, // "/layers.0/ln1/LayerNormalization_output_0"
 		11, 0, 2, 242, // "onnx::MatMul_234"
 		11, 0, 1, 246, // "layers.0.ff1.bias"
-		11, 0, 3, 248, // "/layers.0/ff1/Add_output_0"
-		11, 0, 0, 254, // "/layers.0/Constant_11_output_0"
-		11, 0, 3, 254, // "/layers.0/Div_1_output_0"
-		11, 0, 3, 260, // "/layers.0/Erf_output_0"
-		11, 0, 0, 266, // "/layers.0/Constant_12_output_0"
-		11, 0, 3, 266, // "/layers.0/Add_2_output_0"
-		11, 0, 3, 272, // "/layers.0/Mul_output_0"
-		11, 0, 0, 278, // "/layers.0/Constant_13_output_0"
-		11, 0, 3, 278, // "/layers.0/Mul_1_output_0"
-		11, 0, 2, 284, // "onnx::MatMul_235"
-		11, 0, 1, 288, // "layers.0.ff2.bias"
-		11, 0, 3, 290, // "/layers.0/Add_3_output_0"
-		11, 0, 1, 296, // "layers.0.ln2.weight"
-		11, 0, 1, 298, // "layers.0.ln2.bias"
-		11, 0, 3, 300, // "/layers.0/ln2/LayerNormalization_output_0"
-		11, 0, 2, 306, // "onnx::MatMul_236"
-		11, 0, 1, 310, // "layers.1.qkv.bias"
-		11, 0, 3, 312, // "/layers.1/qkv/Add_output_0"
-		11, 0, 3, 318, // "/layers.1/Split_output_0"
-		11, 0, 3, 324, // "/layers.1/Split_output_1"
-		11, 0, 3, 330, // "/layers.1/Split_output_2"
-		11, 0, 4, 336, // "/layers.1/Reshape_output_0"
-		11, 0, 4, 344, // "/layers.1/Transpose_output_0"
-		11, 0, 4, 352, // "/layers.1/Reshape_1_output_0"
-		11, 0, 4, 360, // "/layers.1/Reshape_2_output_0"
-		11, 0, 4, 368, // "/layers.1/Transpose_1_output_0"
-		11, 0, 4, 376, // "/layers.1/Transpose_2_output_0"
-		11, 0, 4, 384, // "/layers.1/MatMul_output_0"
-		11, 0, 0, 392, // "/layers.1/Constant_9_output_0"
-		11, 0, 4, 392, // "/layers.1/Div_output_0"
-		11, 0, 4, 400, // "/layers.1/Add_output_0"
-		11, 0, 4, 408, // "/layers.1/Softmax_output_0"
-		11, 0, 4, 416, // "/layers.1/MatMul_1_output_0"
-		11, 0, 4, 424, // "/layers.1/Transpose_3_output_0"
-		11, 0, 3, 432, // "/layers.1/Reshape_3_output_0"
-		11, 0, 2, 438, // "onnx::MatMul_244"
-		11, 0, 1, 442, // "layers.1.out.bias"
-		11, 0, 3, 444, // "/layers.1/Add_1_output_0"
-		11, 0, 1, 450, // "layers.1.ln1.weight"
-		11, 0, 1, 452, // "layers.1.ln1.bias"
-		11, 0, 3, 454, // "/layers.1/ln1/LayerNormalization_output_0"
-		11, 0, 2, 460, // "onnx::MatMul_245"
-		11, 0, 1, 464, // "layers.1.ff1.bias"
-		11, 0, 3, 466, // "/layers.1/ff1/Add_output_0"
-		11, 0, 0, 472, // "/layers.1/Constant_11_output_0"
-		11, 0, 3, 472, // "/layers.1/Div_1_output_0"
-		11, 0, 3, 478, // "/layers.1/Erf_output_0"
-		11, 0, 0, 484, // "/layers.1/Constant_12_output_0"
-		11, 0, 3, 484, // "/layers.1/Add_2_output_0"
-		11, 0, 3, 490, // "/layers.1/Mul_output_0"
-		11, 0, 0, 496, // "/layers.1/Constant_13_output_0"
-		11, 0, 3, 496, // "/layers.1/Mul_1_output_0"
-		11, 0, 2, 502, // "onnx::MatMul_246"
-		11, 0, 1, 506, // "layers.1.ff2.bias"
-		11, 0, 3, 508, // "/layers.1/Add_3_output_0"
-		11, 0, 1, 514, // "layers.1.ln2.weight"
-		11, 0, 1, 516, // "layers.1.ln2.bias"
-		11, 0, 3, 518, // "hidden"
-		7, 0, 0, 524, // "/Constant_3_output_0"
-		11, 0, 2, 524, // "/Gather_1_output_0"
-		11, 0, 2, 528, // "pool.weight"
-		11, 0, 1, 532, // "pool.bias"
-		11, 0, 2, 534, // "/pool/Gemm_output_0"
-		11, 0, 2, 538, // "pooled"
-		2, 0, 1, 542, // "scratch ops[8]"
-		2, 0, 1, 544, // "scratch ops[13]"
-		2, 0, 1, 546, // "scratch ops[17]"
-		2, 0, 1, 548, // "scratch ops[19]"
-		2, 0, 1, 550, // "scratch ops[21]"
-		2, 0, 1, 552, // "scratch ops[27]"
-		2, 0, 1, 554, // "scratch ops[29]"
-		2, 0, 1, 556, // "scratch ops[34]"
-		2, 0, 1, 558, // "scratch ops[38]"
-		2, 0, 1, 560, // "scratch ops[40]"
-		2, 0, 1, 562, // "scratch ops[42]"
-		2, 0, 1, 564, // "scratch ops[48]"
-		2, 0, 1, 566, // "scratch ops[51]"
+		11, 0, 0, 248, // "/layers.0/Constant_11_output_0"
+		11, 0, 0, 248, // "/layers.0/Constant_12_output_0"
+		11, 0, 0, 248, // "/layers.0/Constant_13_output_0"
+		11, 0, 3, 248, // "/layers.0/Mul_1_output_0"
+		11, 0, 2, 254, // "onnx::MatMul_235"
+		11, 0, 1, 258, // "layers.0.ff2.bias"
+		11, 0, 3, 260, // "/layers.0/Add_3_output_0"
+		11, 0, 1, 266, // "layers.0.ln2.weight"
+		11, 0, 1, 268, // "layers.0.ln2.bias"
+		11, 0, 3, 270, // "/layers.0/ln2/LayerNormalization_output_0"
+		11, 0, 2, 276, // "onnx::MatMul_236"
+		11, 0, 1, 280, // "layers.1.qkv.bias"
+		11, 0, 3, 282, // "/layers.1/qkv/Add_output_0"
+		11, 0, 3, 288, // "/layers.1/Split_output_0"
+		11, 0, 3, 294, // "/layers.1/Split_output_1"
+		11, 0, 3, 300, // "/layers.1/Split_output_2"
+		11, 0, 4, 306, // "/layers.1/Reshape_output_0"
+		11, 0, 4, 314, // "/layers.1/Transpose_output_0"
+		11, 0, 4, 322, // "/layers.1/Reshape_1_output_0"
+		11, 0, 4, 330, // "/layers.1/Reshape_2_output_0"
+		11, 0, 4, 338, // "/layers.1/Transpose_1_output_0"
+		11, 0, 4, 346, // "/layers.1/Transpose_2_output_0"
+		11, 0, 4, 354, // "/layers.1/MatMul_output_0"
+		11, 0, 0, 362, // "/layers.1/Constant_9_output_0"
+		11, 0, 4, 362, // "/layers.1/Div_output_0"
+		11, 0, 4, 370, // "/layers.1/Add_output_0"
+		11, 0, 4, 378, // "/layers.1/Softmax_output_0"
+		11, 0, 4, 386, // "/layers.1/MatMul_1_output_0"
+		11, 0, 4, 394, // "/layers.1/Transpose_3_output_0"
+		11, 0, 3, 402, // "/layers.1/Reshape_3_output_0"
+		11, 0, 2, 408, // "onnx::MatMul_244"
+		11, 0, 1, 412, // "layers.1.out.bias"
+		11, 0, 3, 414, // "/layers.1/Add_1_output_0"
+		11, 0, 1, 420, // "layers.1.ln1.weight"
+		11, 0, 1, 422, // "layers.1.ln1.bias"
+		11, 0, 3, 424, // "/layers.1/ln1/LayerNormalization_output_0"
+		11, 0, 2, 430, // "onnx::MatMul_245"
+		11, 0, 1, 434, // "layers.1.ff1.bias"
+		11, 0, 0, 436, // "/layers.1/Constant_11_output_0"
+		11, 0, 0, 436, // "/layers.1/Constant_12_output_0"
+		11, 0, 0, 436, // "/layers.1/Constant_13_output_0"
+		11, 0, 3, 436, // "/layers.1/Mul_1_output_0"
+		11, 0, 2, 442, // "onnx::MatMul_246"
+		11, 0, 1, 446, // "layers.1.ff2.bias"
+		11, 0, 3, 448, // "/layers.1/Add_3_output_0"
+		11, 0, 1, 454, // "layers.1.ln2.weight"
+		11, 0, 1, 456, // "layers.1.ln2.bias"
+		11, 0, 3, 458, // "hidden"
+		7, 0, 0, 464, // "/Constant_3_output_0"
+		11, 0, 2, 464, // "/Gather_1_output_0"
+		11, 0, 2, 468, // "pool.weight"
+		11, 0, 1, 472, // "pool.bias"
+		11, 0, 2, 474, // "/pool/Gemm_output_0"
+		11, 0, 2, 478, // "pooled"
+		2, 0, 1, 482, // "scratch ops[8]"
+		2, 0, 1, 484, // "scratch ops[13]"
+		2, 0, 1, 486, // "scratch ops[17]"
+		2, 0, 1, 488, // "scratch ops[19]"
+		2, 0, 1, 490, // "scratch ops[21]"
+		2, 0, 1, 492, // "scratch ops[22]"
+		2, 0, 1, 494, // "scratch ops[24]"
+		2, 0, 1, 496, // "scratch ops[29]"
+		2, 0, 1, 498, // "scratch ops[33]"
+		2, 0, 1, 500, // "scratch ops[35]"
+		2, 0, 1, 502, // "scratch ops[37]"
+		2, 0, 1, 504, // "scratch ops[38]"
+		2, 0, 1, 506, // "scratch ops[41]"
 	},
 	Devices: []string{"cpu"},
 	Dims: []int32{
@@ -899,27 +892,23 @@ var program = wgrt.Program{
 		1, 1, 13, 12, 1, 2, 0, 9, 1, 10, 5, 11, 10, 2, 0, 1,
 		9, 10, 5, 4, 10, 2, 0, 1, 4, 5, 4, 2, 4, 4, 4, 2,
 		4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 4, 2, 0, 1, 4, 5,
-		4, 2, 4, 6, 6, 2, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1,
-		6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2,
-		0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 6, 4, 4, 2,
-		4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 4, 2, 0, 1, 4, 5,
-		4, 2, 4, 7, 7, 2, 7, 2, 0, 1, 7, 8, 7, 2, 0, 1,
-		4, 5, 4, 2, 0, 1, 4, 5, 4, 2, 0, 1, 4, 5, 4, 2,
-		0, 1, 9, 10, 5, 4, 10, 2, 0, 9, 1, 10, 5, 11, 10, 2,
-		0, 1, 9, 10, 5, 4, 10, 2, 0, 1, 9, 10, 5, 4, 10, 2,
-		0, 9, 1, 10, 5, 11, 10, 2, 0, 9, 10, 1, 5, 11, 1, 2,
-		0, 9, 1, 1, 13, 12, 1, 2, 0, 9, 1, 1, 13, 12, 1, 2,
-		0, 9, 1, 1, 13, 12, 1, 2, 0, 9, 1, 1, 13, 12, 1, 2,
-		0, 9, 1, 10, 5, 11, 10, 2, 0, 1, 9, 10, 5, 4, 10, 2,
-		0, 1, 4, 5, 4, 2, 4, 4, 4, 2, 4, 2, 0, 1, 4, 5,
-		4, 2, 4, 2, 4, 2, 0, 1, 4, 5, 4, 2, 4, 6, 6, 2,
-		6, 2, 0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1,
-		6, 14, 6, 2, 0, 1, 6, 14, 6, 2, 0, 1, 6, 14, 6, 2,
-		0, 1, 6, 14, 6, 2, 6, 4, 4, 2, 4, 2, 0, 1, 4, 5,
-		4, 2, 4, 2, 4, 2, 0, 1, 4, 5, 4, 2, 0, 4, 4, 2,
-		4, 4, 4, 2, 4, 2, 0, 4, 4, 2, 0, 4, 4, 2, 32, 2,
-		44, 2, 53, 2, 32, 2, 32, 2, 58, 2, 32, 2, 44, 2, 53, 2,
-		32, 2, 32, 2, 58, 2, 68, 2,
+		4, 2, 4, 6, 6, 2, 6, 2, 0, 1, 6, 14, 6, 2, 6, 4,
+		4, 2, 4, 2, 0, 1, 4, 5, 4, 2, 4, 2, 4, 2, 0, 1,
+		4, 5, 4, 2, 4, 7, 7, 2, 7, 2, 0, 1, 7, 8, 7, 2,
+		0, 1, 4, 5, 4, 2, 0, 1, 4, 5, 4, 2, 0, 1, 4, 5,
+		4, 2, 0, 1, 9, 10, 5, 4, 10, 2, 0, 9, 1, 10, 5, 11,
+		10, 2, 0, 1, 9, 10, 5, 4, 10, 2, 0, 1, 9, 10, 5, 4,
+		10, 2, 0, 9, 1, 10, 5, 11, 10, 2, 0, 9, 10, 1, 5, 11,
+		1, 2, 0, 9, 1, 1, 13, 12, 1, 2, 0, 9, 1, 1, 13, 12,
+		1, 2, 0, 9, 1, 1, 13, 12, 1, 2, 0, 9, 1, 1, 13, 12,
+		1, 2, 0, 9, 1, 10, 5, 11, 10, 2, 0, 1, 9, 10, 5, 4,
+		10, 2, 0, 1, 4, 5, 4, 2, 4, 4, 4, 2, 4, 2, 0, 1,
+		4, 5, 4, 2, 4, 2, 4, 2, 0, 1, 4, 5, 4, 2, 4, 6,
+		6, 2, 6, 2, 0, 1, 6, 14, 6, 2, 6, 4, 4, 2, 4, 2,
+		0, 1, 4, 5, 4, 2, 4, 2, 4, 2, 0, 1, 4, 5, 4, 2,
+		0, 4, 4, 2, 4, 4, 4, 2, 4, 2, 0, 4, 4, 2, 0, 4,
+		4, 2, 32, 2, 44, 2, 53, 2, 32, 2, 32, 2, 58, 2, 32, 2,
+		44, 2, 53, 2, 32, 2, 32, 2, 58, 2, 68, 2,
 	},
 	Lists: []int32{
 		3, 4, 4, 4,
@@ -930,15 +919,15 @@ var program = wgrt.Program{
 		0, 1,
 	},
 	Outputs: []int32{
-		104, 110,
+		94, 100,
 	},
 	Params: []int32{
-		2, 6, 9, 10, 19, 20, 39, 40, 45, 46, 56, 57, 62, 63, 82, 83,
-		88, 89, 99, 100, 107, 108,
+		2, 6, 9, 10, 19, 20, 39, 40, 45, 46, 51, 52, 57, 58, 77, 78,
+		83, 84, 89, 90, 97, 98,
 	},
 	Constants: []int32{
-		15, 17, 32, 42, 43, 48, 51, 54, 59, 60, 75, 85, 86, 91, 94, 97,
-		102, 103, 105,
+		15, 17, 32, 42, 43, 47, 48, 49, 54, 55, 70, 80, 81, 85, 86, 87,
+		92, 93, 95,
 	},
 	InputNames: []string{
 		"input_ids",
@@ -1045,32 +1034,32 @@ var program = wgrt.Program{
 		43, 28, 22, 51, // "layers.0.ln1.bias"
 		45, 10, 22, 56, // "onnx::MatMul_234"
 		46, 11, 22, 45, // "layers.0.ff1.bias"
-		48, 29, 22, 9, // "/layers.0/Constant_11_output_0"
-		51, 30, 22, 9, // "/layers.0/Constant_12_output_0"
-		54, 31, 22, 9, // "/layers.0/Constant_13_output_0"
-		56, 12, 22, 56, // "onnx::MatMul_235"
-		57, 13, 22, 51, // "layers.0.ff2.bias"
-		59, 32, 22, 51, // "layers.0.ln2.weight"
-		60, 33, 22, 51, // "layers.0.ln2.bias"
-		62, 14, 22, 71, // "onnx::MatMul_236"
-		63, 15, 22, 40, // "layers.1.qkv.bias"
-		75, 34, 22, 9, // "/layers.1/Constant_9_output_0"
-		82, 16, 22, 30, // "onnx::MatMul_244"
-		83, 17, 22, 51, // "layers.1.out.bias"
-		85, 35, 22, 51, // "layers.1.ln1.weight"
-		86, 36, 22, 51, // "layers.1.ln1.bias"
-		88, 18, 22, 56, // "onnx::MatMul_245"
-		89, 19, 22, 45, // "layers.1.ff1.bias"
-		91, 37, 22, 9, // "/layers.1/Constant_11_output_0"
-		94, 38, 22, 9, // "/layers.1/Constant_12_output_0"
-		97, 39, 22, 9, // "/layers.1/Constant_13_output_0"
-		99, 20, 22, 56, // "onnx::MatMul_246"
-		100, 21, 22, 51, // "layers.1.ff2.bias"
-		102, 40, 22, 51, // "layers.1.ln2.weight"
-		103, 41, 22, 51, // "layers.1.ln2.bias"
-		105, 42, 22, 10, // "/Constant_3_output_0"
-		107, 22, 22, 30, // "pool.weight"
-		108, 23, 22, 51, // "pool.bias"
+		47, 29, 22, 9, // "/layers.0/Constant_11_output_0"
+		48, 30, 22, 9, // "/layers.0/Constant_12_output_0"
+		49, 31, 22, 9, // "/layers.0/Constant_13_output_0"
+		51, 12, 22, 56, // "onnx::MatMul_235"
+		52, 13, 22, 51, // "layers.0.ff2.bias"
+		54, 32, 22, 51, // "layers.0.ln2.weight"
+		55, 33, 22, 51, // "layers.0.ln2.bias"
+		57, 14, 22, 71, // "onnx::MatMul_236"
+		58, 15, 22, 40, // "layers.1.qkv.bias"
+		70, 34, 22, 9, // "/layers.1/Constant_9_output_0"
+		77, 16, 22, 30, // "onnx::MatMul_244"
+		78, 17, 22, 51, // "layers.1.out.bias"
+		80, 35, 22, 51, // "layers.1.ln1.weight"
+		81, 36, 22, 51, // "layers.1.ln1.bias"
+		83, 18, 22, 56, // "onnx::MatMul_245"
+		84, 19, 22, 45, // "layers.1.ff1.bias"
+		85, 37, 22, 9, // "/layers.1/Constant_11_output_0"
+		86, 38, 22, 9, // "/layers.1/Constant_12_output_0"
+		87, 39, 22, 9, // "/layers.1/Constant_13_output_0"
+		89, 20, 22, 56, // "onnx::MatMul_246"
+		90, 21, 22, 51, // "layers.1.ff2.bias"
+		92, 40, 22, 51, // "layers.1.ln2.weight"
+		93, 41, 22, 51, // "layers.1.ln2.bias"
+		95, 42, 22, 10, // "/Constant_3_output_0"
+		97, 22, 22, 30, // "pool.weight"
+		98, 23, 22, 51, // "pool.bias"
 	},
 	Ops: []wgrt.Op{
 		{Index: 0, Place: "ops[0]", Kernel: "Gather", Inputs: []string{"tok.weight", "input_ids"},
@@ -1123,88 +1112,60 @@ var program = wgrt.Program{
 			Outputs: []string{"/layers.0/ln1/LayerNormalization_output_0"}},
 		{Index: 21, Place: "ops[21]", Kernel: "FusedMatMul",
 			Inputs:  []string{"/layers.0/ln1/LayerNormalization_output_0", "onnx::MatMul_234", "layers.0.ff1.bias"},
-			Outputs: []string{"/layers.0/ff1/Add_output_0"}},
-		{Index: 22, Place: "ops[22]", Kernel: "Div",
-			Inputs:  []string{"/layers.0/ff1/Add_output_0", "/layers.0/Constant_11_output_0"},
-			Outputs: []string{"/layers.0/Div_1_output_0"}},
-		{Index: 23, Place: "ops[23]", Kernel: "Erf", Inputs: []string{"/layers.0/Div_1_output_0"},
-			Outputs: []string{"/layers.0/Erf_output_0"}},
-		{Index: 24, Place: "ops[24]", Kernel: "Add",
-			Inputs:  []string{"/layers.0/Erf_output_0", "/layers.0/Constant_12_output_0"},
-			Outputs: []string{"/layers.0/Add_2_output_0"}},
-		{Index: 25, Place: "ops[25]", Kernel: "Mul",
-			Inputs:  []string{"/layers.0/ff1/Add_output_0", "/layers.0/Add_2_output_0"},
-			Outputs: []string{"/layers.0/Mul_output_0"}},
-		{Index: 26, Place: "ops[26]", Kernel: "Mul",
-			Inputs:  []string{"/layers.0/Mul_output_0", "/layers.0/Constant_13_output_0"},
 			Outputs: []string{"/layers.0/Mul_1_output_0"}},
-		{Index: 27, Place: "ops[27]", Kernel: "FusedMatMul",
+		{Index: 22, Place: "ops[22]", Kernel: "FusedMatMul",
 			Inputs: []string{"/layers.0/Mul_1_output_0", "onnx::MatMul_235", "layers.0.ff2.bias",
 				"/layers.0/ln1/LayerNormalization_output_0"}, Outputs: []string{"/layers.0/Add_3_output_0"}},
-		{Index: 28, Place: "ops[28]", Kernel: "LayerNormalization",
+		{Index: 23, Place: "ops[23]", Kernel: "LayerNormalization",
 			Inputs:  []string{"/layers.0/Add_3_output_0", "layers.0.ln2.weight", "layers.0.ln2.bias"},
 			Outputs: []string{"/layers.0/ln2/LayerNormalization_output_0"}},
-		{Index: 29, Place: "ops[29]", Kernel: "FusedMatMul",
+		{Index: 24, Place: "ops[24]", Kernel: "FusedMatMul",
 			Inputs:  []string{"/layers.0/ln2/LayerNormalization_output_0", "onnx::MatMul_236", "layers.1.qkv.bias"},
 			Outputs: []string{"/layers.1/qkv/Add_output_0"}},
-		{Index: 30, Place: "ops[30]", Kernel: "Split", Inputs: []string{"/layers.1/qkv/Add_output_0"},
+		{Index: 25, Place: "ops[25]", Kernel: "Split", Inputs: []string{"/layers.1/qkv/Add_output_0"},
 			Outputs: []string{"/layers.1/Split_output_0", "/layers.1/Split_output_1", "/layers.1/Split_output_2"}},
-		{Index: 31, Place: "ops[31]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_output_0"},
+		{Index: 26, Place: "ops[26]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_output_0"},
 			Outputs: []string{"/layers.1/Transpose_output_0"}},
-		{Index: 32, Place: "ops[32]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_2_output_0"},
+		{Index: 27, Place: "ops[27]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_2_output_0"},
 			Outputs: []string{"/layers.1/Transpose_1_output_0"}},
-		{Index: 33, Place: "ops[33]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_1_output_0"},
+		{Index: 28, Place: "ops[28]", Kernel: "Transpose", Inputs: []string{"/layers.1/Reshape_1_output_0"},
 			Outputs: []string{"/layers.1/Transpose_2_output_0"}},
-		{Index: 34, Place: "ops[34]", Kernel: "MatMul",
+		{Index: 29, Place: "ops[29]", Kernel: "MatMul",
 			Inputs:  []string{"/layers.1/Transpose_output_0", "/layers.1/Transpose_2_output_0"},
 			Outputs: []string{"/layers.1/MatMul_output_0"}},
-		{Index: 35, Place: "ops[35]", Kernel: "Div",
+		{Index: 30, Place: "ops[30]", Kernel: "Div",
 			Inputs:  []string{"/layers.1/MatMul_output_0", "/layers.1/Constant_9_output_0"},
 			Outputs: []string{"/layers.1/Div_output_0"}},
-		{Index: 36, Place: "ops[36]", Kernel: "Add", Inputs: []string{"/layers.1/Div_output_0", "/Mul_output_0"},
+		{Index: 31, Place: "ops[31]", Kernel: "Add", Inputs: []string{"/layers.1/Div_output_0", "/Mul_output_0"},
 			Outputs: []string{"/layers.1/Add_output_0"}},
-		{Index: 37, Place: "ops[37]", Kernel: "Softmax", Inputs: []string{"/layers.1/Add_output_0"},
+		{Index: 32, Place: "ops[32]", Kernel: "Softmax", Inputs: []string{"/layers.1/Add_output_0"},
 			Outputs: []string{"/layers.1/Softmax_output_0"}},
-		{Index: 38, Place: "ops[38]", Kernel: "MatMul",
+		{Index: 33, Place: "ops[33]", Kernel: "MatMul",
 			Inputs:  []string{"/layers.1/Softmax_output_0", "/layers.1/Transpose_1_output_0"},
 			Outputs: []string{"/layers.1/MatMul_1_output_0"}},
-		{Index: 39, Place: "ops[39]", Kernel: "Transpose", Inputs: []string{"/layers.1/MatMul_1_output_0"},
+		{Index: 34, Place: "ops[34]", Kernel: "Transpose", Inputs: []string{"/layers.1/MatMul_1_output_0"},
 			Outputs: []string{"/layers.1/Transpose_3_output_0"}},
-		{Index: 40, Place: "ops[40]", Kernel: "FusedMatMul",
+		{Index: 35, Place: "ops[35]", Kernel: "FusedMatMul",
 			Inputs: []string{"/layers.1/Reshape_3_output_0", "onnx::MatMul_244", "layers.1.out.bias",
 				"/layers.0/ln2/LayerNormalization_output_0"}, Outputs: []string{"/layers.1/Add_1_output_0"}},
-		{Index: 41, Place: "ops[41]", Kernel: "LayerNormalization",
+		{Index: 36, Place: "ops[36]", Kernel: "LayerNormalization",
 			Inputs:  []string{"/layers.1/Add_1_output_0", "layers.1.ln1.weight", "layers.1.ln1.bias"},
 			Outputs: []string{"/layers.1/ln1/LayerNormalization_output_0"}},
-		{Index: 42, Place: "ops[42]", Kernel: "FusedMatMul",
+		{Index: 37, Place: "ops[37]", Kernel: "FusedMatMul",
 			Inputs:  []string{"/layers.1/ln1/LayerNormalization_output_0", "onnx::MatMul_245", "layers.1.ff1.bias"},
-			Outputs: []string{"/layers.1/ff1/Add_output_0"}},
-		{Index: 43, Place: "ops[43]", Kernel: "Div",
-			Inputs:  []string{"/layers.1/ff1/Add_output_0", "/layers.1/Constant_11_output_0"},
-			Outputs: []string{"/layers.1/Div_1_output_0"}},
-		{Index: 44, Place: "ops[44]", Kernel: "Erf", Inputs: []string{"/layers.1/Div_1_output_0"},
-			Outputs: []string{"/layers.1/Erf_output_0"}},
-		{Index: 45, Place: "ops[45]", Kernel: "Add",
-			Inputs:  []string{"/layers.1/Erf_output_0", "/layers.1/Constant_12_output_0"},
-			Outputs: []string{"/layers.1/Add_2_output_0"}},
-		{Index: 46, Place: "ops[46]", Kernel: "Mul",
-			Inputs:  []string{"/layers.1/ff1/Add_output_0", "/layers.1/Add_2_output_0"},
-			Outputs: []string{"/layers.1/Mul_output_0"}},
-		{Index: 47, Place: "ops[47]", Kernel: "Mul",
-			Inputs:  []string{"/layers.1/Mul_output_0", "/layers.1/Constant_13_output_0"},
 			Outputs: []string{"/layers.1/Mul_1_output_0"}},
-		{Index: 48, Place: "ops[48]", Kernel: "FusedMatMul",
+		{Index: 38, Place: "ops[38]", Kernel: "FusedMatMul",
 			Inputs: []string{"/layers.1/Mul_1_output_0", "onnx::MatMul_246", "layers.1.ff2.bias",
 				"/layers.1/ln1/LayerNormalization_output_0"}, Outputs: []string{"/layers.1/Add_3_output_0"}},
-		{Index: 49, Place: "ops[49]", Kernel: "LayerNormalization",
+		{Index: 39, Place: "ops[39]", Kernel: "LayerNormalization",
 			Inputs:  []string{"/layers.1/Add_3_output_0", "layers.1.ln2.weight", "layers.1.ln2.bias"},
 			Outputs: []string{"hidden"}},
-		{Index: 50, Place: "ops[50]", Kernel: "Gather", Inputs: []string{"hidden", "/Constant_3_output_0"},
+		{Index: 40, Place: "ops[40]", Kernel: "Gather", Inputs: []string{"hidden", "/Constant_3_output_0"},
 			Outputs: []string{"/Gather_1_output_0"}},
-		{Index: 51, Place: "ops[51]", Kernel: "Gemm",
+		{Index: 41, Place: "ops[41]", Kernel: "Gemm",
 			Inputs:  []string{"/Gather_1_output_0", "pool.weight", "pool.bias"},
 			Outputs: []string{"/pool/Gemm_output_0"}},
-		{Index: 52, Place: "ops[52]", Kernel: "Tanh", Inputs: []string{"/pool/Gemm_output_0"},
+		{Index: 42, Place: "ops[42]", Kernel: "Tanh", Inputs: []string{"/pool/Gemm_output_0"},
 			Outputs: []string{"pooled"}},
 	},
 	Plans: []wgrt.Plan{
@@ -1214,12 +1175,12 @@ var program = wgrt.Program{
 				2, 3, 0, 0, 22, 74, // view "/tok/Gather_output_0": storage 0 at 0, 128*batch*seq bytes
 				2, 8, 0, 0, 22, 74, // view "/Add_output_0": storage 0 at 0, 128*batch*seq bytes
 				4, 0, // ops[0]: "Gather"
-				0, 2, 131, -1, -1, // acquire pool 2 on "cpu"
+				0, 2, 143, -1, -1, // acquire pool 2 on "cpu"
 				2, 4, 2, 1, 22, 11, // view "/Range_output_0": storage 1 at 0, 8*seq bytes
 				2, 5, 2, 1, 22, 11, // view "/Unsqueeze_output_0": storage 1 at 0, 8*seq bytes
 				4, 1, // ops[1]: "Range"
 				0, 1, 77, -1, -1, // acquire pool 1 on "cpu"
-				2, 7, 1, 2, 22, 132, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
+				2, 7, 1, 2, 22, 144, // view "/pos/Gather_output_0": storage 2 at 0, 128*seq bytes
 				4, 2, // ops[2]: "Gather"
 				3, 4, // unview "/Range_output_0"
 				3, 5, // unview "/Unsqueeze_output_0"
@@ -1230,18 +1191,18 @@ var program = wgrt.Program{
 				4, 4, // ops[4]: "LayerNormalization"
 				3, 3, // unview "/tok/Gather_output_0"
 				3, 8, // unview "/Add_output_0"
-				2, 14, 2, 4, 22, 92, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
-				2, 16, 2, 4, 22, 92, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
-				2, 18, 2, 4, 22, 92, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 14, 2, 4, 22, 83, // view "/Cast_1_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 16, 2, 4, 22, 83, // view "/Sub_output_0": storage 4 at 0, 4*batch*seq bytes
+				2, 18, 2, 4, 22, 83, // view "/Mul_output_0": storage 4 at 0, 4*batch*seq bytes
 				4, 5, // ops[5]: "Cast"
 				4, 6, // ops[6]: "Sub"; "/Sub_output_0" takes over the storage of "/Cast_1_output_0" in place
 				4, 7, // ops[7]: "Mul"; "/Mul_output_0" takes over the storage of "/Sub_output_0" in place
 				// view "scratch ops[8]": storage 5 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0, batch*se…
 				// (104 characters; whole in wrapgen plan -json) bytes
-				2, 111, 2, 5, 22, 32,
-				2, 21, 2, 6, 22, 137, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
+				2, 101, 2, 5, 22, 32,
+				2, 21, 2, 6, 22, 145, // view "/layers.0/qkv/Add_output_0": storage 6 at 0, 384*batch*seq bytes
 				4, 8, // ops[8]: "FusedMatMul"
-				3, 111, // unview "scratch ops[8]"
+				3, 101, // unview "scratch ops[8]"
 				2, 22, 0, 7, 22, 74, // view "/layers.0/Split_output_0": storage 7 at 0, 128*batch*seq bytes
 				2, 25, 0, 7, 22, 74, // view "/layers.0/Reshape_output_0": storage 7 at 0, 128*batch*seq bytes
 				2, 23, 2, 8, 22, 74, // view "/layers.0/Split_output_1": storage 8 at 0, 128*batch*seq bytes
@@ -1264,277 +1225,229 @@ var program = wgrt.Program{
 				3, 27, // unview "/layers.0/Reshape_1_output_0"
 				// view "scratch ops[13]": storage 13 at 0, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) +
 				// 102… (85 characters; whole in wrapgen plan -json) bytes
-				2, 112, 2, 13, 22, 44,
-				2, 31, 2, 14, 22, 114, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
-				2, 33, 2, 14, 22, 114, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
-				2, 34, 2, 14, 22, 114, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 102, 2, 13, 22, 44,
+				2, 31, 2, 14, 22, 91, // view "/layers.0/MatMul_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 33, 2, 14, 22, 91, // view "/layers.0/Div_output_0": storage 14 at 0, 16*batch*seq*seq bytes
+				2, 34, 2, 14, 22, 91, // view "/layers.0/Add_output_0": storage 14 at 0, 16*batch*seq*seq bytes
 				4, 13, // ops[13]: "MatMul"
 				3, 26, // unview "/layers.0/Transpose_output_0"
 				3, 30, // unview "/layers.0/Transpose_2_output_0"
-				3, 112, // unview "scratch ops[13]"
+				3, 102, // unview "scratch ops[13]"
 				// ops[14]: "Div"; "/layers.0/Div_output_0" takes over the storage of "/layers.0/MatMul_output_0" in
 				// place
 				4, 14,
 				// ops[15]: "Add"; "/layers.0/Add_output_0" takes over the storage of "/layers.0/Div_output_0" in place
 				4, 15,
-				2, 35, 2, 15, 22, 114, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
+				2, 35, 2, 15, 22, 91, // view "/layers.0/Softmax_output_0": storage 15 at 0, 16*batch*seq*seq bytes
 				4, 16, // ops[16]: "Softmax"
 				3, 31, // unview "/layers.0/MatMul_output_0"
 				3, 33, // unview "/layers.0/Div_output_0"
 				3, 34, // unview "/layers.0/Add_output_0"
 				// view "scratch ops[17]": storage 16 at 0, 48*((min(528, seq) + 11)//12)*min(1, max(0, seq -
 				// 4))*min(25… (111 characters; whole in wrapgen plan -json) bytes
-				2, 113, 2, 16, 22, 53,
+				2, 103, 2, 16, 22, 53,
 				2, 36, 2, 17, 22, 74, // view "/layers.0/MatMul_1_output_0": storage 17 at 0, 128*batch*seq bytes
 				4, 17, // ops[17]: "MatMul"
 				3, 29, // unview "/layers.0/Transpose_1_output_0"
 				3, 35, // unview "/layers.0/Softmax_output_0"
-				3, 113, // unview "scratch ops[17]"
+				3, 103, // unview "scratch ops[17]"
 				2, 37, 0, 18, 22, 74, // view "/layers.0/Transpose_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				2, 38, 0, 18, 22, 74, // view "/layers.0/Reshape_3_output_0": storage 18 at 0, 128*batch*seq bytes
 				4, 18, // ops[18]: "Transpose"
 				3, 36, // unview "/layers.0/MatMul_1_output_0"
 				// view "scratch ops[19]": storage 19 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0,
 				// batch*se… (104 characters; whole in wrapgen plan -json) bytes
-				2, 114, 2, 19, 22, 32,
+				2, 104, 2, 19, 22, 32,
 				// ops[19]: "FusedMatMul"; "/layers.0/Add_1_output_0" takes over the storage of
 				// "/ln/LayerNormalization_output_0" in place
 				4, 19,
 				3, 37, // unview "/layers.0/Transpose_3_output_0"
 				3, 38, // unview "/layers.0/Reshape_3_output_0"
-				3, 114, // unview "scratch ops[19]"
+				3, 104, // unview "scratch ops[19]"
 				// view "/layers.0/ln1/LayerNormalization_output_0": storage 20 at 0, 128*batch*seq bytes
 				2, 44, 0, 20, 22, 74,
-				2, 58, 0, 20, 22, 74, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
+				2, 53, 0, 20, 22, 74, // view "/layers.0/Add_3_output_0": storage 20 at 0, 128*batch*seq bytes
 				4, 20, // ops[20]: "LayerNormalization"
 				3, 11, // unview "/ln/LayerNormalization_output_0"
 				3, 41, // unview "/layers.0/Add_1_output_0"
 				// view "scratch ops[21]": storage 21 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0,
 				// batch*se… (104 characters; whole in wrapgen plan -json) bytes
-				2, 115, 2, 21, 22, 32,
-				2, 47, 2, 22, 22, 138, // view "/layers.0/ff1/Add_output_0": storage 22 at 0, 256*batch*seq bytes
+				2, 105, 2, 21, 22, 32,
+				2, 50, 2, 22, 22, 164, // view "/layers.0/Mul_1_output_0": storage 22 at 0, 256*batch*seq bytes
 				4, 21, // ops[21]: "FusedMatMul"
-				3, 115, // unview "scratch ops[21]"
-				2, 49, 2, 23, 22, 138, // view "/layers.0/Div_1_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 50, 2, 23, 22, 138, // view "/layers.0/Erf_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 52, 2, 23, 22, 138, // view "/layers.0/Add_2_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 53, 2, 23, 22, 138, // view "/layers.0/Mul_output_0": storage 23 at 0, 256*batch*seq bytes
-				2, 55, 2, 23, 22, 138, // view "/layers.0/Mul_1_output_0": storage 23 at 0, 256*batch*seq bytes
-				4, 22, // ops[22]: "Div"
-				// ops[23]: "Erf"; "/layers.0/Erf_output_0" takes over the storage of "/layers.0/Div_1_output_0" in
-				// place
-				4, 23,
-				// ops[24]: "Add"; "/layers.0/Add_2_output_0" takes over the storage of "/layers.0/Erf_output_0" in
-				// place
-				4, 24,
-				// ops[25]: "Mul"; "/layers.0/Mul_output_0" takes over the storage of "/layers.0/Add_2_output_0" in
-				// place
-				4, 25,
-				3, 47, // unview "/layers.0/ff1/Add_output_0"
-				// ops[26]: "Mul"; "/layers.0/Mul_1_output_0" takes over the storage of "/layers.0/Mul_output_0" in
-				// place
-				4, 26,
-				// view "scratch ops[27]": storage 24 at 0, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0,
+				3, 105, // unview "scratch ops[21]"
+				// view "scratch ops[22]": storage 23 at 0, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0,
 				// batch*se… (104 characters; whole in wrapgen plan -json) bytes
-				2, 116, 2, 24, 22, 58,
-				// ops[27]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of
+				2, 106, 2, 23, 22, 58,
+				// ops[22]: "FusedMatMul"; "/layers.0/Add_3_output_0" takes over the storage of
 				// "/layers.0/ln1/LayerNormalization_output_0" in place
-				4, 27,
-				3, 49, // unview "/layers.0/Div_1_output_0"
-				3, 50, // unview "/layers.0/Erf_output_0"
-				3, 52, // unview "/layers.0/Add_2_output_0"
-				3, 53, // unview "/layers.0/Mul_output_0"
-				3, 55, // unview "/layers.0/Mul_1_output_0"
-				3, 116, // unview "scratch ops[27]"
-				// view "/layers.0/ln2/LayerNormalization_output_0": storage 25 at 0, 128*batch*seq bytes
-				2, 61, 1, 25, 22, 74,
-				2, 84, 1, 25, 22, 74, // view "/layers.1/Add_1_output_0": storage 25 at 0, 128*batch*seq bytes
-				4, 28, // ops[28]: "LayerNormalization"
+				4, 22,
+				3, 50, // unview "/layers.0/Mul_1_output_0"
+				3, 106, // unview "scratch ops[22]"
+				// view "/layers.0/ln2/LayerNormalization_output_0": storage 24 at 0, 128*batch*seq bytes
+				2, 56, 1, 24, 22, 74,
+				2, 79, 1, 24, 22, 74, // view "/layers.1/Add_1_output_0": storage 24 at 0, 128*batch*seq bytes
+				4, 23, // ops[23]: "LayerNormalization"
 				3, 44, // unview "/layers.0/ln1/LayerNormalization_output_0"
-				3, 58, // unview "/layers.0/Add_3_output_0"
-				// view "scratch ops[29]": storage 26 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0,
+				3, 53, // unview "/layers.0/Add_3_output_0"
+				// view "scratch ops[24]": storage 25 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0,
 				// batch*se… (104 characters; whole in wrapgen plan -json) bytes
-				2, 117, 2, 26, 22, 32,
-				2, 64, 2, 27, 22, 137, // view "/layers.1/qkv/Add_output_0": storage 27 at 0, 384*batch*seq bytes
-				4, 29, // ops[29]: "FusedMatMul"
-				3, 117, // unview "scratch ops[29]"
-				2, 65, 0, 28, 22, 74, // view "/layers.1/Split_output_0": storage 28 at 0, 128*batch*seq bytes
-				2, 68, 0, 28, 22, 74, // view "/layers.1/Reshape_output_0": storage 28 at 0, 128*batch*seq bytes
-				2, 66, 2, 29, 22, 74, // view "/layers.1/Split_output_1": storage 29 at 0, 128*batch*seq bytes
-				2, 70, 2, 29, 22, 74, // view "/layers.1/Reshape_1_output_0": storage 29 at 0, 128*batch*seq bytes
-				2, 67, 2, 30, 22, 74, // view "/layers.1/Split_output_2": storage 30 at 0, 128*batch*seq bytes
-				2, 71, 2, 30, 22, 74, // view "/layers.1/Reshape_2_output_0": storage 30 at 0, 128*batch*seq bytes
-				4, 30, // ops[30]: "Split"
-				3, 64, // unview "/layers.1/qkv/Add_output_0"
-				2, 69, 2, 31, 22, 74, // view "/layers.1/Transpose_output_0": storage 31 at 0, 128*batch*seq bytes
-				4, 31, // ops[31]: "Transpose"
-				3, 65, // unview "/layers.1/Split_output_0"
-				3, 68, // unview "/layers.1/Reshape_output_0"
-				2, 72, 0, 32, 22, 74, // view "/layers.1/Transpose_1_output_0": storage 32 at 0, 128*batch*seq bytes
-				4, 32, // ops[32]: "Transpose"
-				3, 67, // unview "/layers.1/Split_output_2"
-				3, 71, // unview "/layers.1/Reshape_2_output_0"
-				2, 73, 2, 33, 22, 74, // view "/layers.1/Transpose_2_output_0": storage 33 at 0, 128*batch*seq bytes
-				4, 33, // ops[33]: "Transpose"
-				3, 66, // unview "/layers.1/Split_output_1"
-				3, 70, // unview "/layers.1/Reshape_1_output_0"
-				// view "scratch ops[34]": storage 34 at 0, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) +
+				2, 107, 2, 25, 22, 32,
+				2, 59, 2, 26, 22, 145, // view "/layers.1/qkv/Add_output_0": storage 26 at 0, 384*batch*seq bytes
+				4, 24, // ops[24]: "FusedMatMul"
+				3, 107, // unview "scratch ops[24]"
+				2, 60, 0, 27, 22, 74, // view "/layers.1/Split_output_0": storage 27 at 0, 128*batch*seq bytes
+				2, 63, 0, 27, 22, 74, // view "/layers.1/Reshape_output_0": storage 27 at 0, 128*batch*seq bytes
+				2, 61, 2, 28, 22, 74, // view "/layers.1/Split_output_1": storage 28 at 0, 128*batch*seq bytes
+				2, 65, 2, 28, 22, 74, // view "/layers.1/Reshape_1_output_0": storage 28 at 0, 128*batch*seq bytes
+				2, 62, 2, 29, 22, 74, // view "/layers.1/Split_output_2": storage 29 at 0, 128*batch*seq bytes
+				2, 66, 2, 29, 22, 74, // view "/layers.1/Reshape_2_output_0": storage 29 at 0, 128*batch*seq bytes
+				4, 25, // ops[25]: "Split"
+				3, 59, // unview "/layers.1/qkv/Add_output_0"
+				2, 64, 2, 30, 22, 74, // view "/layers.1/Transpose_output_0": storage 30 at 0, 128*batch*seq bytes
+				4, 26, // ops[26]: "Transpose"
+				3, 60, // unview "/layers.1/Split_output_0"
+				3, 63, // unview "/layers.1/Reshape_output_0"
+				2, 67, 0, 31, 22, 74, // view "/layers.1/Transpose_1_output_0": storage 31 at 0, 128*batch*seq bytes
+				4, 27, // ops[27]: "Transpose"
+				3, 62, // unview "/layers.1/Split_output_2"
+				3, 66, // unview "/layers.1/Reshape_2_output_0"
+				2, 68, 2, 32, 22, 74, // view "/layers.1/Transpose_2_output_0": storage 32 at 0, 128*batch*seq bytes
+				4, 28, // ops[28]: "Transpose"
+				3, 61, // unview "/layers.1/Split_output_1"
+				3, 65, // unview "/layers.1/Reshape_1_output_0"
+				// view "scratch ops[29]": storage 33 at 0, 384*((min(528, seq) + 11)//12)*min(1, max(0, seq - 4)) +
 				// 102… (85 characters; whole in wrapgen plan -json) bytes
-				2, 118, 2, 34, 22, 44,
-				2, 74, 2, 35, 22, 114, // view "/layers.1/MatMul_output_0": storage 35 at 0, 16*batch*seq*seq bytes
-				2, 76, 2, 35, 22, 114, // view "/layers.1/Div_output_0": storage 35 at 0, 16*batch*seq*seq bytes
-				2, 77, 2, 35, 22, 114, // view "/layers.1/Add_output_0": storage 35 at 0, 16*batch*seq*seq bytes
-				4, 34, // ops[34]: "MatMul"
-				3, 69, // unview "/layers.1/Transpose_output_0"
-				3, 73, // unview "/layers.1/Transpose_2_output_0"
-				3, 118, // unview "scratch ops[34]"
-				// ops[35]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in
+				2, 108, 2, 33, 22, 44,
+				2, 69, 2, 34, 22, 91, // view "/layers.1/MatMul_output_0": storage 34 at 0, 16*batch*seq*seq bytes
+				2, 71, 2, 34, 22, 91, // view "/layers.1/Div_output_0": storage 34 at 0, 16*batch*seq*seq bytes
+				2, 72, 2, 34, 22, 91, // view "/layers.1/Add_output_0": storage 34 at 0, 16*batch*seq*seq bytes
+				4, 29, // ops[29]: "MatMul"
+				3, 64, // unview "/layers.1/Transpose_output_0"
+				3, 68, // unview "/layers.1/Transpose_2_output_0"
+				3, 108, // unview "scratch ops[29]"
+				// ops[30]: "Div"; "/layers.1/Div_output_0" takes over the storage of "/layers.1/MatMul_output_0" in
 				// place
-				4, 35,
-				// ops[36]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
-				4, 36,
+				4, 30,
+				// ops[31]: "Add"; "/layers.1/Add_output_0" takes over the storage of "/layers.1/Div_output_0" in place
+				4, 31,
 				3, 14, // unview "/Cast_1_output_0"
 				3, 16, // unview "/Sub_output_0"
 				3, 18, // unview "/Mul_output_0"
-				2, 78, 2, 36, 22, 114, // view "/layers.1/Softmax_output_0": storage 36 at 0, 16*batch*seq*seq bytes
-				4, 37, // ops[37]: "Softmax"
-				3, 74, // unview "/layers.1/MatMul_output_0"
-				3, 76, // unview "/layers.1/Div_output_0"
-				3, 77, // unview "/layers.1/Add_output_0"
-				// view "scratch ops[38]": storage 37 at 0, 48*((min(528, seq) + 11)//12)*min(1, max(0, seq -
+				2, 73, 2, 35, 22, 91, // view "/layers.1/Softmax_output_0": storage 35 at 0, 16*batch*seq*seq bytes
+				4, 32, // ops[32]: "Softmax"
+				3, 69, // unview "/layers.1/MatMul_output_0"
+				3, 71, // unview "/layers.1/Div_output_0"
+				3, 72, // unview "/layers.1/Add_output_0"
+				// view "scratch ops[33]": storage 36 at 0, 48*((min(528, seq) + 11)//12)*min(1, max(0, seq -
 				// 4))*min(25… (111 characters; whole in wrapgen plan -json) bytes
-				2, 119, 2, 37, 22, 53,
-				2, 79, 2, 38, 22, 74, // view "/layers.1/MatMul_1_output_0": storage 38 at 0, 128*batch*seq bytes
-				4, 38, // ops[38]: "MatMul"
-				3, 72, // unview "/layers.1/Transpose_1_output_0"
-				3, 78, // unview "/layers.1/Softmax_output_0"
-				3, 119, // unview "scratch ops[38]"
-				2, 80, 0, 39, 22, 74, // view "/layers.1/Transpose_3_output_0": storage 39 at 0, 128*batch*seq bytes
-				2, 81, 0, 39, 22, 74, // view "/layers.1/Reshape_3_output_0": storage 39 at 0, 128*batch*seq bytes
-				4, 39, // ops[39]: "Transpose"
-				3, 79, // unview "/layers.1/MatMul_1_output_0"
-				// view "scratch ops[40]": storage 40 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0,
+				2, 109, 2, 36, 22, 53,
+				2, 74, 2, 37, 22, 74, // view "/layers.1/MatMul_1_output_0": storage 37 at 0, 128*batch*seq bytes
+				4, 33, // ops[33]: "MatMul"
+				3, 67, // unview "/layers.1/Transpose_1_output_0"
+				3, 73, // unview "/layers.1/Softmax_output_0"
+				3, 109, // unview "scratch ops[33]"
+				2, 75, 0, 38, 22, 74, // view "/layers.1/Transpose_3_output_0": storage 38 at 0, 128*batch*seq bytes
+				2, 76, 0, 38, 22, 74, // view "/layers.1/Reshape_3_output_0": storage 38 at 0, 128*batch*seq bytes
+				4, 34, // ops[34]: "Transpose"
+				3, 74, // unview "/layers.1/MatMul_1_output_0"
+				// view "scratch ops[35]": storage 39 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0,
 				// batch*se… (104 characters; whole in wrapgen plan -json) bytes
-				2, 120, 2, 40, 22, 32,
-				// ops[40]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of
+				2, 110, 2, 39, 22, 32,
+				// ops[35]: "FusedMatMul"; "/layers.1/Add_1_output_0" takes over the storage of
 				// "/layers.0/ln2/LayerNormalization_output_0" in place
-				4, 40,
-				3, 80, // unview "/layers.1/Transpose_3_output_0"
-				3, 81, // unview "/layers.1/Reshape_3_output_0"
-				3, 120, // unview "scratch ops[40]"
-				// view "/layers.1/ln1/LayerNormalization_output_0": storage 41 at 0, 128*batch*seq bytes
-				2, 87, 2, 41, 22, 74,
-				2, 101, 2, 41, 22, 74, // view "/layers.1/Add_3_output_0": storage 41 at 0, 128*batch*seq bytes
-				4, 41, // ops[41]: "LayerNormalization"
-				3, 61, // unview "/layers.0/ln2/LayerNormalization_output_0"
-				3, 84, // unview "/layers.1/Add_1_output_0"
-				// view "scratch ops[42]": storage 42 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0,
+				4, 35,
+				3, 75, // unview "/layers.1/Transpose_3_output_0"
+				3, 76, // unview "/layers.1/Reshape_3_output_0"
+				3, 110, // unview "scratch ops[35]"
+				// view "/layers.1/ln1/LayerNormalization_output_0": storage 40 at 0, 128*batch*seq bytes
+				2, 82, 2, 40, 22, 74,
+				2, 91, 2, 40, 22, 74, // view "/layers.1/Add_3_output_0": storage 40 at 0, 128*batch*seq bytes
+				4, 36, // ops[36]: "LayerNormalization"
+				3, 56, // unview "/layers.0/ln2/LayerNormalization_output_0"
+				3, 79, // unview "/layers.1/Add_1_output_0"
+				// view "scratch ops[37]": storage 41 at 0, 1536*((min(528, batch*seq) + 11)//12)*min(1, max(0,
 				// batch*se… (104 characters; whole in wrapgen plan -json) bytes
-				2, 121, 2, 42, 22, 32,
-				2, 90, 2, 43, 22, 138, // view "/layers.1/ff1/Add_output_0": storage 43 at 0, 256*batch*seq bytes
-				4, 42, // ops[42]: "FusedMatMul"
-				3, 121, // unview "scratch ops[42]"
-				2, 92, 2, 44, 22, 138, // view "/layers.1/Div_1_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 93, 2, 44, 22, 138, // view "/layers.1/Erf_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 95, 2, 44, 22, 138, // view "/layers.1/Add_2_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 96, 2, 44, 22, 138, // view "/layers.1/Mul_output_0": storage 44 at 0, 256*batch*seq bytes
-				2, 98, 2, 44, 22, 138, // view "/layers.1/Mul_1_output_0": storage 44 at 0, 256*batch*seq bytes
-				4, 43, // ops[43]: "Div"
-				// ops[44]: "Erf"; "/layers.1/Erf_output_0" takes over the storage of "/layers.1/Div_1_output_0" in
-				// place
-				4, 44,
-				// ops[45]: "Add"; "/layers.1/Add_2_output_0" takes over the storage of "/layers.1/Erf_output_0" in
-				// place
-				4, 45,
-				// ops[46]: "Mul"; "/layers.1/Mul_output_0" takes over the storage of "/layers.1/Add_2_output_0" in
-				// place
-				4, 46,
-				3, 90, // unview "/layers.1/ff1/Add_output_0"
-				// ops[47]: "Mul"; "/layers.1/Mul_1_output_0" takes over the storage of "/layers.1/Mul_output_0" in
-				// place
-				4, 47,
-				// view "scratch ops[48]": storage 45 at 0, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0,
+				2, 111, 2, 41, 22, 32,
+				2, 88, 2, 42, 22, 164, // view "/layers.1/Mul_1_output_0": storage 42 at 0, 256*batch*seq bytes
+				4, 37, // ops[37]: "FusedMatMul"
+				3, 111, // unview "scratch ops[37]"
+				// view "scratch ops[38]": storage 43 at 0, 3072*((min(528, batch*seq) + 11)//12)*min(1, max(0,
 				// batch*se… (104 characters; whole in wrapgen plan -json) bytes
-				2, 122, 2, 45, 22, 58,
-				// ops[48]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of
+				2, 112, 2, 43, 22, 58,
+				// ops[38]: "FusedMatMul"; "/layers.1/Add_3_output_0" takes over the storage of
 				// "/layers.1/ln1/LayerNormalization_output_0" in place
-				4, 48,
-				3, 92, // unview "/layers.1/Div_1_output_0"
-				3, 93, // unview "/layers.1/Erf_output_0"
-				3, 95, // unview "/layers.1/Add_2_output_0"
-				3, 96, // unview "/layers.1/Mul_output_0"
-				3, 98, // unview "/layers.1/Mul_1_output_0"
-				3, 122, // unview "scratch ops[48]"
-				2, 104, 0, 46, 22, 74, // view "hidden": storage 46 at 0, 128*batch*seq bytes
-				4, 49, // ops[49]: "LayerNormalization"
-				3, 87, // unview "/layers.1/ln1/LayerNormalization_output_0"
-				3, 101, // unview "/layers.1/Add_3_output_0"
-				2, 106, 2, 47, 22, 172, // view "/Gather_1_output_0": storage 47 at 0, 128*batch bytes
-				4, 50, // ops[50]: "Gather"
-				// view "scratch ops[51]": storage 48 at 0, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4))
+				4, 38,
+				3, 88, // unview "/layers.1/Mul_1_output_0"
+				3, 112, // unview "scratch ops[38]"
+				2, 94, 0, 44, 22, 74, // view "hidden": storage 44 at 0, 128*batch*seq bytes
+				4, 39, // ops[39]: "LayerNormalization"
+				3, 82, // unview "/layers.1/ln1/LayerNormalization_output_0"
+				3, 91, // unview "/layers.1/Add_3_output_0"
+				2, 96, 2, 45, 22, 185, // view "/Gather_1_output_0": storage 45 at 0, 128*batch bytes
+				4, 40, // ops[40]: "Gather"
+				// view "scratch ops[41]": storage 46 at 0, 1536*((min(528, batch) + 11)//12)*min(1, max(0, batch - 4))
 				// … (92 characters; whole in wrapgen plan -json) bytes
-				2, 123, 2, 48, 22, 68,
-				2, 109, 1, 49, 22, 172, // view "/pool/Gemm_output_0": storage 49 at 0, 128*batch bytes
-				2, 110, 1, 49, 22, 172, // view "pooled": storage 49 at 0, 128*batch bytes
-				4, 51, // ops[51]: "Gemm"
-				3, 106, // unview "/Gather_1_output_0"
-				3, 123, // unview "scratch ops[51]"
+				2, 113, 2, 46, 22, 68,
+				2, 99, 1, 47, 22, 185, // view "/pool/Gemm_output_0": storage 47 at 0, 128*batch bytes
+				2, 100, 1, 47, 22, 185, // view "pooled": storage 47 at 0, 128*batch bytes
+				4, 41, // ops[41]: "Gemm"
+				3, 96, // unview "/Gather_1_output_0"
+				3, 113, // unview "scratch ops[41]"
 				1, 2, // release pool 2
-				4, 52, // ops[52]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
+				4, 42, // ops[42]: "Tanh"; "pooled" takes over the storage of "/pool/Gemm_output_0" in place
 			},
 			PoolDevices: []string{"cpu", "cpu", "cpu"},
 			OutputPools: []int32{0, 1},
 			Storages: []int32{
 				0, 74, 22, 1, 6, // storage 0: "/tok/Gather_output_0"
 				2, 11, 22, 2, 4, // storage 1: "/Range_output_0"
-				1, 132, 22, 3, 5, // storage 2: "/pos/Gather_output_0"
+				1, 144, 22, 3, 5, // storage 2: "/pos/Gather_output_0"
 				1, 74, 22, 5, 22, // storage 3: "/ln/LayerNormalization_output_0"
-				2, 92, 22, 6, 38, // storage 4: "/Cast_1_output_0"
-				2, 32, 136, 9, 10, // storage 5: "scratch ops[8]"
-				2, 137, 139, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
+				2, 83, 22, 6, 33, // storage 4: "/Cast_1_output_0"
+				2, 32, 147, 9, 10, // storage 5: "scratch ops[8]"
+				2, 145, 146, 9, 11, // storage 6: "/layers.0/qkv/Add_output_0"
 				0, 74, 22, 10, 12, // storage 7: "/layers.0/Split_output_0"
-				2, 74, 140, 10, 14, // storage 8: "/layers.0/Split_output_1"
-				2, 74, 135, 10, 13, // storage 9: "/layers.0/Split_output_2"
-				2, 74, 145, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
+				2, 74, 147, 10, 14, // storage 8: "/layers.0/Split_output_1"
+				2, 74, 150, 10, 13, // storage 9: "/layers.0/Split_output_2"
+				2, 74, 146, 11, 15, // storage 10: "/layers.0/Transpose_output_0"
 				0, 74, 22, 12, 19, // storage 11: "/layers.0/Transpose_1_output_0"
-				2, 74, 139, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
-				2, 44, 147, 14, 15, // storage 13: "scratch ops[13]"
-				2, 114, 148, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
-				2, 114, 147, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
-				2, 53, 153, 18, 19, // storage 16: "scratch ops[17]"
-				2, 74, 155, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
+				2, 74, 156, 13, 15, // storage 12: "/layers.0/Transpose_2_output_0"
+				2, 44, 159, 14, 15, // storage 13: "scratch ops[13]"
+				2, 91, 151, 14, 18, // storage 14: "/layers.0/MatMul_output_0"
+				2, 91, 163, 17, 19, // storage 15: "/layers.0/Softmax_output_0"
+				2, 53, 151, 18, 19, // storage 16: "scratch ops[17]"
+				2, 74, 146, 18, 20, // storage 17: "/layers.0/MatMul_1_output_0"
 				0, 74, 22, 19, 21, // storage 18: "/layers.0/Transpose_3_output_0"
-				2, 32, 135, 20, 21, // storage 19: "scratch ops[19]"
-				0, 74, 22, 21, 30, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
-				2, 32, 139, 22, 23, // storage 21: "scratch ops[21]"
-				2, 138, 135, 22, 27, // storage 22: "/layers.0/ff1/Add_output_0"
-				2, 138, 161, 23, 29, // storage 23: "/layers.0/Div_1_output_0"
-				2, 58, 135, 28, 29, // storage 24: "scratch ops[27]"
-				1, 74, 22, 29, 43, // storage 25: "/layers.0/ln2/LayerNormalization_output_0"
-				2, 32, 148, 30, 31, // storage 26: "scratch ops[29]"
-				2, 137, 135, 30, 32, // storage 27: "/layers.1/qkv/Add_output_0"
-				0, 74, 22, 31, 33, // storage 28: "/layers.1/Split_output_0"
-				2, 74, 148, 31, 35, // storage 29: "/layers.1/Split_output_1"
-				2, 74, 162, 31, 34, // storage 30: "/layers.1/Split_output_2"
-				2, 74, 135, 32, 36, // storage 31: "/layers.1/Transpose_output_0"
-				0, 74, 22, 33, 40, // storage 32: "/layers.1/Transpose_1_output_0"
-				2, 74, 167, 34, 36, // storage 33: "/layers.1/Transpose_2_output_0"
-				2, 44, 169, 35, 36, // storage 34: "scratch ops[34]"
-				2, 114, 140, 35, 39, // storage 35: "/layers.1/MatMul_output_0"
-				2, 114, 169, 38, 40, // storage 36: "/layers.1/Softmax_output_0"
-				2, 53, 171, 39, 40, // storage 37: "scratch ops[38]"
-				2, 74, 22, 39, 41, // storage 38: "/layers.1/MatMul_1_output_0"
-				0, 74, 22, 40, 42, // storage 39: "/layers.1/Transpose_3_output_0"
-				2, 32, 22, 41, 42, // storage 40: "scratch ops[40]"
-				2, 74, 22, 42, 51, // storage 41: "/layers.1/ln1/LayerNormalization_output_0"
-				2, 32, 134, 43, 44, // storage 42: "scratch ops[42]"
-				2, 138, 137, 43, 48, // storage 43: "/layers.1/ff1/Add_output_0"
-				2, 138, 74, 44, 50, // storage 44: "/layers.1/Div_1_output_0"
-				2, 58, 137, 49, 50, // storage 45: "scratch ops[48]"
-				0, 74, 22, 50, 54, // storage 46: "hidden"
-				2, 172, 68, 51, 53, // storage 47: "/Gather_1_output_0"
-				2, 68, 22, 52, 53, // storage 48: "scratch ops[51]"
-				1, 172, 22, 52, 54, // storage 49: "/pool/Gemm_output_0"
+				2, 32, 146, 20, 21, // storage 19: "scratch ops[19]"
+				0, 74, 22, 21, 25, // storage 20: "/layers.0/ln1/LayerNormalization_output_0"
+				2, 32, 165, 22, 23, // storage 21: "scratch ops[21]"
+				2, 164, 146, 22, 24, // storage 22: "/layers.0/Mul_1_output_0"
+				2, 58, 165, 23, 24, // storage 23: "scratch ops[22]"
+				1, 74, 22, 24, 38, // storage 24: "/layers.0/ln2/LayerNormalization_output_0"
+				2, 32, 147, 25, 26, // storage 25: "scratch ops[24]"
+				2, 145, 146, 25, 27, // storage 26: "/layers.1/qkv/Add_output_0"
+				0, 74, 22, 26, 28, // storage 27: "/layers.1/Split_output_0"
+				2, 74, 175, 26, 30, // storage 28: "/layers.1/Split_output_1"
+				2, 74, 147, 26, 29, // storage 29: "/layers.1/Split_output_2"
+				2, 74, 146, 27, 31, // storage 30: "/layers.1/Transpose_output_0"
+				0, 74, 22, 28, 35, // storage 31: "/layers.1/Transpose_1_output_0"
+				2, 74, 179, 29, 31, // storage 32: "/layers.1/Transpose_2_output_0"
+				2, 44, 180, 30, 31, // storage 33: "scratch ops[29]"
+				2, 91, 177, 30, 34, // storage 34: "/layers.1/MatMul_output_0"
+				2, 91, 182, 33, 35, // storage 35: "/layers.1/Softmax_output_0"
+				2, 53, 22, 34, 35, // storage 36: "scratch ops[33]"
+				2, 74, 184, 34, 36, // storage 37: "/layers.1/MatMul_1_output_0"
+				0, 74, 22, 35, 37, // storage 38: "/layers.1/Transpose_3_output_0"
+				2, 32, 22, 36, 37, // storage 39: "scratch ops[35]"
+				2, 74, 164, 37, 41, // storage 40: "/layers.1/ln1/LayerNormalization_output_0"
+				2, 32, 145, 38, 39, // storage 41: "scratch ops[37]"
+				2, 164, 22, 38, 40, // storage 42: "/layers.1/Mul_1_output_0"
+				2, 58, 145, 39, 40, // storage 43: "scratch ops[38]"
+				0, 74, 22, 40, 44, // storage 44: "hidden"
+				2, 185, 22, 41, 43, // storage 45: "/Gather_1_output_0"
+				2, 68, 185, 42, 43, // storage 46: "scratch ops[41]"
+				1, 185, 22, 42, 44, // storage 47: "/pool/Gemm_output_0"
 			},
 		},
 	},
@@ -1554,64 +1467,53 @@ var (
 		4, 14, 13, 0, // ops[5]: "Cast"
 		5, 16, 15, 14, // ops[6]: "Sub"
 		6, 18, 16, 17, // ops[7]: "Mul"
-		7, 21, 111, 3, 11, 19, 20, 1, 1, 1, // ops[8]: "FusedMatMul"
+		7, 21, 101, 3, 11, 19, 20, 1, 1, 1, // ops[8]: "FusedMatMul"
 		8, 22, 23, 24, 21, 72, 0, // ops[9]: "Split"
 		9, 26, 25, 1, // ops[10]: "Transpose"
 		9, 29, 28, 1, // ops[11]: "Transpose"
 		9, 30, 27, 2, // ops[12]: "Transpose"
-		10, 31, 112, 26, 30, // ops[13]: "MatMul"
+		10, 31, 102, 26, 30, // ops[13]: "MatMul"
 		11, 33, 31, 32, // ops[14]: "Div"
 		2, 34, 33, 18, // ops[15]: "Add"
 		12, 35, 34, 73, 0, // ops[16]: "Softmax"
-		10, 36, 113, 35, 29, // ops[17]: "MatMul"
+		10, 36, 103, 35, 29, // ops[17]: "MatMul"
 		9, 37, 36, 1, // ops[18]: "Transpose"
-		7, 41, 114, 4, 38, 39, 40, 11, 1, 1, 1, // ops[19]: "FusedMatMul"
+		7, 41, 104, 4, 38, 39, 40, 11, 1, 1, 1, // ops[19]: "FusedMatMul"
 		3, 44, 41, 42, 43, 72, 0, // ops[20]: "LayerNormalization"
-		7, 47, 115, 3, 44, 45, 46, 1, 1, 1, // ops[21]: "FusedMatMul"
-		11, 49, 47, 48, // ops[22]: "Div"
-		13, 50, 49, // ops[23]: "Erf"
-		2, 52, 50, 51, // ops[24]: "Add"
-		6, 53, 47, 52, // ops[25]: "Mul"
-		6, 55, 53, 54, // ops[26]: "Mul"
-		7, 58, 116, 4, 55, 56, 57, 44, 1, 1, 1, // ops[27]: "FusedMatMul"
-		3, 61, 58, 59, 60, 72, 0, // ops[28]: "LayerNormalization"
-		7, 64, 117, 3, 61, 62, 63, 1, 1, 1, // ops[29]: "FusedMatMul"
-		8, 65, 66, 67, 64, 72, 0, // ops[30]: "Split"
-		9, 69, 68, 1, // ops[31]: "Transpose"
-		9, 72, 71, 1, // ops[32]: "Transpose"
-		9, 73, 70, 2, // ops[33]: "Transpose"
-		10, 74, 118, 69, 73, // ops[34]: "MatMul"
-		11, 76, 74, 75, // ops[35]: "Div"
-		2, 77, 76, 18, // ops[36]: "Add"
-		12, 78, 77, 73, 0, // ops[37]: "Softmax"
-		10, 79, 119, 78, 72, // ops[38]: "MatMul"
-		9, 80, 79, 1, // ops[39]: "Transpose"
-		7, 84, 120, 4, 81, 82, 83, 61, 1, 1, 1, // ops[40]: "FusedMatMul"
-		3, 87, 84, 85, 86, 72, 0, // ops[41]: "LayerNormalization"
-		7, 90, 121, 3, 87, 88, 89, 1, 1, 1, // ops[42]: "FusedMatMul"
-		11, 92, 90, 91, // ops[43]: "Div"
-		13, 93, 92, // ops[44]: "Erf"
-		2, 95, 93, 94, // ops[45]: "Add"
-		6, 96, 90, 95, // ops[46]: "Mul"
-		6, 98, 96, 97, // ops[47]: "Mul"
-		7, 101, 122, 4, 98, 99, 100, 87, 1, 1, 1, // ops[48]: "FusedMatMul"
-		3, 104, 101, 102, 103, 72, 0, // ops[49]: "LayerNormalization"
-		0, 106, 104, 105, 2, // ops[50]: "Gather"
-		14, 109, 123, 106, 107, 108, 2, 2, 22, 2, // ops[51]: "Gemm"
-		15, 110, 109, // ops[52]: "Tanh"
+		7, 50, 105, 3, 44, 45, 46, 2, 1, 1, // ops[21]: "FusedMatMul"
+		7, 53, 106, 4, 50, 51, 52, 44, 1, 1, 1, // ops[22]: "FusedMatMul"
+		3, 56, 53, 54, 55, 72, 0, // ops[23]: "LayerNormalization"
+		7, 59, 107, 3, 56, 57, 58, 1, 1, 1, // ops[24]: "FusedMatMul"
+		8, 60, 61, 62, 59, 72, 0, // ops[25]: "Split"
+		9, 64, 63, 1, // ops[26]: "Transpose"
+		9, 67, 66, 1, // ops[27]: "Transpose"
+		9, 68, 65, 2, // ops[28]: "Transpose"
+		10, 69, 108, 64, 68, // ops[29]: "MatMul"
+		11, 71, 69, 70, // ops[30]: "Div"
+		2, 72, 71, 18, // ops[31]: "Add"
+		12, 73, 72, 73, 0, // ops[32]: "Softmax"
+		10, 74, 109, 73, 67, // ops[33]: "MatMul"
+		9, 75, 74, 1, // ops[34]: "Transpose"
+		7, 79, 110, 4, 76, 77, 78, 56, 1, 1, 1, // ops[35]: "FusedMatMul"
+		3, 82, 79, 80, 81, 72, 0, // ops[36]: "LayerNormalization"
+		7, 88, 111, 3, 82, 83, 84, 2, 1, 1, // ops[37]: "FusedMatMul"
+		7, 91, 112, 4, 88, 89, 90, 82, 1, 1, 1, // ops[38]: "FusedMatMul"
+		3, 94, 91, 92, 93, 72, 0, // ops[39]: "LayerNormalization"
+		0, 96, 94, 95, 2, // ops[40]: "Gather"
+		13, 99, 113, 96, 97, 98, 2, 2, 22, 2, // ops[41]: "Gemm"
+		14, 100, 99, // ops[42]: "Tanh"
 	}
 	opStart = [...]int32{
 		0, 5, 10, 15, 19, 26, 30, 34, 38, 48, 55, 59, 63, 67, 72, 76,
-		80, 85, 90, 94, 105, 112, 122, 126, 129, 133, 137, 141, 152, 159, 169, 176,
-		180, 184, 188, 193, 197, 201, 206, 211, 215, 226, 233, 243, 247, 250, 254, 258,
-		262, 273, 280, 285, 295, 298,
+		80, 85, 90, 94, 105, 112, 122, 133, 140, 150, 157, 161, 165, 169, 174, 178,
+		182, 187, 192, 196, 207, 214, 224, 235, 242, 247, 257, 260,
 	}
 )
 
 // Float and string attributes, by number.
 var (
 	floatAttrs  = [...]float64{9.999999747378752e-06, 0.0, 1.0}
-	stringAttrs = [...]string{"f32", ""}
+	stringAttrs = [...]string{"f32", "", "Gelu"}
 )
 
 // bind sets the symbols from the inputs, lays the tensors out at them, and
@@ -1654,8 +1556,8 @@ func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if err != nil {
 		return err
 	}
-	wgrt.Deliver(&out.Hidden, f.T[104])
-	wgrt.Deliver(&out.Pooled, f.T[110])
+	wgrt.Deliver(&out.Hidden, f.T[94])
+	wgrt.Deliver(&out.Pooled, f.T[100])
 	return nil
 }
 
@@ -1717,9 +1619,6 @@ func (f *frame) CallOp(i int) error {
 		// "Softmax"
 		return f.k.Softmax(t[a[1]], t[a[2]], f.Vals[a[3]], a[4] != 0)
 	case 13:
-		// "Erf"
-		return f.k.Erf(t[a[1]], t[a[2]])
-	case 14:
 		// "Gemm"
 		return f.k.Gemm(
 			t[a[1]],
@@ -1732,7 +1631,7 @@ func (f *frame) CallOp(i int) error {
 			f.Vals[a[8]],
 			f.Vals[a[9]],
 		)
-	case 15:
+	case 14:
 		// "Tanh"
 		return f.k.Tanh(t[a[1]], t[a[2]])
 	}

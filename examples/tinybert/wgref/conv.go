@@ -152,9 +152,24 @@ func isPointwise(x, out wgrt.Tensor, ca convAttrs) bool {
 // convF32 is the float32 convolution; ep, when not nil, starts and
 // finishes each image and group's block (a fused kernel's epilogue). The
 // filters' panels come from pk when it holds them (Prepare), else each
-// image and group packs its own.
+// image and group packs its own. With threads, a batch of enough images
+// runs whole images on each thread (convImages); others share each
+// image's products.
 func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM) {
-	n, ch, m := x.Shape[0], x.Shape[1], w.Shape[0]
+	n := x.Shape[0]
+	if n > 1 && wholeProducts(n, 2*w.Shape[0]*prod(out.Shape[2:])*prod(w.Shape[1:])) {
+		runConvImages(x, w, bias, out, ca, work, ep, pk)
+		workers.mu.Unlock()
+		return
+	}
+	for b := 0; b < n; b++ {
+		convImage(b, x, w, bias, out, ca, work, ep, pk)
+	}
+}
+
+// convImage is convF32 for image b alone, every group.
+func convImage(b int, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM) {
+	ch, m := x.Shape[1], w.Shape[0]
 	g := ca.group
 	cg, mg := ch/g, m/g
 	ksz := prod(ca.kernel)
@@ -171,54 +186,52 @@ func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs,
 	}
 	byRows := (ep == nil || ep.alpha == 1 && ep.addScale == 1 && ep.addCol == 0) && (addend == nil || addend.DType == wgrt.F32)
 	inPlace := ep != nil && ep.sum != nil && sameStart(*ep.sum, out) // the product adds to the sum
-	for b := 0; b < n; b++ {
-		for gi := 0; gi < g; gi++ {
-			xo := b*x.Strides[0] + gi*cg*x.Strides[1]
-			yo := b*out.Strides[0] + gi*mg*out.Strides[1]
-			cm := ys[yo:]
-			bm := matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}
-			var conv *im2colB
-			if !pointwise {
-				bm, conv = matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}
-			}
-			if byRows {
-				var rows rowEpilogue
-				accumulate := inPlace
-				if ep != nil {
-					rows.act = ep.act
-					if ep.sum != nil && !inPlace {
-						// The product adds to a copy of the sum, as it
-						// adds to the sum itself in place: the same
-						// order of additions, so that running in place
-						// (the planner's choice) changes no bit.
-						sum, ld := elems[float32](*ep.sum)[yo:], out.Strides[1]
-						for oc := 0; oc < mg; oc++ {
-							copy(cm[oc*ld:oc*ld+p], sum[oc*ld:oc*ld+p])
-						}
-						accumulate = true
-					}
-				}
-				if addend != nil {
-					rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
-				}
-				sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows, prepacked{pk, gi})
-				continue
-			}
-			acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg)
-			if bias != nil {
-				for oc := 0; oc < mg; oc++ {
-					v := float32(loadF(*bias, (gi*mg+oc)*bias.Strides[0]))
-					row := cm[oc*out.Strides[1] : oc*out.Strides[1]+p]
-					for i := range row {
-						row[i] = v
-					}
-				}
-				acc = true
-			}
-			am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
-			sgemmRows(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work, nil, prepacked{pk, gi})
-			ep.finishShared(cm, out.Strides[1], mg, p)
+	for gi := 0; gi < g; gi++ {
+		xo := b*x.Strides[0] + gi*cg*x.Strides[1]
+		yo := b*out.Strides[0] + gi*mg*out.Strides[1]
+		cm := ys[yo:]
+		bm := matrix{data: xs[xo:], rs: x.Strides[1], cs: 1}
+		var conv *im2colB
+		if !pointwise {
+			bm, conv = matrix{}, &im2colB{xs: xs, xo: xo, x: x, out: out, ca: ca}
 		}
+		if byRows {
+			var rows rowEpilogue
+			accumulate := inPlace
+			if ep != nil {
+				rows.act = ep.act
+				if ep.sum != nil && !inPlace {
+					// The product adds to a copy of the sum, as it
+					// adds to the sum itself in place: the same
+					// order of additions, so that running in place
+					// (the planner's choice) changes no bit.
+					sum, ld := elems[float32](*ep.sum)[yo:], out.Strides[1]
+					for oc := 0; oc < mg; oc++ {
+						copy(cm[oc*ld:oc*ld+p], sum[oc*ld:oc*ld+p])
+					}
+					accumulate = true
+				}
+			}
+			if addend != nil {
+				rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
+			}
+			sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows, prepacked{pk, gi})
+			continue
+		}
+		acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg)
+		if bias != nil {
+			for oc := 0; oc < mg; oc++ {
+				v := float32(loadF(*bias, (gi*mg+oc)*bias.Strides[0]))
+				row := cm[oc*out.Strides[1] : oc*out.Strides[1]+p]
+				for i := range row {
+					row[i] = v
+				}
+			}
+			acc = true
+		}
+		am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
+		sgemmRows(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work, nil, prepacked{pk, gi})
+		ep.finishShared(cm, out.Strides[1], mg, p)
 	}
 }
 
@@ -239,15 +252,15 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 		m.packRows1D(dst, p0, j0, kc, nc)
 		return
 	}
+	if r == 3 {
+		m.packRuns(dst, p0, j0, kc, nc)
+		return
+	}
 	if r != 2 {
 		m.packAnyRank(dst, p0, j0, kc, nc)
 		return
 	}
-	x, ca := m.x, m.ca
-	ih, iw, ow := x.Shape[2], x.Shape[3], m.out.Shape[3]
-	kh, kw := ca.kernel[0], ca.kernel[1]
-	sh, sw, dh, dw, ph, pw := ca.strides[0], ca.strides[1], ca.dilations[0], ca.dilations[1], ca.pads[0], ca.pads[1]
-	xsc, xsh, xsw := x.Strides[1], x.Strides[2], x.Strides[3]
+	ow, kh, kw, sw, xsw := m.out.Shape[3], m.ca.kernel[0], m.ca.kernel[1], m.ca.strides[1], m.x.Strides[3]
 	if gatherPanels() && stripRuns(ow) <= maxStripRuns && xsw == 1 && (sw == 1 || sw == 2) && kh*kw <= gatherMaxTaps {
 		m.packStrips(dst, p0, j0, kc, nc)
 		return
@@ -256,59 +269,7 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 		m.packGather(dst, p0, j0, kc, nc)
 		return
 	}
-	// What each row (channel, kernel tap) reads: its channel's base, the
-	// tap's offsets, and the output columns whose input column is inside.
-	type tap struct{ base, dy, dx, lo, hi int }
-	var taps [blockK]tap
-	for p := 0; p < kc; p++ {
-		row := p0 + p
-		ci, kp := row/(kh*kw), row%(kh*kw)
-		i, j := kp/kw, kp%kw
-		taps[p] = tap{base: m.xo + ci*xsc, dy: i*dh - ph, dx: j*dw - pw,
-			lo: max(0, ceilDiv(pw-j*dw, sw)), hi: min(ow, ceilDiv(iw+pw-j*dw, sw))}
-	}
-	// Panel by panel, row by row: each write of nr floats is contiguous.
-	for jr := 0; jr < nc; jr += nr {
-		cols := min(nr, nc-jr)
-		q := j0 + jr
-		oy0, ox0 := q/ow, q%ow
-		panel := dst[jr*kc : jr*kc+nr*kc]
-		for p := 0; p < kc; p++ {
-			t := &taps[p]
-			out := panel[p*nr : p*nr+nr]
-			oy, ox := oy0, ox0
-			for c := 0; c < cols; {
-				// The part of this output row in the panel: columns
-				// [ox, ox+seg), of which [a, b) read inside the input.
-				seg := min(cols-c, ow-ox)
-				sy := oy*sh + t.dy
-				a, b := max(ox, t.lo), min(ox+seg, t.hi)
-				if sy < 0 || sy >= ih || a >= b {
-					clear(out[c : c+seg])
-				} else {
-					clear(out[c : c+a-ox])
-					src := t.base + sy*xsh + (a*sw+t.dx)*xsw
-					dst := out[c+a-ox : c+b-ox]
-					switch step := sw * xsw; step {
-					case 1:
-						copy(dst, m.xs[src:src+len(dst)])
-					case 2:
-						copyEvens(dst, m.xs[src:src+2*len(dst)-1])
-					default:
-						for e := range dst {
-							dst[e] = m.xs[src+e*step]
-						}
-					}
-					clear(out[c+b-ox : c+seg])
-				}
-				c += seg
-				if ox += seg; ox == ow {
-					ox, oy = 0, oy+1
-				}
-			}
-			clear(out[cols:])
-		}
-	}
+	m.packRuns(dst, p0, j0, kc, nc)
 }
 
 // gatherMaxTaps bounds the kernel positions whose offsets packGather
@@ -466,8 +427,8 @@ func ceilDiv(a, b int) int {
 	return (a + b - 1) / b
 }
 
-// packAnyRank is packB for 3-D convolutions (and any rank: the tests hold
-// packRows1D to it).
+// packAnyRank is packB for convolutions of rank 4 and more (and any rank:
+// the tests hold packRows1D and packRuns to it).
 func (m *im2colB) packAnyRank(dst []float32, p0, j0, kc, nc int) {
 	x, ca := m.x, m.ca
 	r := len(x.Shape) - 2

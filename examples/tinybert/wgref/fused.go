@@ -38,10 +38,10 @@ func readActivation(c *wgrt.Call) (fusedAct, error) {
 		return act, fmt.Errorf("%s: %w", c.Kernel, a.err)
 	}
 	switch act.kind {
-	case "", "Relu", "Clip", "HardSigmoid", "HardSwish", "Sigmoid", "SiLU", "LeakyRelu":
+	case "", "Relu", "Clip", "HardSigmoid", "HardSwish", "Sigmoid", "SiLU", "LeakyRelu", "Gelu":
 		return act, nil
 	}
-	return act, fmt.Errorf("%s: unknown activation %q (Relu, Clip, HardSigmoid, HardSwish, Sigmoid, SiLU or LeakyRelu)", c.Kernel, act.kind)
+	return act, fmt.Errorf("%s: unknown activation %q (Relu, Clip, HardSigmoid, HardSwish, Sigmoid, SiLU, LeakyRelu or Gelu)", c.Kernel, act.kind)
 }
 
 // of is the activation at one value, computed as the separate kernels
@@ -67,6 +67,8 @@ func (a fusedAct) of(x float64) float64 {
 		if x < 0 {
 			return a.alpha * x
 		}
+	case "Gelu":
+		return geluErf(x)
 	}
 	return x
 }
@@ -113,6 +115,8 @@ func (a fusedAct) rowKernel() unaryF32 {
 		return unaryF32{kind: unarySigmoid}
 	case "LeakyRelu":
 		return unaryF32{kind: unaryLeakyRelu, a: float32(a.alpha)}
+	case "Gelu":
+		return unaryF32{kind: unaryGeluErf} // the erf form, as the Gelu kernel's
 	}
 	panic("wgref: no row kernel for activation " + a.kind)
 }

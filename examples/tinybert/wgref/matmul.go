@@ -130,6 +130,11 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	it.add(out.Strides[:nb], 0)
 	it.addBroadcast(wgrt.Tensor{Shape: ba, Strides: a.Strides[:len(ba)]})
 	it.addBroadcast(wgrt.Tensor{Shape: bb, Strides: b.Strides[:len(bb)]})
+	if count := prod(batch[:nb]); f32 && (n == 1 || ocs == 1) && wholeProducts(count, 2*m*n*k) {
+		runMatMulBatch(matMulBatch{a: a, b: b, out: out, m: m, n: n, k: k, ars: ars, acs: acs, brs: brs, bcs: bcs,
+			ors: ors, ocs: ocs, it: it, count: count, work: work, pk: pk}, ep)
+		return nil
+	}
 	for it.next() {
 		oo, ao, bo := it.off[0], it.off[1], it.off[2]
 		for e := 0; e < it.n; e++ {
@@ -138,6 +143,58 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		}
 	}
 	return nil
+}
+
+// matMulBatch is a batched float32 MatMul whose matrices are shared among
+// the threads, each product whole on one of them (as convImages shares
+// images), packing in its part's scratch (partScratch).
+type matMulBatch struct {
+	a, b, out                             wgrt.Tensor
+	m, n, k, ars, acs, brs, bcs, ors, ocs int
+	it                                    rowIter // the batch's walk, not started
+	count                                 int     // matrices in the batch
+	work                                  []float32
+	pk                                    *packedGEMM
+	ep                                    epilogue // a copy, so that the caller's never escapes
+	hasEp                                 bool
+	parts                                 int
+}
+
+var pooledMatMulBatch matMulBatch
+
+// runMatMulBatch runs t in threads parts. The caller holds the pool.
+func runMatMulBatch(t matMulBatch, ep *epilogue) {
+	pooledMatMulBatch = t
+	p := &pooledMatMulBatch
+	p.parts, p.hasEp = threads, ep != nil
+	if ep != nil {
+		p.ep = *ep
+	}
+	growPartScratch(p.parts, len(p.work))
+	workers.run(p, p.parts)
+	pooledMatMulBatch = matMulBatch{}
+	workers.mu.Unlock()
+}
+
+// runPart multiplies the matrices [from, to) of the batch, in the walk's
+// order.
+func (t *matMulBatch) runPart(i int) {
+	var ep *epilogue
+	if t.hasEp {
+		ep = &t.ep
+	}
+	work := scratchOfPart(i, t.work)
+	from, to := share(i, t.parts, t.count)
+	it, e := t.it, 0
+	for it.next() && e < to {
+		oo, ao, bo := it.off[0], it.off[1], it.off[2]
+		for j := 0; j < it.n; j, e = j+1, e+1 {
+			if e >= from && e < to {
+				matMulOne(t.a, t.b, t.out, t.m, t.n, t.k, ao, t.ars, t.acs, bo, t.brs, t.bcs, oo, t.ors, t.ocs, true, work, ep, t.pk)
+			}
+			oo, ao, bo = oo+it.step[0], ao+it.step[1], bo+it.step[2]
+		}
+	}
 }
 
 // evenRows reports whether the rows named by shape (batch dimensions, then

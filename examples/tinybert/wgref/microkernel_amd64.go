@@ -3,6 +3,11 @@
 
 package wgref
 
+import (
+	"os"
+	"strings"
+)
+
 //go:noescape
 func kernel6x16(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate int)
 
@@ -26,10 +31,26 @@ var haveAVX2FMA, haveAVX512 = func() (avx2, avx512 bool) {
 	xcr0 := xgetbv()
 	const ymmState, zmmState = 1<<1 | 1<<2, 1<<1 | 1<<2 | 1<<5 | 1<<6 | 1<<7
 	_, ebx7, _, _ := cpuidex(7, 0)
-	avx2 = xcr0&ymmState == ymmState && ebx7&(1<<5) != 0
-	avx512 = avx2 && xcr0&zmmState == zmmState && ebx7&(1<<16) != 0
+	avx2 = xcr0&ymmState == ymmState && ebx7&(1<<5) != 0 && !cpuOff("avx2")
+	avx512 = avx2 && xcr0&zmmState == zmmState && ebx7&(1<<16) != 0 && !cpuOff("avx512f")
 	return avx2, avx512
 }()
+
+// cpuOff reports whether GODEBUG turns the CPU feature off, as it does for
+// the Go runtime's own use of it (cpu.avx512f=off, cpu.avx2=off or
+// cpu.all=off): to run, and time, the kernels of a lesser CPU.
+func cpuOff(feature string) bool {
+	off := false
+	for _, kv := range strings.Split(os.Getenv("GODEBUG"), ",") {
+		switch kv {
+		case "cpu." + feature + "=off", "cpu.all=off":
+			off = true
+		case "cpu." + feature + "=on":
+			off = false
+		}
+	}
+	return off
+}
 
 // avx2Path is kernel6x16: 12 YMM accumulators.
 var avx2Path = kernelPath{kernelAVX2, "avx2", 6, 16}

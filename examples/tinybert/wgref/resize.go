@@ -175,6 +175,16 @@ func resizeInto(c *wgrt.Call, out, x wgrt.Tensor, scales []float64, m resizeMode
 			return fmt.Errorf("%s: axis %d: an empty input cannot be resized to %d", c.Kernel, k, out.Shape[k])
 		}
 	}
+	if done, err := resizePlanes(c, out, x, scales, m); done || err != nil {
+		return err
+	}
+	return resizeEach(c, out, x, scales, m)
+}
+
+// resizeEach is resizeInto element by element, the taps of every axis
+// found for each.
+func resizeEach(c *wgrt.Call, out, x wgrt.Tensor, scales []float64, m resizeModes) error {
+	r := len(x.Shape)
 	var axes [maxRank]resizeAxis
 	for o := range indices(out.Shape) {
 		outside := false

@@ -148,6 +148,7 @@ type gemmJob struct {
 	step               gemmStep
 	colParts, rowParts int
 	packedA            bool // A's block is packed (a row split packs it in its first column block)
+	once               int  // splitOnce's rows or columns per chunk
 }
 
 type gemmStep int
@@ -158,9 +159,14 @@ const (
 	stepCompute                     // parts run the micro-kernel over tiles
 	stepPackCompute                 // parts pack their column panels, then run them over every row
 	stepRowsCompute                 // parts pack their row panels (the first time), then run them over every column
+	stepRowsOnce                    // parts run the whole product for their rows (splitOnce)
+	stepColsOnce                    // parts run the whole product for their columns (splitOnce)
 )
 
 func (j *gemmJob) run() {
+	if j.pooled && j.splitOnce() {
+		return
+	}
 	for pc := 0; pc < j.k; pc += blockK {
 		j.pc, j.kc, j.acc = pc, min(blockK, j.k-pc), j.accumulate || pc > 0
 		for ic := 0; ic < j.m; ic += blockM {
@@ -271,6 +277,10 @@ func (j *gemmJob) runPart(i int) {
 		q0, q1 := share(i, j.colParts, panelsOf(j.nc, nr))
 		j.packPanels(q0, q1)
 		j.tiles(q0, q1, 0, panelsOf(j.mc, mr))
+	case stepRowsOnce:
+		j.rowsOnce(i)
+	case stepColsOnce:
+		j.colsOnce(i)
 	case stepRowsCompute:
 		r0, r1 := share(i, j.rowParts, panelsOf(j.mc, mr))
 		if !j.packedA {

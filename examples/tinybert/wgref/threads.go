@@ -10,19 +10,27 @@ import (
 	"time"
 )
 
-// threads is how many goroutines a kernel may use (SetThreads).
+// threads is how many goroutines a kernel may use (SetThreads); at first
+// the CPUs the process may use, as ONNX Runtime's default.
 var threads = 1
 
+func init() { SetThreads(runtime.GOMAXPROCS(0)) }
+
 // SetThreads lets the matrix products, convolutions, pooling, softmax,
-// layer normalization, fused epilogues and large elementwise maps split
-// their work over n goroutines (1: run on the caller's goroutine only):
-// the caller and n-1 workers started here, which poll briefly after each
-// split and are parked between calls. Results are the same bits at any n.
-// Not safe to change while kernels run.
+// layer normalization, fused epilogues, large copies and large
+// elementwise maps split their work over n goroutines (1: run on the
+// caller's goroutine only): the caller and n-1 workers started here,
+// which poll briefly after each split and are parked between calls.
+// Results are the same bits at any n. The default is
+// runtime.GOMAXPROCS(0) when the package starts. Not safe to change while
+// kernels run.
 func SetThreads(n int) {
 	threads = max(n, 1)
 	workers.resize(threads - 1)
 }
+
+// Threads is the goroutines kernels may use (SetThreads).
+func Threads() int { return threads }
 
 // parallelTask is work cut in parts that may run in any order, at the same
 // time.
@@ -37,12 +45,12 @@ type parallelTask interface{ runPart(i int) }
 // none apart, those of successive ops by the time a serial op takes), and
 // waking a parked goroutine costs tens of microseconds (an OS thread woken,
 // the goroutine stolen from the waker's queue). So a worker that finds no
-// part left polls for the next run a while before it parks; so does a
-// caller waiting for its run's last part. How long adapts (spinNanos):
-// doubled when a poll that waited saw its condition in time, halved when
-// one gave up, so that on a machine where the other goroutine gets no
-// core polls shrink to nothing. Between calls the workers are parked and cost
-// nothing.
+// part left polls for the next run a while before it parks. How long
+// adapts (spinNanos): doubled when a poll that waited saw the run in
+// time, halved when one gave up, so that on a machine where the other
+// goroutine gets no core polls shrink to nothing. A caller waiting for its
+// run's last part polls longer (waitParts). Between calls the workers are
+// parked and cost nothing.
 //
 // The caller waits for the parts, not for the workers: a worker not yet
 // up when the caller has done every part is not waited for, and when it
@@ -72,6 +80,8 @@ const (
 	// and about a part's length, so that the CPU it burns stays small.
 	minSpin = int64(time.Microsecond)
 	maxSpin = int64(200 * time.Microsecond)
+	// callerSpin is how long a caller polls for its run's last part.
+	callerSpin = 2 * time.Millisecond
 )
 
 var workers = workerPool{caller: newSleeper()}
@@ -140,7 +150,8 @@ func (p *workerPool) serve(s *sleeper) {
 }
 
 // spinUntil polls cond for spinNanos, when the pool spins, and reports
-// whether it became true, adapting spinNanos.
+// whether it became true, adapting spinNanos: a worker's poll for the
+// next run.
 func (p *workerPool) spinUntil(cond func() bool) bool {
 	if cond() {
 		return true
@@ -164,6 +175,30 @@ func (p *workerPool) spinUntil(cond func() bool) bool {
 	}
 }
 
+// waitParts polls, when the pool spins, for up to callerSpin until the
+// current run's parts are done, and reports whether they were. The
+// caller's wait is for work under way, not for work that may never come,
+// so it neither adapts spinNanos nor gives up soon: parked, the caller
+// would be woken a wake-up late at the end of every split op (100 to 250
+// µs on this kind of VM, against parts of a millisecond).
+func (p *workerPool) waitParts() bool {
+	if p.finished() {
+		return true
+	}
+	if !p.spin.Load() {
+		return false
+	}
+	start := time.Now()
+	for i := 0; ; i++ {
+		if p.finished() {
+			return true
+		}
+		if i%256 == 255 && time.Since(start) > callerSpin {
+			return false
+		}
+	}
+}
+
 // hasParts reports whether the current run has parts no one claimed.
 func (p *workerPool) hasParts() bool {
 	const mask = 1<<claimBits - 1
@@ -179,13 +214,19 @@ func (p *workerPool) run(t parallelTask, parts int) {
 	}
 	p.task, p.parts = t, int64(parts)
 	p.done.Store(0)
+	// The caller does part 0 itself, before it claims any other: the
+	// first share of a product or a pass stays on the caller's core from
+	// op to op (with two threads, the second on the worker's), so that an
+	// op reads from its own core's cache what the op before it wrote.
 	runs := p.claim.Load()>>(2*claimBits) + 1
-	p.claim.Store(runs<<(2*claimBits) | uint64(parts)<<claimBits)
+	p.claim.Store(runs<<(2*claimBits) | uint64(parts)<<claimBits | 1)
 	for _, s := range p.sleep[:min(len(p.sleep), parts-1)] {
 		s.unpark()
 	}
+	t.runPart(0)
+	p.done.Add(1)
 	p.work()
-	if !p.spinUntil(p.finished) {
+	if !p.waitParts() {
 		p.caller.park(p.finished)
 	}
 	p.task = nil

@@ -326,6 +326,14 @@ func copyRows[E uint8 | uint16 | uint32 | uint64](shape []int, dst wgrt.Tensor, 
 	it.add(dstStrides, dstOff)
 	it.add(srcStrides, srcOff)
 	it.coalesce()
+	if units, size := shareUnits(&it); size == 1 && shareCopy(&it, units, ds, ss) {
+		return
+	}
+	walkCopy(&it, ds, ss)
+}
+
+// walkCopy is copyRows over a walk set up (and maybe narrowed).
+func walkCopy[E uint8 | uint16 | uint32 | uint64](it *rowIter, ds, ss []E) {
 	for it.next() {
 		d, s, n := it.off[0], it.off[1], it.n
 		if it.step[0] == 1 && it.step[1] == 1 {
@@ -337,4 +345,33 @@ func copyRows[E uint8 | uint16 | uint32 | uint64](shape []int, dst wgrt.Tensor, 
 			d, s = d+it.step[0], s+it.step[1]
 		}
 	}
+}
+
+// copyRows32 is a 4-byte copy's walk, shared by ranges of its first
+// dimension (a transpose's or split's rows: a single row is one copy).
+type copyRows32 struct {
+	it     rowIter
+	ds, ss []uint32
+}
+
+var pooledCopy copyRows32
+
+func (r *copyRows32) doRange(from, to int) {
+	it := rowsRange(r.it, from, to, 1)
+	walkCopy(&it, r.ds, r.ss)
+}
+
+// shareCopy runs a large 4-byte copy of units rows with the workers, and
+// reports whether it did.
+func shareCopy[E uint8 | uint16 | uint32 | uint64](it *rowIter, units int, ds, ss []E) bool {
+	d32, ok1 := any(ds).([]uint32)
+	s32, ok2 := any(ss).([]uint32)
+	if !ok1 || !ok2 || !shares(units, walkOf(it)) {
+		return false
+	}
+	pooledCopy = copyRows32{it: *it, ds: d32, ss: s32}
+	workers.runRange(units, &pooledCopy)
+	pooledCopy = copyRows32{}
+	workers.mu.Unlock()
+	return true
 }
