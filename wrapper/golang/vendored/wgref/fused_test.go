@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -311,6 +312,25 @@ func TestFusedConvSumInPlaceSameBits(t *testing.T) {
 		inPlace := call(own, own)
 		for i := range apart {
 			require.Equal(t, math.Float32bits(apart[i]), math.Float32bits(inPlace[i]), "%d channels: element %d", ch, i)
+		}
+	}
+}
+
+// A fused pointwise convolution of at most four output channels (whose
+// product runs row by row, gemvRows) still adds its bias and applies its
+// activation: it did not, before.
+func TestFusedPointwiseFewChannels(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	x := randomOf(r, wgrt.F32, 2, 8, 6, 6)
+	attrs := []wgrt.Attr{intsAttr("kernel_shape", 1, 1), intsAttr("strides", 1, 1), intsAttr("pads", 0, 0, 0, 0), intsAttr("dilations", 1, 1), intAttr("group", 1)}
+	for _, m := range []int{1, 3, 4} {
+		for _, a := range fusedActs {
+			w, b := randomOf(r, wgrt.F32, m, 8, 1, 1), randomOf(r, wgrt.F32, m)
+			y := wgrt.New(wgrt.F32, 2, m, 6, 6)
+			run(t, "Conv", y, []wgrt.Tensor{x, w, b}, attrs...)
+			out := wgrt.New(wgrt.F32, 2, m, 6, 6)
+			run(t, "FusedConv", out, []wgrt.Tensor{x, w, b}, append(slices.Clone(attrs), actAttrs(a.name, a.alpha, a.beta)...)...)
+			closeTo(t, separately(t, y, a.name, a.alpha, a.beta), out, fmt.Sprintf("%d channels, %q", m, a.name))
 		}
 	}
 }
