@@ -10,6 +10,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/internal/refscratch"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
@@ -104,4 +105,16 @@ func TestPreparedWeightsSameOutputs(t *testing.T) {
 			require.True(t, slices.Equal(want[i], b[i].Float32s()), "n=%d output %d: prepared weights change bits", n, i)
 		}
 	}
+}
+
+// wgrt numbers operand roles and attribute kinds as emit and graph do:
+// PrepareWeights and generated wrappers hand emit's layouts to wgrt by
+// number.
+func TestOperandNumberingMatchesEmit(t *testing.T) {
+	require.Equal(t, []wgrt.OperandRole{wgrt.RoleOutput, wgrt.RoleScratch, wgrt.RoleInputs, wgrt.RoleInput, wgrt.RoleAttr},
+		[]wgrt.OperandRole{wgrt.OperandRole(emit.RoleOutput), wgrt.OperandRole(emit.RoleScratch), wgrt.OperandRole(emit.RoleInputs),
+			wgrt.OperandRole(emit.RoleInput), wgrt.OperandRole(emit.RoleAttr)})
+	require.Equal(t, []wgrt.AttrKind{wgrt.AttrInt, wgrt.AttrFloat, wgrt.AttrBool, wgrt.AttrString, wgrt.AttrInts},
+		[]wgrt.AttrKind{wgrt.AttrKind(graph.AttrInt), wgrt.AttrKind(graph.AttrFloat), wgrt.AttrKind(graph.AttrBool),
+			wgrt.AttrKind(graph.AttrString), wgrt.AttrKind(graph.AttrInts)})
 }
