@@ -2,6 +2,7 @@ package tinybert
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"testing"
@@ -92,6 +93,25 @@ func TestPreparedRunnerSameBits(t *testing.T) {
 		}
 	})
 	require.Zero(t, allocs)
+}
+
+// A PrepareFunc's error fails NewRunner with the op it came from, as a
+// kernel's error fails Run.
+func TestPrepareErrorNamesTheOp(t *testing.T) {
+	p, _, _ := load(t)
+	bad := errors.New("cannot pack")
+	_, err := NewRunner(p, Options{Prepare: func(c *wgrt.Call) (any, int, error) {
+		if c.Kernel == "Gemm" {
+			return nil, 0, bad
+		}
+		return wgref.Prepare(c)
+	}})
+	var opErr *wgrt.OpError
+	require.ErrorAs(t, err, &opErr)
+	require.ErrorIs(t, err, bad)
+	require.Equal(t, "Gemm", opErr.Op.Kernel)
+	require.Contains(t, err.Error(), `tinybert: ops[`)
+	require.Contains(t, err.Error(), `(kernel "Gemm"): cannot pack`)
 }
 
 // A steady Runner with the reference kernels allocates nothing per call,
