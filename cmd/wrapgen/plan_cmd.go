@@ -38,7 +38,8 @@ type planFlags struct {
 	kernels string
 	// packedWeights plans for a runner that packs the products' weights
 	// once (wrapgen run): their kernels then ask for less scratch. Wrappers
-	// from gen pack per call.
+	// from gen are planned for packing per call, which their Run needs
+	// (a Runner made with Options.Prepare leaves that scratch unused).
 	packedWeights bool
 	// horizon is how far the figures across the range sample a symbol
 	// without a max.

@@ -80,15 +80,25 @@ func KernelsFunc(fn wgrt.KernelFunc) Kernels {
 // kernelsFunc is copied into the frame of each run, so the op it records and
 // the buffers it fills belong to that run only.
 type kernelsFunc struct {
-	fn wgrt.KernelFunc
-	op *wgrt.Op
-	c  wgrt.Call
-	t  []wgrt.Tensor
-	at []wgrt.Attr
+	fn       wgrt.KernelFunc
+	op       *wgrt.Op
+	c        wgrt.Call
+	t        []wgrt.Tensor
+	at       []wgrt.Attr
+	prepared []any // the Runner's, by op (Options.Prepare); nil: none
 }
 
 func (a *kernelsFunc) BeginOp(op *wgrt.Op) {
 	a.op = op
+}
+
+// preparedOf is what Options.Prepare made for the op being called, if
+// anything.
+func (a *kernelsFunc) preparedOf() any {
+	if a.prepared == nil || a.op == nil {
+		return nil
+	}
+	return a.prepared[a.op.Index]
 }
 func (a *kernelsFunc) Conv(
 	out0 wgrt.Tensor,
@@ -111,14 +121,14 @@ func (a *kernelsFunc) Conv(
 		wgrt.Attr{Name: "group", Kind: wgrt.AttrInt, Int: group},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Conv", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Conv", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Relu(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Relu", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Relu", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) MaxPool(
@@ -142,7 +152,7 @@ func (a *kernelsFunc) MaxPool(
 		wgrt.Attr{Name: "storage_order", Kind: wgrt.AttrInt, Int: storageOrder},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "MaxPool", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "MaxPool", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Gemm(
@@ -164,7 +174,7 @@ func (a *kernelsFunc) Gemm(
 		wgrt.Attr{Name: "transB", Kind: wgrt.AttrInt, Int: transB},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Gemm", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Gemm", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerce2d bool) error {
@@ -175,7 +185,7 @@ func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerc
 		wgrt.Attr{Name: "coerce_2d", Kind: wgrt.AttrBool, Bool: coerce2d},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 
@@ -249,10 +259,18 @@ type Outputs struct {
 	Probs wgrt.Tensor // "probs": f32 [batch, 10] on "cpu"
 }
 
-// Options change where the wrapper gets memory.
+// Options change where the wrapper gets memory and what a Runner prepares
+// once.
 type Options struct {
 	// Allocators gives the allocator of each device; "cpu" defaults to wgrt.CPU.
 	Allocators wgrt.Allocators
+	// Prepare, when set, prepares the kernels' constant operands once, when
+	// NewRunner binds the params (wgref.Prepare packs the weights of
+	// convolutions and matrix products into the reference kernels' panels):
+	// the Runner keeps what it returns and hands each op's to its kernel as
+	// wgrt.Call.Prepared, through KernelsFunc. Run and RunWith keep nothing
+	// between calls and ignore it.
+	Prepare wgrt.PrepareFunc
 }
 
 // Run runs graph "cnn" with memory from the Go heap: it checks the inputs,
@@ -295,12 +313,18 @@ type Runner struct {
 }
 
 // NewRunner returns a Runner bound to the params p, which it checks once and
-// reads on every call (they must not change while the Runner is used), and
-// that gets its pools from opts' allocators.
+// reads on every call (they must not change while the Runner is used), that
+// gets its pools from opts' allocators, and that prepares the params once with
+// opts.Prepare when it is set (an op's error is a *wgrt.OpError).
 func NewRunner(p *Params, opts Options) (*Runner, error) {
 	f := newFrame()
 	if err := f.bindParams(p); err != nil {
 		return nil, err
+	}
+	if opts.Prepare != nil {
+		if err := f.Prepare(&program, &opTable, opts.Prepare); err != nil {
+			return nil, err
+		}
 	}
 	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}, f: f}, nil
 }
@@ -320,9 +344,22 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 	return r.f.run(k, &r.pools, out)
 }
 
-// Close frees the pools the Runner keeps.
+// PreparedBytes is the memory Options.Prepare allocated when NewRunner
+// prepared the params (the packed weights), held until Close.
+func (r *Runner) PreparedBytes() int {
+	if r.f == nil {
+		return 0
+	}
+	return r.f.PreparedBytes()
+}
+
+// Close frees the pools the Runner keeps and what it prepared; calls after it
+// work from the params alone.
 func (r *Runner) Close() {
 	r.pools.Close()
+	if r.f != nil {
+		r.f.DropPrepared()
+	}
 }
 
 // signature is what Signature returns.
@@ -570,6 +607,47 @@ var (
 	floatAttrs = [...]float64{1.0}
 )
 
+// opTable is the op rows and each kernel's call layout, by kernel number, as
+// wgrt.Frame.Prepare reads them when NewRunner prepares the params.
+var opTable = wgrt.OpTable{
+	Kernels: []wgrt.CallLayout{
+		{Kernel: "Conv", AttrNames: []string{"kernel_shape", "strides", "pads", "dilations", "group"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}, {Role: wgrt.RoleInput, Index: 2, At: 4},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrInts, At: 5},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrInts, At: 6},
+				{Role: wgrt.RoleAttr, Index: 2, Kind: wgrt.AttrInts, At: 7},
+				{Role: wgrt.RoleAttr, Index: 3, Kind: wgrt.AttrInts, At: 8},
+				{Role: wgrt.RoleAttr, Index: 4, Kind: wgrt.AttrInt, At: 9}}},
+		{Kernel: "Relu", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2}}},
+		{Kernel: "MaxPool",
+			AttrNames: []string{"kernel_shape", "strides", "pads", "dilations", "ceil_mode", "storage_order"},
+			ListAt:    -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrInts, At: 3},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrInts, At: 4},
+				{Role: wgrt.RoleAttr, Index: 2, Kind: wgrt.AttrInts, At: 5},
+				{Role: wgrt.RoleAttr, Index: 3, Kind: wgrt.AttrInts, At: 6},
+				{Role: wgrt.RoleAttr, Index: 4, Kind: wgrt.AttrInt, At: 7},
+				{Role: wgrt.RoleAttr, Index: 5, Kind: wgrt.AttrInt, At: 8}}},
+		{Kernel: "Gemm", AttrNames: []string{"alpha", "beta", "transA", "transB"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}, {Role: wgrt.RoleInput, Index: 2, At: 4},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrFloat, At: 5},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrFloat, At: 6},
+				{Role: wgrt.RoleAttr, Index: 2, Kind: wgrt.AttrInt, At: 7},
+				{Role: wgrt.RoleAttr, Index: 3, Kind: wgrt.AttrInt, At: 8}}},
+		{Kernel: "Softmax", AttrNames: []string{"axis", "coerce_2d"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrInt, At: 3},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrBool, At: 4}}},
+	},
+	Args:   opArgs[:],
+	Start:  opStart[:],
+	Floats: floatAttrs[:],
+}
+
 // bind sets the symbols from the inputs, lays the tensors out at them, and
 // checks the inputs (and the output buffers the caller gave).
 func (f *frame) bind(in *Inputs, out *Outputs) error {
@@ -593,7 +671,7 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 // their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
-		f.kf.fn = a.fn
+		f.kf.fn, f.kf.prepared = a.fn, f.Prepared()
 		k = &f.kf
 	}
 	defer f.ReleaseAll(&program, pools)

@@ -88,15 +88,25 @@ func KernelsFunc(fn wgrt.KernelFunc) Kernels {
 // kernelsFunc is copied into the frame of each run, so the op it records and
 // the buffers it fills belong to that run only.
 type kernelsFunc struct {
-	fn wgrt.KernelFunc
-	op *wgrt.Op
-	c  wgrt.Call
-	t  []wgrt.Tensor
-	at []wgrt.Attr
+	fn       wgrt.KernelFunc
+	op       *wgrt.Op
+	c        wgrt.Call
+	t        []wgrt.Tensor
+	at       []wgrt.Attr
+	prepared []any // the Runner's, by op (Options.Prepare); nil: none
 }
 
 func (a *kernelsFunc) BeginOp(op *wgrt.Op) {
 	a.op = op
+}
+
+// preparedOf is what Options.Prepare made for the op being called, if
+// anything.
+func (a *kernelsFunc) preparedOf() any {
+	if a.prepared == nil || a.op == nil {
+		return nil
+	}
+	return a.prepared[a.op.Index]
 }
 func (a *kernelsFunc) Convolution(
 	out0 wgrt.Tensor,
@@ -120,14 +130,28 @@ func (a *kernelsFunc) Convolution(
 		wgrt.Attr{Name: "groups", Kind: wgrt.AttrInt, Int: groups},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "convolution", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{
+		Kernel:   "convolution",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) EmptyMemoryFormat(out0 wgrt.Tensor, size []int) error {
 	t := append(a.t[:0], out0)
 	at := append(a.at[:0], wgrt.Attr{Name: "size", Kind: wgrt.AttrInts, Ints: size})
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "empty_memory_format", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{
+		Kernel:   "empty_memory_format",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) NativeBatchNorm(
@@ -151,14 +175,21 @@ func (a *kernelsFunc) NativeBatchNorm(
 		wgrt.Attr{Name: "eps", Kind: wgrt.AttrFloat, Float: eps},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "native_batch_norm", Op: a.op, Outputs: t[:3:3], Inputs: t[3:], Attrs: at}
+	a.c = wgrt.Call{
+		Kernel:   "native_batch_norm",
+		Op:       a.op,
+		Outputs:  t[:3:3],
+		Inputs:   t[3:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Relu_(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "relu_", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "relu_", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) MaxPool2dWithIndices(
@@ -177,14 +208,28 @@ func (a *kernelsFunc) MaxPool2dWithIndices(
 		wgrt.Attr{Name: "padding", Kind: wgrt.AttrInts, Ints: padding},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "max_pool2d_with_indices", Op: a.op, Outputs: t[:2:2], Inputs: t[2:], Attrs: at}
+	a.c = wgrt.Call{
+		Kernel:   "max_pool2d_with_indices",
+		Op:       a.op,
+		Outputs:  t[:2:2],
+		Inputs:   t[2:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Add_Tensor(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "add__Tensor", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{
+		Kernel:   "add__Tensor",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) MeanDim(out0 wgrt.Tensor, in0 wgrt.Tensor, dim []int, keepdim bool) error {
@@ -195,14 +240,14 @@ func (a *kernelsFunc) MeanDim(out0 wgrt.Tensor, in0 wgrt.Tensor, dim []int, keep
 		wgrt.Attr{Name: "keepdim", Kind: wgrt.AttrBool, Bool: keepdim},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "mean_dim", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "mean_dim", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Addmm(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, in2 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1, in2)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "addmm", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "addmm", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 
@@ -357,10 +402,18 @@ type Outputs struct {
 	T234 wgrt.Tensor // "t234": f32 [batch, 1000] on "cpu"
 }
 
-// Options change where the wrapper gets memory.
+// Options change where the wrapper gets memory and what a Runner prepares
+// once.
 type Options struct {
 	// Allocators gives the allocator of each device; "cpu" defaults to wgrt.CPU.
 	Allocators wgrt.Allocators
+	// Prepare, when set, prepares the kernels' constant operands once, when
+	// NewRunner binds the params (wgref.Prepare packs the weights of
+	// convolutions and matrix products into the reference kernels' panels):
+	// the Runner keeps what it returns and hands each op's to its kernel as
+	// wgrt.Call.Prepared, through KernelsFunc. Run and RunWith keep nothing
+	// between calls and ignore it.
+	Prepare wgrt.PrepareFunc
 }
 
 // Run runs graph "resnet18" with memory from the Go heap: it checks the
@@ -403,12 +456,18 @@ type Runner struct {
 }
 
 // NewRunner returns a Runner bound to the params p, which it checks once and
-// reads on every call (they must not change while the Runner is used), and
-// that gets its pools from opts' allocators.
+// reads on every call (they must not change while the Runner is used), that
+// gets its pools from opts' allocators, and that prepares the params once with
+// opts.Prepare when it is set (an op's error is a *wgrt.OpError).
 func NewRunner(p *Params, opts Options) (*Runner, error) {
 	f := newFrame()
 	if err := f.bindParams(p); err != nil {
 		return nil, err
+	}
+	if opts.Prepare != nil {
+		if err := f.Prepare(&program, &opTable, opts.Prepare); err != nil {
+			return nil, err
+		}
 	}
 	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}, f: f}, nil
 }
@@ -428,9 +487,22 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 	return r.f.run(k, &r.pools, out)
 }
 
-// Close frees the pools the Runner keeps.
+// PreparedBytes is the memory Options.Prepare allocated when NewRunner
+// prepared the params (the packed weights), held until Close.
+func (r *Runner) PreparedBytes() int {
+	if r.f == nil {
+		return 0
+	}
+	return r.f.PreparedBytes()
+}
+
+// Close frees the pools the Runner keeps and what it prepared; calls after it
+// work from the params alone.
 func (r *Runner) Close() {
 	r.pools.Close()
+	if r.f != nil {
+		r.f.DropPrepared()
+	}
 }
 
 // signature is what Signature returns.
@@ -2025,6 +2097,53 @@ var (
 	floatAttrs = [...]float64{0.1, 1e-05}
 )
 
+// opTable is the op rows and each kernel's call layout, by kernel number, as
+// wgrt.Frame.Prepare reads them when NewRunner prepares the params.
+var opTable = wgrt.OpTable{
+	Kernels: []wgrt.CallLayout{
+		{Kernel: "convolution",
+			AttrNames: []string{"stride", "padding", "dilation", "transposed", "output_padding", "groups"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}, {Role: wgrt.RoleAttr, Kind: wgrt.AttrInts, At: 4},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrInts, At: 5},
+				{Role: wgrt.RoleAttr, Index: 2, Kind: wgrt.AttrInts, At: 6},
+				{Role: wgrt.RoleAttr, Index: 3, Kind: wgrt.AttrBool, At: 7},
+				{Role: wgrt.RoleAttr, Index: 4, Kind: wgrt.AttrInts, At: 8},
+				{Role: wgrt.RoleAttr, Index: 5, Kind: wgrt.AttrInt, At: 9}}},
+		{Kernel: "empty_memory_format", AttrNames: []string{"size"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrInts, At: 2}}},
+		{Kernel: "native_batch_norm", AttrNames: []string{"training", "momentum", "eps"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleOutput, Index: 1, At: 2},
+				{Role: wgrt.RoleOutput, Index: 2, At: 3}, {Role: wgrt.RoleInput, At: 4},
+				{Role: wgrt.RoleInput, Index: 1, At: 5}, {Role: wgrt.RoleInput, Index: 2, At: 6},
+				{Role: wgrt.RoleInput, Index: 3, At: 7}, {Role: wgrt.RoleInput, Index: 4, At: 8},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrBool, At: 9},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrFloat, At: 10},
+				{Role: wgrt.RoleAttr, Index: 2, Kind: wgrt.AttrFloat, At: 11}}},
+		{Kernel: "relu_", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2}}},
+		{Kernel: "max_pool2d_with_indices", AttrNames: []string{"kernel_size", "stride", "padding"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleOutput, Index: 1, At: 2},
+				{Role: wgrt.RoleInput, At: 3}, {Role: wgrt.RoleAttr, Kind: wgrt.AttrInts, At: 4},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrInts, At: 5},
+				{Role: wgrt.RoleAttr, Index: 2, Kind: wgrt.AttrInts, At: 6}}},
+		{Kernel: "add__Tensor", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}}},
+		{Kernel: "mean_dim", AttrNames: []string{"dim", "keepdim"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrInts, At: 3},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrBool, At: 4}}},
+		{Kernel: "addmm", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}, {Role: wgrt.RoleInput, Index: 2, At: 4}}},
+	},
+	Args:   opArgs[:],
+	Start:  opStart[:],
+	Floats: floatAttrs[:],
+}
+
 // bind sets the symbols from the inputs, lays the tensors out at them, and
 // checks the inputs (and the output buffers the caller gave).
 func (f *frame) bind(in *Inputs, out *Outputs) error {
@@ -2152,7 +2271,7 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 // their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
-		f.kf.fn = a.fn
+		f.kf.fn, f.kf.prepared = a.fn, f.Prepared()
 		k = &f.kf
 	}
 	defer f.ReleaseAll(&program, pools)

@@ -2,12 +2,14 @@ package tinybert
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wrapgen/wrapgen/examples/tinybert/wgref"
 	"github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 )
 
@@ -68,20 +70,72 @@ func TestMatchesPyTorch(t *testing.T) {
 	}
 }
 
-// A steady Runner with the reference kernels allocates nothing per call.
-func BenchmarkRunSteady(b *testing.B) {
-	p, in, _ := load(b)
-	r, err := NewRunner(p, Options{})
-	require.NoError(b, err)
+// A Runner that packs the weights once (wgref.Prepare: the pooler's
+// transposed Gemm B) gives Run's outputs, which pack per call, bit for
+// bit, and allocates nothing per call.
+func TestPreparedRunnerSameBits(t *testing.T) {
+	p, in, _ := load(t)
+	want, err := Run(RefKernels(), p, in)
+	require.NoError(t, err)
+	r, err := NewRunner(p, Options{Prepare: wgref.Prepare})
+	require.NoError(t, err)
 	defer r.Close()
+	require.Positive(t, r.PreparedBytes())
 	k := RefKernels()
-	out := Outputs{Hidden: wgrt.New(wgrt.F32, 2, 12, 32), Pooled: wgrt.New(wgrt.F32, 2, 32)}
-	require.NoError(b, r.Run(k, in, &out))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	var out Outputs
+	require.NoError(t, r.Run(k, in, &out))
+	require.Equal(t, want.Hidden.Float32s(), out.Hidden.Float32s())
+	require.Equal(t, want.Pooled.Float32s(), out.Pooled.Float32s())
+	out = Outputs{Hidden: wgrt.New(wgrt.F32, 2, 12, 32), Pooled: wgrt.New(wgrt.F32, 2, 32)}
+	allocs := testing.AllocsPerRun(10, func() {
 		if err := r.Run(k, in, &out); err != nil {
-			b.Fatal(err)
+			t.Fatal(err)
 		}
+	})
+	require.Zero(t, allocs)
+}
+
+// A PrepareFunc's error fails NewRunner with the op it came from, as a
+// kernel's error fails Run.
+func TestPrepareErrorNamesTheOp(t *testing.T) {
+	p, _, _ := load(t)
+	bad := errors.New("cannot pack")
+	_, err := NewRunner(p, Options{Prepare: func(c *wgrt.Call) (any, int, error) {
+		if c.Kernel == "Gemm" {
+			return nil, 0, bad
+		}
+		return wgref.Prepare(c)
+	}})
+	var opErr *wgrt.OpError
+	require.ErrorAs(t, err, &opErr)
+	require.ErrorIs(t, err, bad)
+	require.Equal(t, "Gemm", opErr.Op.Kernel)
+	require.Contains(t, err.Error(), `tinybert: ops[`)
+	require.Contains(t, err.Error(), `(kernel "Gemm"): cannot pack`)
+}
+
+// A steady Runner with the reference kernels allocates nothing per call,
+// with its weights packed per call or once (Options.Prepare).
+func BenchmarkRunSteady(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opts Options
+	}{{"per-call", Options{}}, {"prepared", Options{Prepare: wgref.Prepare}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			p, in, _ := load(b)
+			r, err := NewRunner(p, bc.opts)
+			require.NoError(b, err)
+			defer r.Close()
+			k := RefKernels()
+			out := Outputs{Hidden: wgrt.New(wgrt.F32, 2, 12, 32), Pooled: wgrt.New(wgrt.F32, 2, 32)}
+			require.NoError(b, r.Run(k, in, &out))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := r.Run(k, in, &out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -106,21 +106,31 @@ func KernelsFunc(fn wgrt.KernelFunc) Kernels {
 // kernelsFunc is copied into the frame of each run, so the op it records and
 // the buffers it fills belong to that run only.
 type kernelsFunc struct {
-	fn wgrt.KernelFunc
-	op *wgrt.Op
-	c  wgrt.Call
-	t  []wgrt.Tensor
-	at []wgrt.Attr
+	fn       wgrt.KernelFunc
+	op       *wgrt.Op
+	c        wgrt.Call
+	t        []wgrt.Tensor
+	at       []wgrt.Attr
+	prepared []any // the Runner's, by op (Options.Prepare); nil: none
 }
 
 func (a *kernelsFunc) BeginOp(op *wgrt.Op) {
 	a.op = op
 }
+
+// preparedOf is what Options.Prepare made for the op being called, if
+// anything.
+func (a *kernelsFunc) preparedOf() any {
+	if a.prepared == nil || a.op == nil {
+		return nil
+	}
+	return a.prepared[a.op.Index]
+}
 func (a *kernelsFunc) Gather(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor, axis int) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := append(a.at[:0], wgrt.Attr{Name: "axis", Kind: wgrt.AttrInt, Int: axis})
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Gather", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Gather", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Range(out0 wgrt.Tensor, start int, limit int, delta int) error {
@@ -132,14 +142,14 @@ func (a *kernelsFunc) Range(out0 wgrt.Tensor, start int, limit int, delta int) e
 		wgrt.Attr{Name: "delta", Kind: wgrt.AttrInt, Int: delta},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Range", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Range", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Add(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Add", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Add", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) LayerNormalization(
@@ -157,28 +167,35 @@ func (a *kernelsFunc) LayerNormalization(
 		wgrt.Attr{Name: "epsilon", Kind: wgrt.AttrFloat, Float: epsilon},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "LayerNormalization", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{
+		Kernel:   "LayerNormalization",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Cast(out0 wgrt.Tensor, in0 wgrt.Tensor, to string) error {
 	t := append(a.t[:0], out0, in0)
 	at := append(a.at[:0], wgrt.Attr{Name: "to", Kind: wgrt.AttrString, Str: to})
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Cast", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Cast", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Sub(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Sub", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Sub", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Mul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Mul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Mul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) FusedMatMul(
@@ -197,7 +214,15 @@ func (a *kernelsFunc) FusedMatMul(
 		wgrt.Attr{Name: "activation_beta", Kind: wgrt.AttrFloat, Float: activationBeta},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "FusedMatMul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Scratch: scratch.Data}
+	a.c = wgrt.Call{
+		Kernel:   "FusedMatMul",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Scratch:  scratch.Data,
+		Prepared: a.preparedOf(),
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Split(
@@ -215,28 +240,36 @@ func (a *kernelsFunc) Split(
 		wgrt.Attr{Name: "split", Kind: wgrt.AttrInts, Ints: split},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Split", Op: a.op, Outputs: t[:3:3], Inputs: t[3:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Split", Op: a.op, Outputs: t[:3:3], Inputs: t[3:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Transpose(out0 wgrt.Tensor, in0 wgrt.Tensor, perm []int) error {
 	t := append(a.t[:0], out0, in0)
 	at := append(a.at[:0], wgrt.Attr{Name: "perm", Kind: wgrt.AttrInts, Ints: perm})
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Transpose", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Transpose", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) MatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "MatMul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Scratch: scratch.Data}
+	a.c = wgrt.Call{
+		Kernel:   "MatMul",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Scratch:  scratch.Data,
+		Prepared: a.preparedOf(),
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Div(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Div", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Div", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerce2d bool) error {
@@ -247,7 +280,7 @@ func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerc
 		wgrt.Attr{Name: "coerce_2d", Kind: wgrt.AttrBool, Bool: coerce2d},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Gemm(
@@ -270,19 +303,30 @@ func (a *kernelsFunc) Gemm(
 		wgrt.Attr{Name: "transB", Kind: wgrt.AttrInt, Int: transB},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Gemm", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Scratch: scratch.Data}
+	a.c = wgrt.Call{
+		Kernel:   "Gemm",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Scratch:  scratch.Data,
+		Prepared: a.preparedOf(),
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Tanh(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Tanh", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "Tanh", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 
 // RefKernels are wrapgen's reference kernels (the vendored package wgref, pure
-// Go, ONNX semantics) for every kernel graph "tinybert" calls.
+// Go, ONNX semantics) for every kernel graph "tinybert" calls. A Runner made
+// with NewRunner(p, Options{Prepare: wgref.Prepare}) packs the weights of its
+// convolutions and matrix products into the kernels' panels once, instead of
+// on every call (Runner.PreparedBytes counts them).
 func RefKernels() Kernels {
 	return KernelsFunc(wgref.Call)
 }
@@ -407,10 +451,18 @@ type Outputs struct {
 	Pooled wgrt.Tensor // "pooled": f32 [batch, 32] on "cpu"
 }
 
-// Options change where the wrapper gets memory.
+// Options change where the wrapper gets memory and what a Runner prepares
+// once.
 type Options struct {
 	// Allocators gives the allocator of each device; "cpu" defaults to wgrt.CPU.
 	Allocators wgrt.Allocators
+	// Prepare, when set, prepares the kernels' constant operands once, when
+	// NewRunner binds the params (wgref.Prepare packs the weights of
+	// convolutions and matrix products into the reference kernels' panels):
+	// the Runner keeps what it returns and hands each op's to its kernel as
+	// wgrt.Call.Prepared, through KernelsFunc. Run and RunWith keep nothing
+	// between calls and ignore it.
+	Prepare wgrt.PrepareFunc
 }
 
 // Run runs graph "tinybert" with memory from the Go heap: it checks the
@@ -453,12 +505,18 @@ type Runner struct {
 }
 
 // NewRunner returns a Runner bound to the params p, which it checks once and
-// reads on every call (they must not change while the Runner is used), and
-// that gets its pools from opts' allocators.
+// reads on every call (they must not change while the Runner is used), that
+// gets its pools from opts' allocators, and that prepares the params once with
+// opts.Prepare when it is set (an op's error is a *wgrt.OpError).
 func NewRunner(p *Params, opts Options) (*Runner, error) {
 	f := newFrame()
 	if err := f.bindParams(p); err != nil {
 		return nil, err
+	}
+	if opts.Prepare != nil {
+		if err := f.Prepare(&program, &opTable, opts.Prepare); err != nil {
+			return nil, err
+		}
 	}
 	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}, f: f}, nil
 }
@@ -478,9 +536,22 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 	return r.f.run(k, &r.pools, out)
 }
 
-// Close frees the pools the Runner keeps.
+// PreparedBytes is the memory Options.Prepare allocated when NewRunner
+// prepared the params (the packed weights), held until Close.
+func (r *Runner) PreparedBytes() int {
+	if r.f == nil {
+		return 0
+	}
+	return r.f.PreparedBytes()
+}
+
+// Close frees the pools the Runner keeps and what it prepared; calls after it
+// work from the params alone.
 func (r *Runner) Close() {
 	r.pools.Close()
+	if r.f != nil {
+		r.f.DropPrepared()
+	}
 }
 
 // signature is what Signature returns.
@@ -1516,6 +1587,73 @@ var (
 	stringAttrs = [...]string{"f32", "", "Gelu"}
 )
 
+// opTable is the op rows and each kernel's call layout, by kernel number, as
+// wgrt.Frame.Prepare reads them when NewRunner prepares the params.
+var opTable = wgrt.OpTable{
+	Kernels: []wgrt.CallLayout{
+		{Kernel: "Gather", AttrNames: []string{"axis"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}, {Role: wgrt.RoleAttr, Kind: wgrt.AttrInt, At: 4}}},
+		{Kernel: "Range", AttrNames: []string{"start", "limit", "delta"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleAttr, Kind: wgrt.AttrInt, At: 2},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrInt, At: 3},
+				{Role: wgrt.RoleAttr, Index: 2, Kind: wgrt.AttrInt, At: 4}}},
+		{Kernel: "Add", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}}},
+		{Kernel: "LayerNormalization", AttrNames: []string{"axis", "epsilon"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}, {Role: wgrt.RoleInput, Index: 2, At: 4},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrInt, At: 5},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrFloat, At: 6}}},
+		{Kernel: "Cast", AttrNames: []string{"to"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrString, At: 3}}},
+		{Kernel: "Sub", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}}},
+		{Kernel: "Mul", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}}},
+		{Kernel: "FusedMatMul", AttrNames: []string{"activation", "activation_alpha", "activation_beta"}, ListAt: 3,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleScratch, At: 2},
+				{Role: wgrt.RoleInputs, At: 3}, {Role: wgrt.RoleAttr, Kind: wgrt.AttrString, At: 0, AfterList: true},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrFloat, At: 1, AfterList: true},
+				{Role: wgrt.RoleAttr, Index: 2, Kind: wgrt.AttrFloat, At: 2, AfterList: true}}},
+		{Kernel: "Split", AttrNames: []string{"axis", "split"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleOutput, Index: 1, At: 2},
+				{Role: wgrt.RoleOutput, Index: 2, At: 3}, {Role: wgrt.RoleInput, At: 4},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrInt, At: 5},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrInts, At: 6}}},
+		{Kernel: "Transpose", AttrNames: []string{"perm"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrInts, At: 3}}},
+		{Kernel: "MatMul", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleScratch, At: 2},
+				{Role: wgrt.RoleInput, At: 3}, {Role: wgrt.RoleInput, Index: 1, At: 4}}},
+		{Kernel: "Div", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}}},
+		{Kernel: "Softmax", AttrNames: []string{"axis", "coerce_2d"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrInt, At: 3},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrBool, At: 4}}},
+		{Kernel: "Gemm", AttrNames: []string{"alpha", "beta", "transA", "transB"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleScratch, At: 2},
+				{Role: wgrt.RoleInput, At: 3}, {Role: wgrt.RoleInput, Index: 1, At: 4},
+				{Role: wgrt.RoleInput, Index: 2, At: 5}, {Role: wgrt.RoleAttr, Kind: wgrt.AttrFloat, At: 6},
+				{Role: wgrt.RoleAttr, Index: 1, Kind: wgrt.AttrFloat, At: 7},
+				{Role: wgrt.RoleAttr, Index: 2, Kind: wgrt.AttrInt, At: 8},
+				{Role: wgrt.RoleAttr, Index: 3, Kind: wgrt.AttrInt, At: 9}}},
+		{Kernel: "Tanh", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2}}},
+	},
+	Args:    opArgs[:],
+	Start:   opStart[:],
+	Floats:  floatAttrs[:],
+	Strings: stringAttrs[:],
+}
+
 // bind sets the symbols from the inputs, lays the tensors out at them, and
 // checks the inputs (and the output buffers the caller gave).
 func (f *frame) bind(in *Inputs, out *Outputs) error {
@@ -1545,7 +1683,7 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 // their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
-		f.kf.fn = a.fn
+		f.kf.fn, f.kf.prepared = a.fn, f.Prepared()
 		k = &f.kf
 	}
 	defer f.ReleaseAll(&program, pools)

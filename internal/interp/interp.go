@@ -27,11 +27,6 @@ type Model struct {
 	k     wgrt.KernelFunc
 	// layouts are the kernels' rows, by name.
 	layouts map[string]emit.CallLayout
-	// preparedBytes is the memory of the calls' Prepared (PrepareWeights);
-	// consts and isConst the plan's values no symbol decides.
-	preparedBytes int
-	consts        []int
-	isConst       []bool
 	// opTimes sums each op's kernel time once TimeOps is called.
 	opTimes []time.Duration
 }
@@ -244,7 +239,7 @@ func (m *Model) Close() {
 	for i := range m.calls {
 		m.calls[i].Prepared = nil
 	}
-	m.preparedBytes = 0
+	m.f.DropPrepared()
 }
 
 // CallOp calls op i's kernel by name, reading its row as emit.CallOf lays

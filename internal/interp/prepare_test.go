@@ -10,6 +10,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/internal/refscratch"
 	"github.com/wrapgen/wrapgen/plan"
+	"github.com/wrapgen/wrapgen/wrapper/emit"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
@@ -104,4 +105,73 @@ func TestPreparedWeightsSameOutputs(t *testing.T) {
 			require.True(t, slices.Equal(want[i], b[i].Float32s()), "n=%d output %d: prepared weights change bits", n, i)
 		}
 	}
+}
+
+// wgrt numbers operand roles and attribute kinds as emit and graph do:
+// PrepareWeights and generated wrappers hand emit's layouts to wgrt by
+// number.
+func TestOperandNumberingMatchesEmit(t *testing.T) {
+	require.Equal(t, []wgrt.OperandRole{wgrt.RoleOutput, wgrt.RoleScratch, wgrt.RoleInputs, wgrt.RoleInput, wgrt.RoleAttr},
+		[]wgrt.OperandRole{wgrt.OperandRole(emit.RoleOutput), wgrt.OperandRole(emit.RoleScratch), wgrt.OperandRole(emit.RoleInputs),
+			wgrt.OperandRole(emit.RoleInput), wgrt.OperandRole(emit.RoleAttr)})
+	require.Equal(t, []wgrt.AttrKind{wgrt.AttrInt, wgrt.AttrFloat, wgrt.AttrBool, wgrt.AttrString, wgrt.AttrInts},
+		[]wgrt.AttrKind{wgrt.AttrKind(graph.AttrInt), wgrt.AttrKind(graph.AttrFloat), wgrt.AttrKind(graph.AttrBool),
+			wgrt.AttrKind(graph.AttrString), wgrt.AttrKind(graph.AttrInts)})
+}
+
+// Prepare is called once per op whose attributes are all constants, with
+// every attribute's value, the param inputs' data and layout, and no
+// data or layout for an input whose shape depends on a symbol; an op with
+// a symbolic int or int list attribute is left to prepare per call. Its
+// results reach those ops' calls and its bytes are summed.
+func TestPrepareSeesConstantCallsOnly(t *testing.T) {
+	const src = `{
+  "name": "consts",
+  "symbols": {"n": {"hint": 2, "min": 1, "max": 8}},
+  "tensors": {
+    "x": {"dtype": "f32", "shape": ["n", 4]}, "w": {"dtype": "f32", "shape": [4, 3]},
+    "y1": {"dtype": "f32", "shape": ["n", 3]}, "y2": {"dtype": "f32", "shape": ["n", 3]}, "y3": {"dtype": "f32", "shape": ["n", 3]}
+  },
+  "inputs": ["x"],
+  "params": ["w"],
+  "outputs": ["y1", "y2", "y3"],
+  "ops": [
+    {"kernel": "k", "inputs": ["w", "x"], "outputs": ["y1"], "attrs": {"a": 3, "f": 0.5, "b": true, "s": "str", "l": [4, 5]}},
+    {"kernel": "k", "inputs": ["w", "x"], "outputs": ["y2"], "attrs": {"a": {"expr": "n//2"}, "f": 0.5, "b": true, "s": "str", "l": [4, 5]}},
+    {"kernel": "k", "inputs": ["w", "x"], "outputs": ["y3"], "attrs": {"a": 3, "f": 0.5, "b": true, "s": "str", "l": [4, {"expr": "n+1"}]}}
+  ]
+}`
+	g, err := graph.Parse("consts.json", []byte(src))
+	require.NoError(t, err)
+	p, err := plan.Make(g, plan.Options{})
+	require.NoError(t, err)
+	m := New(p)
+	defer m.Close()
+	w := wgrt.New(wgrt.F32, 4, 3)
+	for i := range w.Float32s() {
+		w.Float32s()[i] = float32(i)
+	}
+	require.NoError(t, m.BindParams(map[string]wgrt.Tensor{"w": w}))
+	var seen []wgrt.Call
+	require.NoError(t, m.PrepareWeights(func(c *wgrt.Call) (any, int, error) {
+		seen = append(seen, *c)
+		return c.Op.Place, 7, nil
+	}))
+	require.Len(t, seen, 1)
+	c := seen[0]
+	require.Equal(t, "ops[0]", c.Op.Place)
+	require.Equal(t, "k", c.Kernel)
+	require.Equal(t, []int{4, 3}, c.Inputs[0].Shape)
+	require.Equal(t, w.Float32s(), c.Inputs[0].Float32s())
+	require.Nil(t, c.Inputs[1].Shape, "x's shape depends on n")
+	require.Nil(t, c.Inputs[1].Data)
+	require.Equal(t, []wgrt.Attr{
+		{Name: "a", Kind: wgrt.AttrInt, Int: 3}, {Name: "f", Kind: wgrt.AttrFloat, Float: 0.5}, {Name: "b", Kind: wgrt.AttrBool, Bool: true},
+		{Name: "s", Kind: wgrt.AttrString, Str: "str"}, {Name: "l", Kind: wgrt.AttrInts, Ints: []int{4, 5}},
+	}, c.Attrs)
+	require.Equal(t, 7, m.PreparedBytes())
+	require.Equal(t, []any{"ops[0]", nil, nil}, []any{m.calls[0].Prepared, m.calls[1].Prepared, m.calls[2].Prepared})
+	m.Close()
+	require.Zero(t, m.PreparedBytes())
+	require.Nil(t, m.calls[0].Prepared)
 }

@@ -107,7 +107,7 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error
 		fmt.Fprintf(tw, "params\t%s in %d tensors, bound once, outside the pools\n", Bytes(f.ParamBytes), len(p.Graph.Params))
 		fmt.Fprintf(tw, "constants\t%s in %d tensors, embedded in the wrapper\n", Bytes(f.ConstantBytes), len(p.Graph.Constants))
 		if f.PackedBytes > 0 {
-			fmt.Fprintf(tw, "packed params\t%s: the products' and convolutions' weight params in the reference kernels' panels, packed once by wrapgen run (-pack-weights) and held beside the params (wrappers from gen pack per call)\n", Bytes(f.PackedBytes))
+			fmt.Fprintf(tw, "packed params\t%s: the products' and convolutions' weight params in the reference kernels' panels, packed once by wrapgen run (-pack-weights) and held beside the params (by a generated wrapper's Runner made with Options.Prepare too)\n", Bytes(f.PackedBytes))
 		}
 		fmt.Fprintf(tw, "peak + params + constants\t%s\n", Bytes(f.PeakBytes+f.ParamBytes+f.ConstantBytes))
 	}

@@ -83,7 +83,10 @@ func generate(p *plan.Plan, opts Options) ([]byte, error) {
 	if opts.RefKernelsImport != "" {
 		importAs(f, opts.RefKernelsImport, "wgref")
 		docf(f, "RefKernels are wrapgen's reference kernels (the vendored package wgref,\n"+
-			"pure Go, ONNX semantics) for every kernel graph %s calls.", quote.GoComment(p.Graph.Name))
+			"pure Go, ONNX semantics) for every kernel graph %s calls. A Runner made\n"+
+			"with NewRunner(p, Options{Prepare: wgref.Prepare}) packs the weights of\n"+
+			"its convolutions and matrix products into the kernels' panels once,\n"+
+			"instead of on every call (Runner.PreparedBytes counts them).", quote.GoComment(p.Graph.Name))
 		f.Func().Id("RefKernels").Params().Id("Kernels").Block(jen.Return(jen.Id("KernelsFunc").Call(jen.Qual(opts.RefKernelsImport, "Call"))))
 	}
 	w.entry(f)
@@ -195,9 +198,16 @@ func (w *gen) adapter(f *jen.File) {
 		jen.Id("c").Qual(w.rt, "Call"),
 		jen.Id("t").Index().Add(w.tensorType()),
 		jen.Id("at").Index().Qual(w.rt, "Attr"),
+		jen.Id("prepared").Index().Any().Comment("the Runner's, by op (Options.Prepare); nil: none"),
 	)
 	f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id("BeginOp").Params(jen.Id("op").Op("*").Qual(w.rt, "Op")).Block(
 		jen.Id("a").Dot("op").Op("=").Id("op"),
+	)
+	doc(f, "preparedOf is what Options.Prepare made for the op being called, if\n"+
+		"anything.")
+	f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id("preparedOf").Params().Any().Block(
+		jen.If(jen.Id("a").Dot("prepared").Op("==").Nil().Op("||").Id("a").Dot("op").Op("==").Nil()).Block(jen.Return(jen.Nil())),
+		jen.Return(jen.Id("a").Dot("prepared").Index(jen.Id("a").Dot("op").Dot("Index"))),
 	)
 	kinds := map[graph.AttrKind][2]string{graph.AttrInt: {"AttrInt", "Int"}, graph.AttrFloat: {"AttrFloat", "Float"}, graph.AttrBool: {"AttrBool", "Bool"},
 		graph.AttrString: {"AttrString", "Str"}, graph.AttrInts: {"AttrInts", "Ints"}}
@@ -243,7 +253,7 @@ func callFields(k *graph.Kernel) []jen.Code {
 	if k.Scratch {
 		fs = append(fs, field("Scratch", jen.Id("scratch").Dot("Data")))
 	}
-	return fs
+	return append(fs, field("Prepared", jen.Id("a").Dot("preparedOf").Call()))
 }
 
 // appendOrSlice is append(xs...), or xs[0] alone when there is nothing to
@@ -281,10 +291,18 @@ func (w *gen) entry(f *jen.File) {
 		"written in place (the caller's buffer).", quote.GoComment(w.g.Name))
 	f.Type().Id("Outputs").Struct(outFields...)
 
-	doc(f, "Options change where the wrapper gets memory.")
+	doc(f, "Options change where the wrapper gets memory and what a Runner prepares\n"+
+		"once.")
 	f.Type().Id("Options").Struct(
 		jen.Comment("Allocators gives the allocator of each device; \"cpu\" defaults to wgrt.CPU."),
 		jen.Id("Allocators").Qual(w.rt, "Allocators"),
+		jen.Comment("Prepare, when set, prepares the kernels' constant operands once, when"),
+		jen.Comment("NewRunner binds the params (wgref.Prepare packs the weights of"),
+		jen.Comment("convolutions and matrix products into the reference kernels' panels):"),
+		jen.Comment("the Runner keeps what it returns and hands each op's to its kernel as"),
+		jen.Comment("wgrt.Call.Prepared, through KernelsFunc. Run and RunWith keep nothing"),
+		jen.Comment("between calls and ignore it."),
+		jen.Id("Prepare").Qual(w.rt, "PrepareFunc"),
 	)
 
 	docf(f, "Run runs graph %s with memory from the Go heap: it checks the inputs,\n"+
@@ -318,10 +336,14 @@ func (w *gen) entry(f *jen.File) {
 	)
 	doc(f, "NewRunner returns a Runner bound to the params p, which it checks once\n"+
 		"and reads on every call (they must not change while the Runner is used),\n"+
-		"and that gets its pools from opts' allocators.")
+		"that gets its pools from opts' allocators, and that prepares the params\n"+
+		"once with opts.Prepare when it is set (an op's error is a *wgrt.OpError).")
 	f.Func().Id("NewRunner").Params(jen.Id("p").Op("*").Id("Params"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Runner"), jen.Error()).Block(
 		jen.Id("f").Op(":=").Id("newFrame").Call(),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Id("opts").Dot("Prepare").Op("!=").Nil()).Block(
+			jen.If(jen.Err().Op(":=").Id("f").Dot("Prepare").Call(jen.Op("&").Id("program"), jen.Op("&").Id("opTable"), jen.Id("opts").Dot("Prepare")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		),
 		jen.Return(jen.Op("&").Id("Runner").Values(field("pools", jen.Qual(w.rt, "KeptPools").Values(field("Allocators", jen.Id("opts").Dot("Allocators")))), field("f", jen.Id("f"))), jen.Nil()),
 	)
 	doc(f, "Run runs the graph once, writing the outputs into out.")
@@ -334,8 +356,18 @@ func (w *gen) entry(f *jen.File) {
 		jen.If(jen.Err().Op(":=").Id("r").Dot("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Return(jen.Id("r").Dot("f").Dot("run").Call(jen.Id("k"), jen.Op("&").Id("r").Dot("pools"), jen.Id("out"))),
 	)
-	doc(f, "Close frees the pools the Runner keeps.")
-	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Close").Params().Block(jen.Id("r").Dot("pools").Dot("Close").Call())
+	doc(f, "PreparedBytes is the memory Options.Prepare allocated when NewRunner\n"+
+		"prepared the params (the packed weights), held until Close.")
+	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("PreparedBytes").Params().Int().Block(
+		jen.If(jen.Id("r").Dot("f").Op("==").Nil()).Block(jen.Return(jen.Lit(0))),
+		jen.Return(jen.Id("r").Dot("f").Dot("PreparedBytes").Call()),
+	)
+	doc(f, "Close frees the pools the Runner keeps and what it prepared; calls after\n"+
+		"it work from the params alone.")
+	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Close").Params().Block(
+		jen.Id("r").Dot("pools").Dot("Close").Call(),
+		jen.If(jen.Id("r").Dot("f").Op("!=").Nil()).Block(jen.Id("r").Dot("f").Dot("DropPrepared").Call()),
+	)
 }
 
 // frame emits the per-call state, the program's tables and newFrame.
@@ -440,6 +472,61 @@ func (w *gen) tables(f *jen.File) {
 		}
 		f.Var().Defs(defs...)
 	}
+	w.opTable(f)
+}
+
+// opTable emits the op rows and each kernel's layout as wgrt.Frame.Prepare
+// reads them (emit.CallOf's layouts, by kernel number).
+func (w *gen) opTable(f *jen.File) {
+	t := w.model.Tables()
+	roles := map[emit.OperandRole]string{emit.RoleOutput: "RoleOutput", emit.RoleScratch: "RoleScratch", emit.RoleInputs: "RoleInputs",
+		emit.RoleInput: "RoleInput", emit.RoleAttr: "RoleAttr"}
+	kinds := map[graph.AttrKind]string{graph.AttrInt: "AttrInt", graph.AttrFloat: "AttrFloat", graph.AttrBool: "AttrBool",
+		graph.AttrString: "AttrString", graph.AttrInts: "AttrInts"}
+	var kernels []string
+	for _, k := range w.model.Kernels {
+		l := emit.CallOf(k)
+		var operands []string
+		for _, o := range l.Operands {
+			fs := []string{"Role: wgrt." + roles[o.Role]}
+			if o.Index != 0 {
+				fs = append(fs, fmt.Sprintf("Index: %d", o.Index))
+			}
+			if o.Role == emit.RoleAttr {
+				fs = append(fs, "Kind: wgrt."+kinds[o.Kind])
+			}
+			fs = append(fs, fmt.Sprintf("At: %d", o.At))
+			if o.AfterList {
+				fs = append(fs, "AfterList: true")
+			}
+			operands = append(operands, "{"+strings.Join(fs, ", ")+"}")
+		}
+		var attrs []string
+		for _, a := range k.Attrs {
+			attrs = append(attrs, quote.Go(a.Name))
+		}
+		row := emit.Texts([]string{"Kernel: " + quote.Go(k.Name)})
+		if len(attrs) > 0 {
+			row = append(row, emit.Item{Text: "AttrNames: ", List: braces("[]string", attrs)})
+		}
+		row = append(row, emit.Texts([]string{fmt.Sprintf("ListAt: %d", l.ListAt)})...)
+		row = append(row, emit.Item{Text: "Operands: ", List: braces("[]wgrt.Operand", operands)})
+		kernels = append(kernels, (&emit.List{Open: "{", Close: "}", Items: row, Fill: true, Hug: true}).Format("\t\t", "\t", 8, 1)+",")
+	}
+	fields := []jen.Code{
+		jen.Line().Id("Kernels").Op(":").Id(literal("[]wgrt.CallLayout", kernels)),
+		jen.Line().Id("Args").Op(":").Id("opArgs").Index(jen.Op(":")),
+		jen.Line().Id("Start").Op(":").Id("opStart").Index(jen.Op(":")),
+	}
+	if len(t.Floats) > 0 {
+		fields = append(fields, jen.Line().Id("Floats").Op(":").Id("floatAttrs").Index(jen.Op(":")))
+	}
+	if len(t.Strings) > 0 {
+		fields = append(fields, jen.Line().Id("Strings").Op(":").Id("stringAttrs").Index(jen.Op(":")))
+	}
+	doc(f, "opTable is the op rows and each kernel's call layout, by kernel number,\n"+
+		"as wgrt.Frame.Prepare reads them when NewRunner prepares the params.")
+	f.Var().Id("opTable").Op("=").Qual(w.rt, "OpTable").Values(append(fields, jen.Line())...)
 }
 
 func quoteAll(ss []string) []string {
@@ -542,7 +629,7 @@ func (w *gen) run(f *jen.File) {
 	t := w.model.Tables()
 	st := []jen.Code{
 		jen.If(jen.List(jen.Id("a"), jen.Id("ok")).Op(":=").Id("k").Assert(jen.Op("*").Id("kernelsFunc")), jen.Id("ok")).Block(
-			jen.Id("f").Dot("kf").Dot("fn").Op("=").Id("a").Dot("fn"),
+			jen.List(jen.Id("f").Dot("kf").Dot("fn"), jen.Id("f").Dot("kf").Dot("prepared")).Op("=").List(jen.Id("a").Dot("fn"), jen.Id("f").Dot("Prepared").Call()),
 			jen.Id("k").Op("=").Op("&").Id("f").Dot("kf"),
 		),
 		jen.Defer().Id("f").Dot("ReleaseAll").Call(jen.Op("&").Id("program"), jen.Id("pools")),

@@ -23,11 +23,11 @@ type names struct {
 // imports (locals, package-level names); attribute parameters must not
 // shadow them.
 var generatedLocals = ident.Set("f", "k", "a", "t", "n", "x", "obs", "pools", "err", "in", "out", "opts", "wgrt", "fmt", "errors", "atomic", "ok", "bound",
-	"frame", "newFrame", "kernelsFunc", "program", "wgref", "signature", "ts", "v", "symbols", "tensors", "p", "kf", "at", "opArgs", "opStart", "floatAttrs", "stringAttrs", "i", "c", "r", "pass", "fail", "main", "sentinel", "os")
+	"frame", "newFrame", "kernelsFunc", "program", "wgref", "signature", "ts", "v", "symbols", "tensors", "p", "kf", "at", "opArgs", "opStart", "opTable", "floatAttrs", "stringAttrs", "i", "c", "r", "pass", "fail", "main", "sentinel", "os")
 
 // kernelReserved are the method names the generated code gives kernelsFunc
 // besides the kernels: a kernel that would take one gets a "_" appended.
-var kernelReserved = ident.Set("BeginOp")
+var kernelReserved = ident.Set("BeginOp", "preparedOf")
 
 // nameGraph names what g declares; kernels are g.Kernels() and bound the
 // symbols inputs give (from emit.Model, computed once). Other tensors and

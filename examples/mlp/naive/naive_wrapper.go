@@ -45,42 +45,52 @@ func KernelsFunc(fn wgrt.KernelFunc) Kernels {
 // kernelsFunc is copied into the frame of each run, so the op it records and
 // the buffers it fills belong to that run only.
 type kernelsFunc struct {
-	fn wgrt.KernelFunc
-	op *wgrt.Op
-	c  wgrt.Call
-	t  []wgrt.Tensor
-	at []wgrt.Attr
+	fn       wgrt.KernelFunc
+	op       *wgrt.Op
+	c        wgrt.Call
+	t        []wgrt.Tensor
+	at       []wgrt.Attr
+	prepared []any // the Runner's, by op (Options.Prepare); nil: none
 }
 
 func (a *kernelsFunc) BeginOp(op *wgrt.Op) {
 	a.op = op
 }
+
+// preparedOf is what Options.Prepare made for the op being called, if
+// anything.
+func (a *kernelsFunc) preparedOf() any {
+	if a.prepared == nil || a.op == nil {
+		return nil
+	}
+	return a.prepared[a.op.Index]
+}
 func (a *kernelsFunc) Matmul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "matmul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "matmul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) BiasAdd(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "bias_add", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "bias_add", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Relu_(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "relu_", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "relu_", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, dim int) error {
 	t := append(a.t[:0], out0, in0)
 	at := append(a.at[:0], wgrt.Attr{Name: "dim", Kind: wgrt.AttrInt, Int: dim})
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at}
+	a.c = wgrt.Call{Kernel: "softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
 	return a.fn(&a.c)
 }
 
@@ -139,10 +149,18 @@ type Outputs struct {
 	Y wgrt.Tensor // "y": f32 [batch, 10] on "cpu"
 }
 
-// Options change where the wrapper gets memory.
+// Options change where the wrapper gets memory and what a Runner prepares
+// once.
 type Options struct {
 	// Allocators gives the allocator of each device; "cpu" defaults to wgrt.CPU.
 	Allocators wgrt.Allocators
+	// Prepare, when set, prepares the kernels' constant operands once, when
+	// NewRunner binds the params (wgref.Prepare packs the weights of
+	// convolutions and matrix products into the reference kernels' panels):
+	// the Runner keeps what it returns and hands each op's to its kernel as
+	// wgrt.Call.Prepared, through KernelsFunc. Run and RunWith keep nothing
+	// between calls and ignore it.
+	Prepare wgrt.PrepareFunc
 }
 
 // Run runs graph "mlp" with memory from the Go heap: it checks the inputs,
@@ -185,12 +203,18 @@ type Runner struct {
 }
 
 // NewRunner returns a Runner bound to the params p, which it checks once and
-// reads on every call (they must not change while the Runner is used), and
-// that gets its pools from opts' allocators.
+// reads on every call (they must not change while the Runner is used), that
+// gets its pools from opts' allocators, and that prepares the params once with
+// opts.Prepare when it is set (an op's error is a *wgrt.OpError).
 func NewRunner(p *Params, opts Options) (*Runner, error) {
 	f := newFrame()
 	if err := f.bindParams(p); err != nil {
 		return nil, err
+	}
+	if opts.Prepare != nil {
+		if err := f.Prepare(&program, &opTable, opts.Prepare); err != nil {
+			return nil, err
+		}
 	}
 	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}, f: f}, nil
 }
@@ -210,9 +234,22 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 	return r.f.run(k, &r.pools, out)
 }
 
-// Close frees the pools the Runner keeps.
+// PreparedBytes is the memory Options.Prepare allocated when NewRunner
+// prepared the params (the packed weights), held until Close.
+func (r *Runner) PreparedBytes() int {
+	if r.f == nil {
+		return 0
+	}
+	return r.f.PreparedBytes()
+}
+
+// Close frees the pools the Runner keeps and what it prepared; calls after it
+// work from the params alone.
 func (r *Runner) Close() {
 	r.pools.Close()
+	if r.f != nil {
+		r.f.DropPrepared()
+	}
 }
 
 // signature is what Signature returns.
@@ -457,6 +494,26 @@ var (
 	}
 )
 
+// opTable is the op rows and each kernel's call layout, by kernel number, as
+// wgrt.Frame.Prepare reads them when NewRunner prepares the params.
+var opTable = wgrt.OpTable{
+	Kernels: []wgrt.CallLayout{
+		{Kernel: "matmul", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}}},
+		{Kernel: "bias_add", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleInput, Index: 1, At: 3}}},
+		{Kernel: "relu_", ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2}}},
+		{Kernel: "softmax", AttrNames: []string{"dim"}, ListAt: -1,
+			Operands: []wgrt.Operand{{Role: wgrt.RoleOutput, At: 1}, {Role: wgrt.RoleInput, At: 2},
+				{Role: wgrt.RoleAttr, Kind: wgrt.AttrInt, At: 3}}},
+	},
+	Args:  opArgs[:],
+	Start: opStart[:],
+}
+
 // bind sets the symbols from the inputs, lays the tensors out at them, and
 // checks the inputs (and the output buffers the caller gave).
 func (f *frame) bind(in *Inputs, out *Outputs) error {
@@ -488,7 +545,7 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 // their last, tensor data as views into them, the kernel calls.
 func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
 	if a, ok := k.(*kernelsFunc); ok {
-		f.kf.fn = a.fn
+		f.kf.fn, f.kf.prepared = a.fn, f.Prepared()
 		k = &f.kf
 	}
 	defer f.ReleaseAll(&program, pools)

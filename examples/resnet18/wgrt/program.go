@@ -169,6 +169,9 @@ type Frame struct {
 	valid          bool
 	plan           int // the plan the symbols picked (an index into Program.Plans)
 	place          placement
+	// prepared is what Prepare kept per op (prepare.go), and its bytes.
+	prepared      []any
+	preparedBytes int
 }
 
 // NewFrame returns a frame for p with numSymbols symbols: everything a

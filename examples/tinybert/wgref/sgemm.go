@@ -65,6 +65,7 @@ func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, ac
 	form := formOf(b, conv)
 	if form != bIm2col && m <= gemvMaxRows {
 		gemvRows(m, n, k, a, b, c, ldc, accumulate)
+		ep.finish(c, ldc, 0, m, 0, n)
 		return
 	}
 	j := gemmJob{m: m, n: n, k: k, a: a, b: b, c: c, ldc: ldc, accumulate: accumulate,
