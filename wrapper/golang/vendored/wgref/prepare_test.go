@@ -274,6 +274,38 @@ func TestPreparedForAnotherPathIgnored(t *testing.T) {
 	requireClose(t, tc.want, elems[float32](c.Outputs[0]), 1e-4, "%s", tc.name)
 }
 
+// What was prepared from one op's weights is not read for a call whose
+// weights lie elsewhere (another op's of the same sizes handed the wrong
+// Prepared, or weights bound anew): the kernel packs per call, and the
+// result is that of its own weights.
+func TestPreparedForOtherWeightsIgnored(t *testing.T) {
+	for _, tc := range preparedCases() {
+		if !tc.whole {
+			continue
+		}
+		c := callOf(tc, make([]float32, len(tc.want)), make([]byte, 4*tc.scratch))
+		prepared, _, err := Prepare(c)
+		require.NoError(t, err, tc.name)
+		// The same sizes, other weights: scaled by 2, so the result is.
+		other := wgrt.New(tc.ins[1].DType, tc.ins[1].Shape...)
+		for i, v := range elems[float32](tc.ins[1]) {
+			elems[float32](other)[i] = 2 * v
+		}
+		c.Inputs = slices.Clone(c.Inputs)
+		c.Inputs[1] = other
+		c.Prepared = prepared
+		require.NoError(t, Call(c), tc.name)
+		got := elems[float32](c.Outputs[0])
+		// Only the product doubles: compare against the per-call result
+		// with the doubled weights.
+		want := make([]float32, len(tc.want))
+		d := callOf(tc, want, make([]byte, 4*tc.scratch))
+		d.Inputs = c.Inputs
+		require.NoError(t, Call(d), tc.name)
+		require.True(t, slices.Equal(want, got), "%s: read panels prepared from other weights", tc.name)
+	}
+}
+
 // A weight that is not a param (no data when the runner prepares) is
 // left alone.
 func TestPrepareNeedsTheWeight(t *testing.T) {
