@@ -38,6 +38,12 @@ func Prepare(c *wgrt.Call) (any, int, error) {
 	if err != nil || pk == nil {
 		return nil, 0, err
 	}
+	pk.sources = make([]*byte, len(c.Inputs))
+	for i, in := range c.Inputs {
+		if len(in.Data) > 0 {
+			pk.sources[i] = &in.Data[0]
+		}
+	}
 	return pk, 4 * len(pk.data), nil
 }
 
@@ -62,6 +68,11 @@ type packedGEMM struct {
 	// next is a bidirectional recurrent op's second direction's B, its
 	// data the second half of data's (rnn_gemm.go's prepareRecurrent).
 	next *packedGEMM
+	// sources is where each input Prepare was given with its data
+	// started (nil: given without): a call whose inputs there start
+	// elsewhere (the wrong op's Prepared, or weights bound anew) is not
+	// this one's, and packs its own.
+	sources []*byte
 }
 
 // packedFloats is the floats Prepare allocates for one group's operand:
@@ -155,9 +166,19 @@ func (pk *packedGEMM) panelB(pc, kc, j int) []float32 {
 	return pk.data[o : o+pk.nr*kc]
 }
 
-// preparedOf is c's prepared weight, or nil.
+// preparedOf is c's prepared weight, or nil when it has none or what it
+// has was prepared from other weights than c's.
 func preparedOf(c *wgrt.Call) *packedGEMM {
 	pk, _ := c.Prepared.(*packedGEMM)
+	if pk == nil || len(pk.sources) < len(c.Inputs) {
+		return nil
+	}
+	// A fused kernel's producer call has the first of its inputs.
+	for i, in := range c.Inputs {
+		if src := pk.sources[i]; src != nil && (len(in.Data) == 0 || &in.Data[0] != src) {
+			return nil
+		}
+	}
 	return pk
 }
 
