@@ -9,14 +9,15 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
-// 3-D convolutions pack B through packRuns: on every kernel path, with
-// and without workers, strides 1 and 2 (and 3 along the depth), dilations,
-// pads on every side, sizes around the panels, groups, filters packed
-// once or not, and an input whose positions are not adjacent (a strided
-// view), against the definition (convDirect); and no allocation per call.
-// packRuns's panels are also those of packAnyRank, element for element.
+// 3-D convolutions pack B through packRuns: on the best kernel path
+// (every path in the long tests), with and without workers, strides 1
+// and 2 (and 3 along the depth), dilations, pads on every side, sizes
+// around the panels, groups, filters packed once or not, and an input
+// whose positions are not adjacent (a strided view), against the
+// definition (convDirect); and no allocation per call. packRuns's panels
+// are also those of packAnyRank, element for element.
 func TestConv3DPathsMatchDefinition(t *testing.T) {
-	forEachKernelPath(t, func(t *testing.T) {
+	forEachKernelPathLong(t, func(t *testing.T) {
 		r := rand.New(rand.NewSource(35))
 		for _, s := range []struct {
 			x, w          []int // [n c d h w], [m c/g kd kh kw]

@@ -19,7 +19,7 @@ func TestResizePlanesSameBits(t *testing.T) {
 	c := &wgrt.Call{Kernel: "Resize"}
 	type sizes struct{ in, out []int }
 	for _, sz := range []sizes{
-		{[]int{2, 3, 14, 14}, []int{2, 3, 56, 56}},
+		{[]int{2, 3, 7, 7}, []int{2, 3, 28, 28}},
 		{[]int{1, 5, 1, 1}, []int{1, 5, 14, 14}},
 		{[]int{9, 17}, []int{4, 40}},
 		{[]int{1, 2, 30, 31}, []int{1, 2, 15, 62}},

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wrapgen/wrapgen/internal/testenv"
+
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
@@ -60,6 +62,18 @@ func forEachKernelPath(t *testing.T, f func(t *testing.T)) {
 		useKernelPath(p)
 		t.Run(p.name, f)
 	}
+}
+
+// forEachKernelPathLong is forEachKernelPath in the long tests, and the
+// best path alone in the fast ones: for tests whose subject (splitting,
+// packing) is the same code on every path, the paths differing only in
+// the micro-kernel and its panel width.
+func forEachKernelPathLong(t *testing.T, f func(t *testing.T)) {
+	if testenv.Long() {
+		forEachKernelPath(t, f)
+		return
+	}
+	t.Run(bestKernelPath().name, f)
 }
 
 // Each assembly micro-kernel against the portable one: odd and even kc, B
