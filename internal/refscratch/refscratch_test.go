@@ -12,7 +12,7 @@ import (
 )
 
 // Every rule, at exact sizes worked out by hand from wgref's blocking (mr
-// 12, nr 32, k blocks of 256, n blocks of 1024, m blocks of 528); n is a
+// 12, nr 32, k blocks of 256, n blocks of 512, m blocks of 528); n is a
 // symbol so that the rules are checked as expressions, at two values.
 const rulesGraph = `{
   "name": "rules",

@@ -4,10 +4,13 @@ package wgref
 // packed so that the micro-kernel streams them from cache (as in BLIS and
 // ORT's MLAS). blockM keeps A's block in L2 (528 KB of Zen 5's 1 MB at kc
 // 256) while covering a convolution's 512 output channels in one block,
-// so that im2col packs B once.
+// so that im2col packs B once. blockN is 512 columns (512 KB of B at kc
+// 256): as fast as 1024 on the CNNs (a block of B is used once when A is
+// one block), and a conv's planned scratch half as large, which with
+// reference kernels is what a network's first conv adds to its peak.
 const (
 	blockK = 256
-	blockN = 1024
+	blockN = 512
 	blockM = 528
 )
 
