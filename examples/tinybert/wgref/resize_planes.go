@@ -44,6 +44,23 @@ func resizePlanes(c *wgrt.Call, out, x wgrt.Tensor, scales []float64, m resizeMo
 	}
 	xs, ys := elems[float32](x), elems[float32](out)
 	xsh, xsw, ysh, ysw := x.Strides[r-2], x.Strides[r-1], out.Strides[r-2], out.Strides[r-1]
+	// Columns of at most two taps (linear, nearest), as two flat tables:
+	// a missing second tap has weight 0, which the sum skips.
+	twoTaps := true
+	var tap0, tap1 [planeColumns]int
+	var coef0, coef1 [planeColumns]float64
+	for ox := range cols[:ow] {
+		col := &cols[ox]
+		if col.n > 2 {
+			twoTaps = false
+			break
+		}
+		tap0[ox], coef0[ox] = col.idx[0]*xsw, col.coef[0]
+		tap1[ox], coef1[ox] = tap0[ox], 0
+		if col.n == 2 {
+			tap1[ox], coef1[ox] = col.idx[1]*xsw, col.coef[1]
+		}
+	}
 	var lead [maxRank]resizeAxis
 	var row resizeAxis
 	for plane := range indices(out.Shape[:r-2]) {
@@ -84,6 +101,17 @@ func resizePlanes(c *wgrt.Call, out, x wgrt.Tensor, scales []float64, m resizeMo
 				return true, err
 			}
 			dst := yo + oy*ysh
+			if twoTaps && combos == 1 && lw[0] == 1 && row.n <= 2 {
+				// The loop below for this case, with the same products
+				// (lw[0]·coef is coef) in the same order.
+				r0, wy0 := loff[0]+row.idx[0]*xsh, row.coef[0]
+				r1, wy1 := r0, 0.0
+				if row.n == 2 {
+					r1, wy1 = loff[0]+row.idx[1]*xsh, row.coef[1]
+				}
+				twoTapRow(ys[dst:], ysw, xs[r0:], xs[r1:], wy0, wy1, tap0[:ow], tap1[:ow], coef0[:ow], coef1[:ow])
+				continue
+			}
 			for ox := 0; ox < ow; ox++ {
 				col := &cols[ox]
 				sum := 0.0
@@ -103,4 +131,28 @@ func resizePlanes(c *wgrt.Call, out, x wgrt.Tensor, scales []float64, m resizeMo
 		}
 	}
 	return true, nil
+}
+
+// twoTapRow writes one output row of a resize whose rows and columns each
+// have up to two taps: element ox sums, skipping weights of 0 as
+// resizeSum does, row0's and then row1's taps at tap0[ox] and tap1[ox].
+func twoTapRow(dst []float32, stride int, row0, row1 []float32, wy0, wy1 float64, tap0, tap1 []int, coef0, coef1 []float64) {
+	tap1, coef0, coef1 = tap1[:len(tap0)], coef0[:len(tap0)], coef1[:len(tap0)]
+	for ox, t0 := range tap0 {
+		t1, c0, c1 := tap1[ox], coef0[ox], coef1[ox]
+		sum := 0.0
+		if w := wy0 * c0; w != 0 {
+			sum += w * float64(row0[t0])
+		}
+		if w := wy0 * c1; w != 0 {
+			sum += w * float64(row0[t1])
+		}
+		if w := wy1 * c0; w != 0 {
+			sum += w * float64(row1[t0])
+		}
+		if w := wy1 * c1; w != 0 {
+			sum += w * float64(row1[t1])
+		}
+		dst[ox*stride] = float32(sum)
+	}
 }
