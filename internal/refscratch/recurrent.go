@@ -16,14 +16,15 @@ const seqLensSlot = 4
 const (
 	rtPad           = wgref.ScratchRTPad
 	dotRowsMaxBatch = wgref.ScratchDotRowsMaxBatch
+	projectSteps    = wgref.ScratchProjectSteps
 )
 
 // recurrent is RNN's, GRU's and LSTM's need (wgref/rnn_gemm.go and
 // rnn_general.go). Float32 runs through GEMMs: sgemm's packing for the
 // input projection or a step's product (the larger), the projected inputs
-// of one direction [seq·batch, gates·hidden] (one direction at a time: the
-// whole sequence's projection is one GEMM, and keeping only one direction's
-// halves the memory of a bidirectional layer), for batches beyond
+// of up to projectSteps steps [min(seq, projectSteps)·batch, gates·hidden]
+// (one GEMM for those steps, so that the scratch does not grow with the
+// sequence), for batches beyond
 // dotRowsMaxBatch R of one direction transposed [hidden, gates·hidden]
 // with rows padded by rtPad floats (so that sgemm reads it in place at
 // every step instead of packing it again, and its column panels do not map
@@ -51,7 +52,7 @@ func recurrent(op *graph.Op) expr.Expr {
 		seq, batch = batch, seq
 	}
 	g := expr.Scale(hidden, gates)
-	rows := expr.Mul(seq, batch)
+	rows := expr.Mul(expr.Min(seq, expr.Const(projectSteps)), batch)
 	pack := expr.Max(gemmPackFloats(rows, g, input, bStrided), gemmPackFloats(batch, g, hidden, bStrided))
 	// 1 when batch > dotRowsMaxBatch, else 0 (batch is a positive integer).
 	transposed := expr.Min(expr.Const(1), expr.Max(expr.Const(0), expr.Sub(batch, expr.Const(dotRowsMaxBatch))))

@@ -6,10 +6,12 @@ package wgref
 import "github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 
 // The float32 path of RNN, GRU and LSTM. Per direction:
-//   - the input projection of every time step and batch entry at once, one
-//     GEMM X[seq·batch, input]·Wᵀ into [seq·batch, gates·hidden], on top of
-//     the biases Wb+Rb (Rb of GRU's candidate gate stays out when
-//     linear_before_reset is set: ONNX multiplies it by the reset gate);
+//   - the input projection of projectSteps time steps of every batch entry
+//     at once, one GEMM X[steps·batch, input]·Wᵀ into [steps·batch,
+//     gates·hidden] (one per batch entry when their steps fall at
+//     different times), on top of the biases Wb+Rb (Rb of GRU's candidate
+//     gate stays out when linear_before_reset is set: ONNX multiplies it
+//     by the reset gate);
 //   - per time step, the recurrence H[batch, hidden]·Rᵀ (GRU without
 //     linear_before_reset: for z and r, then (r⊙H)·Rhᵀ for the
 //     candidate): for a batch of one or two, R's rows dotted with each
@@ -24,16 +26,23 @@ import "github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 // recurrentF32Floats is the float32 scratch of the path, refscratch's rule
 // for float32 RNN, GRU and LSTM: sgemm's packing (the larger of the input
 // projection's and a step's, each asked as for a packed B, which covers
-// every layout and a step's part of the columns), the projected inputs of one direction (the
-// directions take turns), Rᵀ of one direction with its padding (for
+// every layout and a step's part of the columns), the projected inputs of
+// up to projectSteps steps, Rᵀ of one direction with its padding (for
 // batches beyond dotRowsMaxBatch), one step's gate pre-activations, and
 // the hidden state plus a second state (LSTM's cell, GRU's r⊙H) of every
 // batch entry.
 func recurrentF32Floats(seq, batch, input, hidden, gates int) int {
-	g := gates * hidden
-	pack := max(gemmPackFloats(seq*batch, g, input, bStrided), gemmPackFloats(batch, g, hidden, bStrided))
-	return pack + seq*batch*g + rtFloats(batch, hidden, g) + batch*g + 2*batch*hidden
+	g, rows := gates*hidden, min(seq, projectSteps)*batch
+	pack := max(gemmPackFloats(rows, g, input, bStrided), gemmPackFloats(batch, g, hidden, bStrided))
+	return pack + rows*g + rtFloats(batch, hidden, g) + batch*g + 2*batch*hidden
 }
+
+// projectSteps is how many time steps' input projections are held at
+// once. All of them would be scratch that grows with the sequence (8 MB
+// for 1,000 steps of an LSTM of 512); 64 steps cost a pass over W more
+// every 64 steps, against the recurrence's pass over R at every step (16
+// steps made a 20-step bidirectional LSTM of 64 5% slower: one GEMM more).
+const projectSteps = 64
 
 // rtFloats is Rᵀ's scratch: none where the steps read R itself.
 func rtFloats(batch, hidden, g int) int {
@@ -54,6 +63,7 @@ type recurrentF32Run struct {
 	hidden, g             int         // hidden size, gates·hidden
 	clip                  float32
 	packs, proj, rt       []float32
+	s0, s1                int       // the steps whose input projections proj holds
 	rd                    []float32 // R of the direction: rows rs apart, contiguous
 	rs                    int
 	pre, h, second        []float32 // step pre-activations [batch, g], H and the second state [batch, hidden]
@@ -66,7 +76,7 @@ type recurrentF32Run struct {
 
 func recurrentF32(op *recurrentOp) error {
 	hidden, g := op.hidden, op.gates*op.hidden
-	rows := op.seq * op.batch
+	rows := min(op.seq, projectSteps) * op.batch
 	work, err := scratchOf[float32](op.c, recurrentF32Floats(op.seq, op.batch, op.input, hidden, op.gates))
 	if err != nil {
 		return err
@@ -99,8 +109,11 @@ func recurrentF32(op *recurrentOp) error {
 	}
 	for d := 0; d < op.dirs; d++ {
 		run.direction(d)
-		for s := 0; s < steps; s++ {
-			run.step(d, s)
+		for s0 := 0; s0 < steps; s0 += projectSteps {
+			run.project(d, s0, min(steps, s0+projectSteps))
+			for s := s0; s < run.s1; s++ {
+				run.step(d, s)
+			}
 		}
 		run.finish(d)
 	}
@@ -120,7 +133,6 @@ func (run *recurrentF32Run) direction(d int) {
 	if p := op.in[slotP]; p != nil {
 		run.peep = elems[float32](*p)[d*p.Strides[0]:][: 3*hidden : 3*hidden]
 	}
-	run.project(d)
 
 	r := op.in[slotR]
 	run.rd, run.rs = elems[float32](*r)[d*r.Strides[0]:], r.Strides[1]
@@ -153,14 +165,16 @@ func (run *recurrentF32Run) direction(d int) {
 	}
 }
 
-// project computes the input projection of direction d into proj: row
-// t·batch+b is X[t, b]·W[d]ᵀ plus the biases that can be added before the
-// recurrence.
-func (run *recurrentF32Run) project(d int) {
+// project computes the input projections of direction d's steps [s0, s1)
+// into proj, plus the biases that can be added before the recurrence:
+// batch entry b's at time t in row (t-lo)·batch+b, where [lo, hi) are the
+// times b is at in those steps (window).
+func (run *recurrentF32Run) project(d, s0, s1 int) {
 	op, g, hidden := &run.op, run.g, run.hidden
-	rows := op.seq * op.batch
+	run.s0, run.s1 = s0, s1
+	rows := (s1 - s0) * op.batch
 	accumulate := run.wb != nil
-	if accumulate && rows > 0 {
+	if accumulate {
 		first := run.proj[:g]
 		for q := range first {
 			first[q] = run.wb[q] + run.rb[q]
@@ -184,21 +198,50 @@ func (run *recurrentF32Run) project(d int) {
 	}
 	pre := prepacked{pk: pk.forB(g, op.input, formOf(wm, nil))}
 	xc := x.Strides[2]
-	switch {
-	case op.batch == 1:
-		sgemmRows(rows, g, op.input, matrix{data: xs, rs: op.xt, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs, nil, pre)
-	case op.seq == 1:
-		sgemmRows(rows, g, op.input, matrix{data: xs, rs: op.xb, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs, nil, pre)
-	case op.xt == op.batch*op.xb:
-		// Rows t·batch+b are X's rows in order.
-		sgemmRows(rows, g, op.input, matrix{data: xs, rs: op.xb, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs, nil, pre)
-	default:
-		// Batch-major X (layout 1): one GEMM per batch entry, its rows
-		// batch·g apart in proj.
-		for b := 0; b < op.batch; b++ {
-			sgemmRows(op.seq, g, op.input, matrix{data: xs[b*op.xb:], rs: op.xt, cs: xc}, wm, nil, run.proj[b*g:], op.batch*g, accumulate, run.packs, nil, pre)
+	lo, hi := run.window(d, 0)
+	same := true
+	for b := 1; b < op.batch && same; b++ {
+		l, h := run.window(d, b)
+		same = l == lo && h == hi
+	}
+	if n := (hi - lo) * op.batch; same && (op.batch == 1 || hi-lo == 1 || op.xt == op.batch*op.xb) {
+		// Rows t·batch+b of the window are X's rows in order (one batch
+		// entry, one step, or time-major X).
+		rs := op.xb
+		if op.batch == 1 {
+			rs = op.xt
+		}
+		sgemmRows(n, g, op.input, matrix{data: xs[lo*op.xt:], rs: rs, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs, nil, pre)
+		return
+	}
+	// Batch-major X, or batch entries at different times (reversed
+	// sequences of different lengths): one GEMM per batch entry, its
+	// rows batch·g apart in proj.
+	for b := 0; b < op.batch; b++ {
+		lo, hi := run.window(d, b)
+		if hi > lo {
+			sgemmRows(hi-lo, g, op.input, matrix{data: xs[b*op.xb+lo*op.xt:], rs: op.xt, cs: xc}, wm, nil, run.proj[b*g:], op.batch*g, accumulate, run.packs, nil, pre)
 		}
 	}
+}
+
+// window is the times [lo, hi) batch entry b is at in direction d's steps
+// [s0, s1) that proj holds: forward, the steps themselves (also past the
+// end of b's sequence, where its row rides along unused); reversed,
+// counted back from the end of b's sequence.
+func (run *recurrentF32Run) window(d, b int) (lo, hi int) {
+	if !run.op.isReverse(d) {
+		return run.s0, run.s1
+	}
+	n := run.op.steps(b)
+	return max(0, n-run.s1), max(0, n-run.s0)
+}
+
+// projected is batch entry b's input projection at time t, in proj.
+func (run *recurrentF32Run) projected(d, t, b int) []float32 {
+	lo, _ := run.window(d, b)
+	g := run.g
+	return run.proj[((t-lo)*run.op.batch+b)*g:][:g:g]
 }
 
 func init() {
@@ -247,7 +290,7 @@ func (run *recurrentF32Run) step(d, s int) {
 	run.recur(run.h, 0, n)
 	for b := 0; b < op.batch; b++ {
 		if t, ok := run.timeOf(d, s, b); ok {
-			run.gates(b, run.proj[(t*op.batch+b)*g:][:g:g])
+			run.gates(b, run.projected(d, t, b))
 		}
 	}
 	if gruReset {
@@ -255,7 +298,7 @@ func (run *recurrentF32Run) step(d, s int) {
 		run.recur(run.second, 2*hidden, hidden)
 		for b := 0; b < op.batch; b++ {
 			if t, ok := run.timeOf(d, s, b); ok {
-				run.gruCandidate(b, run.proj[(t*op.batch+b)*g:][:g:g])
+				run.gruCandidate(b, run.projected(d, t, b))
 			}
 		}
 	}

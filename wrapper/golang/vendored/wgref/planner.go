@@ -17,4 +17,7 @@ const (
 	// ScratchDotRowsMaxBatch is the largest batch whose steps read R
 	// itself.
 	ScratchRTPad, ScratchDotRowsMaxBatch = rtPad, dotRowsMaxBatch
+	// ScratchProjectSteps is how many time steps' input projections a
+	// recurrent kernel holds at once.
+	ScratchProjectSteps = projectSteps
 )

@@ -394,6 +394,12 @@ func TestRecurrentMatchesNaive(t *testing.T) {
 					rnnCase{gates: gates, seq: 5, batch: 3, input: 4, hidden: 6, direction: dir, lbr: lbr, layout: 1, seqLens: true, initH: true},
 					rnnCase{gates: gates, seq: 9, batch: 1, input: 300, hidden: 40, direction: dir, lbr: lbr, bias: true},
 					rnnCase{gates: gates, seq: 1, batch: 5, input: 3, hidden: 2, direction: dir, lbr: lbr, bias: true, initH: true},
+					// Longer than projectSteps: the input projections a
+					// block of steps at a time, the batch entries' steps
+					// at different times when reversed.
+					rnnCase{gates: gates, seq: 150, batch: 5, input: 4, hidden: 5, direction: dir, lbr: lbr, bias: true, seqLens: true, initH: true},
+					rnnCase{gates: gates, seq: 130, batch: 3, input: 3, hidden: 4, direction: dir, lbr: lbr, layout: 1, seqLens: true},
+					rnnCase{gates: gates, seq: 70, batch: 1, input: 6, hidden: 3, direction: dir, lbr: lbr, bias: true},
 				)
 			}
 		}
