@@ -345,6 +345,9 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 			ci := (j.ic+ir)*ldc + j.jc + jr
 			rows := min(mr, j.mc-ir)
 			if rows == mr && cols == nr {
+				if byTile && running.finishTile(j.ep, kc, ap, bp, ldb, j.c, ldc, j.ic+ir, j.jc+jr, j.acc) {
+					continue
+				}
 				microKernel(kc, ap, bp, ldb, j.c[ci:], ldc, j.acc)
 				if byTile {
 					j.ep.finish(j.c, ldc, j.ic+ir, j.ic+ir+rows, j.jc+jr, j.jc+jr+cols)

@@ -1,0 +1,36 @@
+package wgref
+
+//go:noescape
+func kernel12x32Finish(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate int, bias *float32, biasStride int, sum *float32, mode int, lo, hi float32)
+
+// finishTile runs, on the AVX-512 path, the micro-kernel on a whole tile
+// of c at rows [r0, r0+12) and columns [c0, c0+32) together with e's
+// finish of it (bias, sum, then none, Relu or Clip), storing the tile
+// once instead of storing it and finishing it in a second pass (a
+// MobileNet expansion of 16 channels spends as long on that pass as on
+// its product). It reports false, doing nothing, on other paths and
+// activations. The same instructions in the same order as microKernel
+// then finish: the same bits.
+func (p kernelPath) finishTile(e *rowEpilogue, kc int, a, b []float32, ldb int, c []float32, ldc, r0, c0 int, accumulate bool) bool {
+	mode, lo, hi, ok := e.clamp()
+	if p.id != kernelAVX512 || !ok || mode > clampClip || !biasClampVector || kc <= 0 {
+		return false
+	}
+	acc := 0
+	if accumulate {
+		acc = 1
+	}
+	_, _, _ = a[kc*12-1], b[(kc-1)*ldb+31], c[(r0+11)*ldc+c0+31]
+	bias, biasStride := &zeroBias, 0
+	if e.bias != nil {
+		_ = e.bias[(r0+11)*e.biasStride]
+		bias, biasStride = &e.bias[r0*e.biasStride], e.biasStride
+	}
+	var sum *float32
+	if e.sum != nil {
+		_ = e.sum[(r0+11)*ldc+c0+31]
+		sum = &e.sum[r0*ldc+c0]
+	}
+	kernel12x32Finish(kc, &a[0], &b[0], ldb, &c[r0*ldc+c0], ldc, acc, bias, biasStride, sum, mode, lo, hi)
+	return true
+}

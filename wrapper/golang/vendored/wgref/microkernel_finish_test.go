@@ -1,0 +1,71 @@
+//go:build amd64
+
+package wgref
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// kernel12x32Finish gives, bit for bit, what kernel12x32 and then
+// rowEpilogue.finish (biasClampAVX512) give: with and without
+// accumulation, bias (strided or none) and sum, for each activation it
+// takes, on sums that round, and with NaN, infinities and zeros of both
+// signs among the inputs. It declines the activations it does not take.
+func TestFinishTileSameBits(t *testing.T) {
+	if !haveAVX512 {
+		t.Skip("no AVX-512 on this CPU: finishTile is not taken")
+	}
+	r := rand.New(rand.NewSource(41))
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-30, -7}
+	salt := func(xs []float32) {
+		for i := 0; i < len(xs)/17; i++ {
+			xs[r.Intn(len(xs))] = special[r.Intn(len(special))]
+		}
+	}
+	acts := []fusedAct{{}, {kind: "Relu"}, {kind: "Clip", alpha: -0.25, beta: 0.5}}
+	const ldc = 40
+	for _, kc := range []int{1, 3, 256} {
+		for _, ldb := range []int{32, 45} {
+			for _, act := range acts {
+				for _, acc := range []bool{false, true} {
+					for _, biasStride := range []int{0, 1, 3} {
+						for _, withSum := range []bool{false, true} {
+							name := fmt.Sprintf("kc %d ldb %d %q acc %v bias stride %d sum %v", kc, ldb, act.kind, acc, biasStride, withSum)
+							a, b := randFloats(r, 12*kc), randFloats(r, (kc-1)*ldb+32)
+							salt(a)
+							salt(b)
+							c0 := randFloats(r, 14*ldc)
+							salt(c0)
+							e := &rowEpilogue{act: act, biasStride: biasStride}
+							if biasStride > 0 {
+								e.bias = randFloats(r, 14*biasStride)
+								salt(e.bias)
+							}
+							if withSum {
+								e.sum = randFloats(r, 14*ldc)
+								salt(e.sum)
+							}
+							want := append([]float32(nil), c0...)
+							avx512Path.run(kc, a, b, ldb, want[ldc+5:], ldc, acc)
+							e.finish(want, ldc, 1, 13, 5, 37)
+							got := append([]float32(nil), c0...)
+							require.True(t, avx512Path.finishTile(e, kc, a, b, ldb, got, ldc, 1, 5, acc), name)
+							for i := range want {
+								require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "%s: element %d (row %d col %d): %g, unfused %g", name, i, i/ldc, i%ldc, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, kind := range []string{"HardSigmoid", "HardSwish", "Sigmoid", "Tanh"} {
+		e := &rowEpilogue{act: fusedAct{kind: kind}}
+		require.False(t, avx512Path.finishTile(e, 1, make([]float32, 12), make([]float32, 32), 32, make([]float32, 12*32), 32, 0, 0, false), kind)
+	}
+}
