@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes wgref's microkernel_finish_amd64.s: kernel12x32 with the tile
-finished before it is stored (bias, residual sum, then none, Relu or
-Clip), with biasClampAVX512's instructions in its order, so that the
+finished before it is stored (bias, residual sum, then none, Relu, Clip,
+HardSigmoid or HardSwish), with biasClampAVX512's instructions in its
+order, so that the
 fused tile has the bits of the kernel followed by biasClampAVX512.
   python3 internal/asmgen/finish12x32.py > wrapper/golang/vendored/wgref/microkernel_finish_amd64.s
 """
@@ -15,8 +16,10 @@ w("")
 w("// func kernel12x32Finish(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate int, bias *float32, biasStride int, sum *float32, mode int, lo, hi float32)")
 w("// kernel12x32, then each row of the tile, as biasClampAVX512 finishes it:")
 w("// + bias[i*biasStride], + sum's element (laid out as c) when sum is not")
-w("// nil, then mode 1 Relu (max with 0) or mode 2 Clip to [lo, hi], mode 0")
-w("// nothing; stored once.")
+w("// nil, then mode 1 Relu (max with 0), mode 2 Clip to [lo, hi], mode 3")
+w("// HardSigmoid (alpha lo, beta hi), mode 4 HardSwish, mode 0 nothing;")
+w("// stored once. Modes 3 and 4 are biasact_amd64.s's HARDSIGMOID and")
+w("// HARDSWISH in other registers.")
 w("TEXT ·kernel12x32Finish(SB), NOSPLIT, $0-96")
 w("\tMOVQ kc+0(FP), CX")
 w("\tMOVQ a+8(FP), SI")
@@ -54,6 +57,13 @@ w("\tMOVQ mode+80(FP), BX")
 w("\tVBROADCASTSS lo+88(FP), Z28")
 w("\tVBROADCASTSS hi+92(FP), Z29")
 w("\tVPXORD Z27, Z27, Z27")
+w("\t// HardSwish's 1/6 and 1/2, and 1 (the B vectors' registers are free now).")
+w("\tMOVL $0x3e2aaaab, AX")
+w("\tVPBROADCASTD AX, Z24")
+w("\tMOVL $0x3f000000, AX")
+w("\tVPBROADCASTD AX, Z25")
+w("\tMOVL $0x3f800000, AX")
+w("\tVPBROADCASTD AX, Z31")
 for r in range(12):
     a, b = f"Z{2*r}", f"Z{2*r+1}"
     w(f"\t// row {r}")
@@ -74,6 +84,23 @@ for r in range(12):
     w("\tCMPQ BX, $1")
     w(f"\tJLT  store{r}")
     w(f"\tJEQ  relu{r}")
+    w("\tCMPQ BX, $3")
+    w(f"\tJLT  clip{r}")
+    w(f"\tJEQ  hsig{r}")
+    for z in (a, b):
+        w(f"\tVMOVAPS {z}, Z30")
+        w(f"\tVFMADD213PS Z25, Z24, {z}")
+        w(f"\tVMINPS {z}, Z31, {z}")
+        w(f"\tVMAXPS {z}, Z27, {z}")
+        w(f"\tVMULPS Z30, {z}, {z}")
+    w(f"\tJMP  store{r}")
+    w(f"hsig{r}:")
+    for z in (a, b):
+        w(f"\tVFMADD213PS Z29, Z28, {z}")
+        w(f"\tVMINPS {z}, Z31, {z}")
+        w(f"\tVMAXPS {z}, Z27, {z}")
+    w(f"\tJMP  store{r}")
+    w(f"clip{r}:")
     w(f"\tVMAXPS {a}, Z28, {a}")
     w(f"\tVMINPS {a}, Z29, {a}")
     w(f"\tVMAXPS {b}, Z28, {b}")
