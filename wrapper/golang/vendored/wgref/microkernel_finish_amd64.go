@@ -5,8 +5,8 @@ func kernel12x32Finish(kc int, a, b *float32, ldb int, c *float32, ldc int, accu
 
 // finishTile runs, on the AVX-512 path, the micro-kernel on a whole tile
 // of c at rows [r0, r0+12) and columns [c0, c0+32) together with e's
-// finish of it (bias, sum, then none, Relu, Clip, HardSigmoid or
-// HardSwish), storing the tile
+// finish of it (bias, sum, then an activation biasClampAVX512 runs),
+// storing the tile
 // once instead of storing it and finishing it in a second pass (a
 // MobileNet expansion of 16 channels spends as long on that pass as on
 // its product). It reports false, doing nothing, on other paths and
@@ -14,7 +14,7 @@ func kernel12x32Finish(kc int, a, b *float32, ldb int, c *float32, ldc int, accu
 // then finish: the same bits.
 func (p kernelPath) finishTile(e *rowEpilogue, kc int, a, b []float32, ldb int, c []float32, ldc, r0, c0 int, accumulate bool) bool {
 	mode, lo, hi, ok := e.clamp()
-	if p.id != kernelAVX512 || !ok || mode > clampHardSwish || !biasClampVector || kc <= 0 {
+	if p.id != kernelAVX512 || !ok || mode > clampSigmoid || !biasClampVector || kc <= 0 {
 		return false
 	}
 	acc := 0

@@ -27,7 +27,7 @@ func TestFinishTileSameBits(t *testing.T) {
 			xs[r.Intn(len(xs))] = special[r.Intn(len(special))]
 		}
 	}
-	acts := []fusedAct{{}, {kind: "Relu"}, {kind: "Clip", alpha: -0.25, beta: 0.5}, {kind: "HardSigmoid", alpha: 0.2, beta: 0.5}, {kind: "HardSwish"}}
+	acts := []fusedAct{{}, {kind: "Relu"}, {kind: "Clip", alpha: -0.25, beta: 0.5}, {kind: "HardSigmoid", alpha: 0.2, beta: 0.5}, {kind: "HardSwish"}, {kind: "SiLU"}, {kind: "Sigmoid"}}
 	const ldc = 40
 	for _, kc := range []int{1, 3, 256} {
 		for _, ldb := range []int{32, 45} {
@@ -64,7 +64,7 @@ func TestFinishTileSameBits(t *testing.T) {
 			}
 		}
 	}
-	for _, kind := range []string{"SiLU", "Sigmoid", "Tanh"} {
+	for _, kind := range []string{"Tanh", "LeakyRelu", "Gelu"} {
 		e := &rowEpilogue{act: fusedAct{kind: kind}}
 		require.False(t, avx512Path.finishTile(e, 1, make([]float32, 12), make([]float32, 32), 32, make([]float32, 12*32), 32, 0, 0, false), kind)
 	}
