@@ -14,17 +14,28 @@ import (
 // kernel12x32Finish gives, bit for bit, what kernel12x32 and then
 // rowEpilogue.finish (biasClampAVX512) give: with and without
 // accumulation, bias (strided or none) and sum, for each activation it
-// takes, on sums that round, and with NaN, infinities and zeros of both
-// signs among the inputs. It declines the activations it does not take.
+// takes, on sums that round, and with NaNs of several payloads,
+// infinities and zeros of both signs among the inputs. It declines the activations it does not take.
 func TestFinishTileSameBits(t *testing.T) {
 	if !haveAVX512 {
 		t.Skip("no AVX-512 on this CPU: finishTile is not taken")
 	}
 	r := rand.New(rand.NewSource(41))
-	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-30, -7}
+	// NaNs of different payloads and signs, so that an operand order
+	// other than the unfused one's shows in which NaN comes out.
+	special := []float32{math.Float32frombits(0x7fc00001), math.Float32frombits(0xffc12345), math.Float32frombits(0x7fa00000),
+		float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-30, -7}
 	salt := func(xs []float32) {
 		for i := 0; i < len(xs)/17; i++ {
 			xs[r.Intn(len(xs))] = special[r.Intn(len(special))]
+		}
+	}
+	// The bias, a few values, gets more of them.
+	saltDense := func(xs []float32) {
+		for i := range xs {
+			if r.Intn(3) == 0 {
+				xs[i] = special[r.Intn(len(special))]
+			}
 		}
 	}
 	acts := []fusedAct{{}, {kind: "Relu"}, {kind: "Clip", alpha: -0.25, beta: 0.5}, {kind: "HardSigmoid", alpha: 0.2, beta: 0.5}, {kind: "HardSwish"}, {kind: "SiLU"}, {kind: "Sigmoid"}}
@@ -44,7 +55,7 @@ func TestFinishTileSameBits(t *testing.T) {
 							e := &rowEpilogue{act: act, biasStride: biasStride}
 							if biasStride > 0 {
 								e.bias = randFloats(r, 14*biasStride)
-								salt(e.bias)
+								saltDense(e.bias)
 							}
 							if withSum {
 								e.sum = randFloats(r, 14*ldc)
