@@ -6,20 +6,30 @@ package wgref
 //go:noescape
 func kernel12x32Finish(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate int, bias *float32, biasStride int, sum *float32, mode int, lo, hi float32)
 
-// finishTile runs, on the AVX-512 path, the micro-kernel on a whole tile
-// of c at rows [r0, r0+12) and columns [c0, c0+32) together with e's
-// finish of it (bias, sum, then an activation biasClampAVX512 runs),
-// storing the tile
-// once instead of storing it and finishing it in a second pass (a
-// MobileNet expansion of 16 channels spends as long on that pass as on
-// its product). It reports false, doing nothing, on other paths and
-// activations. The same instructions in the same order as microKernel
-// then finish: the same bits.
-func (p kernelPath) finishTile(e *rowEpilogue, kc int, a, b []float32, ldb int, c []float32, ldc, r0, c0 int, accumulate bool) bool {
+// tileFinish is an epilogue's finish as finishTile runs it, found once per
+// block of tiles; ok is false where the path has no finishing kernel for
+// its activation.
+type tileFinish struct {
+	mode   int
+	lo, hi float32
+	ok     bool
+}
+
+// tileFinishOf is e's tileFinish on p: on the AVX-512 path, every
+// activation biasClampAVX512 runs.
+func (p kernelPath) tileFinishOf(e *rowEpilogue) tileFinish {
 	mode, lo, hi, ok := e.clamp()
-	if p.id != kernelAVX512 || !ok || mode > clampSigmoid || !biasClampVector || kc <= 0 {
-		return false
-	}
+	return tileFinish{mode, lo, hi, ok && p.id == kernelAVX512 && biasClampVector && mode <= clampSigmoid}
+}
+
+// finishTile runs the micro-kernel on a whole tile of c at rows [r0,
+// r0+12) and columns [c0, c0+32) together with e's finish of it (bias,
+// sum, then the activation), storing the tile once instead of storing it
+// and finishing it in a second pass (a MobileNet expansion of 16 channels
+// spends as long on that pass as on its product). f is
+// p.tileFinishOf(e), ok, and kc is above 0. The same instructions in the
+// same order as microKernel then finish: the same bits.
+func (p kernelPath) finishTile(e *rowEpilogue, f tileFinish, kc int, a, b []float32, ldb int, c []float32, ldc, r0, c0 int, accumulate bool) {
 	acc := 0
 	if accumulate {
 		acc = 1
@@ -35,6 +45,5 @@ func (p kernelPath) finishTile(e *rowEpilogue, kc int, a, b []float32, ldb int, 
 		_ = e.sum[(r0+11)*ldc+c0+31]
 		sum = &e.sum[r0*ldc+c0]
 	}
-	kernel12x32Finish(kc, &a[0], &b[0], ldb, &c[r0*ldc+c0], ldc, acc, bias, biasStride, sum, mode, lo, hi)
-	return true
+	kernel12x32Finish(kc, &a[0], &b[0], ldb, &c[r0*ldc+c0], ldc, acc, bias, biasStride, sum, f.mode, f.lo, f.hi)
 }

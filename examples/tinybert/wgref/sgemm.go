@@ -327,6 +327,10 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 	kc, ldc := j.kc, j.ldc
 	last := j.ep != nil && j.pc+j.kc == j.k // the product is complete
 	byTile := last && j.ep.byTile()
+	var fin tileFinish
+	if byTile && kc > 0 {
+		fin = running.tileFinishOf(j.ep)
+	}
 	for q := q0; q < q1; q++ {
 		jr := q * nr
 		var bp []float32
@@ -345,7 +349,8 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 			ci := (j.ic+ir)*ldc + j.jc + jr
 			rows := min(mr, j.mc-ir)
 			if rows == mr && cols == nr {
-				if byTile && running.finishTile(j.ep, kc, ap, bp, ldb, j.c, ldc, j.ic+ir, j.jc+jr, j.acc) {
+				if fin.ok {
+					running.finishTile(j.ep, fin, kc, ap, bp, ldb, j.c, ldc, j.ic+ir, j.jc+jr, j.acc)
 					continue
 				}
 				microKernel(kc, ap, bp, ldb, j.c[ci:], ldc, j.acc)

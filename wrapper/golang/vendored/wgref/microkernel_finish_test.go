@@ -15,7 +15,8 @@ import (
 // rowEpilogue.finish (biasClampAVX512) give: with and without
 // accumulation, bias (strided or none) and sum, for each activation it
 // takes, on sums that round, and with NaNs of several payloads,
-// infinities and zeros of both signs among the inputs. It declines the activations it does not take.
+// infinities and zeros of both signs among the inputs. tileFinishOf
+// declines the activations it does not take.
 func TestFinishTileSameBits(t *testing.T) {
 	if !haveAVX512 {
 		t.Skip("no AVX-512 on this CPU: finishTile is not taken")
@@ -65,7 +66,9 @@ func TestFinishTileSameBits(t *testing.T) {
 							avx512Path.run(kc, a, b, ldb, want[ldc+5:], ldc, acc)
 							e.finish(want, ldc, 1, 13, 5, 37)
 							got := append([]float32(nil), c0...)
-							require.True(t, avx512Path.finishTile(e, kc, a, b, ldb, got, ldc, 1, 5, acc), name)
+							f := avx512Path.tileFinishOf(e)
+							require.True(t, f.ok, name)
+							avx512Path.finishTile(e, f, kc, a, b, ldb, got, ldc, 1, 5, acc)
 							for i := range want {
 								require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "%s: element %d (row %d col %d): %g, unfused %g", name, i, i/ldc, i%ldc, got[i], want[i])
 							}
@@ -77,6 +80,6 @@ func TestFinishTileSameBits(t *testing.T) {
 	}
 	for _, kind := range []string{"Tanh", "LeakyRelu", "Gelu"} {
 		e := &rowEpilogue{act: fusedAct{kind: kind}}
-		require.False(t, avx512Path.finishTile(e, 1, make([]float32, 12), make([]float32, 32), 32, make([]float32, 12*32), 32, 0, 0, false), kind)
+		require.False(t, avx512Path.tileFinishOf(e).ok, kind)
 	}
 }
