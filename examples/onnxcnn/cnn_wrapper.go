@@ -86,6 +86,7 @@ type kernelsFunc struct {
 	t        []wgrt.Tensor
 	at       []wgrt.Attr
 	prepared []any // the Runner's, by op (Options.Prepare); nil: none
+	threads  int   // Options.Threads
 }
 
 func (a *kernelsFunc) BeginOp(op *wgrt.Op) {
@@ -121,14 +122,30 @@ func (a *kernelsFunc) Conv(
 		wgrt.Attr{Name: "group", Kind: wgrt.AttrInt, Int: group},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Conv", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Conv",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Relu(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Relu", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Relu",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) MaxPool(
@@ -152,7 +169,15 @@ func (a *kernelsFunc) MaxPool(
 		wgrt.Attr{Name: "storage_order", Kind: wgrt.AttrInt, Int: storageOrder},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "MaxPool", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "MaxPool",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Gemm(
@@ -174,7 +199,15 @@ func (a *kernelsFunc) Gemm(
 		wgrt.Attr{Name: "transB", Kind: wgrt.AttrInt, Int: transB},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Gemm", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Gemm",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerce2d bool) error {
@@ -185,7 +218,15 @@ func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerc
 		wgrt.Attr{Name: "coerce_2d", Kind: wgrt.AttrBool, Bool: coerce2d},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Softmax",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 
@@ -271,6 +312,11 @@ type Options struct {
 	// wgrt.Call.Prepared, through KernelsFunc. Run and RunWith keep nothing
 	// between calls and ignore it.
 	Prepare wgrt.PrepareFunc
+	// Threads is how many goroutines each kernel may use, handed to a
+	// KernelsFunc's function as wgrt.Call.Threads (the reference kernels split
+	// their work over that many, with the same results at any count); 0
+	// leaves it to the kernels (wgref: the CPUs the process may use).
+	Threads int
 }
 
 // Run runs graph "cnn" with memory from the Go heap: it checks the inputs,
@@ -294,7 +340,7 @@ func RunWith(k Kernels, p *Params, in *Inputs, out *Outputs, opts Options) (*Out
 	if err := f.bind(in, out); err != nil {
 		return nil, err
 	}
-	if err := f.run(k, wgrt.FreshPools{Allocators: opts.Allocators}, out); err != nil {
+	if err := f.run(k, wgrt.FreshPools{Allocators: opts.Allocators}, out, opts.Threads); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -307,15 +353,17 @@ func RunWith(k Kernels, p *Params, in *Inputs, out *Outputs, opts Options) (*Out
 // a time: a call while another is running fails with an error instead of
 // corrupting memory. Use one Runner per goroutine.
 type Runner struct {
-	pools wgrt.KeptPools
-	f     *frame
-	busy  atomic.Bool
+	pools   wgrt.KeptPools
+	f       *frame
+	threads int
+	busy    atomic.Bool
 }
 
 // NewRunner returns a Runner bound to the params p, which it checks once and
 // reads on every call (they must not change while the Runner is used), that
-// gets its pools from opts' allocators, and that prepares the params once with
-// opts.Prepare when it is set (an op's error is a *wgrt.OpError).
+// gets its pools from opts' allocators, that prepares the params once with
+// opts.Prepare when it is set (an op's error is a *wgrt.OpError), and whose
+// kernels may use opts.Threads goroutines.
 func NewRunner(p *Params, opts Options) (*Runner, error) {
 	f := newFrame()
 	if err := f.bindParams(p); err != nil {
@@ -326,7 +374,7 @@ func NewRunner(p *Params, opts Options) (*Runner, error) {
 			return nil, err
 		}
 	}
-	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}, f: f}, nil
+	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}, f: f, threads: opts.Threads}, nil
 }
 
 // Run runs the graph once, writing the outputs into out.
@@ -341,7 +389,7 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 	if err := r.f.bind(in, out); err != nil {
 		return err
 	}
-	return r.f.run(k, &r.pools, out)
+	return r.f.run(k, &r.pools, out, r.threads)
 }
 
 // PreparedBytes is the memory Options.Prepare allocated when NewRunner
@@ -668,10 +716,11 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 }
 
 // run runs the program's steps: pools created at first use and released after
-// their last, tensor data as views into them, the kernel calls.
-func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
+// their last, tensor data as views into them, the kernel calls (each may use
+// threads goroutines, 0: the kernels' default).
+func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs, threads int) error {
 	if a, ok := k.(*kernelsFunc); ok {
-		f.kf.fn, f.kf.prepared = a.fn, f.Prepared()
+		f.kf.fn, f.kf.prepared, f.kf.threads = a.fn, f.Prepared(), threads
 		k = &f.kf
 	}
 	defer f.ReleaseAll(&program, pools)

@@ -95,6 +95,50 @@ func TestPreparedRunnerSameBits(t *testing.T) {
 	require.Zero(t, allocs)
 }
 
+// Options.Threads reaches every kernel call as wgrt.Call.Threads, from a
+// Runner and from RunWith (0 when unset: the kernels' default), and the
+// reference kernels give the same bits at any count, allocating nothing
+// per call.
+func TestThreadsReachTheKernels(t *testing.T) {
+	p, in, _ := load(t)
+	want, err := Run(RefKernels(), p, in)
+	require.NoError(t, err)
+	seen := map[int]int{} // Call.Threads → calls
+	recording := KernelsFunc(func(c *wgrt.Call) error {
+		seen[c.Threads]++
+		return wgref.Call(c)
+	})
+	got, err := RunWith(recording, p, in, nil, Options{Threads: 2})
+	require.NoError(t, err)
+	require.Equal(t, want.Hidden.Float32s(), got.Hidden.Float32s())
+	require.Len(t, seen, 1)
+	require.Positive(t, seen[2])
+
+	clear(seen)
+	_, err = RunWith(recording, p, in, nil, Options{})
+	require.NoError(t, err)
+	require.Len(t, seen, 1)
+	require.Positive(t, seen[0])
+
+	r, err := NewRunner(p, Options{Prepare: wgref.Prepare, Threads: 3})
+	require.NoError(t, err)
+	defer r.Close()
+	clear(seen)
+	var out Outputs
+	require.NoError(t, r.Run(recording, in, &out))
+	require.Len(t, seen, 1)
+	require.Positive(t, seen[3])
+	require.Equal(t, want.Hidden.Float32s(), out.Hidden.Float32s())
+	require.Equal(t, want.Pooled.Float32s(), out.Pooled.Float32s())
+	k := RefKernels()
+	out = Outputs{Hidden: wgrt.New(wgrt.F32, 2, 12, 32), Pooled: wgrt.New(wgrt.F32, 2, 32)}
+	require.Zero(t, testing.AllocsPerRun(10, func() {
+		if err := r.Run(k, in, &out); err != nil {
+			t.Fatal(err)
+		}
+	}))
+}
+
 // A PrepareFunc's error fails NewRunner with the op it came from, as a
 // kernel's error fails Run.
 func TestPrepareErrorNamesTheOp(t *testing.T) {
@@ -115,12 +159,13 @@ func TestPrepareErrorNamesTheOp(t *testing.T) {
 }
 
 // A steady Runner with the reference kernels allocates nothing per call,
-// with its weights packed per call or once (Options.Prepare).
+// with its weights packed per call or once (Options.Prepare), on one
+// thread or two.
 func BenchmarkRunSteady(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		opts Options
-	}{{"per-call", Options{}}, {"prepared", Options{Prepare: wgref.Prepare}}} {
+	}{{"per-call", Options{}}, {"prepared", Options{Prepare: wgref.Prepare}}, {"prepared-2threads", Options{Prepare: wgref.Prepare, Threads: 2}}} {
 		b.Run(bc.name, func(b *testing.B) {
 			p, in, _ := load(b)
 			r, err := NewRunner(p, bc.opts)

@@ -112,6 +112,7 @@ type kernelsFunc struct {
 	t        []wgrt.Tensor
 	at       []wgrt.Attr
 	prepared []any // the Runner's, by op (Options.Prepare); nil: none
+	threads  int   // Options.Threads
 }
 
 func (a *kernelsFunc) BeginOp(op *wgrt.Op) {
@@ -130,7 +131,15 @@ func (a *kernelsFunc) Gather(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor,
 	t := append(a.t[:0], out0, in0, in1)
 	at := append(a.at[:0], wgrt.Attr{Name: "axis", Kind: wgrt.AttrInt, Int: axis})
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Gather", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Gather",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Range(out0 wgrt.Tensor, start int, limit int, delta int) error {
@@ -142,14 +151,30 @@ func (a *kernelsFunc) Range(out0 wgrt.Tensor, start int, limit int, delta int) e
 		wgrt.Attr{Name: "delta", Kind: wgrt.AttrInt, Int: delta},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Range", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Range",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Add(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Add", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Add",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) LayerNormalization(
@@ -174,6 +199,7 @@ func (a *kernelsFunc) LayerNormalization(
 		Inputs:   t[1:],
 		Attrs:    at,
 		Prepared: a.preparedOf(),
+		Threads:  a.threads,
 	}
 	return a.fn(&a.c)
 }
@@ -181,21 +207,45 @@ func (a *kernelsFunc) Cast(out0 wgrt.Tensor, in0 wgrt.Tensor, to string) error {
 	t := append(a.t[:0], out0, in0)
 	at := append(a.at[:0], wgrt.Attr{Name: "to", Kind: wgrt.AttrString, Str: to})
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Cast", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Cast",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Sub(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Sub", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Sub",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Mul(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Mul", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Mul",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) FusedMatMul(
@@ -222,6 +272,7 @@ func (a *kernelsFunc) FusedMatMul(
 		Attrs:    at,
 		Scratch:  scratch.Data,
 		Prepared: a.preparedOf(),
+		Threads:  a.threads,
 	}
 	return a.fn(&a.c)
 }
@@ -240,14 +291,30 @@ func (a *kernelsFunc) Split(
 		wgrt.Attr{Name: "split", Kind: wgrt.AttrInts, Ints: split},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Split", Op: a.op, Outputs: t[:3:3], Inputs: t[3:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Split",
+		Op:       a.op,
+		Outputs:  t[:3:3],
+		Inputs:   t[3:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Transpose(out0 wgrt.Tensor, in0 wgrt.Tensor, perm []int) error {
 	t := append(a.t[:0], out0, in0)
 	at := append(a.at[:0], wgrt.Attr{Name: "perm", Kind: wgrt.AttrInts, Ints: perm})
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Transpose", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Transpose",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) MatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) error {
@@ -262,6 +329,7 @@ func (a *kernelsFunc) MatMul(out0 wgrt.Tensor, scratch wgrt.Tensor, in0 wgrt.Ten
 		Attrs:    at,
 		Scratch:  scratch.Data,
 		Prepared: a.preparedOf(),
+		Threads:  a.threads,
 	}
 	return a.fn(&a.c)
 }
@@ -269,7 +337,15 @@ func (a *kernelsFunc) Div(out0 wgrt.Tensor, in0 wgrt.Tensor, in1 wgrt.Tensor) er
 	t := append(a.t[:0], out0, in0, in1)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Div", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Div",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerce2d bool) error {
@@ -280,7 +356,15 @@ func (a *kernelsFunc) Softmax(out0 wgrt.Tensor, in0 wgrt.Tensor, axis int, coerc
 		wgrt.Attr{Name: "coerce_2d", Kind: wgrt.AttrBool, Bool: coerce2d},
 	)
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Softmax", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Softmax",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 func (a *kernelsFunc) Gemm(
@@ -311,6 +395,7 @@ func (a *kernelsFunc) Gemm(
 		Attrs:    at,
 		Scratch:  scratch.Data,
 		Prepared: a.preparedOf(),
+		Threads:  a.threads,
 	}
 	return a.fn(&a.c)
 }
@@ -318,7 +403,15 @@ func (a *kernelsFunc) Tanh(out0 wgrt.Tensor, in0 wgrt.Tensor) error {
 	t := append(a.t[:0], out0, in0)
 	at := a.at[:0]
 	a.t, a.at = t, at
-	a.c = wgrt.Call{Kernel: "Tanh", Op: a.op, Outputs: t[:1:1], Inputs: t[1:], Attrs: at, Prepared: a.preparedOf()}
+	a.c = wgrt.Call{
+		Kernel:   "Tanh",
+		Op:       a.op,
+		Outputs:  t[:1:1],
+		Inputs:   t[1:],
+		Attrs:    at,
+		Prepared: a.preparedOf(),
+		Threads:  a.threads,
+	}
 	return a.fn(&a.c)
 }
 
@@ -463,6 +556,11 @@ type Options struct {
 	// wgrt.Call.Prepared, through KernelsFunc. Run and RunWith keep nothing
 	// between calls and ignore it.
 	Prepare wgrt.PrepareFunc
+	// Threads is how many goroutines each kernel may use, handed to a
+	// KernelsFunc's function as wgrt.Call.Threads (the reference kernels split
+	// their work over that many, with the same results at any count); 0
+	// leaves it to the kernels (wgref: the CPUs the process may use).
+	Threads int
 }
 
 // Run runs graph "tinybert" with memory from the Go heap: it checks the
@@ -486,7 +584,7 @@ func RunWith(k Kernels, p *Params, in *Inputs, out *Outputs, opts Options) (*Out
 	if err := f.bind(in, out); err != nil {
 		return nil, err
 	}
-	if err := f.run(k, wgrt.FreshPools{Allocators: opts.Allocators}, out); err != nil {
+	if err := f.run(k, wgrt.FreshPools{Allocators: opts.Allocators}, out, opts.Threads); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -499,15 +597,17 @@ func RunWith(k Kernels, p *Params, in *Inputs, out *Outputs, opts Options) (*Out
 // serves one call at a time: a call while another is running fails with an
 // error instead of corrupting memory. Use one Runner per goroutine.
 type Runner struct {
-	pools wgrt.KeptPools
-	f     *frame
-	busy  atomic.Bool
+	pools   wgrt.KeptPools
+	f       *frame
+	threads int
+	busy    atomic.Bool
 }
 
 // NewRunner returns a Runner bound to the params p, which it checks once and
 // reads on every call (they must not change while the Runner is used), that
-// gets its pools from opts' allocators, and that prepares the params once with
-// opts.Prepare when it is set (an op's error is a *wgrt.OpError).
+// gets its pools from opts' allocators, that prepares the params once with
+// opts.Prepare when it is set (an op's error is a *wgrt.OpError), and whose
+// kernels may use opts.Threads goroutines.
 func NewRunner(p *Params, opts Options) (*Runner, error) {
 	f := newFrame()
 	if err := f.bindParams(p); err != nil {
@@ -518,7 +618,7 @@ func NewRunner(p *Params, opts Options) (*Runner, error) {
 			return nil, err
 		}
 	}
-	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}, f: f}, nil
+	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}, f: f, threads: opts.Threads}, nil
 }
 
 // Run runs the graph once, writing the outputs into out.
@@ -533,7 +633,7 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 	if err := r.f.bind(in, out); err != nil {
 		return err
 	}
-	return r.f.run(k, &r.pools, out)
+	return r.f.run(k, &r.pools, out, r.threads)
 }
 
 // PreparedBytes is the memory Options.Prepare allocated when NewRunner
@@ -1680,10 +1780,11 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 }
 
 // run runs the program's steps: pools created at first use and released after
-// their last, tensor data as views into them, the kernel calls.
-func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs) error {
+// their last, tensor data as views into them, the kernel calls (each may use
+// threads goroutines, 0: the kernels' default).
+func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs, threads int) error {
 	if a, ok := k.(*kernelsFunc); ok {
-		f.kf.fn, f.kf.prepared = a.fn, f.Prepared()
+		f.kf.fn, f.kf.prepared, f.kf.threads = a.fn, f.Prepared(), threads
 		k = &f.kf
 	}
 	defer f.ReleaseAll(&program, pools)

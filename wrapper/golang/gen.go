@@ -199,6 +199,7 @@ func (w *gen) adapter(f *jen.File) {
 		jen.Id("t").Index().Add(w.tensorType()),
 		jen.Id("at").Index().Qual(w.rt, "Attr"),
 		jen.Id("prepared").Index().Any().Comment("the Runner's, by op (Options.Prepare); nil: none"),
+		jen.Id("threads").Int().Comment("Options.Threads"),
 	)
 	f.Func().Params(jen.Id("a").Op("*").Id("kernelsFunc")).Id("BeginOp").Params(jen.Id("op").Op("*").Qual(w.rt, "Op")).Block(
 		jen.Id("a").Dot("op").Op("=").Id("op"),
@@ -253,7 +254,7 @@ func callFields(k *graph.Kernel) []jen.Code {
 	if k.Scratch {
 		fs = append(fs, field("Scratch", jen.Id("scratch").Dot("Data")))
 	}
-	return append(fs, field("Prepared", jen.Id("a").Dot("preparedOf").Call()))
+	return append(fs, field("Prepared", jen.Id("a").Dot("preparedOf").Call()), field("Threads", jen.Id("a").Dot("threads")))
 }
 
 // appendOrSlice is append(xs...), or xs[0] alone when there is nothing to
@@ -303,6 +304,11 @@ func (w *gen) entry(f *jen.File) {
 		jen.Comment("wgrt.Call.Prepared, through KernelsFunc. Run and RunWith keep nothing"),
 		jen.Comment("between calls and ignore it."),
 		jen.Id("Prepare").Qual(w.rt, "PrepareFunc"),
+		jen.Comment("Threads is how many goroutines each kernel may use, handed to a"),
+		jen.Comment("KernelsFunc's function as wgrt.Call.Threads (the reference kernels split"),
+		jen.Comment("their work over that many, with the same results at any count); 0"),
+		jen.Comment("leaves it to the kernels (wgref: the CPUs the process may use)."),
+		jen.Id("Threads").Int(),
 	)
 
 	docf(f, "Run runs graph %s with memory from the Go heap: it checks the inputs,\n"+
@@ -319,7 +325,7 @@ func (w *gen) entry(f *jen.File) {
 		jen.Id("f").Op(":=").Id("newFrame").Call(),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.If(jen.Err().Op(":=").Id("f").Dot("run").Call(jen.Id("k"), jen.Qual(w.rt, "FreshPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("f").Dot("run").Call(jen.Id("k"), jen.Qual(w.rt, "FreshPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("out"), jen.Id("opts").Dot("Threads")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("out"), jen.Nil()),
 	)
 
@@ -332,19 +338,21 @@ func (w *gen) entry(f *jen.File) {
 	f.Type().Id("Runner").Struct(
 		jen.Id("pools").Qual(w.rt, "KeptPools"),
 		jen.Id("f").Op("*").Id("frame"),
+		jen.Id("threads").Int(),
 		jen.Id("busy").Qual("sync/atomic", "Bool"),
 	)
 	doc(f, "NewRunner returns a Runner bound to the params p, which it checks once\n"+
 		"and reads on every call (they must not change while the Runner is used),\n"+
-		"that gets its pools from opts' allocators, and that prepares the params\n"+
-		"once with opts.Prepare when it is set (an op's error is a *wgrt.OpError).")
+		"that gets its pools from opts' allocators, that prepares the params once\n"+
+		"with opts.Prepare when it is set (an op's error is a *wgrt.OpError), and\n"+
+		"whose kernels may use opts.Threads goroutines.")
 	f.Func().Id("NewRunner").Params(jen.Id("p").Op("*").Id("Params"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Runner"), jen.Error()).Block(
 		jen.Id("f").Op(":=").Id("newFrame").Call(),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.If(jen.Id("opts").Dot("Prepare").Op("!=").Nil()).Block(
 			jen.If(jen.Err().Op(":=").Id("f").Dot("Prepare").Call(jen.Op("&").Id("program"), jen.Op("&").Id("opTable"), jen.Id("opts").Dot("Prepare")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		),
-		jen.Return(jen.Op("&").Id("Runner").Values(field("pools", jen.Qual(w.rt, "KeptPools").Values(field("Allocators", jen.Id("opts").Dot("Allocators")))), field("f", jen.Id("f"))), jen.Nil()),
+		jen.Return(jen.Op("&").Id("Runner").Values(field("pools", jen.Qual(w.rt, "KeptPools").Values(field("Allocators", jen.Id("opts").Dot("Allocators")))), field("f", jen.Id("f")), field("threads", jen.Id("opts").Dot("Threads"))), jen.Nil()),
 	)
 	doc(f, "Run runs the graph once, writing the outputs into out.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
@@ -354,7 +362,7 @@ func (w *gen) entry(f *jen.File) {
 		jen.Defer().Id("r").Dot("busy").Dot("Store").Call(jen.False()),
 		jen.If(jen.Id("r").Dot("f").Op("==").Nil()).Block(jen.Return(jen.Qual("errors", "New").Call(str(w.g.Name+": a Runner must be made by NewRunner, which binds its params")))),
 		jen.If(jen.Err().Op(":=").Id("r").Dot("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Return(jen.Id("r").Dot("f").Dot("run").Call(jen.Id("k"), jen.Op("&").Id("r").Dot("pools"), jen.Id("out"))),
+		jen.Return(jen.Id("r").Dot("f").Dot("run").Call(jen.Id("k"), jen.Op("&").Id("r").Dot("pools"), jen.Id("out"), jen.Id("r").Dot("threads"))),
 	)
 	doc(f, "PreparedBytes is the memory Options.Prepare allocated when NewRunner\n"+
 		"prepared the params (the packed weights), held until Close.")
@@ -629,7 +637,7 @@ func (w *gen) run(f *jen.File) {
 	t := w.model.Tables()
 	st := []jen.Code{
 		jen.If(jen.List(jen.Id("a"), jen.Id("ok")).Op(":=").Id("k").Assert(jen.Op("*").Id("kernelsFunc")), jen.Id("ok")).Block(
-			jen.List(jen.Id("f").Dot("kf").Dot("fn"), jen.Id("f").Dot("kf").Dot("prepared")).Op("=").List(jen.Id("a").Dot("fn"), jen.Id("f").Dot("Prepared").Call()),
+			jen.List(jen.Id("f").Dot("kf").Dot("fn"), jen.Id("f").Dot("kf").Dot("prepared"), jen.Id("f").Dot("kf").Dot("threads")).Op("=").List(jen.Id("a").Dot("fn"), jen.Id("f").Dot("Prepared").Call(), jen.Id("threads")),
 			jen.Id("k").Op("=").Op("&").Id("f").Dot("kf"),
 		),
 		jen.Defer().Id("f").Dot("ReleaseAll").Call(jen.Op("&").Id("program"), jen.Id("pools")),
@@ -643,8 +651,9 @@ func (w *gen) run(f *jen.File) {
 		st = append(st, jen.Qual(w.rt, "Deliver").Call(jen.Op("&").Id("out").Dot(w.n.tensor[x]), jen.Id("f").Dot("T").Index(jen.Lit(t.TensorIndex[x]))))
 	}
 	doc(f, "run runs the program's steps: pools created at first use and released\n"+
-		"after their last, tensor data as views into them, the kernel calls.")
-	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("run").Params(jen.Id("k").Id("Kernels"), jen.Id("pools").Qual(w.rt, "Pools"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
+		"after their last, tensor data as views into them, the kernel calls (each\n"+
+		"may use threads goroutines, 0: the kernels' default).")
+	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("run").Params(jen.Id("k").Id("Kernels"), jen.Id("pools").Qual(w.rt, "Pools"), jen.Id("out").Op("*").Id("Outputs"), jen.Id("threads").Int()).Error().Block(
 		append(st, jen.Return(jen.Nil()))...,
 	)
 

@@ -23,7 +23,7 @@ type names struct {
 // imports (locals, package-level names); attribute parameters must not
 // shadow them.
 var generatedLocals = ident.Set("f", "k", "a", "t", "n", "x", "obs", "pools", "err", "in", "out", "opts", "wgrt", "fmt", "errors", "atomic", "ok", "bound",
-	"frame", "newFrame", "kernelsFunc", "program", "wgref", "signature", "ts", "v", "symbols", "tensors", "p", "kf", "at", "opArgs", "opStart", "opTable", "floatAttrs", "stringAttrs", "i", "c", "r", "pass", "fail", "main", "sentinel", "os")
+	"frame", "newFrame", "kernelsFunc", "program", "wgref", "signature", "ts", "v", "symbols", "tensors", "p", "kf", "at", "opArgs", "opStart", "opTable", "floatAttrs", "stringAttrs", "i", "c", "r", "pass", "fail", "main", "sentinel", "os", "threads")
 
 // kernelReserved are the method names the generated code gives kernelsFunc
 // besides the kernels: a kernel that would take one gets a "_" appended.

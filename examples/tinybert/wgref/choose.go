@@ -43,7 +43,7 @@ func choose(c *wgrt.Call) error {
 		if !sameShape(src.Shape, out.Shape) {
 			return fmt.Errorf("%s: cannot copy %v into %v", c.Kernel, src.Shape, out.Shape)
 		}
-		copyStrided(out.Shape, out, out.Strides, 0, src, src.Strides, 0)
+		copyStrided(out.Shape, out, out.Strides, 0, src, src.Strides, 0, threadsOf(c))
 		return nil
 	}
 	a := attrsOf(c)
@@ -84,6 +84,6 @@ func choose(c *wgrt.Call) error {
 		compact[d] = step
 		step *= src.Shape[d]
 	}
-	copyStrided(src.Shape, out, compact, 0, src, src.Strides, 0)
+	copyStrided(src.Shape, out, compact, 0, src, src.Strides, 0, threadsOf(c))
 	return nil
 }

@@ -22,7 +22,7 @@ const groupedMaxOutputs = 32
 // convGroupedF32 is Conv for a 1-D or 2-D float32 convolution of a few
 // channels per group as tap rows. ok is false when the convolution does
 // not suit it (the caller then takes the GEMM).
-func convGroupedF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs) bool {
+func convGroupedF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, threads int) bool {
 	g := ca.group
 	cg, mg := x.Shape[1]/g, out.Shape[1]/g
 	win, ok := windowOf(x, out, ca.kernel, ca.strides, ca.pads, ca.dilations)
@@ -42,7 +42,7 @@ func convGroupedF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca con
 		return false
 	}
 	units := x.Shape[0] * g
-	if threads > 1 && units > 1 && workers.mu.TryLock() {
+	if units > 1 && workers.take(threads) {
 		pooledGrouped = job
 		workers.runRange(units, &pooledGrouped)
 		pooledGrouped = groupedJob{}

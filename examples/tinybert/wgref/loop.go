@@ -27,7 +27,7 @@ func assign(c *wgrt.Call) error {
 	if src.DType != dst.DType || !sameShape(src.Shape, dst.Shape) {
 		return fmt.Errorf("%s: cannot copy %s %v into %s %v", c.Kernel, src.DType, src.Shape, dst.DType, dst.Shape)
 	}
-	copyStrided(dst.Shape, dst, dst.Strides, 0, src, src.Strides, 0)
+	copyStrided(dst.Shape, dst, dst.Strides, 0, src, src.Strides, 0, threadsOf(c))
 	return nil
 }
 
@@ -65,6 +65,6 @@ func assignSlice(c *wgrt.Call) error {
 	if i < 0 || i >= int64(dst.Shape[axis]) {
 		return fmt.Errorf("%s: index %d is outside [0, %d)", c.Kernel, i, dst.Shape[axis])
 	}
-	copyStrided(src.Shape, dst, strides[:n], int(i)*dst.Strides[axis], src, src.Strides, 0)
+	copyStrided(src.Shape, dst, strides[:n], int(i)*dst.Strides[axis], src, src.Strides, 0, threadsOf(c))
 	return nil
 }

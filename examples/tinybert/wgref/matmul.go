@@ -107,9 +107,9 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		ldc, cok := evenRows(outRows, outRowStrides)
 		if aok && cok {
 			cm := elems[float32](out)
-			acc := ep.startShared(cm, ldc, rows, n, 0, 0)
-			sgemmRows(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: pk})
-			ep.finishShared(cm, ldc, rows, n)
+			acc := ep.startShared(cm, ldc, rows, n, 0, 0, threadsOf(c))
+			sgemmRows(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: pk}, threadsOf(c))
+			ep.finishShared(cm, ldc, rows, n, threadsOf(c))
 			return nil
 		}
 	}
@@ -130,7 +130,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	it.add(out.Strides[:nb], 0)
 	it.addBroadcast(wgrt.Tensor{Shape: ba, Strides: a.Strides[:len(ba)]})
 	it.addBroadcast(wgrt.Tensor{Shape: bb, Strides: b.Strides[:len(bb)]})
-	if count := prod(batch[:nb]); f32 && (n == 1 || ocs == 1) && wholeProducts(count, 2*m*n*k) {
+	if count := prod(batch[:nb]); f32 && (n == 1 || ocs == 1) && wholeProducts(threadsOf(c), count, 2*m*n*k) {
 		runMatMulBatch(matMulBatch{a: a, b: b, out: out, m: m, n: n, k: k, ars: ars, acs: acs, brs: brs, bcs: bcs,
 			ors: ors, ocs: ocs, it: it, count: count, work: work, pk: pk}, ep)
 		return nil
@@ -138,7 +138,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	for it.next() {
 		oo, ao, bo := it.off[0], it.off[1], it.off[2]
 		for e := 0; e < it.n; e++ {
-			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep, pk)
+			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep, pk, threadsOf(c))
 			oo, ao, bo = oo+it.step[0], ao+it.step[1], bo+it.step[2]
 		}
 	}
@@ -162,11 +162,12 @@ type matMulBatch struct {
 
 var pooledMatMulBatch matMulBatch
 
-// runMatMulBatch runs t in threads parts. The caller holds the pool.
+// runMatMulBatch runs t in as many parts as the pool's holder may use
+// threads. The caller holds the pool.
 func runMatMulBatch(t matMulBatch, ep *epilogue) {
 	pooledMatMulBatch = t
 	p := &pooledMatMulBatch
-	p.parts, p.hasEp = threads, ep != nil
+	p.parts, p.hasEp = workers.limit, ep != nil
 	if ep != nil {
 		p.ep = *ep
 	}
@@ -190,7 +191,7 @@ func (t *matMulBatch) runPart(i int) {
 		oo, ao, bo := it.off[0], it.off[1], it.off[2]
 		for j := 0; j < it.n; j, e = j+1, e+1 {
 			if e >= from && e < to {
-				matMulOne(t.a, t.b, t.out, t.m, t.n, t.k, ao, t.ars, t.acs, bo, t.brs, t.bcs, oo, t.ors, t.ocs, true, work, ep, t.pk)
+				matMulOne(t.a, t.b, t.out, t.m, t.n, t.k, ao, t.ars, t.acs, bo, t.brs, t.bcs, oo, t.ors, t.ocs, true, work, ep, t.pk, 1)
 			}
 			oo, ao, bo = oo+it.step[0], ao+it.step[1], bo+it.step[2]
 		}
@@ -217,17 +218,18 @@ func evenRows(shape, strides []int) (stride int, ok bool) {
 }
 
 // matMulOne multiplies one pair of matrices of the batch; pk is B's
-// panels when prepared (B has no batch then).
-func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool, work []float32, ep *epilogue, pk *packedGEMM) {
+// panels when prepared (B has no batch then). The product and epilogue
+// may use threads goroutines.
+func matMulOne(a, b, out wgrt.Tensor, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs int, f32 bool, work []float32, ep *epilogue, pk *packedGEMM, threads int) {
 	if f32 && (n == 1 || ocs == 1) {
 		ldc := ors
 		if m == 1 {
 			ldc = n
 		}
 		cm := elems[float32](out)[oo:]
-		acc := ep.startShared(cm, ldc, m, n, oo, 0)
-		sgemmRows(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: pk})
-		ep.finishShared(cm, ldc, m, n)
+		acc := ep.startShared(cm, ldc, m, n, oo, 0, threads)
+		sgemmRows(m, n, k, matView(a, ao, ars, acs), matView(b, bo, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: pk}, threads)
+		ep.finishShared(cm, ldc, m, n, threads)
 		return
 	}
 	// Any dtype, any layout: the naive product (integers wrap, floats
@@ -308,7 +310,7 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if err != nil {
 			return err
 		}
-		acc := ep.startShared(ys, out.Strides[0], m, n, 0, 0)
+		acc := ep.startShared(ys, out.Strides[0], m, n, 0, 0, threadsOf(c))
 		if ep == nil && cin != nil && cin.DType == wgrt.F32 && alpha == 1 && beta == 1 {
 			// A Linear layer's bias: C goes into the output first and the
 			// product adds to it, instead of a typed load per element after.
@@ -318,10 +320,10 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if useRowDots(m, am, bm) {
 			rowDots(m, n, k, am, bm, ys, out.Strides[0], acc)
 		} else {
-			sgemmRows(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work, nil, prepacked{pk: pk})
+			sgemmRows(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work, nil, prepacked{pk: pk}, threadsOf(c))
 		}
 		if ep != nil {
-			ep.finishShared(ys, out.Strides[0], m, n)
+			ep.finishShared(ys, out.Strides[0], m, n, threadsOf(c))
 			return nil
 		}
 		if alpha == 1 && cin == nil {

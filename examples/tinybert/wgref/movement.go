@@ -119,7 +119,7 @@ func dropout(c *wgrt.Call) error {
 	if a.err != nil {
 		return a.err
 	}
-	if err := copyAs(&wgrt.Call{Kernel: c.Kernel, Outputs: c.Outputs[:1], Inputs: c.Inputs[:1]}); err != nil {
+	if err := copyAs(&wgrt.Call{Kernel: c.Kernel, Outputs: c.Outputs[:1], Inputs: c.Inputs[:1], Threads: c.Threads}); err != nil {
 		return err
 	}
 	if len(c.Outputs) > 1 {
@@ -152,7 +152,7 @@ func transpose(c *wgrt.Call) error {
 		}
 		src[d] = x.Strides[p]
 	}
-	copyStrided(out.Shape, out, out.Strides, 0, x, src, 0)
+	copyStrided(out.Shape, out, out.Strides, 0, x, src, 0, threadsOf(c))
 	return nil
 }
 
@@ -184,7 +184,7 @@ func sliceKernel(c *wgrt.Call) error {
 		off += starts[d] * x.Strides[d]
 		strides[d] = steps[d] * x.Strides[d]
 	}
-	copyStrided(out.Shape, out, out.Strides, 0, x, strides, off)
+	copyStrided(out.Shape, out, out.Strides, 0, x, strides, off, threadsOf(c))
 	return nil
 }
 
@@ -221,7 +221,7 @@ func concat(c *wgrt.Call) error {
 		if at+x.Shape[axis] > out.Shape[axis] {
 			return fmt.Errorf("%s: inputs are longer than the output along axis %d", c.Kernel, axis)
 		}
-		copyStrided(x.Shape, out, out.Strides, at*out.Strides[axis], x, x.Strides, 0)
+		copyStrided(x.Shape, out, out.Strides, at*out.Strides[axis], x, x.Strides, 0, threadsOf(c))
 		at += x.Shape[axis]
 	}
 	return nil
@@ -241,7 +241,7 @@ func split(c *wgrt.Call) error {
 		if at+out.Shape[axis] > x.Shape[axis] {
 			return fmt.Errorf("%s: outputs are longer than the input along axis %d", c.Kernel, axis)
 		}
-		copyStrided(out.Shape, out, out.Strides, 0, x, x.Strides, at*x.Strides[axis])
+		copyStrided(out.Shape, out, out.Strides, 0, x, x.Strides, at*x.Strides[axis], threadsOf(c))
 		at += out.Shape[axis]
 	}
 	return nil
@@ -293,7 +293,7 @@ func pad(c *wgrt.Call) error {
 		return fmt.Errorf("%s: unknown mode %q", c.Kernel, mode)
 	}
 	if mode == "constant" && x.DType == wgrt.F32 && out.DType == wgrt.F32 {
-		padConstantF32(out, x, pads, float32(value))
+		padConstantF32(out, x, pads, float32(value), threadsOf(c))
 		return nil
 	}
 	var srcBuf [maxRank]int
@@ -337,7 +337,7 @@ func pad(c *wgrt.Call) error {
 // padConstantF32 is constant padding as block copies: out filled with
 // value, then the part of x the pads keep (negative pads crop) copied into
 // place row by row.
-func padConstantF32(out, x wgrt.Tensor, pads []int, value float32) {
+func padConstantF32(out, x wgrt.Tensor, pads []int, value float32, threads int) {
 	os := elems[float32](out)
 	var it rowIter
 	it.init(out.Shape)
@@ -364,7 +364,7 @@ func padConstantF32(out, x wgrt.Tensor, pads []int, value float32) {
 		srcOff += from * x.Strides[d]
 		dstOff += to * out.Strides[d]
 	}
-	copyStrided(shape, out, out.Strides, dstOff, x, x.Strides, srcOff)
+	copyStrided(shape, out, out.Strides, dstOff, x, x.Strides, srcOff, threads)
 }
 
 // depthToSpace moves blocks of channels into space: DCR takes the block

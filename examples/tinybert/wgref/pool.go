@@ -60,7 +60,7 @@ func pool(c *wgrt.Call, kind string) error {
 	}
 	if idxOut == nil && kind != "lp" && x.DType == wgrt.F32 && out.DType == wgrt.F32 {
 		if win, ok := windowOf(x, out, kernel, strides, pads, dil); ok {
-			poolF32(x, out, win, kind == "max", includePad, pads[2*r-1], pads[r])
+			poolF32(x, out, win, kind == "max", includePad, pads[2*r-1], pads[r], threadsOf(c))
 			return nil
 		}
 	}
@@ -195,7 +195,7 @@ func globalPool(c *wgrt.Call, kind string) error {
 // poolF32 is pool for 1-D and 2-D float32 maximum and average windows,
 // plane by plane in tap rows (window2d.go); padEndW and padEndH are the
 // end pads of the last and (2-D) first spatial axis.
-func poolF32(x, out wgrt.Tensor, win window2d, isMax, includePad bool, padEndW, padEndH int) {
+func poolF32(x, out wgrt.Tensor, win window2d, isMax, includePad bool, padEndW, padEndH, threads int) {
 	wo := windowOp{op: tapSum, avg: true, includePad: includePad, padEndW: padEndW}
 	if isMax {
 		wo = windowOp{op: tapMax, init: negInf32}
@@ -205,7 +205,7 @@ func poolF32(x, out wgrt.Tensor, win window2d, isMax, includePad bool, padEndW, 
 		outRow, wo.padEndH = out.Strides[2], padEndH
 	}
 	job := poolPlanes{x: x, out: out, win: win, wo: wo, outRow: outRow}
-	if planes := x.Shape[0] * x.Shape[1]; shares(planes, x.NumElements()) {
+	if planes := x.Shape[0] * x.Shape[1]; shares(threads, planes, x.NumElements()) {
 		pooledPool = job
 		workers.runRange(planes, &pooledPool)
 		pooledPool = poolPlanes{}

@@ -31,14 +31,14 @@ func (m matrix) at(i, j int) float32 { return m.data[i*m.rs+j*m.cs] }
 // B is the matrix b, or, when conv is not nil, a convolution's input read
 // as im2col would lay it out (never materialized). A is packed once per
 // block of k and m (not once per block of n), B once per block of k, m and
-// n, or not at all when it is row-major. With SetThreads(n > 1) the packing and
+// n, or not at all when it is row-major. With threads > 1 the packing and
 // the micro-kernel calls of each block are shared with the worker pool.
 // Up to gemvMaxRows rows of A times a B other than a convolution's run row
 // by row (gemvRows), unpacked. The packing buffers are work's first
 // gemmPackFloatsOf(m, n, k, formOf(b, conv), sides) floats, sides the
 // operands pre holds for this product.
-func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32) {
-	sgemmRows(m, n, k, a, b, conv, c, ldc, accumulate, work, nil, prepacked{})
+func sgemm(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32, threads int) {
+	sgemmRows(m, n, k, a, b, conv, c, ldc, accumulate, work, nil, prepacked{}, threads)
 }
 
 // prepacked is an operand of sgemm packed once (prepare.go): A (group
@@ -52,7 +52,7 @@ type prepacked struct {
 // none) block by block, as soon as their product is complete, and reads
 // the panels of A or B from pre where it holds them (for this product on
 // the running path) instead of packing them.
-func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32, ep *rowEpilogue, pre prepacked) {
+func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, accumulate bool, work []float32, ep *rowEpilogue, pre prepacked, threads int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -87,7 +87,7 @@ func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, ac
 		split = ceilTo(min(m, blockM), maxMR) * min(k, blockK)
 	}
 	j.pa, j.pb = work[:split], work[split:gemmPackFloatsOf(m, n, k, form, sides)]
-	if threads > 1 && workers.mu.TryLock() {
+	if workers.take(threads) {
 		// The job lives in pooledJob while the workers read it, so that
 		// the caller's copy never escapes to the heap.
 		pooledJob = j
@@ -232,7 +232,7 @@ func (j *gemmJob) packA(rowPanels int) {
 	}
 	parts := 1
 	if j.pooled && j.mc*j.kc >= minPackParallel {
-		parts = min(rowPanels, threads)
+		parts = min(rowPanels, workers.limit)
 	}
 	j.step, j.rowParts = stepPackA, parts
 	j.parallel(parts)
@@ -247,7 +247,7 @@ func (j *gemmJob) maxParts(flops int) int {
 	if !j.pooled || flops < 2*minPartFlops {
 		return 1
 	}
-	return ceilTo(min(4*threads, flops/minPartFlops), threads)
+	return ceilTo(min(4*workers.limit, flops/minPartFlops), workers.limit)
 }
 
 // parallel runs parts of the current step, with the pool when held.

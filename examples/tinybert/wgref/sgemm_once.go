@@ -14,30 +14,30 @@ package wgref
 // place in whole panels, or packed once), each part packing its rows of
 // A. It reports whether it ran the product.
 func (j *gemmJob) splitOnce() bool {
-	if 2*j.m*j.n*j.k < 2*threads*minPartFlops {
+	if 2*j.m*j.n*j.k < 2*workers.limit*minPartFlops {
 		return false
 	}
 	kc := min(j.k, blockK)
-	if j.preA != nil && panelsOf(j.n, nr) >= 2*threads {
+	if j.preA != nil && panelsOf(j.n, nr) >= 2*workers.limit {
 		j.once = blockN
 		if !j.direct {
-			j.once = len(j.pb) / kc / threads / nr * nr
+			j.once = len(j.pb) / kc / workers.limit / nr * nr
 		}
 		if j.once < nr {
 			return false
 		}
 		j.step = stepColsOnce
-		workers.run(&pooledJob, threads)
+		workers.run(&pooledJob, workers.limit)
 		return true
 	}
 	wholeB := j.preB != nil || j.direct && j.n%nr == 0
-	if wholeB && j.preA == nil && panelsOf(j.m, mr) >= 2*threads {
-		j.once = len(j.pa) / kc / threads / mr * mr
+	if wholeB && j.preA == nil && panelsOf(j.m, mr) >= 2*workers.limit {
+		j.once = len(j.pa) / kc / workers.limit / mr * mr
 		if j.once < mr {
 			return false
 		}
 		j.step = stepRowsOnce
-		workers.run(&pooledJob, threads)
+		workers.run(&pooledJob, workers.limit)
 		return true
 	}
 	return false
@@ -50,7 +50,7 @@ func (j *gemmJob) rowsOnce(i int) {
 	p := *j
 	kc0 := min(j.k, blockK)
 	p.pa = j.pa[i*j.once*kc0 : (i+1)*j.once*kc0]
-	r0, r1 := share(i, threads, panelsOf(j.m, mr))
+	r0, r1 := share(i, workers.limit, panelsOf(j.m, mr))
 	end := min(r1*mr, j.m)
 	for i0 := r0 * mr; i0 < end; i0 += j.once {
 		p.ic, p.mc = i0, min(j.once, end-i0)
@@ -80,7 +80,7 @@ func (j *gemmJob) colsOnce(i int) {
 	if !j.direct {
 		p.pb = j.pb[i*j.once*kc0 : (i+1)*j.once*kc0]
 	}
-	q0, q1 := share(i, threads, panelsOf(j.n, nr))
+	q0, q1 := share(i, workers.limit, panelsOf(j.n, nr))
 	end := min(q1*nr, j.n)
 	for c0 := q0 * nr; c0 < end; c0 += j.once {
 		p.jc, p.nc = c0, min(j.once, end-c0)

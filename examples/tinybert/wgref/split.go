@@ -7,7 +7,8 @@ import "github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 
 // The passes over memory around the GEMM and convolutions (a fused
 // kernel's epilogue, elementwise maps, pooling) split over the worker
-// pool as they do: each takes the pool when threads > 1, the pass is
+// pool as they do: each takes the pool when its call may use more than one
+// goroutine, the pass is
 // large enough and no other kernel holds it, and fills a package variable
 // that the parts read (so that nothing escapes per call). The parts are
 // whole rows or planes, or in a single row runs of shareAlign elements, so
@@ -25,8 +26,8 @@ const shareAlign = 64
 // shares reports whether a pass over elements in units (rows, planes) is
 // worth splitting, and takes the pool if so; the caller then runs it with
 // workers.runRange and unlocks.
-func shares(units, elements int) bool {
-	return threads > 1 && units > 1 && elements >= minShareElements && workers.mu.TryLock()
+func shares(threads, units, elements int) bool {
+	return units > 1 && elements >= minShareElements && workers.take(threads)
 }
 
 // epilogueRows is a fused kernel's epilogue over a block of the output,
@@ -53,9 +54,10 @@ func (r *epilogueRows) doRange(from, to int) {
 	}
 }
 
-// startShared is start (see epilogue), its rows shared with the workers.
-func (e *epilogue) startShared(c []float32, ldc, rows, cols, off, row0 int) bool {
-	if e == nil || !shares(rows, rows*cols) {
+// startShared is start (see epilogue), its rows shared with the workers
+// when threads > 1.
+func (e *epilogue) startShared(c []float32, ldc, rows, cols, off, row0, threads int) bool {
+	if e == nil || !shares(threads, rows, rows*cols) {
 		return e.start(c, ldc, rows, cols, off, row0)
 	}
 	pooledEpilogueRows = epilogueRows{ep: *e, c: c, ldc: ldc, cols: cols, off: off, row0: row0}
@@ -66,9 +68,10 @@ func (e *epilogue) startShared(c []float32, ldc, rows, cols, off, row0 int) bool
 	return started
 }
 
-// finishShared is finish (see epilogue), its rows shared with the workers.
-func (e *epilogue) finishShared(c []float32, ldc, rows, cols int) {
-	if e == nil || !shares(rows, rows*cols) {
+// finishShared is finish (see epilogue), its rows shared with the workers
+// when threads > 1.
+func (e *epilogue) finishShared(c []float32, ldc, rows, cols, threads int) {
+	if e == nil || !shares(threads, rows, rows*cols) {
 		e.finish(c, ldc, rows, cols)
 		return
 	}
@@ -89,10 +92,10 @@ var pooledPlanes epiloguePlanes
 func (p *epiloguePlanes) doRange(from, to int) { p.ep.finishPlanes(p.out, from, to) }
 
 // finishPlanesShared is finishPlanes over all of out's planes, shared
-// with the workers.
-func (e *epilogue) finishPlanesShared(out wgrt.Tensor) {
+// with the workers when threads > 1.
+func (e *epilogue) finishPlanesShared(out wgrt.Tensor, threads int) {
 	planes := out.Shape[0] * out.Shape[1]
-	if e == nil || e.act.kind == "" || !shares(planes, out.NumElements()) {
+	if e == nil || e.act.kind == "" || !shares(threads, planes, out.NumElements()) {
 		e.finishPlanes(out, 0, planes)
 		return
 	}
@@ -174,6 +177,7 @@ type normRows struct {
 	n              int
 	eps            float64
 	it             rowIter
+	threads        int // the call's (threadsOf)
 }
 
 var pooledNorm normRows
@@ -183,7 +187,7 @@ func (r *normRows) run(shape, xStrides, yStrides []int) {
 	r.it.add(xStrides, 0)
 	r.it.add(yStrides, 0)
 	r.it.coalesce()
-	if r.it.rank > 0 && shares(r.it.shape[0], walkOf(&r.it)*r.n) {
+	if r.it.rank > 0 && shares(r.threads, r.it.shape[0], walkOf(&r.it)*r.n) {
 		pooledNorm = *r
 		workers.runRange(r.it.shape[0], &pooledNorm)
 		pooledNorm = normRows{}

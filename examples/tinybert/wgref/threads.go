@@ -8,11 +8,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 )
 
-// threads is how many goroutines a kernel may use (SetThreads); at first
-// the CPUs the process may use, as ONNX Runtime's default.
-var threads = 1
+// defaultThreads is how many goroutines a kernel may use when its call
+// does not say (wgrt.Call.Threads 0; SetThreads); at first the CPUs the
+// process may use, as ONNX Runtime's default.
+var defaultThreads = 1
 
 func init() { SetThreads(runtime.GOMAXPROCS(0)) }
 
@@ -22,15 +25,25 @@ func init() { SetThreads(runtime.GOMAXPROCS(0)) }
 // caller's goroutine only): the caller and n-1 workers started here,
 // which poll briefly after each split and are parked between calls.
 // Results are the same bits at any n. The default is
-// runtime.GOMAXPROCS(0) when the package starts. Not safe to change while
-// kernels run.
+// runtime.GOMAXPROCS(0) when the package starts. A call whose
+// wgrt.Call.Threads is set uses that count instead (a generated wrapper's
+// Options.Threads). Not safe to change while kernels run.
 func SetThreads(n int) {
-	threads = max(n, 1)
-	workers.resize(threads - 1)
+	defaultThreads = max(n, 1)
+	workers.resize(defaultThreads - 1)
 }
 
-// Threads is the goroutines kernels may use (SetThreads).
-func Threads() int { return threads }
+// Threads is the goroutines kernels may use when a call does not say
+// (SetThreads).
+func Threads() int { return defaultThreads }
+
+// threadsOf is how many goroutines call c may use.
+func threadsOf(c *wgrt.Call) int {
+	if c != nil && c.Threads > 0 {
+		return c.Threads
+	}
+	return defaultThreads
+}
 
 // parallelTask is work cut in parts that may run in any order, at the same
 // time.
@@ -58,7 +71,10 @@ type parallelTask interface{ runPart(i int) }
 // which packs the run's number, its count of parts and the next part, so
 // that a late worker cannot take a part of a run that ended.
 type workerPool struct {
-	mu    sync.Mutex
+	mu sync.Mutex
+	// limit is the thread count of the kernel call holding mu (take): its
+	// runs have up to limit parts at once.
+	limit int
 	sleep []*sleeper   // one per worker
 	task  parallelTask // written only while no part of a run is pending
 	spin  atomic.Bool  // whether idle goroutines spin before parking
@@ -120,10 +136,31 @@ func (s *sleeper) unpark() {
 	}
 }
 
+// take reports whether a kernel call that may use threads goroutines
+// should split its work, and takes the pool if so: when threads > 1 and no
+// other call holds it. The holder's runs then have up to threads parts,
+// and the pool has threads-1 workers at least; the holder unlocks mu.
+func (p *workerPool) take(threads int) bool {
+	if threads <= 1 || !p.mu.TryLock() {
+		return false
+	}
+	p.limit = threads
+	if len(p.sleep) < threads-1 {
+		p.grow(threads - 1)
+	}
+	return true
+}
+
 // resize keeps n workers, starting or stopping the difference.
 func (p *workerPool) resize(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.grow(n)
+}
+
+// grow keeps n workers, starting or stopping the difference. The caller
+// holds mu.
+func (p *workerPool) grow(n int) {
 	for len(p.sleep) > n {
 		s := p.sleep[len(p.sleep)-1]
 		s.quit.Store(true)
@@ -274,12 +311,12 @@ func (t *rangeTask) runPart(i int) {
 // variable, so that handing it to the workers allocates nothing).
 var pooledRange rangeTask
 
-// runRange runs w over [0, n) in up to threads parts on the workers and
+// runRange runs w over [0, n) in up to limit parts on the workers and
 // the caller. The caller holds mu, and w is a package variable it filled
 // while holding it (as sgemm's pooledJob), so that nothing escapes per
 // call.
 func (p *workerPool) runRange(n int, w rangeWork) {
-	pooledRange = rangeTask{n: n, parts: min(threads, n), w: w}
+	pooledRange = rangeTask{n: n, parts: min(p.limit, n), w: w}
 	p.run(&pooledRange, pooledRange.parts)
 	pooledRange = rangeTask{}
 }

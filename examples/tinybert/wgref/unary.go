@@ -219,7 +219,7 @@ func clip(c *wgrt.Call) error {
 		return err
 	}
 	// mapUnary reads x alone.
-	x := wgrt.Call{Kernel: c.Kernel, Op: c.Op, Outputs: c.Outputs, Inputs: c.Inputs[:1], Attrs: c.Attrs}
+	x := wgrt.Call{Kernel: c.Kernel, Op: c.Op, Outputs: c.Outputs, Inputs: c.Inputs[:1], Attrs: c.Attrs, Threads: c.Threads}
 	return mapUnary(&x, unaryOp{fp: clamp, p: params{lo, hi}, intsViaFloat: true, vec: unaryF32{kind: unaryClip, a: float32(lo), b: float32(hi)}})
 }
 

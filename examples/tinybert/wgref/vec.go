@@ -73,14 +73,14 @@ const chunk = 64
 // applyRows writes dst = u(src) over out's and x's index space (the same
 // shape), in contiguous rows where it can and in gathered chunks where the
 // rows are strided. Each chunk is read before it is written, so out may be
-// x (may_alias).
-func (u unaryF32) applyRows(shape []int, os []float32, oStrides []int, xs []float32, xStrides []int) {
+// x (may_alias). Large maps are shared with the workers when threads > 1.
+func (u unaryF32) applyRows(shape []int, os []float32, oStrides []int, xs []float32, xStrides []int, threads int) {
 	var it rowIter
 	it.init(shape)
 	it.add(oStrides, 0)
 	it.add(xStrides, 0)
 	it.coalesce()
-	if units, size := shareUnits(&it); shares(units, walkOf(&it)) {
+	if units, size := shareUnits(&it); shares(threads, units, walkOf(&it)) {
 		pooledUnary = unaryRows{u: u, it: it, size: size, os: os, xs: xs}
 		workers.runRange(units, &pooledUnary)
 		pooledUnary = unaryRows{}
@@ -117,15 +117,16 @@ func (u unaryF32) walk(it *rowIter, os, xs []float32) {
 
 // applyRows writes out = k(a, b) over shape, a and b broadcast to it
 // (strides 0 along broadcast dimensions): contiguous rows, rows against
-// one broadcast value, and gathered chunks for anything else.
-func (k binaryKind) applyRows(shape []int, os []float32, oStrides []int, as []float32, aStrides []int, bs []float32, bStrides []int) {
+// one broadcast value, and gathered chunks for anything else. Large maps
+// are shared with the workers when threads > 1.
+func (k binaryKind) applyRows(shape []int, os []float32, oStrides []int, as []float32, aStrides []int, bs []float32, bStrides []int, threads int) {
 	var it rowIter
 	it.init(shape)
 	it.add(oStrides, 0)
 	it.add(aStrides, 0)
 	it.add(bStrides, 0)
 	it.coalesce()
-	if units, size := shareUnits(&it); shares(units, walkOf(&it)) {
+	if units, size := shareUnits(&it); shares(threads, units, walkOf(&it)) {
 		pooledBinary = binaryRows{k: k, it: it, size: size, os: os, as: as, bs: bs}
 		workers.runRange(units, &pooledBinary)
 		pooledBinary = binaryRows{}

@@ -103,7 +103,7 @@ func pow(c *wgrt.Call) error {
 		return fmt.Errorf("%s: shapes %v and %v do not broadcast", c.Kernel, x.Shape, y.Shape)
 	}
 	if x.DType == wgrt.F32 && out.DType == wgrt.F32 && y.NumElements() == 1 && len(y.Shape) <= len(out.Shape) && sameShape(x.Shape, out.Shape) {
-		powF32(out, x, loadF(y, 0))
+		powF32(out, x, loadF(y, 0), threadsOf(c))
 		return nil
 	}
 	strides := [][]int{out.Strides, broadcastStrides(new([maxRank]int), out.Shape, x), broadcastStrides(new([maxRank]int), out.Shape, y)}
@@ -118,10 +118,10 @@ func pow(c *wgrt.Call) error {
 // powF32 raises float32 x to a constant power (x² in a decomposed
 // LayerNorm, say): squares as x·x, which is float64 Pow's result rounded,
 // others through math.Pow in a plain loop.
-func powF32(out, x wgrt.Tensor, e float64) {
+func powF32(out, x wgrt.Tensor, e float64, threads int) {
 	xs, os := elems[float32](x), elems[float32](out)
 	if e == 2 {
-		binaryMul.applyRows(out.Shape, os, out.Strides, xs, x.Strides, xs, x.Strides)
+		binaryMul.applyRows(out.Shape, os, out.Strides, xs, x.Strides, xs, x.Strides, threads)
 		return
 	}
 	var it rowIter

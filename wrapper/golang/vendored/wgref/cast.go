@@ -32,7 +32,7 @@ func cast(c *wgrt.Call) error {
 		return unsupported(c, out.DType)
 	}
 	if x.DType == out.DType {
-		copyStrided(out.Shape, out, out.Strides, 0, x, x.Strides, 0)
+		copyStrided(out.Shape, out, out.Strides, 0, x, x.Strides, 0, threadsOf(c))
 		return nil
 	}
 	if castFast(out, x) {

@@ -82,11 +82,11 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 		if ep != nil {
 			tapBias, act = ep.add, ep.act
 		}
-		if isDepthwise(x.Shape[1], w, g) && convDepthwiseF32(x, w, tapBias, out, ca, act) {
+		if isDepthwise(x.Shape[1], w, g) && convDepthwiseF32(x, w, tapBias, out, ca, act, threadsOf(c)) {
 			return nil
 		}
-		if g > 1 && convGroupedF32(x, w, tapBias, out, ca) {
-			ep.finishPlanesShared(out)
+		if g > 1 && convGroupedF32(x, w, tapBias, out, ca, threadsOf(c)) {
+			ep.finishPlanesShared(out, threadsOf(c))
 			return nil
 		}
 	}
@@ -96,7 +96,7 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 	if err != nil {
 		return err
 	}
-	convF32(x, w, bias, out, ca, work, ep, pk)
+	convF32(x, w, bias, out, ca, work, ep, pk, threadsOf(c))
 	return nil
 }
 
@@ -149,23 +149,23 @@ func isPointwise(x, out wgrt.Tensor, ca convAttrs) bool {
 // convF32 is the float32 convolution; ep, when not nil, starts and
 // finishes each image and group's block (a fused kernel's epilogue). The
 // filters' panels come from pk when it holds them (Prepare), else each
-// image and group packs its own. With threads, a batch of enough images
-// runs whole images on each thread (convImages); others share each
+// image and group packs its own. With threads > 1, a batch of enough
+// images runs whole images on each thread (convImages); others share each
 // image's products.
-func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM) {
+func convF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM, threads int) {
 	n := x.Shape[0]
-	if n > 1 && wholeProducts(n, 2*w.Shape[0]*prod(out.Shape[2:])*prod(w.Shape[1:])) {
+	if n > 1 && wholeProducts(threads, n, 2*w.Shape[0]*prod(out.Shape[2:])*prod(w.Shape[1:])) {
 		runConvImages(x, w, bias, out, ca, work, ep, pk)
 		workers.mu.Unlock()
 		return
 	}
 	for b := 0; b < n; b++ {
-		convImage(b, x, w, bias, out, ca, work, ep, pk)
+		convImage(b, x, w, bias, out, ca, work, ep, pk, threads)
 	}
 }
 
 // convImage is convF32 for image b alone, every group.
-func convImage(b int, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM) {
+func convImage(b int, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM, threads int) {
 	ch, m := x.Shape[1], w.Shape[0]
 	g := ca.group
 	cg, mg := ch/g, m/g
@@ -212,10 +212,10 @@ func convImage(b int, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca c
 			if addend != nil {
 				rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
 			}
-			sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows, prepacked{pk, gi})
+			sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows, prepacked{pk, gi}, threads)
 			continue
 		}
-		acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg)
+		acc := ep.startShared(cm, out.Strides[1], mg, p, yo, gi*mg, threads)
 		if bias != nil {
 			for oc := 0; oc < mg; oc++ {
 				v := float32(loadF(*bias, (gi*mg+oc)*bias.Strides[0]))
@@ -227,8 +227,8 @@ func convImage(b int, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca c
 			acc = true
 		}
 		am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
-		sgemmRows(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work, nil, prepacked{pk, gi})
-		ep.finishShared(cm, out.Strides[1], mg, p)
+		sgemmRows(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work, nil, prepacked{pk, gi}, threads)
+		ep.finishShared(cm, out.Strides[1], mg, p, threads)
 	}
 }
 

@@ -19,14 +19,14 @@ func isDepthwise(ch int, w wgrt.Tensor, group int) bool {
 // each output plane while it is in cache (out's planes are contiguous).
 // ok is false when the window does not suit it (the caller then takes the
 // generic path).
-func convDepthwiseF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, act fusedAct) bool {
+func convDepthwiseF32(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, act fusedAct, threads int) bool {
 	win, ok := windowOf(x, out, ca.kernel, ca.strides, ca.pads, ca.dilations)
 	if !ok || !w.Contiguous() {
 		return false
 	}
 	n, ch, m := x.Shape[0], x.Shape[1], out.Shape[1]
 	job := depthwiseJob{x: x, w: w, bias: bias, out: out, win: win, mult: m / ch, act: act}
-	if threads > 1 && n*m > 1 && workers.mu.TryLock() {
+	if n*m > 1 && workers.take(threads) {
 		pooledDepthwise = job
 		workers.runRange(n*m, &pooledDepthwise)
 		pooledDepthwise = depthwiseJob{}

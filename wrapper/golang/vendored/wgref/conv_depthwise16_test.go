@@ -69,7 +69,7 @@ func TestConvDepthwise16Activations(t *testing.T) {
 		act.apply(want.Float32s())
 		got := wgrt.New(wgrt.F32, want.Shape...)
 		depthwise16Vector = true
-		require.True(t, convDepthwiseF32(x, w, bias, got, ca, act))
+		require.True(t, convDepthwiseF32(x, w, bias, got, ca, act, defaultThreads))
 		requireClose(t, want.Float32s(), got.Float32s(), 1e-5, "%s", fmt.Sprint(act.kind))
 	}
 }

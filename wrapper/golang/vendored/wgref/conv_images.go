@@ -20,11 +20,12 @@ type convImages struct {
 
 var pooledConvImages convImages
 
-// runConvImages runs convF32's call over threads parts of its images.
+// runConvImages runs convF32's call over its images, in as many parts as
+// the pool's holder may use threads.
 // The caller holds the pool.
 func runConvImages(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM) {
 	t := &pooledConvImages
-	*t = convImages{x: x, w: w, out: out, ca: ca, pk: pk, work: work, parts: threads, hasBias: bias != nil, hasEp: ep != nil}
+	*t = convImages{x: x, w: w, out: out, ca: ca, pk: pk, work: work, parts: workers.limit, hasBias: bias != nil, hasEp: ep != nil}
 	if bias != nil {
 		t.bias = *bias
 	}
@@ -48,6 +49,6 @@ func (t *convImages) runPart(i int) {
 	}
 	from, to := share(i, t.parts, t.x.Shape[0])
 	for b := from; b < to; b++ {
-		convImage(b, t.x, t.w, bias, t.out, t.ca, work, ep, t.pk)
+		convImage(b, t.x, t.w, bias, t.out, t.ca, work, ep, t.pk, 1)
 	}
 }

@@ -357,7 +357,7 @@ func fusedOperands(c *wgrt.Call, ins int, isSum func(t wgrt.Tensor) bool) (wgrt.
 	if sum != nil && sum.DType != out.DType || add != nil && add.DType != out.DType {
 		return wgrt.Call{}, nil, nil, fmt.Errorf("%s: the bias and sum must have the output's dtype %s", c.Kernel, out.DType)
 	}
-	producer := wgrt.Call{Kernel: c.Kernel, Op: c.Op, Outputs: c.Outputs, Inputs: c.Inputs[:ins], Attrs: c.Attrs, Scratch: c.Scratch, Prepared: c.Prepared}
+	producer := wgrt.Call{Kernel: c.Kernel, Op: c.Op, Outputs: c.Outputs, Inputs: c.Inputs[:ins], Attrs: c.Attrs, Scratch: c.Scratch, Prepared: c.Prepared, Threads: c.Threads}
 	return producer, add, sum, nil
 }
 

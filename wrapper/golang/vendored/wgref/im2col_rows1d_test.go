@@ -68,9 +68,9 @@ func TestConv1DPathsMatchNaive(t *testing.T) {
 						got := make([]float32, len(want))
 						out := wgrt.FromFloat32s(got, n, m, ol)
 						work := make([]float32, convPackFloats(x.Shape, w.Shape, out.Shape, g, false, false))
-						convF32(x, w, nil, out, ca, work, nil, nil)
+						convF32(x, w, nil, out, ca, work, nil, nil, defaultThreads)
 						requireClose(t, want, got, 1e-4, "%v spread %d threads %d", s, spread, threads)
-						require.Zero(t, testing.AllocsPerRun(3, func() { convF32(x, w, nil, out, ca, work, nil, nil) }),
+						require.Zero(t, testing.AllocsPerRun(3, func() { convF32(x, w, nil, out, ca, work, nil, nil, defaultThreads) }),
 							"%v spread %d threads %d", s, spread, threads)
 					})
 				}

@@ -60,9 +60,9 @@ func TestConv3DPathsMatchDefinition(t *testing.T) {
 						withThreads(threads, func() {
 							got := wgrt.New(wgrt.F32, o...)
 							work := make([]float32, convPackFloats(x.Shape, w.Shape, got.Shape, s.group, false, pk != nil))
-							convF32(x, w, nil, got, ca, work, nil, pk)
+							convF32(x, w, nil, got, ca, work, nil, pk, defaultThreads)
 							requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%v %v spread %d packed %v threads %d", s.x, s.w, spread, packed, threads)
-							require.Zero(t, testing.AllocsPerRun(3, func() { convF32(x, w, nil, got, ca, work, nil, pk) }),
+							require.Zero(t, testing.AllocsPerRun(3, func() { convF32(x, w, nil, got, ca, work, nil, pk, defaultThreads) }),
 								"%v %v spread %d threads %d", s.x, s.w, spread, threads)
 						})
 					}

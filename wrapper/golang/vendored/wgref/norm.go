@@ -137,7 +137,7 @@ func layerNorm(c *wgrt.Call) error {
 		if hasBias {
 			bv = elems[float32](c.Inputs[2])
 		}
-		job := normRows{layerNorm: true, xs: xs, ys: ys, n: n, gs: gs, bv: bv, eps: eps}
+		job := normRows{layerNorm: true, xs: xs, ys: ys, n: n, gs: gs, bv: bv, eps: eps, threads: threadsOf(c)}
 		job.run(x.Shape[:axis], x.Strides[:axis], out.Strides[:axis])
 		return nil
 	}
@@ -294,7 +294,7 @@ func softmax(c *wgrt.Call, kind string) error {
 		// Rows along the last dimension, contiguous: no allocation.
 		xs, ys := elems[float32](x), elems[float32](out)
 		n := x.Shape[last]
-		job := normRows{log: kind == "log", xs: xs, ys: ys, n: n}
+		job := normRows{log: kind == "log", xs: xs, ys: ys, n: n, threads: threadsOf(c)}
 		job.run(x.Shape[:last], x.Strides[:last], out.Strides[:last])
 		return nil
 	}

@@ -31,9 +31,9 @@ func scratchOfPart(i int, work []float32) []float32 {
 }
 
 // wholeProducts reports whether count products, of flops each, are worth
-// sharing whole among the threads, and takes the pool if so: enough of
-// them that each thread has as many as another, or nearly.
-func wholeProducts(count, flops int) bool {
-	return threads > 1 && count >= threads && (count%threads == 0 || count >= 4*threads) &&
-		count*flops >= 2*minPartFlops && workers.mu.TryLock()
+// sharing whole among threads goroutines, and takes the pool if so:
+// enough of them that each thread has as many as another, or nearly.
+func wholeProducts(threads, count, flops int) bool {
+	return count >= threads && (count%threads == 0 || count >= 4*threads) &&
+		count*flops >= 2*minPartFlops && workers.take(threads)
 }

@@ -208,7 +208,7 @@ func (run *recurrentF32Run) project(d, s0, s1 int) {
 		if op.batch == 1 {
 			rs = op.xt
 		}
-		sgemmRows(n, g, op.input, matrix{data: xs[lo*op.xt:], rs: rs, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs, nil, pre)
+		sgemmRows(n, g, op.input, matrix{data: xs[lo*op.xt:], rs: rs, cs: xc}, wm, nil, run.proj, g, accumulate, run.packs, nil, pre, threadsOf(run.op.c))
 		return
 	}
 	// Batch-major X, or batch entries at different times (reversed
@@ -217,7 +217,7 @@ func (run *recurrentF32Run) project(d, s0, s1 int) {
 	for b := 0; b < op.batch; b++ {
 		lo, hi := run.window(d, b)
 		if hi > lo {
-			sgemmRows(hi-lo, g, op.input, matrix{data: xs[b*op.xb+lo*op.xt:], rs: op.xt, cs: xc}, wm, nil, run.proj[b*g:], op.batch*g, accumulate, run.packs, nil, pre)
+			sgemmRows(hi-lo, g, op.input, matrix{data: xs[b*op.xb+lo*op.xt:], rs: op.xt, cs: xc}, wm, nil, run.proj[b*g:], op.batch*g, accumulate, run.packs, nil, pre, threadsOf(run.op.c))
 		}
 	}
 }
@@ -320,7 +320,7 @@ func (run *recurrentF32Run) recur(states []float32, col, n int) {
 		}
 		return
 	}
-	sgemm(op.batch, n, hidden, matrix{data: states, rs: hidden, cs: 1}, matrix{data: run.rt[col:], rs: g + rtPad, cs: 1}, nil, run.pre[col:], g, false, run.packs)
+	sgemm(op.batch, n, hidden, matrix{data: states, rs: hidden, cs: 1}, matrix{data: run.rt[col:], rs: g + rtPad, cs: 1}, nil, run.pre[col:], g, false, run.packs, threadsOf(run.op.c))
 }
 
 // timeOf is the time step batch entry b is at in step s of direction d;

@@ -143,7 +143,7 @@ func TestSgemmMatchesNaive(t *testing.T) {
 					ldc := n + 3
 					got, want := randFloats(r, m*ldc), make([]float32, m*ldc)
 					copy(want, got)
-					sgemm(m, n, k, a, b, nil, got, ldc, acc, make([]float32, gemmPackFloats(m, n, k, formOf(b, nil))))
+					sgemm(m, n, k, a, b, nil, got, ldc, acc, make([]float32, gemmPackFloats(m, n, k, formOf(b, nil))), defaultThreads)
 					naiveGemm(m, n, k, a, b, want, ldc, acc)
 					requireClose(t, want, got, 1e-4, "%v trans %v acc %v", s, trans, acc)
 				}
@@ -177,7 +177,7 @@ func TestSgemmThreadsMatchNaive(t *testing.T) {
 						ldc := n + 1
 						got, want := randFloats(r, m*ldc), make([]float32, m*ldc)
 						copy(want, got)
-						sgemm(m, n, k, a, b, nil, got, ldc, true, make([]float32, gemmPackFloats(m, n, k, formOf(b, nil))))
+						sgemm(m, n, k, a, b, nil, got, ldc, true, make([]float32, gemmPackFloats(m, n, k, formOf(b, nil))), defaultThreads)
 						naiveGemm(m, n, k, a, b, want, ldc, true)
 						requireClose(t, want, got, 1e-4, "%v threads %d transB %v", s, threads, transB)
 					}
@@ -235,7 +235,7 @@ func TestConvPathsMatchNaive(t *testing.T) {
 					got := make([]float32, len(want))
 					x, w := wgrt.FromFloat32s(xd, n, c, h, wd), wgrt.FromFloat32s(wdata, m, c/g, 3, 3)
 					out := wgrt.FromFloat32s(got, n, m, oh, ow)
-					convF32(x, w, nil, out, ca, make([]float32, gemmPackFloats(m/g, oh*ow, c/g*9, bIm2col)), nil, nil)
+					convF32(x, w, nil, out, ca, make([]float32, gemmPackFloats(m/g, oh*ow, c/g*9, bIm2col)), nil, nil, defaultThreads)
 					requireClose(t, want, got, 1e-4, "%v threads %d", s, threads)
 				})
 			}
@@ -256,8 +256,8 @@ func TestSgemmAllocatesNothing(t *testing.T) {
 	convWork := make([]float32, gemmPackFloats(32, 28*28, 16*9, bIm2col))
 	for _, threads := range []int{1, 2} {
 		withThreads(threads, func() {
-			require.Zero(t, testing.AllocsPerRun(5, func() { sgemm(m, n, k, a, b, nil, c, n, false, work) }), "sgemm, threads %d", threads)
-			require.Zero(t, testing.AllocsPerRun(5, func() { convF32(x, w, nil, out, ca, convWork, nil, nil) }), "conv, threads %d", threads)
+			require.Zero(t, testing.AllocsPerRun(5, func() { sgemm(m, n, k, a, b, nil, c, n, false, work, defaultThreads) }), "sgemm, threads %d", threads)
+			require.Zero(t, testing.AllocsPerRun(5, func() { convF32(x, w, nil, out, ca, convWork, nil, nil, defaultThreads) }), "conv, threads %d", threads)
 		})
 	}
 }
@@ -278,7 +278,7 @@ func TestSgemmConcurrentCallers(t *testing.T) {
 				got, want := make([]float32, m*n), make([]float32, m*n)
 				work := make([]float32, gemmPackFloats(m, n, k, bRowMajor))
 				for rep := 0; rep < 5; rep++ {
-					sgemm(m, n, k, a, b, nil, got, n, false, work)
+					sgemm(m, n, k, a, b, nil, got, n, false, work, defaultThreads)
 				}
 				naiveGemm(m, n, k, a, b, want, n, false)
 				for i := range got {
@@ -316,7 +316,7 @@ func BenchmarkSgemm(b *testing.B) {
 					cpu0 := processCPU()
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
-						sgemm(m, n, k, a, bb, nil, c, n, false, work)
+						sgemm(m, n, k, a, bb, nil, c, n, false, work, defaultThreads)
 					}
 					flops := 2 * float64(m*n*k) * float64(b.N) / 1e9
 					b.ReportMetric(flops/b.Elapsed().Seconds(), "GFLOP/s")

@@ -150,3 +150,29 @@ func TestThreadsGiveIdenticalBits(t *testing.T) {
 		}
 	})
 }
+
+// A call's own thread count (wgrt.Call.Threads, a wrapper's
+// Options.Threads) overrides SetThreads' either way: one thread runs on the
+// caller alone though the package default is two, three split the work
+// (the pool growing its workers) though the default is one, with the same
+// bits and no allocation per call.
+func TestCallThreadsOverrideTheDefault(t *testing.T) {
+	r := rand.New(rand.NewSource(22))
+	for _, c := range threadCases(r) {
+		require.NoError(t, Call(c), "%s", c.Kernel)
+		want := slices.Clone(c.Outputs[0].Float32s())
+		for _, tc := range []struct{ def, call int }{{2, 1}, {1, 3}} {
+			withThreads(tc.def, func() {
+				c.Threads = tc.call
+				defer func() { c.Threads = 0 }()
+				clear(c.Outputs[0].Float32s())
+				runs := workers.claim.Load() >> (2 * claimBits)
+				require.NoError(t, Call(c), "%s", c.Kernel)
+				split := workers.claim.Load()>>(2*claimBits) > runs
+				require.Equal(t, tc.call > 1, split, "%s %v: default %d, call %d threads: split %v", c.Kernel, c.Outputs[0].Shape, tc.def, tc.call, split)
+				require.True(t, slices.Equal(want, c.Outputs[0].Float32s()), "%s %v: %d threads change bits", c.Kernel, c.Outputs[0].Shape, tc.call)
+				require.Zero(t, testing.AllocsPerRun(5, func() { _ = Call(c) }), "%s %v allocates with %d threads", c.Kernel, c.Outputs[0].Shape, tc.call)
+			})
+		}
+	}
+}

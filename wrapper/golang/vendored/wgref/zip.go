@@ -79,7 +79,7 @@ func mapUnary(c *wgrt.Call, op unaryOp) error {
 		if x.DType == wgrt.F32 && out.DType == wgrt.F32 {
 			xs, os := elems[float32](x), elems[float32](out)
 			if op.vec.kind != unaryNone {
-				op.vec.applyRows(out.Shape, os, out.Strides, xs, x.Strides)
+				op.vec.applyRows(out.Shape, os, out.Strides, xs, x.Strides, threadsOf(c))
 				return nil
 			}
 			var it rowIter
@@ -139,7 +139,7 @@ func zip(c *wgrt.Call, out, a, b wgrt.Tensor, op binaryOp) error {
 		var aBuf, bBuf [maxRank]int
 		sa, sb := broadcastStrides(&aBuf, out.Shape, a), broadcastStrides(&bBuf, out.Shape, b)
 		if op.vec != binaryNone {
-			op.vec.applyRows(out.Shape, os, out.Strides, as, sa, bs, sb)
+			op.vec.applyRows(out.Shape, os, out.Strides, as, sa, bs, sb, threadsOf(c))
 			return nil
 		}
 		var it rowIter
@@ -282,28 +282,29 @@ func copyBroadcast(c *wgrt.Call, out, x wgrt.Tensor) error {
 			return fmt.Errorf("%s: shape %v does not broadcast to %v", c.Kernel, x.Shape, out.Shape)
 		}
 	}
-	copyStrided(out.Shape, out, out.Strides, 0, x, broadcastStrides(new([maxRank]int), out.Shape, x), 0)
+	copyStrided(out.Shape, out, out.Strides, 0, x, broadcastStrides(new([maxRank]int), out.Shape, x), 0, threadsOf(c))
 	return nil
 }
 
 // copyStrided copies the elements of shape from src (at srcOff, with
-// srcStrides) to dst (at dstOff, with dstStrides), any dtype.
-func copyStrided(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src wgrt.Tensor, srcStrides []int, srcOff int) {
+// srcStrides) to dst (at dstOff, with dstStrides), any dtype, a large
+// copy shared with the workers when threads > 1.
+func copyStrided(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src wgrt.Tensor, srcStrides []int, srcOff, threads int) {
 	size := src.DType.Size()
 	switch size {
 	case 4:
 		if !copyTransposed32(shape, dst, dstStrides, dstOff, src, srcStrides, srcOff) {
-			copyRows[uint32](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
+			copyRows[uint32](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff, threads)
 		}
 		return
 	case 8:
-		copyRows[uint64](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
+		copyRows[uint64](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff, threads)
 		return
 	case 2:
-		copyRows[uint16](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
+		copyRows[uint16](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff, threads)
 		return
 	case 1:
-		copyRows[uint8](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff)
+		copyRows[uint8](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff, threads)
 		return
 	}
 	eachRow(shape, [][]int{dstStrides, srcStrides}, func(off [maxOperands]int, n int, step [maxOperands]int) {
@@ -316,14 +317,14 @@ func copyStrided(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src
 }
 
 // copyRows is copyStrided for elements of type E.
-func copyRows[E uint8 | uint16 | uint32 | uint64](shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src wgrt.Tensor, srcStrides []int, srcOff int) {
+func copyRows[E uint8 | uint16 | uint32 | uint64](shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src wgrt.Tensor, srcStrides []int, srcOff, threads int) {
 	ds, ss := elems[E](dst), elems[E](src)
 	var it rowIter
 	it.init(shape)
 	it.add(dstStrides, dstOff)
 	it.add(srcStrides, srcOff)
 	it.coalesce()
-	if units, size := shareUnits(&it); size == 1 && shareCopy(&it, units, ds, ss) {
+	if units, size := shareUnits(&it); size == 1 && shareCopy(&it, units, ds, ss, threads) {
 		return
 	}
 	walkCopy(&it, ds, ss)
@@ -358,12 +359,12 @@ func (r *copyRows32) doRange(from, to int) {
 	walkCopy(&it, r.ds, r.ss)
 }
 
-// shareCopy runs a large 4-byte copy of units rows with the workers, and
-// reports whether it did.
-func shareCopy[E uint8 | uint16 | uint32 | uint64](it *rowIter, units int, ds, ss []E) bool {
+// shareCopy runs a large 4-byte copy of units rows with the workers when
+// threads > 1, and reports whether it did.
+func shareCopy[E uint8 | uint16 | uint32 | uint64](it *rowIter, units int, ds, ss []E, threads int) bool {
 	d32, ok1 := any(ds).([]uint32)
 	s32, ok2 := any(ss).([]uint32)
-	if !ok1 || !ok2 || !shares(units, walkOf(it)) {
+	if !ok1 || !ok2 || !shares(threads, units, walkOf(it)) {
 		return false
 	}
 	pooledCopy = copyRows32{it: *it, ds: d32, ss: s32}

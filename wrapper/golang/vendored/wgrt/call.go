@@ -60,6 +60,11 @@ type Call struct {
 	// when nothing was, and the kernel then works from the operands alone.
 	// It belongs to the runner: the kernel reads it and never keeps it.
 	Prepared any
+	// Threads is how many goroutines the kernel may use for this call
+	// (the wrapper's Options.Threads); 0 leaves it to the kernel (the
+	// reference kernels: wgref.SetThreads' count, at first the CPUs the
+	// process may use).
+	Threads int
 }
 
 // PrepareFunc prepares one op's constant operands for its kernel, once,
