@@ -60,7 +60,7 @@ func TestRulesAreWhatKernelsAsk(t *testing.T) {
 	// those the rule reads.
 	recurrent := strings.NewReplacer(
 		`"attrs": {"direction": "bidirectional"`, `"attrs": {"activations": "Sigmoid,Tanh,Tanh,Sigmoid,Tanh,Tanh", "activation_alpha": "", "activation_beta": "", "clip": 0.0, "input_forget": 0, "direction": "bidirectional"`,
-		`"attrs": {"direction": "forward", "hidden_size": 6`, `"attrs": {"activations": "Sigmoid,Tanh", "activation_alpha": "", "activation_beta": "", "clip": 0.0, "linear_before_reset": 0, "direction": "forward", "hidden_size": 6`,
+		`"attrs": {"direction": "forward", "hidden_size": 6`, `"attrs": {"activations": "Sigmoid,Tanh", "activation_alpha": "", "activation_beta": "", "clip": 0.0, "direction": "forward", "hidden_size": 6`,
 		`"attrs": {"direction": "forward", "hidden_size": 4`, `"attrs": {"activations": "Tanh", "activation_alpha": "", "activation_beta": "", "clip": 0.0, "direction": "forward", "hidden_size": 4`,
 	).Replace(recurrentGraph)
 	for _, src := range []string{kernelsGraph, recurrent} {

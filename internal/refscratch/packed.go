@@ -200,10 +200,11 @@ func matMulPacked(op *graph.Op, b []int) int64 {
 
 // recurrentPacked is wgref's prepareRecurrent: W [directions,
 // gates·hidden, input], row-major, each direction packed as the B
-// (input×gates·hidden) of its input projection, W[d]ᵀ.
+// (input×gates·hidden) of its input projection, W[d]ᵀ; none when the op
+// runs step by step.
 func recurrentPacked(op *graph.Op, w []int) int64 {
 	strides, ok := constStrides(op.Inputs[1], w)
-	if !ok || len(w) != 3 || w[0] < 1 || w[0] > 2 || !rowMajorStrides(w, strides) {
+	if !ok || len(w) != 3 || w[0] < 1 || w[0] > 2 || !rowMajorStrides(w, strides) || stepwise(op) {
 		return 0
 	}
 	return int64(w[0]) * productPacked(w[1], w[2], w[2] == 1)

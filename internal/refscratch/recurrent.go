@@ -30,6 +30,7 @@ const (
 // every step instead of packing it again, and its column panels do not map
 // to the same cache sets; smaller batches read R itself), one step's gate
 // pre-activations [batch, gates·hidden] and two states [batch, hidden].
+// Small layers run step by step and need none (wgref.StepwiseRecurrent).
 // Other float types run in float64 one batch entry at a time: the gates
 // and three vectors of hidden.
 func recurrent(op *graph.Op) expr.Expr {
@@ -45,6 +46,9 @@ func recurrent(op *graph.Op) expr.Expr {
 	}
 	if !recurrentF32(op) {
 		return expr.Scale(hidden, 8*(gates+3))
+	}
+	if stepwise(op) {
+		return expr.Const(0)
 	}
 	x := op.Inputs[0]
 	seq, batch, input := x.Shape[0], x.Shape[1], x.Shape[2]
@@ -84,4 +88,32 @@ func recurrentF32(op *graph.Op) bool {
 		next++
 	}
 	return next > 0 && allF32(op.Outputs...)
+}
+
+// stepwise reports whether the float32 op runs step by step
+// (wgref.StepwiseRecurrent), from its attributes and W's shape: false when
+// they are not constants, so that the scratch reserved is the windowed
+// path's, which covers the kernel's choice either way.
+func stepwise(op *graph.Op) bool {
+	gates := map[string]int{"RNN": 1, "GRU": 3, "LSTM": 4}[op.Kernel]
+	hidden := intAttr(op, "hidden_size", 0)
+	w, ok := fixedShape(op.Inputs[1])
+	if gates == 0 || hidden <= 0 || !ok || len(w) != 3 {
+		return false
+	}
+	var outs []expr.Expr
+	for _, a := range op.Attrs {
+		if a.Name == "outputs" && a.Kind == graph.AttrInts {
+			outs = a.Ints
+		}
+	}
+	has := func(k int) bool {
+		if k >= len(outs) {
+			return false
+		}
+		v, ok := outs[k].IsConst()
+		return ok && v != 0
+	}
+	lbr := intAttr(op, "linear_before_reset", 0) != 0
+	return wgref.StepwiseRecurrent(gates, int(hidden), w[2], lbr, has(0), has(2))
 }

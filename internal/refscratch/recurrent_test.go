@@ -14,7 +14,9 @@ import (
 // LSTM over a sequence of n (batch 2, input 7, hidden 5: gates·hidden 20;
 // no Rᵀ at batch 2), a float32 GRU in layout 1 with sequence_lens (batch
 // 3, sequence n, input 4, hidden 6: 18), a float64 RNN (the general
-// path's float64s) and a float32 RNN whose batch is n (Rᵀ from batch 3).
+// path's float64s), a float32 RNN whose batch is n (Rᵀ from batch 3) that
+// outputs only Y_h, and the GRU again with linear_before_reset, which runs
+// step by step and needs none.
 const recurrentGraph = `{
   "name": "recurrent",
   "symbols": {"n": {"hint": 2, "min": 1, "max": 8}},
@@ -36,19 +38,22 @@ const recurrentGraph = `{
     "bx": {"dtype": "f32", "shape": [4, "n", 3]},
     "bw": {"dtype": "f32", "shape": [1, 4, 3]},
     "br": {"dtype": "f32", "shape": [1, 4, 4]},
-    "by": {"dtype": "f32", "shape": [4, 1, "n", 4]}
+    "by": {"dtype": "f32", "shape": [1, "n", 4]},
+    "sy": {"dtype": "f32", "shape": [3, "n", 1, 6]}
   },
   "inputs": ["x", "w", "r", "b", "gx", "gw", "gr", "lens", "rx", "rw", "rr", "bx", "bw", "br"],
-  "outputs": ["y", "gy", "ry", "by"],
+  "outputs": ["y", "gy", "ry", "by", "sy"],
   "ops": [
     {"kernel": "LSTM", "inputs": ["x", "w", "r", "b"], "outputs": ["y"],
      "attrs": {"direction": "bidirectional", "hidden_size": 5, "layout": 0, "inputs": [1, 1, 1, 1, 0, 0, 0, 0], "outputs": [1, 0, 0]}},
     {"kernel": "GRU", "inputs": ["gx", "gw", "gr", "lens"], "outputs": ["gy"],
-     "attrs": {"direction": "forward", "hidden_size": 6, "layout": 1, "inputs": [1, 1, 1, 0, 1, 0], "outputs": [1, 0, 0]}},
+     "attrs": {"direction": "forward", "hidden_size": 6, "layout": 1, "linear_before_reset": 0, "inputs": [1, 1, 1, 0, 1, 0], "outputs": [1, 0, 0]}},
     {"kernel": "RNN", "inputs": ["rx", "rw", "rr"], "outputs": ["ry"],
      "attrs": {"direction": "forward", "hidden_size": 4, "layout": 0, "inputs": [1, 1, 1, 0, 0, 0], "outputs": [1, 0, 0]}},
     {"kernel": "RNN", "inputs": ["bx", "bw", "br"], "outputs": ["by"],
-     "attrs": {"direction": "forward", "hidden_size": 4, "layout": 0, "inputs": [1, 1, 1, 0, 0, 0], "outputs": [1, 0, 0]}}
+     "attrs": {"direction": "forward", "hidden_size": 4, "layout": 0, "inputs": [1, 1, 1, 0, 0, 0], "outputs": [0, 1, 0]}},
+    {"kernel": "GRU", "inputs": ["gx", "gw", "gr", "lens"], "outputs": ["sy"],
+     "attrs": {"direction": "forward", "hidden_size": 6, "layout": 1, "linear_before_reset": 1, "inputs": [1, 1, 1, 0, 1, 0], "outputs": [1, 0, 0]}}
   ]
 }`
 
@@ -71,8 +76,8 @@ func TestRecurrentRules(t *testing.T) {
 		// RNN of batch n: projection 20 rows → 24 by 3 deep, 4 columns →
 		// 32: 24·3+3·32 = 168; a step's 5 rows → 12 by 4 deep: 12·4+4·32 =
 		// 176.
-		1: {4 * (2*20 + 2*20 + 2*2*5), 4 * (3*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (4*4 + 4 + 2*4)},
-		5: {4 * (308 + 10*20 + 2*20 + 2*2*5), 4 * (224 + 15*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (176 + 20*4 + 4*(4+16) + 5*4 + 2*5*4)},
+		1: {4 * (2*20 + 2*20 + 2*2*5), 4 * (3*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (4*4 + 4 + 2*4), 0},
+		5: {4 * (308 + 10*20 + 2*20 + 2*2*5), 4 * (224 + 15*18 + 6*(18+16) + 3*18 + 2*3*6), 8 * 4 * (1 + 3), 4 * (176 + 20*4 + 4*(4+16) + 5*4 + 2*5*4), 0},
 	}
 	for _, n := range []int64{1, 5} {
 		var got []int64

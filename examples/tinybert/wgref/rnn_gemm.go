@@ -75,6 +75,10 @@ type recurrentF32Run struct {
 }
 
 func recurrentF32(op *recurrentOp) error {
+	if op.stepwise() {
+		recurrentStepwise(op)
+		return nil
+	}
 	hidden, g := op.hidden, op.gates*op.hidden
 	rows := min(op.seq, projectSteps) * op.batch
 	work, err := scratchOf[float32](op.c, recurrentF32Floats(op.seq, op.batch, op.input, hidden, op.gates))
@@ -254,13 +258,17 @@ func init() {
 // gates·hidden, input], a param) as each direction's input projection's
 // B, W[d]ᵀ, the operand project would otherwise pack on every call (a
 // 2-layer GRU of 512 spent a sixth of its time there): one slice, the
-// second direction's half behind next. refscratch.PackedBytes counts it.
+// second direction's half behind next, unless the op runs step by step.
+// refscratch.PackedBytes counts it.
 func prepareRecurrent(c *wgrt.Call) (*packedGEMM, error) {
 	w, ok := weightOf(c, 1)
 	if !ok || len(w.Shape) != 3 || w.Shape[0] < 1 || w.Shape[0] > 2 || !w.Contiguous() {
 		return nil, nil
 	}
 	dirs, g, input := w.Shape[0], w.Shape[1], w.Shape[2]
+	if stepwiseCall(c, g, input) {
+		return nil, nil // no input projection to pack
+	}
 	ws := elems[float32](w)
 	var packs [2]*packedGEMM
 	for d := range dirs {
@@ -314,9 +322,14 @@ func (run *recurrentF32Run) step(d, s int) {
 // recur is the step's product of states [batch, hidden] with rows [col,
 // col+n) of R (columns of Rᵀ) into the same columns of pre: for a batch
 // of one or two, R's rows dotted with each entry's state (no padding to
-// the GEMM micro-kernel's rows, no Rᵀ); for more, one GEMM.
+// the GEMM micro-kernel's rows, no Rᵀ; two entries read each row once);
+// for more, one GEMM.
 func (run *recurrentF32Run) recur(states []float32, col, n int) {
 	op, g, hidden := &run.op, run.g, run.hidden
+	if op.batch == 2 { // R's rows read once for both entries
+		dotRows2(run.rd[col*run.rs:], run.rs, states[:hidden], states[hidden:2*hidden], run.pre[col:col+n], run.pre[g+col:g+col+n])
+		return
+	}
 	if op.batch <= dotRowsMaxBatch {
 		for b := 0; b < op.batch; b++ {
 			dotRows(run.rd[col*run.rs:], run.rs, states[b*hidden:(b+1)*hidden], run.pre[b*g+col:b*g+col+n])
@@ -344,50 +357,63 @@ func (run *recurrentF32Run) timeOf(d, s, b int) (t int, ok bool) {
 // linear_before_reset: up to r⊙H, which gruCandidate continues from).
 func (run *recurrentF32Run) gates(b int, row []float32) {
 	hidden, g := run.hidden, run.g
-	pre := run.pre[b*g : (b+1)*g : (b+1)*g]
-	h := run.h[b*hidden : (b+1)*hidden : (b+1)*hidden]
-	second := run.second[b*hidden : (b+1)*hidden : (b+1)*hidden]
+	var peep [3][]float32
+	if run.peep != nil {
+		peep = [3][]float32{run.peep[:hidden], run.peep[hidden : 2*hidden], run.peep[2*hidden : 3*hidden]}
+	}
+	var candRb []float32
+	if run.rb != nil && run.op.gates == 3 {
+		candRb = run.rb[2*hidden : 3*hidden]
+	}
+	run.gateBlock(hidden, run.pre[b*g:(b+1)*g:(b+1)*g], row, run.h[b*hidden:(b+1)*hidden:(b+1)*hidden],
+		run.second[b*hidden:(b+1)*hidden:(b+1)*hidden], peep, candRb)
+}
+
+// gateBlock updates n units' state h and second (LSTM's cell, GRU's r⊙H)
+// from their pre-activations: pre holds the recurrence and row the
+// projected input, gate q of the units at [q·n, (q+1)·n) of each. peep
+// are the units' peepholes i, o, f (nil: none) and candRb GRU's Rbh of
+// the units (linear_before_reset; nil: none).
+func (run *recurrentF32Run) gateBlock(n int, pre, row, h, second []float32, peep [3][]float32, candRb []float32) {
 	switch run.op.gates {
 	case 1:
+		pre = pre[:n]
 		addF32(pre, row)
 		clipF32(pre, run.clip)
 		run.fAct.applyF32(pre)
 		copy(h, pre)
 	case 3:
-		zr := pre[:2*hidden]
-		addF32(zr, row[:2*hidden])
+		zr := pre[:2*n]
+		addF32(zr, row[:2*n])
 		clipF32(zr, run.clip)
 		run.fAct.applyF32(zr)
-		r := pre[hidden : 2*hidden]
+		r := pre[n : 2*n]
 		if !run.lbr {
 			mulF32(second, r, h) // r⊙H, for the candidate's GEMM
 			return
 		}
 		// n = g(Xt·Whᵀ + Wbh + r⊙(H·Rhᵀ + Rbh))
-		n, x := pre[2*hidden:3*hidden], row[2*hidden:3*hidden]
-		var rb []float32
-		if run.rb != nil {
-			rb = run.rb[2*hidden : 3*hidden]
-		}
-		for k := range n {
-			v := n[k]
-			if rb != nil {
-				v += rb[k]
+		cand, x := pre[2*n:3*n], row[2*n:3*n]
+		for k := range cand {
+			v := cand[k]
+			if candRb != nil {
+				v += candRb[k]
 			}
-			n[k] = x[k] + r[k]*v
+			cand[k] = x[k] + r[k]*v
 		}
-		clipF32(n, run.clip)
-		run.gAct.applyF32(n)
-		blendF32(h, pre[:hidden], n)
+		clipF32(cand, run.clip)
+		run.gAct.applyF32(cand)
+		blendF32(h, pre[:n], cand)
 	case 4:
 		// Gates i, o, f, c in W's order; peepholes i, o, f; the cell
 		// state is second.
+		pre = pre[:4*n]
 		addF32(pre, row)
-		i, o, f, c := pre[:hidden], pre[hidden:2*hidden], pre[2*hidden:3*hidden], pre[3*hidden:4*hidden]
-		if run.peep != nil {
-			fmaF32(i, run.peep[:hidden], second)
+		i, o, f, c := pre[:n], pre[n:2*n], pre[2*n:3*n], pre[3*n:4*n]
+		if peep[0] != nil {
+			fmaF32(i, peep[0], second)
 			if !run.inputForget {
-				fmaF32(f, run.peep[2*hidden:3*hidden], second)
+				fmaF32(f, peep[2], second)
 			}
 		}
 		clipF32(i, run.clip)
@@ -405,8 +431,8 @@ func (run *recurrentF32Run) gates(b int, row []float32) {
 		for k := range second {
 			second[k] = f[k]*second[k] + i[k]*c[k]
 		}
-		if run.peep != nil {
-			fmaF32(o, run.peep[hidden:2*hidden], second)
+		if peep[1] != nil {
+			fmaF32(o, peep[1], second)
 		}
 		clipF32(o, run.clip)
 		run.fAct.applyF32(o)
@@ -450,12 +476,7 @@ func (run *recurrentF32Run) finish(d int) {
 
 // Elementwise float32 loops over equal-length rows.
 
-func addF32(dst, src []float32) {
-	src = src[:len(dst)]
-	for i := range dst {
-		dst[i] += src[i]
-	}
-}
+func addF32(dst, src []float32) { binaryVV(binaryAdd, dst, dst, src) }
 
 func mulF32(dst, a, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]

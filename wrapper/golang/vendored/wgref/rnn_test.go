@@ -377,8 +377,10 @@ func (c rnnCase) call(o rnnOperands) *wgrt.Call {
 // whose gates·hidden is no multiple of sgemm's 16 columns), every
 // direction, both layouts, sequence_lens (an entry of length 0 among
 // them), clip, linear_before_reset both ways, initial states, peepholes,
-// input_forget, other activations; float32 (the GEMM path) and float64
-// (the general path). Each call allocates nothing given its scratch.
+// input_forget, other activations; float32 step by step (where the
+// layer qualifies, given no scratch) and through the windowed GEMMs, and
+// float64 (the general path). Each call allocates nothing given its
+// scratch.
 func TestRecurrentMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewSource(34))
 	var cases []rnnCase
@@ -411,19 +413,33 @@ func TestRecurrentMatchesNaive(t *testing.T) {
 		rnnCase{gates: 3, seq: 5, batch: 3, input: 4, hidden: 7, direction: "forward", bias: true, acts: []string{"LeakyRelu", "HardSigmoid"}, alpha: []float64{0.3, 0.25}, beta: []float64{0, 0.4}},
 		rnnCase{gates: 1, seq: 4, batch: 2, input: 5, hidden: 9, direction: "reverse", bias: true, acts: []string{"Relu"}},
 	)
+	defer func(was int) { stepwiseMaxWeightBytes = was }(stepwiseMaxWeightBytes)
+	full := stepwiseMaxWeightBytes
 	for _, c := range cases {
-		for _, dtype := range []wgrt.DType{wgrt.F32, wgrt.F64} {
+		for _, path := range []string{"f32 stepwise", "f32 windowed", "f64"} {
+			dtype := wgrt.F32
+			if path == "f64" {
+				dtype = wgrt.F64
+			}
 			c.dtype = dtype
 			o := c.operands(rng)
+			stepwiseMaxWeightBytes = full
+			if path == "f32 windowed" {
+				stepwiseMaxWeightBytes = 0
+			}
 			// Unprepared, and with W packed once by Prepare (float32: each
 			// direction's input projection's B).
 			for _, prepare := range []bool{false, true} {
 				call := c.call(o)
+				stepwise := dtype == wgrt.F32 && StepwiseRecurrent(c.gates, c.hidden, c.input, c.lbr, true, c.gates == 4)
 				if prepare {
 					pk, _, err := Prepare(call)
 					require.NoError(t, err, "%v", c)
-					require.Equal(t, dtype == wgrt.F32, pk != nil, "%v prepared", c)
+					require.Equal(t, dtype == wgrt.F32 && !stepwise, pk != nil, "%v prepared on the %s path", c, path)
 					call.Prepared = pk
+				}
+				if stepwise {
+					call.Scratch = nil // it needs none
 				}
 				require.NoError(t, Call(call), "%v prepared %v", c, prepare)
 				y, yh, yc := naiveRecurrent(c, o)
@@ -482,6 +498,8 @@ func assertRNNClose(t *testing.T, want, got []float64, format string, args ...an
 // wrong shape, fails with an error naming the problem instead of
 // indexing out of range.
 func TestRecurrentErrors(t *testing.T) {
+	defer func(was int) { stepwiseMaxWeightBytes = was }(stepwiseMaxWeightBytes)
+	stepwiseMaxWeightBytes = 0 // the windowed path, which takes scratch
 	rng := rand.New(rand.NewSource(1))
 	c := rnnCase{gates: 4, seq: 3, batch: 2, input: 4, hidden: 5, direction: "forward", bias: true, dtype: wgrt.F32}
 	call := c.call(c.operands(rng))
