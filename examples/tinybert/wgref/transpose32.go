@@ -10,9 +10,11 @@ import "github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 // last dimension contiguous and the input's second-to-last (a Transpose
 // that swaps the last two axes, an attention's Kᵀ, a weight's Wᵀ). Each
 // such matrix moves in 8×8 blocks through registers (transposeBlocks)
-// instead of one strided load per element; the edges take the loop. False
-// (nothing copied) for any other layout, or without the vector kernel.
-func copyTransposed32(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src wgrt.Tensor, srcStrides []int, srcOff int) bool {
+// instead of one strided load per element; the edges take the loop.
+// Several large matrices (attention heads' Kᵀ) are shared with the
+// workers when threads > 1. False (nothing copied) for any other layout,
+// or without the vector kernel.
+func copyTransposed32(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src wgrt.Tensor, srcStrides []int, srcOff, threads int) bool {
 	if !transposeVector {
 		return false
 	}
@@ -35,19 +37,44 @@ func copyTransposed32(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int
 	if it.strides[0][r-1] != 1 || it.strides[1][r-2] != 1 || lds < cols || ldd < rows || rows < 8 || cols < 8 {
 		return false
 	}
-	ds, ss := elems[uint32](dst), elems[uint32](src)
-	var outer rowIter
-	outer.init(it.shape[:r-2])
-	outer.add(it.strides[0][:r-2], it.base[0])
-	outer.add(it.strides[1][:r-2], it.base[1])
+	t := transposeMatrices{ds: elems[uint32](dst), ss: elems[uint32](src), ldd: ldd, lds: lds, rows: rows, cols: cols}
+	t.outer.init(it.shape[:r-2])
+	t.outer.add(it.strides[0][:r-2], it.base[0])
+	t.outer.add(it.strides[1][:r-2], it.base[1])
+	if t.outer.rank > 0 && shares(threads, t.outer.shape[0], walkOf(&t.outer)*rows*cols) {
+		pooledTranspose = t
+		workers.runRange(t.outer.shape[0], &pooledTranspose)
+		pooledTranspose = transposeMatrices{}
+		workers.mu.Unlock()
+		return true
+	}
+	t.walk(&t.outer)
+	return true
+}
+
+// transposeMatrices is copyTransposed32's matrices, walked over the outer
+// dimensions, shared by ranges of the first.
+type transposeMatrices struct {
+	outer                rowIter // not started
+	ds, ss               []uint32
+	ldd, lds, rows, cols int
+}
+
+var pooledTranspose transposeMatrices
+
+func (t *transposeMatrices) doRange(from, to int) {
+	it := rowsRange(t.outer, from, to, 1)
+	t.walk(&it)
+}
+
+func (t *transposeMatrices) walk(outer *rowIter) {
 	for outer.next() {
 		d, s := outer.off[0], outer.off[1]
 		for k := 0; k < outer.n; k++ {
-			transposeMatrix(ds[d:], ldd, ss[s:], lds, rows, cols)
+			transposeMatrix(t.ds[d:], t.ldd, t.ss[s:], t.lds, t.rows, t.cols)
 			d, s = d+outer.step[0], s+outer.step[1]
 		}
 	}
-	return true
 }
 
 // transposeMatrix sets dst[i*ldd+j] = src[j*lds+i] for j < rows, i < cols:

@@ -296,7 +296,7 @@ func copyStrided(shape []int, dst wgrt.Tensor, dstStrides []int, dstOff int, src
 	size := src.DType.Size()
 	switch size {
 	case 4:
-		if !copyTransposed32(shape, dst, dstStrides, dstOff, src, srcStrides, srcOff) {
+		if !copyTransposed32(shape, dst, dstStrides, dstOff, src, srcStrides, srcOff, threads) {
 			copyRows[uint32](shape, dst, dstStrides, dstOff, src, srcStrides, srcOff, threads)
 		}
 		return

@@ -43,8 +43,9 @@ func TestWorkerPoolRunsEachPartOnce(t *testing.T) {
 // threadCases are kernel calls whose work the pool splits: GEMMs cut by
 // rows (B read in place, a narrow last panel, several column blocks), by
 // columns and both ways, convolutions with and without a fused epilogue,
-// tap rows, pooling, softmax and layer normalization, and elementwise maps
-// over one long row and over many rows with broadcasting. Each is large enough to be split.
+// tap rows, pooling, softmax and layer normalization, transposes and
+// splits, and elementwise maps over one long row and over many rows with
+// broadcasting. Each is large enough to be split.
 func threadCases(r *rand.Rand) []*wgrt.Call {
 	mat := func(rows, cols int) wgrt.Tensor { return randomOf(r, wgrt.F32, rows, cols) }
 	conv := func(kernel string, x, w []int, group, pad int, extra []wgrt.Attr, more ...wgrt.Tensor) *wgrt.Call {
@@ -93,9 +94,13 @@ func threadCases(r *rand.Rand) []*wgrt.Call {
 		matMul(300, 512, 600),
 		prepared(conv("FusedConv", []int{1, 64, 30, 30}, []int{96, 64, 3, 3}, 1, 1, actAttrs("Relu", 0, 0), randomOf(r, wgrt.F32, 96))),
 		prepared(conv("Conv", []int{1, 300, 30, 30}, []int{40, 300, 1, 1}, 1, 0, nil)),
-		// Block copies: attention's transpose, a split of q, k and v.
+		// Block copies: attention's transpose, its keys' Kᵀ (8×8 blocks
+		// through registers, whole matrices per thread), a split of q, k
+		// and v.
 		{Kernel: "Transpose", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 4, 128, 64)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 4, 128, 4, 64)},
 			Attrs: []wgrt.Attr{intsAttr("perm", 0, 2, 1, 3)}},
+		{Kernel: "Transpose", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 4, 64, 131)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 4, 131, 4, 64)},
+			Attrs: []wgrt.Attr{intsAttr("perm", 0, 2, 3, 1)}},
 		{Kernel: "Split", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 128, 256), wgrt.New(wgrt.F32, 4, 128, 256), wgrt.New(wgrt.F32, 4, 128, 256)},
 			Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 4, 128, 768)}, Attrs: []wgrt.Attr{intAttr("axis", 2)}},
 		// Six images: whole images per thread at 2 and 3 threads.
