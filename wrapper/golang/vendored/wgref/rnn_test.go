@@ -402,6 +402,9 @@ func TestRecurrentMatchesNaive(t *testing.T) {
 					rnnCase{gates: gates, seq: 150, batch: 5, input: 4, hidden: 5, direction: dir, lbr: lbr, bias: true, seqLens: true, initH: true},
 					rnnCase{gates: gates, seq: 130, batch: 3, input: 3, hidden: 4, direction: dir, lbr: lbr, layout: 1, seqLens: true},
 					rnnCase{gates: gates, seq: 70, batch: 1, input: 6, hidden: 3, direction: dir, lbr: lbr, bias: true},
+					// More units than a step finishes at once (stepwiseUnits),
+					// the last block partial.
+					rnnCase{gates: gates, seq: 4, batch: 3, input: 20, hidden: 70, direction: dir, lbr: lbr, bias: true, seqLens: true, initH: true, initC: gates == 4, peep: gates == 4},
 				)
 			}
 		}
