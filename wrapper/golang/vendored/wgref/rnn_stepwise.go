@@ -19,7 +19,7 @@ import "github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 var stepwiseMaxWeightBytes = 256 << 10
 
 // stepwiseMaxGates bounds gates·hidden of a layer that runs step by step
-// (4·gates·hidden² < stepwiseMaxWeightBytes ≤ 256 KiB makes it under
+// (4·gates·hidden² ≤ stepwiseMaxWeightBytes ≤ 256 KiB makes it at most
 // 512): its biases fit a stack array.
 const stepwiseMaxGates = 512
 
@@ -36,7 +36,10 @@ const stepwiseUnits = 64
 // units need no other units' gates. wrapgen's planner reserves its
 // scratch by the same rule.
 func StepwiseRecurrent(gates, hidden, input int, linearBeforeReset, hasY, hasYc bool) bool {
+	// Sizes beyond the limit are refused before the product, which they
+	// could overflow (a hostile graph's hidden_size).
 	return hasY && (gates != 4 || hasYc) && (gates != 3 || linearBeforeReset) &&
+		hidden <= stepwiseMaxWeightBytes && input <= stepwiseMaxWeightBytes &&
 		4*gates*hidden*(input+hidden) <= stepwiseMaxWeightBytes
 }
 

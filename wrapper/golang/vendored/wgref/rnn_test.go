@@ -542,3 +542,15 @@ func BenchmarkRecurrent(b *testing.B) {
 		})
 	}
 }
+
+// The step-by-step rule holds at its limit and refuses sizes whose weight
+// bytes would overflow the product.
+func TestStepwiseRecurrentRule(t *testing.T) {
+	assert.True(t, StepwiseRecurrent(4, 128, 0, false, true, true), "16·128² bytes is the limit")
+	assert.False(t, StepwiseRecurrent(4, 129, 0, false, true, true))
+	assert.False(t, StepwiseRecurrent(4, 64, 32, false, true, false), "an LSTM without Y_c")
+	assert.False(t, StepwiseRecurrent(3, 64, 32, false, true, false), "a GRU resetting before the product")
+	assert.False(t, StepwiseRecurrent(1, 64, 32, false, false, false), "no Y")
+	assert.False(t, StepwiseRecurrent(4, 1<<40, 1<<40, false, true, true), "sizes that overflow")
+	assert.False(t, StepwiseRecurrent(1, 1, 1<<62, false, true, true), "an input that overflows")
+}
