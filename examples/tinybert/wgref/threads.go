@@ -25,11 +25,12 @@ func init() { SetThreads(runtime.GOMAXPROCS(0)) }
 // caller's goroutine only): the caller and n-1 workers started here,
 // which poll briefly after each split and are parked between calls.
 // Results are the same bits at any n. The default is
-// runtime.GOMAXPROCS(0) when the package starts. A call whose
-// wgrt.Call.Threads is set uses that count instead (a generated wrapper's
-// Options.Threads). Not safe to change while kernels run.
+// runtime.GOMAXPROCS(0) when the package starts, and n is capped at 1024.
+// A call whose wgrt.Call.Threads is set uses that count instead (a
+// generated wrapper's Options.Threads). Not safe to change while kernels
+// run.
 func SetThreads(n int) {
-	defaultThreads = max(n, 1)
+	defaultThreads = min(max(n, 1), maxThreads)
 	workers.resize(defaultThreads - 1)
 }
 
@@ -37,10 +38,15 @@ func SetThreads(n int) {
 // (SetThreads).
 func Threads() int { return defaultThreads }
 
+// maxThreads caps a thread count (SetThreads, wgrt.Call.Threads): a run
+// holds fewer parts than claim's bits allow, and each thread beyond the
+// first keeps a worker and its copy of the packing scratch.
+const maxThreads = 1024
+
 // threadsOf is how many goroutines call c may use.
 func threadsOf(c *wgrt.Call) int {
 	if c != nil && c.Threads > 0 {
-		return c.Threads
+		return min(c.Threads, maxThreads)
 	}
 	return defaultThreads
 }

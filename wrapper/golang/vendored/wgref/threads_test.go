@@ -181,3 +181,15 @@ func TestCallThreadsOverrideTheDefault(t *testing.T) {
 		}
 	}
 }
+
+// A thread count beyond maxThreads is capped, so that a run's parts stay
+// within what the pool can count (claimBits).
+func TestThreadCountsAreCapped(t *testing.T) {
+	require.Equal(t, maxThreads, threadsOf(&wgrt.Call{Threads: 1 << 30}))
+	require.Equal(t, 3, threadsOf(&wgrt.Call{Threads: 3}))
+	require.Less(t, maxThreads, 1<<claimBits)
+	defer SetThreads(1)
+	SetThreads(1 << 30)
+	require.Equal(t, maxThreads, Threads())
+	require.Equal(t, maxThreads, threadsOf(&wgrt.Call{}))
+}
