@@ -77,19 +77,45 @@ func gatherBlocks(c *wgrt.Call, out, x, idx wgrt.Tensor, axis int) error {
 	if out.DType != x.DType || out.NumElements()*size != outer*count*block {
 		return fmt.Errorf("%s: output %s %v for data %s %v and %d indices along axis %d", c.Kernel, out.DType, out.Shape, x.DType, x.Shape, count, axis)
 	}
-	dst := 0
-	for o := 0; o < outer; o++ {
-		for j := 0; j < count; j++ {
-			i, err := index(c, idx, j, n)
-			if err != nil {
-				return err
-			}
-			from := (o*n + i) * block
-			copy(out.Data[dst:dst+block], x.Data[from:from+block])
-			dst += block
+	// Every index is checked first, so that the copy, which the workers
+	// may share, cannot fail half way.
+	for j := 0; j < count; j++ {
+		if _, err := index(c, idx, j, n); err != nil {
+			return err
 		}
 	}
+	rows := gatherRows{out: out.Data, x: x.Data, idx: idx, n: n, count: count, block: block}
+	if units := outer * count; shares(threadsOf(c), units, units*block/size) {
+		pooledGather = rows
+		workers.runRange(units, &pooledGather)
+		pooledGather = gatherRows{}
+		workers.mu.Unlock()
+		return nil
+	}
+	rows.doRange(0, outer*count)
 	return nil
+}
+
+// gatherRows is gatherBlocks' copy, its indices checked: block u of the
+// output (u = o·count + j) is block o·n + idx[j] of x, block bytes each.
+type gatherRows struct {
+	out, x          []byte
+	idx             wgrt.Tensor
+	n, count, block int
+}
+
+var pooledGather gatherRows
+
+func (g *gatherRows) doRange(from, to int) {
+	for u := from; u < to; u++ {
+		o, j := u/g.count, u%g.count
+		i := int(loadI(g.idx, j))
+		if i < 0 {
+			i += g.n
+		}
+		src := (o*g.n + i) * g.block
+		copy(g.out[u*g.block:(u+1)*g.block], g.x[src:src+g.block])
+	}
 }
 
 // gatherElements: out[p] = x[p with p[axis] = idx[p]].

@@ -114,6 +114,9 @@ func threadCases(r *rand.Rand) []*wgrt.Call {
 		{Kernel: "LayerNormalization", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 128, 256)},
 			Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 4, 128, 256), randomOf(r, wgrt.F32, 256), randomOf(r, wgrt.F32, 256)}, Attrs: []wgrt.Attr{intAttr("axis", -1)}},
 		{Kernel: "Mul", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 70_001)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 70_001), randomOf(r, wgrt.F32, 70_001)}},
+		// An embedding's rows, negative indices among them.
+		{Kernel: "Gather", Outputs: []wgrt.Tensor{wgrt.New(wgrt.F32, 4, 128, 256)}, Inputs: []wgrt.Tensor{randomOf(r, wgrt.F32, 3000, 256), embeddingIndices(r, 3000, 4, 128)},
+			Attrs: []wgrt.Attr{intAttr("axis", 0)}},
 	}
 }
 
@@ -125,7 +128,9 @@ func TestThreadsGiveIdenticalBits(t *testing.T) {
 	forEachKernelPathLong(t, func(t *testing.T) {
 		r := rand.New(rand.NewSource(21))
 		for _, c := range threadCases(r) {
+			c.Threads = 1 // the reference: on the caller alone
 			require.NoError(t, Call(c), "%s", c.Kernel)
+			c.Threads = 0
 			want := slices.Clone(c.Outputs[0].Float32s())
 			// Three workers split unevenly, the case most likely to
 			// differ; the long tests try two and four as well.
@@ -164,7 +169,9 @@ func TestThreadsGiveIdenticalBits(t *testing.T) {
 func TestCallThreadsOverrideTheDefault(t *testing.T) {
 	r := rand.New(rand.NewSource(22))
 	for _, c := range threadCases(r) {
+		c.Threads = 1
 		require.NoError(t, Call(c), "%s", c.Kernel)
+		c.Threads = 0
 		want := slices.Clone(c.Outputs[0].Float32s())
 		for _, tc := range []struct{ def, call int }{{2, 1}, {1, 3}} {
 			withThreads(tc.def, func() {
@@ -192,4 +199,18 @@ func TestThreadCountsAreCapped(t *testing.T) {
 	SetThreads(1 << 30)
 	require.Equal(t, maxThreads, Threads())
 	require.Equal(t, maxThreads, threadsOf(&wgrt.Call{}))
+}
+
+// embeddingIndices are random int64 indices into n rows, about a quarter
+// of them negative (counted from the end).
+func embeddingIndices(r *rand.Rand, n int, shape ...int) wgrt.Tensor {
+	t := wgrt.New(wgrt.I64, shape...)
+	for i := range t.NumElements() {
+		v := int64(r.Intn(n))
+		if r.Intn(4) == 0 {
+			v -= int64(n)
+		}
+		storeI(t, i, v)
+	}
+	return t
 }
