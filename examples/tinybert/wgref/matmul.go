@@ -33,6 +33,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	}
 	out, a, b := c.Outputs[0], c.Inputs[0], c.Inputs[1]
 	ra, rb := len(a.Shape), len(b.Shape)
+	threads := threadsOf(c)
 	if ra == 0 || rb == 0 {
 		return fmt.Errorf("%s: operands must have rank 1 or more", c.Kernel)
 	}
@@ -107,9 +108,9 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 		ldc, cok := evenRows(outRows, outRowStrides)
 		if aok && cok {
 			cm := elems[float32](out)
-			acc := ep.startShared(cm, ldc, rows, n, 0, 0, threadsOf(c))
-			sgemmRows(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: pk}, threadsOf(c))
-			ep.finishShared(cm, ldc, rows, n, threadsOf(c))
+			acc := ep.startShared(cm, ldc, rows, n, 0, 0, threads)
+			sgemmRows(rows, n, k, matView(a, 0, ars, acs), matView(b, 0, brs, bcs), nil, cm, ldc, acc, work, nil, prepacked{pk: pk}, threads)
+			ep.finishShared(cm, ldc, rows, n, threads)
 			return nil
 		}
 	}
@@ -130,7 +131,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	it.add(out.Strides[:nb], 0)
 	it.addBroadcast(wgrt.Tensor{Shape: ba, Strides: a.Strides[:len(ba)]})
 	it.addBroadcast(wgrt.Tensor{Shape: bb, Strides: b.Strides[:len(bb)]})
-	if count := prod(batch[:nb]); f32 && (n == 1 || ocs == 1) && wholeProducts(threadsOf(c), count, 2*m*n*k) {
+	if count := prod(batch[:nb]); f32 && (n == 1 || ocs == 1) && wholeProducts(threads, count, 2*m*n*k) {
 		runMatMulBatch(matMulBatch{a: a, b: b, out: out, m: m, n: n, k: k, ars: ars, acs: acs, brs: brs, bcs: bcs,
 			ors: ors, ocs: ocs, it: it, count: count, work: work, pk: pk}, ep)
 		return nil
@@ -138,7 +139,7 @@ func matMulEpilogue(c *wgrt.Call, ep *epilogue) error {
 	for it.next() {
 		oo, ao, bo := it.off[0], it.off[1], it.off[2]
 		for e := 0; e < it.n; e++ {
-			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep, pk, threadsOf(c))
+			matMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, work, ep, pk, threads)
 			oo, ao, bo = oo+it.step[0], ao+it.step[1], bo+it.step[2]
 		}
 	}
@@ -162,8 +163,8 @@ type matMulBatch struct {
 
 var pooledMatMulBatch matMulBatch
 
-// runMatMulBatch runs t in as many parts as the pool's holder may use
-// threads. The caller holds the pool.
+// runMatMulBatch runs t in one part per thread the pool's holder may
+// use. The caller holds the pool.
 func runMatMulBatch(t matMulBatch, ep *epilogue) {
 	pooledMatMulBatch = t
 	p := &pooledMatMulBatch
@@ -264,6 +265,7 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 	if err := need(c, 1, 2, 3); err != nil {
 		return err
 	}
+	threads := threadsOf(c)
 	at := attrsOf(c)
 	alpha, beta := at.FloatOr("alpha", 1), at.FloatOr("beta", 1)
 	transA, transB := at.IntOr("transA", 0) != 0, at.IntOr("transB", 0) != 0
@@ -310,7 +312,7 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if err != nil {
 			return err
 		}
-		acc := ep.startShared(ys, out.Strides[0], m, n, 0, 0, threadsOf(c))
+		acc := ep.startShared(ys, out.Strides[0], m, n, 0, 0, threads)
 		if ep == nil && cin != nil && cin.DType == wgrt.F32 && alpha == 1 && beta == 1 {
 			// A Linear layer's bias: C goes into the output first and the
 			// product adds to it, instead of a typed load per element after.
@@ -320,10 +322,10 @@ func gemmEpilogue(c *wgrt.Call, ep *epilogue) error {
 		if useRowDots(m, am, bm) {
 			rowDots(m, n, k, am, bm, ys, out.Strides[0], acc)
 		} else {
-			sgemmRows(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work, nil, prepacked{pk: pk}, threadsOf(c))
+			sgemmRows(m, n, k, am, bm, nil, ys, out.Strides[0], acc, work, nil, prepacked{pk: pk}, threads)
 		}
 		if ep != nil {
-			ep.finishShared(ys, out.Strides[0], m, n, threadsOf(c))
+			ep.finishShared(ys, out.Strides[0], m, n, threads)
 			return nil
 		}
 		if alpha == 1 && cin == nil {

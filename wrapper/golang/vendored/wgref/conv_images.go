@@ -20,9 +20,8 @@ type convImages struct {
 
 var pooledConvImages convImages
 
-// runConvImages runs convF32's call over its images, in as many parts as
-// the pool's holder may use threads.
-// The caller holds the pool.
+// runConvImages runs convF32's call over its images, in one part per
+// thread the pool's holder may use. The caller holds the pool.
 func runConvImages(x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca convAttrs, work []float32, ep *epilogue, pk *packedGEMM) {
 	t := &pooledConvImages
 	*t = convImages{x: x, w: w, out: out, ca: ca, pk: pk, work: work, parts: workers.limit, hasBias: bias != nil, hasEp: ep != nil}

@@ -4,10 +4,10 @@ import "github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 
 // The passes over memory around the GEMM and convolutions (a fused
 // kernel's epilogue, elementwise maps, pooling) split over the worker
-// pool as they do: each takes the pool when its call may use more than one
-// goroutine, the pass is
-// large enough and no other kernel holds it, and fills a package variable
-// that the parts read (so that nothing escapes per call). The parts are
+// pool as they do: each takes the pool when its call may use more than
+// one goroutine, the pass is large enough and no other kernel holds it,
+// and fills a package variable that the parts read (so that nothing
+// escapes per call). The parts are
 // whole rows or planes, or in a single row runs of shareAlign elements, so
 // that every element is computed by the same code whatever the thread
 // count: results are bit-identical.
