@@ -16,6 +16,11 @@
 # python3-torchvision (to export the models), node and npm
 # (onnxruntime-node is installed into bench/.ort with --ignore-scripts: its
 # CPU library ships inside the package).
+# ISA=avx2 times both sides' AVX2+FMA kernels on an AVX-512 host: wrapgen
+# under GODEBUG=cpu.avx512f=off, ONNX Runtime from a copy of its library in
+# bench/.ort-avx2 whose XGETBV reports no AVX-512 state (bench/ort_avx2.py).
+# Only the vector width changes; the cores, caches and clock stay this
+# machine's, so it stands in for an AVX2 machine, it does not replace one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -33,14 +38,27 @@ mkdir -p "$dir"
 if [ ! -d bench/.ort/node_modules/onnxruntime-node ]; then
   npm install --silent --ignore-scripts --prefix bench/.ort onnxruntime-node >/dev/null
 fi
+ortmodules=bench/.ort/node_modules
+ortkernels="MLAS picks its kernels from the same CPUID"
+case ${ISA:-native} in
+  native) ;;
+  avx2)
+    export GODEBUG=${GODEBUG:+$GODEBUG,}cpu.avx512f=off
+    if [ ! -d bench/.ort-avx2/node_modules/onnxruntime-node ]; then
+      python3 bench/ort_avx2.py bench/.ort/node_modules bench/.ort-avx2/node_modules
+    fi
+    ortmodules=bench/.ort-avx2/node_modules
+    ortkernels="MLAS sees no AVX-512 state: AVX2 kernels";;
+  *) echo "ISA is native or avx2, not $ISA" >&2; exit 2;;
+esac
 ortver=$(node -p "require('./bench/.ort/node_modules/onnxruntime-node/package.json').version")
 go build -o "$dir/wrapgen" ./cmd/wrapgen
 
 cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 features=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx|avx2|fma|avx512f|avx512bw|avx512vl|avx512_vnni|avx_vnni|avx512_bf16' | tr '\n' ' ')
 echo "CPU: $cpu, $(nproc) cores; vector features: $features"
-echo "$("$dir/wrapgen" version | paste -sd ';' -); ONNX Runtime $ortver (MLAS picks its kernels from the same CPUID)"
-echo "threads: $threads; image batch: $BATCH; $rounds rounds of ${repeat_arg/auto/0.4 s of} calls per side"
+echo "$("$dir/wrapgen" version | paste -sd ';' -); ONNX Runtime $ortver ($ortkernels)"
+echo "kernels: ${ISA:-native}; threads: $threads; image batch: $BATCH; $rounds rounds of ${repeat_arg/auto/0.4 s of} calls per side"
 
 # stat LIST: "min median" of a list of numbers.
 stat() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {printf "%.2f %.2f", a[1], a[int((NR+1)/2)]}'; }
@@ -60,7 +78,7 @@ for m in $models; do
   wcpu=""; wwall=""; ocpu=""; owall=""
   for r in $(seq "$rounds"); do
     w=$("$dir/wrapgen" run -threads "$threads" -repeat "$repeat" "${ins[@]}" -out "$dir/out_$m" -q "$dir/$m.onnx")
-    o=$(THREADS=$threads NODE_PATH=bench/.ort/node_modules node bench/ort.js "$dir/$m.onnx" "$repeat" "$dir/${m}"_in_*.npy)
+    o=$(THREADS=$threads NODE_PATH=$ortmodules node bench/ort.js "$dir/$m.onnx" "$repeat" "$dir/${m}"_in_*.npy)
     wwall="$wwall $(echo "$w" | sed -n 's/^time per call: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1 \2/p')"
     wcpu="$wcpu $(echo "$w" | sed -n 's/^process CPU time per call: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1 \2/p')"
     owall="$owall $(echo "$o" | sed -n 's/^time per call: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1 \2/p')"
