@@ -56,6 +56,9 @@ func expAVX2(dst, src *float32, n int)
 func sigmoidAVX2(dst, src *float32, n int)
 
 //go:noescape
+func siluAVX2(dst, src *float32, n int)
+
+//go:noescape
 func tanhAVX2(dst, src *float32, n int)
 
 //go:noescape
@@ -103,6 +106,26 @@ func (u unaryF32) row(dst, src []float32) {
 	default:
 		u.rowGo(dst, src)
 	}
+}
+
+// siluRow is SiLU over row in place, in one pass, where the row kernels
+// run in assembly; false elsewhere.
+func siluRow(row []float32) bool {
+	if !vecAVX2 {
+		return false
+	}
+	n := len(row)
+	body := n &^ 7
+	if body > 0 {
+		siluAVX2(&row[0], &row[0], body)
+	}
+	if body < n {
+		var buf [8]float32
+		copy(buf[:], row[body:])
+		siluAVX2(&buf[0], &buf[0], 8)
+		copy(row[body:], buf[:n-body])
+	}
+	return true
 }
 
 // unary8AVX2 runs the assembly of u over n floats, a multiple of 8.

@@ -84,6 +84,9 @@ func (a fusedAct) apply(row []float32) {
 			a.rowKernel().row(row, row)
 			return
 		}
+		if siluRow(row) {
+			return
+		}
 		// x * Sigmoid(x): the sigmoid of a chunk beside it, then the product.
 		var sig [64]float32
 		for len(row) > 0 {

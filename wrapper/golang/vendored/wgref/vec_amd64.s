@@ -296,47 +296,51 @@ reludone:
 	VZEROUPPER
 	RET
 
-// EXP sets Y0 = e^Y0 (exp32's steps), using Y1-Y3. The clamps keep a NaN:
+// EXPR sets x = e^x (exp32's steps), using t1-t3. The clamps keep a NaN:
 // MINPS and MAXPS return their second source, x, when either is NaN.
-#define EXP \
-	VMOVUPS      expMax<>(SB), Y1 \
-	VMINPS       Y0, Y1, Y0 \
-	VMOVUPS      expMin<>(SB), Y1 \
-	VMAXPS       Y0, Y1, Y0 \
-	VMULPS       expLog2e<>(SB), Y0, Y1 \
-	VROUNDPS     $0, Y1, Y1 \
-	VFNMADD231PS expLn2Hi<>(SB), Y1, Y0 \
-	VFNMADD231PS expLn2Lo<>(SB), Y1, Y0 \
-	VMOVUPS      expP0<>(SB), Y2 \
-	VFMADD213PS  expP1<>(SB), Y0, Y2 \
-	VFMADD213PS  expP2<>(SB), Y0, Y2 \
-	VFMADD213PS  expP3<>(SB), Y0, Y2 \
-	VFMADD213PS  expP4<>(SB), Y0, Y2 \
-	VFMADD213PS  expP5<>(SB), Y0, Y2 \
-	VMULPS       Y0, Y0, Y3 \
-	VFMADD213PS  Y0, Y3, Y2 \
-	VADDPS       vecOne<>(SB), Y2, Y2 \
-	VCVTPS2DQ    Y1, Y1 \
-	VPSRAD       $1, Y1, Y3 \
-	VPSUBD       Y3, Y1, Y1 \
-	VPADDD       expBias<>(SB), Y3, Y3 \
-	VPSLLD       $23, Y3, Y3 \
-	VPADDD       expBias<>(SB), Y1, Y1 \
-	VPSLLD       $23, Y1, Y1 \
-	VMULPS       Y3, Y2, Y2 \
-	VMULPS       Y1, Y2, Y0
+#define EXPR(x, t1, t2, t3) \
+	VMOVUPS      expMax<>(SB), t1 \
+	VMINPS       x, t1, x \
+	VMOVUPS      expMin<>(SB), t1 \
+	VMAXPS       x, t1, x \
+	VMULPS       expLog2e<>(SB), x, t1 \
+	VROUNDPS     $0, t1, t1 \
+	VFNMADD231PS expLn2Hi<>(SB), t1, x \
+	VFNMADD231PS expLn2Lo<>(SB), t1, x \
+	VMOVUPS      expP0<>(SB), t2 \
+	VFMADD213PS  expP1<>(SB), x, t2 \
+	VFMADD213PS  expP2<>(SB), x, t2 \
+	VFMADD213PS  expP3<>(SB), x, t2 \
+	VFMADD213PS  expP4<>(SB), x, t2 \
+	VFMADD213PS  expP5<>(SB), x, t2 \
+	VMULPS       x, x, t3 \
+	VFMADD213PS  x, t3, t2 \
+	VADDPS       vecOne<>(SB), t2, t2 \
+	VCVTPS2DQ    t1, t1 \
+	VPSRAD       $1, t1, t3 \
+	VPSUBD       t3, t1, t1 \
+	VPADDD       expBias<>(SB), t3, t3 \
+	VPSLLD       $23, t3, t3 \
+	VPADDD       expBias<>(SB), t1, t1 \
+	VPSLLD       $23, t1, t1 \
+	VMULPS       t3, t2, t2 \
+	VMULPS       t1, t2, x
 
-// SIGMOID sets Y0 = 1/(1+e^-Y0) from t = e^-|x|: s = 1/(1+t), and t·s
-// where x is negative (its sign bit picks), using Y1-Y4.
-#define SIGMOID \
-	VMOVUPS   Y0, Y4 \
-	VORPS     vecSignMask<>(SB), Y0, Y0 \
-	EXP \
-	VADDPS    vecOne<>(SB), Y0, Y1 \
-	VMOVUPS   vecOne<>(SB), Y2 \
-	VDIVPS    Y1, Y2, Y2 \
-	VMULPS    Y2, Y0, Y0 \
-	VBLENDVPS Y4, Y0, Y2, Y0
+// EXP sets Y0 = e^Y0, using Y1-Y3.
+#define EXP EXPR(Y0, Y1, Y2, Y3)
+
+// SIGMOIDR sets x = 1/(1+e^-x) from t = e^-|x|: s = 1/(1+t), and t·s
+// where x is negative (its sign bit picks), keeping x in t4 and using
+// t1-t3.
+#define SIGMOIDR(x, t1, t2, t3, t4) \
+	VMOVUPS   x, t4 \
+	VORPS     vecSignMask<>(SB), x, x \
+	EXPR(x, t1, t2, t3) \
+	VADDPS    vecOne<>(SB), x, t1 \
+	VMOVUPS   vecOne<>(SB), t2 \
+	VDIVPS    t1, t2, t2 \
+	VMULPS    t2, x, x \
+	VBLENDVPS t4, x, t2, x
 
 // TANH sets Y0 = tanh(Y0): 1 - 2/(e^2|x| + 1) with x's sign, or below
 // tanhSmall x + x·z·P(z) with z = x², using Y1-Y7.
@@ -416,12 +420,54 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-24
 	MOVQ n+16(FP), CX
 	UNARY8(EXP, exploop, expdone)
 
+// SIGMOID16 is the loop of dst[i] = Sigmoid(src[i]), times src[i] when
+// SILU, over n, a multiple of 8: two independent vectors a step, whose
+// chains of about 30 dependent instructions overlap, then one.
+#define SIGMOID16(SILU, loop16, loop8, done) \
+loop16: \
+	CMPQ    CX, $16 \
+	JLT     loop8 \
+	VMOVUPS (SI), Y0 \
+	VMOVUPS 32(SI), Y8 \
+	SIGMOIDR(Y0, Y1, Y2, Y3, Y4) \
+	SIGMOIDR(Y8, Y9, Y10, Y11, Y12) \
+	SILU(Y4, Y0) \
+	SILU(Y12, Y8) \
+	VMOVUPS Y0, (DI) \
+	VMOVUPS Y8, 32(DI) \
+	ADDQ    $64, SI \
+	ADDQ    $64, DI \
+	SUBQ    $16, CX \
+	JMP     loop16 \
+loop8: \
+	CMPQ    CX, $8 \
+	JLT     done \
+	VMOVUPS (SI), Y0 \
+	SIGMOIDR(Y0, Y1, Y2, Y3, Y4) \
+	SILU(Y4, Y0) \
+	VMOVUPS Y0, (DI) \
+done: \
+	VZEROUPPER \
+	RET
+
+#define NOTHING(x, s)
+#define TIMESX(x, s) VMULPS x, s, s
+
 // func sigmoidAVX2(dst, src *float32, n int)
 TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
-	UNARY8(SIGMOID, sigloop, sigdone)
+	SIGMOID16(NOTHING, sig16, sig8, sigdone)
+
+// func siluAVX2(dst, src *float32, n int)
+// dst[i] = src[i]·Sigmoid(src[i]): the product of x and its sigmoid
+// rounded to float32, as the two passes give it.
+TEXT ·siluAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SIGMOID16(TIMESX, silu16, silu8, siludone)
 
 // func tanhAVX2(dst, src *float32, n int)
 TEXT ·tanhAVX2(SB), NOSPLIT, $0-24

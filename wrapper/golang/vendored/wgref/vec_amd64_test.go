@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // vecLengths are the row lengths the assembly is held to the Go forms on:
@@ -140,4 +142,26 @@ func TestKernelsWithoutAssembly(t *testing.T) {
 	TestSoftmaxRowsMatchNaiveLoop(t)
 	TestLayerNormRowsMatchNaiveLoop(t)
 	TestFloat32RowsAllocateNothing(t)
+}
+
+// SiLU in one pass (siluRow) gives the bits of the Sigmoid pass times x,
+// on every length, in place.
+func TestSiLURowIsSigmoidTimesX(t *testing.T) {
+	if !vecAVX2 {
+		t.Skip("no AVX2 and FMA")
+	}
+	r := rand.New(rand.NewSource(9))
+	for _, n := range vecLengths() {
+		src := vecInputs(r, n, 0, 12)
+		want := make([]float32, n)
+		unaryF32{kind: unarySigmoid}.row(want, src)
+		binaryVV(binaryMul, want, want, src)
+		got := append([]float32(nil), src...)
+		require.True(t, siluRow(got))
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n %d, x %g: one pass %g, two passes %g", n, src[i], got[i], want[i])
+			}
+		}
+	}
 }
