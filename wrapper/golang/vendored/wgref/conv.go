@@ -258,7 +258,7 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 		return
 	}
 	ow, kh, kw, sw, xsw := m.out.Shape[3], m.ca.kernel[0], m.ca.kernel[1], m.ca.strides[1], m.x.Strides[3]
-	if gatherPanels() && stripRuns(ow) <= maxStripRuns && xsw == 1 && (sw == 1 || sw == 2) && kh*kw <= gatherMaxTaps {
+	if stripPanels() && stripRuns(ow) <= maxStripRuns && xsw == 1 && (sw == 1 || sw == 2) && kh*kw <= gatherMaxTaps {
 		m.packStrips(dst, p0, j0, kc, nc)
 		return
 	}
@@ -340,14 +340,15 @@ func (m *im2colB) packGather(dst []float32, p0, j0, kc, nc int) {
 	}
 }
 
-// packStrips is packB on the AVX-512 path for 2-D convolutions whose
-// taps step 1 or 2 floats along a row and whose output rows are 8 or more
-// wide: a panel's 32 columns then lie on a few output rows (two for rows
-// at least a panel wide, six for 7x7 images), so for each kernel position
-// every row of the panel reads as many runs of the input, found once per
-// panel; stripPanelAVX512 loads them under masks that zero the padding,
-// a whole panel row at a time, where the Go path copies and clears each
-// run apart and packGather gathers element by element.
+// packStrips is packB on the AVX-512 and AVX2 paths for 2-D convolutions
+// whose taps step 1 or 2 floats along a row and whose output rows are wide
+// enough that a panel's columns lie on at most maxStripRuns of them (rows
+// of 8 columns or more for AVX-512's 32, of 3 or more for AVX2's 16): for
+// each kernel position every row of the panel then reads as many runs of
+// the input, found once per panel. stripPanelAVX512 and stripPanelAVX2
+// load them under masks that zero the padding, a whole panel row at a
+// time, where the Go path copies and clears each run apart and
+// packGather gathers element by element.
 func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 	x, ca := m.x, m.ca
 	ih, iw, ow := x.Shape[2], x.Shape[3], m.out.Shape[3]
@@ -401,6 +402,10 @@ func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 			}
 		}
 		panel := dst[jr*kc : jr*kc+nr*kc]
+		if nr == 16 {
+			stripPanelAVX2(&panel[0], kc, &m.xs[m.xo+p0/ksz*xsc], 4*xsc, p0%ksz, ksz, &offs[0], &masks[0], sw, runs)
+			continue
+		}
 		stripPanelAVX512(&panel[0], kc, &m.xs[m.xo+p0/ksz*xsc], 4*xsc, p0%ksz, ksz, &offs[0], &masks[0], sw, runs)
 	}
 }
@@ -412,6 +417,13 @@ const maxStripRuns = 6
 // stripRuns is how many output rows of ow columns a panel of nr
 // consecutive columns can touch.
 func stripRuns(ow int) int { return (nr-2)/ow + 2 }
+
+// stripPanels reports whether packStrips has a kernel for the running
+// path's panels: stripPanelAVX512 for AVX-512's 32 columns,
+// stripPanelAVX2 for AVX2's 16.
+func stripPanels() bool {
+	return nr == 32 && planeRowsVector || nr == 16 && stripVectorAVX2
+}
 
 // gatherPanels reports whether packGather takes gatherPanelAVX512: on
 // the AVX-512 path, whose panels are its 32 columns.

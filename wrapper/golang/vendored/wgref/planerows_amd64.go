@@ -1,5 +1,9 @@
 package wgref
 
+// stripVectorAVX2 is whether packStrips takes stripPanelAVX2 on the AVX2
+// path (tests switch it off to test the portable path).
+var stripVectorAVX2 = haveAVX2FMA
+
 // planeRowsVector is whether copyPlaneRows takes planeRowsAVX512 (tests switch
 // it off to test the portable path).
 var planeRowsVector = haveAVX512
@@ -15,3 +19,6 @@ func gatherPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, 
 
 //go:noescape
 func stripPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step, runs int)
+
+//go:noescape
+func stripPanelAVX2(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step, runs int)

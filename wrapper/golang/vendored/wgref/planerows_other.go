@@ -4,6 +4,8 @@ package wgref
 
 var planeRowsVector = false
 
+var stripVectorAVX2 = false
+
 func planeRowsAVX512(dst *float32, dstStride int, src *float32, srcStride int, rows, cols int) {
 	panic("wgref: no AVX-512 here")
 }
@@ -18,4 +20,8 @@ func gatherPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, 
 
 func stripPanelAVX512(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step, runs int) {
 	panic("wgref: no AVX-512 here")
+}
+
+func stripPanelAVX2(dst *float32, rows int, src *float32, chanBytes int, kp, ksz int, offs *int, masks *uint64, step, runs int) {
+	panic("wgref: no AVX2 here")
 }

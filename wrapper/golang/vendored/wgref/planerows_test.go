@@ -66,16 +66,26 @@ func TestCopyEvensMatchesPlainLoop(t *testing.T) {
 	}
 }
 
-// im2col panels packed by stripPanelAVX512 (output rows 8 or more wide,
-// taps a float or two apart) and by gathers (narrower rows) equal the Go
-// path's, bit for bit: the padding on every side, stems' 7x7 stride 2,
+// im2col panels packed by stripPanelAVX512 and stripPanelAVX2 (output
+// rows a few columns wide or more, taps a float or two apart) and by
+// gathers (narrower rows) equal the Go path's, bit for bit, on each
+// vector path: the padding on every side, stems' 7x7 stride 2,
 // 28x28 to 7x7 images, dilations, rows apart in memory, panels that start
 // mid-row and blocks that start mid-channel.
 func TestIm2colStripsMatchGo(t *testing.T) {
-	if !gatherPanels() {
-		t.Skip("no AVX-512 on this CPU: packStrips is not taken")
+	if !stripVectorAVX2 {
+		t.Skip("no AVX2 on this CPU: packStrips is not taken")
 	}
-	defer func(v bool) { planeRowsVector = v }(planeRowsVector)
+	defer func(v, v2 bool) { planeRowsVector, stripVectorAVX2 = v, v2 }(planeRowsVector, stripVectorAVX2)
+	defer useKernelPath(running)
+	vector := planeRowsVector
+	for _, p := range kernelPaths()[1:] {
+		useKernelPath(p)
+		testIm2colStripsMatchGo(t, p.name, vector)
+	}
+}
+
+func testIm2colStripsMatchGo(t *testing.T, path string, vector bool) {
 	r := rand.New(rand.NewSource(24))
 	for _, tc := range []struct{ c, h, w, k, s, d, p, gap int }{
 		{3, 224, 224, 7, 2, 1, 3, 0}, {3, 33, 67, 3, 2, 1, 1, 0}, {4, 20, 32, 3, 1, 1, 1, 0},
@@ -84,6 +94,8 @@ func TestIm2colStripsMatchGo(t *testing.T) {
 		// Output rows shorter than a panel: a panel spans up to six.
 		{8, 28, 28, 3, 1, 1, 1, 0}, {4, 14, 14, 3, 1, 1, 1, 0}, {6, 7, 7, 3, 1, 1, 1, 0}, {3, 16, 16, 3, 2, 1, 1, 0},
 		{3, 29, 17, 5, 1, 2, 2, 1}, {5, 14, 14, 1, 2, 1, 0, 0}, {2, 9, 9, 3, 1, 1, 0, 3}, {2, 8, 6, 3, 1, 1, 1, 0},
+		// AVX2's 16 columns span six rows of 3 to 5.
+		{4, 5, 5, 3, 1, 1, 1, 0}, {3, 9, 9, 3, 2, 1, 1, 0}, {2, 3, 3, 3, 1, 1, 1, 2}, {3, 8, 8, 3, 2, 1, 1, 0},
 	} {
 		oh := (tc.h+2*tc.p-tc.d*(tc.k-1)-1)/tc.s + 1
 		ow := (tc.w+2*tc.p-tc.d*(tc.k-1)-1)/tc.s + 1
@@ -99,11 +111,11 @@ func TestIm2colStripsMatchGo(t *testing.T) {
 			p0, j0, kc, nc := blk[0], blk[1], blk[2], blk[3]
 			size := (nc + nr - 1) / nr * nr * kc
 			got, want := randFloats(r, size), randFloats(r, size)
-			planeRowsVector = true
+			planeRowsVector, stripVectorAVX2 = vector, true
 			m.packB(got, p0, j0, kc, nc)
-			planeRowsVector = false
+			planeRowsVector, stripVectorAVX2 = false, false
 			m.packB(want, p0, j0, kc, nc)
-			require.Equal(t, want, got, "%+v block %v", tc, blk)
+			require.Equal(t, want, got, "%s: %+v block %v", path, tc, blk)
 		}
 	}
 }
