@@ -18,22 +18,40 @@ func kernel6x1(kc int, a, b *float32, ldb int, out *float32)
 //go:noescape
 func kernel6x4(kc int, a, b *float32, ldb int, out *float32)
 
-// edge runs, on the AVX-512 path, the smallest edge kernel that covers
-// the rows×cols corner of a tile, on the AVX2 path edgeCols for up to
-// four columns, and reports whether it did (the Go path, and corners
-// only the full kernel covers, report false). It
+//go:noescape
+func kernel12x1(kc int, a, b *float32, ldb int, out *float32)
+
+//go:noescape
+func kernel12x4(kc int, a, b *float32, ldb int, out *float32)
+
+// edge runs the smallest edge kernel that covers the rows×cols corner of
+// a tile and reports whether it did: edgeCols for up to four columns,
+// and on the AVX-512 path kernel12x8, kernel12x16 (with edgeCols for 17
+// to 20 columns), kernel4x32 or kernel8x32 (the Go path, and corners only
+// the full kernel covers, report false). It
 // overwrites at least that corner of c's tile.
 func (p kernelPath) edge(kc int, a, b []float32, ldb int, c []float32, ldc, rows, cols int) bool {
-	if p.id == kernelAVX2 && kc > 0 && cols <= 4 {
+	if p.id == kernelGo || kc <= 0 {
+		return false
+	}
+	if cols <= 4 {
 		p.edgeCols(kc, a, b, ldb, c, ldc, rows, cols)
 		return true
 	}
-	if p.id != kernelAVX512 || kc <= 0 {
+	if p.id != kernelAVX512 {
 		return false
 	}
 	// Direct calls, so that escape analysis sees the kernels keep no
 	// pointer (a func value would send the caller's tile to the heap).
 	_ = a[kc*12-1]
+	if cols > 16 && cols <= 20 {
+		// A 7x7 image's 49 positions leave 17 past the first panel:
+		// 16 and one, at 13 of the full tile's 24 FMAs a step.
+		_, _ = b[(kc-1)*ldb+19], c[11*ldc+15]
+		kernel12x16(kc, &a[0], &b[0], ldb, &c[0], ldc, 0)
+		p.edgeCols(kc, a, b[16:], ldb, c[16:], ldc, rows, cols-16)
+		return true
+	}
 	switch {
 	case cols <= 8:
 		_, _ = b[(kc-1)*ldb+7], c[11*ldc+7]
@@ -53,23 +71,32 @@ func (p kernelPath) edge(kc int, a, b []float32, ldb int, c []float32, ldc, rows
 	return true
 }
 
-// edgeCols is edge on the AVX2 path for a tile's last one to four columns
-// (a 7x7 image's 49 positions leave one past three panels): kernel6x1 or
-// kernel6x4 run a column in a fraction of the full tile's time.
+// edgeCols is edge for a tile's last one to four columns (a 7x7 image's
+// 49 positions leave one past the full panels, 14x14's 196 four):
+// kernel6x1 or kernel6x4 on the AVX2 path, kernel12x1 or kernel12x4 on
+// the AVX-512 path, run a column in a fraction of the full tile's time.
 func (p kernelPath) edgeCols(kc int, a, b []float32, ldb int, c []float32, ldc, rows, cols int) {
-	var out [4 * 8]float32
-	_ = a[kc*6-1]
-	if cols == 1 {
-		_ = b[(kc-1)*ldb]
+	var out [4 * 16]float32
+	_ = a[kc*p.mr-1]
+	_ = b[(kc-1)*ldb+3]
+	switch {
+	case p.id == kernelAVX512 && cols == 1:
+		kernel12x1(kc, &a[0], &b[0], ldb, &out[0])
+	case p.id == kernelAVX512:
+		kernel12x4(kc, &a[0], &b[0], ldb, &out[0])
+	case cols == 1:
 		kernel6x1(kc, &a[0], &b[0], ldb, &out[0])
-	} else {
-		_ = b[(kc-1)*ldb+3]
+	default:
 		kernel6x4(kc, &a[0], &b[0], ldb, &out[0])
+	}
+	lanes := 8
+	if p.id == kernelAVX512 {
+		lanes = 16
 	}
 	_ = c[(rows-1)*ldc+cols-1]
 	for i := range rows {
 		for j := range cols {
-			c[i*ldc+j] = out[j*8+i]
+			c[i*ldc+j] = out[j*lanes+i]
 		}
 	}
 }

@@ -19,6 +19,7 @@ func TestEdgeKernelsMatchGo(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(25))
 	require.False(t, avx512Path.edge(4, make([]float32, 48), make([]float32, 4*32), 32, make([]float32, 12*32), 32, 12, 32))
+	require.False(t, avx512Path.edge(4, make([]float32, 48), make([]float32, 4*32), 32, make([]float32, 12*32), 32, 9, 21))
 	for _, kc := range []int{1, 2, 3, 17, 256} {
 		for _, ldb := range []int{32, 45} {
 			a, b := randFloats(r, 12*kc), randFloats(r, (kc-1)*ldb+32)
@@ -26,7 +27,7 @@ func TestEdgeKernelsMatchGo(t *testing.T) {
 			microKernelGo(12, 32, kc, a, b, ldb, want, 32, false)
 			for rows := 1; rows <= 12; rows++ {
 				for cols := 1; cols <= 32; cols++ {
-					if rows > 8 && cols > 16 {
+					if rows > 8 && cols > 20 {
 						continue // kernel12x32's
 					}
 					got := randFloats(r, 12*32)
@@ -40,32 +41,37 @@ func TestEdgeKernelsMatchGo(t *testing.T) {
 	}
 }
 
-// On the AVX2 path a tile's last one to four columns (kernel6x1,
-// kernel6x4) give what the portable micro-kernel gives for them, on every
-// row count, short, odd and long depths (every chain's remainder), and B
-// rows apart in memory; five columns or more are the full kernel's.
-func TestAVX2EdgeColumnsMatchGo(t *testing.T) {
+// A tile's last one to four columns (kernel6x1 and kernel6x4 on the AVX2
+// path, kernel12x1 and kernel12x4 on AVX-512's) give what the portable
+// micro-kernel gives for them, on every row count, short, odd and long
+// depths (every chain's remainder), and B rows apart in memory, and write
+// nothing past the corner; on AVX2, five columns or more are the full
+// kernel's.
+func TestEdgeColumnsMatchGo(t *testing.T) {
 	if !haveAVX2FMA {
 		t.Skip("no AVX2 and FMA on this CPU")
 	}
 	r := rand.New(rand.NewSource(26))
 	require.False(t, avx2Path.edge(4, make([]float32, 24), make([]float32, 4*16), 16, make([]float32, 6*16), 16, 6, 5))
-	for _, kc := range []int{1, 2, 3, 4, 5, 7, 17, 256} {
-		for _, ldb := range []int{16, 23} {
-			a, b := randFloats(r, 6*kc), randFloats(r, (kc-1)*ldb+16)
-			want := make([]float32, 6*16)
-			microKernelGo(6, 16, kc, a, b, ldb, want, 16, false)
-			for rows := 1; rows <= 6; rows++ {
-				for cols := 1; cols <= 4; cols++ {
-					got := randFloats(r, 6*16)
-					keep := append([]float32(nil), got...)
-					require.True(t, avx2Path.edge(kc, a, b, ldb, got, 16, rows, cols))
-					for i := range 6 {
-						if i < rows {
-							requireClose(t, want[i*16:i*16+cols], got[i*16:i*16+cols], 1e-5, "kc %d ldb %d corner %dx%d row %d", kc, ldb, rows, cols, i)
-							require.Equal(t, keep[i*16+cols:i*16+16], got[i*16+cols:i*16+16], "past the corner")
-						} else {
-							require.Equal(t, keep[i*16:i*16+16], got[i*16:i*16+16], "below the corner")
+	for _, p := range kernelPaths()[1:] {
+		mr, nr := p.mr, p.nr
+		for _, kc := range []int{1, 2, 3, 4, 5, 7, 17, 256} {
+			for _, ldb := range []int{nr, nr + 7} {
+				a, b := randFloats(r, mr*kc), randFloats(r, (kc-1)*ldb+nr)
+				want := make([]float32, mr*nr)
+				microKernelGo(mr, nr, kc, a, b, ldb, want, nr, false)
+				for rows := 1; rows <= mr; rows++ {
+					for cols := 1; cols <= 4; cols++ {
+						got := randFloats(r, mr*nr)
+						keep := append([]float32(nil), got...)
+						require.True(t, p.edge(kc, a, b, ldb, got, nr, rows, cols))
+						for i := range mr {
+							if i < rows {
+								requireClose(t, want[i*nr:i*nr+cols], got[i*nr:i*nr+cols], 1e-5, "%s kc %d ldb %d corner %dx%d row %d", p.name, kc, ldb, rows, cols, i)
+								require.Equal(t, keep[i*nr+cols:i*nr+nr], got[i*nr+cols:i*nr+nr], "past the corner")
+							} else {
+								require.Equal(t, keep[i*nr:i*nr+nr], got[i*nr:i*nr+nr], "below the corner")
+							}
 						}
 					}
 				}
