@@ -53,8 +53,8 @@ type depthwiseJob struct {
 func (j *depthwiseJob) doRange(from, to int) { j.planes(from, to) }
 
 func (j *depthwiseJob) planes(from, to int) {
-	if j.blocks16() {
-		j.planes16(from, to)
+	if lanes := j.blockLanes(); lanes > 0 {
+		j.planes16(from, to, lanes)
 		return
 	}
 	j.planesByRows(from, to)

@@ -37,51 +37,60 @@ type dw16Bufs struct {
 	ready bool
 }
 
-// dw16Geometry is a window's padded buffer: wp positions a row (every
-// column some tap reads), and bandRows output rows a band, so that the
-// band's padded rows fit dw16Floats; 0 when not even one does.
-func (w *window2d) dw16Geometry() (wp, bandRows int) {
+// dw16Geometry is a window's padded buffer for blocks of lanes channels:
+// wp positions a row (every column some tap reads), and bandRows output
+// rows a band, so that the band's padded rows fit dw16Floats; 0 when not
+// even one does.
+func (w *window2d) dw16Geometry(lanes int) (wp, bandRows int) {
 	wp = (w.ow-1)*w.sw + (w.kw-1)*w.dw + 1
 	reach := (w.kh-1)*w.dh + 1 // padded rows one output row reads
-	rows := dw16Floats / (wp * 16)
-	if rows < reach || w.ow*16 > dw16Floats {
+	rows := dw16Floats / (wp * lanes)
+	if rows < reach || w.ow*lanes > dw16Floats {
 		return wp, 0
 	}
-	return wp, min(w.oh, (rows-reach)/w.sh+1, dw16Floats/(w.ow*16))
+	return wp, min(w.oh, (rows-reach)/w.sh+1, dw16Floats/(w.ow*lanes))
 }
 
-// fits16 reports whether the window over x into out may go sixteen
-// channels at a time: 2-D, rows short enough for a band and not wide
+// fits16 reports whether the window over x into out may go lanes (16 or
+// 8) channels at a time: 2-D, rows short enough for a band and not wide
 // ones at stride 1 (whose tap rows run as fast, BenchmarkConvDepthwise),
 // at most maxDW16Taps taps, output planes contiguous and channel offsets
 // that fit 32 bits.
-func (w *window2d) fits16(x, out wgrt.Tensor) bool {
-	if len(x.Shape) != 4 || out.Shape[1] < 16 || w.sw == 1 && w.ow >= 64 {
+func (w *window2d) fits16(x, out wgrt.Tensor, lanes int) bool {
+	if len(x.Shape) != 4 || out.Shape[1] < lanes || w.sw == 1 && w.ow >= 64 {
 		return false
 	}
-	_, band := w.dw16Geometry()
+	_, band := w.dw16Geometry(lanes)
 	return band > 0 && w.kh*w.kw <= maxDW16Taps &&
 		out.Strides[2] == w.ow && out.Strides[3] == 1 && x.Strides[3] == 1 &&
-		15*max(x.Strides[1], out.Strides[1]) < math.MaxInt32
+		(lanes-1)*max(x.Strides[1], out.Strides[1]) < math.MaxInt32
 }
 
-// blocks16 reports whether the job's planes go sixteen channels at a
-// time: on AVX-512, one output channel per input channel, and a window
-// that fits.
-func (j *depthwiseJob) blocks16() bool {
-	return depthwise16Vector && j.mult == 1 && j.win.fits16(j.x, j.out)
+// blockLanes is how many channels at a time the job's planes go: 16 on
+// AVX-512, 8 on AVX2, with one output channel per input channel and a
+// window that fits; 0 for tap rows.
+func (j *depthwiseJob) blockLanes() int {
+	switch {
+	case j.mult != 1:
+		return 0
+	case depthwise16Vector && j.win.fits16(j.x, j.out, 16):
+		return 16
+	case depthwise8Vector && j.win.fits16(j.x, j.out, 8):
+		return 8
+	}
+	return 0
 }
 
-// planes16 computes output planes [from, to), sixteen channels of an
-// image at a time where the range holds them, the others in tap rows.
-func (j *depthwiseJob) planes16(from, to int) {
+// planes16 computes output planes [from, to), lanes channels of an image
+// at a time where the range holds them, the others in tap rows.
+func (j *depthwiseJob) planes16(from, to, lanes int) {
 	var bufs dw16Bufs
 	m := j.out.Shape[1]
 	for p := from; p < to; {
 		b, oc := p/m, p%m
-		if oc+16 <= m && p+16 <= to {
-			j.block16(b, oc, &bufs)
-			p += 16
+		if oc+lanes <= m && p+lanes <= to {
+			j.block16(b, oc, lanes, &bufs)
+			p += lanes
 			continue
 		}
 		j.planesByRows(p, p+1)
@@ -89,31 +98,33 @@ func (j *depthwiseJob) planes16(from, to int) {
 	}
 }
 
-// block16 computes output channels [c0, c0+16) of image b.
-func (j *depthwiseJob) block16(b, c0 int, bufs *dw16Bufs) {
+// block16 computes output channels [c0, c0+lanes) of image b.
+func (j *depthwiseJob) block16(b, c0, lanes int, bufs *dw16Bufs) {
 	ws := elems[float32](j.w)
 	ksz := j.win.kh * j.win.kw
 	for t := range ksz {
-		for c := range 16 {
-			bufs.wts[t*16+c] = ws[(c0+c)*ksz+t]
+		for c := range lanes {
+			bufs.wts[t*lanes+c] = ws[(c0+c)*ksz+t]
 		}
 	}
-	for c := range 16 {
+	for c := range lanes {
 		bufs.bias[c] = 0
 		if j.bias != nil {
 			bufs.bias[c] = float32(loadF(*j.bias, (c0+c)*j.bias.Strides[0]))
 		}
 	}
-	j.win.block16(j.x, j.out, b, c0, false, j.act, bufs)
+	j.win.block16(j.x, j.out, b, c0, lanes, false, j.act, bufs)
 }
 
-// block16 computes output channels [c0, c0+16) of image b of the window
-// over x into out, a band of output rows at a time: the largest of the
-// taps with maxPool (the padding never wins), else the depthwise
-// convolution with bufs' weights and bias; then act.
-func (w *window2d) block16(x, out wgrt.Tensor, b, c0 int, maxPool bool, act fusedAct, bufs *dw16Bufs) {
+// block16 computes output channels [c0, c0+lanes) of image b of the
+// window over x into out, a band of output rows at a time: the largest of
+// the taps with maxPool (the padding never wins; 16 lanes only), else the
+// depthwise convolution with bufs' weights and bias; then act. 16 lanes
+// run the AVX-512 kernels, 8 the AVX2 ones.
+func (w *window2d) block16(x, out wgrt.Tensor, b, c0, lanes int, maxPool bool, act fusedAct, bufs *dw16Bufs) {
 	xs, ys := elems[float32](x), elems[float32](out)
-	wp, band := w.dw16Geometry()
+	wp, band := w.dw16Geometry(lanes)
+	vec := 4 * lanes // bytes a position
 	ksz := w.kh * w.kw
 	reach := (w.kh-1)*w.dh + 1
 	fill := float32(0)
@@ -128,14 +139,14 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0 int, maxPool bool, act fuse
 		}
 		for i := range w.kh {
 			for k := range w.kw {
-				bufs.offs[i*w.kw+k] = (i*w.dh*wp + k*w.dw) * 64
+				bufs.offs[i*w.kw+k] = (i*w.dh*wp + k*w.dw) * vec
 			}
 		}
 		bufs.ready = true
 	}
 	src := xs[b*x.Strides[0]+c0*x.Strides[1]:]
 	dst := ys[b*out.Strides[0]+c0*out.Strides[1]:]
-	_ = dst[15*out.Strides[1]+w.oh*w.ow-1]
+	_ = dst[(lanes-1)*out.Strides[1]+w.oh*w.ow-1]
 	// The input's columns in a padded row: [pw, pw+cols).
 	cols := min(wp-w.pw, w.iw)
 	for oy0 := 0; oy0 < w.oh; oy0 += band {
@@ -145,7 +156,7 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0 int, maxPool bool, act fuse
 		lo, hi := min(max(0, -sy0), prows), max(0, min(prows, w.ih-sy0))
 		for r := range prows {
 			if r < lo || r >= hi {
-				row := bufs.in[r*wp*16 : (r+1)*wp*16]
+				row := bufs.in[r*wp*lanes : (r+1)*wp*lanes]
 				for i := range row {
 					row[i] = fill
 				}
@@ -153,16 +164,27 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0 int, maxPool bool, act fuse
 		}
 		if lo < hi && cols > 0 {
 			in := src[(sy0+lo)*w.rowStride:]
-			_ = in[15*x.Strides[1]+(hi-lo-1)*w.rowStride+cols-1]
-			pack16AVX512(&bufs.in[(lo*wp+w.pw)*16], &in[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
+			_ = in[(lanes-1)*x.Strides[1]+(hi-lo-1)*w.rowStride+cols-1]
+			if lanes == 8 {
+				pack8AVX2(&bufs.in[(lo*wp+w.pw)*8], &in[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
+			} else {
+				pack16AVX512(&bufs.in[(lo*wp+w.pw)*16], &in[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
+			}
 		}
 		n := rows * w.ow
-		if maxPool {
-			maxpool16AVX512(&bufs.out[0], &bufs.in[0], rows, w.ow, w.sh*wp*64, w.sw*64, &bufs.offs[0], ksz)
-		} else {
-			depthwise16AVX512(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*64, w.sw*64, &bufs.offs[0], ksz)
+		switch {
+		case maxPool:
+			maxpool16AVX512(&bufs.out[0], &bufs.in[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
+		case lanes == 8:
+			depthwise8AVX2(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
+		default:
+			depthwise16AVX512(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
 		}
-		act.apply(bufs.out[:n*16])
-		unpack16AVX512(&dst[oy0*w.ow], out.Strides[1], &bufs.out[0], n)
+		act.apply(bufs.out[:n*lanes])
+		if lanes == 8 {
+			unpack8AVX2(&dst[oy0*w.ow], out.Strides[1], &bufs.out[0], n)
+		} else {
+			unpack16AVX512(&dst[oy0*w.ow], out.Strides[1], &bufs.out[0], n)
+		}
 	}
 }

@@ -10,17 +10,42 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
-// Depthwise convolutions taken sixteen channels at a time, against the
-// definition and against the tap rows: channel counts that leave some
+// depthwiseBlockWidths are the channel blocks this CPU runs: 16 with
+// AVX-512, 8 with AVX2.
+func depthwiseBlockWidths() []int {
+	var ws []int
+	if depthwise16Vector {
+		ws = append(ws, 16)
+	}
+	if depthwise8Vector {
+		ws = append(ws, 8)
+	}
+	return ws
+}
+
+// useDepthwiseBlocks takes blocks of lanes channels (0: tap rows).
+func useDepthwiseBlocks(lanes int) {
+	depthwise16Vector, depthwise8Vector = lanes == 16, lanes == 8
+}
+
+// Depthwise convolutions taken sixteen or eight channels at a time,
+// against the definition and against the tap rows: channel counts that leave some
 // planes over, MobileNet's and EfficientNet's small planes, strides 1 and
 // 2, 3x3 to 7x7 kernels, dilations, asymmetric and large pads, batches,
 // inputs whose rows are apart in memory, planes taken in bands of rows,
 // and rows too wide for a band (which take the tap rows).
 func TestConvDepthwise16MatchesDirect(t *testing.T) {
-	if !depthwise16Vector {
-		t.Skip("no AVX-512 on this CPU: the blocks of sixteen are not taken")
+	widths := depthwiseBlockWidths()
+	if len(widths) == 0 {
+		t.Skip("no AVX2 on this CPU: no blocks of channels are taken")
 	}
-	defer func(v bool) { depthwise16Vector = v }(depthwise16Vector)
+	defer func(v, v8 bool) { depthwise16Vector, depthwise8Vector = v, v8 }(depthwise16Vector, depthwise8Vector)
+	for _, lanes := range widths {
+		testConvDepthwiseBlocks(t, lanes)
+	}
+}
+
+func testConvDepthwiseBlocks(t *testing.T, lanes int) {
 	r := rand.New(rand.NewSource(27))
 	for _, tc := range []convCase{
 		{n: 1, ch: 16, mult: 1, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
@@ -37,27 +62,39 @@ func TestConvDepthwise16MatchesDirect(t *testing.T) {
 		{n: 2, ch: 16, mult: 1, in: []int{57, 56}, k: []int{5, 5}, s: []int{2, 2}, d: []int{1, 1}, p: []int{2, 2, 2, 2}, rowGap: 2},
 		{n: 1, ch: 16, mult: 1, in: []int{5, 400}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}}, // rows too wide: tap rows
 		{n: 1, ch: 16, mult: 2, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},   // a multiplier: tap rows
+		// Eight-channel blocks: rows of 1 to 13 positions (every group of
+		// eight, four and one), 9 and 13 channels, a 3x3 stride-2 plane.
+		{n: 1, ch: 9, mult: 1, in: []int{13, 13}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
+		{n: 1, ch: 13, mult: 1, in: []int{6, 5}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
+		{n: 1, ch: 8, mult: 1, in: []int{4, 1}, k: []int{3, 1}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 0, 1, 0}},
 	} {
 		tc.step = 1
-		depthwise16Vector = true
+		useDepthwiseBlocks(lanes)
 		got, want, c := tc.run(t, r)
-		requireClose(t, want.Float32s(), got.Float32s(), 1e-5, "%s", tc.String())
-		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates", tc)
-		depthwise16Vector = false
+		requireClose(t, want.Float32s(), got.Float32s(), 1e-5, "%d lanes: %s", lanes, tc.String())
+		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%d lanes: %v allocates", lanes, tc)
+		useDepthwiseBlocks(0)
 		rows := wgrt.New(wgrt.F32, got.Shape...)
 		c.Outputs[0] = rows
 		require.NoError(t, Call(c))
-		requireClose(t, rows.Float32s(), got.Float32s(), 1e-6, "%s against tap rows", tc.String())
+		requireClose(t, rows.Float32s(), got.Float32s(), 1e-6, "%d lanes: %s against tap rows", lanes, tc.String())
 	}
 }
 
 // The activation a fused depthwise convolution ends in runs on the
 // blocks as on the planes.
 func TestConvDepthwise16Activations(t *testing.T) {
-	if !depthwise16Vector {
-		t.Skip("no AVX-512 on this CPU: the blocks of sixteen are not taken")
+	widths := depthwiseBlockWidths()
+	if len(widths) == 0 {
+		t.Skip("no AVX2 on this CPU: no blocks of channels are taken")
 	}
-	defer func(v bool) { depthwise16Vector = v }(depthwise16Vector)
+	defer func(v, v8 bool) { depthwise16Vector, depthwise8Vector = v, v8 }(depthwise16Vector, depthwise8Vector)
+	for _, lanes := range widths {
+		testConvDepthwiseBlockActivations(t, lanes)
+	}
+}
+
+func testConvDepthwiseBlockActivations(t *testing.T, lanes int) {
 	r := rand.New(rand.NewSource(28))
 	tc := convCase{n: 1, ch: 24, mult: 1, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1}
 	c := tc.call(r)
@@ -68,8 +105,8 @@ func TestConvDepthwise16Activations(t *testing.T) {
 		convDirect(x, w, bias, want, ca)
 		act.apply(want.Float32s())
 		got := wgrt.New(wgrt.F32, want.Shape...)
-		depthwise16Vector = true
+		useDepthwiseBlocks(lanes)
 		require.True(t, convDepthwiseF32(x, w, bias, got, ca, act, defaultThreads))
-		requireClose(t, want.Float32s(), got.Float32s(), 1e-5, "%s", fmt.Sprint(act.kind))
+		requireClose(t, want.Float32s(), got.Float32s(), 1e-5, "%d lanes: %s", lanes, fmt.Sprint(act.kind))
 	}
 }

@@ -4,6 +4,11 @@ package wgref
 // channel blocks (conv_depthwise16.go); tests switch it off.
 var depthwise16Vector = haveAVX512
 
+// depthwise8Vector is whether depthwise convolutions take eight-channel
+// blocks (AVX2) where the sixteen-channel ones are not taken; tests
+// switch it off.
+var depthwise8Vector = haveAVX2FMA
+
 // maxPool16Vector is whether max pooling takes the sixteen-channel blocks
 // (tests switch it off).
 var maxPool16Vector = haveAVX512
@@ -19,3 +24,12 @@ func unpack16AVX512(dst *float32, chanStride int, src *float32, n int)
 
 //go:noescape
 func depthwise16AVX512(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)
+
+//go:noescape
+func pack8AVX2(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int, fill float32)
+
+//go:noescape
+func unpack8AVX2(dst *float32, chanStride int, src *float32, n int)
+
+//go:noescape
+func depthwise8AVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)

@@ -227,7 +227,7 @@ func (j *poolPlanes) doRange(from, to int) { j.planes(from, to) }
 
 // planes pools [image, channel] planes [from, to).
 func (j *poolPlanes) planes(from, to int) {
-	if j.wo.op == tapMax && maxPool16Vector && j.win.fits16(j.x, j.out) {
+	if j.wo.op == tapMax && maxPool16Vector && j.win.fits16(j.x, j.out, 16) {
 		j.planes16(from, to)
 		return
 	}
@@ -242,7 +242,7 @@ func (j *poolPlanes) planes16(from, to int) {
 	m := j.x.Shape[1]
 	for u := from; u < to; {
 		if ch := u % m; ch+16 <= m && u+16 <= to {
-			j.win.block16(j.x, j.out, u/m, ch, true, fusedAct{}, &bufs)
+			j.win.block16(j.x, j.out, u/m, ch, 16, true, fusedAct{}, &bufs)
 			u += 16
 			continue
 		}
