@@ -356,7 +356,6 @@ func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 	ksz := ca.kernel[0] * kw
 	sh, sw, dh, dw, ph, pw := ca.strides[0], ca.strides[1], ca.dilations[0], ca.dilations[1], ca.pads[0], ca.pads[1]
 	xsc, xsh := x.Strides[1], x.Strides[2]
-	runs := stripRuns(ow)
 	// offs[runs*kp+s] is where run s of kernel position kp starts,
 	// relative to its channel (lane c reads offs + sw*c); masks[runs*kp+s]
 	// its lanes that read inside the input (bit c, or bit 2c for stride 2).
@@ -376,6 +375,9 @@ func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 		cols := min(nr, nc-jr)
 		q := j0 + jr
 		oy0, ox0 := q/ow, q%ow
+		// The output rows this panel touches (at most stripRuns(ow)):
+		// most panels of rows as wide as a panel or wider lie on one.
+		runs := (ox0+cols-1)/ow + 1
 		for kp := range ksz {
 			dx := dxs[kp]
 			// Run s: the panel's columns [c0, c1) on output row oy0+s,
