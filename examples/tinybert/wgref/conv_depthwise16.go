@@ -116,15 +116,26 @@ func (j *depthwiseJob) block16(b, c0, lanes int, bufs *dw16Bufs) {
 			bufs.bias[c] = float32(loadF(*j.bias, (c0+c)*j.bias.Strides[0]))
 		}
 	}
-	j.win.block16(j.x, j.out, b, c0, lanes, false, j.act, bufs)
+	j.win.block16(j.x, j.out, b, c0, lanes, blockDepthwise, j.act, bufs)
 }
 
+// blockKind is what window2d.block16 computes over a block's taps.
+type blockKind int
+
+const (
+	blockDepthwise blockKind = iota // each channel its own weights (bufs.wts[t*lanes+c])
+	blockMaxPool                    // the largest tap (16 lanes)
+	blockMix                        // each output mixes the 8 inputs (bufs.wts[(t*8+i)*8+o])
+)
+
 // block16 computes output channels [c0, c0+lanes) of image b of the
-// window over x into out, a band of output rows at a time: the largest of
-// the taps with maxPool (the padding never wins; 16 lanes only), else the
-// depthwise convolution with bufs' weights and bias; then act. 16 lanes
-// run the AVX-512 kernels, 8 the AVX2 ones.
-func (w *window2d) block16(x, out wgrt.Tensor, b, c0, lanes int, maxPool bool, act fusedAct, bufs *dw16Bufs) {
+// window over x into out, a band of output rows at a time: as kind says,
+// the largest of the taps (the padding never wins; 16 lanes only), the
+// depthwise convolution or the mixed one (8 lanes only) with bufs'
+// weights and bias; then act. 16 lanes run the AVX-512 kernels, 8 the
+// AVX2 ones.
+func (w *window2d) block16(x, out wgrt.Tensor, b, c0, lanes int, kind blockKind, act fusedAct, bufs *dw16Bufs) {
+	maxPool := kind == blockMaxPool
 	xs, ys := elems[float32](x), elems[float32](out)
 	wp, band := w.dw16Geometry(lanes)
 	vec := 4 * lanes // bytes a position
@@ -176,6 +187,8 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0, lanes int, maxPool bool, a
 		}
 		n := rows * w.ow
 		switch {
+		case kind == blockMix:
+			mix8AVX2(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
 		case maxPool:
 			maxpool16AVX512(&bufs.out[0], &bufs.in[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
 		case lanes == 8:

@@ -5,7 +5,7 @@
 
 package wgref
 
-var depthwise16Vector, depthwise8Vector, maxPool16Vector = false, false, false
+var depthwise16Vector, depthwise8Vector, mix8Vector, maxPool16Vector = false, false, false, false
 
 func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int, fill float32) {
 	panic("wgref: no AVX-512 here")
@@ -32,5 +32,9 @@ func unpack8AVX2(dst *float32, chanStride int, src *float32, n int) {
 }
 
 func depthwise8AVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int) {
+	panic("wgref: no AVX2 here")
+}
+
+func mix8AVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int) {
 	panic("wgref: no AVX2 here")
 }

@@ -69,8 +69,9 @@ func conv(c *wgrt.Call) error {
 }
 
 // convF32Fastest runs a float32 convolution on the fastest path that
-// fits: tap rows for depthwise convolutions and those of few channels per
-// group, else im2col and the GEMM. A fused kernel's epilogue (nil: none)
+// fits: tap rows or channel blocks for depthwise convolutions, channel
+// blocks or tap rows for those of few channels per group, else im2col and
+// the GEMM. A fused kernel's epilogue (nil: none)
 // carries the bias, and bias is then nil. Tap rows write the output whole,
 // so they serve an epilogue only without a sum (which the output may be),
 // and its activation runs over each plane after them.
@@ -83,6 +84,9 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 			tapBias, act = ep.add, ep.act
 		}
 		if isDepthwise(x.Shape[1], w, g) && convDepthwiseF32(x, w, tapBias, out, ca, act, threadsOf(c)) {
+			return nil
+		}
+		if g > 1 && convMixed8F32(x, w, tapBias, out, ca, act, threadsOf(c)) {
 			return nil
 		}
 		if g > 1 && convGroupedF32(x, w, tapBias, out, ca, threadsOf(c)) {

@@ -9,6 +9,10 @@ var depthwise16Vector = haveAVX512
 // switch it off.
 var depthwise8Vector = haveAVX2FMA
 
+// mix8Vector is whether grouped convolutions of 2, 4 or 8 channels a
+// group take eight-channel blocks (conv_mixed8.go); tests switch it off.
+var mix8Vector = haveAVX2FMA
+
 // maxPool16Vector is whether max pooling takes the sixteen-channel blocks
 // (tests switch it off).
 var maxPool16Vector = haveAVX512
@@ -33,3 +37,6 @@ func unpack8AVX2(dst *float32, chanStride int, src *float32, n int)
 
 //go:noescape
 func depthwise8AVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)
+
+//go:noescape
+func mix8AVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)

@@ -1,0 +1,60 @@
+package wgref
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
+)
+
+// Grouped convolutions in eight-channel blocks (mix8AVX2), against the
+// definition and against the tap rows: 2, 4 and 8 channels a group,
+// strides 1 and 2, rows of every group remainder (8, 4, 1 positions),
+// pads, dilations, batches and rows apart in memory; then with a fused
+// activation. Cases it does not suit (more channels a group, more outputs
+// than inputs, 5x5 kernels) take the other paths.
+func TestConvMixed8MatchesDirect(t *testing.T) {
+	if !mix8Vector {
+		t.Skip("no AVX2 on this CPU: the mixed blocks are not taken")
+	}
+	defer func(v bool) { mix8Vector = v }(mix8Vector)
+	r := rand.New(rand.NewSource(29))
+	for _, tc := range []convCase{
+		{n: 1, ch: 48, mult: 1, group: 6, in: []int{56, 56}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // RegNet's first
+		{n: 1, ch: 104, mult: 1, group: 13, in: []int{28, 28}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
+		{n: 2, ch: 16, mult: 1, group: 4, in: []int{13, 15}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, rowGap: 3},
+		{n: 1, ch: 24, mult: 1, group: 12, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{2, 2}, p: []int{2, 2, 2, 2}, bias: true},
+		{n: 1, ch: 16, mult: 1, group: 2, in: []int{9, 11}, k: []int{3, 1}, s: []int{2, 2}, d: []int{1, 1}, p: []int{0, 1, 2, 0}, bias: true},
+		{n: 1, ch: 32, mult: 1, group: 4, in: []int{5, 3}, k: []int{1, 1}, s: []int{1, 1}, d: []int{1, 1}, p: []int{0, 0, 0, 0}},
+		{n: 1, ch: 16, mult: 1, group: 2, in: []int{12, 12}, k: []int{3, 3}, s: []int{3, 3}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // stride 3: one by one
+		{n: 1, ch: 32, mult: 1, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},              // 16 a group: not taken
+		{n: 1, ch: 16, mult: 2, group: 4, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},              // twice the outputs: not taken
+		{n: 1, ch: 16, mult: 1, group: 4, in: []int{9, 9}, k: []int{5, 5}, s: []int{1, 1}, d: []int{1, 1}, p: []int{2, 2, 2, 2}},              // 25 taps: not taken
+	} {
+		tc.step = 1
+		mix8Vector = true
+		got, want, c := tc.run(t, r)
+		requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", tc.String())
+		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates", tc)
+		mix8Vector = false
+		rows := wgrt.New(wgrt.F32, got.Shape...)
+		c.Outputs[0] = rows
+		require.NoError(t, Call(c))
+		requireClose(t, rows.Float32s(), got.Float32s(), 1e-4, "%s against tap rows", tc.String())
+	}
+	tc := convCase{n: 1, ch: 16, mult: 1, group: 2, in: []int{10, 10}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1}
+	c := tc.call(r)
+	x, w, bias := c.Inputs[0], c.Inputs[1], &c.Inputs[2]
+	ca := convAttrs{kernel: tc.k, strides: tc.s, pads: tc.p, dilations: tc.d, group: tc.group}
+	for _, act := range []fusedAct{{kind: "Relu"}, {kind: "SiLU"}} {
+		want := wgrt.New(wgrt.F32, c.Outputs[0].Shape...)
+		convDirect(x, w, bias, want, ca)
+		act.apply(want.Float32s())
+		got := wgrt.New(wgrt.F32, want.Shape...)
+		mix8Vector = true
+		require.True(t, convMixed8F32(x, w, bias, got, ca, act, defaultThreads))
+		requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", act.kind)
+	}
+}
