@@ -257,6 +257,10 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 		return
 	}
 	if r == 3 {
+		if m.stripsFit(r) {
+			m.packStrips(dst, p0, j0, kc, nc)
+			return
+		}
 		m.packRuns(dst, p0, j0, kc, nc)
 		return
 	}
@@ -264,8 +268,8 @@ func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 		m.packAnyRank(dst, p0, j0, kc, nc)
 		return
 	}
-	ow, kh, kw, sw, xsw := m.out.Shape[3], m.ca.kernel[0], m.ca.kernel[1], m.ca.strides[1], m.x.Strides[3]
-	if stripPanels() && stripRuns(ow) <= maxStripRuns && xsw == 1 && (sw == 1 || sw == 2) && kh*kw <= gatherMaxTaps {
+	ow, kh, kw := m.out.Shape[3], m.ca.kernel[0], m.ca.kernel[1]
+	if m.stripsFit(r) {
 		m.packStrips(dst, p0, j0, kc, nc)
 		return
 	}
@@ -347,8 +351,8 @@ func (m *im2colB) packGather(dst []float32, p0, j0, kc, nc int) {
 	}
 }
 
-// packStrips is packB on the AVX-512 and AVX2 paths for 2-D convolutions
-// whose taps step 1 or 2 floats along a row and whose output rows are wide
+// packStrips is packB on the AVX-512 and AVX2 paths for 2-D and 3-D
+// convolutions whose taps step 1 or 2 floats along a row and whose output rows are wide
 // enough that a panel's columns lie on at most maxStripRuns of them (rows
 // of 8 columns or more for AVX-512's 32, of 3 or more for AVX2's 16): for
 // each kernel position every row of the panel then reads as many runs of
@@ -358,11 +362,16 @@ func (m *im2colB) packGather(dst []float32, p0, j0, kc, nc int) {
 // packGather gathers element by element.
 func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 	x, ca := m.x, m.ca
-	ih, iw, ow := x.Shape[2], x.Shape[3], m.out.Shape[3]
-	kw := ca.kernel[1]
-	ksz := ca.kernel[0] * kw
-	sh, sw, dh, dw, ph, pw := ca.strides[0], ca.strides[1], ca.dilations[0], ca.dilations[1], ca.pads[0], ca.pads[1]
-	xsc, xsh := x.Strides[1], x.Strides[2]
+	r := len(x.Shape) - 2 // 2 or 3; a 2-D convolution is a 3-D one of depth 1
+	id, kd, sd, dd, pd, xsd := 1, 1, 1, 1, 0, 0
+	if r == 3 {
+		id, kd, sd, dd, pd, xsd = x.Shape[2], ca.kernel[0], ca.strides[0], ca.dilations[0], ca.pads[0], x.Strides[2]
+	}
+	ih, iw, oh, ow := x.Shape[r], x.Shape[r+1], m.out.Shape[r], m.out.Shape[r+1]
+	kh, kw := ca.kernel[r-2], ca.kernel[r-1]
+	ksz := kd * kh * kw
+	sh, sw, dh, dw, ph, pw := ca.strides[r-2], ca.strides[r-1], ca.dilations[r-2], ca.dilations[r-1], ca.pads[r-2], ca.pads[r-1]
+	xsc, xsh := x.Strides[1], x.Strides[r]
 	// offs[runs*kp+s] is where run s of kernel position kp starts,
 	// relative to its channel (lane c reads offs + sw*c); masks[runs*kp+s]
 	// its lanes that read inside the input (bit c, or bit 2c for stride 2).
@@ -370,35 +379,36 @@ func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 	var masks [maxStripRuns * gatherMaxTaps]uint64
 	// Per kernel position, once: its offsets, and the output columns
 	// [colLo, colHi) whose input column lies inside.
-	var dys, dxs, colLo, colHi [gatherMaxTaps]int
+	var dzs, dys, dxs, colLo, colHi [gatherMaxTaps]int
 	for kp := range ksz {
-		dys[kp], dxs[kp] = kp/kw*dh-ph, kp%kw*dw-pw
+		dzs[kp], dys[kp], dxs[kp] = kp/(kh*kw)*dd-pd, kp/kw%kh*dh-ph, kp%kw*dw-pw
 		colLo[kp], colHi[kp] = ceilDiv(-dxs[kp], sw), ceilDiv(iw-dxs[kp], sw)
 	}
 	// Every channel the block reads lies in xs (the loads are not
 	// bounds-checked).
-	_ = m.xs[m.xo+(p0+kc-1)/ksz*xsc+(ih-1)*xsh+iw-1]
+	_ = m.xs[m.xo+(p0+kc-1)/ksz*xsc+(id-1)*xsd+(ih-1)*xsh+iw-1]
 	for jr := 0; jr < nc; jr += nr {
 		cols := min(nr, nc-jr)
 		q := j0 + jr
-		oy0, ox0 := q/ow, q%ow
+		row0, ox0 := q/ow, q%ow // output rows count across depth planes
 		// The output rows this panel touches (at most stripRuns(ow)):
 		// most panels of rows as wide as a panel or wider lie on one.
 		runs := (ox0+cols-1)/ow + 1
 		for kp := range ksz {
 			dx := dxs[kp]
-			// Run s: the panel's columns [c0, c1) on output row oy0+s,
-			// from output column oxs.
+			// Run s: the panel's columns [c0, c1) on output row row0+s
+			// (plane oz, row oy), from output column oxs.
 			c0, oxs := 0, ox0
 			for s := range runs {
 				i := runs*kp + s
 				c1 := min(cols, c0+ow-oxs)
 				offs[i], masks[i] = 0, 0
-				sy := (oy0+s)*sh + dys[kp]
+				oz, oy := (row0+s)/oh, (row0+s)%oh
+				sz, sy := oz*sd+dzs[kp], oy*sh+dys[kp]
 				// Output columns [lo, hi) of the run read inside the input.
 				lo, hi := max(oxs, colLo[kp]), min(oxs+c1-c0, colHi[kp])
-				if c0 < c1 && sy >= 0 && sy < ih && lo < hi {
-					offs[i] = sy*xsh + (oxs-c0)*sw + dx
+				if c0 < c1 && sz >= 0 && sz < id && sy >= 0 && sy < ih && lo < hi {
+					offs[i] = sz*xsd + sy*xsh + (oxs-c0)*sw + dx
 					first := c0 + lo - oxs
 					if sw == 2 {
 						// Bits 2c of lanes [first, first+hi-lo).
@@ -417,6 +427,16 @@ func (m *im2colB) packStrips(dst []float32, p0, j0, kc, nc int) {
 		}
 		stripPanelAVX512(&panel[0], kc, &m.xs[m.xo+p0/ksz*xsc], 4*xsc, p0%ksz, ksz, &offs[0], &masks[0], sw, runs)
 	}
+}
+
+// stripsFit reports whether packStrips takes this r-D (2 or 3)
+// convolution's panels: a kernel for the running path's panels, output
+// rows wide enough, taps 1 or 2 floats apart along contiguous input rows,
+// and at most gatherMaxTaps kernel positions.
+func (m *im2colB) stripsFit(r int) bool {
+	sw := m.ca.strides[r-1]
+	return stripPanels() && stripRuns(m.out.Shape[r+1]) <= maxStripRuns && m.x.Strides[r+1] == 1 &&
+		(sw == 1 || sw == 2) && prod(m.ca.kernel) <= gatherMaxTaps
 }
 
 // maxStripRuns bounds the output rows a panel spans that packStrips

@@ -29,9 +29,9 @@ func TestConvMixed8MatchesDirect(t *testing.T) {
 		{n: 1, ch: 16, mult: 1, group: 2, in: []int{9, 11}, k: []int{3, 1}, s: []int{2, 2}, d: []int{1, 1}, p: []int{0, 1, 2, 0}, bias: true},
 		{n: 1, ch: 32, mult: 1, group: 4, in: []int{5, 3}, k: []int{1, 1}, s: []int{1, 1}, d: []int{1, 1}, p: []int{0, 0, 0, 0}},
 		{n: 1, ch: 16, mult: 1, group: 2, in: []int{12, 12}, k: []int{3, 3}, s: []int{3, 3}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // stride 3: one by one
-		{n: 1, ch: 32, mult: 1, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},              // 16 a group: not taken
-		{n: 1, ch: 16, mult: 2, group: 4, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},              // twice the outputs: not taken
-		{n: 1, ch: 16, mult: 1, group: 4, in: []int{9, 9}, k: []int{5, 5}, s: []int{1, 1}, d: []int{1, 1}, p: []int{2, 2, 2, 2}},              // 25 taps: not taken
+		{n: 1, ch: 32, mult: 1, group: 2, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},               // 16 a group: not taken
+		{n: 1, ch: 16, mult: 2, group: 4, in: []int{9, 9}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},               // twice the outputs: not taken
+		{n: 1, ch: 16, mult: 1, group: 4, in: []int{9, 9}, k: []int{5, 5}, s: []int{1, 1}, d: []int{1, 1}, p: []int{2, 2, 2, 2}},               // 25 taps: not taken
 	} {
 		tc.step = 1
 		mix8Vector = true

@@ -119,3 +119,47 @@ func testIm2colStripsMatchGo(t *testing.T, path string, vector bool) {
 		}
 	}
 }
+
+// 3-D convolutions' im2col panels packed as strips equal the Go path's
+// (packRuns), bit for bit, on each vector path: depth padding and
+// strides, panels that cross planes, 7x7 to 28x28 planes, 3x3x3 and
+// 1x3x3 kernels, stride 2 along rows.
+func TestIm2colStrips3DMatchGo(t *testing.T) {
+	if !stripVectorAVX2 {
+		t.Skip("no AVX2 on this CPU: packStrips is not taken")
+	}
+	defer func(v, v2 bool) { planeRowsVector, stripVectorAVX2 = v, v2 }(planeRowsVector, stripVectorAVX2)
+	defer useKernelPath(running)
+	vector := planeRowsVector
+	r := rand.New(rand.NewSource(30))
+	for _, p := range kernelPaths()[1:] {
+		useKernelPath(p)
+		for _, tc := range []struct{ c, d, h, w, kd, k, sd, s, p int }{
+			{3, 4, 14, 14, 3, 3, 1, 1, 1}, {2, 5, 7, 7, 3, 3, 2, 1, 1}, {4, 3, 28, 28, 1, 3, 1, 2, 1},
+			{2, 6, 9, 16, 3, 3, 2, 2, 1}, {3, 2, 8, 8, 3, 3, 1, 1, 0},
+		} {
+			od := (tc.d+2*tc.p-tc.kd)/tc.sd + 1
+			oh := (tc.h+2*tc.p-tc.k)/tc.s + 1
+			ow := (tc.w+2*tc.p-tc.k)/tc.s + 1
+			data := randFloats(r, tc.c*tc.d*tc.h*tc.w)
+			x := wgrt.FromFloat32s(data, 1, tc.c, tc.d, tc.h, tc.w)
+			out := wgrt.FromFloat32s(make([]float32, tc.c*od*oh*ow), 1, tc.c, od, oh, ow)
+			ca := convAttrs{kernel: []int{tc.kd, tc.k, tc.k}, strides: []int{tc.sd, tc.s, tc.s}, dilations: []int{1, 1, 1},
+				pads: []int{tc.p, tc.p, tc.p, tc.p, tc.p, tc.p}, group: 1}
+			m := &im2colB{xs: data, x: x, out: out, ca: ca}
+			planeRowsVector, stripVectorAVX2 = vector, true
+			require.Equal(t, stripRuns(ow) <= maxStripRuns && (p.nr == 16 || vector), m.stripsFit(3), "%s: %+v taken", p.name, tc)
+			k, n := tc.c*tc.kd*tc.k*tc.k, od*oh*ow
+			for _, blk := range [][4]int{{0, 0, min(k, blockK), n}, {min(5, k-1), 7, min(k-min(5, k-1), 40), min(n-7, 3*p.nr+5)}} {
+				p0, j0, kc, nc := blk[0], blk[1], blk[2], blk[3]
+				size := (nc + p.nr - 1) / p.nr * p.nr * kc
+				got, want := randFloats(r, size), randFloats(r, size)
+				planeRowsVector, stripVectorAVX2 = vector, true
+				m.packB(got, p0, j0, kc, nc)
+				planeRowsVector, stripVectorAVX2 = false, false
+				m.packB(want, p0, j0, kc, nc)
+				require.Equal(t, want, got, "%s: %+v block %v", p.name, tc, blk)
+			}
+		}
+	}
+}
