@@ -14,13 +14,9 @@
 # (default 1) is both sides' intra-op threads; BATCH (default 1) the image
 # models' batch. Needs Debian's python3-torch, python3-torchaudio and
 # python3-torchvision (to export the models), node and npm
-# (onnxruntime-node is installed into bench/.ort with --ignore-scripts: its
-# CPU library ships inside the package).
-# ISA=avx2 times both sides' AVX2+FMA kernels on an AVX-512 host: wrapgen
-# under GODEBUG=cpu.avx512f=off, ONNX Runtime from a copy of its library in
-# bench/.ort-avx2 whose XGETBV reports no AVX-512 state (bench/ort_avx2.py).
-# Only the vector width changes; the cores, caches and clock stay this
-# machine's, so it stands in for an AVX2 machine, it does not replace one.
+# (onnxruntime-node is installed into bench/.ort, see bench/ort_setup.sh).
+# ISA=avx2 times both sides' AVX2+FMA kernels on an AVX-512 host (see
+# bench/ort_setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -35,22 +31,7 @@ for m in ${MODELS:-cnn seq}; do
 done
 dir=${BENCH_DIR:-/tmp/wrapgen-bench}
 mkdir -p "$dir"
-if [ ! -d bench/.ort/node_modules/onnxruntime-node ]; then
-  npm install --silent --ignore-scripts --prefix bench/.ort onnxruntime-node >/dev/null
-fi
-ortmodules=bench/.ort/node_modules
-ortkernels="MLAS picks its kernels from the same CPUID"
-case ${ISA:-native} in
-  native) ;;
-  avx2)
-    export GODEBUG=${GODEBUG:+$GODEBUG,}cpu.avx512f=off
-    if [ ! -d bench/.ort-avx2/node_modules/onnxruntime-node ]; then
-      python3 bench/ort_avx2.py bench/.ort/node_modules bench/.ort-avx2/node_modules
-    fi
-    ortmodules=bench/.ort-avx2/node_modules
-    ortkernels="MLAS sees no AVX-512 state: AVX2 kernels";;
-  *) echo "ISA is native or avx2, not $ISA" >&2; exit 2;;
-esac
+. bench/ort_setup.sh
 ortver=$(node -p "require('./bench/.ort/node_modules/onnxruntime-node/package.json').version")
 go build -o "$dir/wrapgen" ./cmd/wrapgen
 

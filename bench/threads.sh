@@ -11,7 +11,8 @@
 #   bash bench/threads.sh [ROUNDS] [REPEAT]
 # MODELS names bench/export.py models (default: resnet18 and bert_s128,
 # the issue's pair); BATCH (default 4) is their batch. The models are
-# exported into BENCH_DIR (default /tmp/wrapgen-bench-b$BATCH).
+# exported into BENCH_DIR (default /tmp/wrapgen-bench-b$BATCH). ISA=avx2
+# runs both sides' AVX2 kernels (bench/ort_setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
@@ -22,12 +23,10 @@ models=${MODELS:-resnet18 bert_s128}
 dir=${BENCH_DIR:-/tmp/wrapgen-bench-b$BATCH}
 mkdir -p "$dir"
 go build -o "$dir/wrapgen" ./cmd/wrapgen
-if [ ! -d bench/.ort/node_modules/onnxruntime-node ]; then
-  npm install --silent --ignore-scripts --prefix bench/.ort onnxruntime-node >/dev/null
-fi
+. bench/ort_setup.sh
 
 cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
-echo "CPU: $cpu, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); batch $BATCH; $rounds rounds of $repeat calls per side"
+echo "CPU: $cpu, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); kernels ${ISA:-native} ($ortkernels); batch $BATCH; $rounds rounds of $repeat calls per side"
 
 stat() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {printf "%.2f %.2f", a[1], a[int((NR+1)/2)]}'; }
 mins() { echo "$1" | tr ' ' '\n' | grep . | awk 'NR%2==1' | tr '\n' ' ' | stat | cut -d' ' -f1; }
@@ -45,7 +44,7 @@ for m in $models; do
       w=$(echo "$o" | sed -n 's/^time per call: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1 \2/p')
       c=$(echo "$o" | sed -n 's/^process CPU time per call: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1 \2/p')
       if [ "$t" = 1 ]; then w1="$w1 $w"; c1="$c1 $c"; else wn="$wn $w"; cn="$cn $c"; fi
-      o=$(THREADS=$t NODE_PATH=bench/.ort/node_modules node bench/ort.js "$dir/$m.onnx" "$repeat" "$dir/${m}"_in_*.npy)
+      o=$(THREADS=$t NODE_PATH=$ortmodules node bench/ort.js "$dir/$m.onnx" "$repeat" "$dir/${m}"_in_*.npy)
       w=$(echo "$o" | sed -n 's/^time per call: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1 \2/p')
       if [ "$t" = 1 ]; then o1="$o1 $w"; else on="$on $w"; fi
     done
