@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes wgref's depthwise16_amd64.s: the AVX-512 kernels of the
 sixteen-channel depthwise convolution, pack16AVX512 and unpack16AVX512
-(through the TRANSPOSE16 macro), depthwise16AVX512 and maxpool16AVX512.
+(through the TRANSPOSE16 macro), depthwise16AVX512 and maxpool16AVX512;
+and mix16AVX512, the grouped convolution of sixteen channels a group.
   python3 internal/asmgen/depthwise16.py > wrapper/golang/vendored/wgref/depthwise16_amd64.s
 """
 
@@ -362,9 +363,114 @@ def maxpool16():
     row_end("mp16")
 
 
+def mix16_group(count, stride, fallthrough):
+    """count positions stride*64 bytes apart, Z0.. from the bias Z31; each
+    tap's sixteen input channels: their weight vector Z30, and each
+    position's value of that channel broadcast."""
+    loop = f"mix16by{count}s{stride}"
+    w(f"{loop}:")
+    w(f"\tCMPQ BX, ${count}")
+    w(f"\tJLT {fallthrough}")
+    for q in range(count):
+        w(f"\tVMOVAPS Z31, Z{q}")
+    w("\tXORQ CX, CX")
+    w("\tMOVQ R8, DX")
+    w("")
+    w(f"{loop}tap:")
+    w("\tMOVQ (R13)(CX*8), R15")
+    w("\tADDQ AX, R15")
+    for ic in range(16):
+        w(f"\tVMOVUPS {64*ic}(DX), Z30")
+        for q in range(count):
+            w(f"\tVBROADCASTSS {64*stride*q + 4*ic}(R15), Z29")
+            w(f"\tVFMADD231PS Z29, Z30, Z{q}")
+    w("\tADDQ $1024, DX")
+    w("\tINCQ CX")
+    w("\tCMPQ CX, R14")
+    w(f"\tJLT {loop}tap")
+    for q in range(count):
+        w(f"\tVMOVUPS Z{q}, {64*q}(DI)")
+    w(f"\tADDQ ${64*count}, DI")
+    w(f"\tADDQ ${64*count*stride}, AX")
+    w(f"\tSUBQ ${count}, BX")
+    w(f"\tJMP {loop}")
+    w("")
+
+
+def mix16():
+    w("")
+    w("// func mix16AVX512(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)")
+    w("// depthwise16AVX512 with the sixteen channels mixed: out[(oy*ow + ox)*16 + o]")
+    w("// = bias[o] + Σ_t Σ_i wts[(t*16 + i)*16 + o]·(in at byte oy*rowStep +")
+    w("// ox*colStep + offs[t], lane i): a grouped convolution's group of")
+    w("// sixteen channels. Where the stride is 1 or 2, eight positions then four")
+    w("// share each weight vector; the rest go one by one. oh, ow, taps > 0.")
+    w("TEXT ·mix16AVX512(SB), NOSPLIT, $0-80")
+    w("\tMOVQ out+0(FP), DI")
+    w("\tMOVQ in+8(FP), SI")
+    w("\tMOVQ wts+16(FP), R8")
+    w("\tMOVQ bias+24(FP), AX")
+    w("\tVMOVUPS (AX), Z31")
+    w("\tMOVQ oh+32(FP), R10")
+    w("\tMOVQ rowStep+48(FP), R12")
+    w("\tMOVQ colStep+56(FP), R9")
+    w("\tMOVQ offs+64(FP), R13")
+    w("\tMOVQ taps+72(FP), R14")
+    w("")
+    w("mix16row:")
+    w("\tMOVQ SI, AX")
+    w("\tMOVQ ow+40(FP), BX")
+    w("\tCMPQ R9, $64")
+    w("\tJEQ mix16by8s1")
+    w("\tCMPQ R9, $128")
+    w("\tJEQ mix16by8s2")
+    w("\tJMP mix16one")
+    w("")
+    for stride in (1, 2):
+        mix16_group(8, stride, f"mix16by4s{stride}")
+        mix16_group(4, stride, "mix16one")
+    w("mix16one:")
+    w("\tTESTQ BX, BX")
+    w("\tJEQ mix16next")
+    w("\t// One position: four chains over the input channels, summed after.")
+    w("\tVMOVAPS Z31, Z0")
+    for q in range(1, 4):
+        w(f"\tVPXORD Z{q}, Z{q}, Z{q}")
+    w("\tXORQ CX, CX")
+    w("\tMOVQ R8, DX")
+    w("")
+    w("mix16onetap:")
+    w("\tMOVQ (R13)(CX*8), R15")
+    w("\tADDQ AX, R15")
+    for ic in range(16):
+        w(f"\tVMOVUPS {64*ic}(DX), Z30")
+        w(f"\tVBROADCASTSS {4*ic}(R15), Z29")
+        w(f"\tVFMADD231PS Z29, Z30, Z{ic % 4}")
+    w("\tADDQ $1024, DX")
+    w("\tINCQ CX")
+    w("\tCMPQ CX, R14")
+    w("\tJLT mix16onetap")
+    w("\tVADDPS Z1, Z0, Z0")
+    w("\tVADDPS Z3, Z2, Z2")
+    w("\tVADDPS Z2, Z0, Z0")
+    w("\tVMOVUPS Z0, (DI)")
+    w("\tADDQ $64, DI")
+    w("\tADDQ R9, AX")
+    w("\tDECQ BX")
+    w("\tJMP mix16one")
+    w("")
+    w("mix16next:")
+    w("\tADDQ R12, SI")
+    w("\tDECQ R10")
+    w("\tJNZ mix16row")
+    w("\tVZEROUPPER")
+    w("\tRET")
+
+
 transpose16()
 pack16()
 unpack16()
 depthwise16()
 maxpool16()
+mix16()
 print("\n".join(out))

@@ -2,7 +2,8 @@
 """Writes wgref's depthwise8_amd64.s: the AVX2 kernels of the eight-channel
 depthwise convolution, pack8AVX2 and unpack8AVX2 (through the TRANSPOSE8
 macro) and depthwise8AVX2: depthwise16.py's design on YMM vectors; and
-mix8AVX2, the grouped convolution of blocks of eight channels.
+mix8AVX2 and mix8AccAVX2, the grouped convolution of blocks of eight
+channels.
   python3 internal/asmgen/depthwise8.py > wrapper/golang/vendored/wgref/depthwise8_amd64.s
 """
 
@@ -261,16 +262,16 @@ def depthwise8():
     w("\tRET")
 
 
-def mix8_group(count, stride, fallthrough):
-    """count positions stride*32 bytes apart, Y0.. from the bias Y15; each
-    tap's eight input channels: their weight vector Y14, and each
-    position's value of that channel broadcast."""
-    loop = f"mix8by{count}s{stride}"
+def mix8_group(p, acc, count, stride, fallthrough):
+    """count positions stride*32 bytes apart, Y0.. from the bias Y15 (from
+    out when acc); each tap's eight input channels: their weight vector
+    Y14, and each position's value of that channel broadcast."""
+    loop = f"{p}by{count}s{stride}"
     w(f"{loop}:")
     w(f"\tCMPQ BX, ${count}")
     w(f"\tJLT {fallthrough}")
     for q in range(count):
-        w(f"\tVMOVAPS Y15, Y{q}")
+        w(f"\tVMOVUPS {32*q}(DI), Y{q}" if acc else f"\tVMOVAPS Y15, Y{q}")
     w("\tXORQ CX, CX")
     w("\tMOVQ R8, DX")
     w("")
@@ -295,16 +296,22 @@ def mix8_group(count, stride, fallthrough):
     w("")
 
 
-def mix8():
+def mix8(name, p, acc):
     w("")
-    w("// func mix8AVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)")
-    w("// depthwise8AVX2 with the eight channels mixed: out[(oy*ow + ox)*8 + o] =")
-    w("// bias[o] + Σ_t Σ_i wts[(t*8 + i)*8 + o]·(in at byte oy*rowStep +")
-    w("// ox*colStep + offs[t], lane i): a grouped convolution's block of")
-    w("// eight channels, its weights zero across groups. Where the stride is")
-    w("// 1 or 2, eight positions then four share each weight vector; the rest")
-    w("// go one by one. oh, ow, taps > 0.")
-    w("TEXT ·mix8AVX2(SB), NOSPLIT, $0-80")
+    if acc:
+        w(f"// func {name}(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)")
+        w("// mix8AVX2 adding to out instead of starting from bias: a group's")
+        w("// second eight input channels.")
+    else:
+        w(f"// func {name}(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)")
+    if not acc:
+        w("// depthwise8AVX2 with the eight channels mixed: out[(oy*ow + ox)*8 + o] =")
+        w("// bias[o] + Σ_t Σ_i wts[(t*8 + i)*8 + o]·(in at byte oy*rowStep +")
+        w("// ox*colStep + offs[t], lane i): a grouped convolution's block of")
+        w("// eight channels, its weights zero across groups. Where the stride is")
+        w("// 1 or 2, eight positions then four share each weight vector; the rest")
+        w("// go one by one. oh, ow, taps > 0.")
+    w(f"TEXT ·{name}(SB), NOSPLIT, $0-80")
     w("\tMOVQ out+0(FP), DI")
     w("\tMOVQ in+8(FP), SI")
     w("\tMOVQ wts+16(FP), R8")
@@ -316,46 +323,52 @@ def mix8():
     w("\tMOVQ offs+64(FP), R13")
     w("\tMOVQ taps+72(FP), R14")
     w("")
-    w("mix8row:")
+    w(f"{p}row:")
     w("\tMOVQ SI, AX")
     w("\tMOVQ ow+40(FP), BX")
     w("\tCMPQ R9, $32")
-    w("\tJEQ mix8by8s1")
+    w(f"\tJEQ {p}by8s1")
     w("\tCMPQ R9, $64")
-    w("\tJEQ mix8by8s2")
-    w("\tJMP mix8one")
+    w(f"\tJEQ {p}by8s2")
+    w(f"\tJMP {p}one")
     w("")
     for stride in (1, 2):
-        mix8_group(8, stride, f"mix8by4s{stride}")
-        mix8_group(4, stride, "mix8one")
-    w("mix8one:")
+        mix8_group(p, acc, 8, stride, f"{p}by4s{stride}")
+        mix8_group(p, acc, 4, stride, f"{p}one")
+    w(f"{p}one:")
     w("\tTESTQ BX, BX")
-    w("\tJEQ mix8next")
-    w("\tVMOVAPS Y15, Y0")
+    w(f"\tJEQ {p}next")
+    w("\t// One position: four chains over the input channels, summed after.")
+    w("\tVMOVUPS (DI), Y0" if acc else "\tVMOVAPS Y15, Y0")
+    for q in range(1, 4):
+        w(f"\tVXORPS Y{q}, Y{q}, Y{q}")
     w("\tXORQ CX, CX")
     w("\tMOVQ R8, DX")
     w("")
-    w("mix8onetap:")
+    w(f"{p}onetap:")
     w("\tMOVQ (R13)(CX*8), R15")
     w("\tADDQ AX, R15")
     for ic in range(8):
         w(f"\tVMOVUPS {32*ic}(DX), Y14")
         w(f"\tVBROADCASTSS {4*ic}(R15), Y13")
-        w("\tVFMADD231PS Y13, Y14, Y0")
+        w(f"\tVFMADD231PS Y13, Y14, Y{ic % 4}")
     w("\tADDQ $256, DX")
     w("\tINCQ CX")
     w("\tCMPQ CX, R14")
-    w("\tJLT mix8onetap")
+    w(f"\tJLT {p}onetap")
+    w("\tVADDPS Y1, Y0, Y0")
+    w("\tVADDPS Y3, Y2, Y2")
+    w("\tVADDPS Y2, Y0, Y0")
     w("\tVMOVUPS Y0, (DI)")
     w("\tADDQ $32, DI")
     w("\tADDQ R9, AX")
     w("\tDECQ BX")
-    w("\tJMP mix8one")
+    w(f"\tJMP {p}one")
     w("")
-    w("mix8next:")
+    w(f"{p}next:")
     w("\tADDQ R12, SI")
     w("\tDECQ R10")
-    w("\tJNZ mix8row")
+    w(f"\tJNZ {p}row")
     w("\tVZEROUPPER")
     w("\tRET")
 
@@ -364,5 +377,6 @@ transpose8()
 pack8()
 unpack8()
 depthwise8()
-mix8()
+mix8("mix8AVX2", "mix8", False)
+mix8("mix8AccAVX2", "mixacc8", True)
 print("\n".join(out))

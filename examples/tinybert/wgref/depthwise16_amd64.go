@@ -43,3 +43,9 @@ func depthwise8AVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, o
 
 //go:noescape
 func mix8AVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)
+
+//go:noescape
+func mix8AccAVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)
+
+//go:noescape
+func mix16AVX512(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)

@@ -29,7 +29,7 @@ type dw16Bufs struct {
 	// Sixteen positions of slack: pack16AVX512 stores whole chunks of
 	// sixteen positions, unpack16AVX512 loads them.
 	in, out [dw16Floats + 16*16]float32
-	wts     [maxDW16Taps * 16]float32
+	wts     [max(maxDW16Taps*16, mixWeightFloats)]float32
 	bias    [16]float32
 	offs    [maxDW16Taps]int
 	// ready is whether offs are set and in's padding columns hold the
@@ -113,7 +113,7 @@ func (j *depthwiseJob) block16(b, c0, lanes int, bufs *dw16Bufs) {
 			bufs.bias[c] = float32(loadF(*j.bias, (c0+c)*j.bias.Strides[0]))
 		}
 	}
-	j.win.block16(j.x, j.out, b, c0, lanes, blockDepthwise, j.act, bufs)
+	j.win.block16(j.x, j.out, b, c0, c0, 1, lanes, blockDepthwise, j.act, bufs)
 }
 
 // blockKind is what window2d.block16 computes over a block's taps.
@@ -122,16 +122,18 @@ type blockKind int
 const (
 	blockDepthwise blockKind = iota // each channel its own weights (bufs.wts[t*lanes+c])
 	blockMaxPool                    // the largest tap (16 lanes)
-	blockMix                        // each output mixes the 8 inputs (bufs.wts[(t*8+i)*8+o])
+	blockMix                        // each output mixes the block's inputs (bufs.wts[(t*lanes+i)*lanes+o])
 )
 
 // block16 computes output channels [c0, c0+lanes) of image b of the
 // window over x into out, a band of output rows at a time: as kind says,
 // the largest of the taps (the padding never wins; 16 lanes only), the
-// depthwise convolution or the mixed one (8 lanes only) with bufs'
-// weights and bias; then act. 16 lanes run the AVX-512 kernels, 8 the
-// AVX2 ones.
-func (w *window2d) block16(x, out wgrt.Tensor, b, c0, lanes int, kind blockKind, act fusedAct, bufs *dw16Bufs) {
+// depthwise convolution or the mixed one with bufs' weights and bias;
+// then act. The input is the blocks of lanes channels
+// from in0: one, but two for a mix of sixteen channels a group (its
+// second block's weights follow the first's). 16 lanes run the AVX-512
+// kernels, 8 the AVX2 ones.
+func (w *window2d) block16(x, out wgrt.Tensor, b, c0, in0, inputs, lanes int, kind blockKind, act fusedAct, bufs *dw16Bufs) {
 	maxPool := kind == blockMaxPool
 	xs, ys := elems[float32](x), elems[float32](out)
 	wp, band := w.dw16Geometry(lanes)
@@ -155,7 +157,6 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0, lanes int, kind blockKind,
 		}
 		bufs.ready = true
 	}
-	src := xs[b*x.Strides[0]+c0*x.Strides[1]:]
 	dst := ys[b*out.Strides[0]+c0*out.Strides[1]:]
 	_ = dst[(lanes-1)*out.Strides[1]+w.oh*w.ow-1]
 	// The input's columns in a padded row: [pw, pw+cols).
@@ -173,19 +174,31 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0, lanes int, kind blockKind,
 				}
 			}
 		}
-		if lo < hi && cols > 0 {
-			in := src[(sy0+lo)*w.rowStride:]
-			_ = in[(lanes-1)*x.Strides[1]+(hi-lo-1)*w.rowStride+cols-1]
-			if lanes == 8 {
-				pack8AVX2(&bufs.in[(lo*wp+w.pw)*8], &in[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
-			} else {
-				pack16AVX512(&bufs.in[(lo*wp+w.pw)*16], &in[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
+		n := rows * w.ow
+		for h := range inputs {
+			if lo < hi && cols > 0 {
+				src := xs[b*x.Strides[0]+(in0+h*lanes)*x.Strides[1]:]
+				in := src[(sy0+lo)*w.rowStride:]
+				_ = in[(lanes-1)*x.Strides[1]+(hi-lo-1)*w.rowStride+cols-1]
+				if lanes == 8 {
+					pack8AVX2(&bufs.in[(lo*wp+w.pw)*8], &in[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
+				} else {
+					pack16AVX512(&bufs.in[(lo*wp+w.pw)*16], &in[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
+				}
+			}
+			if kind == blockMix && lanes == 16 {
+				mix16AVX512(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
+			} else if kind == blockMix {
+				wts := bufs.wts[h*ksz*64:]
+				if h == 0 {
+					mix8AVX2(&bufs.out[0], &bufs.in[0], &wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
+				} else {
+					mix8AccAVX2(&bufs.out[0], &bufs.in[0], &wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
+				}
 			}
 		}
-		n := rows * w.ow
 		switch {
 		case kind == blockMix:
-			mix8AVX2(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
 		case maxPool:
 			maxpool16AVX512(&bufs.out[0], &bufs.in[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
 		case lanes == 8:

@@ -9,8 +9,9 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
-// Grouped convolutions in eight-channel blocks (mix8AVX2), against the
-// definition and against the tap rows: 2, 4 and 8 channels a group,
+// Grouped convolutions in eight-channel blocks (mix8AVX2, mix8AccAVX2),
+// against the definition and against the tap rows: 2, 4, 8 and 16
+// channels a group,
 // strides 1 and 2, rows of every group remainder (8, 4, 1 positions),
 // pads, dilations, batches and rows apart in memory; then with a fused
 // activation. Cases it does not suit (more channels a group, more outputs
@@ -19,7 +20,20 @@ func TestConvMixed8MatchesDirect(t *testing.T) {
 	if !mix8Vector {
 		t.Skip("no AVX2 on this CPU: the mixed blocks are not taken")
 	}
-	defer func(v bool) { mix8Vector = v }(mix8Vector)
+	defer func(v, v16 bool) { mix8Vector, depthwise16Vector = v, v16 }(mix8Vector, depthwise16Vector)
+	// With AVX-512, sixteen channels a group take blocks of sixteen;
+	// without (depthwise16Vector off), two blocks of eight inputs.
+	widths := []bool{false}
+	if depthwise16Vector {
+		widths = append(widths, true)
+	}
+	for _, wide := range widths {
+		depthwise16Vector = wide
+		testConvMixed8MatchesDirect(t, wide)
+	}
+}
+
+func testConvMixed8MatchesDirect(t *testing.T, wide bool) {
 	r := rand.New(rand.NewSource(29))
 	for _, tc := range []convCase{
 		{n: 1, ch: 48, mult: 1, group: 6, in: []int{56, 56}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true}, // RegNet's first
@@ -36,13 +50,13 @@ func TestConvMixed8MatchesDirect(t *testing.T) {
 		tc.step = 1
 		mix8Vector = true
 		got, want, c := tc.run(t, r)
-		requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "%s", tc.String())
+		requireClose(t, want.Float32s(), got.Float32s(), 1e-4, "wide %v: %s", wide, tc.String())
 		assert.Zero(t, testing.AllocsPerRun(3, func() { _ = Call(c) }), "%v allocates", tc)
 		mix8Vector = false
 		rows := wgrt.New(wgrt.F32, got.Shape...)
 		c.Outputs[0] = rows
 		require.NoError(t, Call(c))
-		requireClose(t, rows.Float32s(), got.Float32s(), 1e-4, "%s against tap rows", tc.String())
+		requireClose(t, rows.Float32s(), got.Float32s(), 1e-4, "wide %v: %s against tap rows", wide, tc.String())
 	}
 	tc := convCase{n: 1, ch: 16, mult: 1, group: 2, in: []int{10, 10}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true, step: 1}
 	c := tc.call(r)

@@ -35,3 +35,11 @@ func depthwise8AVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, o
 func mix8AVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int) {
 	panic("wgref: no AVX2 here")
 }
+
+func mix8AccAVX2(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int) {
+	panic("wgref: no AVX2 here")
+}
+
+func mix16AVX512(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int) {
+	panic("wgref: no AVX-512 here")
+}
