@@ -137,14 +137,13 @@ const (
 // second block's weights follow the first's). 16 lanes run the AVX-512
 // kernels, 8 the AVX2 ones.
 func (w *window2d) block16(x, out wgrt.Tensor, b, c0, in0, inputs, lanes int, kind blockKind, act fusedAct, bufs *dw16Bufs) {
-	maxPool := kind == blockMaxPool
 	xs, ys := elems[float32](x), elems[float32](out)
 	wp, band := w.dw16Geometry(lanes)
 	vec := 4 * lanes // bytes a position
 	ksz := w.kh * w.kw
 	reach := (w.kh-1)*w.dh + 1
 	fill := float32(0)
-	if maxPool {
+	if kind == blockMaxPool {
 		fill = negInf32
 	}
 	if !bufs.ready {
@@ -189,25 +188,7 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0, in0, inputs, lanes int, ki
 					pack16AVX512(&bufs.in[(lo*wp+w.pw)*16], &in[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
 				}
 			}
-			if kind == blockMix && lanes == 16 {
-				mix16AVX512(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
-			} else if kind == blockMix {
-				wts := bufs.wts[h*ksz*64:]
-				if h == 0 {
-					mix8AVX2(&bufs.out[0], &bufs.in[0], &wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
-				} else {
-					mix8AccAVX2(&bufs.out[0], &bufs.in[0], &wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
-				}
-			}
-		}
-		switch {
-		case kind == blockMix:
-		case maxPool:
-			maxpool16AVX512(&bufs.out[0], &bufs.in[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
-		case lanes == 8:
-			depthwise8AVX2(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
-		default:
-			depthwise16AVX512(&bufs.out[0], &bufs.in[0], &bufs.wts[0], &bufs.bias[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, &bufs.offs[0], ksz)
+			bufs.runBlock(kind, lanes, h, rows, w.ow, w.sh*wp*vec, w.sw*vec, ksz)
 		}
 		act.apply(bufs.out[:n*lanes])
 		if lanes == 8 {
@@ -215,5 +196,26 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0, in0, inputs, lanes int, ki
 		} else {
 			unpack16AVX512(&dst[oy0*w.ow], out.Strides[1], &bufs.out[0], n)
 		}
+	}
+}
+
+// runBlock runs kind's kernel for a band of oh output rows of ow from
+// bufs.in into bufs.out (steps in bytes, as the kernels take them); h > 0
+// adds a mix's h-th block of eight inputs to what bufs.out holds.
+func (bufs *dw16Bufs) runBlock(kind blockKind, lanes, h, oh, ow, rowStep, colStep, ksz int) {
+	out, in, offs := &bufs.out[0], &bufs.in[0], &bufs.offs[0]
+	switch {
+	case kind == blockMaxPool:
+		maxpool16AVX512(out, in, oh, ow, rowStep, colStep, offs, ksz)
+	case kind == blockMix && lanes == 16:
+		mix16AVX512(out, in, &bufs.wts[0], &bufs.bias[0], oh, ow, rowStep, colStep, offs, ksz)
+	case kind == blockMix && h == 0:
+		mix8AVX2(out, in, &bufs.wts[0], &bufs.bias[0], oh, ow, rowStep, colStep, offs, ksz)
+	case kind == blockMix:
+		mix8AccAVX2(out, in, &bufs.wts[h*ksz*64], &bufs.bias[0], oh, ow, rowStep, colStep, offs, ksz)
+	case lanes == 8:
+		depthwise8AVX2(out, in, &bufs.wts[0], &bufs.bias[0], oh, ow, rowStep, colStep, offs, ksz)
+	default:
+		depthwise16AVX512(out, in, &bufs.wts[0], &bufs.bias[0], oh, ow, rowStep, colStep, offs, ksz)
 	}
 }

@@ -249,32 +249,27 @@ type im2colB struct {
 
 func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
 	r := len(m.x.Shape) - 2
-	if r == 1 {
+	switch {
+	case r == 1:
 		m.packRows1D(dst, p0, j0, kc, nc)
-		return
-	}
-	if r == 3 {
-		if m.stripsFit(r) {
-			m.packStrips(dst, p0, j0, kc, nc)
-			return
-		}
-		m.packRuns(dst, p0, j0, kc, nc)
-		return
-	}
-	if r != 2 {
-		m.packAnyRank(dst, p0, j0, kc, nc)
-		return
-	}
-	ow, kh, kw := m.out.Shape[3], m.ca.kernel[0], m.ca.kernel[1]
-	if m.stripsFit(r) {
+	case (r == 2 || r == 3) && m.stripsFit(r):
 		m.packStrips(dst, p0, j0, kc, nc)
-		return
-	}
-	if (2*ow <= nr || ow < nr && gatherPanels()) && kh*kw <= gatherMaxTaps {
+	case r == 2 && m.gatherFits():
 		m.packGather(dst, p0, j0, kc, nc)
-		return
+	case r == 2 || r == 3:
+		m.packRuns(dst, p0, j0, kc, nc)
+	default:
+		m.packAnyRank(dst, p0, j0, kc, nc)
 	}
-	m.packRuns(dst, p0, j0, kc, nc)
+}
+
+// gatherFits reports whether packGather takes this 2-D convolution's
+// panels: output rows of at most half a panel, or shorter than a panel
+// where the AVX-512 gathers run, and at most gatherMaxTaps kernel
+// positions.
+func (m *im2colB) gatherFits() bool {
+	ow := m.out.Shape[3]
+	return (2*ow <= nr || ow < nr && gatherPanels()) && m.ca.kernel[0]*m.ca.kernel[1] <= gatherMaxTaps
 }
 
 // gatherMaxTaps bounds the kernel positions whose offsets packGather
