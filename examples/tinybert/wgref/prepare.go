@@ -68,6 +68,9 @@ type packedGEMM struct {
 	// next is a bidirectional recurrent op's second direction's B, its
 	// data the second half of data's (rnn_gemm.go's prepareRecurrent).
 	next *packedGEMM
+	// rows is a dilated conv's filters packed by kernel row, each row's
+	// view of data (conv_rows.go); forA then serves no product.
+	rows []kernelRow
 	// sources is where each input Prepare was given with its data
 	// started (nil: given without): a call whose inputs there start
 	// elsewhere (the wrong op's Prepared, or weights bound anew) is not
@@ -137,7 +140,19 @@ func packWeightB(b matrix, n, k int) *packedGEMM {
 
 // forA is pk when it holds A of m×k for the running path, else nil.
 func (pk *packedGEMM) forA(m, k int) *packedGEMM {
-	if pk == nil || !pk.isA || pk.mr != mr || pk.m != m || pk.k != k {
+	if pk == nil || !pk.isA || pk.rows != nil || pk.mr != mr || pk.m != m || pk.k != k {
+		return nil
+	}
+	return pk
+}
+
+// forConv is pk when it holds a conv's filters (A of m×k, whole or by
+// kernel row) for the running path, else nil.
+func (pk *packedGEMM) forConv(m, k int) *packedGEMM {
+	if pk == nil || pk.rows == nil {
+		return pk.forA(m, k)
+	}
+	if pk.mr != mr || pk.m != m || pk.k != k {
 		return nil
 	}
 	return pk
@@ -218,6 +233,15 @@ func prepareConv(c *wgrt.Call) (*packedGEMM, error) {
 	}
 	if !ConvPacksFilters(c.Kernel, w.Shape, group, withSum(c, len(w.Shape)), pointwiseAttrs(c)) {
 		return nil, nil
+	}
+	if len(w.Shape) == 4 && group == 1 {
+		ca, err := readConvAttrs(c, 2)
+		if err != nil {
+			return nil, err
+		}
+		if splitsByKernelRows(ca, w.Shape) {
+			return packKernelRows(w, ca), nil
+		}
 	}
 	mg, kk := w.Shape[0]/group, w.Shape[1]*prod(w.Shape[2:])
 	return packWeightA(matrix{data: elems[float32](w), rs: w.Strides[0], cs: 1}, group, mg*w.Strides[0], mg, kk), nil

@@ -95,7 +95,7 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 		}
 	}
 	// Filters packed once (Prepare) take no scratch.
-	pk := preparedOf(c).forA(w.Shape[0]/g, w.Shape[1]*prod(w.Shape[2:]))
+	pk := preparedOf(c).forConv(w.Shape[0]/g, w.Shape[1]*prod(w.Shape[2:]))
 	work, err := scratchOf[float32](c, convPackFloats(x.Shape, w.Shape, out.Shape, g, isPointwise(x, out, ca), pk != nil))
 	if err != nil {
 		return err
@@ -216,6 +216,11 @@ func convImage(b int, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca c
 			if addend != nil {
 				rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
 			}
+			if pk != nil && pk.rows != nil {
+				convByKernelRows(pk, x, out, xs, xo, ca, cm, out.Strides[1], mg, p, accumulate, work, threads)
+				rows.finish(cm, out.Strides[1], 0, mg, 0, p)
+				continue
+			}
 			sgemmRows(mg, p, kk, matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}, bm, conv, cm, out.Strides[1], accumulate, work, &rows, prepacked{pk, gi}, threads)
 			continue
 		}
@@ -230,8 +235,12 @@ func convImage(b int, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca c
 			}
 			acc = true
 		}
-		am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
-		sgemmRows(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work, nil, prepacked{pk, gi}, threads)
+		if pk != nil && pk.rows != nil {
+			convByKernelRows(pk, x, out, xs, xo, ca, cm, out.Strides[1], mg, p, acc, work, threads)
+		} else {
+			am := matrix{data: ws[gi*mg*w.Strides[0]:], rs: w.Strides[0], cs: 1}
+			sgemmRows(mg, p, kk, am, bm, conv, cm, out.Strides[1], acc, work, nil, prepacked{pk, gi}, threads)
+		}
 		ep.finishShared(cm, out.Strides[1], mg, p, threads)
 	}
 }
@@ -245,9 +254,11 @@ type im2colB struct {
 	xo     int
 	x, out wgrt.Tensor
 	ca     convAttrs
+	j0     int // the output position of B's column 0 (a band of rows, conv_rows.go)
 }
 
 func (m *im2colB) packB(dst []float32, p0, j0, kc, nc int) {
+	j0 += m.j0
 	r := len(m.x.Shape) - 2
 	switch {
 	case r == 1:
