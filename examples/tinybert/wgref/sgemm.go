@@ -65,6 +65,11 @@ func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, ac
 		ep.finish(c, ldc, 0, m, 0, n)
 		return
 	}
+	if columnFits(m, n, k, a, b, conv, ldc, accumulate) {
+		dotRows(a.data, a.rs, b.data[:k], c[:m])
+		ep.finish(c, ldc, 0, m, 0, n)
+		return
+	}
 	form := formOf(b, conv)
 	if form != bIm2col && m <= gemvMaxRows {
 		gemvRows(m, n, k, a, b, c, ldc, accumulate)
@@ -108,6 +113,21 @@ func sgemmRows(m, n, k int, a, b matrix, conv *im2colB, c []float32, ldc int, ac
 	serial := j // not j: j flows to pooledJob, and conv and ep must not
 	serial.conv, serial.ep = conv, ep
 	serial.run()
+}
+
+// columnMaxFloats bounds the A that a product of one column reads in
+// place, row by row, on one thread (4 MB: a squeeze-and-excitation
+// block's 1x1 convolutions and then some).
+const columnMaxFloats = 1 << 20
+
+// columnFits reports whether sgemmRows computes C = A·B as rows of A
+// dotted with B's one column (dotRows): both contiguous, as is C's
+// column, A given in place, and small enough for one thread. Packing A
+// for the micro-kernel, and running it one column wide, costs several
+// times that (a 1x1 convolution over a 1x1 map, as every
+// squeeze-and-excitation block has).
+func columnFits(m, n, k int, a, b matrix, conv *im2colB, ldc int, accumulate bool) bool {
+	return n == 1 && conv == nil && !accumulate && ldc == 1 && b.rs == 1 && a.cs == 1 && a.data != nil && m*k <= columnMaxFloats
 }
 
 // pooledJob is the sgemm that holds the worker pool, and pooledConv its

@@ -148,6 +148,13 @@ func preparedConvCase(r *rand.Rand, name, kernel string, n, c, m, g int, spatial
 		packSize: g * packedFloats(true, m/g, 0, c/g*prod(ks), false)}
 }
 
+// columnCase is a conv case whose product is one column, which reads
+// the filters in place (columnFits), not their panels.
+func columnCase(tc preparedCase) preparedCase {
+	tc.whole = false
+	return tc
+}
+
 func preparedGemmCase(r *rand.Rand, m, n, k int, transB bool) preparedCase {
 	ad, bd, cd := randFloats(r, m*k), randFloats(r, k*n), randFloats(r, n)
 	b, brs, bcs := wgrt.View(bd, k, n), n, 1
@@ -189,6 +196,7 @@ func preparedCases() []preparedCase {
 		preparedConvCase(r, "large enough to share with the pool", "Conv", 1, 32, 64, 1, []int{28, 28}, []int{3, 3}, 1, 1, true, false, true),
 		preparedConvCase(r, "3-D", "Conv", 2, 3, 7, 1, []int{4, 5, 6}, []int{3, 3, 3}, 1, 1, true, false, true),
 		preparedConvCase(r, "fused bias and Relu", "FusedConv", 2, 6, 21, 1, []int{8, 8}, []int{3, 3}, 1, 1, true, true, true),
+		columnCase(preparedConvCase(r, "pointwise over a 1x1 map (a column: rows dotted in place)", "FusedConv", 1, 37, 29, 1, []int{1, 1}, []int{1, 1}, 1, 0, true, true, true)),
 		preparedConvCase(r, "depthwise (tap rows: nothing packed)", "Conv", 1, 8, 8, 8, []int{6, 6}, []int{3, 3}, 1, 1, false, false, false),
 		preparedConvCase(r, "pointwise, rows one by one (nothing packed)", "Conv", 1, 8, 4, 1, []int{6, 6}, []int{1, 1}, 1, 0, false, false, false),
 		preparedGemmCase(r, 7, 37, 5, true),
