@@ -268,8 +268,7 @@ const (
 
 // clamp reports whether the activation is one biasClamp runs with the
 // bias and sum in one pass (none, Relu, Clip, HardSigmoid, HardSwish,
-// and SiLU and Sigmoid where expActRow runs the same instructions), and
-// its mode.
+// SiLU and Sigmoid), and its mode.
 func (e *rowEpilogue) clamp() (mode int, lo, hi float32, ok bool) {
 	switch e.act.kind {
 	case "":
@@ -283,19 +282,40 @@ func (e *rowEpilogue) clamp() (mode int, lo, hi float32, ok bool) {
 	case "HardSwish":
 		return clampHardSwish, 0, 0, true
 	case "SiLU":
-		return clampSiLU, 0, 0, expActVector
+		return clampSiLU, 0, 0, true
 	case "Sigmoid":
-		return clampSigmoid, 0, 0, expActVector
+		return clampSigmoid, 0, 0, true
 	}
 	return 0, 0, 0, false
 }
 
+// vectorWidth is the vector biasClamp that finishes e's rows in one
+// pass: 16 (biasClampAVX512), 8 (biasClampAVX2, a row's whole vectors
+// of eight), or 0 (row by row). SiLU and Sigmoid run there only with the
+// same instructions as the row kernels the unfused ops run: expActRow's
+// on the AVX-512 path, siluAVX2's and sigmoidAVX2's on the AVX2 one.
+func (e *rowEpilogue) vectorWidth() (width, mode int, lo, hi float32) {
+	mode, lo, hi, ok := e.clamp()
+	exp := mode == clampSiLU || mode == clampSigmoid
+	switch {
+	case !ok:
+		return 0, 0, 0, 0
+	case biasClampVector && (!exp || expActVector):
+		return 16, mode, lo, hi
+	case biasClampVector8 && (!exp || !expActVector):
+		return 8, mode, lo, hi
+	}
+	return 0, 0, 0, 0
+}
+
 // byTile reports whether sgemm should finish each tile as the
 // micro-kernel leaves it, in L1: where one call does a whole tile
-// (biasClamp), not a call per row of it.
+// (biasClampAVX512), not a call per row of it. biasClampAVX2 finishes
+// whole blocks: per tile, its calls cost more than they save (A/B on
+// MobileNet and EfficientNet).
 func (e *rowEpilogue) byTile() bool {
-	_, _, _, ok := e.clamp()
-	return ok && biasClampVector
+	width, _, _, _ := e.vectorWidth()
+	return width == 16
 }
 
 // zeroBias is the bias biasClamp adds where there is none.
@@ -307,20 +327,33 @@ func (e *rowEpilogue) finish(c []float32, ldc, r0, r1, c0, c1 int) {
 	if e == nil || c0 >= c1 || r0 >= r1 {
 		return
 	}
-	if mode, lo, hi, ok := e.clamp(); ok && biasClampVector {
-		_ = c[(r1-1)*ldc+c1-1]
-		bias, biasStride := &zeroBias, 0
-		if e.bias != nil {
-			_ = e.bias[(r1-1)*e.biasStride]
-			bias, biasStride = &e.bias[r0*e.biasStride], e.biasStride
+	if width, mode, lo, hi := e.vectorWidth(); width > 0 {
+		cols := c1 - c0
+		if width == 8 {
+			cols &^= 7
 		}
-		var sum *float32
-		if e.sum != nil {
-			_ = e.sum[(r1-1)*ldc+c1-1]
-			sum = &e.sum[r0*ldc+c0]
+		if cols > 0 {
+			_ = c[(r1-1)*ldc+c0+cols-1]
+			bias, biasStride := &zeroBias, 0
+			if e.bias != nil {
+				_ = e.bias[(r1-1)*e.biasStride]
+				bias, biasStride = &e.bias[r0*e.biasStride], e.biasStride
+			}
+			var sum *float32
+			if e.sum != nil {
+				_ = e.sum[(r1-1)*ldc+c0+cols-1]
+				sum = &e.sum[r0*ldc+c0]
+			}
+			if width == 16 {
+				biasClampAVX512(&c[r0*ldc+c0], ldc, r1-r0, cols, bias, biasStride, sum, mode, lo, hi)
+			} else {
+				biasClampAVX2(&c[r0*ldc+c0], ldc, r1-r0, cols, bias, biasStride, sum, mode, lo, hi)
+			}
 		}
-		biasClampAVX512(&c[r0*ldc+c0], ldc, r1-r0, c1-c0, bias, biasStride, sum, mode, lo, hi)
-		return
+		// What is left of each row (fewer than eight) runs row by row.
+		if c0 += cols; c0 == c1 {
+			return
+		}
 	}
 	for i := r0; i < r1; i++ {
 		row := c[i*ldc+c0 : i*ldc+c1]

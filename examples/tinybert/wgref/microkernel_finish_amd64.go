@@ -18,8 +18,8 @@ type tileFinish struct {
 // tileFinishOf is e's tileFinish on p: on the AVX-512 path, every
 // activation biasClampAVX512 runs.
 func (p kernelPath) tileFinishOf(e *rowEpilogue) tileFinish {
-	mode, lo, hi, ok := e.clamp()
-	return tileFinish{mode, lo, hi, ok && p.id == kernelAVX512 && biasClampVector && mode <= clampSigmoid}
+	width, mode, lo, hi := e.vectorWidth()
+	return tileFinish{mode, lo, hi, width == 16 && p.id == kernelAVX512}
 }
 
 // finishTile runs the micro-kernel on a whole tile of c at rows [r0,

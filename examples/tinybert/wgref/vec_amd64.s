@@ -628,3 +628,86 @@ expsumdone:
 	VZEROUPPER
 	MOVSD        X6, ret+32(FP)
 	RET
+
+// func biasClampAVX2(c *float32, ldc, rows, cols int, bias *float32, biasStride int, sum *float32, mode int, lo, hi float32)
+// biasClampAVX512 (biasact_amd64.s) for cols a positive multiple of 8:
+// each row x + bias[i·biasStride] (+ sum's element, laid out as c), then
+// the activation of mode, with this file's macros, so that a fused
+// activation gives the bits of the unfused row kernel (siluAVX2 is
+// SIGMOIDR, then x times it).
+TEXT ·biasClampAVX2(SB), NOSPLIT, $0-72
+	MOVQ         c+0(FP), DI
+	MOVQ         ldc+8(FP), R8
+	SHLQ         $2, R8
+	MOVQ         rows+16(FP), R10
+	MOVQ         cols+24(FP), R11
+	SHRQ         $3, R11
+	MOVQ         bias+32(FP), R9
+	MOVQ         biasStride+40(FP), R12
+	SHLQ         $2, R12
+	MOVQ         sum+48(FP), SI
+	MOVQ         mode+56(FP), DX
+	VBROADCASTSS lo+64(FP), Y14
+	VBROADCASTSS hi+68(FP), Y15
+	VXORPS       Y13, Y13, Y13
+
+bcrow:
+	VBROADCASTSS (R9), Y12
+	XORQ         BX, BX
+	MOVQ         R11, CX
+
+bcvec:
+	VADDPS (DI)(BX*1), Y12, Y0
+	TESTQ  SI, SI
+	JEQ    bcact
+	VADDPS (SI)(BX*1), Y0, Y0
+
+bcact:
+	CMPQ DX, $1
+	JLT  bcstore
+	JEQ  bcrelu
+	CMPQ DX, $3
+	JLT  bcclip
+	JEQ  bchsig
+	CMPQ DX, $5
+	JLT  bchswish
+	JEQ  bcsilu
+	SIGMOIDR(Y0, Y1, Y2, Y3, Y4)
+	JMP  bcstore
+
+bcsilu:
+	SIGMOIDR(Y0, Y1, Y2, Y3, Y4)
+	VMULPS Y4, Y0, Y0
+	JMP    bcstore
+
+bchswish:
+	HARDSWISH
+	JMP bcstore
+
+bchsig:
+	HARDSIGMOID
+	JMP bcstore
+
+bcclip:
+	CLIP
+	JMP bcstore
+
+bcrelu:
+	VMAXPS Y13, Y0, Y0
+
+bcstore:
+	VMOVUPS Y0, (DI)(BX*1)
+	ADDQ    $32, BX
+	DECQ    CX
+	JNZ     bcvec
+	ADDQ    R8, DI
+	TESTQ   SI, SI
+	JEQ     bcnext
+	ADDQ    R8, SI
+
+bcnext:
+	ADDQ  R12, R9
+	DECQ  R10
+	JNZ   bcrow
+	VZEROUPPER
+	RET
