@@ -216,6 +216,15 @@ func convImage(b int, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca c
 			if addend != nil {
 				rows.bias, rows.biasStride = elems[float32](*addend)[gi*mg*addend.Strides[0]:], addend.Strides[0]
 			}
+			if !pointwise && !accumulate && g == 1 && stemFits(x, w, out, ca) {
+				var pa []float32
+				if pk != nil {
+					pa = pk.blockA(0, 0, kk, 0)
+				}
+				if convStem(b, x, w, out, ca, cm, out.Strides[1], pa, work, &rows, threads) {
+					continue
+				}
+			}
 			if pk != nil && pk.rows != nil {
 				convByKernelRows(pk, x, out, xs, xo, ca, cm, out.Strides[1], mg, p, accumulate, work, threads)
 				rows.finish(cm, out.Strides[1], 0, mg, 0, p)
