@@ -19,19 +19,22 @@ import "github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 // the output has the bits im2col's product gives.
 
 // stemFits reports whether convStem takes the convolution of x by w
-// into out: the AVX2 path, one group, 2-D, stride 2 and no dilation
-// either way, k in one block, the output channels in one block of rows,
-// contiguous input rows, and the kernel's rows a ring of at most
+// into out: the AVX2 or AVX-512 path, an image's few channels (more, as
+// a 1x1 downsampling convolution's, would split rows beyond L1 for
+// products that im2col packs well), one group, 2-D, stride 2 and no
+// dilation either way, k in one block, the output channels in one block
+// of rows, contiguous input rows, and the kernel's rows a ring of at most
 // stemMaxRows.
 func stemFits(x, w, out wgrt.Tensor, ca convAttrs) bool {
-	return stemTapsVector && mr == 6 && nr == 16 && len(x.Shape) == 4 && ca.group == 1 &&
+	return stemTapsVector && (mr == 6 && nr == 16 || mr == 12 && nr == 32) && len(x.Shape) == 4 && x.Shape[1] <= stemMaxChannels && ca.group == 1 &&
 		ca.strides[0] == 2 && ca.strides[1] == 2 && ca.dilations[0] == 1 && ca.dilations[1] == 1 &&
 		w.Shape[1]*w.Shape[2]*w.Shape[3] <= blockK && w.Shape[0] <= blockM && w.Shape[2] <= stemMaxRows &&
 		x.Strides[3] == 1 && out.Shape[3] >= nr/2
 }
 
-// stemMaxRows bounds the kernel rows convStem keeps split.
-const stemMaxRows = 16
+// stemMaxRows bounds the kernel rows convStem keeps split, and
+// stemMaxChannels the input channels.
+const stemMaxRows, stemMaxChannels = 16, 4
 
 // stemLayout is where convStem keeps the split rows: for each channel,
 // kernel row slot and column parity, a row of width floats, the zero row
@@ -137,7 +140,7 @@ func stemRows(b int, x, w, out wgrt.Tensor, ca convAttrs, cm []float32, ldc int,
 		slotRow[i] = -1
 	}
 	var offs [blockK]int
-	var edge [6 * 16]float32
+	var edge [maxMR * maxNR]float32
 	for oy := from; oy < to; oy++ {
 		for ky := 0; ky < kh; ky++ {
 			iy := 2*oy - ph + ky
@@ -166,18 +169,32 @@ func stemRows(b int, x, w, out wgrt.Tensor, ca convAttrs, cm []float32, ldc int,
 			cols := min(nr, ow-ox0)
 			for ir := 0; ir < mg; ir += mr {
 				n := min(mr, mg-ir)
-				ap := &pa[ir*k]
+				ap, bp := &pa[ir*k], &buf[ox0]
 				if n == mr && cols == nr {
-					kernel6x16Taps(k, ap, &buf[ox0], &offs[0], &cm[ir*ldc+oy*ow+ox0], ldc)
+					stemTile(k, ap, bp, &offs[0], &cm[ir*ldc+oy*ow+ox0], ldc, n)
 					continue
 				}
-				kernel6x16Taps(k, ap, &buf[ox0], &offs[0], &edge[0], nr)
+				stemTile(k, ap, bp, &offs[0], &edge[0], nr, n)
 				for i := 0; i < n; i++ {
 					copy(cm[(ir+i)*ldc+oy*ow+ox0:(ir+i)*ldc+oy*ow+ox0+cols], edge[i*nr:i*nr+cols])
 				}
 			}
 		}
 		rows.finish(cm, ldc, 0, mg, oy*ow, oy*ow+ow)
+	}
+}
+
+// stemTile runs the running path's kernel over a tile of which rows are
+// wanted (a panel's last rows, four or fewer, through a four-row kernel
+// on the AVX-512 path).
+func stemTile(k int, a, b *float32, offs *int, c *float32, ldc, rows int) {
+	switch {
+	case nr == 16:
+		kernel6x16Taps(k, a, b, offs, c, ldc)
+	case rows <= 4:
+		kernel4x32Taps(k, a, b, offs, c, ldc)
+	default:
+		kernel12x32Taps(k, a, b, offs, c, ldc)
 	}
 }
 
