@@ -48,18 +48,33 @@ func resizePlanes(c *wgrt.Call, out, x wgrt.Tensor, scales []float64, m resizeMo
 	// a missing second tap has weight 0, which the sum skips.
 	twoTaps := true
 	var tap0, tap1 [planeColumns]int
-	var coef0, coef1 [planeColumns]float64
+	var coef0, coef1 [planeColumns]float32
 	for ox := range cols[:ow] {
 		col := &cols[ox]
 		if col.n > 2 {
 			twoTaps = false
 			break
 		}
-		tap0[ox], coef0[ox] = col.idx[0]*xsw, col.coef[0]
+		tap0[ox], coef0[ox] = col.idx[0]*xsw, float32(col.coef[0])
 		tap1[ox], coef1[ox] = tap0[ox], 0
 		if col.n == 2 {
-			tap1[ox], coef1[ox] = col.idx[1]*xsw, col.coef[1]
+			tap1[ox], coef1[ox] = col.idx[1]*xsw, float32(col.coef[1])
 		}
+	}
+	// Input rows interpolated across, the last two kept (an upsampling's
+	// output rows read each pair several times), by where they start.
+	var across [2][planeColumns]float32
+	acrossAt, recent := [2]int{-1, -1}, 0
+	rowAcross := func(at int) []float32 {
+		i := 1 - recent // the one used less recently
+		if acrossAt[recent] == at {
+			i = recent
+		} else if acrossAt[i] != at {
+			acrossAt[i] = at
+			twoTapColumns(across[i][:ow], xs[at:], tap0[:ow], tap1[:ow], coef0[:ow], coef1[:ow])
+		}
+		recent = i
+		return across[i][:ow]
 	}
 	var lead [maxRank]resizeAxis
 	var row resizeAxis
@@ -102,14 +117,15 @@ func resizePlanes(c *wgrt.Call, out, x wgrt.Tensor, scales []float64, m resizeMo
 			}
 			dst := yo + oy*ysh
 			if twoTaps && combos == 1 && lw[0] == 1 && row.n <= 2 {
-				// The loop below for this case, with the same products
-				// (lw[0]·coef is coef) in the same order.
-				r0, wy0 := loff[0]+row.idx[0]*xsh, row.coef[0]
-				r1, wy1 := r0, 0.0
-				if row.n == 2 {
-					r1, wy1 = loff[0]+row.idx[1]*xsh, row.coef[1]
+				// Separable, in float32: the input rows across, then
+				// the two rows' blend down.
+				h0, wy0 := rowAcross(loff[0]+row.idx[0]*xsh), float32(row.coef[0])
+				if row.n == 1 || row.coef[1] == 0 {
+					scaleRow(ys[dst:], ysw, h0, wy0)
+					continue
 				}
-				twoTapRow(ys[dst:], ysw, xs[r0:], xs[r1:], wy0, wy1, tap0[:ow], tap1[:ow], coef0[:ow], coef1[:ow])
+				h1 := rowAcross(loff[0] + row.idx[1]*xsh) // h0's row stays: two are kept
+				blendRows(ys[dst:], ysw, h0, h1, wy0, float32(row.coef[1]))
 				continue
 			}
 			for ox := 0; ox < ow; ox++ {
@@ -133,26 +149,45 @@ func resizePlanes(c *wgrt.Call, out, x wgrt.Tensor, scales []float64, m resizeMo
 	return true, nil
 }
 
-// twoTapRow writes one output row of a resize whose rows and columns each
-// have up to two taps: element ox sums, skipping weights of 0 as
-// resizeSum does, row0's and then row1's taps at tap0[ox] and tap1[ox].
-func twoTapRow(dst []float32, stride int, row0, row1 []float32, wy0, wy1 float64, tap0, tap1 []int, coef0, coef1 []float64) {
-	tap1, coef0, coef1 = tap1[:len(tap0)], coef0[:len(tap0)], coef1[:len(tap0)]
-	for ox, t0 := range tap0 {
-		t1, c0, c1 := tap1[ox], coef0[ox], coef1[ox]
-		sum := 0.0
-		if w := wy0 * c0; w != 0 {
-			sum += w * float64(row0[t0])
+// twoTapColumns interpolates one input row across: dst[ox] sums the
+// row's taps at tap0[ox] and tap1[ox] by their weights, a weight of 0
+// skipped (nearest and an exact position copy the one tap whole).
+func twoTapColumns(dst, row []float32, tap0, tap1 []int, coef0, coef1 []float32) {
+	tap1, coef0, coef1 = tap1[:len(dst)], coef0[:len(dst)], coef1[:len(dst)]
+	for ox, t0 := range tap0[:len(dst)] {
+		v := coef0[ox] * row[t0]
+		if c1 := coef1[ox]; c1 != 0 {
+			v += c1 * row[tap1[ox]]
 		}
-		if w := wy0 * c1; w != 0 {
-			sum += w * float64(row0[t1])
+		dst[ox] = v
+	}
+}
+
+// scaleRow writes w·src along a row of dst, stride floats apart.
+func scaleRow(dst []float32, stride int, src []float32, w float32) {
+	if stride == 1 {
+		dst = dst[:len(src)]
+		for i, v := range src {
+			dst[i] = w * v
 		}
-		if w := wy1 * c0; w != 0 {
-			sum += w * float64(row1[t0])
+		return
+	}
+	for i, v := range src {
+		dst[i*stride] = w * v
+	}
+}
+
+// blendRows writes w0·a + w1·b along a row of dst, stride floats apart.
+func blendRows(dst []float32, stride int, a, b []float32, w0, w1 float32) {
+	b = b[:len(a)]
+	if stride == 1 {
+		dst = dst[:len(a)]
+		for i, v := range a {
+			dst[i] = w0*v + w1*b[i]
 		}
-		if w := wy1 * c1; w != 0 {
-			sum += w * float64(row1[t1])
-		}
-		dst[ox*stride] = float32(sum)
+		return
+	}
+	for i, v := range a {
+		dst[i*stride] = w0*v + w1*b[i]
 	}
 }
