@@ -304,6 +304,11 @@ reludone:
 #define EXPR(x, t1, t2, t3) \
 	VMOVUPS      expMax<>(SB), t1 \
 	VMINPS       x, t1, x \
+	EXPRNEG(x, t1, t2, t3)
+
+// EXPRNEG is EXPR for x at most 0 (or NaN), which the upper clamp would
+// leave as it is: the same bits without it.
+#define EXPRNEG(x, t1, t2, t3) \
 	VMOVUPS      expMin<>(SB), t1 \
 	VMAXPS       x, t1, x \
 	VMULPS       expLog2e<>(SB), x, t1 \
@@ -338,7 +343,7 @@ reludone:
 #define SIGMOIDR(x, t1, t2, t3, t4) \
 	VMOVUPS   x, t4 \
 	VORPS     vecSignMask<>(SB), x, x \
-	EXPR(x, t1, t2, t3) \
+	EXPRNEG(x, t1, t2, t3) \
 	VADDPS    vecOne<>(SB), x, t1 \
 	VMOVUPS   vecOne<>(SB), t2 \
 	VDIVPS    t1, t2, t2 \
