@@ -13,6 +13,12 @@ func kernel12x16(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate
 func kernel12x8(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate int)
 
 //go:noescape
+func kernel4x16(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate int)
+
+//go:noescape
+func kernel2x16(kc int, a, b *float32, ldb int, c *float32, ldc int, accumulate int)
+
+//go:noescape
 func kernel6x1(kc int, a, b *float32, ldb int, out *float32)
 
 //go:noescape
@@ -26,7 +32,7 @@ func kernel12x4(kc int, a, b *float32, ldb int, out *float32)
 
 // edge runs the smallest edge kernel that covers the rows×cols corner of
 // a tile and reports whether it did: edgeCols for up to four columns,
-// and on the AVX-512 path kernel12x8, kernel12x16 (with edgeCols for 17
+// on the AVX2 path kernel2x16 or kernel4x16, and on the AVX-512 path kernel12x8, kernel12x16 (with edgeCols for 17
 // to 20 columns), kernel4x32 or kernel8x32 (the Go path, and corners only
 // the full kernel covers, report false). It
 // overwrites at least that corner of c's tile.
@@ -39,7 +45,20 @@ func (p kernelPath) edge(kc int, a, b []float32, ldb int, c []float32, ldc, rows
 		return true
 	}
 	if p.id != kernelAVX512 {
-		return false
+		// AVX2: a last panel of four rows or fewer (16 or 32 output
+		// channels leave four or two) runs those rows alone.
+		_, _ = a[kc*6-1], b[(kc-1)*ldb+15]
+		switch {
+		case rows <= 2:
+			_ = c[1*ldc+15]
+			kernel2x16(kc, &a[0], &b[0], ldb, &c[0], ldc, 0)
+		case rows <= 4:
+			_ = c[3*ldc+15]
+			kernel4x16(kc, &a[0], &b[0], ldb, &c[0], ldc, 0)
+		default:
+			return false
+		}
+		return true
 	}
 	// Direct calls, so that escape analysis sees the kernels keep no
 	// pointer (a func value would send the caller's tile to the heap).

@@ -41,6 +41,37 @@ func TestEdgeKernelsMatchGo(t *testing.T) {
 	}
 }
 
+// On the AVX2 path a last panel of four rows or fewer (kernel4x16,
+// kernel2x16) gives the full kernel's bits for those rows, on every
+// column count past edgeCols', short, odd and long depths, B rows apart
+// in memory, and writes no row past them; five rows or more are the full
+// kernel's.
+func TestEdgeRowsAVX2MatchFullKernel(t *testing.T) {
+	if !haveAVX2FMA {
+		t.Skip("no AVX2 on this CPU: the edge kernels are not taken")
+	}
+	r := rand.New(rand.NewSource(26))
+	require.False(t, avx2Path.edge(4, make([]float32, 24), make([]float32, 4*16), 16, make([]float32, 6*16), 16, 5, 16))
+	for _, kc := range []int{1, 2, 3, 17, 256} {
+		for _, ldb := range []int{16, 29} {
+			a, b := randFloats(r, 6*kc), randFloats(r, (kc-1)*ldb+16)
+			want := make([]float32, 6*16)
+			avx2Path.run(kc, a, b, ldb, want, 16, false)
+			for rows := 1; rows <= 4; rows++ {
+				for cols := 5; cols <= 16; cols++ {
+					got := randFloats(r, 6*16)
+					past := append([]float32(nil), got[4*16:]...)
+					require.True(t, avx2Path.edge(kc, a, b, ldb, got, 16, rows, cols))
+					for i := range rows {
+						require.Equal(t, want[i*16:i*16+cols], got[i*16:i*16+cols], "kc %d ldb %d corner %dx%d row %d", kc, ldb, rows, cols, i)
+					}
+					require.Equal(t, past, got[4*16:], "kc %d: rows past four written", kc)
+				}
+			}
+		}
+	}
+}
+
 // A tile's last one to four columns (kernel6x1 and kernel6x4 on the AVX2
 // path, kernel12x1 and kernel12x4 on AVX-512's) give what the portable
 // micro-kernel gives for them, on every row count, short, odd and long
