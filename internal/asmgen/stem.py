@@ -3,7 +3,7 @@
 read B through a table of byte offsets (one per step of k) from a base
 pointer instead of from packed panels, and the row split they read from.
 Each runs its steps in the order the packed kernel of its shape runs
-them (kernel6x16, kernel12x32, kernel4x32), one FMA into the same
+them (kernel6x16, kernel12x32, kernel12x16, kernel4x32), one FMA into the same
 accumulator per step, so a whole tile has the packed kernel's bits.
   python3 internal/asmgen/stem.py > wrapper/golang/vendored/wgref/stem_amd64.s
 """
@@ -19,7 +19,7 @@ def kernel(name, rows, vecs, reg, width, a_step, doc):
     """A kernel of rows x (vecs vectors of width bytes) accumulators in
     reg registers 0.., B's two vectors and the broadcast after them."""
     nacc = rows * vecs
-    b0, b1, bc = nacc, nacc + 1, (31 if reg == "Z" else 14)
+    bs, bc = [nacc + v for v in range(vecs)], (31 if reg == "Z" else 14)
     w("")
     w(f"// func {name}(kc int, a, b *float32, offs *int, c *float32, ldc int)")
     for line in doc:
@@ -40,20 +40,20 @@ def kernel(name, rows, vecs, reg, width, a_step, doc):
     w("")
     w(f"loop{name}:")
     w("\tMOVQ (R11), R12")
-    w(f"\tVMOVUPS (DI)(R12*1), {reg}{b0}")
-    w(f"\tVMOVUPS {width}(DI)(R12*1), {reg}{b1}")
+    for v, b in enumerate(bs):
+        w(f"\tVMOVUPS {v*width}(DI)(R12*1), {reg}{b}")
     for r in range(rows):
         w(f"\tVBROADCASTSS {4*r}(SI), {reg}{bc}")
-        w(f"\tVFMADD231PS {reg}{b0}, {reg}{bc}, {reg}{2*r}")
-        w(f"\tVFMADD231PS {reg}{b1}, {reg}{bc}, {reg}{2*r+1}")
+        for v, b in enumerate(bs):
+            w(f"\tVFMADD231PS {reg}{b}, {reg}{bc}, {reg}{vecs*r+v}")
     w(f"\tADDQ ${a_step}, SI")
     w("\tADDQ $8, R11")
     w("\tDECQ CX")
     w(f"\tJNZ  loop{name}")
     w("")
     for r in range(rows):
-        w(f"\tVMOVUPS {reg}{2*r}, (DX)")
-        w(f"\tVMOVUPS {reg}{2*r+1}, {width}(DX)")
+        for v in range(vecs):
+            w(f"\tVMOVUPS {reg}{vecs*r+v}, {v*width}(DX)")
         if r < rows - 1:
             w("\tADDQ R8, DX")
     w("\tVZEROUPPER")
@@ -70,6 +70,11 @@ kernel("kernel6x16Taps", 6, 2, "Y", 32, 24, [
 kernel("kernel12x32Taps", 12, 2, "Z", 64, 48, [
     "kernel6x16Taps on the AVX-512 path: C[0:12][0:32], a packing 12",
     "floats per step, kernel12x32's order.",
+])
+kernel("kernel12x16Taps", 12, 1, "Z", 64, 48, [
+    "kernel12x32Taps for a tile's last sixteen columns or fewer (an output",
+    "row of 112 or 109 columns leaves 16 or 13 past three tiles):",
+    "C[0:12][0:16], kernel12x16's order.",
 ])
 kernel("kernel4x32Taps", 4, 2, "Z", 64, 48, [
     "kernel12x32Taps for a panel's first four rows (a packs 12 floats per",

@@ -14,6 +14,9 @@ func kernel6x16Taps(kc int, a, b *float32, offs *int, c *float32, ldc int)
 func kernel12x32Taps(kc int, a, b *float32, offs *int, c *float32, ldc int)
 
 //go:noescape
+func kernel12x16Taps(kc int, a, b *float32, offs *int, c *float32, ldc int)
+
+//go:noescape
 func kernel4x32Taps(kc int, a, b *float32, offs *int, c *float32, ldc int)
 
 //go:noescape

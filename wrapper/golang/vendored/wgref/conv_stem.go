@@ -168,10 +168,10 @@ func stemRows(b int, x, w, out wgrt.Tensor, ca convAttrs, cm []float32, ldc int,
 				n := min(mr, mg-ir)
 				ap, bp := &pa[ir*k], &buf[ox0]
 				if n == mr && cols == nr {
-					stemTile(k, ap, bp, &offs[0], &cm[ir*ldc+oy*ow+ox0], ldc, n)
+					stemTile(k, ap, bp, &offs[0], &cm[ir*ldc+oy*ow+ox0], ldc, n, cols)
 					continue
 				}
-				stemTile(k, ap, bp, &offs[0], &edge[0], nr, n)
+				stemTile(k, ap, bp, &offs[0], &edge[0], nr, n, cols)
 				for i := 0; i < n; i++ {
 					copy(cm[(ir+i)*ldc+oy*ow+ox0:(ir+i)*ldc+oy*ow+ox0+cols], edge[i*nr:i*nr+cols])
 				}
@@ -181,13 +181,16 @@ func stemRows(b int, x, w, out wgrt.Tensor, ca convAttrs, cm []float32, ldc int,
 	}
 }
 
-// stemTile runs the running path's kernel over a tile of which rows are
-// wanted (a panel's last rows, four or fewer, through a four-row kernel
-// on the AVX-512 path).
-func stemTile(k int, a, b *float32, offs *int, c *float32, ldc, rows int) {
+// stemTile runs the running path's kernel over a tile of which rows and
+// cols are wanted: on the AVX-512 path a row's last sixteen columns or
+// fewer through a 16-wide kernel, a panel's last four rows or fewer
+// through a four-row one.
+func stemTile(k int, a, b *float32, offs *int, c *float32, ldc, rows, cols int) {
 	switch {
 	case nr == 16:
 		kernel6x16Taps(k, a, b, offs, c, ldc)
+	case cols <= 16:
+		kernel12x16Taps(k, a, b, offs, c, ldc)
 	case rows <= 4:
 		kernel4x32Taps(k, a, b, offs, c, ldc)
 	default:

@@ -12,6 +12,10 @@ func kernel12x32Taps(kc int, a, b *float32, offs *int, c *float32, ldc int) {
 	panic("wgref: no AVX-512 here")
 }
 
+func kernel12x16Taps(kc int, a, b *float32, offs *int, c *float32, ldc int) {
+	panic("wgref: no AVX-512 here")
+}
+
 func kernel4x32Taps(kc int, a, b *float32, offs *int, c *float32, ldc int) {
 	panic("wgref: no AVX-512 here")
 }
