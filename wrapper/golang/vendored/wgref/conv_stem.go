@@ -34,17 +34,18 @@ func stemFits(x, w, out wgrt.Tensor, ca convAttrs) bool {
 const stemMaxRows, stemMaxChannels = 16, 4
 
 // stemLayout is where convStem keeps the split rows: for each channel,
-// kernel row slot and column parity, a row of width floats, the zero row
-// after them, and each output column's read at margin+ox+shift.
+// kernel row slot (one per kernel row) and column parity, a row of width
+// floats, the zero row after them, and each output column's read at
+// margin+ox+shift.
 type stemLayout struct {
-	slots, width, margin int
-	planes               int // channels·slots·2
+	width, margin int
+	planes        int // channels·kernel rows·2
 }
 
 func stemLayoutOf(ch, kh, kw, pw, ow int) stemLayout {
 	sMin, sMax := halfDown(-pw), halfDown(kw-1-pw)
 	margin := max(0, -sMin)
-	return stemLayout{slots: kh, width: margin + ceilTo(ow, nr) + max(0, sMax), margin: margin, planes: ch * kh * 2}
+	return stemLayout{width: margin + ceilTo(ow, nr) + max(0, sMax), margin: margin, planes: ch * kh * 2}
 }
 
 // floats is the buffer the split rows take.
