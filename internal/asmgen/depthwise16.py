@@ -208,39 +208,47 @@ def row_end(p):
     w("\tRET")
 
 
-def dw16_quad(stride):
-    """Four positions stride*64 bytes apart, Z0-Z3 from the bias Z31,
-    each tap's weights Z5 shared by the four FMAs."""
-    loop = f"dw16quad{stride}"
+def dw16_group(count, stride, fallthrough):
+    """count positions stride*64 bytes apart, Z0.. from the bias Z31,
+    each tap's weights Z30 shared by the count FMAs."""
+    loop = f"dw16by{count}s{stride}"
     w(f"{loop}:")
-    w("\tCMPQ BX, $4")
-    w("\tJLT dw16one")
-    for q in range(4):
+    w(f"\tCMPQ BX, ${count}")
+    w(f"\tJLT {fallthrough}")
+    for q in range(count):
         w(f"\tVMOVAPS Z31, Z{q}")
     w("\tXORQ CX, CX")
     w("\tMOVQ R8, DX")
     w("")
     w(f"{loop}tap:")
     w("\tMOVQ (R13)(CX*8), R15")
-    w("\tVMOVUPS (DX), Z5")
-    for q in range(4):
-        w(f"\tVFMADD231PS {64*stride*q}(AX)(R15*1), Z5, Z{q}")
+    w("\tVMOVUPS (DX), Z30")
+    for q in range(count):
+        w(f"\tVFMADD231PS {64*stride*q}(AX)(R15*1), Z30, Z{q}")
     w("\tADDQ $64, DX")
     w("\tINCQ CX")
     w("\tCMPQ CX, R14")
     w(f"\tJLT {loop}tap")
-    quad_tail(loop, stride)
+    for q in range(count):
+        w(f"\tVMOVUPS Z{q}, {64*q}(DI)")
+    w(f"\tADDQ ${64*count}, DI")
+    w(f"\tADDQ ${64*count*stride}, AX")
+    w(f"\tSUBQ ${count}, BX")
+    w(f"\tJMP {loop}")
+    w("")
 
 
 def depthwise16():
-    """depthwise16AVX512: per row, quads while four positions remain
-    (stride 1 or 2), then one position at a time."""
+    """depthwise16AVX512: per row, eight positions at a time while eight
+    remain, then the rest in one group of their count (stride 1 or 2);
+    other strides one position at a time."""
     w("// func depthwise16AVX512(out, in, wts, bias *float32, oh, ow, rowStep, colStep int, offs *int, taps int)")
     w("// out[(oy*ow + ox)*16 + c] = bias[c] + Σ_t wts[t*16 + c]·in at byte")
     w("// oy*rowStep + ox*colStep + offs[t], lane c: each output position's")
-    w("// sixteen channels as one vector. Four positions share each tap's")
-    w("// weights where the stride is 1 or 2 (colStep 64 or 128), the rest go")
-    w("// one by one. oh, ow, taps > 0.")
+    w("// sixteen channels as one vector. Where the stride is 1 or 2 (colStep")
+    w("// 64 or 128), eight positions share each tap's weights (eight chains")
+    w("// hide the FMA's latency), then the row's last one to seven as one")
+    w("// group; other strides go one by one. oh, ow, taps > 0.")
     w("TEXT ·depthwise16AVX512(SB), NOSPLIT, $0-80")
     w("\tMOVQ out+0(FP), DI")
     w("\tMOVQ in+8(FP), SI")
@@ -253,9 +261,18 @@ def depthwise16():
     w("\tMOVQ offs+64(FP), R13")
     w("\tMOVQ taps+72(FP), R14")
     w("")
-    row_dispatch("dw16", "ow+40(FP)")
+    w("dw16row:")
+    w("\tMOVQ SI, AX")
+    w("\tMOVQ ow+40(FP), BX")
+    w("\tCMPQ R9, $64")
+    w("\tJEQ dw16by8s1")
+    w("\tCMPQ R9, $128")
+    w("\tJEQ dw16by8s2")
+    w("\tJMP dw16one")
+    w("")
     for stride in (1, 2):
-        dw16_quad(stride)
+        for count in range(8, 0, -1):
+            dw16_group(count, stride, f"dw16by{count-1}s{stride}" if count > 1 else "dw16next")
     w("dw16one:")
     w("\tTESTQ BX, BX")
     w("\tJEQ dw16next")

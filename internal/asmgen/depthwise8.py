@@ -208,7 +208,8 @@ def depthwise8():
     w("// oy*rowStep + ox*colStep + offs[t], lane c: each output position's")
     w("// eight channels as one vector. Where the stride is 1 or 2 (colStep 32")
     w("// or 64), eight positions share each tap's weights (eight chains hide")
-    w("// the FMA's latency), then four; the rest go one by one. oh, ow, taps > 0.")
+    w("// the FMA's latency), then the row's last one to seven as one group;")
+    w("// other strides go one by one. oh, ow, taps > 0.")
     w("TEXT ·depthwise8AVX2(SB), NOSPLIT, $0-80")
     w("\tMOVQ out+0(FP), DI")
     w("\tMOVQ in+8(FP), SI")
@@ -231,8 +232,8 @@ def depthwise8():
     w("\tJMP dw8one")
     w("")
     for stride in (1, 2):
-        dw8_group(8, stride, f"dw8by4s{stride}")
-        dw8_group(4, stride, "dw8one")
+        for count in range(8, 0, -1):
+            dw8_group(count, stride, f"dw8by{count-1}s{stride}" if count > 1 else "dw8next")
     w("dw8one:")
     w("\tTESTQ BX, BX")
     w("\tJEQ dw8next")

@@ -47,7 +47,7 @@ func TestConvDepthwise16MatchesDirect(t *testing.T) {
 
 func testConvDepthwiseBlocks(t *testing.T, lanes int) {
 	r := rand.New(rand.NewSource(27))
-	for _, tc := range []convCase{
+	cases := []convCase{
 		{n: 1, ch: 16, mult: 1, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
 		{n: 2, ch: 35, mult: 1, in: []int{14, 14}, k: []int{5, 5}, s: []int{1, 1}, d: []int{1, 1}, p: []int{2, 2, 2, 2}, bias: true},
 		{n: 1, ch: 32, mult: 1, in: []int{14, 14}, k: []int{5, 5}, s: []int{2, 2}, d: []int{1, 1}, p: []int{2, 2, 2, 2}},
@@ -62,12 +62,20 @@ func testConvDepthwiseBlocks(t *testing.T, lanes int) {
 		{n: 2, ch: 16, mult: 1, in: []int{57, 56}, k: []int{5, 5}, s: []int{2, 2}, d: []int{1, 1}, p: []int{2, 2, 2, 2}, rowGap: 2},
 		{n: 1, ch: 16, mult: 1, in: []int{5, 400}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}}, // rows too wide: tap rows
 		{n: 1, ch: 16, mult: 2, in: []int{7, 7}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}},   // a multiplier: tap rows
-		// Eight-channel blocks: rows of 1 to 13 positions (every group of
-		// eight, four and one), 9 and 13 channels, a 3x3 stride-2 plane.
+		// Eight-channel blocks: 9 and 13 channels, a 3x3 stride-2 plane.
 		{n: 1, ch: 9, mult: 1, in: []int{13, 13}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
 		{n: 1, ch: 13, mult: 1, in: []int{6, 5}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true},
 		{n: 1, ch: 8, mult: 1, in: []int{4, 1}, k: []int{3, 1}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 0, 1, 0}},
-	} {
+	}
+	// Rows of 1 to 17 positions at strides 1 and 2: every group the
+	// kernels take a row's positions in (eights, then the last one to
+	// seven together).
+	for ow := 1; ow <= 17; ow++ {
+		for s := 1; s <= 2; s++ {
+			cases = append(cases, convCase{n: 1, ch: 16, mult: 1, in: []int{3, (ow-1)*s + 1}, k: []int{3, 3}, s: []int{s, s}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, bias: true})
+		}
+	}
+	for _, tc := range cases {
 		tc.step = 1
 		useDepthwiseBlocks(lanes)
 		got, want, c := tc.run(t, r)
