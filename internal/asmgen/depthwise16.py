@@ -381,15 +381,22 @@ def maxpool16():
 
 
 def mix16_group(count, stride, fallthrough):
-    """count positions stride*64 bytes apart, Z0.. from the bias Z31; each
-    tap's sixteen input channels: their weight vector Z30, and each
-    position's value of that channel broadcast."""
+    """count positions stride*64 bytes apart, each tap's sixteen input
+    channels: their weight vector Z30, and each position's value of that
+    channel broadcast (Z29). Position q accumulates in chains registers,
+    Z(q + count*h) taking the channels i with i % chains == h, so that few
+    positions still keep enough FMAs in flight; the first chain starts
+    from the bias Z31, the others from zero, and they are summed at the
+    end."""
+    chains = min(4, 28 // count)
     loop = f"mix16by{count}s{stride}"
     w(f"{loop}:")
     w(f"\tCMPQ BX, ${count}")
     w(f"\tJLT {fallthrough}")
     for q in range(count):
         w(f"\tVMOVAPS Z31, Z{q}")
+    for r in range(count, count * chains):
+        w(f"\tVPXORD Z{r}, Z{r}, Z{r}")
     w("\tXORQ CX, CX")
     w("\tMOVQ R8, DX")
     w("")
@@ -400,11 +407,19 @@ def mix16_group(count, stride, fallthrough):
         w(f"\tVMOVUPS {64*ic}(DX), Z30")
         for q in range(count):
             w(f"\tVBROADCASTSS {64*stride*q + 4*ic}(R15), Z29")
-            w(f"\tVFMADD231PS Z29, Z30, Z{q}")
+            w(f"\tVFMADD231PS Z29, Z30, Z{q + count*(ic % chains)}")
     w("\tADDQ $1024, DX")
     w("\tINCQ CX")
     w("\tCMPQ CX, R14")
     w(f"\tJLT {loop}tap")
+    step = 1
+    while step < chains:
+        for h in range(0, chains, 2 * step):
+            if h + step < chains:
+                for q in range(count):
+                    a, b = q + count * h, q + count * (h + step)
+                    w(f"\tVADDPS Z{b}, Z{a}, Z{a}")
+        step *= 2
     for q in range(count):
         w(f"\tVMOVUPS Z{q}, {64*q}(DI)")
     w(f"\tADDQ ${64*count}, DI")
@@ -420,8 +435,10 @@ def mix16():
     w("// depthwise16AVX512 with the sixteen channels mixed: out[(oy*ow + ox)*16 + o]")
     w("// = bias[o] + Σ_t Σ_i wts[(t*16 + i)*16 + o]·(in at byte oy*rowStep +")
     w("// ox*colStep + offs[t], lane i): a grouped convolution's group of")
-    w("// sixteen channels. Where the stride is 1 or 2, eight positions then four")
-    w("// share each weight vector; the rest go one by one. oh, ow, taps > 0.")
+    w("// sixteen channels. Where the stride is 1 or 2, eight positions share")
+    w("// each weight vector, then the row's last one to seven as one group")
+    w("// (with two to four chains each when they are few); other strides go")
+    w("// one by one. oh, ow, taps > 0.")
     w("TEXT ·mix16AVX512(SB), NOSPLIT, $0-80")
     w("\tMOVQ out+0(FP), DI")
     w("\tMOVQ in+8(FP), SI")
@@ -444,8 +461,8 @@ def mix16():
     w("\tJMP mix16one")
     w("")
     for stride in (1, 2):
-        mix16_group(8, stride, f"mix16by4s{stride}")
-        mix16_group(4, stride, "mix16one")
+        for count in range(8, 0, -1):
+            mix16_group(count, stride, f"mix16by{count-1}s{stride}" if count > 1 else "mix16next")
     w("mix16one:")
     w("\tTESTQ BX, BX")
     w("\tJEQ mix16next")

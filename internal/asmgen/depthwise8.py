@@ -264,15 +264,22 @@ def depthwise8():
 
 
 def mix8_group(p, acc, count, stride, fallthrough):
-    """count positions stride*32 bytes apart, Y0.. from the bias Y15 (from
-    out when acc); each tap's eight input channels: their weight vector
-    Y14, and each position's value of that channel broadcast."""
+    """count positions stride*32 bytes apart, each tap's eight input
+    channels: their weight vector Y14, and each position's value of that
+    channel broadcast (Y13). Position q accumulates in chains registers,
+    Y(q + count*h) taking the channels i with i % chains == h, so that few
+    positions still keep enough FMAs in flight; the first chain starts
+    from the bias Y15 (from out when acc), the others from zero, and they
+    are summed at the end."""
+    chains = min(4, 13 // count)
     loop = f"{p}by{count}s{stride}"
     w(f"{loop}:")
     w(f"\tCMPQ BX, ${count}")
     w(f"\tJLT {fallthrough}")
     for q in range(count):
         w(f"\tVMOVUPS {32*q}(DI), Y{q}" if acc else f"\tVMOVAPS Y15, Y{q}")
+    for r in range(count, count * chains):
+        w(f"\tVXORPS Y{r}, Y{r}, Y{r}")
     w("\tXORQ CX, CX")
     w("\tMOVQ R8, DX")
     w("")
@@ -283,11 +290,12 @@ def mix8_group(p, acc, count, stride, fallthrough):
         w(f"\tVMOVUPS {32*ic}(DX), Y14")
         for q in range(count):
             w(f"\tVBROADCASTSS {32*stride*q + 4*ic}(R15), Y13")
-            w(f"\tVFMADD231PS Y13, Y14, Y{q}")
+            w(f"\tVFMADD231PS Y13, Y14, Y{q + count*(ic % chains)}")
     w("\tADDQ $256, DX")
     w("\tINCQ CX")
     w("\tCMPQ CX, R14")
     w(f"\tJLT {loop}tap")
+    sum_chains("Y", count, chains)
     for q in range(count):
         w(f"\tVMOVUPS Y{q}, {32*q}(DI)")
     w(f"\tADDQ ${32*count}, DI")
@@ -295,6 +303,18 @@ def mix8_group(p, acc, count, stride, fallthrough):
     w(f"\tSUBQ ${count}, BX")
     w(f"\tJMP {loop}")
     w("")
+
+
+def sum_chains(v, count, chains):
+    """Adds each position's chains into its first, pairwise."""
+    step = 1
+    while step < chains:
+        for h in range(0, chains, 2 * step):
+            if h + step < chains:
+                for q in range(count):
+                    a, b = q + count * h, q + count * (h + step)
+                    w(f"\tVADDPS {v}{b}, {v}{a}, {v}{a}")
+        step *= 2
 
 
 def mix8(name, p, acc):
@@ -310,8 +330,9 @@ def mix8(name, p, acc):
         w("// bias[o] + Σ_t Σ_i wts[(t*8 + i)*8 + o]·(in at byte oy*rowStep +")
         w("// ox*colStep + offs[t], lane i): a grouped convolution's block of")
         w("// eight channels, its weights zero across groups. Where the stride is")
-        w("// 1 or 2, eight positions then four share each weight vector; the rest")
-        w("// go one by one. oh, ow, taps > 0.")
+        w("// 1 or 2, eight positions share each weight vector, then the row's")
+        w("// last one to seven as one group (with two to four chains each when")
+        w("// they are few); other strides go one by one. oh, ow, taps > 0.")
     w(f"TEXT ·{name}(SB), NOSPLIT, $0-80")
     w("\tMOVQ out+0(FP), DI")
     w("\tMOVQ in+8(FP), SI")
@@ -334,8 +355,8 @@ def mix8(name, p, acc):
     w(f"\tJMP {p}one")
     w("")
     for stride in (1, 2):
-        mix8_group(p, acc, 8, stride, f"{p}by4s{stride}")
-        mix8_group(p, acc, 4, stride, f"{p}one")
+        for count in range(8, 0, -1):
+            mix8_group(p, acc, count, stride, f"{p}by{count-1}s{stride}" if count > 1 else f"{p}next")
     w(f"{p}one:")
     w("\tTESTQ BX, BX")
     w(f"\tJEQ {p}next")
