@@ -110,6 +110,9 @@ func convPacked(op *graph.Op, w []int) int64 {
 			sum = sum || len(t.Shape) == len(w)
 		}
 	}
+	if f := wgref.ConvMixedFloats(w, group, sum); f > 0 {
+		return 4 * int64(f)
+	}
 	if !wgref.ConvPacksFilters(op.Kernel, w, group, sum, pointwiseAttrs(op)) {
 		return 0
 	}
@@ -118,6 +121,26 @@ func convPacked(op *graph.Op, w []int) int64 {
 		kk *= d
 	}
 	return 4 * int64(group) * int64(alignUp(mg, maxMR)) * int64(kk)
+}
+
+// mixedFilters reports whether op is a conv whose filters Prepare lays
+// out for the mixed blocks (wgref.ConvMixedFloats), not the GEMM's
+// panels: a call that falls back to the GEMM then packs them itself.
+func mixedFilters(op *graph.Op) bool {
+	if op.Kernel != "Conv" && op.Kernel != "FusedConv" || len(op.Inputs) < 2 {
+		return false
+	}
+	w, ok := fixedShape(op.Inputs[1])
+	if !ok {
+		return false
+	}
+	sum := false
+	if op.Kernel == "FusedConv" {
+		for _, t := range op.Inputs[2:] {
+			sum = sum || len(t.Shape) == len(w)
+		}
+	}
+	return wgref.ConvMixedFloats(w, int(intAttr(op, "group", 1)), sum) > 0
 }
 
 // rowMajorStrides reports whether strides lay shape out contiguously

@@ -13,8 +13,9 @@ import (
 
 // Products whose weights are params, in every way PackedBytes
 // distinguishes: convs packed (plain, grouped with many outputs per
-// group, 1x1 strided, pointwise, fused with a sum) and not (depthwise,
-// grouped with few outputs, pointwise with few), a Gemm's B transposed,
+// group, 1x1 strided, pointwise, fused with a sum), laid out for the
+// mixed blocks (two channels a group) and not (depthwise, grouped with
+// few outputs, pointwise with few), a Gemm's B transposed,
 // row-major of a width not whole panels and of whole panels, behind a
 // transposed A, of constant few rows; MatMul Bs with a batch of 1, of a
 // 3-D A, and of a constant A of few rows; a one-direction LSTM's W (its
@@ -32,6 +33,7 @@ const packedGraph = `{
     "k6": {"dtype": "f32", "shape": [20, 8, 1, 1]}, "c6": {"dtype": "f32", "shape": ["n", 20, 10, 10]},
     "k7": {"dtype": "f32", "shape": [3, 8, 1, 1]}, "c7": {"dtype": "f32", "shape": ["n", 3, 10, 10]},
     "k8": {"dtype": "f32", "shape": [8, 8, 3, 3]}, "c8": {"dtype": "f32", "shape": ["n", 8, 10, 10]},
+    "k9": {"dtype": "f32", "shape": [8, 2, 3, 3]}, "c9": {"dtype": "f32", "shape": ["n", 8, 10, 10]},
     "a": {"dtype": "f32", "shape": ["n", 300]}, "at": {"dtype": "f32", "shape": [300, "n"]}, "a6": {"dtype": "f32", "shape": [6, 300]}, "a2": {"dtype": "f32", "shape": [2, 300]},
     "w1": {"dtype": "f32", "shape": [45, 300]}, "g1": {"dtype": "f32", "shape": ["n", 45]},
     "w2": {"dtype": "f32", "shape": [300, 45]}, "g2": {"dtype": "f32", "shape": ["n", 45]},
@@ -45,8 +47,8 @@ const packedGraph = `{
     "gw": {"dtype": "f32", "shape": [2, 18, 7]}, "gr": {"dtype": "f32", "shape": [2, 18, 6]}, "gy": {"dtype": "f32", "shape": [6, 2, "n", 6]}
   },
   "inputs": ["x", "a", "at", "a6", "a2", "a3", "sx"],
-  "params": ["k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "w1", "w2", "w3", "w4", "w5", "b1", "lw", "lr", "gw", "gr"],
-  "outputs": ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "g1", "g2", "g3", "g4", "g5", "g6", "m1", "m2", "ly", "gy"],
+  "params": ["k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "w1", "w2", "w3", "w4", "w5", "b1", "lw", "lr", "gw", "gr"],
+  "outputs": ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "g1", "g2", "g3", "g4", "g5", "g6", "m1", "m2", "ly", "gy"],
   "ops": [
     {"kernel": "Conv", "inputs": ["x", "k1"], "outputs": ["c1"], "attrs": {"group": 1, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1]}},
     {"kernel": "Conv", "inputs": ["x", "k2"], "outputs": ["c2"], "attrs": {"group": 2, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1]}},
@@ -56,6 +58,7 @@ const packedGraph = `{
     {"kernel": "Conv", "inputs": ["x", "k6"], "outputs": ["c6"], "attrs": {"group": 1, "kernel_shape": [1, 1], "strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1]}},
     {"kernel": "Conv", "inputs": ["x", "k7"], "outputs": ["c7"], "attrs": {"group": 1, "kernel_shape": [1, 1], "strides": [1, 1], "pads": [0, 0, 0, 0], "dilations": [1, 1]}},
     {"kernel": "FusedConv", "inputs": ["x", "k8", "x"], "outputs": ["c8"], "attrs": {"group": 1, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1], "activation": "Relu", "activation_alpha": 0.0, "activation_beta": 0.0}},
+    {"kernel": "Conv", "inputs": ["x", "k9"], "outputs": ["c9"], "attrs": {"group": 4, "kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1], "dilations": [1, 1]}},
     {"kernel": "Gemm", "inputs": ["a", "w1"], "outputs": ["g1"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 1}},
     {"kernel": "Gemm", "inputs": ["a", "w2"], "outputs": ["g2"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 0}},
     {"kernel": "Gemm", "inputs": ["a", "w3"], "outputs": ["g3"], "attrs": {"alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 0}},
@@ -87,12 +90,13 @@ func TestPackedBytesAreWhatPrepareAllocates(t *testing.T) {
 	// By hand (floats; 12 rows by 32 columns): k1 13 rows rounded up to
 	// 24 by 72; k2 2 groups of 40 rows (48) by 36; k3 and k4 tap rows,
 	// none; k5 (1x1 strided) 12 by 8; k6 24 by 8; k7 pointwise of 3 rows,
-	// none; k8 fused with a sum, 12 by 72; w1 transposed, 64 columns by
+	// none; k8 fused with a sum, 12 by 72; k9 laid out for one block of
+	// eight channels, 9 taps by 8 inputs by 8 outputs; w1 transposed, 64 columns by
 	// 300; w2 its last panel, 32 by 300; w3 whole panels, none; w4 32 by
 	// 300; w5 at 6 rows 64 by 300, at 2 rows none; b1 32 by 300 for a3,
 	// none for 2 rows; lw 20 columns (32) by 7; gw two directions of 18
 	// columns (32) by 7.
-	want := []int{24 * 72, 2 * 48 * 36, 0, 0, 12 * 8, 24 * 8, 0, 12 * 72, 64 * 300, 32 * 300, 0, 32 * 300, 64 * 300, 0, 32 * 300, 0, 32 * 7, 2 * 32 * 7}
+	want := []int{24 * 72, 2 * 48 * 36, 0, 0, 12 * 8, 24 * 8, 0, 12 * 72, 9 * 64, 64 * 300, 32 * 300, 0, 32 * 300, 64 * 300, 0, 32 * 300, 0, 32 * 7, 2 * 32 * 7}
 	total := 0
 	for _, w := range want {
 		total += 4 * w
@@ -123,9 +127,9 @@ func TestPackedBytesAreWhatPrepareAllocates(t *testing.T) {
 			require.NoError(t, err, at)
 			call.Scratch = make([]byte, scratch)
 			require.NoError(t, wgref.Call(call), "%s: given the rule's %d bytes", at, scratch)
-			// (Tap-row convs ask for none of what the rule reserves:
-			// their rule is unchanged.)
-			if scratch > 0 && want[i] > 0 {
+			// (Tap-row and mixed-block convs ask for none of what the
+			// rule reserves: their rule is unchanged.)
+			if scratch > 0 && want[i] > 0 && !mixedFilters(op) {
 				call.Scratch = call.Scratch[:scratch-1]
 				require.ErrorContains(t, wgref.Call(call), "scratch of", "%s: given one byte less than the rule's %d", at, scratch)
 			}

@@ -31,11 +31,13 @@ func Rule(op *graph.Op) (bytes expr.Expr, ok bool) { return rule(op, false) }
 
 // RuleWithPackedWeights is Rule for a runner that packs weights once
 // (wgref.Prepare, `wrapgen run`): the products whose weight it packs
-// (PackedBytes) ask for no packing buffer for it.
+// into the GEMM's panels (PackedBytes, but for filters laid out for the
+// mixed blocks, which a call that falls back to the GEMM packs itself)
+// ask for no packing buffer for it.
 func RuleWithPackedWeights(op *graph.Op) (bytes expr.Expr, ok bool) { return rule(op, true) }
 
 func rule(op *graph.Op, packedWeights bool) (bytes expr.Expr, ok bool) {
-	packed := packedWeights && packedBytes(op) > 0
+	packed := packedWeights && packedBytes(op) > 0 && !mixedFilters(op)
 	switch op.Kernel {
 	// A fused kernel (graph/fuse) runs its producer's product.
 	case "MatMul", "FusedMatMul":

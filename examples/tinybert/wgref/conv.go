@@ -89,7 +89,7 @@ func convF32Fastest(c *wgrt.Call, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.
 		if isDepthwise(x.Shape[1], w, g) && convDepthwiseF32(x, w, tapBias, out, ca, act, threadsOf(c)) {
 			return nil
 		}
-		if g > 1 && convMixed8F32(x, w, tapBias, out, ca, act, threadsOf(c)) {
+		if g > 1 && convMixed8F32(x, w, tapBias, out, ca, act, preparedOf(c), threadsOf(c)) {
 			return nil
 		}
 		if g > 1 && convGroupedF32(x, w, tapBias, out, ca, threadsOf(c)) {

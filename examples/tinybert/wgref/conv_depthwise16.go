@@ -140,16 +140,16 @@ func (j *depthwiseJob) block16(b, c0, lanes int, bufs *dw16Bufs) {
 			bufs.bias[c] = float32(loadF(*j.bias, (c0+c)*j.bias.Strides[0]))
 		}
 	}
-	j.win.block16(j.x, j.out, b, c0, c0, 1, lanes, blockDepthwise, j.act, bufs)
+	j.win.block16(j.x, j.out, b, c0, c0, 1, lanes, blockDepthwise, j.act, bufs.wts[:], bufs)
 }
 
 // blockKind is what window2d.block16 computes over a block's taps.
 type blockKind int
 
 const (
-	blockDepthwise blockKind = iota // each channel its own weights (bufs.wts[t*lanes+c])
+	blockDepthwise blockKind = iota // each channel its own weights (wts[t*lanes+c])
 	blockMaxPool                    // the largest tap (16 lanes)
-	blockMix                        // each output mixes the block's inputs (bufs.wts[(t*lanes+i)*lanes+o])
+	blockMix                        // each output mixes the block's inputs (wts[(t*lanes+i)*lanes+o])
 )
 
 // block16 computes output channels [c0, c0+lanes) of image b of the
@@ -160,7 +160,7 @@ const (
 // from in0: one, but two for a mix of sixteen channels a group (its
 // second block's weights follow the first's). 16 lanes run the AVX-512
 // kernels, 8 the AVX2 ones.
-func (w *window2d) block16(x, out wgrt.Tensor, b, c0, in0, inputs, lanes int, kind blockKind, act fusedAct, bufs *dw16Bufs) {
+func (w *window2d) block16(x, out wgrt.Tensor, b, c0, in0, inputs, lanes int, kind blockKind, act fusedAct, wts []float32, bufs *dw16Bufs) {
 	xs, ys := elems[float32](x), elems[float32](out)
 	wp, band := w.dw16Geometry(lanes)
 	vec := 4 * lanes // bytes a position
@@ -210,7 +210,7 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0, in0, inputs, lanes int, ki
 					pack16AVX512(&in[(lo*wp+w.pw)*16], &first[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
 				}
 			}
-			bufs.runBlock(kind, lanes, h, &outBuf[0], &in[0], rows, w.ow, w.sh*wp*vec, w.sw*vec, ksz)
+			bufs.runBlock(kind, lanes, h, &outBuf[0], &in[0], wts, rows, w.ow, w.sh*wp*vec, w.sw*vec, ksz)
 		}
 		act.apply(outBuf[:n*lanes])
 		if lanes == 8 {
@@ -222,23 +222,29 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0, in0, inputs, lanes int, ki
 }
 
 // runBlock runs kind's kernel for a band of oh output rows of ow from in
-// into out, bufs' views (steps in bytes, as the kernels take them); h > 0
-// adds a mix's h-th block of eight inputs to what out holds.
-func (bufs *dw16Bufs) runBlock(kind blockKind, lanes, h int, out, in *float32, oh, ow, rowStep, colStep, ksz int) {
-	offs := &bufs.offs[0]
+// into out, bufs' views (steps in bytes, as the kernels take them), with
+// the filters wts (as blockKind lays them out); h > 0 adds a mix's h-th
+// block of eight inputs to what out holds.
+func (bufs *dw16Bufs) runBlock(kind blockKind, lanes, h int, out, in *float32, wts []float32, oh, ow, rowStep, colStep, ksz int) {
+	offs, bias := &bufs.offs[0], &bufs.bias[0]
 	switch {
 	case kind == blockMaxPool:
 		maxpool16AVX512(out, in, oh, ow, rowStep, colStep, offs, ksz)
-	case kind == blockMix && lanes == 16:
-		mix16AVX512(out, in, &bufs.wts[0], &bufs.bias[0], oh, ow, rowStep, colStep, offs, ksz)
-	case kind == blockMix && h == 0:
-		mix8AVX2(out, in, &bufs.wts[0], &bufs.bias[0], oh, ow, rowStep, colStep, offs, ksz)
 	case kind == blockMix:
-		mix8AccAVX2(out, in, &bufs.wts[h*ksz*64], &bufs.bias[0], oh, ow, rowStep, colStep, offs, ksz)
+		// The kernel reads the h-th block's ksz·lanes·lanes floats.
+		blk := wts[h*ksz*lanes*lanes : (h+1)*ksz*lanes*lanes]
+		switch {
+		case lanes == 16:
+			mix16AVX512(out, in, &blk[0], bias, oh, ow, rowStep, colStep, offs, ksz)
+		case h == 0:
+			mix8AVX2(out, in, &blk[0], bias, oh, ow, rowStep, colStep, offs, ksz)
+		default:
+			mix8AccAVX2(out, in, &blk[0], bias, oh, ow, rowStep, colStep, offs, ksz)
+		}
 	case lanes == 8:
-		depthwise8AVX2(out, in, &bufs.wts[0], &bufs.bias[0], oh, ow, rowStep, colStep, offs, ksz)
+		depthwise8AVX2(out, in, &wts[:ksz*8][0], bias, oh, ow, rowStep, colStep, offs, ksz)
 	default:
-		depthwise16AVX512(out, in, &bufs.wts[0], &bufs.bias[0], oh, ow, rowStep, colStep, offs, ksz)
+		depthwise16AVX512(out, in, &wts[:ksz*16][0], bias, oh, ow, rowStep, colStep, offs, ksz)
 	}
 }
 

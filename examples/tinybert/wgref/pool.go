@@ -245,7 +245,7 @@ func (j *poolPlanes) planes16(from, to int) {
 	m := j.x.Shape[1]
 	for u := from; u < to; {
 		if ch := u % m; ch+16 <= m && u+16 <= to {
-			j.win.block16(j.x, j.out, u/m, ch, ch, 1, 16, blockMaxPool, fusedAct{}, &bufs)
+			j.win.block16(j.x, j.out, u/m, ch, ch, 1, 16, blockMaxPool, fusedAct{}, nil, &bufs)
 			u += 16
 			continue
 		}

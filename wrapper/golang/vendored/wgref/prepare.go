@@ -68,6 +68,10 @@ type packedGEMM struct {
 	// rows is a dilated conv's filters packed by kernel row, each row's
 	// view of data (conv_rows.go); forA then serves no product.
 	rows []kernelRow
+	// mixLanes is, for a grouped conv's filters laid out for the mixed
+	// blocks of that many channels (conv_mixed8.go), 8 or 16; data then
+	// holds them and serves no product.
+	mixLanes int
 	// sources is where each input Prepare was given with its data
 	// started (nil: given without): a call whose inputs there start
 	// elsewhere (the wrong op's Prepared, or weights bound anew) is not
@@ -214,7 +218,8 @@ func init() {
 }
 
 // prepareConv packs a conv's filters, per group, as the GEMM's A, where
-// the conv takes the GEMM (convPacksFilters).
+// the conv takes the GEMM (ConvPacksFilters), or lays them out for the
+// mixed blocks of a grouped conv (ConvMixedFloats).
 func prepareConv(c *wgrt.Call) (*packedGEMM, error) {
 	w, ok := weightOf(c, 1)
 	if !ok || len(w.Shape) < 3 || !w.Contiguous() {
@@ -227,6 +232,9 @@ func prepareConv(c *wgrt.Call) (*packedGEMM, error) {
 	}
 	if group <= 0 || w.Shape[0]%group != 0 {
 		return nil, fmt.Errorf("%s: weight %v and group %d do not fit", c.Kernel, w.Shape, group)
+	}
+	if ConvMixedFloats(w.Shape, group, withSum(c, len(w.Shape))) > 0 {
+		return packMixedFilters(w, group), nil
 	}
 	if !ConvPacksFilters(c.Kernel, w.Shape, group, withSum(c, len(w.Shape)), pointwiseAttrs(c)) {
 		return nil, nil
