@@ -310,12 +310,13 @@ func (e *rowEpilogue) vectorWidth() (width, mode int, lo, hi float32) {
 
 // byTile reports whether sgemm should finish each tile as the
 // micro-kernel leaves it, in L1: where one call does a whole tile
-// (biasClampAVX512), not a call per row of it. biasClampAVX2 finishes
-// whole blocks: per tile, its calls cost more than they save (A/B on
-// MobileNet and EfficientNet).
+// (biasClampAVX512), not a call per row of it, or the micro-kernel
+// finishes its tiles itself (running.tileFinishOf). Otherwise
+// biasClampAVX2 finishes whole blocks: per tile, its calls cost more
+// than they save (A/B on MobileNet and EfficientNet).
 func (e *rowEpilogue) byTile() bool {
 	width, _, _, _ := e.vectorWidth()
-	return width == 16
+	return width == 16 || running.tileFinishOf(e).ok
 }
 
 // zeroBias is the bias biasClamp adds where there is none.

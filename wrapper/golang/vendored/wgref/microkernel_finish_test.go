@@ -11,15 +11,28 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// kernel12x32Finish gives, bit for bit, what kernel12x32 and then
-// rowEpilogue.finish (biasClampAVX512) give: with and without
-// accumulation, bias (strided or none) and sum, for each activation it
-// takes, on sums that round, and with NaNs of several payloads,
-// infinities and zeros of both signs among the inputs. tileFinishOf
-// declines the activations it does not take.
+// kernel12x32Finish and kernel6x16Finish give, bit for bit, what
+// kernel12x32 and kernel6x16 and then rowEpilogue.finish
+// (biasClampAVX512, biasClampAVX2) give: with and without accumulation,
+// bias (strided or none) and sum, for each activation they take, on sums
+// that round, and with NaNs of several payloads, infinities and zeros of
+// both signs among the inputs. tileFinishOf declines the activations they
+// do not take.
 func TestFinishTileSameBits(t *testing.T) {
-	if !haveAVX512 {
-		t.Skip("no AVX-512 on this CPU: finishTile is not taken")
+	type finishing struct {
+		path   kernelPath
+		finish finishPath
+		acts   int // how many of acts the kernel takes
+	}
+	var paths []finishing
+	if haveAVX512 {
+		paths = append(paths, finishing{avx512Path, finishPath{name: "avx512", vector: true, expAct: true}, 7})
+	}
+	if haveAVX2FMA {
+		paths = append(paths, finishing{avx2Path, finishPath{name: "avx2", vector8: true}, 5})
+	}
+	if len(paths) == 0 {
+		t.Skip("no AVX2 on this CPU: finishTile is not taken")
 	}
 	r := rand.New(rand.NewSource(41))
 	// NaNs of different payloads and signs, so that an operand order
@@ -40,15 +53,27 @@ func TestFinishTileSameBits(t *testing.T) {
 		}
 	}
 	acts := []fusedAct{{}, {kind: "Relu"}, {kind: "Clip", alpha: -0.25, beta: 0.5}, {kind: "HardSigmoid", alpha: 0.2, beta: 0.5}, {kind: "HardSwish"}, {kind: "SiLU"}, {kind: "Sigmoid"}}
+	for _, fp := range paths {
+		restore := fp.finish.use()
+		testFinishTileSameBits(t, r, fp.path, acts[:fp.acts], salt, saltDense)
+		for _, act := range acts[fp.acts:] {
+			require.False(t, fp.path.tileFinishOf(&rowEpilogue{act: act}).ok, "%s %s", fp.path.name, act.kind)
+		}
+		restore()
+	}
+}
+
+func testFinishTileSameBits(t *testing.T, r *rand.Rand, p kernelPath, acts []fusedAct, salt, saltDense func([]float32)) {
 	const ldc = 40
+	mr, nr := p.mr, p.nr
 	for _, kc := range []int{1, 3, 256} {
-		for _, ldb := range []int{32, 45} {
+		for _, ldb := range []int{nr, nr + 13} {
 			for _, act := range acts {
 				for _, acc := range []bool{false, true} {
 					for _, biasStride := range []int{0, 1, 3} {
 						for _, withSum := range []bool{false, true} {
-							name := fmt.Sprintf("kc %d ldb %d %q acc %v bias stride %d sum %v", kc, ldb, act.kind, acc, biasStride, withSum)
-							a, b := randFloats(r, 12*kc), randFloats(r, (kc-1)*ldb+32)
+							name := fmt.Sprintf("%s kc %d ldb %d %q acc %v bias stride %d sum %v", p.name, kc, ldb, act.kind, acc, biasStride, withSum)
+							a, b := randFloats(r, mr*kc), randFloats(r, (kc-1)*ldb+nr)
 							salt(a)
 							salt(b)
 							c0 := randFloats(r, 14*ldc)
@@ -63,12 +88,12 @@ func TestFinishTileSameBits(t *testing.T) {
 								salt(e.sum)
 							}
 							want := append([]float32(nil), c0...)
-							avx512Path.run(kc, a, b, ldb, want[ldc+5:], ldc, acc)
-							e.finish(want, ldc, 1, 13, 5, 37)
+							p.run(kc, a, b, ldb, want[ldc+5:], ldc, acc)
+							e.finish(want, ldc, 1, 1+mr, 5, 5+nr)
 							got := append([]float32(nil), c0...)
-							f := avx512Path.tileFinishOf(e)
+							f := p.tileFinishOf(e)
 							require.True(t, f.ok, name)
-							avx512Path.finishTile(e, f, kc, a, b, ldb, got, ldc, 1, 5, acc)
+							p.finishTile(e, f, kc, a, b, ldb, got, ldc, 1, 5, acc)
 							for i := range want {
 								require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "%s: element %d (row %d col %d): %g, unfused %g", name, i, i/ldc, i%ldc, got[i], want[i])
 							}
@@ -80,6 +105,6 @@ func TestFinishTileSameBits(t *testing.T) {
 	}
 	for _, kind := range []string{"Tanh", "LeakyRelu", "Gelu"} {
 		e := &rowEpilogue{act: fusedAct{kind: kind}}
-		require.False(t, avx512Path.tileFinishOf(e).ok, kind)
+		require.False(t, p.tileFinishOf(e).ok, "%s %s", p.name, kind)
 	}
 }
