@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes wgref's depthwise8_amd64.s: the AVX2 kernels of the eight-channel
 depthwise convolution, pack8AVX2 and unpack8AVX2 (through the TRANSPOSE8
-macro) and depthwise8AVX2: depthwise16.py's design on YMM vectors; and
+macro) and depthwise8AVX2: depthwise16.py's design on YMM vectors;
 mix8AVX2 and mix8AccAVX2, the grouped convolution of blocks of eight
-channels.
+channels; and maxpool8AVX2.
   python3 internal/asmgen/depthwise8.py > wrapper/golang/vendored/wgref/depthwise8_amd64.s
 """
 
@@ -395,10 +395,116 @@ def mix8(name, p, acc):
     w("\tRET")
 
 
+def mp8_tap(src, z, acc, nan):
+    """One tap of one position: the input at src into Y(z), its max into
+    Y(acc), its NaN lanes (all ones) ORed into Y(nan)."""
+    w(f"\tVMOVUPS {src}, Y{z}")
+    w(f"\tVMAXPS Y{z}, Y{acc}, Y{acc}")
+    w(f"\tVCMPPS $3, Y{z}, Y{z}, Y12")
+    w(f"\tVORPS Y12, Y{nan}, Y{nan}")
+
+
+def mp8_group(count, stride, fallthrough):
+    """count (1 to 4) positions stride*32 bytes apart: maxima in Y0.. from
+    -Inf (Y14), NaN lanes in Y4.., inputs in Y8..; NaN (Y15) where
+    seen."""
+    loop = f"mp8by{count}s{stride}"
+    w(f"{loop}:")
+    w(f"\tCMPQ BX, ${count}")
+    w(f"\tJLT {fallthrough}")
+    for q in range(count):
+        w(f"\tVMOVAPS Y14, Y{q}")
+        w(f"\tVXORPS Y{4+q}, Y{4+q}, Y{4+q}")
+    w("\tXORQ CX, CX")
+    w("")
+    w(f"{loop}tap:")
+    w("\tMOVQ (R13)(CX*8), R15")
+    for q in range(count):
+        mp8_tap(f"{32*stride*q}(AX)(R15*1)", 8 + q, q, 4 + q)
+    w("\tINCQ CX")
+    w("\tCMPQ CX, R14")
+    w(f"\tJLT {loop}tap")
+    for q in range(count):
+        w(f"\tVBLENDVPS Y{4+q}, Y15, Y{q}, Y{q}")
+        w(f"\tVMOVUPS Y{q}, {32*q}(DI)")
+    w(f"\tADDQ ${32*count}, DI")
+    w(f"\tADDQ ${32*count*stride}, AX")
+    w(f"\tSUBQ ${count}, BX")
+    w(f"\tJMP {loop}")
+    w("")
+
+
+def maxpool8():
+    """maxpool8AVX2: maxpool16AVX512's design on YMM vectors, the NaN
+    lanes kept in vectors instead of masks."""
+    w("")
+    w("// func maxpool8AVX2(out, in *float32, oh, ow, rowStep, colStep int, offs *int, taps int)")
+    w("// out[(oy*ow + ox)*8 + c] = the largest of in at byte oy*rowStep +")
+    w("// ox*colStep + offs[t], lane c, over the taps, NaN where any is NaN")
+    w("// (MAXPS alone would let a later tap hide it: the lanes that saw one are")
+    w("// collected in a vector). Four positions at a time where the stride is")
+    w("// 1 or 2 (colStep 32 or 64), then the row's last one to three as one")
+    w("// group; other strides one by one. oh, ow, taps > 0.")
+    w("TEXT ·maxpool8AVX2(SB), NOSPLIT, $0-64")
+    w("\tMOVQ out+0(FP), DI")
+    w("\tMOVQ in+8(FP), SI")
+    w("\tMOVL $0xff800000, AX")
+    w("\tMOVD AX, X14")
+    w("\tVPBROADCASTD X14, Y14")
+    w("\tMOVL $0x7fc00000, AX")
+    w("\tMOVD AX, X15")
+    w("\tVPBROADCASTD X15, Y15")
+    w("\tMOVQ oh+16(FP), R10")
+    w("\tMOVQ rowStep+32(FP), R12")
+    w("\tMOVQ colStep+40(FP), R9")
+    w("\tMOVQ offs+48(FP), R13")
+    w("\tMOVQ taps+56(FP), R14")
+    w("")
+    w("mp8row:")
+    w("\tMOVQ SI, AX")
+    w("\tMOVQ ow+24(FP), BX")
+    w("\tCMPQ R9, $32")
+    w("\tJEQ mp8by4s1")
+    w("\tCMPQ R9, $64")
+    w("\tJEQ mp8by4s2")
+    w("\tJMP mp8one")
+    w("")
+    for stride in (1, 2):
+        for count in range(4, 0, -1):
+            mp8_group(count, stride, f"mp8by{count-1}s{stride}" if count > 1 else "mp8next")
+    w("mp8one:")
+    w("\tTESTQ BX, BX")
+    w("\tJEQ mp8next")
+    w("\tVMOVAPS Y14, Y0")
+    w("\tVXORPS Y4, Y4, Y4")
+    w("\tXORQ CX, CX")
+    w("")
+    w("mp8onetap:")
+    w("\tMOVQ (R13)(CX*8), R15")
+    mp8_tap("(AX)(R15*1)", 8, 0, 4)
+    w("\tINCQ CX")
+    w("\tCMPQ CX, R14")
+    w("\tJLT mp8onetap")
+    w("\tVBLENDVPS Y4, Y15, Y0, Y0")
+    w("\tVMOVUPS Y0, (DI)")
+    w("\tADDQ $32, DI")
+    w("\tADDQ R9, AX")
+    w("\tDECQ BX")
+    w("\tJMP mp8one")
+    w("")
+    w("mp8next:")
+    w("\tADDQ R12, SI")
+    w("\tDECQ R10")
+    w("\tJNZ mp8row")
+    w("\tVZEROUPPER")
+    w("\tRET")
+
+
 transpose8()
 pack8()
 unpack8()
 depthwise8()
 mix8("mix8AVX2", "mix8", False)
 mix8("mix8AccAVX2", "mixacc8", True)
+maxpool8()
 print("\n".join(out))

@@ -154,7 +154,7 @@ const (
 
 // block16 computes output channels [c0, c0+lanes) of image b of the
 // window over x into out, a band of output rows at a time: as kind says,
-// the largest of the taps (the padding never wins; 16 lanes only), the
+// the largest of the taps (the padding never wins), the
 // depthwise convolution or the mixed one with bufs' weights and bias;
 // then act. The input is the blocks of lanes channels
 // from in0: one, but two for a mix of sixteen channels a group (its
@@ -228,6 +228,8 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0, in0, inputs, lanes int, ki
 func (bufs *dw16Bufs) runBlock(kind blockKind, lanes, h int, out, in *float32, wts []float32, oh, ow, rowStep, colStep, ksz int) {
 	offs, bias := &bufs.offs[0], &bufs.bias[0]
 	switch {
+	case kind == blockMaxPool && lanes == 8:
+		maxpool8AVX2(out, in, oh, ow, rowStep, colStep, offs, ksz)
 	case kind == blockMaxPool:
 		maxpool16AVX512(out, in, oh, ow, rowStep, colStep, offs, ksz)
 	case kind == blockMix:

@@ -16,9 +16,10 @@ var depthwise8Vector = haveAVX2FMA
 // group take eight-channel blocks (conv_mixed8.go); tests switch it off.
 var mix8Vector = haveAVX2FMA
 
-// maxPool16Vector is whether max pooling takes the sixteen-channel blocks
-// (tests switch it off).
-var maxPool16Vector = haveAVX512
+// maxPool16Vector is whether max pooling takes the sixteen-channel blocks,
+// maxPool8Vector whether it takes eight-channel blocks (AVX2) where those
+// are not taken (tests switch them off).
+var maxPool16Vector, maxPool8Vector = haveAVX512, haveAVX2FMA
 
 //go:noescape
 func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int, fill float32)
@@ -34,6 +35,9 @@ func depthwise16AVX512(out, in, wts, bias *float32, oh, ow, rowStep, colStep int
 
 //go:noescape
 func pack8AVX2(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int, fill float32)
+
+//go:noescape
+func maxpool8AVX2(out, in *float32, oh, ow, rowStep, colStep int, offs *int, taps int)
 
 //go:noescape
 func unpack8AVX2(dst *float32, chanStride int, src *float32, n int)

@@ -230,23 +230,29 @@ func (j *poolPlanes) doRange(from, to int) { j.planes(from, to) }
 
 // planes pools [image, channel] planes [from, to).
 func (j *poolPlanes) planes(from, to int) {
-	if j.wo.op == tapMax && maxPool16Vector && j.win.fits16(j.x, j.out, 16) {
-		j.planes16(from, to)
-		return
+	if j.wo.op == tapMax {
+		switch {
+		case maxPool16Vector && j.win.fits16(j.x, j.out, 16):
+			j.planes16(from, to, 16)
+			return
+		case maxPool8Vector && j.win.fits16(j.x, j.out, 8):
+			j.planes16(from, to, 8)
+			return
+		}
 	}
 	j.planesByRows(from, to)
 }
 
-// planes16 pools [image, channel] planes [from, to), sixteen channels of
-// an image at a time where the range holds them (conv_depthwise16.go),
-// the others in tap rows.
-func (j *poolPlanes) planes16(from, to int) {
+// planes16 pools [image, channel] planes [from, to), lanes (16 or 8)
+// channels of an image at a time where the range holds them
+// (conv_depthwise16.go), the others in tap rows.
+func (j *poolPlanes) planes16(from, to, lanes int) {
 	var bufs dw16Bufs
 	m := j.x.Shape[1]
 	for u := from; u < to; {
-		if ch := u % m; ch+16 <= m && u+16 <= to {
-			j.win.block16(j.x, j.out, u/m, ch, ch, 1, 16, blockMaxPool, fusedAct{}, nil, &bufs)
-			u += 16
+		if ch := u % m; ch+lanes <= m && u+lanes <= to {
+			j.win.block16(j.x, j.out, u/m, ch, ch, 1, lanes, blockMaxPool, fusedAct{}, nil, &bufs)
+			u += lanes
 			continue
 		}
 		j.planesByRows(u, u+1)

@@ -2,7 +2,7 @@
 
 package wgref
 
-var depthwise16Vector, depthwise8Vector, mix8Vector, maxPool16Vector = false, false, false, false
+var depthwise16Vector, depthwise8Vector, mix8Vector, maxPool16Vector, maxPool8Vector = false, false, false, false, false
 
 func pack16AVX512(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int, fill float32) {
 	panic("wgref: no AVX-512 here")
@@ -18,6 +18,10 @@ func depthwise16AVX512(out, in, wts, bias *float32, oh, ow, rowStep, colStep int
 
 func maxpool16AVX512(out, in *float32, oh, ow, rowStep, colStep int, offs *int, taps int) {
 	panic("wgref: no AVX-512 here")
+}
+
+func maxpool8AVX2(out, in *float32, oh, ow, rowStep, colStep int, offs *int, taps int) {
+	panic("wgref: no AVX2 here")
 }
 
 func pack8AVX2(dst, src *float32, chanStride, rowStride, rows, cols, dstRow int, fill float32) {

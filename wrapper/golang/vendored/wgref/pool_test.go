@@ -148,12 +148,16 @@ func TestPoolMatchesNaive(t *testing.T) {
 				poolCase{kind: kind, n: 2, ch: 2, in: []int{9, 37}, k: []int{3, 3}, s: []int{2, 1}, d: []int{1, 2}, p: []int{1, 2, 1, 2}, includePad: incl, rowGap: 3},
 				poolCase{kind: kind, n: 1, ch: 3, in: []int{7, 7}, k: []int{7, 7}, s: []int{1, 1}, d: []int{1, 1}, p: []int{0, 0, 0, 0}, includePad: incl},
 				poolCase{kind: kind, n: 2, ch: 2, in: []int{101}, k: []int{4}, s: []int{3}, d: []int{1}, p: []int{2, 1}, ceil: true, includePad: incl, nan: true},
-				// Sixteen channels at a time (max pooling on AVX-512), some over.
+				// Sixteen or eight channels at a time (max pooling on AVX-512
+				// or AVX2), some over; rows of 1 to 3 positions past the quads.
 				poolCase{kind: kind, n: 1, ch: 18, in: []int{112, 112}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl},
 				poolCase{kind: kind, n: 2, ch: 16, in: []int{13, 27}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl, nan: true},
 				poolCase{kind: kind, n: 1, ch: 17, in: []int{15, 46}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{0, 0, 0, 0}, ceil: true, includePad: incl},
 				poolCase{kind: kind, n: 1, ch: 16, in: []int{16, 41}, k: []int{3, 5}, s: []int{3, 2}, d: []int{2, 1}, p: []int{2, 1, 1, 2}, ceil: true, includePad: incl, nan: true},
 				poolCase{kind: kind, n: 1, ch: 32, in: []int{9, 37}, k: []int{3, 3}, s: []int{2, 1}, d: []int{1, 2}, p: []int{1, 2, 1, 2}, includePad: incl, rowGap: 3},
+				poolCase{kind: kind, n: 1, ch: 8, in: []int{5, 6}, k: []int{3, 3}, s: []int{1, 1}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl, nan: true},
+				poolCase{kind: kind, n: 1, ch: 8, in: []int{5, 13}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl, nan: true},
+				poolCase{kind: kind, n: 1, ch: 9, in: []int{6, 5}, k: []int{2, 2}, s: []int{1, 1}, d: []int{1, 1}, p: []int{0, 0, 0, 0}, includePad: incl},
 				// Generic path: a strided last axis, 3-D, 81 taps.
 				poolCase{kind: kind, n: 1, ch: 2, in: []int{10, 20}, k: []int{3, 3}, s: []int{2, 2}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, includePad: incl, step: 2},
 				poolCase{kind: kind, n: 1, ch: 2, in: []int{5, 6, 7}, k: []int{2, 3, 2}, s: []int{1, 2, 1}, d: []int{1, 1, 1}, p: []int{1, 0, 1, 0, 1, 1}, includePad: incl},
@@ -161,11 +165,31 @@ func TestPoolMatchesNaive(t *testing.T) {
 			)
 		}
 	}
-	forEachPlanePath(t, func(path string) {
-		for _, tc := range cases {
-			testPool(t, r, tc, path)
+	// Rows of 1 to 9 positions at strides 1 and 2: every group the blocks
+	// take a row's positions in.
+	for ow := 1; ow <= 9; ow++ {
+		for s := 1; s <= 2; s++ {
+			cases = append(cases, poolCase{kind: "MaxPool", n: 1, ch: 16, in: []int{3, (ow-1)*s + 1}, k: []int{3, 3}, s: []int{s, s}, d: []int{1, 1}, p: []int{1, 1, 1, 1}, nan: ow%2 == 0})
 		}
-	})
+	}
+	// Max pooling's blocks of sixteen and eight channels where the CPU
+	// has them, then the tap rows.
+	defer func(v16, v8 bool) { maxPool16Vector, maxPool8Vector = v16, v8 }(maxPool16Vector, maxPool8Vector)
+	blocks := []struct {
+		name   string
+		v16, v8 bool
+	}{{"blocks of 16", true, false}, {"blocks of 8", false, true}, {"tap rows", false, false}}
+	for _, b := range blocks {
+		if b.v16 && !haveAVX512 || b.v8 && !haveAVX2FMA {
+			continue
+		}
+		maxPool16Vector, maxPool8Vector = b.v16, b.v8
+		forEachPlanePath(t, func(path string) {
+			for _, tc := range cases {
+				testPool(t, r, tc, b.name+", "+path)
+			}
+		})
+	}
 }
 
 // testPool runs one pooling case against naivePool.
