@@ -84,16 +84,22 @@ func batchNorm(c *wgrt.Call) error {
 		mul[i] = perChannel(scale, i) / math.Sqrt(vr+eps)
 		add[i] = perChannel(bias, i) - mu*mul[i]
 	}
-	if x.DType == wgrt.F32 && out.DType == wgrt.F32 && spatialContiguous(x) && spatialContiguous(out) {
+	if x.DType == wgrt.F32 && out.DType == wgrt.F32 && spatialContiguous(x) && spatialContiguous(out) && ch > 0 {
+		// The scale and shift in float32, one pass over every image's
+		// channels. They take the scratch of the batch's statistics
+		// (bm, bv), read already.
+		f32, err := scratchOf[float32](c, 2*batchNormFloats*ch)
+		if err != nil {
+			return err
+		}
+		scale32, shift32 := f32[4*ch:5*ch], f32[5*ch:6*ch]
+		for i := range ch {
+			scale32[i], shift32[i] = float32(mul[i]), float32(add[i])
+		}
 		xs, ys := elems[float32](x), elems[float32](out)
 		inner := prod(x.Shape[2:])
 		for b := 0; b < x.Shape[0]; b++ {
-			for i := 0; i < ch; i++ {
-				m, s := float32(mul[i]), float32(add[i])
-				xo, yo := b*x.Strides[0]+i*x.Strides[1], b*out.Strides[0]+i*out.Strides[1]
-				binaryVS(binaryMul, ys[yo:yo+inner], xs[xo:xo+inner], m)
-				binaryVS(binaryAdd, ys[yo:yo+inner], ys[yo:yo+inner], s)
-			}
+			scaleShiftRows(ys[b*out.Strides[0]:], out.Strides[1], xs[b*x.Strides[0]:], x.Strides[1], inner, scale32, shift32)
 		}
 		return nil
 	}

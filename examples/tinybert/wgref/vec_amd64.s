@@ -716,3 +716,43 @@ bcnext:
 	JNZ   bcrow
 	VZEROUPPER
 	RET
+
+// func scaleShiftRowsAVX2(dst *float32, ldd int, src *float32, lds, rows, cols int, scale, shift *float32)
+// dst row i = src row i · scale[i] + shift[i] (rows ldd and lds floats
+// apart), the product rounded before the sum, as mulVSAVX2 then
+// addVSAVX2 give it; cols a positive multiple of 8.
+TEXT ·scaleShiftRowsAVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), R8
+	SHLQ $2, R8
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R9
+	SHLQ $2, R9
+	MOVQ rows+32(FP), R10
+	MOVQ cols+40(FP), R11
+	SHRQ $3, R11
+	MOVQ scale+48(FP), R12
+	MOVQ shift+56(FP), R13
+
+ssrow:
+	VBROADCASTSS (R12), Y14
+	VBROADCASTSS (R13), Y15
+	XORQ         BX, BX
+	MOVQ         R11, CX
+
+ssvec:
+	VMOVUPS (SI)(BX*1), Y0
+	VMULPS  Y14, Y0, Y0
+	VADDPS  Y15, Y0, Y0
+	VMOVUPS Y0, (DI)(BX*1)
+	ADDQ    $32, BX
+	DECQ    CX
+	JNZ     ssvec
+	ADDQ    R8, DI
+	ADDQ    R9, SI
+	ADDQ    $4, R12
+	ADDQ    $4, R13
+	DECQ    R10
+	JNZ     ssrow
+	VZEROUPPER
+	RET

@@ -140,3 +140,49 @@ func TestSoftmaxAndLayerNormAllocateNothing(t *testing.T) {
 		assert.Zero(t, testing.AllocsPerRun(20, func() { require.NoError(t, Call(c)) }), c.Kernel)
 	}
 }
+
+// BatchNormalization's float32 path (one pass of scaleShiftRows over
+// every image's channels) gives, bit for bit, the product rounded then
+// the sum, on planes of 1 to 196 floats (the vector loop, its tail and
+// both), NaNs and infinities included, with and without the scratch the
+// planner gives it.
+func TestBatchNormScaleShiftBits(t *testing.T) {
+	r := rand.New(rand.NewSource(51))
+	for _, inner := range []int{1, 7, 8, 9, 49, 196} {
+		for _, withScratch := range []bool{false, true} {
+			const n, ch = 2, 5
+			x := wgrt.New(wgrt.F32, n, ch, inner)
+			for i := range x.Float32s() {
+				x.Float32s()[i] = r.Float32()*8 - 4
+			}
+			x.Float32s()[3] = float32(math.NaN())
+			x.Float32s()[len(x.Float32s())-1] = float32(math.Inf(-1))
+			params := make([]wgrt.Tensor, 4)
+			for i := range params {
+				params[i] = wgrt.New(wgrt.F32, ch)
+				for j := range ch {
+					params[i].Float32s()[j] = r.Float32() + 0.5
+				}
+			}
+			out := wgrt.New(wgrt.F32, n, ch, inner)
+			c := &wgrt.Call{Kernel: "BatchNormalization", Inputs: append([]wgrt.Tensor{x}, params...), Outputs: []wgrt.Tensor{out},
+				Attrs: []wgrt.Attr{floatAttr("epsilon", 1e-5)}}
+			if withScratch {
+				c.Scratch = make([]byte, 8*batchNormFloats*ch)
+			}
+			require.NoError(t, Call(c))
+			for b := range n {
+				for i := range ch {
+					scale, bias, mean, vr := float64(params[0].Float32s()[i]), float64(params[1].Float32s()[i]), float64(params[2].Float32s()[i]), float64(params[3].Float32s()[i])
+					m := scale / math.Sqrt(vr+1e-5)
+					mf, sf := float32(m), float32(bias-mean*m)
+					for j := range inner {
+						o := (b*ch+i)*inner + j
+						want := float32(x.Float32s()[o]*mf) + sf
+						require.Equal(t, math.Float32bits(want), math.Float32bits(out.Float32s()[o]), "inner %d scratch %v at %d", inner, withScratch, o)
+					}
+				}
+			}
+		}
+	}
+}

@@ -174,13 +174,14 @@ func TestPoolMatchesNaive(t *testing.T) {
 	}
 	// Max pooling's blocks of sixteen and eight channels where the CPU
 	// has them, then the tap rows.
-	defer func(v16, v8 bool) { maxPool16Vector, maxPool8Vector = v16, v8 }(maxPool16Vector, maxPool8Vector)
+	have16, have8 := maxPool16Vector, maxPool8Vector
+	defer func() { maxPool16Vector, maxPool8Vector = have16, have8 }()
 	blocks := []struct {
 		name   string
 		v16, v8 bool
 	}{{"blocks of 16", true, false}, {"blocks of 8", false, true}, {"tap rows", false, false}}
 	for _, b := range blocks {
-		if b.v16 && !haveAVX512 || b.v8 && !haveAVX2FMA {
+		if b.v16 && !have16 || b.v8 && !have8 {
 			continue
 		}
 		maxPool16Vector, maxPool8Vector = b.v16, b.v8

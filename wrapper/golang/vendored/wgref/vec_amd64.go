@@ -47,6 +47,31 @@ func preluVSAVX2(dst, a *float32, n int, s float32)
 func reluAVX2(dst, src *float32, n int)
 
 //go:noescape
+func scaleShiftRowsAVX2(dst *float32, ldd int, src *float32, lds, rows, cols int, scale, shift *float32)
+
+// scaleShiftRows sets dst row i (rows ldd floats apart) to src row i
+// (lds apart) · scale[i] + shift[i] over cols columns, the product
+// rounded before the sum.
+func scaleShiftRows(dst []float32, ldd int, src []float32, lds, cols int, scale, shift []float32) {
+	rows := len(scale)
+	if rows == 0 || cols == 0 {
+		return
+	}
+	shift = shift[:rows]
+	_, _ = dst[(rows-1)*ldd+cols-1], src[(rows-1)*lds+cols-1]
+	vec := 0
+	if vecAVX2 {
+		vec = cols &^ 7
+		if vec > 0 {
+			scaleShiftRowsAVX2(&dst[0], ldd, &src[0], lds, rows, vec, &scale[0], &shift[0])
+		}
+	}
+	if vec < cols {
+		scaleShiftRowsGo(dst[vec:], ldd, src[vec:], lds, cols-vec, scale, shift)
+	}
+}
+
+//go:noescape
 func expAVX2(dst, src *float32, n int)
 
 //go:noescape

@@ -310,3 +310,15 @@ func binaryVSGo(k binaryKind, dst, a []float32, s float32) {
 		panic("wgref: no row function for binary kind")
 	}
 }
+
+// scaleShiftRowsGo is scaleShiftRows in Go: the conversion rounds the
+// product, so that no FMA fuses it with the sum.
+func scaleShiftRowsGo(dst []float32, ldd int, src []float32, lds, cols int, scale, shift []float32) {
+	for i, m := range scale {
+		s := shift[i]
+		d, x := dst[i*ldd:i*ldd+cols], src[i*lds:i*lds+cols]
+		for j, v := range x {
+			d[j] = float32(v*m) + s
+		}
+	}
+}
