@@ -177,7 +177,7 @@ func TestPoolMatchesNaive(t *testing.T) {
 	have16, have8 := maxPool16Vector, maxPool8Vector
 	defer func() { maxPool16Vector, maxPool8Vector = have16, have8 }()
 	blocks := []struct {
-		name   string
+		name    string
 		v16, v8 bool
 	}{{"blocks of 16", true, false}, {"blocks of 8", false, true}, {"tap rows", false, false}}
 	for _, b := range blocks {
