@@ -154,6 +154,7 @@ type gemmJob struct {
 	accumulate bool
 	pa, pb     []float32   // packed A (one block of k and m), packed B (one block of k and n, or its last panel when direct)
 	direct     bool        // B read in place where its panels are whole
+	stage      bool        // whole panels of a direct B are copied, one at a time, before their row panels run (stageDirect)
 	pooled     bool        // this is pooledJob, and the pool is held
 	preA, preB *packedGEMM // A's or B's panels packed once (nil: packed here)
 	preGroup   int         // the group of preA
@@ -227,6 +228,7 @@ func (j *gemmJob) runRows() {
 			continue
 		}
 		j.packA(rowPanels)
+		j.stage = parts == 1 && j.stageDirect(rowPanels)
 		if parts <= colPanels {
 			// Enough columns: each part packs its own panels and
 			// runs them over all rows, with no wait in between.
@@ -240,6 +242,17 @@ func (j *gemmJob) runRows() {
 		j.step, j.rowParts = stepCompute, min(rowPanels, panelsOf(parts, colPanels))
 		j.parallel(j.colParts * j.rowParts)
 	}
+}
+
+// stageDirect reports whether a direct B's whole panels are copied
+// before their row panels run rather than read in place: where B's rows
+// are short (a 7x7 map's 49 floats), a panel read in place spans two
+// cache lines a step, kc·nr·8 bytes, all of a 32 KB L1 (Zen 3 and 4) at
+// kc 256 and nr 16, which the A panels then keep evicting. The copy
+// takes the second nr·kc floats of pb, which holds maxNR·kc: on the
+// 16-column path, with enough row panels to pay for it.
+func (j *gemmJob) stageDirect(rowPanels int) bool {
+	return j.direct && 2*nr <= maxNR && rowPanels >= 16 && j.b.rs < 4*nr && len(j.pb) >= 2*nr*j.kc
 }
 
 // packA packs A's block once per block of rows, in parts when it is large.
@@ -352,7 +365,10 @@ func (j *gemmJob) tiles(q0, q1, r0, r1 int) {
 		jr := q * nr
 		var bp []float32
 		ldb := nr
-		if jr < j.full {
+		if jr < j.full && j.stage {
+			bp = j.pb[nr*kc : 2*nr*kc]
+			packB(bp, j.b, j.pc, j.jc+jr, kc, nr)
+		} else if jr < j.full {
 			bp, ldb = j.b.data[j.pc*j.b.rs+j.jc+jr:], j.b.rs
 		} else if j.preB != nil {
 			bp = j.preB.panelB(j.pc, kc, j.jc+jr)
