@@ -35,7 +35,7 @@ mkdir -p "$dir"
 ortver=$(node -p "require('./bench/.ort/node_modules/onnxruntime-node/package.json').version")
 go build -o "$dir/wrapgen" ./cmd/wrapgen
 
-cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
+cpu=$(cpuName)
 features=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx|avx2|fma|avx512f|avx512bw|avx512vl|avx512_vnni|avx_vnni|avx512_bf16' | tr '\n' ' ')
 echo "CPU: $cpu, $(nproc) cores; vector features: $features"
 echo "$("$dir/wrapgen" version | paste -sd ';' -); ONNX Runtime $ortver ($ortkernels)"

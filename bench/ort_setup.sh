@@ -1,4 +1,5 @@
-# Sourced by bench/compare.sh and bench/threads.sh: installs
+# Sourced by bench/compare.sh and bench/threads.sh: defines cpuName (at
+# the end) and installs
 # onnxruntime-node into bench/.ort (--ignore-scripts: its CPU library
 # ships inside the package) and sets ortmodules (NODE_PATH for
 # bench/ort.js) and ortkernels (which kernels MLAS takes) for ISA:
@@ -27,3 +28,18 @@ case ${ISA:-native} in
     ortkernels="MLAS sees no AVX-512 state: AVX2 kernels";;
   *) echo "ISA is native or avx2, not $ISA" >&2; exit 2;;
 esac
+
+# cpuName: the CPU's model name, family, model and per-core caches, which
+# tell its generation where the name does not (a VM's "AMD EPYC").
+cpuName() {
+  local name family model caches="" f
+  name=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
+  family=$(sed -n 's/^cpu family\s*: //p' /proc/cpuinfo | head -1)
+  model=$(sed -n 's/^model\s*: //p' /proc/cpuinfo | head -1)
+  for f in /sys/devices/system/cpu/cpu0/cache/index*; do
+    [ -r "$f/level" ] || continue
+    [ "$(cat "$f/type")" = Instruction ] && continue
+    caches="$caches L$(cat "$f/level") $(cat "$f/size"),"
+  done
+  echo "$name (family $family, model $model;${caches%,})"
+}

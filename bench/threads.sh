@@ -25,7 +25,7 @@ mkdir -p "$dir"
 go build -o "$dir/wrapgen" ./cmd/wrapgen
 . bench/ort_setup.sh
 
-cpu=$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
+cpu=$(cpuName)
 echo "CPU: $cpu, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); kernels ${ISA:-native} ($ortkernels); batch $BATCH; $rounds rounds of $repeat calls per side"
 
 stat() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {printf "%.2f %.2f", a[1], a[int((NR+1)/2)]}'; }
