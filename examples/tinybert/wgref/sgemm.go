@@ -221,6 +221,8 @@ func (j *gemmJob) runRows() {
 		}
 		colPanels := panelsOf(j.nc, nr)
 		parts := j.maxParts(2 * j.mc * j.nc * j.kc)
+		// One part at a time may stage into pb's one staging panel.
+		j.stage = parts == 1 && j.stageDirect(rowPanels)
 		if parts > 1 && parts <= rowPanels && j.direct {
 			// B's last panel, narrower than nr, is packed first (a
 			// few microseconds at most).
@@ -231,7 +233,6 @@ func (j *gemmJob) runRows() {
 			continue
 		}
 		j.packA(rowPanels)
-		j.stage = parts == 1 && j.stageDirect(rowPanels)
 		if parts <= colPanels {
 			// Enough columns: each part packs its own panels and
 			// runs them over all rows, with no wait in between.

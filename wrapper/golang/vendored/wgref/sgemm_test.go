@@ -160,13 +160,16 @@ func withThreads(n int, f func()) {
 }
 
 // With workers, on every path: shapes that split by columns, by rows and
-// columns (few column panels), and too small to split.
+// columns (few column panels), and too small to split, and one whose
+// blocks alternate between one part and several.
 func TestSgemmThreadsMatchNaive(t *testing.T) {
 	forEachKernelPath(t, func(t *testing.T) {
 		r := rand.New(rand.NewSource(5))
 		for _, threads := range []int{2, 3} {
 			withThreads(threads, func() {
-				for _, s := range [][3]int{{40, 2000, 100}, {400, 40, 300}, {50, 1100, 300}, {5, 7, 3}} {
+				// 624x20x600: blocks of rows one part runs (staging its
+				// short B panels on AVX2) before blocks the parts share.
+				for _, s := range [][3]int{{40, 2000, 100}, {400, 40, 300}, {50, 1100, 300}, {5, 7, 3}, {624, 20, 600}} {
 					m, n, k := s[0], s[1], s[2]
 					for _, transB := range []bool{false, true} {
 						a := matrix{randFloats(r, m*k), k, 1}
