@@ -104,12 +104,7 @@ func convPacked(op *graph.Op, w []int) int64 {
 	if group <= 0 || w[0]%group != 0 {
 		return 0
 	}
-	sum := false
-	if op.Kernel == "FusedConv" {
-		for _, t := range op.Inputs[2:] {
-			sum = sum || len(t.Shape) == len(w)
-		}
-	}
+	sum := fusedSum(op, len(w))
 	if f := wgref.ConvMixedFloats(w, group, sum); f > 0 {
 		return 4 * int64(f)
 	}
@@ -134,13 +129,21 @@ func mixedFilters(op *graph.Op) bool {
 	if !ok {
 		return false
 	}
-	sum := false
-	if op.Kernel == "FusedConv" {
-		for _, t := range op.Inputs[2:] {
-			sum = sum || len(t.Shape) == len(w)
+	return wgref.ConvMixedFloats(w, int(intAttr(op, "group", 1)), fusedSum(op, len(w))) > 0
+}
+
+// fusedSum reports whether a FusedConv's inputs include a sum (an input
+// after the weight of the output's rank: wgref's withSum).
+func fusedSum(op *graph.Op, rank int) bool {
+	if op.Kernel != "FusedConv" {
+		return false
+	}
+	for _, t := range op.Inputs[min(2, len(op.Inputs)):] {
+		if len(t.Shape) == rank {
+			return true
 		}
 	}
-	return wgref.ConvMixedFloats(w, int(intAttr(op, "group", 1)), sum) > 0
+	return false
 }
 
 // rowMajorStrides reports whether strides lay shape out contiguously

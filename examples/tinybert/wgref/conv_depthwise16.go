@@ -125,22 +125,33 @@ func (j *depthwiseJob) block16(b, c0, lanes int, bufs *dw16Bufs) {
 	ws := elems[float32](j.w)
 	ksz := j.win.kh * j.win.kw
 	src := ws[c0*ksz : (c0+lanes)*ksz]
+	packLanes(lanes, &bufs.wts[0], &src[0], ksz, 0, 1, ksz, ksz, 0)
+	bufs.setBias(j.bias, c0, lanes)
+	j.win.block16(j.x, j.out, b, c0, c0, 1, lanes, blockDepthwise, j.act, bufs.wts[:], bufs)
+}
+
+// packLanes is pack8AVX2 or pack16AVX512, as lanes says.
+func packLanes(lanes int, dst, src *float32, chanStride, rowStride, rows, cols, dstRow int, fill float32) {
 	if lanes == 8 {
-		pack8AVX2(&bufs.wts[0], &src[0], ksz, 0, 1, ksz, ksz, 0)
-	} else {
-		pack16AVX512(&bufs.wts[0], &src[0], ksz, 0, 1, ksz, ksz, 0)
+		pack8AVX2(dst, src, chanStride, rowStride, rows, cols, dstRow, fill)
+		return
 	}
+	pack16AVX512(dst, src, chanStride, rowStride, rows, cols, dstRow, fill)
+}
+
+// setBias fills bufs' bias with bias's channels [c0, c0+lanes), zeros
+// when there is none.
+func (bufs *dw16Bufs) setBias(bias *wgrt.Tensor, c0, lanes int) {
 	switch {
-	case j.bias == nil:
+	case bias == nil:
 		clear(bufs.bias[:])
-	case j.bias.DType == wgrt.F32 && j.bias.Strides[0] == 1:
-		copy(bufs.bias[:lanes], elems[float32](*j.bias)[c0:c0+lanes])
+	case bias.DType == wgrt.F32 && bias.Strides[0] == 1:
+		copy(bufs.bias[:lanes], elems[float32](*bias)[c0:c0+lanes])
 	default:
 		for c := range lanes {
-			bufs.bias[c] = float32(loadF(*j.bias, (c0+c)*j.bias.Strides[0]))
+			bufs.bias[c] = float32(loadF(*bias, (c0+c)*bias.Strides[0]))
 		}
 	}
-	j.win.block16(j.x, j.out, b, c0, c0, 1, lanes, blockDepthwise, j.act, bufs.wts[:], bufs)
 }
 
 // blockKind is what window2d.block16 computes over a block's taps.
@@ -148,7 +159,7 @@ type blockKind int
 
 const (
 	blockDepthwise blockKind = iota // each channel its own weights (wts[t*lanes+c])
-	blockMaxPool                    // the largest tap (16 lanes)
+	blockMaxPool                    // the largest tap
 	blockMix                        // each output mixes the block's inputs (wts[(t*lanes+i)*lanes+o])
 )
 
@@ -204,11 +215,7 @@ func (w *window2d) block16(x, out wgrt.Tensor, b, c0, in0, inputs, lanes int, ki
 				src := xs[b*x.Strides[0]+(in0+h*lanes)*x.Strides[1]:]
 				first := src[(sy0+lo)*w.rowStride:]
 				_ = first[(lanes-1)*x.Strides[1]+(hi-lo-1)*w.rowStride+cols-1]
-				if lanes == 8 {
-					pack8AVX2(&in[(lo*wp+w.pw)*8], &first[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
-				} else {
-					pack16AVX512(&in[(lo*wp+w.pw)*16], &first[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
-				}
+				packLanes(lanes, &in[(lo*wp+w.pw)*lanes], &first[0], x.Strides[1], w.rowStride, hi-lo, cols, wp, fill)
 			}
 			bufs.runBlock(kind, lanes, h, &outBuf[0], &in[0], wts, rows, w.ow, w.sh*wp*vec, w.sw*vec, ksz)
 		}

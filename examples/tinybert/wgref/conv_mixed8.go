@@ -89,7 +89,7 @@ func (j *mixedJob) doRange(from, to int) {
 		} else {
 			mixedFilters(wts, elems[float32](j.w), c0, ksz, j.cg, j.lanes)
 		}
-		j.blockBias(c0, &bufs)
+		bufs.setBias(j.bias, c0, j.lanes)
 		in0, inputs := c0, 1
 		if j.cg == 16 && j.lanes == 8 {
 			in0, inputs = c0/16*16, 2 // the group's two blocks of inputs
@@ -186,20 +186,6 @@ func mixedFilters(wts, ws []float32, c0, ksz, cg, lanes int) {
 					wts[t*64+i*8+o] = v
 				}
 			}
-		}
-	}
-}
-
-// blockBias fills bufs' bias for channels [c0, c0+lanes).
-func (j *mixedJob) blockBias(c0 int, bufs *dw16Bufs) {
-	switch {
-	case j.bias == nil:
-		clear(bufs.bias[:])
-	case j.bias.DType == wgrt.F32 && j.bias.Strides[0] == 1:
-		copy(bufs.bias[:j.lanes], elems[float32](*j.bias)[c0:c0+j.lanes])
-	default:
-		for o := range j.lanes {
-			bufs.bias[o] = float32(loadF(*j.bias, (c0+o)*j.bias.Strides[0]))
 		}
 	}
 }
