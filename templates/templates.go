@@ -9,5 +9,5 @@ import "embed"
 
 // FS holds every template and verbatim file.
 //
-//go:embed *.tmpl *.h runtime/*.h runtime/*.cc
+//go:embed *.tmpl *.h runtime/*.h runtime/*.cc wgref/*.h wgref/*.cc
 var FS embed.FS

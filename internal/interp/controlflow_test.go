@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
 )
 
 // Loops and Scans import as format-v1 loops and give the numbers of an
@@ -28,7 +30,7 @@ func runModels(t *testing.T, dir string, want int) {
 	for _, m := range models {
 		dir := filepath.Dir(m)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			r := runNodeTest(dir)
+			r := runNodeTest(dir, wgref.Call, true)
 			require.True(t, r.imported, r.err)
 			assert.Empty(t, r.err)
 			assert.Empty(t, r.allocs)

@@ -42,19 +42,9 @@ var knownNodeFailures = map[string]string{
 	"test_training_dropout_mask":               "training-mode Dropout drops random elements (numpy's generator): the reference kernels run inference only",
 }
 
-// nodeResult is how one node test went.
-type nodeResult struct {
-	name, op string
-	imported bool
-	err      string // "" when every output matched
-	allocs   string // "" when no kernel call allocated
-}
-
-// TestNodeTests runs every ONNX node test that imports through the
-// reference kernels and compares each output with the test's expected one.
-// WRAPGEN_NODE_REPORT=file writes every test's result; WRAPGEN_NODE_RUN=re
-// runs only the tests whose folder name matches.
-func TestNodeTests(t *testing.T) {
+// nodeTestDirs are the node tests' folders, those matching
+// WRAPGEN_NODE_RUN when it is set; it skips t when there are none.
+func nodeTestDirs(t *testing.T) []string {
 	dirs, err := filepath.Glob(filepath.Join(onnxtest.Dir, "test_*"))
 	require.NoError(t, err)
 	if len(dirs) == 0 {
@@ -70,10 +60,27 @@ func TestNodeTests(t *testing.T) {
 		}
 		dirs = keep
 	}
+	return dirs
+}
+
+// nodeResult is how one node test went.
+type nodeResult struct {
+	name, op string
+	imported bool
+	err      string // "" when every output matched
+	allocs   string // "" when no kernel call allocated
+}
+
+// TestNodeTests runs every ONNX node test that imports through the
+// reference kernels and compares each output with the test's expected one.
+// WRAPGEN_NODE_REPORT=file writes every test's result; WRAPGEN_NODE_RUN=re
+// runs only the tests whose folder name matches.
+func TestNodeTests(t *testing.T) {
+	dirs := nodeTestDirs(t)
 	var results []nodeResult
 	imported, matched := 0, 0
 	for _, dir := range dirs {
-		r := runNodeTest(dir)
+		r := runNodeTest(dir, wgref.Call, true)
 		results = append(results, r)
 		if r.imported {
 			imported++
@@ -127,8 +134,10 @@ func oneLine(s string) string {
 	return s
 }
 
-// runNodeTest imports, plans and runs one node test and compares.
-func runNodeTest(dir string) (r nodeResult) {
+// runNodeTest imports, plans and runs one node test through kernel and
+// compares; with countAllocs, it runs again counting each kernel call's
+// heap allocations (Go kernels).
+func runNodeTest(dir string, kernel wgrt.KernelFunc, countAllocs bool) (r nodeResult) {
 	r.name = filepath.Base(dir)
 	res, data, _, err := onnxtest.Import(dir)
 	r.op = onnx.MainOp(data)
@@ -204,7 +213,7 @@ func runNodeTest(dir string) (r nodeResult) {
 				err = fmt.Errorf("panic: %v", p)
 			}
 		}()
-		outs, err = m.Run(wgref.Call, nil, inputs)
+		outs, err = m.Run(kernel, nil, inputs)
 	}()
 	select {
 	case <-done:
@@ -235,6 +244,9 @@ func runNodeTest(dir string) (r nodeResult) {
 			r.err = fmt.Sprintf("output %d (%q): %s", i, g.Outputs[i].Name, msg)
 			return r
 		}
+	}
+	if !countAllocs {
+		return r
 	}
 	// Run again, counting each kernel call's heap allocations (its outputs
 	// were checked above; calling a kernel twice only rewrites them).

@@ -1,0 +1,186 @@
+package cppref
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"sync"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
+)
+
+// Server is a running build of the C++ kernels. Call is a
+// wgrt.KernelFunc: each call's tensors (their extents) and attributes go
+// to the server, which runs the kernel and sends back the outputs' bytes
+// (and those of the inputs the op mutates). Calls are serialized.
+type Server struct {
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	in   *bufio.Writer
+	pipe io.WriteCloser
+	out  *bufio.Reader
+	dead error
+}
+
+// Start starts the server binary Build made.
+func Start(bin string) (*Server, error) {
+	cmd := exec.Command(bin)
+	cmd.Stderr = os.Stderr
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &Server{cmd: cmd, in: bufio.NewWriterSize(w, 1<<20), pipe: w, out: bufio.NewReaderSize(r, 1<<20)}, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pipe.Close()
+	return s.cmd.Wait()
+}
+
+const magic = 0x51524757
+
+// extent is the bytes of t's view, from its first element.
+func extent(t wgrt.Tensor) []byte {
+	if t.Data == nil {
+		return nil
+	}
+	n := t.ExtentElements() * t.DType.Size()
+	if n > len(t.Data) {
+		n = len(t.Data)
+	}
+	return t.Data[:n]
+}
+
+// Call runs c's kernel in the server.
+func (s *Server) Call(c *wgrt.Call) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead != nil {
+		return s.dead
+	}
+	mutated := map[int]bool{}
+	if c.Op != nil {
+		for _, m := range c.Op.Mutates {
+			for i, in := range c.Op.Inputs {
+				if in == m && i < len(c.Inputs) {
+					mutated[i] = true
+				}
+			}
+		}
+	}
+	w := s.in
+	put := func(v any) { _ = binary.Write(w, binary.LittleEndian, v) }
+	str := func(x string) { put(uint32(len(x))); w.WriteString(x) }
+	put(uint32(magic))
+	str(c.Kernel)
+	put(int32(c.Threads))
+	put(int64(len(c.Scratch)))
+	put(uint32(len(c.Outputs)))
+	put(uint32(len(c.Inputs)))
+	put(uint32(len(c.Attrs)))
+	tensor := func(t wgrt.Tensor, back bool) {
+		put(uint8(t.DType))
+		put(b2u(t.Data != nil))
+		put(b2u(back))
+		put(int32(len(t.Shape)))
+		for _, d := range t.Shape {
+			put(int64(d))
+		}
+		for i := range t.Shape {
+			st := 0
+			if i < len(t.Strides) {
+				st = t.Strides[i]
+			}
+			put(int64(st))
+		}
+		b := extent(t)
+		put(int64(len(b)))
+		w.Write(b)
+	}
+	for _, t := range c.Outputs {
+		tensor(t, true)
+	}
+	for i, t := range c.Inputs {
+		tensor(t, mutated[i])
+	}
+	for _, a := range c.Attrs {
+		str(a.Name)
+		put(uint8(a.Kind))
+		switch a.Kind {
+		case wgrt.AttrInt:
+			put(int64(a.Int))
+		case wgrt.AttrFloat:
+			put(math.Float64bits(a.Float))
+		case wgrt.AttrBool:
+			put(b2u(a.Bool))
+		case wgrt.AttrString:
+			str(a.Str)
+		case wgrt.AttrInts:
+			put(uint32(len(a.Ints)))
+			for _, v := range a.Ints {
+				put(int64(v))
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return s.fail(err)
+	}
+	ok, err := s.out.ReadByte()
+	if err != nil {
+		return s.fail(err)
+	}
+	if ok == 0 {
+		var n uint32
+		if err := binary.Read(s.out, binary.LittleEndian, &n); err != nil {
+			return s.fail(err)
+		}
+		msg := make([]byte, n)
+		if _, err := io.ReadFull(s.out, msg); err != nil {
+			return s.fail(err)
+		}
+		return errors.New(string(msg))
+	}
+	for _, t := range c.Outputs {
+		if _, err := io.ReadFull(s.out, extent(t)); err != nil {
+			return s.fail(err)
+		}
+	}
+	for i, t := range c.Inputs {
+		if mutated[i] {
+			if _, err := io.ReadFull(s.out, extent(t)); err != nil {
+				return s.fail(err)
+			}
+		}
+	}
+	return nil
+}
+
+// fail marks the server dead (it crashed, or the pipe broke): every later
+// call fails with the same error.
+func (s *Server) fail(err error) error {
+	s.dead = fmt.Errorf("cppref: the C++ kernel server died (%v): see its standard error", err)
+	return s.dead
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
