@@ -16,6 +16,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
 	"github.com/wrapgen/wrapgen/graph/onnx"
+	"github.com/wrapgen/wrapgen/internal/cppref"
 	"github.com/wrapgen/wrapgen/internal/interp"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
@@ -23,10 +24,14 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
-const runUsage = `wrapgen run [-in FILE]... [-params W.safetensors] [-at name=value] [-out DIR] [-repeat N] [-threads N] [plan flags] MODEL.onnx|GRAPH.json
+const runUsage = `wrapgen run [-lang go|cpp] [-in FILE]... [-params W.safetensors] [-at name=value] [-out DIR] [-repeat N] [-threads N] [plan flags] MODEL.onnx|GRAPH.json
 
 Runs the model in process with wrapgen's reference kernels, through the
-same tables and Go runtime a generated wrapper uses. Inputs come from -in
+same tables and Go runtime a generated wrapper uses. With -lang cpp the
+kernels are the C++ ones (what gen -lang cpp -kernels ref writes), built
+once with $CXX (default g++) into the user cache directory, each call's
+tensors handed to them: for checking their numbers (times then include
+copying every tensor; time a C++ build with gen -main). Inputs come from -in
 files (.npy or ONNX TensorProto .pb), one per data input, or are random
 (-seed): a .pb whose tensor has a name feeds the input of that name; the
 other files feed the remaining inputs in the graph's order. An ONNX
@@ -57,6 +62,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("q", false, "print no progress and do not name the files -out writes")
 	packWeights := fs.Bool("pack-weights", true, "pack the params that are matrix products' and convolutions' weights into the kernels' panels once, when they are bound (false: pack them on every call, and hold no packed copy)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the calls to `file` (go tool pprof reads it)")
+	lang := fs.String("lang", "go", "the reference kernels to run: go, or cpp (wrapgen's C++ kernels, built with $CXX)")
 	opTimes := fs.Int("op-times", 0, "with -repeat, print the `n` ops whose kernels took the most time, and the time by kernel")
 	if help, err := parseFlags(fs, runUsage, args); help || err != nil {
 		return err
@@ -70,6 +76,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if *threads < 1 {
 		return &usageError{fmt.Sprintf("-threads %d: want 1 or more", *threads)}
+	}
+	if *lang != "go" && *lang != "cpp" {
+		return &usageError{fmt.Sprintf("-lang %q: want go or cpp", *lang)}
 	}
 	if *opTimes < 0 {
 		return &usageError{fmt.Sprintf("-op-times %d: want 0 or more", *opTimes)}
@@ -115,7 +124,19 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	if *packWeights {
+	kernel := wgrt.KernelFunc(wgref.Call)
+	if *lang == "cpp" {
+		srv, err := startCppKernels()
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		n := *threads
+		kernel = func(c *wgrt.Call) error {
+			c.Threads = n
+			return srv.Call(c)
+		}
+	} else if *packWeights {
 		if err := m.PrepareWeights(wgref.Prepare); err != nil {
 			return err
 		}
@@ -162,7 +183,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 		t0 := time.Now()
 		c0, cpuOK := processCPUTime()
-		if outs, err = m.Run(wgref.Call, syms, inputs); err != nil {
+		if outs, err = m.Run(kernel, syms, inputs); err != nil {
 			progress.done()
 			return err
 		}
@@ -220,6 +241,17 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// startCppKernels builds wrapgen's C++ kernels (once per version: the
+// build is cached) and starts them.
+func startCppKernels() (*cppref.Server, error) {
+	opts := cppref.OptionsFromEnv()
+	bin, err := cppref.Build(opts)
+	if err != nil {
+		return nil, err
+	}
+	return cppref.Start(bin, opts.Exec...)
 }
 
 func sortedDurations(ds []time.Duration) []time.Duration {

@@ -1,8 +1,9 @@
-// Package cppref runs wgref's C++ kernels (templates/wgref) from Go tests:
-// it builds them once, with a small server (serve.cc) that takes kernel
-// calls on its standard input, and offers that server as a
-// wgrt.KernelFunc, so the ONNX node tests and the model checks that run
-// the Go kernels through package interp run the C++ kernels the same way.
+// Package cppref runs wgref's C++ kernels (templates/wgref) from Go: it
+// builds them once, with a small server (server/serve.cc) that takes
+// kernel calls on its standard input, and offers that server as a
+// wgrt.KernelFunc, so the ONNX node tests, the model checks and `wrapgen
+// run -lang cpp` run the C++ kernels through package interp exactly as
+// they run the Go ones.
 package cppref
 
 import (
@@ -13,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -35,6 +37,22 @@ type Options struct {
 	// a kernel file that does not with one that registers nothing (for
 	// work in progress; never in CI).
 	SkipBroken bool
+	// Exec runs the server through a program (e.g. qemu-aarch64 for an
+	// arm64 build): its words, before the server's path.
+	Exec []string
+}
+
+// OptionsFromEnv are the options tests and tools take from the
+// environment: $CXX, WRAPGEN_CPP_FLAGS (words added to the compiler's),
+// WRAPGEN_CPP_EXEC (words the server is run through) and
+// WRAPGEN_CPP_SKIP_BROKEN=1.
+func OptionsFromEnv() Options {
+	return Options{
+		CXX:        os.Getenv("CXX"),
+		Flags:      strings.Fields(os.Getenv("WRAPGEN_CPP_FLAGS")),
+		Exec:       strings.Fields(os.Getenv("WRAPGEN_CPP_EXEC")),
+		SkipBroken: os.Getenv("WRAPGEN_CPP_SKIP_BROKEN") == "1",
+	}
 }
 
 // Sources are the files the server is built from, by path in its build
@@ -132,19 +150,13 @@ func Build(opts Options) (string, error) {
 			sources = append(sources, n)
 		}
 	}
-	headers := sha256.New()
-	fmt.Fprintf(headers, "%s %q\n", cxx, flags)
-	for _, n := range names {
-		if strings.HasSuffix(n, ".h") {
-			fmt.Fprintf(headers, "%s %d\n", n, len(files[n]))
-			headers.Write(files[n])
-		}
-	}
+	compiler := sha256.New()
+	fmt.Fprintf(compiler, "%s %q\n", cxx, flags)
 	objCache := filepath.Join(base, "wrapgen-cppref", "objects")
 	if err := os.MkdirAll(objCache, 0o755); err != nil {
 		return "", err
 	}
-	objects, err := compileAll(compileJob{cxx: cxx, flags: flags, dir: work, cache: objCache, headers: headers.Sum(nil)}, sources, opts.SkipBroken)
+	objects, err := compileAll(compileJob{cxx: cxx, flags: flags, dir: work, cache: objCache, compiler: compiler.Sum(nil), files: files}, sources, opts.SkipBroken)
 	if err != nil {
 		return "", err
 	}
@@ -166,14 +178,41 @@ func Build(opts Options) (string, error) {
 // are CPUs. With skipBroken, a kernel file that fails is replaced by stubs
 // of the register functions it defines.
 // compileJob is how to compile one kernel source: an object is kept in
-// cache under a hash of the compiler, its flags, every header and the
-// source, so a change to one kernel file recompiles only that file.
+// cache under a hash of the compiler, its flags, the source and every
+// header it includes (quoted includes, followed through headers), so a
+// change to one kernel file recompiles only the files that see it.
 type compileJob struct {
-	cxx     string
-	flags   []string
-	dir     string
-	cache   string
-	headers []byte
+	cxx      string
+	flags    []string
+	dir      string
+	cache    string
+	compiler []byte
+	files    map[string][]byte
+}
+
+// includes adds to seen every file of j.files that src includes, directly
+// or through another header ("x.h" relative to the including file, else
+// to the build directory).
+func (j compileJob) includes(src string, seen map[string]bool) {
+	for _, line := range strings.Split(string(j.files[src]), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "#include \"") {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(line, "#include \""), "\"")
+		if i := strings.Index(name, "\""); i >= 0 {
+			name = name[:i]
+		}
+		for _, cand := range []string{path.Join(path.Dir(src), name), path.Clean(name)} {
+			if _, ok := j.files[cand]; ok {
+				if !seen[cand] {
+					seen[cand] = true
+					j.includes(cand, seen)
+				}
+				break
+			}
+		}
+	}
 }
 
 func (j compileJob) compile(src string) (string, error) {
@@ -182,9 +221,20 @@ func (j compileJob) compile(src string) (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	h.Write(j.headers)
+	h.Write(j.compiler)
 	fmt.Fprintf(h, "%s %d\n", src, len(data))
 	h.Write(data)
+	seen := map[string]bool{}
+	j.includes(src, seen)
+	var deps []string
+	for d := range seen {
+		deps = append(deps, d)
+	}
+	sort.Strings(deps)
+	for _, d := range deps {
+		fmt.Fprintf(h, "%s %d\n", d, len(j.files[d]))
+		h.Write(j.files[d])
+	}
 	cached := filepath.Join(j.cache, hex.EncodeToString(h.Sum(nil))[:24]+".o")
 	obj := strings.TrimSuffix(src, ".cc") + ".o"
 	if _, err := os.Stat(cached); err == nil {

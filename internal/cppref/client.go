@@ -27,9 +27,11 @@ type Server struct {
 	dead error
 }
 
-// Start starts the server binary Build made.
-func Start(bin string) (*Server, error) {
-	cmd := exec.Command(bin)
+// Start starts the server binary Build made, through the words of run
+// when there are any (an emulator).
+func Start(bin string, run ...string) (*Server, error) {
+	args := append(append([]string{}, run...), bin)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stderr = os.Stderr
 	w, err := cmd.StdinPipe()
 	if err != nil {

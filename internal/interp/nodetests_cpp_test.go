@@ -67,20 +67,17 @@ func TestNodeTestsCpp(t *testing.T) {
 }
 
 // startCppKernels builds (once per source state) and starts the C++
-// kernels' server; WRAPGEN_CPP_FLAGS adds compiler flags (sanitizers),
-// WRAPGEN_CPP_SKIP_BROKEN=1 leaves out kernel files that do not compile.
+// kernels' server, with the options of cppref.OptionsFromEnv (a compiler,
+// sanitizer flags, an emulator to run an arm64 build).
 func startCppKernels(t *testing.T) *cppref.Server {
 	t.Helper()
-	opts := cppref.Options{SkipBroken: os.Getenv("WRAPGEN_CPP_SKIP_BROKEN") == "1"}
-	if f := os.Getenv("WRAPGEN_CPP_FLAGS"); f != "" {
-		opts.Flags = strings.Fields(f)
-	}
+	opts := cppref.OptionsFromEnv()
 	bin, err := cppref.Build(opts)
 	if err != nil && strings.Contains(err.Error(), "no C++ compiler") {
 		t.Skip(err)
 	}
 	require.NoError(t, err)
-	srv, err := cppref.Start(bin)
+	srv, err := cppref.Start(bin, opts.Exec...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	return srv
