@@ -16,12 +16,15 @@
 # python3-torchvision (to export the models), node and npm
 # (onnxruntime-node is installed into bench/.ort, see bench/ort_setup.sh).
 # ISA=avx2 times both sides' AVX2+FMA kernels on an AVX-512 host (see
-# bench/ort_setup.sh).
+# bench/ort_setup.sh). KERNELS=cpp times wrapgen's C++ kernels (`wrapgen
+# run -lang cpp`: the kernels' own time, measured around each call in the
+# C++ process) instead of the Go ones.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 repeat_arg=${2:-auto}
 threads=${THREADS:-1}
+lang=${KERNELS:-go}
 export BATCH=${BATCH:-1}
 cnn="resnet18 resnet50 mobilenet_v2 mobilenet_v3_small squeezenet1_0 efficientnet_b0 qdq_resnet18"
 seq="bert bert_s128 tiny_bert vit encdec kv_decoder recurrent gru_lm lstm_lm wav2vec2 conformer convtasnet"
@@ -39,7 +42,7 @@ cpu=$(cpuName)
 features=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx|avx2|fma|avx512f|avx512bw|avx512vl|avx512_vnni|avx_vnni|avx512_bf16' | tr '\n' ' ')
 echo "CPU: $cpu, $(nproc) cores; vector features: $features"
 echo "$("$dir/wrapgen" version | paste -sd ';' -); ONNX Runtime $ortver ($ortkernels)"
-echo "kernels: ${ISA:-native}; threads: $threads; image batch: $BATCH; $rounds rounds of ${repeat_arg/auto/0.4 s of} calls per side"
+echo "kernels: $lang, ${ISA:-native}; threads: $threads; image batch: $BATCH; $rounds rounds of ${repeat_arg/auto/0.4 s of} calls per side"
 
 # stat LIST: "min median" of a list of numbers.
 stat() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {printf "%.2f %.2f", a[1], a[int((NR+1)/2)]}'; }
@@ -48,7 +51,7 @@ printf '\n| model | calls | wrapgen CPU min / median | ORT CPU min / median | CP
 for m in $models; do
   [ -f "$dir/$m.onnx" ] || /usr/bin/python3 bench/export.py "$dir" "$m" >/dev/null 2>&1
   ins=(); for f in "$dir/${m}"_in_*.npy; do ins+=(-in "$f"); done
-  first=$("$dir/wrapgen" run -q -threads "$threads" -repeat 2 "${ins[@]}" -out "$dir/out_$m" "$dir/$m.onnx")
+  first=$("$dir/wrapgen" run -q -lang "$lang" -threads "$threads" -repeat 2 "${ins[@]}" -out "$dir/out_$m" "$dir/$m.onnx")
   repeat=$repeat_arg
   if [ "$repeat" = auto ]; then
     ms=$(echo "$first" | sed -n 's/^time per call: min \([0-9.]*\) ms.*/\1/p')
@@ -58,7 +61,7 @@ for m in $models; do
   TOL=$tol /usr/bin/python3 bench/check.py "$dir" "$m" "$dir/out_$m" >&2
   wcpu=""; wwall=""; ocpu=""; owall=""
   for r in $(seq "$rounds"); do
-    w=$("$dir/wrapgen" run -threads "$threads" -repeat "$repeat" "${ins[@]}" -out "$dir/out_$m" -q "$dir/$m.onnx")
+    w=$("$dir/wrapgen" run -lang "$lang" -threads "$threads" -repeat "$repeat" "${ins[@]}" -out "$dir/out_$m" -q "$dir/$m.onnx")
     o=$(THREADS=$threads NODE_PATH=$ortmodules node bench/ort.js "$dir/$m.onnx" "$repeat" "$dir/${m}"_in_*.npy)
     wwall="$wwall $(echo "$w" | sed -n 's/^time per call: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1 \2/p')"
     wcpu="$wcpu $(echo "$w" | sed -n 's/^process CPU time per call: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1 \2/p')"

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"time"
 
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
@@ -25,6 +26,24 @@ type Server struct {
 	pipe io.WriteCloser
 	out  *bufio.Reader
 	dead error
+	// wall and cpu sum the kernels' own times, as the server measured them.
+	wall, cpu time.Duration
+}
+
+// KernelTimes are the wall and process CPU time the kernels took in the
+// server since the last ResetKernelTimes: around each kernel call, so
+// they leave out handing tensors over.
+func (s *Server) KernelTimes() (wall, cpu time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wall, s.cpu
+}
+
+// ResetKernelTimes starts KernelTimes' sums again.
+func (s *Server) ResetKernelTimes() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wall, s.cpu = 0, 0
 }
 
 // Start starts the server binary Build made, through the words of run
@@ -147,6 +166,12 @@ func (s *Server) Call(c *wgrt.Call) error {
 	if err != nil {
 		return s.fail(err)
 	}
+	var times [2]int64
+	if err := binary.Read(s.out, binary.LittleEndian, &times); err != nil {
+		return s.fail(err)
+	}
+	s.wall += time.Duration(times[0])
+	s.cpu += time.Duration(times[1])
 	if ok == 0 {
 		var n uint32
 		if err := binary.Read(s.out, binary.LittleEndian, &n); err != nil {
