@@ -199,8 +199,14 @@ double LoadF(const Tensor& t, int64_t off) {
     case DType::kU32:
     case DType::kU64:
       return static_cast<double>(LoadU(t, off));
-    default:
+    case DType::kI8:
+    case DType::kI16:
+    case DType::kI32:
+    case DType::kI64:
+    case DType::kBool:
       return static_cast<double>(LoadI(t, off));
+    default:
+      return std::numeric_limits<double>::quiet_NaN();  // complex, f8: kernels refuse them first
   }
 }
 
@@ -253,7 +259,7 @@ int64_t LoadI(const Tensor& t, int64_t off) {
     case DType::kU64:
       return static_cast<int64_t>(LoadU(t, off));
     default:
-      return FloatToInt(LoadF(t, off));
+      return FamilyOf(t.dtype) == Family::kFloat ? FloatToInt(LoadF(t, off)) : 0;
   }
 }
 
@@ -299,8 +305,8 @@ void StoreU(const Tensor& t, int64_t off, uint64_t v) {
       Put<uint64_t>(b + 8 * off, v);
       return;
     default:
-      StoreF(t, off, static_cast<double>(static_cast<int64_t>(v)));
-      return;
+      if (FamilyOf(t.dtype) == Family::kFloat) StoreF(t, off, static_cast<double>(static_cast<int64_t>(v)));
+      return;  // complex, f8: kernels refuse them first
   }
 }
 
