@@ -1,0 +1,191 @@
+package cppref
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
+)
+
+// The normalization kernels (templates/wgref/norm.cc) against the Go
+// ones: the float32 row paths and the float64 ones, strided views, every
+// axis, optional inputs and outputs, training mode, rows shared among
+// threads, NaN and masked (-Inf, -1e4) rows.
+
+func TestBatchNormKernel(t *testing.T) {
+	srv := startServer(t)
+	r := rand.New(rand.NewSource(11))
+	for _, shape := range [][]int{{2, 3, 4, 5}, {4, 3}, {1, 5, 7}, {2, 64, 33, 17}} {
+		ch := shape[1]
+		for _, d := range []wgrt.DType{wgrt.F32, wgrt.F64} {
+			for _, training := range []int{0, 1} {
+				for l := range rnLayouts {
+					if len(shape) == 4 && shape[1] == 64 && (l > 0 || d != wgrt.F32) {
+						continue
+					}
+					x := rnRandom(r, d, false, shape...)
+					scale, bias, mean := rnRandom(r, d, false, ch), rnRandom(r, d, false, ch), rnRandom(r, d, false, ch)
+					variance := rnRandom(r, d, false, ch)
+					for i := 0; i < ch; i++ {
+						rnSet(variance, i, 0.5+float64(i%3))
+					}
+					outs := []wgrt.Tensor{rnLayout(newTensor(d, shape...), l)}
+					if training == 1 {
+						outs = append(outs, newTensor(d, ch), newTensor(d, ch))
+					}
+					call := &wgrt.Call{Kernel: "BatchNormalization", Outputs: outs,
+						Inputs: []wgrt.Tensor{rnLayout(x, l), scale, bias, mean, variance},
+						Attrs:  []wgrt.Attr{rnFloat("epsilon", 1e-3), rnFloat("momentum", 0.8), rnInt("training_mode", training)},
+						Scratch: make([]byte, 32*ch), Threads: 2}
+					t.Run(fmt.Sprintf("%v/%s/train%d/layout%d", shape, d, training, l), func(t *testing.T) {
+						rnCompare(t, srv, call, 1e-5, 1e-6)
+					})
+				}
+			}
+		}
+	}
+}
+
+func TestLayerNormKernel(t *testing.T) {
+	srv := startServer(t)
+	r := rand.New(rand.NewSource(12))
+	shape := []int{3, 4, 9}
+	for _, d := range []wgrt.DType{wgrt.F32, wgrt.F64} {
+		for axis := -3; axis < 3; axis++ {
+			ax := (axis + 3) % 3
+			inner := shape[ax:]
+			for _, bias := range []bool{false, true} {
+				for _, stats := range []bool{false, true} {
+					for _, lowScale := range []bool{false, true} {
+						if lowScale && d == wgrt.F32 && !stats && ax < 2 {
+							// Go's float32 row path takes a Scale of lower rank than
+							// the normalized dimensions for a full one (and panics).
+							continue
+						}
+						for l := range rnLayouts {
+							x := rnRandom(r, d, false, shape...)
+							sshape := inner
+							if lowScale {
+								sshape = inner[len(inner)-1:] // broadcast over the rest
+							}
+							ins := []wgrt.Tensor{rnLayout(x, l), rnRandom(r, d, false, sshape...)}
+							if bias {
+								ins = append(ins, rnRandom(r, d, false, sshape...))
+							}
+							outs := []wgrt.Tensor{rnLayout(newTensor(d, shape...), l)}
+							if stats {
+								sh := append([]int(nil), shape...)
+								for i := ax; i < 3; i++ {
+									sh[i] = 1
+								}
+								outs = append(outs, newTensor(d, sh...), newTensor(d, sh...))
+							}
+							call := &wgrt.Call{Kernel: "LayerNormalization", Outputs: outs, Inputs: ins,
+								Attrs: []wgrt.Attr{rnInt("axis", axis), rnFloat("epsilon", 1e-4)}}
+							t.Run(fmt.Sprintf("%s/axis%d/bias%v/stats%v/low%v/layout%d", d, axis, bias, stats, lowScale, l), func(t *testing.T) {
+								rnCompare(t, srv, call, 1e-5, 1e-6)
+							})
+						}
+					}
+				}
+			}
+		}
+	}
+	// Rows far from zero; many rows among threads.
+	x := randomF32(r, 256, 768)
+	for i := 0; i < 768; i++ {
+		rnSet(x, i, 1000+float64(i%7))
+	}
+	call := &wgrt.Call{Kernel: "LayerNormalization", Outputs: []wgrt.Tensor{newTensor(wgrt.F32, 256, 768)},
+		Inputs: []wgrt.Tensor{x, randomF32(r, 768), randomF32(r, 768)}, Attrs: []wgrt.Attr{rnInt("axis", -1)}, Threads: 2}
+	rnCompare(t, srv, call, 1e-5, 1e-5)
+}
+
+func TestInstanceNormKernel(t *testing.T) {
+	srv := startServer(t)
+	r := rand.New(rand.NewSource(13))
+	for _, shape := range [][]int{{2, 3, 5, 7}, {2, 4, 9}, {3, 2}} {
+		for _, d := range []wgrt.DType{wgrt.F32, wgrt.F64} {
+			for l := range rnLayouts {
+				call := &wgrt.Call{Kernel: "InstanceNormalization", Outputs: []wgrt.Tensor{rnLayout(newTensor(d, shape...), l)},
+					Inputs: []wgrt.Tensor{rnLayout(rnRandom(r, d, false, shape...), l), rnRandom(r, d, false, shape[1]), rnRandom(r, d, false, shape[1])},
+					Attrs:  []wgrt.Attr{rnFloat("epsilon", 1e-3)}}
+				t.Run(fmt.Sprintf("%v/%s/layout%d", shape, d, l), func(t *testing.T) { rnCompare(t, srv, call, 1e-5, 1e-6) })
+			}
+		}
+	}
+}
+
+func TestLRNKernel(t *testing.T) {
+	srv := startServer(t)
+	r := rand.New(rand.NewSource(14))
+	for _, size := range []int{1, 2, 3, 5} {
+		for _, d := range []wgrt.DType{wgrt.F32, wgrt.F64} {
+			for l := range rnLayouts {
+				shape := []int{2, 7, 3, 4}
+				call := &wgrt.Call{Kernel: "LRN", Outputs: []wgrt.Tensor{rnLayout(newTensor(d, shape...), l)},
+					Inputs: []wgrt.Tensor{rnLayout(rnRandom(r, d, false, shape...), l)},
+					Attrs:  []wgrt.Attr{rnInt("size", size), rnFloat("alpha", 0.002), rnFloat("beta", 0.5), rnFloat("bias", 2)}}
+				t.Run(fmt.Sprintf("size%d/%s/layout%d", size, d, l), func(t *testing.T) { rnCompare(t, srv, call, 1e-5, 1e-6) })
+			}
+		}
+	}
+}
+
+func TestSoftmaxKernels(t *testing.T) {
+	srv := startServer(t)
+	r := rand.New(rand.NewSource(15))
+	shape := []int{3, 4, 19}
+	for _, kernel := range []string{"Softmax", "LogSoftmax", "Hardmax"} {
+		for _, d := range []wgrt.DType{wgrt.F32, wgrt.F64} {
+			for axis := -3; axis < 3; axis++ {
+				for _, coerce := range []bool{false, true} {
+					for l := range rnLayouts {
+						x := rnRandom(r, d, kernel == "Hardmax", shape...)
+						if d == wgrt.F32 {
+							for i := 0; i < 19; i++ {
+								rnSet(x, 19+i, -1e4*float64(i%2)) // a masked row
+							}
+							rnSet(x, 40, math.Inf(-1))
+							rnSet(x, 60, math.NaN())
+							rnSet(x, 80, 300) // a large value
+						}
+						attrs := []wgrt.Attr{rnInt("axis", axis)}
+						if coerce {
+							attrs = append(attrs, rnBool("coerce_2d", true))
+						}
+						call := &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{rnLayout(newTensor(d, shape...), l)},
+							Inputs: []wgrt.Tensor{rnLayout(x, l)}, Attrs: attrs}
+						t.Run(fmt.Sprintf("%s/%s/axis%d/coerce%v/layout%d", kernel, d, axis, coerce, l), func(t *testing.T) {
+							rnCompare(t, srv, call, 1e-5, 1e-6)
+						})
+					}
+				}
+			}
+		}
+		// A scalar; many rows among threads.
+		call := &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{newTensor(wgrt.F32)}, Inputs: []wgrt.Tensor{randomF32(r)},
+			Attrs: []wgrt.Attr{rnInt("axis", 0)}}
+		rnCompare(t, srv, call, 0, 0)
+		call = &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{newTensor(wgrt.F32, 300, 257)}, Inputs: []wgrt.Tensor{randomF32(r, 300, 257)},
+			Attrs: []wgrt.Attr{rnInt("axis", 1)}, Threads: 2}
+		rnCompare(t, srv, call, 1e-5, 1e-7)
+	}
+}
+
+func TestMeanVarianceNormKernel(t *testing.T) {
+	srv := startServer(t)
+	r := rand.New(rand.NewSource(16))
+	shape := []int{2, 3, 4, 5}
+	for _, axes := range [][]int{{0, 2, 3}, {1}, {3}, {0, 1, 2, 3}, {}} {
+		for _, d := range []wgrt.DType{wgrt.F32, wgrt.F64} {
+			for l := range rnLayouts {
+				call := &wgrt.Call{Kernel: "MeanVarianceNormalization", Outputs: []wgrt.Tensor{rnLayout(newTensor(d, shape...), l)},
+					Inputs: []wgrt.Tensor{rnLayout(rnRandom(r, d, false, shape...), l)}, Attrs: []wgrt.Attr{rnInts("axes", axes...)}}
+				t.Run(fmt.Sprintf("%v/%s/layout%d", axes, d, l), func(t *testing.T) { rnCompare(t, srv, call, 1e-5, 1e-6) })
+			}
+		}
+	}
+}
