@@ -36,8 +36,8 @@ func TestBatchNormKernel(t *testing.T) {
 						outs = append(outs, newTensor(d, ch), newTensor(d, ch))
 					}
 					call := &wgrt.Call{Kernel: "BatchNormalization", Outputs: outs,
-						Inputs: []wgrt.Tensor{rnLayout(x, l), scale, bias, mean, variance},
-						Attrs:  []wgrt.Attr{rnFloat("epsilon", 1e-3), rnFloat("momentum", 0.8), rnInt("training_mode", training)},
+						Inputs:  []wgrt.Tensor{rnLayout(x, l), scale, bias, mean, variance},
+						Attrs:   []wgrt.Attr{rnFloat("epsilon", 1e-3), rnFloat("momentum", 0.8), rnInt("training_mode", training)},
 						Scratch: make([]byte, 32*ch), Threads: 2}
 					t.Run(fmt.Sprintf("%v/%s/train%d/layout%d", shape, d, training, l), func(t *testing.T) {
 						rnCompare(t, srv, call, 1e-5, 1e-6)

@@ -22,7 +22,9 @@ func rnInt(name string, v int) wgrt.Attr { return wgrt.Attr{Name: name, Kind: wg
 func rnFloat(name string, v float64) wgrt.Attr {
 	return wgrt.Attr{Name: name, Kind: wgrt.AttrFloat, Float: v}
 }
-func rnBool(name string, v bool) wgrt.Attr { return wgrt.Attr{Name: name, Kind: wgrt.AttrBool, Bool: v} }
+func rnBool(name string, v bool) wgrt.Attr {
+	return wgrt.Attr{Name: name, Kind: wgrt.AttrBool, Bool: v}
+}
 func rnInts(name string, v ...int) wgrt.Attr {
 	return wgrt.Attr{Name: name, Kind: wgrt.AttrInts, Ints: v}
 }
