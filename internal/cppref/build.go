@@ -24,7 +24,7 @@ import (
 	"github.com/wrapgen/wrapgen/templates"
 )
 
-//go:embed server/serve.cc
+//go:embed server/serve.cc server/allocs.cc
 var serveFS embed.FS
 
 // Options say how to build the kernels.
@@ -56,7 +56,8 @@ func OptionsFromEnv() Options {
 }
 
 // Sources are the files the server is built from, by path in its build
-// directory: the runtime, the kernels under wgref/, and serve.cc.
+// directory: the runtime, the kernels under wgref/, and the server's
+// serve.cc and allocs.cc.
 func Sources() (map[string][]byte, error) {
 	files := map[string][]byte{}
 	err := fs.WalkDir(templates.FS, ".", func(path string, d fs.DirEntry, err error) error {
@@ -79,9 +80,14 @@ func Sources() (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := serveFS.ReadFile("server/serve.cc")
-	files["serve.cc"] = data
-	return files, err
+	for _, name := range []string{"serve.cc", "allocs.cc"} {
+		data, err := serveFS.ReadFile("server/" + name)
+		if err != nil {
+			return nil, err
+		}
+		files[name] = data
+	}
+	return files, nil
 }
 
 var buildMu sync.Mutex

@@ -135,3 +135,15 @@ func TestServerRoundTrip(t *testing.T) {
 	compareWithGo(t, srv, call, 0, 0)
 	require.EqualError(t, srv.Call(&wgrt.Call{Kernel: "NoSuchKernel"}), `no reference kernel "NoSuchKernel"`)
 }
+
+// TestServerCountsAllocations checks the negative control: with
+// WGREF_SERVE_COUNT_ALLOCS=1 a kernel that allocates in a steady call
+// fails, one that does not passes.
+func TestServerCountsAllocations(t *testing.T) {
+	t.Setenv("WGREF_SERVE_COUNT_ALLOCS", "1")
+	srv := startServer(t)
+	require.ErrorContains(t, srv.Call(&wgrt.Call{Kernel: "serve.Allocate"}), "serve.Allocate: a steady call allocated 1 times")
+	r := rand.New(rand.NewSource(1))
+	x := randomF32(r, 3, 5)
+	require.NoError(t, srv.Call(&wgrt.Call{Kernel: "Identity", Outputs: []wgrt.Tensor{newTensor(wgrt.F32, 3, 5)}, Inputs: []wgrt.Tensor{x}}))
+}

@@ -68,9 +68,13 @@ func TestNodeTestsCpp(t *testing.T) {
 
 // startCppKernels builds (once per source state) and starts the C++
 // kernels' server, with the options of cppref.OptionsFromEnv (a compiler,
-// sanitizer flags, an emulator to run an arm64 build).
+// sanitizer flags, an emulator to run an arm64 build), failing every call
+// whose kernel allocates when called again.
 func startCppKernels(t *testing.T) *cppref.Server {
 	t.Helper()
+	// Each kernel call runs twice in the server, the second time counting
+	// operator new: a steady call allocates nothing.
+	t.Setenv("WGREF_SERVE_COUNT_ALLOCS", "1")
 	opts := cppref.OptionsFromEnv()
 	bin, err := cppref.Build(opts)
 	if err != nil && strings.Contains(err.Error(), "no C++ compiler") {

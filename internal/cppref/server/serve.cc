@@ -4,14 +4,20 @@
 // serves every node test and model a Go test runs through them.
 #include <time.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "wgref/wgref.h"
 #include "wrapgen_runtime.h"
+
+// Every operator new of the process is counted (allocs.cc), so that a
+// kernel that allocates in a steady call is caught (see main).
+extern std::atomic<int64_t> g_news;
 
 namespace {
 
@@ -69,9 +75,24 @@ bool ReadTensor(Sent* s) {
   return true;
 }
 
+// RunKernel runs c, or, for the kernel name "serve.Allocate", a kernel
+// that allocates on every call: the negative control of the allocation
+// count (cppref's TestServerCountsAllocations).
+wrapgen::Status RunKernel(const wgref::Call& c) {
+  if (std::strcmp(c.kernel, "serve.Allocate") == 0) {
+    std::vector<int64_t> v(16, 1);
+    return v[15] == 1 ? wrapgen::Status() : wrapgen::Status::Error("unreachable");
+  }
+  return wgref::Run(c);
+}
+
 }  // namespace
 
 int main() {
+  // WGREF_SERVE_COUNT_ALLOCS=1 runs each kernel a second time and fails a
+  // call whose second run allocates.
+  const char* env = std::getenv("WGREF_SERVE_COUNT_ALLOCS");
+  const bool count_allocs = env != nullptr && std::strcmp(env, "1") == 0;
   std::vector<Sent> tensors;
   std::vector<wrapgen::Tensor> views;
   std::vector<wgref::Attr> attrs;
@@ -147,8 +168,21 @@ int main() {
     // The kernel's own time, wall and process CPU (every thread's), so
     // that timings leave out handing the tensors over.
     const int64_t wall0 = Nanos(CLOCK_MONOTONIC), cpu0 = Nanos(CLOCK_PROCESS_CPUTIME_ID);
-    wrapgen::Status st = wgref::Run(c);
+    wrapgen::Status st = RunKernel(c);
     const int64_t times[2] = {Nanos(CLOCK_MONOTONIC) - wall0, Nanos(CLOCK_PROCESS_CPUTIME_ID) - cpu0};
+    bool mutates = false;
+    for (size_t i = nout; i < tensors.size(); i++) mutates = mutates || tensors[i].write_back;
+    if (st.ok() && count_allocs && !mutates) {
+      // Again, as a steady call: the first may start the thread pool. The
+      // tensors are the server's copies, so a second run writes the same
+      // outputs (inputs an op mutates are not run twice).
+      const int64_t before = g_news.load();
+      st = RunKernel(c);
+      const int64_t n = g_news.load() - before;
+      if (st.ok() && n > 0) {
+        st = wrapgen::Status::Error(kernel + ": a steady call allocated " + std::to_string(n) + " times (operator new)");
+      }
+    }
     uint8_t ok = st.ok() ? 1 : 0;
     WriteAll(&ok, 1);
     WriteAll(times, sizeof times);
