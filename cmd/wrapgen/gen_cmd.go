@@ -13,14 +13,21 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/golang"
 )
 
-const genUsage = `wrapgen gen -lang go -o FILE [-package NAME] [-runtime DIR] [flags] GRAPH.json
-       wrapgen gen -lang cpp -o DIR [flags] GRAPH.json
+const genUsage = `wrapgen gen -lang go -o FILE [-package NAME] [-runtime DIR] [-kernels ref] [flags] GRAPH.json
+       wrapgen gen -lang cpp -o DIR [-kernels ref [-main]] [flags] GRAPH.json
 
 Writes the wrapper for GRAPH.json and the runtime it needs. For C++, DIR
 gets NAME.h and NAME.cc, and the runtime's wrapgen_runtime.h and
 wrapgen_runtime.cc: compile that source once per program, however many
-wrappers it links. With -check, writes nothing and fails, naming the
-files, when any file on disk differs from what gen would write (for CI).`
+wrappers it links. With -kernels ref, DIR also gets wrapgen's C++
+reference kernels (DIR/wgref/: compile every .cc file once per program),
+the header's RefKernels class that calls them, and DIR/CMakeLists.txt
+(targets wgref, the kernels and the runtime, and NAME, the wrapper:
+cmake -S DIR -B build && cmake --build build); with -main too, NAME_main.cc,
+a runner of the wrapper on .npy inputs (the CMake target NAME_main; NAME_main
+-h for its flags), and the wrapgen_npy.h it includes. With -check, writes
+nothing and fails, naming the files, when any file on disk differs from
+what gen would write (for CI).`
 
 // genFlags are gen's own flags.
 type genFlags struct {
@@ -32,6 +39,7 @@ type genFlags struct {
 	runtimeImport string
 	check         bool
 	quiet         bool
+	main          bool
 }
 
 func runGen(args []string, stdout, stderr io.Writer) error {
@@ -44,7 +52,8 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&gf.runtimeDir, "runtime", "", "`dir`ectory the vendored Go runtime is written to (default: wgrt beside the output file)")
 	fs.StringVar(&gf.runtimeImport, "runtime-import", "", "import `path` of the runtime directory (default: found from go.mod)")
 	gf.registerHorizon(fs)
-	gf.registerKernels(fs, "`ref`: also write wrapgen's reference kernels (package wgref, beside the runtime), offer them as RefKernels() and plan the scratch memory they need (Go only)")
+	gf.registerKernels(fs, "`ref`: also write wrapgen's reference kernels (Go: package wgref, beside the runtime; C++: DIR/wgref/ and DIR/CMakeLists.txt), offer them as RefKernels() (C++: the class RefKernels) and plan the scratch memory they need")
+	fs.BoolVar(&gf.main, "main", false, "with -lang cpp -kernels ref: also write NAME_main.cc, a runner of the wrapper on .npy inputs ([-params F] [-in NAME=F.npy]... [-out DIR] [-repeat N] [-threads N]), built by the CMakeLists.txt as NAME_main")
 	fs.BoolVar(&gf.quiet, "q", false, "print nothing on success (by default each file written is named on standard error)")
 	fs.BoolVar(&gf.check, "check", false, "write nothing; fail if any generated file differs from what would be written")
 	if help, err := parseFlags(fs, genUsage, args); help || err != nil {
@@ -57,8 +66,8 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if gf.out == "" {
 		return &usageError{"gen needs -o"}
 	}
-	if gf.kernels != "" && gf.lang != "go" {
-		return &usageError{"-kernels ref: the reference kernels are Go (use -lang go)"}
+	if gf.main && (gf.lang != "cpp" && gf.lang != "c++" || gf.kernels != "ref") {
+		return &usageError{"-main: the runner is C++ and calls the reference kernels (use -lang cpp -kernels ref)"}
 	}
 	if !gf.check {
 		if err := gf.checkOutputs(path); err != nil {
@@ -178,14 +187,23 @@ func sanitizePackage(dir string) string {
 }
 
 // cppFiles generates <name>.h, <name>.cc and the runtime (its header and
-// source) into the output directory.
+// source) into the output directory; with -kernels ref also the C++
+// reference kernels (wgref/) and CMakeLists.txt, and with -main the runner
+// <name>_main.cc and the .npy header it includes.
 func (gf *genFlags) cppFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
-	files, err := cpp.Generate(p, cpp.Options{Source: filepath.Base(graphPath)})
+	ref := gf.kernels == "ref"
+	files, err := cpp.Generate(p, cpp.Options{Source: filepath.Base(graphPath), RefKernels: ref, Main: gf.main})
 	if err != nil {
 		return nil, err
 	}
+	base := strings.TrimSuffix(files[0].Path, ".h") // the wrapper's files come first: base.h, base.cc
+	files = append(files, cpp.Runtime()...)
+	if ref {
+		files = append(files, cpp.RefKernelFiles()...)
+		files = append(files, cpp.CMakeLists(base, p.Graph.Name, gf.main))
+	}
 	var out []outFile
-	for _, f := range append(files, cpp.Runtime()...) {
+	for _, f := range files {
 		out = append(out, outFile{filepath.Join(gf.out, f.Path), f.Content})
 	}
 	return out, nil

@@ -34,6 +34,7 @@ var layers = map[string]int{
 	"internal/interp":                  5,
 	"internal/fold":                    5,
 	"internal/onnxtest":                6,
+	"internal/cppref":                  6,
 	"wrapper/golang":                   6,
 	"wrapper/cpp":                      6,
 	"cmd/wrapgen":                      9,

@@ -35,6 +35,14 @@ const (
 // Options say how the files are named.
 type Options struct {
 	Source string // the graph file as the user names it, for the header
+	// RefKernels adds the class RefKernels, which calls wrapgen's C++
+	// reference kernels (RefKernelFiles, in wgref/ beside the wrapper),
+	// and Options::threads; a graph with a kernel they lack is refused.
+	RefKernels bool
+	// Main adds base_main.cc (MainFile), a runner of the wrapper on .npy
+	// inputs with RefKernels, and the .npy header it includes (NpyHeader);
+	// it needs RefKernels.
+	Main bool
 }
 
 var tmpl = template.Must(template.ParseFS(templates.FS, "cpp_*.tmpl"))
@@ -61,6 +69,12 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 		n.probs = append(n.probs, &graph.Problem{File: p.Graph.File, Place: "tensors",
 			Msg: fmt.Sprintf("a tensor has rank %d; the C++ runtime supports rank up to 8 (wrapgen::kMaxRank)", model.MaxRank)})
 	}
+	if opts.Main && !opts.RefKernels {
+		return nil, fmt.Errorf("cpp: Options.Main needs Options.RefKernels")
+	}
+	if opts.RefKernels {
+		n.probs = append(n.probs, emit.MissingRefKernels(p.Graph, model.Kernels)...)
+	}
 	if len(n.probs) > 0 {
 		return nil, n.probs
 	}
@@ -76,6 +90,9 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 		Align: p.Align, TableVersion: emit.TableVersion, NumSymbols: len(p.Graph.Symbols), MaxArgs: model.MaxArgs,
 	}
 	w.header(d)
+	if opts.RefKernels {
+		w.refKernels(d)
+	}
 	w.tables(d)
 	d.Bind = w.bind()
 	d.Run = w.run()
@@ -86,7 +103,15 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 	if err := tmpl.ExecuteTemplate(&cc, "cpp_source.cc.tmpl", d); err != nil {
 		return nil, fmt.Errorf("cpp: %w (a bug in wrapgen)", err)
 	}
-	return []emit.File{{Path: base + ".h", Content: h.Bytes()}, {Path: base + ".cc", Content: cc.Bytes()}}, nil
+	files := []emit.File{{Path: base + ".h", Content: h.Bytes()}, {Path: base + ".cc", Content: cc.Bytes()}}
+	if opts.Main {
+		more, err := w.main(d, base)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, more...)
+	}
+	return files, nil
 }
 
 // maxFileBase bounds the name of the generated files (without .h/.cc), far
@@ -171,6 +196,11 @@ type fileData struct {
 	GuardTexts                 []string
 	Consts                     []constDecl
 	ConstData                  string
+	// Ref is set for a wrapper with RefKernels: RefKernelNames is the
+	// kernels' names, RefMethods the definitions of its methods.
+	Ref            bool
+	RefKernelNames string
+	RefMethods     []string
 }
 
 // kernelDecl is a Kernels method: Params on one line, ParamLines in
@@ -178,6 +208,9 @@ type fileData struct {
 type kernelDecl struct {
 	Doc                        []string
 	Method, Params, ParamLines string
+	// RefParamLines are ParamLines laid out for RefKernels' declaration.
+	RefParamLines string
+	params        []string
 }
 
 // docWidth is the width of a comment's text.
@@ -287,7 +320,7 @@ func (w *gen) header(d *fileData) {
 		}
 		lead := "  virtual wrapgen::Status " + w.n.kernel[k.Name]
 		d.Kernels = append(d.Kernels, kernelDecl{Doc: emit.WrapText(emit.KernelDoc(k, w.n.kernel[k.Name], quote.CppComment), docWidth), Method: w.n.kernel[k.Name],
-			Params:     strings.Join(ps, ", "),
+			Params: strings.Join(ps, ", "), params: ps,
 			ParamLines: (&emit.List{Open: "(", Close: ")", Items: emit.Texts(ps), Fill: true, Hug: true}).Format("  ", "    ", len(lead), len(" = 0;"))})
 	}
 	for _, t := range w.g.Inputs {
