@@ -22,6 +22,7 @@ import (
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/templates"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
 )
 
 // RuntimeHeader is the name of the runtime header generated code includes;
@@ -73,7 +74,7 @@ func Generate(p *plan.Plan, opts Options) ([]emit.File, error) {
 		return nil, fmt.Errorf("cpp: Options.Main needs Options.RefKernels")
 	}
 	if opts.RefKernels {
-		n.probs = append(n.probs, emit.MissingRefKernels(p.Graph, model.Kernels)...)
+		n.probs = append(n.probs, emit.MissingRefKernels(p.Graph, model.Kernels, wgref.Has)...)
 	}
 	if len(n.probs) > 0 {
 		return nil, n.probs
