@@ -181,6 +181,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	for i := 0; i < *repeat; i++ {
 		if i == 1 && *opTimes > 0 {
 			m.TimeOps() // from the second call: the first touches fresh memory
+			if srv != nil {
+				m.TimeOpsBy(srv.LastKernelTime)
+			}
 		}
 		t0 := time.Now()
 		c0, cpuOK := processCPUTime()

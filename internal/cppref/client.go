@@ -28,6 +28,7 @@ type Server struct {
 	dead error
 	// wall and cpu sum the kernels' own times, as the server measured them.
 	wall, cpu time.Duration
+	last      time.Duration
 }
 
 // KernelTimes are the wall and process CPU time the kernels took in the
@@ -37,6 +38,13 @@ func (s *Server) KernelTimes() (wall, cpu time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.wall, s.cpu
+}
+
+// LastKernelTime is the wall time the last call's kernel took.
+func (s *Server) LastKernelTime() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
 }
 
 // ResetKernelTimes starts KernelTimes' sums again.
@@ -170,6 +178,7 @@ func (s *Server) Call(c *wgrt.Call) error {
 	if err := binary.Read(s.out, binary.LittleEndian, &times); err != nil {
 		return s.fail(err)
 	}
+	s.last = time.Duration(times[0])
 	s.wall += time.Duration(times[0])
 	s.cpu += time.Duration(times[1])
 	if ok == 0 {

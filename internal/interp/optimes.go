@@ -23,6 +23,11 @@ func (m *Model) TimeOps() {
 	m.opTimes = make([]time.Duration, len(m.calls))
 }
 
+// TimeOpsBy makes the times TimeOps sums those own reports after each
+// call (a kernel's own time, measured where it runs) instead of the wall
+// time around the call.
+func (m *Model) TimeOpsBy(own func() time.Duration) { m.ownTime = own }
+
 // OpTimes are the ops' summed times, longest first.
 func (m *Model) OpTimes() []OpTime {
 	var out []OpTime
