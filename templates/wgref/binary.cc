@@ -5,7 +5,8 @@
 // broadcasting (wgref's binary.go and zip.go): arithmetic folded left to
 // right over any number of inputs, comparisons, bitwise and logical ops,
 // Pow, Mod, BitShift and Where. Float32 tensors compute in float32 where
-// the Go kernel does (its row kernels), other floats in float64.
+// the Go kernel does (its row kernels; vecmath.h's for the arithmetic
+// over contiguous rows), other floats in float64.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +14,7 @@
 
 #include "elementwise.h"
 #include "kernel.h"
+#include "vecmath.h"
 
 namespace wgref {
 namespace detail {
@@ -28,14 +30,19 @@ constexpr int64_t kMinInt64 = std::numeric_limits<int64_t>::min();
 // ---- ops ----
 
 // A binary op is a struct with kFloat, kInt, kUint (the families of the
-// first operand it takes), kVec (float32 tensors computed by V in float32)
-// and the functions F (float64), I (int64, also bool), U (uint64), V.
+// first operand it takes), kVec (float32 tensors computed by V in float32),
+// kRow (contiguous rows by vecmath.h's row functions: VV of two rows, VS
+// of a row and a scalar, SV of a scalar and a row) and the functions F
+// (float64), I (int64, also bool), U (uint64), V.
 struct NoOp {
-  static constexpr bool kFloat = false, kInt = false, kUint = false, kVec = false;
+  static constexpr bool kFloat = false, kInt = false, kUint = false, kVec = false, kRow = false;
   double F(double x, double) const { return x; }
   int64_t I(int64_t x, int64_t) const { return x; }
   uint64_t U(uint64_t x, uint64_t) const { return x; }
   float V(float x, float) const { return x; }
+  void VV(const float*, const float*, float*, int64_t) const {}
+  void VS(const float*, float, float*, int64_t) const {}
+  void SV(float, const float*, float*, int64_t) const {}
 };
 
 inline int64_t WrapAdd(int64_t x, int64_t y) { return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)); }
@@ -43,36 +50,48 @@ inline int64_t WrapSub(int64_t x, int64_t y) { return static_cast<int64_t>(stati
 inline int64_t WrapMul(int64_t x, int64_t y) { return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); }
 
 struct AddOp : NoOp {
-  static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true;
+  static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true, kRow = true;
   double F(double x, double y) const { return x + y; }
   int64_t I(int64_t x, int64_t y) const { return WrapAdd(x, y); }
   uint64_t U(uint64_t x, uint64_t y) const { return x + y; }
   float V(float x, float y) const { return x + y; }
+  void VV(const float* a, const float* b, float* y, int64_t n) const { vecmath::AddRow(a, b, y, n); }
+  void VS(const float* a, float s, float* y, int64_t n) const { vecmath::AddScalarRow(a, s, y, n); }
+  void SV(float s, const float* b, float* y, int64_t n) const { vecmath::AddScalarRow(b, s, y, n); }
 };
 
 struct SubOp : NoOp {
-  static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true;
+  static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true, kRow = true;
   double F(double x, double y) const { return x - y; }
   int64_t I(int64_t x, int64_t y) const { return WrapSub(x, y); }
   uint64_t U(uint64_t x, uint64_t y) const { return x - y; }
   float V(float x, float y) const { return x - y; }
+  void VV(const float* a, const float* b, float* y, int64_t n) const { vecmath::SubRow(a, b, y, n); }
+  void VS(const float* a, float s, float* y, int64_t n) const { vecmath::SubScalarRow(a, s, y, n); }
+  void SV(float s, const float* b, float* y, int64_t n) const { vecmath::ScalarSubRow(s, b, y, n); }
 };
 
 struct MulOp : NoOp {
-  static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true;
+  static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true, kRow = true;
   double F(double x, double y) const { return x * y; }
   int64_t I(int64_t x, int64_t y) const { return WrapMul(x, y); }
   uint64_t U(uint64_t x, uint64_t y) const { return x * y; }
   float V(float x, float y) const { return x * y; }
+  void VV(const float* a, const float* b, float* y, int64_t n) const { vecmath::MulRow(a, b, y, n); }
+  void VS(const float* a, float s, float* y, int64_t n) const { vecmath::MulScalarRow(a, s, y, n); }
+  void SV(float s, const float* b, float* y, int64_t n) const { vecmath::MulScalarRow(b, s, y, n); }
 };
 
 // Integer division truncates toward zero; by zero it gives 0.
 struct DivOp : NoOp {
-  static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true;
+  static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true, kRow = true;
   double F(double x, double y) const { return x / y; }
   int64_t I(int64_t x, int64_t y) const { return (y == 0 || (y == -1 && x == kMinInt64)) ? 0 : x / y; }
   uint64_t U(uint64_t x, uint64_t y) const { return y == 0 ? 0 : x / y; }
   float V(float x, float y) const { return x / y; }
+  void VV(const float* a, const float* b, float* y, int64_t n) const { vecmath::DivRow(a, b, y, n); }
+  void VS(const float* a, float s, float* y, int64_t n) const { vecmath::DivScalarRow(a, s, y, n); }
+  void SV(float s, const float* b, float* y, int64_t n) const { vecmath::ScalarDivRow(s, b, y, n); }
 };
 
 // MaxV and MinV are Go's max and min of float32 as selects (so loops over
@@ -238,6 +257,12 @@ Status Zip(const Call& c, const Tensor& out, const Tensor& a, const Tensor& b, c
         for (int64_t k = 0; k < n; k++) {
           o[k * so] = static_cast<float>(op.F(static_cast<double>(x[k * si]), static_cast<double>(y[k * sj])));
         }
+      } else if (Op::kRow && so == 1 && si == 1 && sj == 1) {
+        op.VV(x, y, o, n);
+      } else if (Op::kRow && so == 1 && si == 1 && sj == 0) {
+        op.VS(x, *y, o, n);
+      } else if (Op::kRow && so == 1 && si == 0 && sj == 1) {
+        op.SV(*x, y, o, n);
       } else if (so == 1 && si == 1 && sj == 1) {
         elementwise::ZipRow(o, x, y, n, [&op](float u, float v) { return op.V(u, v); });
       } else if (so == 1 && si == 1 && sj == 0) {

@@ -4,7 +4,8 @@
 // Elementwise kernels of one input (wgref's unary.go): each op a function
 // per dtype family (float64, int64, uint64 as elem.go reads them), float32
 // tensors computed in float32 over rows where the Go kernel does so
-// (vecmath.go's polynomials), else in float64 and rounded.
+// (vecmath.h's row functions, the CPU's vector forms), else in float64
+// and rounded.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +13,7 @@
 
 #include "elementwise.h"
 #include "kernel.h"
+#include "vecmath.h"
 
 namespace wgref {
 namespace detail {
@@ -25,95 +27,11 @@ using elementwise::Rows;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// ---- float32 functions (vecmath.go) ----
-
-inline uint32_t Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-inline float FromBits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-inline float Abs32(float x) { return FromBits(Bits(x) & 0x7fffffffu); }
-
-inline float Pow2(int32_t k) { return FromBits(static_cast<uint32_t>(k + 127) << 23); }
-
-// Exp32 is written without branches (selects), so that loops over it
-// vectorize: a NaN is clamped like any value and restored at the end.
-inline float Exp32(float x) {
-  float xc = x > -104.0f ? x : -104.0f;  // NaN: -104
-  xc = xc < 88.8f ? xc : 88.8f;
-  const float round = 12582912.0f;  // 1<<23 * 1.5
-  float n = xc * 1.44269504088896341f + round;
-  n -= round;
-  float r = xc - n * 0.693359375f;
-  r -= n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float y = (p * (r * r) + r) + 1;
-  // 2^n in two factors, each a normal float32 for n in [-150, 128]: the
-  // product rounds once, into a denormal or infinity where it must.
-  const int32_t ni = static_cast<int32_t>(n);
-  const int32_t n1 = ni >> 1;
-  const float e = y * Pow2(n1) * Pow2(ni - n1);
-  return x != x ? x : e;
-}
-
-inline float Sigmoid32(float x) {
-  const float t = Exp32(-Abs32(x));
-  const float s = 1 / (1 + t);
-  return x < 0 ? t * s : s;
-}
-
-// Tanh32 computes both of its forms and selects one (no branch).
-inline float Tanh32(float x) {
-  const float ax = Abs32(x);
-  const float z = x * x;
-  float p = -5.70498872745e-3f;
-  p = p * z + 2.06390887954e-2f;
-  p = p * z + -5.37397155531e-2f;
-  p = p * z + 1.33314422036e-1f;
-  p = p * z + -3.33332819422e-1f;
-  const float small = (x * z) * p + x;
-  const float y = 1 - 2 / (Exp32(ax + ax) + 1);  // NaN stays NaN
-  const float large = FromBits(Bits(y) | (Bits(x) & 0x80000000u));
-  return ax < 0.625f ? small : large;
-}
-
-inline float Erf32(float x0) {
-  float x = x0 > -4.0f ? x0 : -4.0f;  // NaN: -4, restored at the end
-  x = x < 4.0f ? x : 4.0f;
-  const float x2 = x * x;
-  float p = -2.72614225801306e-10f;
-  p = p * x2 + 2.77068142495902e-08f;
-  p = p * x2 + -2.10102402082508e-06f;
-  p = p * x2 + -5.69250639462346e-05f;
-  p = p * x2 + -7.34990630326855e-04f;
-  p = p * x2 + -2.95459980854025e-03f;
-  p = p * x2 + -1.60960333262415e-02f;
-  float q = -1.45660718464996e-05f;
-  q = q * x2 + -2.13374055278905e-04f;
-  q = q * x2 + -1.68282697438203e-03f;
-  q = q * x2 + -7.37332916720468e-03f;
-  q = q * x2 + -1.42647390514189e-02f;
-  const float e = x * (p / q);  // p/q first: x·p would underflow for tiny x
-  return x0 != x0 ? x0 : e;
-}
-
-inline float GeluErf32(float x) { return (0.5f * x) * (1 + Erf32(x * 0.7071067811865476f)); }
-
-inline float GeluTanh32(float x) {
-  return (0.5f * x) * (1 + Tanh32(0.7978845608028654f * (x + 0.044715f * (x * x * x))));
-}
+// The float32 functions are vecmath.h's: over contiguous rows its row
+// functions (the CPU's vector forms), elsewhere gathered into chunks of
+// them, as Go's applyRows does, so that every element takes the same
+// instructions.
+using vecmath::Abs32;
 
 // ---- float64 functions (unary.go) ----
 
@@ -191,14 +109,17 @@ double SigmoidFn(double x) { return SigmoidD(x); }
 // ---- ops ----
 
 // An op is a struct with kFloat, kInt, kUint (the families it takes),
-// kVec (float32 tensors computed by V in float32) and the functions F
-// (float64), I (int64, also bool), U (uint64), V (float32).
+// kVec (float32 tensors computed by V in float32), kRow (and by Row over
+// rows, vecmath.h's row function of V) and the functions F (float64), I
+// (int64, also bool), U (uint64), V (float32), Row (y = V(x) over n
+// contiguous floats, y may be x).
 struct NoOp {
-  static constexpr bool kFloat = false, kInt = false, kUint = false, kVec = false;
+  static constexpr bool kFloat = false, kInt = false, kUint = false, kVec = false, kRow = false;
   double F(double x) const { return x; }
   int64_t I(int64_t x) const { return x; }
   uint64_t U(uint64_t x) const { return x; }
   float V(float x) const { return x; }
+  void Row(const float*, float*, int64_t) const {}
 };
 
 // FloatOnly is a function of floats alone, in float64.
@@ -208,22 +129,19 @@ struct FloatOnly : NoOp {
   double F(double x) const { return Fn(x); }
 };
 
-// FloatVec is a function of floats alone, float32 tensors through V.
-template <double (*Fn)(double), float (*Vf)(float)>
+// FloatVec is a function of floats alone, float32 tensors through V
+// (and Rf over rows, when there is one).
+template <double (*Fn)(double), float (*Vf)(float), vecmath::UnaryFn Rf = nullptr>
 struct FloatVec : NoOp {
-  static constexpr bool kFloat = true, kVec = true;
+  static constexpr bool kFloat = true, kVec = true, kRow = Rf != nullptr;
   double F(double x) const { return Fn(x); }
   float V(float x) const { return Vf(x); }
+  void Row(const float* x, float* y, int64_t n) const {
+    if (Rf != nullptr) Rf(x, y, n);
+  }
 };
 
 float SqrtV(float x) { return static_cast<float>(std::sqrt(static_cast<double>(x))); }
-// Unit is Go's max(0, min(1, t)) without branches: NaN stays NaN, -0 is 0.
-inline float Unit(float t) {
-  const float u = t >= 1.0f ? 1.0f : t;
-  return u <= 0.0f ? 0.0f : u;
-}
-
-float HardSwishV(float x) { return x * Unit(x * (1.0f / 6) + 0.5f); }
 
 struct AbsOp : NoOp {
   static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true;
@@ -241,11 +159,12 @@ struct NegOp : NoOp {
 };
 
 struct ReluOp : NoOp {
-  static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true;
+  static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true, kRow = true;
   double F(double x) const { return x > 0 ? x : 0; }
   int64_t I(int64_t x) const { return x > 0 ? x : 0; }
   uint64_t U(uint64_t x) const { return x; }
-  float V(float x) const { return x > 0 ? x : 0.0f; }
+  float V(float x) const { return vecmath::Relu32(x); }
+  void Row(const float* x, float* y, int64_t n) const { vecmath::ReluRow(x, y, n); }
 };
 
 struct SignOp : NoOp {
@@ -284,17 +203,19 @@ struct Ints : Op {
 };
 
 struct HardSigmoidF : ViaFloat {
-  static constexpr bool kVec = true;
+  static constexpr bool kVec = true, kRow = true;
   float a = 0, b = 0;
   double F(double x) const { return GoMax(0.0, GoMin(1.0, p0 * x + p1)); }
-  float V(float x) const { return Unit(a * x + b); }
+  float V(float x) const { return vecmath::HardSigmoid32(x, a, b); }
+  void Row(const float* x, float* y, int64_t n) const { vecmath::HardSigmoidRow(x, y, n, a, b); }
 };
 
 struct LeakyReluF : ViaFloat {
-  static constexpr bool kVec = true;
+  static constexpr bool kVec = true, kRow = true;
   float a = 0, b = 0;
   double F(double x) const { return x < 0 ? p0 * x : x; }
-  float V(float x) const { return x < 0 ? x * a : x; }
+  float V(float x) const { return vecmath::LeakyRelu32(x, a); }
+  void Row(const float* x, float* y, int64_t n) const { vecmath::LeakyReluRow(x, y, n, a); }
 };
 
 struct EluF : ViaFloat {
@@ -322,17 +243,40 @@ struct ShrinkF : ViaFloat {
 };
 
 struct ClipF : ViaFloat {
-  static constexpr bool kVec = true;
+  static constexpr bool kVec = true, kRow = true;
   float a = 0, b = 0;
   double F(double x) const {
     if (x < p0) return p0;
     if (x > p1) return p1;
     return x;
   }
-  float V(float x) const { return x < a ? a : (x > b ? b : x); }
+  float V(float x) const { return vecmath::Clip32(x, a, b); }
+  void Row(const float* x, float* y, int64_t n) const { vecmath::ClipRow(x, y, n, a, b); }
 };
 
 // ---- the engine ----
+
+// kChunk is how many elements of a strided row are gathered into, computed
+// on and scattered from a stack buffer at a time (Go's chunk).
+constexpr int64_t kChunk = 64;
+
+// RowOf writes o[k·so] = op.V(i[k·si]) for k < n through op.Row: the row
+// itself when both are contiguous, else gathered chunks of it. Each chunk
+// is read before it is written, so o may be i.
+template <class Op>
+void RowOf(const Op& op, float* o, int64_t so, const float* i, int64_t si, int64_t n) {
+  if (so == 1 && si == 1) {
+    op.Row(i, o, n);
+    return;
+  }
+  float buf[kChunk];
+  for (int64_t done = 0; done < n; done += kChunk) {
+    const int64_t m = n - done < kChunk ? n - done : kChunk;
+    for (int64_t k = 0; k < m; k++) buf[k] = i[(done + k) * si];
+    op.Row(buf, buf, m);
+    for (int64_t k = 0; k < m; k++) o[(done + k) * so] = buf[k];
+  }
+}
 
 // MapUnary writes out = op(x) elementwise (Go's mapUnary).
 template <class Op>
@@ -357,7 +301,9 @@ Status MapUnary(const Call& c, const Op& op) {
         const int64_t n = it.n, so = it.step[0], si = it.step[1];
         float* o = os + it.off[0];
         const float* i = xs + it.off[1];
-        if (Op::kVec) {
+        if (Op::kRow) {
+          RowOf(op, o, so, i, si, n);
+        } else if (Op::kVec) {
           if (so == 1 && si == 1) {
             elementwise::MapRow(o, i, n, [&op](float v) { return op.V(v); });
           } else {
@@ -435,15 +381,17 @@ Status Selu(const Call& c) { return WithAttrs<SeluF>(c, "alpha", "gamma"); }
 Status Shrink(const Call& c) { return WithAttrs<ShrinkF>(c, "bias", "lambd"); }
 
 struct GeluErfOp : NoOp {
-  static constexpr bool kFloat = true, kVec = true;
+  static constexpr bool kFloat = true, kVec = true, kRow = true;
   double F(double x) const { return GeluErf(x); }
-  float V(float x) const { return GeluErf32(x); }
+  float V(float x) const { return vecmath::GeluErf32(x); }
+  void Row(const float* x, float* y, int64_t n) const { vecmath::GeluErfRow(x, y, n); }
 };
 
 struct GeluTanhOp : NoOp {
-  static constexpr bool kFloat = true, kVec = true;
+  static constexpr bool kFloat = true, kVec = true, kRow = true;
   double F(double x) const { return GeluTanh(x); }
-  float V(float x) const { return GeluTanh32(x); }
+  float V(float x) const { return vecmath::GeluTanh32(x); }
+  void Row(const float* x, float* y, int64_t n) const { vecmath::GeluTanhRow(x, y, n); }
 };
 
 Status Gelu(const Call& c) {
@@ -523,12 +471,12 @@ Status Clip(const Call& c) {
 }  // namespace
 
 void RegisterUnary(Registry* r) {
-  r->Add("Sigmoid", Simple<FloatVec<SigmoidFn, Sigmoid32>>);
-  r->Add("Tanh", Simple<FloatVec<TanhD, Tanh32>>);
-  r->Add("Exp", Simple<FloatVec<ExpD, Exp32>>);
+  r->Add("Sigmoid", Simple<FloatVec<SigmoidFn, vecmath::Sigmoid32, vecmath::SigmoidRow>>);
+  r->Add("Tanh", Simple<FloatVec<TanhD, vecmath::Tanh32, vecmath::TanhRow>>);
+  r->Add("Exp", Simple<FloatVec<ExpD, vecmath::Exp32, vecmath::ExpRow>>);
   r->Add("Sqrt", Simple<FloatVec<SqrtD, SqrtV>>);
-  r->Add("Erf", Simple<FloatVec<ErfD, Erf32>>);
-  r->Add("HardSwish", Simple<FloatVec<HardSwishD, HardSwishV>>);
+  r->Add("Erf", Simple<FloatVec<ErfD, vecmath::Erf32, vecmath::ErfRow>>);
+  r->Add("HardSwish", Simple<FloatVec<HardSwishD, vecmath::HardSwish32, vecmath::HardSwishRow>>);
   r->Add("Log", Simple<FloatOnly<LogD>>);
   r->Add("Reciprocal", Simple<FloatOnly<ReciprocalD>>);
   r->Add("Floor", Simple<FloatOnly<FloorD>>);
