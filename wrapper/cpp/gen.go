@@ -202,6 +202,9 @@ type fileData struct {
 	Ref            bool
 	RefKernelNames string
 	RefMethods     []string
+	// CallOperands, CallAttrNames and CallLayouts are the rows of the op
+	// table's kernel layouts (wrapgen::OpTable), for Options::prepare.
+	CallOperands, CallAttrNames, CallLayouts []string
 }
 
 // kernelDecl is a Kernels method: Params on one line, ParamLines in

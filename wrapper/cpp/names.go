@@ -29,7 +29,8 @@ var frameMembers = ident.Set("k", "in", "out", "f", "s", "a", "j", "n", "vals", 
 	"kInputs", "kInputNames", "kOutputs", "kOutputNames", "kInputFields", "kOutputFields", "kInputViews", "kSteps", "kOutputPools", "kOutputOwners", "kPlans",
 	"kArrayEnd", "kOpArgs", "kOpStart", "kFloatAttrs", "kStringAttrs", "CallOp", "Frame", "Bind", "Run", "ReleaseAll",
 	"c", "at", "argc", "argv", "r", "i", "pass", "Arg", "Fail", "Checker", "kStorages", "kViews", "kForget", "main",
-	"State", "Runner", "Kernels", "Inputs", "Outputs", "Options", "SentinelKernels", "p", "t", "std", "idle", "done", "Done")
+	"State", "Runner", "Kernels", "Inputs", "Outputs", "Options", "SentinelKernels", "p", "t", "std", "idle", "done", "Done",
+	"kOpTable", "kCallOperands", "kCallAttrNames", "kCallLayouts", "RefPreparer", "PrepareFunc", "prepared_", "tRefPrepared")
 
 // kernelReserved are the names a Kernels method cannot take (the class,
 // its observer hook): a kernel that would take one gets a "_" appended.

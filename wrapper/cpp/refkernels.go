@@ -58,6 +58,42 @@ func (w *gen) refKernels(d *fileData) {
 		d.RefMethods = d.RefMethods[:n-1]
 	}
 	d.RefKernelNames = list("const char* const kRefKernelNames[] = ", append(kernelNames, "nullptr"), 1)
+	w.callLayouts(d)
+}
+
+// callLayouts fills the rows of the op table's kernel layouts (emit.CallOf's,
+// by kernel number), which wrapgen::ProgramFrame::Prepare reads: each
+// kernel's operand quintuples on lines of their own under its name, its
+// attribute names, and its wrapgen::CallLayout.
+func (w *gen) callLayouts(d *fileData) {
+	operands, attrNames := 0, 0
+	for _, k := range w.model.Kernels {
+		l := emit.CallOf(k)
+		var items []string
+		for _, o := range l.Operands {
+			after := 0
+			if o.AfterList {
+				after = 1
+			}
+			kind := 0
+			if o.Role == emit.RoleAttr {
+				kind = int(o.Kind)
+			}
+			items = append(items, fmt.Sprintf("%d, %d, %d, %d, %d,", o.Role, o.Index, kind, o.At, after))
+		}
+		d.CallOperands = append(d.CallOperands, "// "+quote.CppComment(k.Name))
+		for len(items) > 0 {
+			n := min(len(items), 6)
+			d.CallOperands = append(d.CallOperands, strings.Join(items[:n], "  "))
+			items = items[n:]
+		}
+		for _, a := range k.Attrs {
+			d.CallAttrNames = append(d.CallAttrNames, quote.Cpp(a.Name)+",")
+		}
+		d.CallLayouts = append(d.CallLayouts, fmt.Sprintf("{%s, %d, %d, %d, %d, %d},", quote.Cpp(k.Name), operands, len(l.Operands), attrNames, len(k.Attrs), l.ListAt))
+		operands += len(l.Operands)
+		attrNames += len(k.Attrs)
+	}
 }
 
 // refBody is the body of kernel number ki's RefKernels method.
@@ -109,7 +145,7 @@ func (w *gen) refBody(ki int, k *graph.Kernel) []string {
 	if scratch {
 		st = append(st, "ref_call.scratch = scratch.data;", "ref_call.scratch_bytes = scratch.bytes;")
 	}
-	st = append(st, "ref_call.threads = threads_.load(std::memory_order_relaxed);", fmt.Sprintf("return kernels_[%d](ref_call);", ki))
+	st = append(st, "ref_call.prepared = tRefPrepared;", "ref_call.threads = threads_.load(std::memory_order_relaxed);", fmt.Sprintf("return kernels_[%d](ref_call);", ki))
 	for i, s := range st {
 		st[i] = "  " + strings.ReplaceAll(s, "\n", "\n  ")
 	}
