@@ -370,6 +370,82 @@ const int32_t kOpStart[] = {
 [[maybe_unused]] const double kFloatAttrs[] = {0.0, 1.0, 0.0};
 [[maybe_unused]] const char* const kStringAttrs[] = {"Relu", "HardSwish", nullptr};
 
+// Each kernel's call as its ops' rows lay it out, for preparing constant
+// operands once (Options::prepare, wrapgen::ProgramFrame::Prepare): per
+// operand, in the method's order, its role (output, scratch, input list,
+// input, attribute), index, attribute kind, place in the row and 1 when
+// that counts from the end of the input list.
+const int32_t kCallOperands[] = {
+    // "FusedConv"
+    0, 0, 0, 1, 0,  1, 0, 0, 2, 0,  2, 0, 0, 3, 0,  4, 0, 4, 0, 1,  4, 1, 4, 1, 1,  4, 2, 4, 2, 1,
+    4, 3, 4, 3, 1,  4, 4, 0, 4, 1,  4, 5, 3, 5, 1,  4, 6, 1, 6, 1,  4, 7, 1, 7, 1,
+    // "MaxPool"
+    0, 0, 0, 1, 0,  3, 0, 0, 2, 0,  4, 0, 4, 3, 0,  4, 1, 4, 4, 0,  4, 2, 4, 5, 0,  4, 3, 4, 6, 0,
+    4, 4, 0, 7, 0,  4, 5, 0, 8, 0,
+    // "GlobalAveragePool"
+    0, 0, 0, 1, 0,  3, 0, 0, 2, 0,
+    // "Gemm"
+    0, 0, 0, 1, 0,  1, 0, 0, 2, 0,  3, 0, 0, 3, 0,  3, 1, 0, 4, 0,  3, 2, 0, 5, 0,  4, 0, 1, 6, 0,
+    4, 1, 1, 7, 0,  4, 2, 0, 8, 0,  4, 3, 0, 9, 0,
+    0};
+const char* const kCallAttrNames[] = {
+    "kernel_shape",
+    "strides",
+    "pads",
+    "dilations",
+    "group",
+    "activation",
+    "activation_alpha",
+    "activation_beta",
+    "kernel_shape",
+    "strides",
+    "pads",
+    "dilations",
+    "ceil_mode",
+    "storage_order",
+    "alpha",
+    "beta",
+    "transA",
+    "transB",
+    nullptr};
+// (kernel, first operand, operands, first attribute name, attributes,
+// where a variadic kernel's input count sits or -1)
+const wrapgen::CallLayout kCallLayouts[] = {
+    {"FusedConv", 0, 11, 0, 8, 3},
+    {"MaxPool", 11, 8, 8, 6, -1},
+    {"GlobalAveragePool", 19, 2, 14, 0, -1},
+    {"Gemm", 21, 9, 14, 4, -1},
+    {nullptr, 0, 0, 0, 0, -1},
+};
+const wrapgen::OpTable kOpTable = {
+    static_cast<int>(sizeof(kOps) / sizeof(kOps[0])) - 1,
+    kCallLayouts, static_cast<int>(sizeof(kCallLayouts) / sizeof(kCallLayouts[0])) - 1,
+    kCallOperands, kCallAttrNames, kOpArgs, kOpStart, kFloatAttrs, kStringAttrs,
+};
+
+using PrepareFunc = wrapgen::Status (*)(const wgref::Call&, wgref::Prepared*);
+
+// RefPreparer hands Options::prepare each op's constant call as a
+// wgref::Call and keeps what it makes, by op.
+class RefPreparer final : public wrapgen::OpPreparer {
+ public:
+  RefPreparer(PrepareFunc fn, wgref::Prepared* out) : fn_(fn), out_(out) {}
+  wrapgen::Status PrepareOp(int i, const wrapgen::ConstantCall& c) override {
+    wgref::Call call;
+    call.kernel = c.kernel;
+    call.op = c.op;
+    call.inputs = c.inputs;
+    call.num_inputs = c.num_inputs;
+    call.attrs = c.attrs;
+    call.num_attrs = c.num_attrs;
+    return fn_(call, &out_[i]);
+  }
+
+ private:
+  PrepareFunc fn_;
+  wgref::Prepared* out_;
+};
+
 // Frame is the state of one call (see wrapgen::ProgramFrame) and the
 // kernels it calls. The plan's pools (a call may place their storages
 // anew in one arena, see wrapgen::ProgramFrame::PeakBytes):
@@ -388,10 +464,19 @@ class Frame final : public wrapgen::OpCaller {
   wrapgen::Status Run(Kernels& k, Outputs* out);
   wrapgen::Status CallOp(int i) override;
   void ReleaseAll() { rt_.ReleaseAll(); }
+  // Prepare runs fn over every op's constant call into out (one per op),
+  // after BindParams; UsePrepared gives CallOp what each op's kernel gets
+  // (null: nothing).
+  wrapgen::Status Prepare(PrepareFunc fn, wgref::Prepared* out) {
+    RefPreparer p(fn, out);
+    return rt_.Prepare(kOpTable, p);
+  }
+  void UsePrepared(const void* const* prepared) { prepared_ = prepared; }
 
  private:
   wrapgen::ProgramFrame rt_;
   Kernels* k_ = nullptr;
+  const void* const* prepared_ = nullptr;
   wrapgen::Tensor args_[4 + 1];
 };
 
@@ -437,6 +522,7 @@ wrapgen::Status Frame::CallOp(int i) {
   [[maybe_unused]] const wrapgen::Span<int64_t>* lists = rt_.lists.data();
   (void)t;
   k_->BeginOp(kOps[i]);
+  k_->UsePrepared(prepared_ != nullptr ? prepared_[i] : nullptr);
   switch (a[0]) {
     case 0: {  // "FusedConv"
       const int n = 4 + a[3];
@@ -497,7 +583,39 @@ struct Runner::State {
   wrapgen::KeptPools pools;
   Frame frame;
   std::atomic<bool> busy{false};
+  // What opts.prepare made of each op, its data by op, and its bytes.
+  std::unique_ptr<wgref::Prepared[]> prepared;
+  std::unique_ptr<const void*[]> prepared_data;
+  int64_t prepared_bytes = 0;
+
+  // Bind checks and binds the params, once, and prepares them with
+  // opts.prepare.
+  wrapgen::Status Bind();
 };
+
+wrapgen::Status Runner::State::Bind() {
+  if (bound) return wrapgen::Status();
+  wrapgen::Status s = frame.BindParams(*params);
+  if (!s.ok()) return s;
+  if (opts.prepare != nullptr) {
+    const size_t n = static_cast<size_t>(kOpTable.num_ops) + 1;
+    prepared.reset(new wgref::Prepared[n]);
+    prepared_data.reset(new const void*[n]());
+    s = frame.Prepare(opts.prepare, prepared.get());
+    if (!s.ok()) {
+      prepared.reset();
+      prepared_data.reset();
+      return s;
+    }
+    for (size_t i = 0; i < n; i++) {
+      prepared_data[i] = prepared[i].data();
+      prepared_bytes += prepared[i].bytes();
+    }
+    frame.UsePrepared(prepared_data.get());
+  }
+  bound = true;
+  return s;
+}
 
 Runner::Runner(const Params& params, const Options& opts) : state_(new State(params, opts)) {}
 
@@ -512,12 +630,9 @@ wrapgen::Status Runner::Run(Kernels& k, const Inputs& in, Outputs* out) {
     std::atomic<bool>* busy;
     ~Done() { busy->store(false); }
   } done{&state_->busy};
-  if (!state_->bound) {
-    wrapgen::Status s = state_->frame.BindParams(*state_->params);
-    if (!s.ok()) return s;
-    state_->bound = true;
-  }
-  wrapgen::Status s = state_->frame.Bind(in, *out);
+  wrapgen::Status s = state_->Bind();
+  if (!s.ok()) return s;
+  s = state_->frame.Bind(in, *out);
   if (!s.ok()) return s;
   k.BeginRun(state_->opts.threads);
   s = state_->frame.Run(k, out);
@@ -525,10 +640,27 @@ wrapgen::Status Runner::Run(Kernels& k, const Inputs& in, Outputs* out) {
   return s;
 }
 
+wrapgen::Status Runner::Prepare() {
+  bool idle = false;
+  if (!state_->busy.compare_exchange_strong(idle, true)) {
+    return wrapgen::Status::Error("cnn" ": Runner::Prepare called while another call on the same Runner is running; use one Runner per thread");
+  }
+  wrapgen::Status s = state_->Bind();
+  state_->busy.store(false);
+  return s;
+}
+
+int64_t Runner::PreparedBytes() const { return state_->prepared_bytes; }
+
 namespace {
 
 // kRefKernelNames are the kernels RefKernels calls, by number.
 const char* const kRefKernelNames[] = {"FusedConv", "MaxPool", "GlobalAveragePool", "Gemm", nullptr};
+
+// tRefPrepared is what the op being called on this thread was prepared
+// to (Kernels::UsePrepared, right before the call): a thread's own, as
+// one RefKernels may serve runs on several threads at once.
+thread_local const void* tRefPrepared = nullptr;
 
 wrapgen::Status NoRefKernel(int i) {
   return wrapgen::Status::Error(std::string("no kernel \"") + kRefKernelNames[i] +
@@ -592,6 +724,8 @@ wrapgen::Status RefKernels::CheckKernels() const {
 
 void RefKernels::BeginRun(int threads) { threads_.store(threads, std::memory_order_relaxed); }
 
+void RefKernels::UsePrepared(const void* prepared) { tRefPrepared = prepared; }
+
 wrapgen::Status RefKernels::FusedConv(const wrapgen::Tensor& out0, const wrapgen::Tensor& scratch,
     wrapgen::Span<wrapgen::Tensor> ins, wrapgen::Span<int64_t> kernelShape, wrapgen::Span<int64_t> strides,
     wrapgen::Span<int64_t> pads, wrapgen::Span<int64_t> dilations, int64_t group, const char* activation,
@@ -612,6 +746,7 @@ wrapgen::Status RefKernels::FusedConv(const wrapgen::Tensor& out0, const wrapgen
   ref_call.num_attrs = 8;
   ref_call.scratch = scratch.data;
   ref_call.scratch_bytes = scratch.bytes;
+  ref_call.prepared = tRefPrepared;
   ref_call.threads = threads_.load(std::memory_order_relaxed);
   return kernels_[0](ref_call);
 }
@@ -633,6 +768,7 @@ wrapgen::Status RefKernels::MaxPool(const wrapgen::Tensor& out0, const wrapgen::
   ref_call.num_inputs = 1;
   ref_call.attrs = ref_attrs;
   ref_call.num_attrs = 6;
+  ref_call.prepared = tRefPrepared;
   ref_call.threads = threads_.load(std::memory_order_relaxed);
   return kernels_[1](ref_call);
 }
@@ -647,6 +783,7 @@ wrapgen::Status RefKernels::GlobalAveragePool(const wrapgen::Tensor& out0, const
   ref_call.num_outputs = 1;
   ref_call.inputs = ref_ins;
   ref_call.num_inputs = 1;
+  ref_call.prepared = tRefPrepared;
   ref_call.threads = threads_.load(std::memory_order_relaxed);
   return kernels_[2](ref_call);
 }
@@ -669,6 +806,7 @@ wrapgen::Status RefKernels::Gemm(const wrapgen::Tensor& out0, const wrapgen::Ten
   ref_call.num_attrs = 4;
   ref_call.scratch = scratch.data;
   ref_call.scratch_bytes = scratch.bytes;
+  ref_call.prepared = tRefPrepared;
   ref_call.threads = threads_.load(std::memory_order_relaxed);
   return kernels_[3](ref_call);
 }

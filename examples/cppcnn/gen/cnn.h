@@ -11,7 +11,8 @@
 #include "wrapgen_runtime.h"
 
 namespace wgref {
-struct Call;  // wgref/wgref.h
+struct Call;      // wgref/wgref.h
+class Prepared;   // wgref/wgref.h
 }  // namespace wgref
 
 namespace cnn {
@@ -51,6 +52,12 @@ class Kernels {
   // Options::threads: how many threads each kernel of the run may use (0:
   // the kernels' own default).
   virtual void BeginRun(int threads) { (void)threads; }
+  // UsePrepared is called right after BeginOp with what Options::prepare
+  // made of the op's constant operands when a Runner prepared them (null:
+  // nothing, and always in Run). It belongs to the Runner and lives as
+  // long as it; RefKernels hands it to the op's kernel as
+  // wgref::Call::prepared.
+  virtual void UsePrepared(const void* prepared) { (void)prepared; }
 };
 
 // Inputs are the data graph "cnn" reads on each call. The wrapper
@@ -101,6 +108,15 @@ struct Options {
   // default, for RefKernels std::thread::hardware_concurrency()); Run and
   // Runner::Run hand it to the kernels' BeginRun.
   int threads = 0;
+  // prepare, when set (to wgref::Prepare), prepares the kernels' constant
+  // operands once, when a Runner binds its params (Runner::Prepare, else
+  // its first Run): wgref::Prepare packs the weights of every Conv,
+  // MatMul and Gemm (and their fused kernels) into the matrix product's
+  // panels, which their calls would otherwise pack on every call. The
+  // Runner keeps what it made (Runner::PreparedBytes) and hands each op's
+  // to the kernels (Kernels::UsePrepared): the same bits, less work per
+  // call. Run ignores it.
+  wrapgen::Status (*prepare)(const wgref::Call& c, wgref::Prepared* out) = nullptr;
 };
 
 // Run runs graph "cnn": checks the inputs, creates each pool at its first
@@ -123,6 +139,14 @@ class Runner {
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
   wrapgen::Status Run(Kernels& k, const Inputs& in, Outputs* out);
+  // Prepare checks and binds the params and, with Options::prepare,
+  // prepares them, now rather than at the first Run; once (a failure is
+  // returned again by the next Prepare or Run, which try anew).
+  wrapgen::Status Prepare();
+  // PreparedBytes is the memory Options::prepare allocated (the packed
+  // weights), held until the Runner is destroyed: 0 before the params are
+  // bound, and without Options::prepare.
+  int64_t PreparedBytes() const;
 
  private:
   struct State;
@@ -138,10 +162,13 @@ class Runner {
 // them up front). Nothing is allocated per call. The thread count each
 // kernel gets is the run's Options::threads (see BeginRun); one RefKernels
 // may serve several runs at once when their Options::threads agree, else
-// use one per Runner.
+// use one per Runner. A Runner whose Options::prepare is wgref::Prepare
+// (declared in wgref/wgref.h) packs the weights once and hands each
+// kernel its op's (Kernels::UsePrepared, a thread's own).
 //   cnn::RefKernels k;
 //   cnn::Options opts;
 //   opts.threads = 4;
+//   opts.prepare = wgref::Prepare;
 //   cnn::Runner runner(params, opts);
 //   wrapgen::Status s = runner.Run(k, in, &out);
 class RefKernels final : public Kernels {
@@ -153,6 +180,7 @@ class RefKernels final : public Kernels {
   // of wgref lacks, or ok.
   wrapgen::Status CheckKernels() const;
   void BeginRun(int threads) override;
+  void UsePrepared(const void* prepared) override;
   wrapgen::Status FusedConv(const wrapgen::Tensor& out0, const wrapgen::Tensor& scratch,
       wrapgen::Span<wrapgen::Tensor> ins, wrapgen::Span<int64_t> kernelShape, wrapgen::Span<int64_t> strides,
       wrapgen::Span<int64_t> pads, wrapgen::Span<int64_t> dilations, int64_t group, const char* activation,

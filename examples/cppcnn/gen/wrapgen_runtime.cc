@@ -1015,6 +1015,150 @@ Status ProgramFrame::BindInputs() {
   return Status();
 }
 
+namespace {
+
+// ConstantValues computes every value of p's code that no symbol decides
+// (each reads earlier values only: one pass); a value that overflows or
+// divides by zero is not one.
+void ConstantValues(const Program* p, std::vector<int64_t>* vals, std::vector<bool>* known) {
+  vals->assign(static_cast<size_t>(p->num_values) + 1, 0);
+  known->assign(vals->size(), false);
+  int64_t* v = vals->data();
+  const int64_t* c = p->code;
+  for (int i = 0; i < p->num_values; i++, c += 3) {
+    if (c[0] == kIntConst) {
+      v[i] = c[1];
+      (*known)[static_cast<size_t>(i)] = true;
+      continue;
+    }
+    if (c[0] == kIntSym || !(*known)[static_cast<size_t>(c[1])] || !(*known)[static_cast<size_t>(c[2])]) continue;
+    const int64_t x = v[c[1]], y = v[c[2]];
+    bool bad = false;
+    switch (c[0]) {
+      case kIntAdd: bad = __builtin_add_overflow(x, y, &v[i]); break;
+      case kIntMul: bad = __builtin_mul_overflow(x, y, &v[i]); break;
+      case kIntFloorDiv:
+      case kIntMod:
+        bad = y == 0 || (y == -1 && x == INT64_MIN);
+        if (!bad) v[i] = c[0] == kIntFloorDiv ? FloorDiv(x, y) : Mod(x, y);
+        break;
+      case kIntMax: v[i] = std::max(x, y); break;
+      case kIntMin: v[i] = std::min(x, y); break;
+      default: bad = true; break;
+    }
+    (*known)[static_cast<size_t>(i)] = !bad;
+  }
+}
+
+}  // namespace
+
+Status ProgramFrame::Prepare(const OpTable& ops, OpPreparer& prep) {
+  std::vector<int64_t> cv;
+  std::vector<bool> known;
+  ConstantValues(p_, &cv, &known);
+  auto is = [&](int32_t v) { return v >= 0 && v < p_->num_values && known[static_cast<size_t>(v)]; };
+  std::vector<int> list_at;  // where each int list starts in Program::lists
+  for (int i = 0; i < p_->lists_len; i += 1 + p_->lists[i]) list_at.push_back(i);
+  // constant is tensor x as known before any symbol (see ConstantCall).
+  auto constant = [&](int32_t x) {
+    Tensor c;
+    const int32_t* l = p_->tensors + 4 * x;
+    c.dtype = static_cast<DType>(l[0]);
+    c.device = p_->devices[l[1]];
+    c.rank = l[2];
+    for (int j = 0; j < l[2]; j++) {
+      const int32_t d = p_->dims[l[3] + j], st = p_->dims[l[3] + l[2] + j];
+      if (!is(d) || !is(st)) {
+        Tensor unknown;
+        unknown.dtype = c.dtype;
+        unknown.device = c.device;
+        unknown.rank = -1;
+        return unknown;
+      }
+      c.shape[j] = cv[static_cast<size_t>(d)];
+      c.strides[j] = cv[static_cast<size_t>(st)];
+    }
+    for (int k = 0; k < p_->num_input_views; k++) {
+      const int32_t* r = p_->input_views + 4 * k;
+      if (r[0] != x || r[1] < p_->num_inputs || !is(r[2]) || !is(r[3])) continue;
+      const Tensor* src = in[static_cast<size_t>(r[1])];
+      const int64_t b = cv[static_cast<size_t>(r[2])], e = cv[static_cast<size_t>(r[3])];
+      if (src != nullptr && src->data != nullptr && 0 <= b && b <= e && e <= src->bytes) {
+        c.data = src->data + b;
+        c.bytes = e - b;
+      }
+    }
+    return c;
+  };
+  std::vector<Tensor> inputs;
+  std::vector<Attr> attrs;
+  std::vector<std::vector<int64_t>> lists_of;
+  for (int i = 0; i < ops.num_ops; i++) {
+    const int32_t* row = ops.args + ops.start[i];
+    const Op& op = p_->ops[i];
+    auto fail = [&](const std::string& msg) {
+      return Status::Error(std::string(p_->graph) + ": " + op.place + " (kernel \"" + op.kernel + "\"): " + msg);
+    };
+    if (row[0] < 0 || row[0] >= ops.num_kernels) return fail("an unknown kernel (the generated tables were edited)");
+    const CallLayout& l = ops.kernels[row[0]];
+    inputs.clear();
+    attrs.assign(static_cast<size_t>(l.num_attrs), Attr());
+    lists_of.assign(static_cast<size_t>(l.num_attrs), std::vector<int64_t>());
+    int n = 0;  // the end of a variadic input list
+    bool fixed = true;
+    for (int j = 0; j < l.num_operands && fixed; j++) {
+      const int32_t* o = ops.operands + 5 * (l.operands + j);
+      const int at = o[3] + (o[4] != 0 ? n : 0);
+      switch (o[0]) {
+        case kRoleInput:
+          if (inputs.size() <= static_cast<size_t>(o[1])) inputs.resize(static_cast<size_t>(o[1]) + 1);
+          inputs[static_cast<size_t>(o[1])] = constant(row[at]);
+          break;
+        case kRoleInputs: {
+          const int count = row[l.list_at];
+          n = l.list_at + 1 + count;
+          for (int k = 0; k < count; k++) inputs.push_back(constant(row[l.list_at + 1 + k]));
+          break;
+        }
+        case kRoleAttr: {
+          const int32_t v = row[at];
+          Attr& a = attrs[static_cast<size_t>(o[1])];
+          a.name = ops.attr_names[l.attr_names + o[1]];
+          a.kind = static_cast<AttrKind>(o[2]);
+          switch (a.kind) {
+            case AttrKind::kInt:
+              fixed = is(v);
+              if (fixed) a.i = cv[static_cast<size_t>(v)];
+              break;
+            case AttrKind::kFloat: a.f = ops.floats[v]; break;
+            case AttrKind::kBool: a.b = v != 0; break;
+            case AttrKind::kString: a.s = ops.strings[v]; break;
+            case AttrKind::kInts: {
+              if (v < 0 || static_cast<size_t>(v) >= list_at.size()) return fail("an unknown int list (the generated tables were edited)");
+              const int32_t* li = p_->lists + list_at[static_cast<size_t>(v)];
+              std::vector<int64_t>& vs = lists_of[static_cast<size_t>(o[1])];
+              for (int k = 0; k < li[0] && fixed; k++) {
+                fixed = is(li[1 + k]);
+                if (fixed) vs.push_back(cv[static_cast<size_t>(li[1 + k])]);
+              }
+              a.ints = Span<int64_t>(vs.data(), vs.size());
+              break;
+            }
+          }
+          break;
+        }
+        default:  // outputs and scratch: a constant call has none
+          break;
+      }
+    }
+    if (!fixed) continue;
+    const ConstantCall c{l.kernel, &op, inputs.data(), static_cast<int>(inputs.size()), attrs.data(), static_cast<int>(attrs.size())};
+    Status st = prep.PrepareOp(i, c);
+    if (!st.ok()) return fail(st.message());
+  }
+  return Status();
+}
+
 Status ProgramFrame::CheckOutput(int j, const Tensor& o) const {
   if (o.data == nullptr) return Status();
   Status st = CheckTensor(p_->output_names[j], o, t[static_cast<size_t>(p_->outputs[j])]);

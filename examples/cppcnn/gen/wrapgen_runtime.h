@@ -493,6 +493,83 @@ class OpCaller {
   ~OpCaller() = default;
 };
 
+// AttrKind is the kind of a kernel attribute's value (graph format v1's
+// order), and Attr one attribute: the field kind names holds the value.
+enum class AttrKind : uint8_t { kInt, kFloat, kBool, kString, kInts };
+struct Attr {
+  const char* name = "";
+  AttrKind kind = AttrKind::kInt;
+  int64_t i = 0;
+  double f = 0;
+  bool b = false;
+  const char* s = "";
+  Span<int64_t> ints;
+};
+
+// Preparing once. A wrapper whose kernels prepare their constant operands
+// (wgref::Prepare packs GEMM weights into panels) describes its ops' calls
+// in an OpTable, and ProgramFrame::Prepare makes each op's ConstantCall
+// from it once, after BindParams: see docs/generated-code.md in wrapgen.
+
+// OperandRole says what an operand of a kernel's call is (wrapgen's
+// package emit numbering).
+enum OperandRole : int32_t { kRoleOutput = 0, kRoleScratch = 1, kRoleInputs = 2, kRoleInput = 3, kRoleAttr = 4 };
+
+// CallLayout is one kernel's call as its ops' rows lay it out: its name,
+// its operands (num_operands quintuples from OpTable::operands[5 *
+// operands]: role, index, attribute kind, where the operand sits in the
+// row after the kernel number, and 1 when that counts from the end of the
+// variadic input list), its attributes' names (num_attrs from
+// OpTable::attr_names[attr_names]), and where a variadic kernel's input
+// count sits in the row (-1: not variadic).
+struct CallLayout {
+  const char* kernel;
+  int operands;
+  int num_operands;
+  int attr_names;
+  int num_attrs;
+  int list_at;
+};
+
+// OpTable is the ops' rows as the generated CallOp reads them: op i's row
+// (i below num_ops) is args[start[i]] on, its first entry the kernel's number in kernels;
+// float and string attributes are indices into floats and strings, int
+// list attributes into Program::lists.
+struct OpTable {
+  int num_ops;
+  const CallLayout* kernels;
+  int num_kernels;
+  const int32_t* operands;
+  const char* const* attr_names;
+  const int32_t* args;
+  const int32_t* start;
+  const double* floats;
+  const char* const* strings;
+};
+
+// ConstantCall is an op's kernel call as known before any symbol is bound:
+// its kernel, op, inputs and attributes (every one a constant). An input
+// that views a param or a constant has its data; another has its layout
+// when that is constant, else rank -1 (and no data).
+struct ConstantCall {
+  const char* kernel;
+  const Op* op;
+  const Tensor* inputs;
+  int num_inputs;
+  const Attr* attrs;
+  int num_attrs;
+};
+
+// OpPreparer prepares one op from its ConstantCall (what a wrapper's
+// Runner provides when its Options say how to prepare).
+class OpPreparer {
+ public:
+  virtual Status PrepareOp(int op, const ConstantCall& c) = 0;
+
+ protected:
+  ~OpPreparer() = default;
+};
+
 // Safetensors is a safetensors file read into memory (as `wrapgen import
 // -weights` writes it): its tensors by name, contiguous, each aligned to 64
 // bytes in memory that storage keeps alive.
@@ -553,6 +630,12 @@ class ProgramFrame {
   // tensor's layout (after Layout) and points the tensors that view inputs
   // into them.
   Status BindInputs();
+
+  // Prepare calls prep once for every op whose attributes are constants
+  // (one that depends on a symbol is known only per call: that op's kernel
+  // works from its operands), with its ConstantCall, the params bound
+  // (after BindParams). An error names the op, as Exec's do.
+  Status Prepare(const OpTable& ops, OpPreparer& prep);
 
   // CheckOutput checks output j's buffer, when the caller gave one (it has
   // data), against its tensor's layout.

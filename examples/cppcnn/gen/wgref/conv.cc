@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <utility>
 
+#include "conv_fast.h"
 #include "gemm.h"
 #include "kernel.h"
+#include "prepare.h"
 #include "threads.h"
 
 // Products through Sgemm (gemm.cc); 0 runs every convolution as tap rows.
@@ -465,7 +467,8 @@ bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor
         float* cm = ys + b * out.strides[0] + gi * mg * ldc;
         Matrix am{ws + gi * mg * w.strides[0], w.strides[0], 1};
         Matrix bm{xs + b * x.strides[0] + gi * cg * x.strides[1], x.strides[1], 1};
-        Sgemm(GemmShape{mg, p, cg}, 1, am, bm, 0, cm, ldc, c.threads);
+        const PackedMatrix pa = PreparedMatrix(c, PackedKind::kA, am, mg, kk);  // the filters as Prepare packed them
+        Sgemm(GemmShape{mg, p, cg}, 1, am, bm, 0, cm, ldc, c.threads, &pa, nullptr);
         AddBiasRows(cm, ldc, mg, p, bias, gi * mg);
       }
     }
@@ -485,6 +488,8 @@ bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor
     for (int64_t gi = 0; gi < g; gi++) {
       const float* xg = xs + b * x.strides[0] + gi * cg * x.strides[1];
       float* cm = ys + b * out.strides[0] + gi * mg * ldc;
+      // The group's filters as Prepare packed them, when it did (PrepareConv).
+      const PackedMatrix pg = PreparedMatrix(c, PackedKind::kA, Matrix{ws + gi * mg * w.strides[0], w.strides[0], 1}, mg, kk);
       for (int64_t j0 = 0; j0 < p; j0 += nc) {
         const int64_t cols = std::min(nc, p - j0);
         for (int64_t k0 = 0; k0 < kk; k0 += kc) {
@@ -494,7 +499,8 @@ bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor
           });
           Matrix am{ws + gi * mg * w.strides[0] + k0, w.strides[0], 1};
           Matrix bm{buf, cols, 1};
-          Sgemm(GemmShape{mg, cols, rows}, 1, am, bm, k0 == 0 ? 0.0f : 1.0f, cm + j0, ldc, c.threads);
+          const PackedMatrix pa = PackedFrom(pg, k0);  // none when the depth's cut is not Sgemm's
+          Sgemm(GemmShape{mg, cols, rows}, 1, am, bm, k0 == 0 ? 0.0f : 1.0f, cm + j0, ldc, c.threads, &pa, nullptr);
         }
         if (kk == 0) {
           for (int64_t i = 0; i < mg; i++)
@@ -667,6 +673,8 @@ Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& 
     ConvDirect(out, x, w, bias, ca);
     return Status();
   }
+  // Depthwise and stem convolutions in blocks of channels (conv_fast.h).
+  if (ca.r == 2 && ConvFastF32(c, out, x, w, bias, ca.kernel, ca.strides, ca.pads, ca.dil, ca.group)) return Status();
   const bool depthwise = ca.group == x.shape[1] && w.shape[1] == 1;
 #if WGREF_CONV_GEMM
   if (!depthwise && ConvGemmF32(c, out, x, w, bias, ca)) return Status();
@@ -675,6 +683,42 @@ Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& 
 #endif
   ConvTapsF32(out, x, w, bias, ca, c.threads);
   return Status();
+}
+
+Status PrepareConv(const Call& c, Prepared* out) {
+#if WGREF_CONV_GEMM
+  // The filters ConvGemmF32 reads as the products' A: float32, contiguous
+  // past the first dimension, not depthwise (those run as tap rows), more
+  // output channels per group than Sgemm's few-row path takes.
+  if (c.num_inputs < 2) return Status();
+  const Tensor& w = c.inputs[1];
+  if (w.dtype != DType::kF32 || w.data == nullptr || w.rank < 3 || w.rank > 5 || w.shape[1] == 1) return Status();
+  int64_t want = 1;
+  for (int d = w.rank - 1; d >= 1; d--) {
+    if (w.shape[d] != 1 && w.strides[d] != want) return Status();
+    want *= w.shape[d];
+  }
+  ConvAttrs ca;
+  if (!ReadConvAttrs(c, w.rank - 2, &ca).ok() || !Positive(ca)) return Status();  // the call reports the attributes
+  const int64_t g = ca.group, m = w.shape[0];
+  if (m % g != 0 || m / g <= kSgemmFewRows || w.bytes < 4 * w.ExtentElements()) return Status();
+  int64_t taps = 1;
+  bool padded = true;  // no negative pad
+  for (int d = 0; d < ca.r; d++) {
+    if (ca.kernel[d] != w.shape[2 + d]) return Status();
+    taps *= ca.kernel[d];
+    padded = padded && ca.pads[d] >= 0 && ca.pads[ca.r + d] >= 0;
+  }
+  // A stem (2-D, one group of at most four input channels, more than one
+  // tap) runs in blocks of channels (ConvFastF32), reading w in place.
+  if (ca.r == 2 && g == 1 && w.shape[1] <= 4 && taps > 1 && padded) return Status();
+  const int64_t mg = m / g, kk = want;  // want: the elements of one filter
+  return PackWeight(c, PackedKind::kA, Matrix{Elems<float>(w), w.strides[0], 1}, mg, kk, g, mg * w.strides[0], out);
+#else
+  (void)c;
+  (void)out;
+  return Status();
+#endif
 }
 
 void RegisterConv(Registry* r) {

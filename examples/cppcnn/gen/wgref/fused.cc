@@ -17,6 +17,7 @@
 #include "gemm.h"
 #include "kernel.h"
 #include "matmul.h"
+#include "prepare.h"
 
 namespace wgref {
 namespace detail {
@@ -182,7 +183,8 @@ void PointwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tenso
       const bool acc = ep.Start(cm, ldc, mg, p, off, gi * mg);
       Matrix am{Elems<float>(w) + gi * mg * w.strides[0], w.strides[0], w.strides[1]};
       Matrix bm{Elems<float>(x) + b * x.strides[0] + gi * cg * x.strides[1], x.strides[1], 1};
-      Sgemm(GemmShape{mg, p, cg}, 1, am, bm, acc ? 1.0f : 0.0f, cm, ldc, c.threads);
+      const PackedMatrix pa = PreparedMatrix(c, PackedKind::kA, am, mg, cg);  // as Prepare packed them (PrepareConv)
+      Sgemm(GemmShape{mg, p, cg}, 1, am, bm, acc ? 1.0f : 0.0f, cm, ldc, c.threads, &pa, nullptr);
       ep.Finish(cm, ldc, mg, p);
     }
   }
@@ -253,7 +255,11 @@ bool ChunkedF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor&
   piece.attrs = attrs;
   alignas(64) float buf[kChunkFloats];
   const int64_t n = x.shape[0], cg = x.shape[1] / group, mg = w.shape[0] / group;
-  const int64_t per = kChunkFloats / plane;
+  // Chunks of whole panels of the micro-kernel's rows when a plane leaves
+  // room for one: each chunk's filters are then rows of those Prepare
+  // packed (PreparedMatrix), prepared or not the same chunks.
+  int64_t per = kChunkFloats / plane;
+  if (per >= SgemmLanesA()) per = per / SgemmLanesA() * SgemmLanesA();
   for (int64_t b = 0; b < n; b++) {
     for (int64_t gi = 0; gi < group; gi++) {
       for (int64_t oc0 = 0; oc0 < mg; oc0 += per) {

@@ -16,7 +16,10 @@
 // grid is global (threads take whole tiles), the depth blocks are the
 // same, and each element's sum runs over the depth in order. A product of
 // few rows (up to kSmallM) runs row by row instead, reading A and B in
-// place.
+// place. An operand packed once for the whole product (PackedMatrix: a
+// weight wgref::Prepare packed, in the very panels Blocked packs block by
+// block) is read in place of packing it: the same floats in the same
+// panels, so the same bits.
 #include "gemm.h"
 
 #include <cstdlib>
@@ -38,13 +41,13 @@ namespace {
 // The blocking: kKc deep, kMc rows of A and kNc columns of B packed at a
 // time (kMc a multiple of every MR, kNc of every NR). The two buffers take
 // (kMc + kNc)·kKc floats, 168 KB, on the stack.
-constexpr int64_t kKc = 256;
+constexpr int64_t kKc = kSgemmDepth;
 constexpr int64_t kMc = 72;
 constexpr int64_t kNc = 96;
 constexpr int kMaxMr = 8;
 constexpr int kMaxNr = 32;
 // Up to kSmallM rows run row by row (no packing).
-constexpr int64_t kSmallM = 2;
+constexpr int64_t kSmallM = kSgemmFewRows;
 
 // MicroKernel computes the MR×NR tile C = alpha·A·B + beta·C from kc
 // steps of a packed A panel (MR floats a step) and B panel (NR floats a
@@ -323,7 +326,15 @@ struct Job {
   int64_t ldc;
   const KernelInfo* k;
   bool by_cols;  // threads take columns (else rows), in whole tiles
+  // A and B packed for the whole product (null: packed per block): their
+  // depth blocks' panels start span floats per depth step apart, the
+  // product's first row (column) at panel row first.
+  const float* pa = nullptr;
+  const float* pb = nullptr;
+  int64_t span_a = 0, span_b = 0, first_a = 0, first_b = 0;
 };
+
+inline int64_t CeilTo(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 // Blocked runs the blocked product over rows [i0, i1) and columns [j0,
 // j1) of C (tile-aligned starts).
@@ -339,18 +350,29 @@ void Blocked(const Job& job, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
     for (int64_t pc = 0; pc < kk; pc += kKc) {
       const int64_t kc = kk - pc < kKc ? kk - pc : kKc;
       const float beta = pc == 0 ? job.beta : 1.0f;
-      PackB(pb, Matrix{job.b.p + pc * job.b.row_stride + jc * job.b.col_stride, job.b.row_stride, job.b.col_stride}, kc, nc,
-            nr);
+      // The block's B panels: packed now, or where the packed B has them.
+      const float* bb = pb;
+      if (job.pb != nullptr) {
+        bb = job.pb + pc * job.span_b + (job.first_b + jc) * kc;
+      } else {
+        PackB(pb, Matrix{job.b.p + pc * job.b.row_stride + jc * job.b.col_stride, job.b.row_stride, job.b.col_stride}, kc, nc,
+              nr);
+      }
       for (int64_t ic = i0; ic < i1; ic += kMc) {
         const int64_t mc = i1 - ic < kMc ? i1 - ic : kMc;
-        PackA(pa, Matrix{job.a.p + ic * job.a.row_stride + pc * job.a.col_stride, job.a.row_stride, job.a.col_stride}, mc, kc,
-              mr);
+        const float* ab = pa;
+        if (job.pa != nullptr) {
+          ab = job.pa + pc * job.span_a + (job.first_a + ic) * kc;
+        } else {
+          PackA(pa, Matrix{job.a.p + ic * job.a.row_stride + pc * job.a.col_stride, job.a.row_stride, job.a.col_stride}, mc, kc,
+                mr);
+        }
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const int64_t cols = nc - jr < nr ? nc - jr : nr;
-          const float* bp = pb + jr * kc;
+          const float* bp = bb + jr * kc;
           for (int64_t ir = 0; ir < mc; ir += mr) {
             const int64_t rows = mc - ir < mr ? mc - ir : mr;
-            const float* ap = pa + ir * kc;
+            const float* ap = ab + ir * kc;
             float* ct = job.c + (ic + ir) * job.ldc + jc + jr;
             if (rows == mr && cols == nr) {
               k.fn(kc, ap, bp, ct, job.ldc, job.alpha, beta);
@@ -448,13 +470,80 @@ int ThreadsFor(int threads, const GemmShape& s) {
 // "portable"), for tests and benchmarks.
 const char* SgemmIsa() { return TheKernel().name; }
 
+int SgemmLanesA() { return TheKernel().mr; }
+
+int SgemmLanesB() { return TheKernel().nr; }
+
+int64_t PackedFloatsA(int64_t m, int64_t k) { return CeilTo(m, TheKernel().mr) * k; }
+
+int64_t PackedFloatsB(int64_t k, int64_t n) { return CeilTo(n, TheKernel().nr) * k; }
+
+PackedMatrix PackMatrixA(Matrix a, int64_t m, int64_t k, float* dst) {
+  const int mr = TheKernel().mr;
+  const int64_t span = CeilTo(m, mr);
+  for (int64_t pc = 0; pc < k; pc += kKc) {
+    const int64_t kc = k - pc < kKc ? k - pc : kKc;
+    PackA(dst + pc * span, Matrix{a.p + pc * a.col_stride, a.row_stride, a.col_stride}, m, kc, mr);
+  }
+  return PackedMatrix{dst, mr, m, k, span, 0};
+}
+
+PackedMatrix PackMatrixB(Matrix b, int64_t k, int64_t n, float* dst) {
+  const int nr = TheKernel().nr;
+  const int64_t span = CeilTo(n, nr);
+  for (int64_t pc = 0; pc < k; pc += kKc) {
+    const int64_t kc = k - pc < kKc ? k - pc : kKc;
+    PackB(dst + pc * span, Matrix{b.p + pc * b.row_stride, b.row_stride, b.col_stride}, kc, n, nr);
+  }
+  return PackedMatrix{dst, nr, n, k, span, 0};
+}
+
+PackedMatrix PackedFrom(const PackedMatrix& pm, int64_t k0) {
+  if (pm.p == nullptr || pm.lanes <= 0 || k0 < 0 || k0 >= pm.depth || k0 % kKc != 0) return PackedMatrix{};
+  return PackedMatrix{pm.p + k0 * pm.span, pm.lanes, pm.size, pm.depth - k0, pm.span, pm.first};
+}
+
+PackedMatrix PackedRows(const PackedMatrix& pm, int64_t first, int64_t size) {
+  if (pm.p == nullptr || pm.lanes <= 0 || first < 0 || size <= 0 || first % pm.lanes != 0 || first + size > pm.size) {
+    return PackedMatrix{};
+  }
+  return PackedMatrix{pm.p, pm.lanes, size, pm.depth, pm.span, pm.first + first};
+}
+
+namespace {
+
+// Fits reports whether pm packs an operand of that size for a product of
+// depth k with the running micro-kernel's lanes: its whole depth, or
+// whole blocks of it (the blocks then cut alike).
+bool Fits(const PackedMatrix* pm, int lanes, int64_t size, int64_t k) {
+  return pm != nullptr && pm->p != nullptr && pm->lanes == lanes && pm->size == size && pm->first % lanes == 0 &&
+         pm->first + size <= pm->span && (pm->depth == k || (k % kKc == 0 && k < pm->depth));
+}
+
+}  // namespace
+
 void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads) {
+  Sgemm(s, alpha, a, b, beta, c, ldc, threads, nullptr, nullptr);
+}
+
+void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads, const PackedMatrix* pa,
+           const PackedMatrix* pb) {
   if (s.m <= 0 || s.n <= 0) return;
   if (s.k <= 0 || alpha == 0) {
     ScaleC(c, ldc, s.m, s.n, beta);
     return;
   }
   Job job{s, alpha, beta, a, b, c, ldc, &TheKernel(), true};
+  if (Fits(pa, job.k->mr, s.m, s.k)) {
+    job.pa = pa->p;
+    job.span_a = pa->span;
+    job.first_a = pa->first;
+  }
+  if (Fits(pb, job.k->nr, s.n, s.k)) {
+    job.pb = pb->p;
+    job.span_b = pb->span;
+    job.first_b = pb->first;
+  }
   const int t = ThreadsFor(threads, s);
   if (s.m <= kSmallM) {
     const int64_t units = (s.n + 63) / 64;

@@ -32,6 +32,68 @@ struct GemmShape {
 // and gives the same bits at any count.
 void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads);
 
+// kSgemmFewRows is the most rows Sgemm computes row by row, reading A and
+// B in place (a packed operand then waits unused).
+constexpr int64_t kSgemmFewRows = 2;
+
+// kSgemmDepth is the depth of Sgemm's blocks: the product's sum runs over
+// the depth kSgemmDepth at a time.
+constexpr int64_t kSgemmDepth = 256;
+
+// PackedMatrix is an operand of Sgemm packed once, for the whole product,
+// in exactly the panels Sgemm packs block by block (what a weight packed
+// by Prepare is): A (m×k) in panels of lanes rows, B (k×n) in panels of
+// lanes columns, laid out for span rows (columns), a multiple of lanes.
+// For the depth block from pc (a multiple of kSgemmDepth, kc =
+// min(kSgemmDepth, depth - pc) deep) the panels start at p + pc·span, the
+// panel of rows (columns) from i, a multiple of lanes, at i·kc after that,
+// kc steps of lanes floats, rows (columns) past the packed ones zero. The
+// operand is the size rows (columns) from first (a multiple of lanes): a
+// block of rows of a packed A serves a product of those rows. lanes is
+// the micro-kernel's MR (A) or NR (B) it was packed for.
+struct PackedMatrix {
+  const float* p = nullptr;
+  int lanes = 0;
+  int64_t size = 0;
+  int64_t depth = 0;
+  int64_t span = 0;
+  int64_t first = 0;
+};
+
+// SgemmLanesA and SgemmLanesB are the running micro-kernel's rows (MR)
+// and columns (NR): the lanes of the operands it packs.
+int SgemmLanesA();
+int SgemmLanesB();
+
+// PackedFloatsA and PackedFloatsB are the floats PackMatrixA and
+// PackMatrixB write for an m×k A or a k×n B, for the running micro-kernel.
+int64_t PackedFloatsA(int64_t m, int64_t k);
+int64_t PackedFloatsB(int64_t k, int64_t n);
+
+// PackMatrixA packs A (m×k) into dst (PackedFloatsA floats, 64-byte
+// aligned best); PackMatrixB packs B (k×n).
+PackedMatrix PackMatrixA(Matrix a, int64_t m, int64_t k, float* dst);
+PackedMatrix PackMatrixB(Matrix b, int64_t k, int64_t n, float* dst);
+
+// PackedFrom is pm from depth k0 on, the operand of a product over depth
+// [k0, ...) of the packed matrix; no matrix (p null) unless k0 is a
+// multiple of kSgemmDepth in [0, depth).
+PackedMatrix PackedFrom(const PackedMatrix& pm, int64_t k0);
+
+// PackedRows is rows (columns) [first, first + size) of pm, an operand of
+// their product; none unless first is a multiple of pm's lanes and the
+// rows lie in pm's.
+PackedMatrix PackedRows(const PackedMatrix& pm, int64_t first, int64_t size);
+
+// Sgemm with pre-packed operands: pa, when not null, is A packed (a still
+// says where A is: the few-row path reads it in place), pb B. A packed
+// operand is read instead of packing the operand per block when it fits
+// the product (its size and depth, or a depth of whole blocks, and the
+// running micro-kernel's lanes), else ignored; the bits are the same
+// either way.
+void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads, const PackedMatrix* pa,
+           const PackedMatrix* pb);
+
 }  // namespace detail
 }  // namespace wgref
 

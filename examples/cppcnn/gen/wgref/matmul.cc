@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "gemm.h"
+#include "prepare.h"
 #include "threads.h"
 
 namespace wgref {
@@ -265,22 +266,24 @@ bool EvenRows(const int64_t* shape, const int64_t* strides, int r, int64_t* stri
 }
 
 // ProductF32 is one float32 product of rows×n into the block at element
-// off of out (ldc floats between rows), with ep around it.
-void ProductF32(GemmShape s, Matrix a, Matrix b, const Tensor& out, int64_t off, int64_t ldc, const Epilogue* ep, int threads) {
+// off of out (ldc floats between rows), with ep around it; pb is B packed
+// (null: packed per call).
+void ProductF32(GemmShape s, Matrix a, Matrix b, const Tensor& out, int64_t off, int64_t ldc, const Epilogue* ep, int threads,
+                const PackedMatrix* pb) {
   float* cm = Elems<float>(out) + off;
   const bool acc = ep != nullptr && ep->Start(cm, ldc, s.m, s.n, off, 0);
-  Sgemm(s, 1, a, b, acc ? 1.0f : 0.0f, cm, ldc, threads);
+  Sgemm(s, 1, a, b, acc ? 1.0f : 0.0f, cm, ldc, threads, nullptr, pb);
   if (ep != nullptr) ep->Finish(cm, ldc, s.m, s.n);
 }
 
 // MatMulOne multiplies one pair of matrices of the batch.
 void MatMulOne(const Tensor& a, const Tensor& b, const Tensor& out, int64_t m, int64_t n, int64_t k, int64_t ao, int64_t ars,
                int64_t acs, int64_t bo, int64_t brs, int64_t bcs, int64_t oo, int64_t ors, int64_t ocs, bool f32,
-               const Epilogue* ep, int threads) {
+               const Epilogue* ep, int threads, const PackedMatrix* pb) {
   if (f32 && (n == 1 || ocs == 1)) {
     const int64_t ldc = m == 1 ? n : ors;
     ProductF32(GemmShape{m, n, k}, Matrix{Elems<float>(a) + ao, ars, acs}, Matrix{Elems<float>(b) + bo, brs, bcs}, out, oo, ldc, ep,
-               threads);
+               threads, bo == 0 ? pb : nullptr);
     return;
   }
   const bool flt = FamilyOf(out.dtype) == Family::kFloat;
@@ -379,6 +382,10 @@ Status MatMulEpilogue(const Call& c, const Epilogue* ep) {
   if (!f32 && (FamilyOf(a.dtype) == Family::kOther || a.dtype != b.dtype || out.dtype != a.dtype)) return Unsupported(c, a.dtype);
   const int threads = c.threads;
   const bool b_single = Prod(b.shape, nbb) == 1;
+  // B as Prepare packed it, when it did (PrepareMatMul): one matrix.
+  const PackedMatrix packed =
+      f32 && rb >= 2 && b_single ? PreparedMatrix(c, PackedKind::kB, Matrix{Elems<float>(b), brs, bcs}, n, k) : PackedMatrix{};
+  const PackedMatrix* pb = packed.p != nullptr ? &packed : nullptr;
   if (f32 && ra >= 2 && (n == 1 || ocs == 1) && b_single) {
     // A's rows over its whole batch as one product's rows.
     int64_t rows_ars = 0, ldc = 0;
@@ -387,7 +394,7 @@ Status MatMulEpilogue(const Call& c, const Epilogue* ep) {
     if (aok && cok) {
       const int64_t rows = Prod(a.shape, ra - 1);
       ProductF32(GemmShape{rows, n, k}, Matrix{Elems<float>(a), rows_ars, acs}, Matrix{Elems<float>(b), brs, bcs}, out, 0, ldc, ep,
-                 threads);
+                 threads, pb);
       return Status();
     }
   }
@@ -423,7 +430,7 @@ Status MatMulEpilogue(const Call& c, const Epilogue* ep) {
       for (int64_t e = begin; e < end; e++) {
         int64_t oo, ao, bo;
         bt.Offsets(e, &oo, &ao, &bo);
-        MatMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, true, ep, 1);
+        MatMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, true, ep, 1, pb);
       }
     });
     return Status();
@@ -431,7 +438,7 @@ Status MatMulEpilogue(const Call& c, const Epilogue* ep) {
   for (int64_t e = 0; e < count; e++) {
     int64_t oo, ao, bo;
     bt.Offsets(e, &oo, &ao, &bo);
-    MatMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, ep, threads);
+    MatMulOne(a, b, out, m, n, k, ao, ars, acs, bo, brs, bcs, oo, ors, ocs, f32, ep, threads, pb);
   }
   return Status();
 }
@@ -487,8 +494,10 @@ Status GemmEpilogue(const Call& c, const Epilogue* ep) {
       acc = true;
       cin = nullptr;
     }
+    // B as Prepare packed it, when it did (PrepareGemm).
+    const PackedMatrix pb = PreparedMatrix(c, PackedKind::kB, Matrix{Elems<float>(b), brs, bcs}, n, k);
     Sgemm(GemmShape{m, n, k}, 1, Matrix{Elems<float>(a), ars, acs}, Matrix{Elems<float>(b), brs, bcs}, acc ? 1.0f : 0.0f, ys, ldc,
-          c.threads);
+          c.threads, nullptr, &pb);
     if (ep != nullptr) {
       ep->Finish(ys, ldc, m, n);
       return Status();
@@ -523,6 +532,38 @@ Status MatMul(const Call& c) { return MatMulEpilogue(c, nullptr); }
 Status Gemm(const Call& c) { return GemmEpilogue(c, nullptr); }
 
 }  // namespace
+
+// PrepareMatMul packs a MatMul's B when it is one float32 matrix (no
+// batch, or a batch of 1) and A's rows, when known, are more than Sgemm's
+// few-row path takes.
+Status PrepareMatMul(const Call& c, Prepared* out) {
+  if (c.num_inputs < 2) return Status();
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  const int rb = b.rank;
+  if (b.dtype != DType::kF32 || b.data == nullptr || rb < 2 || Prod(b.shape, rb - 2) != 1) return Status();
+  if (a.rank >= 0 && (a.dtype != DType::kF32 || a.rank < 2 || Prod(a.shape, a.rank - 1) <= kSgemmFewRows)) return Status();
+  if (b.bytes < 4 * b.ExtentElements()) return Status();
+  const int64_t k = b.shape[rb - 2], n = b.shape[rb - 1];
+  return PackWeight(c, PackedKind::kB, Matrix{Elems<float>(b), b.strides[rb - 2], b.strides[rb - 1]}, n, k, 1, 0, out);
+}
+
+// PrepareGemm packs a Gemm's B (k×n, transposed when transB) where A's
+// rows, when known, are more than Sgemm's few-row path takes.
+Status PrepareGemm(const Call& c, Prepared* out) {
+  if (c.num_inputs < 2) return Status();
+  Attrs at(c);
+  const bool trans_a = at.IntOr("transA", 0) != 0, trans_b = at.IntOr("transB", 0) != 0;
+  if (!at.ok()) return Status();  // the call reports it
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  if (b.dtype != DType::kF32 || b.data == nullptr || b.rank != 2 || b.bytes < 4 * b.ExtentElements()) return Status();
+  if (a.rank >= 0 && (a.dtype != DType::kF32 || a.rank != 2 || a.shape[trans_a ? 1 : 0] <= kSgemmFewRows)) return Status();
+  int64_t brs = b.strides[0], bcs = b.strides[1], k = b.shape[0], n = b.shape[1];
+  if (trans_b) {
+    std::swap(brs, bcs);
+    std::swap(k, n);
+  }
+  return PackWeight(c, PackedKind::kB, Matrix{Elems<float>(b), brs, bcs}, n, k, 1, 0, out);
+}
 
 void RegisterMatMul(Registry* r) {
   r->Add("MatMul", MatMul);

@@ -20,18 +20,11 @@
 namespace wgref {
 
 // AttrKind is the kind of an attribute's value (graph format v1's order).
-enum class AttrKind : uint8_t { kInt, kFloat, kBool, kString, kInts };
+using AttrKind = wrapgen::AttrKind;
 
-// Attr is one kernel attribute: the field kind names holds the value.
-struct Attr {
-  const char* name = "";
-  AttrKind kind = AttrKind::kInt;
-  int64_t i = 0;
-  double f = 0;
-  bool b = false;
-  const char* s = "";
-  wrapgen::Span<int64_t> ints;
-};
+// Attr is one kernel attribute: the field kind names holds the value
+// (the runtime's type, which its constant calls hand to Prepare).
+using Attr = wrapgen::Attr;
 
 // Call is one kernel call: the kernel's name, the op it is for (where it
 // is in the graph; may be null), its tensors and attributes in the order
@@ -52,6 +45,53 @@ struct Call {
   const void* prepared = nullptr;
   int threads = 0;
 };
+
+// Prepared is what Prepare made of one op's constant operands: one
+// buffer, 64-byte aligned, that it owns and frees when it is destroyed or
+// Reset; empty (data null, 0 bytes) when the op has nothing to prepare.
+// Move-only. Its data is what the op's calls take as Call::prepared, for
+// as long as it lives and the weights it was made from stay where they
+// were (a call whose weights lie elsewhere packs its own).
+class Prepared {
+ public:
+  Prepared() = default;
+  ~Prepared() { Reset(); }
+  Prepared(Prepared&& o) noexcept : data_(o.data_), bytes_(o.bytes_) {
+    o.data_ = nullptr;
+    o.bytes_ = 0;
+  }
+  Prepared& operator=(Prepared&& o) noexcept;
+  Prepared(const Prepared&) = delete;
+  Prepared& operator=(const Prepared&) = delete;
+
+  const void* data() const { return data_; }
+  int64_t bytes() const { return bytes_; }
+  // Reset frees the buffer.
+  void Reset();
+  // Allocate replaces the buffer with one of bytes (uninitialized), or
+  // returns null and leaves it empty when that much cannot be allocated.
+  void* Allocate(int64_t bytes);
+
+ private:
+  void* data_ = nullptr;
+  int64_t bytes_ = 0;
+};
+
+// Prepare prepares c's constant operands once, for every later call of its
+// op, into *out (emptied first): the filters of a Conv or FusedConv (per
+// group), and the weight B of a MatMul, FusedMatMul, Gemm or FusedGemm,
+// when given with their data (params or constants), packed into the very
+// panels the matrix product (Sgemm) packs them into on every call
+// otherwise, for this CPU's micro-kernel. Other ops, and weights a kernel
+// does not pack (depthwise and stem convolutions, which run in blocks of
+// channels, and products of one or two rows), get nothing: ok, and *out
+// empty. c has no outputs, scratch or threads;
+// an input whose layout depends on a symbol has rank -1 and no data. A
+// kernel reads what it finds in Call::prepared when it was prepared from
+// the call's very weights, and packs per call otherwise (prepared null,
+// or another op's): the bits are the same either way. A generated
+// wrapper's Runner calls it with Options::prepare set to it.
+wrapgen::Status Prepare(const Call& c, Prepared* out);
 
 // Kernel writes c's outputs from its inputs and attributes. An output may
 // share memory with an input only where the importer declares the kernel
