@@ -132,18 +132,23 @@ func mixedFilters(op *graph.Op) bool {
 	return wgref.ConvMixedFloats(w, int(intAttr(op, "group", 1)), fusedSum(op, len(w))) > 0
 }
 
-// fusedSum reports whether a FusedConv's inputs include a sum (an input
-// after the weight of the output's rank: wgref's withSum).
+// fusedSum reports whether a FusedConv's inputs include a sum, as
+// wgref.Prepare decides it (wgref.FusedConvSum): an input after the
+// weight of the output's rank, or whose shape is not constant, which
+// Prepare is given no shape for (wgrt.PrepareFunc) and takes for a sum.
+// Deciding it from the graph's ranks alone would take a sum at a
+// symbolic batch for one that Prepare does not see, and lay the filters
+// out (mixed blocks, tap rows: none) otherwise than the rule counts.
 func fusedSum(op *graph.Op, rank int) bool {
-	if op.Kernel != "FusedConv" {
-		return false
-	}
+	var ranks []int
 	for _, t := range op.Inputs[min(2, len(op.Inputs)):] {
-		if len(t.Shape) == rank {
-			return true
+		r := len(t.Shape)
+		if _, ok := fixedShape(t); !ok {
+			r = -1
 		}
+		ranks = append(ranks, r)
 	}
-	return false
+	return wgref.FusedConvSum(op.Kernel, rank, ranks)
 }
 
 // rowMajorStrides reports whether strides lay shape out contiguously

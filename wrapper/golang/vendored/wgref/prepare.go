@@ -254,13 +254,38 @@ func prepareConv(c *wgrt.Call) (*packedGEMM, error) {
 
 // withSum reports whether a FusedConv's inputs include a sum (an input
 // after the weight of the output's rank), which keeps it off the tap-row
-// paths.
+// and mixed-block paths: FusedConvSum of what Prepare is given, where an
+// input whose shape depends on a symbol comes without one.
 func withSum(c *wgrt.Call, rank int) bool {
-	if c.Kernel != "FusedConv" {
+	ranks := make([]int, 0, len(c.Inputs))
+	for _, t := range c.Inputs[min(2, len(c.Inputs)):] {
+		r := len(t.Shape)
+		if t.Shape == nil {
+			r = -1 // not given: its shape depends on a symbol
+		}
+		ranks = append(ranks, r)
+	}
+	return FusedConvSum(c.Kernel, rank, ranks)
+}
+
+// FusedConvSum reports whether a conv kernel whose weight has rank
+// dimensions and whose inputs after the weight have ranks (-1 for one
+// whose shape is not constant) takes a sum, as Prepare decides it: a
+// FusedConv whose third or fourth input has the output's rank, or has a
+// shape that is not constant. Prepare is given no shape for an input
+// whose shape depends on a symbol (wgrt.PrepareFunc), and a sum has the
+// output's, batch and all, while the bias is [M], constant whenever the
+// weight is: such an input is taken for a sum (at worst, for a bias of
+// symbolic shape, the filters are packed for the GEMM, which a call that
+// takes another path leaves unused). The planner's rule
+// (refscratch.PackedBytes) asks it with the same view of the shapes, so
+// that the two make one choice of the filters' layout.
+func FusedConvSum(kernel string, rank int, ranks []int) bool {
+	if kernel != "FusedConv" {
 		return false
 	}
-	for _, t := range c.Inputs[min(2, len(c.Inputs)):] {
-		if len(t.Shape) == rank {
+	for _, r := range ranks {
+		if r == rank || r < 0 {
 			return true
 		}
 	}
