@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cnn.h"
+#include "wgref/wgref.h"
 
 namespace {
 
@@ -139,7 +140,8 @@ int main(int argc, char** argv) {
   bool ok = true;
   for (int threads : {1, 2}) {
     cnn::Options opts;
-    opts.threads = threads;  // per kernel (0: std::thread::hardware_concurrency())
+    opts.threads = threads;         // per kernel (0: std::thread::hardware_concurrency())
+    opts.prepare = wgref::Prepare;  // pack the weights once, when the Runner binds the params
     cnn::Runner runner(params, opts);
     cnn::Outputs out;
     s = runner.Run(kernels, in, &out);  // the first call checks the params and sizes the pools

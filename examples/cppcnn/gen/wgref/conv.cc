@@ -19,11 +19,6 @@
 #include "prepare.h"
 #include "threads.h"
 
-// Products through Sgemm (gemm.cc); 0 runs every convolution as tap rows.
-#ifndef WGREF_CONV_GEMM
-#define WGREF_CONV_GEMM 1
-#endif
-
 namespace wgref {
 namespace detail {
 namespace {
@@ -359,18 +354,6 @@ void ConvTapsF32(const Tensor& out, const Tensor& x, const Tensor& w, const Tens
   ParallelForEach(work < kMinParallelWork ? 1 : threads, n * m, std::move(planes));
 }
 
-#if WGREF_CONV_GEMM
-// SpatialContiguous reports whether t's dimensions after the first two are
-// row-major contiguous.
-bool SpatialContiguous(const Tensor& t) {
-  int64_t want = 1;
-  for (int d = t.rank - 1; d >= 2; d--) {
-    if (t.shape[d] != 1 && t.strides[d] != want) return false;
-    want *= t.shape[d];
-  }
-  return true;
-}
-
 // Im2col writes columns [j0, j0+nc) (output positions) of rows [k0,
 // k0+kc) (input channel, kernel position) of one image and group's im2col
 // matrix into dst, nc floats a row; x is the group's first channel.
@@ -512,8 +495,6 @@ bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor
   }
   return true;
 }
-
-#endif  // WGREF_CONV_GEMM
 
 // ConvDirect is the definition in float64, for any float dtype, layout and
 // rank: every output the sum of its taps inside the input, plus the bias.
@@ -676,17 +657,12 @@ Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& 
   // Depthwise and stem convolutions in blocks of channels (conv_fast.h).
   if (ca.r == 2 && ConvFastF32(c, out, x, w, bias, ca.kernel, ca.strides, ca.pads, ca.dil, ca.group)) return Status();
   const bool depthwise = ca.group == x.shape[1] && w.shape[1] == 1;
-#if WGREF_CONV_GEMM
   if (!depthwise && ConvGemmF32(c, out, x, w, bias, ca)) return Status();
-#else
-  (void)depthwise;
-#endif
   ConvTapsF32(out, x, w, bias, ca, c.threads);
   return Status();
 }
 
 Status PrepareConv(const Call& c, Prepared* out) {
-#if WGREF_CONV_GEMM
   // The filters ConvGemmF32 reads as the products' A: float32, contiguous
   // past the first dimension, not depthwise (those run as tap rows), more
   // output channels per group than Sgemm's few-row path takes.
@@ -714,11 +690,6 @@ Status PrepareConv(const Call& c, Prepared* out) {
   if (ca.r == 2 && g == 1 && w.shape[1] <= 4 && taps > 1 && padded) return Status();
   const int64_t mg = m / g, kk = want;  // want: the elements of one filter
   return PackWeight(c, PackedKind::kA, Matrix{Elems<float>(w), w.strides[0], 1}, mg, kk, g, mg * w.strides[0], out);
-#else
-  (void)c;
-  (void)out;
-  return Status();
-#endif
 }
 
 void RegisterConv(Registry* r) {

@@ -27,11 +27,6 @@ Status Overflow(const Call& c, int64_t size, int64_t capacity) {
                 static_cast<long long>(capacity));
 }
 
-Status ScratchError(const Call& c, int64_t need) {
-  return Errorf(c, "scratch of %lld bytes, the kernel needs %lld (the plan's scratch rule and the kernel disagree: a wrapgen bug)",
-                static_cast<long long>(c.scratch_bytes), static_cast<long long>(need));
-}
-
 bool IsNonZero(const Tensor& t, Family fam, int64_t off) {
   switch (fam) {
     case Family::kFloat:
@@ -40,25 +35,6 @@ bool IsNonZero(const Tensor& t, Family fam, int64_t off) {
       return LoadU(t, off) != 0;
     default:
       return LoadI(t, off) != 0;
-  }
-}
-
-// AxisAttr is attribute axis for rank, negative counted from the end.
-Status AxisAttr(const Call& c, int rank, int* axis) {
-  Attrs a(c);
-  const int64_t given = a.Int("axis");
-  if (!a.ok()) return a.status();
-  int64_t ax = given < 0 ? given + rank : given;
-  if (ax < 0 || ax >= std::max(rank, 1)) return Errorf(c, "axis %lld for rank %d", static_cast<long long>(given), rank);
-  *axis = static_cast<int>(ax);
-  return Status();
-}
-
-void RowMajor(int64_t* strides, const int64_t* shape, int r) {
-  int64_t step = 1;
-  for (int k = r - 1; k >= 0; k--) {
-    strides[k] = step;
-    step *= shape[k];
   }
 }
 
@@ -157,7 +133,7 @@ Status Compress(const Call& c) {
   if (!fits)
     return Errorf(c, "output %s for %lld slices kept of input %s along axis %d", ShapeText(out).c_str(), static_cast<long long>(k),
                   ShapeText(x).c_str(), axis);
-  RowMajor(strides, shape, x.rank);
+  RowMajorStrides(strides, shape, x.rank);
   int64_t j = 0;
   for (int64_t i = 0; i < n; i++) {
     if (LoadI(cond, i * cond.strides[0]) == 0) continue;
@@ -250,8 +226,8 @@ Status Unique(const Call& c) {
     return 0;
   };
   const int64_t need = 4 * m * 8;
-  if (need > c.scratch_bytes) return ScratchError(c, need);
-  int64_t* perm = reinterpret_cast<int64_t*>(c.scratch);
+  int64_t* perm;
+  if (Status st = ScratchAs(c, need, &perm); !st.ok()) return st;
   int64_t *group = perm + m, *first = perm + 2 * m, *counts = perm + 3 * m;
   for (int64_t i = 0; i < m; i++) perm[i] = i;
   // Stable: equal items by index (std::sort allocates nothing).
@@ -292,7 +268,7 @@ Status Unique(const Call& c) {
     if (!fits)
       return Errorf(c, "Y %s for %lld unique slices of X %s along axis %d", ShapeText(y).c_str(), static_cast<long long>(u),
                     ShapeText(x).c_str(), axis);
-    RowMajor(strides, shape, x.rank);
+    RowMajorStrides(strides, shape, x.rank);
     for (int64_t g = 0; g < u; g++) {
       Index it(sub, x.rank);
       if (it.Empty()) continue;
@@ -438,8 +414,8 @@ Status NonMaxSuppression(const Call& c) {
   const int64_t per_class = std::min(std::max<int64_t>(most, 0), n);
   const float threshold = static_cast<float>(iou), score_above = static_cast<float>(min_score);
   const int64_t need = n * static_cast<int64_t>(sizeof(NmsBox));
-  if (need > c.scratch_bytes) return ScratchError(c, need);
-  NmsBox* work = reinterpret_cast<NmsBox*>(c.scratch);
+  NmsBox* work;
+  if (Status st = ScratchAs(c, need, &work); !st.ok()) return st;
   int64_t* o = Elems<int64_t>(out);
   int64_t k = 0;
   for (int64_t b = 0; b < nb; b++) {

@@ -163,14 +163,8 @@ inline T GoMax(T x, T y) {
   return x > y ? x : y;
 }
 
-// GoInt64 and GoUint64 are Go's float64 to int64 and uint64 conversions on
-// amd64 (out of range and NaN give the "integer indefinite"), which the
-// kernels computing integers through float64 use.
-inline int64_t GoInt64(double v) {
-  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
-
+// GoUint64 is Go's float64 to uint64 conversion on amd64 (kernel.h's
+// GoInt64 for int64), which the kernels computing integers through float64 use.
 inline uint64_t GoUint64(double v) {
   if (v < 9223372036854775808.0) return static_cast<uint64_t>(GoInt64(v));
   return static_cast<uint64_t>(GoInt64(v - 9223372036854775808.0)) | (uint64_t{1} << 63);

@@ -40,15 +40,6 @@ bool FastSum(const Tensor* sum, const Tensor& out) {
   return sum == nullptr || (sum->dtype == DType::kF32 && SameStrides(*sum, out));
 }
 
-bool SpatialContiguous(const Tensor& t) {
-  int64_t want = 1;
-  for (int d = t.rank - 1; d >= 2; d--) {
-    if (t.shape[d] != 1 && t.strides[d] != want) return false;
-    want *= t.shape[d];
-  }
-  return true;
-}
-
 bool MutualBroadcast(const Tensor& a, const Tensor& b) {
   for (int i = 1; i <= a.rank && i <= b.rank; i++) {
     const int64_t x = a.shape[a.rank - i], y = b.shape[b.rank - i];

@@ -395,41 +395,328 @@ void Blocked(const Job& job, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
   }
 }
 
+#if defined(__x86_64__)
+// Rows2Avx512 and Rows2Avx2 sum one or two rows of A (a1 null: one) times
+// cols columns of B (unit column stride) into acc0 and acc1, B read once
+// for both rows: each column's sum over the depth in order, one fused
+// multiply-add a step, so that a column's sum is the same bits wherever
+// its block starts (the tails masked, not summed otherwise).
+__attribute__((target("avx512f"))) void Rows2Avx512(const float* a0, const float* a1, int64_t acs, const float* b, int64_t brs,
+                                                    int64_t k, int64_t cols, float* acc0, float* acc1) {
+  int64_t j = 0;
+  for (; j + 64 <= cols; j += 64) {
+    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+    const float* bp = b + j;
+    if (a1 != nullptr) {
+      for (int64_t p = 0; p < k; p++, bp += brs) {
+        const __m512 b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16), b2 = _mm512_loadu_ps(bp + 32),
+                     b3 = _mm512_loadu_ps(bp + 48);
+        const __m512 x = _mm512_set1_ps(a0[p * acs]), y = _mm512_set1_ps(a1[p * acs]);
+        c00 = _mm512_fmadd_ps(x, b0, c00);
+        c01 = _mm512_fmadd_ps(x, b1, c01);
+        c02 = _mm512_fmadd_ps(x, b2, c02);
+        c03 = _mm512_fmadd_ps(x, b3, c03);
+        c10 = _mm512_fmadd_ps(y, b0, c10);
+        c11 = _mm512_fmadd_ps(y, b1, c11);
+        c12 = _mm512_fmadd_ps(y, b2, c12);
+        c13 = _mm512_fmadd_ps(y, b3, c13);
+      }
+      _mm512_storeu_ps(acc1 + j, c10);
+      _mm512_storeu_ps(acc1 + j + 16, c11);
+      _mm512_storeu_ps(acc1 + j + 32, c12);
+      _mm512_storeu_ps(acc1 + j + 48, c13);
+    } else {
+      for (int64_t p = 0; p < k; p++, bp += brs) {
+        const __m512 x = _mm512_set1_ps(a0[p * acs]);
+        c00 = _mm512_fmadd_ps(x, _mm512_loadu_ps(bp), c00);
+        c01 = _mm512_fmadd_ps(x, _mm512_loadu_ps(bp + 16), c01);
+        c02 = _mm512_fmadd_ps(x, _mm512_loadu_ps(bp + 32), c02);
+        c03 = _mm512_fmadd_ps(x, _mm512_loadu_ps(bp + 48), c03);
+      }
+    }
+    _mm512_storeu_ps(acc0 + j, c00);
+    _mm512_storeu_ps(acc0 + j + 16, c01);
+    _mm512_storeu_ps(acc0 + j + 32, c02);
+    _mm512_storeu_ps(acc0 + j + 48, c03);
+  }
+  for (; j < cols; j += 16) {
+    const int64_t w = cols - j < 16 ? cols - j : 16;
+    const __mmask16 m = static_cast<__mmask16>((1u << w) - 1);
+    __m512 c0 = _mm512_setzero_ps(), c1 = c0;
+    const float* bp = b + j;
+    for (int64_t p = 0; p < k; p++, bp += brs) {
+      const __m512 bv = _mm512_maskz_loadu_ps(m, bp);
+      c0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[p * acs]), bv, c0);
+      if (a1 != nullptr) c1 = _mm512_fmadd_ps(_mm512_set1_ps(a1[p * acs]), bv, c1);
+    }
+    _mm512_mask_storeu_ps(acc0 + j, m, c0);
+    if (a1 != nullptr) _mm512_mask_storeu_ps(acc1 + j, m, c1);
+  }
+}
+
+__attribute__((target("avx2,fma"))) void Rows2Avx2(const float* a0, const float* a1, int64_t acs, const float* b, int64_t brs,
+                                                   int64_t k, int64_t cols, float* acc0, float* acc1) {
+  int64_t j = 0;
+  for (; j + 32 <= cols; j += 32) {
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+    const float* bp = b + j;
+    if (a1 != nullptr) {
+      for (int64_t p = 0; p < k; p++, bp += brs) {
+        const __m256 b0 = _mm256_loadu_ps(bp), b1 = _mm256_loadu_ps(bp + 8), b2 = _mm256_loadu_ps(bp + 16),
+                     b3 = _mm256_loadu_ps(bp + 24);
+        const __m256 x = _mm256_set1_ps(a0[p * acs]), y = _mm256_set1_ps(a1[p * acs]);
+        c00 = _mm256_fmadd_ps(x, b0, c00);
+        c01 = _mm256_fmadd_ps(x, b1, c01);
+        c02 = _mm256_fmadd_ps(x, b2, c02);
+        c03 = _mm256_fmadd_ps(x, b3, c03);
+        c10 = _mm256_fmadd_ps(y, b0, c10);
+        c11 = _mm256_fmadd_ps(y, b1, c11);
+        c12 = _mm256_fmadd_ps(y, b2, c12);
+        c13 = _mm256_fmadd_ps(y, b3, c13);
+      }
+      _mm256_storeu_ps(acc1 + j, c10);
+      _mm256_storeu_ps(acc1 + j + 8, c11);
+      _mm256_storeu_ps(acc1 + j + 16, c12);
+      _mm256_storeu_ps(acc1 + j + 24, c13);
+    } else {
+      for (int64_t p = 0; p < k; p++, bp += brs) {
+        const __m256 x = _mm256_set1_ps(a0[p * acs]);
+        c00 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bp), c00);
+        c01 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bp + 8), c01);
+        c02 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bp + 16), c02);
+        c03 = _mm256_fmadd_ps(x, _mm256_loadu_ps(bp + 24), c03);
+      }
+    }
+    _mm256_storeu_ps(acc0 + j, c00);
+    _mm256_storeu_ps(acc0 + j + 8, c01);
+    _mm256_storeu_ps(acc0 + j + 16, c02);
+    _mm256_storeu_ps(acc0 + j + 24, c03);
+  }
+  for (; j < cols; j += 8) {
+    const int64_t w = cols - j < 8 ? cols - j : 8;
+    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(w)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 c0 = _mm256_setzero_ps(), c1 = c0;
+    const float* bp = b + j;
+    for (int64_t p = 0; p < k; p++, bp += brs) {
+      const __m256 bv = _mm256_maskload_ps(bp, m);
+      c0 = _mm256_fmadd_ps(_mm256_set1_ps(a0[p * acs]), bv, c0);
+      if (a1 != nullptr) c1 = _mm256_fmadd_ps(_mm256_set1_ps(a1[p * acs]), bv, c1);
+    }
+    _mm256_maskstore_ps(acc0 + j, m, c0);
+    if (a1 != nullptr) _mm256_maskstore_ps(acc1 + j, m, c1);
+  }
+}
+// Dots2Avx512 and Dots2Avx2 are the same where B's columns are
+// contiguous over the depth (B transposed) and A's rows too: each column
+// of each row a dot product, lane l summing the depth steps p ≡ l (mod
+// the lanes) in order with fused multiply-adds, the tail masked, the lanes
+// then added in one fixed order; four columns at a time or one, the same
+// bits.
+__attribute__((target("avx512f"))) inline float Sum16(__m512 v) {
+  float t[16];
+  _mm512_storeu_ps(t, v);
+  const __m256 h = _mm256_add_ps(_mm256_loadu_ps(t), _mm256_loadu_ps(t + 8));
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_shuffle_ps(q, q, 1));
+  return _mm_cvtss_f32(q);
+}
+
+__attribute__((target("avx512f"))) void Dots2Avx512(const float* a0, const float* a1, const float* b, int64_t bcs, int64_t k,
+                                                    int64_t cols, float* acc0, float* acc1) {
+  const int64_t kv = k & ~int64_t{15};
+  const __mmask16 mt = static_cast<__mmask16>((1u << (k - kv)) - 1);
+  int64_t j = 0;
+  for (; j + 4 <= cols; j += 4) {
+    const float *b0 = b + j * bcs, *b1 = b0 + bcs, *b2 = b1 + bcs, *b3 = b2 + bcs;
+    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+    const float* a1p = a1 != nullptr ? a1 : a0;
+    for (int64_t p = 0; p <= kv; p += 16) {
+      const __mmask16 m = p < kv ? static_cast<__mmask16>(0xffff) : mt;
+      if (m == 0) break;
+      const __m512 x = _mm512_maskz_loadu_ps(m, a0 + p), y = _mm512_maskz_loadu_ps(m, a1p + p);
+      const __m512 v0 = _mm512_maskz_loadu_ps(m, b0 + p), v1 = _mm512_maskz_loadu_ps(m, b1 + p), v2 = _mm512_maskz_loadu_ps(m, b2 + p),
+                   v3 = _mm512_maskz_loadu_ps(m, b3 + p);
+      c00 = _mm512_fmadd_ps(x, v0, c00);
+      c01 = _mm512_fmadd_ps(x, v1, c01);
+      c02 = _mm512_fmadd_ps(x, v2, c02);
+      c03 = _mm512_fmadd_ps(x, v3, c03);
+      c10 = _mm512_fmadd_ps(y, v0, c10);
+      c11 = _mm512_fmadd_ps(y, v1, c11);
+      c12 = _mm512_fmadd_ps(y, v2, c12);
+      c13 = _mm512_fmadd_ps(y, v3, c13);
+    }
+    acc0[j] = Sum16(c00);
+    acc0[j + 1] = Sum16(c01);
+    acc0[j + 2] = Sum16(c02);
+    acc0[j + 3] = Sum16(c03);
+    if (a1 != nullptr) {
+      acc1[j] = Sum16(c10);
+      acc1[j + 1] = Sum16(c11);
+      acc1[j + 2] = Sum16(c12);
+      acc1[j + 3] = Sum16(c13);
+    }
+  }
+  for (; j < cols; j++) {
+    const float* b0 = b + j * bcs;
+    __m512 c0 = _mm512_setzero_ps(), c1 = c0;
+    for (int64_t p = 0; p <= kv; p += 16) {
+      const __mmask16 m = p < kv ? static_cast<__mmask16>(0xffff) : mt;
+      if (m == 0) break;
+      const __m512 v0 = _mm512_maskz_loadu_ps(m, b0 + p);
+      c0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a0 + p), v0, c0);
+      if (a1 != nullptr) c1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a1 + p), v0, c1);
+    }
+    acc0[j] = Sum16(c0);
+    if (a1 != nullptr) acc1[j] = Sum16(c1);
+  }
+}
+
+__attribute__((target("avx2,fma"))) inline float Sum8(__m256 v) {
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_shuffle_ps(q, q, 1));
+  return _mm_cvtss_f32(q);
+}
+
+__attribute__((target("avx2,fma"))) void Dots2Avx2(const float* a0, const float* a1, const float* b, int64_t bcs, int64_t k,
+                                                   int64_t cols, float* acc0, float* acc1) {
+  const int64_t kv = k & ~int64_t{7};
+  const __m256i mt = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(k - kv)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const bool tail = k > kv;
+  const float* a1p = a1 != nullptr ? a1 : a0;
+  int64_t j = 0;
+  for (; j + 4 <= cols; j += 4) {
+    const float *b0 = b + j * bcs, *b1 = b0 + bcs, *b2 = b1 + bcs, *b3 = b2 + bcs;
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+    int64_t p = 0;
+    for (; p < kv; p += 8) {
+      const __m256 x = _mm256_loadu_ps(a0 + p), y = _mm256_loadu_ps(a1p + p);
+      const __m256 v0 = _mm256_loadu_ps(b0 + p), v1 = _mm256_loadu_ps(b1 + p), v2 = _mm256_loadu_ps(b2 + p), v3 = _mm256_loadu_ps(b3 + p);
+      c00 = _mm256_fmadd_ps(x, v0, c00);
+      c01 = _mm256_fmadd_ps(x, v1, c01);
+      c02 = _mm256_fmadd_ps(x, v2, c02);
+      c03 = _mm256_fmadd_ps(x, v3, c03);
+      c10 = _mm256_fmadd_ps(y, v0, c10);
+      c11 = _mm256_fmadd_ps(y, v1, c11);
+      c12 = _mm256_fmadd_ps(y, v2, c12);
+      c13 = _mm256_fmadd_ps(y, v3, c13);
+    }
+    if (tail) {
+      const __m256 x = _mm256_maskload_ps(a0 + p, mt), y = _mm256_maskload_ps(a1p + p, mt);
+      const __m256 v0 = _mm256_maskload_ps(b0 + p, mt), v1 = _mm256_maskload_ps(b1 + p, mt), v2 = _mm256_maskload_ps(b2 + p, mt),
+                   v3 = _mm256_maskload_ps(b3 + p, mt);
+      c00 = _mm256_fmadd_ps(x, v0, c00);
+      c01 = _mm256_fmadd_ps(x, v1, c01);
+      c02 = _mm256_fmadd_ps(x, v2, c02);
+      c03 = _mm256_fmadd_ps(x, v3, c03);
+      c10 = _mm256_fmadd_ps(y, v0, c10);
+      c11 = _mm256_fmadd_ps(y, v1, c11);
+      c12 = _mm256_fmadd_ps(y, v2, c12);
+      c13 = _mm256_fmadd_ps(y, v3, c13);
+    }
+    acc0[j] = Sum8(c00);
+    acc0[j + 1] = Sum8(c01);
+    acc0[j + 2] = Sum8(c02);
+    acc0[j + 3] = Sum8(c03);
+    if (a1 != nullptr) {
+      acc1[j] = Sum8(c10);
+      acc1[j + 1] = Sum8(c11);
+      acc1[j + 2] = Sum8(c12);
+      acc1[j + 3] = Sum8(c13);
+    }
+  }
+  for (; j < cols; j++) {
+    const float* b0 = b + j * bcs;
+    __m256 c0 = _mm256_setzero_ps(), c1 = c0;
+    int64_t p = 0;
+    for (; p < kv; p += 8) {
+      const __m256 v0 = _mm256_loadu_ps(b0 + p);
+      c0 = _mm256_fmadd_ps(_mm256_loadu_ps(a0 + p), v0, c0);
+      c1 = _mm256_fmadd_ps(_mm256_loadu_ps(a1p + p), v0, c1);
+    }
+    if (tail) {
+      const __m256 v0 = _mm256_maskload_ps(b0 + p, mt);
+      c0 = _mm256_fmadd_ps(_mm256_maskload_ps(a0 + p, mt), v0, c0);
+      c1 = _mm256_fmadd_ps(_mm256_maskload_ps(a1p + p, mt), v0, c1);
+    }
+    acc0[j] = Sum8(c0);
+    if (a1 != nullptr) acc1[j] = Sum8(c1);
+  }
+}
+#endif
+
+using Dots2Fn = void (*)(const float*, const float*, const float*, int64_t, int64_t, int64_t, float*, float*);
+
+Dots2Fn Dots2For(const KernelInfo* k) {
+#if defined(__x86_64__)
+  if (std::strcmp(k->name, "avx512") == 0) return Dots2Avx512;
+  if (std::strcmp(k->name, "avx2") == 0) return Dots2Avx2;
+#endif
+  (void)k;
+  return nullptr;
+}
+
+using Rows2Fn = void (*)(const float*, const float*, int64_t, const float*, int64_t, int64_t, int64_t, float*, float*);
+
+// Rows2For is the few-row kernel of the running micro-kernel's
+// instruction set (null: the portable loops).
+Rows2Fn Rows2For(const KernelInfo* k) {
+#if defined(__x86_64__)
+  if (std::strcmp(k->name, "avx512") == 0) return Rows2Avx512;
+  if (std::strcmp(k->name, "avx2") == 0) return Rows2Avx2;
+#endif
+  (void)k;
+  return nullptr;
+}
+
 // SmallRows computes rows [0, m) of C, columns [j0, j1), row by row with
 // A and B read in place: for each row, each column's sum over the depth in
-// order.
+// order (with B's columns contiguous and AVX2 or AVX-512 there, one fused
+// multiply-add a step, two rows at a time).
 void SmallRows(const Job& job, int64_t j0, int64_t j1) {
   constexpr int64_t kChunk = 256;
-  float acc[kChunk];
+  float acc[2][kChunk];
   const Matrix a = job.a, b = job.b;
   const int64_t k = job.s.k;
+  const Rows2Fn rows2 = b.col_stride == 1 ? Rows2For(job.k) : nullptr;
+  const Dots2Fn dots2 = b.row_stride == 1 && b.col_stride != 1 && a.col_stride == 1 ? Dots2For(job.k) : nullptr;
   for (int64_t i = 0; i < job.s.m; i++) {
     const float* ar = a.p + i * a.row_stride;
     float* cr = job.c + i * job.ldc;
+    const bool pair = (rows2 != nullptr || dots2 != nullptr) && i + 1 < job.s.m;
     for (int64_t jb = j0; jb < j1; jb += kChunk) {
       const int64_t cols = j1 - jb < kChunk ? j1 - jb : kChunk;
-      for (int64_t j = 0; j < cols; j++) acc[j] = 0;
-      if (b.col_stride == 1) {
+      if (rows2 != nullptr) {
+        rows2(ar, pair ? ar + a.row_stride : nullptr, a.col_stride, b.p + jb, b.row_stride, k, cols, acc[0], acc[1]);
+      } else if (dots2 != nullptr) {
+        dots2(ar, pair ? ar + a.row_stride : nullptr, b.p + jb * b.col_stride, b.col_stride, k, cols, acc[0], acc[1]);
+      } else if (b.col_stride == 1) {
+        for (int64_t j = 0; j < cols; j++) acc[0][j] = 0;
         for (int64_t p = 0; p < k; p++) {
           const float av = ar[p * a.col_stride];
           const float* br = b.p + p * b.row_stride + jb;
-          for (int64_t j = 0; j < cols; j++) acc[j] += av * br[j];
+          for (int64_t j = 0; j < cols; j++) acc[0][j] += av * br[j];
         }
       } else {
         for (int64_t j = 0; j < cols; j++) {
           const float* bc = b.p + (jb + j) * b.col_stride;
           float s = 0;
           for (int64_t p = 0; p < k; p++) s += ar[p * a.col_stride] * bc[p * b.row_stride];
-          acc[j] = s;
+          acc[0][j] = s;
         }
       }
-      float* row = cr + jb;
-      if (job.beta == 0) {
-        for (int64_t j = 0; j < cols; j++) row[j] = job.alpha * acc[j];
-      } else {
-        for (int64_t j = 0; j < cols; j++) row[j] = job.alpha * acc[j] + job.beta * row[j];
+      for (int r = 0; r < (pair ? 2 : 1); r++) {
+        float* row = cr + r * job.ldc + jb;
+        const float* ac = acc[r];
+        if (job.beta == 0) {
+          for (int64_t j = 0; j < cols; j++) row[j] = job.alpha * ac[j];
+        } else {
+          for (int64_t j = 0; j < cols; j++) row[j] = job.alpha * ac[j] + job.beta * row[j];
+        }
       }
     }
+    if (pair) i++;
   }
 }
 

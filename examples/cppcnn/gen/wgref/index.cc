@@ -178,7 +178,7 @@ inline void Put(const Tensor& out, int64_t o, const Tensor& upd, int64_t uo, Red
     StoreF(out, o, Reduce(red, LoadF(out, o), LoadF(upd, uo)));
   } else {
     StoreI(out, o,
-           GoFloatToInt(Reduce(red, static_cast<double>(LoadI(out, o)), static_cast<double>(LoadI(upd, uo)))));
+           GoInt64(Reduce(red, static_cast<double>(LoadI(out, o)), static_cast<double>(LoadI(upd, uo)))));
   }
 }
 
@@ -325,7 +325,7 @@ Status OneHot(const Call& c) {
     int64_t off = 0;
     for (int d = 0; d < ax; d++) off += it.idx[d] * ind.strides[d];
     for (int d = ax + 1; d < out.rank; d++) off += it.idx[d] * ind.strides[d - 1];
-    int64_t at = fl ? GoFloatToInt(LoadF(ind, off)) : LoadI(ind, off);
+    int64_t at = fl ? GoInt64(LoadF(ind, off)) : LoadI(ind, off);
     if (at < 0) at += depth;
     CopyElem(out, it.Offset(out.strides), vals, at == it.idx[ax] ? vs : 0);
   } while (it.Next());

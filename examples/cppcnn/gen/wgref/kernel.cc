@@ -33,6 +33,15 @@ Status Unsupported(const Call& c, DType d) {
   return Errorf(c, "dtype %s is not supported by the reference kernel", wrapgen::DTypeName(d));
 }
 
+Status CheckScratch(const Call& c, int64_t bytes, size_t align) {
+  if (c.scratch == nullptr || c.scratch_bytes < bytes) {
+    return Errorf(c, "scratch of %lld bytes, the kernel needs %lld (the plan's scratch rule and the kernel disagree: a wrapgen bug)",
+                  static_cast<long long>(c.scratch == nullptr ? 0 : c.scratch_bytes), static_cast<long long>(bytes));
+  }
+  if (reinterpret_cast<uintptr_t>(c.scratch) % align != 0) return Errorf(c, "scratch is not aligned");
+  return Status();
+}
+
 const Attr* Attrs::Find(const char* name) const {
   for (int i = 0; i < c_.num_attrs; i++) {
     if (std::strcmp(c_.attrs[i].name, name) == 0) return &c_.attrs[i];
@@ -89,6 +98,16 @@ bool Attrs::Bool(const char* name) {
   if (at != nullptr && at->kind == AttrKind::kInt) return at->i != 0;
   Want(name, at, "a bool");
   return false;
+}
+
+Status AxisAttr(const Call& c, int rank, int* axis) {
+  Attrs a(c);
+  const int64_t given = a.Int("axis");
+  if (!a.ok()) return a.status();
+  const int64_t ax = given < 0 ? given + rank : given;
+  if (ax < 0 || ax >= (rank > 1 ? rank : 1)) return Errorf(c, "axis %lld for rank %d", static_cast<long long>(given), rank);
+  *axis = static_cast<int>(ax);
+  return Status();
 }
 
 Family FamilyOf(DType d) {
@@ -308,6 +327,23 @@ void StoreU(const Tensor& t, int64_t off, uint64_t v) {
       if (FamilyOf(t.dtype) == Family::kFloat) StoreF(t, off, static_cast<double>(static_cast<int64_t>(v)));
       return;  // complex, f8: kernels refuse them first
   }
+}
+
+void RowMajorStrides(int64_t* strides, const int64_t* shape, int rank) {
+  int64_t want = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    strides[i] = want;
+    want *= shape[i];
+  }
+}
+
+bool SpatialContiguous(const Tensor& t) {
+  int64_t want = 1;
+  for (int d = t.rank - 1; d >= 2; d--) {
+    if (t.shape[d] != 1 && t.strides[d] != want) return false;
+    want *= t.shape[d];
+  }
+  return true;
 }
 
 bool SameShape(const Tensor& a, const Tensor& b) {

@@ -39,6 +39,19 @@ Status Need(const Call& c, int outs, int min_ins, int max_ins);
 // Unsupported is the error for a dtype the kernel does not take.
 Status Unsupported(const Call& c, DType d);
 
+// CheckScratch checks that c's scratch holds bytes, aligned to align (the error if not).
+Status CheckScratch(const Call& c, int64_t bytes, size_t align);
+
+// ScratchAs points *p at c's scratch as T once CheckScratch passes (bytes 0: nullptr, no check).
+template <class T>
+Status ScratchAs(const Call& c, int64_t bytes, T** p) {
+  *p = nullptr;
+  if (bytes == 0) return Status();
+  Status st = CheckScratch(c, bytes, alignof(T));
+  if (st.ok()) *p = reinterpret_cast<T*>(c.scratch);
+  return st;
+}
+
 // Attrs reads a call's attributes by name, keeping the first problem, so a
 // kernel reads all it needs and checks once:
 //   Attrs a(c);
@@ -69,9 +82,15 @@ class Attrs {
   Status status_;
 };
 
+// AxisAttr reads attribute axis as wgref's axisAttr for rank (negative counts from the end; an error outside [0, max(rank, 1))).
+Status AxisAttr(const Call& c, int rank, int* axis);
+
 // Family is how a dtype's values are computed on.
 enum class Family : uint8_t { kFloat, kInt, kUint, kBool, kOther };
 Family FamilyOf(DType d);
+
+// Loadable reports whether LoadF/LoadI/LoadU/StoreF/StoreI/StoreU handle d (not complex nor float8).
+inline bool Loadable(DType d) { return FamilyOf(d) != Family::kOther; }
 
 inline int64_t Size(DType d) { return wrapgen::DTypeSize(d); }
 
@@ -91,6 +110,12 @@ uint16_t FloatToBF16(float f);
 // do on x86).
 int64_t FloatToInt(double v);
 uint64_t FloatToUint(double v);
+
+// GoInt64 is Go's int64(v) on amd64: truncation; NaN and out of range give the least int64 (the "integer indefinite").
+inline int64_t GoInt64(double v) {
+  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
 
 // LoadF, LoadI and LoadU read element off (in elements from t.data) of t
 // as a double, an int64 (signed and bool) or a uint64 (unsigned); StoreF,
@@ -127,6 +152,12 @@ bool SameShape(const Tensor& a, const Tensor& b);
 
 // Contiguous reports whether t is row-major with no gaps.
 bool Contiguous(const Tensor& t);
+
+// RowMajorStrides fills strides (rank entries) with shape's row-major strides, in elements.
+void RowMajorStrides(int64_t* strides, const int64_t* shape, int rank);
+
+// SpatialContiguous reports whether t's dimensions after the first two (batch, channel) are row-major contiguous.
+bool SpatialContiguous(const Tensor& t);
 
 // Index walks every index of a shape in row-major order:
 //   Index it(out);

@@ -40,13 +40,8 @@ Status Det(const Call& c) {
   const int64_t need = m * m * static_cast<int64_t>(sizeof(double));
   double stack[kDetStackFloats];
   double* a = stack;
-  if (c.scratch != nullptr) {
-    if (c.scratch_bytes < need) {
-      return Errorf(c, "scratch of %lld bytes, the kernel needs %lld (the plan's scratch rule and the kernel disagree: a wrapgen bug)",
-                    static_cast<long long>(c.scratch_bytes), static_cast<long long>(need));
-    }
-    if (reinterpret_cast<uintptr_t>(c.scratch) % alignof(double) != 0) return Errorf(c, "scratch is not aligned for float64");
-    a = reinterpret_cast<double*>(c.scratch);
+  if (c.scratch != nullptr && need > 0) {
+    if (Status st = ScratchAs(c, need, &a); !st.ok()) return st;
   } else if (m * m > kDetStackFloats) {
     return Errorf(c, "no scratch, the kernel needs %lld bytes", static_cast<long long>(need));
   }

@@ -14,6 +14,7 @@
 #include "gemm.h"
 #include "prepare.h"
 #include "threads.h"
+#include "vecmath.h"
 
 namespace wgref {
 namespace detail {
@@ -81,31 +82,6 @@ double Erf(double x) {
   return x * p / q;
 }
 
-// Erf32 is Erf in float32 (vecmath.go's erf32).
-float Erf32(float x) {
-  if (x != x) return x;
-  x = x < -4 ? -4.0f : (x > 4 ? 4.0f : x);
-  const float x2 = x * x;
-  float p = static_cast<float>(-2.72614225801306e-10);
-  p = p * x2 + static_cast<float>(2.77068142495902e-08);
-  p = p * x2 + static_cast<float>(-2.10102402082508e-06);
-  p = p * x2 + static_cast<float>(-5.69250639462346e-05);
-  p = p * x2 + static_cast<float>(-7.34990630326855e-04);
-  p = p * x2 + static_cast<float>(-2.95459980854025e-03);
-  p = p * x2 + static_cast<float>(-1.60960333262415e-02);
-  float q = static_cast<float>(-1.45660718464996e-05);
-  q = q * x2 + static_cast<float>(-2.13374055278905e-04);
-  q = q * x2 + static_cast<float>(-1.68282697438203e-03);
-  q = q * x2 + static_cast<float>(-7.37332916720468e-03);
-  q = q * x2 + static_cast<float>(-1.42647390514189e-02);
-  return x * (p / q);
-}
-
-inline float Min1Max0(float v) {
-  if (v != v) return v;
-  return v < 0 ? 0 : (v > 1 ? 1 : v);
-}
-
 }  // namespace
 
 double ActOf(const FusedAct& a, double x) {
@@ -143,40 +119,31 @@ void ApplyActF32(const FusedAct& a, float* row, int64_t n) {
   switch (a.kind) {
     case ActKind::kNone:
       return;
+    // The row functions of the separate activation kernels (vecmath.h),
+    // as fused.go's apply runs them.
     case ActKind::kRelu:
-      for (int64_t i = 0; i < n; i++) row[i] = row[i] > 0 ? row[i] : 0.0f;
+      vecmath::ReluRow(row, row, n);
       return;
     case ActKind::kClip:
-      for (int64_t i = 0; i < n; i++) {
-        float x = row[i];
-        if (x < fa) {
-          x = fa;
-        } else if (x > fb) {
-          x = fb;
-        }
-        row[i] = x;
-      }
+      vecmath::ClipRow(row, row, n, fa, fb);
       return;
     case ActKind::kHardSigmoid:
-      for (int64_t i = 0; i < n; i++) row[i] = Min1Max0(fa * row[i] + fb);
+      vecmath::HardSigmoidRow(row, row, n, fa, fb);
       return;
     case ActKind::kHardSwish:
-      for (int64_t i = 0; i < n; i++) row[i] = row[i] * Min1Max0(row[i] * (1.0f / 6) + 0.5f);
+      vecmath::HardSwishRow(row, row, n);
+      return;
+    case ActKind::kLeakyRelu:
+      vecmath::LeakyReluRow(row, row, n, fa);
+      return;
+    case ActKind::kGelu:
+      vecmath::GeluErfRow(row, row, n);
       return;
     case ActKind::kSigmoid:
       for (int64_t i = 0; i < n; i++) row[i] = static_cast<float>(Sigmoid(row[i]));
       return;
     case ActKind::kSiLU:
       for (int64_t i = 0; i < n; i++) row[i] = row[i] * static_cast<float>(Sigmoid(row[i]));
-      return;
-    case ActKind::kLeakyRelu:
-      for (int64_t i = 0; i < n; i++) row[i] = row[i] < 0 ? row[i] * fa : row[i];
-      return;
-    case ActKind::kGelu:
-      for (int64_t i = 0; i < n; i++) {
-        const float x = row[i];
-        row[i] = (0.5f * x) * (1 + Erf32(x * static_cast<float>(0.7071067811865476)));
-      }
       return;
   }
 }
@@ -215,7 +182,7 @@ bool Epilogue::Start(float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t 
       if (srow == nullptr) {
         for (int64_t j = 0; j < cols; j++) row[j] = arow[j];
       } else {
-        for (int64_t j = 0; j < cols; j++) row[j] = arow[j] + srow[j];
+        vecmath::AddRow(arow, srow, row, cols);
       }
       continue;
     }
@@ -232,9 +199,7 @@ void Epilogue::Finish(float* c, int64_t ldc, int64_t rows, int64_t cols) const {
   if (cols == 0) return;
   for (int64_t i = 0; i < rows; i++) {
     float* row = c + i * ldc;
-    if (alpha != 1) {
-      for (int64_t j = 0; j < cols; j++) row[j] *= alpha;
-    }
+    if (alpha != 1) vecmath::MulScalarRow(row, alpha, row, cols);
     ApplyActF32(act, row, cols);
   }
 }

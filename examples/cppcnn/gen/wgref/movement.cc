@@ -762,24 +762,6 @@ Status AssignSlice(const Call& c) {
 
 }  // namespace
 
-void RowMajorStrides(int64_t* strides, const int64_t* shape, int rank) {
-  int64_t want = 1;
-  for (int i = rank - 1; i >= 0; i--) {
-    strides[i] = want;
-    want *= shape[i];
-  }
-}
-
-Status AxisAttr(const Call& c, int rank, int* axis) {
-  Attrs a(c);
-  const int64_t given = a.Int("axis");
-  if (!a.ok()) return a.status();
-  int64_t ax = given < 0 ? given + rank : given;
-  if (ax < 0 || ax >= std::max(rank, 1)) return Errorf(c, "axis %lld for rank %d", static_cast<long long>(given), rank);
-  *axis = static_cast<int>(ax);
-  return Status();
-}
-
 void CopyStrided(const int64_t* shape, int rank, const Tensor& dst, const int64_t* dst_strides, int64_t dst_off,
                  const Tensor& src, const int64_t* src_strides, int64_t src_off) {
   Walk w;

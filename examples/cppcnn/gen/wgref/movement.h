@@ -22,19 +22,6 @@ void CopyStrided(const int64_t* shape, int rank, const Tensor& dst, const int64_
 // CopyBroadcast writes x, broadcast to out's shape, into out (same dtype).
 Status CopyBroadcast(const Call& c, const Tensor& out, const Tensor& x);
 
-// RowMajorStrides fills strides with shape's row-major strides.
-void RowMajorStrides(int64_t* strides, const int64_t* shape, int rank);
-
-// AxisAttr reads attribute axis (negative counts from the end) for rank.
-Status AxisAttr(const Call& c, int rank, int* axis);
-
-// GoFloatToInt is Go's int64(v) on amd64: truncation, NaN and values out
-// of range giving the least int64.
-inline int64_t GoFloatToInt(double v) {
-  if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) return static_cast<int64_t>(v);
-  return std::numeric_limits<int64_t>::min();
-}
-
 }  // namespace detail
 }  // namespace wgref
 

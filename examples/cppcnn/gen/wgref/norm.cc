@@ -20,22 +20,7 @@ namespace wgref {
 namespace detail {
 namespace {
 
-using reduce::AxisOf;
 using reduce::InnerContiguous;
-
-// ScratchFor checks that c's scratch holds bytes, aligned for T.
-template <class T>
-Status ScratchFor(const Call& c, int64_t bytes, T** p) {
-  *p = nullptr;
-  if (bytes == 0) return Status();
-  if (c.scratch == nullptr || c.scratch_bytes < bytes) {
-    return Errorf(c, "scratch of %lld bytes, the kernel needs %lld (the plan's scratch rule and the kernel disagree: a wrapgen bug)",
-                  static_cast<long long>(c.scratch == nullptr ? 0 : c.scratch_bytes), static_cast<long long>(bytes));
-  }
-  if (reinterpret_cast<uintptr_t>(c.scratch) % alignof(T) != 0) return Errorf(c, "scratch is not aligned");
-  *p = reinterpret_cast<T*>(c.scratch);
-  return Status();
-}
 
 int64_t Prod(const int64_t* xs, int n) {
   int64_t p = 1;
@@ -165,10 +150,6 @@ void LayerNormRow(const float* row, float* dst, int64_t n, const float* gs, cons
   }
 }
 
-// SpatialContiguous reports whether t's dimensions after the first two
-// are row-major contiguous.
-bool SpatialContiguous(const Tensor& t) { return InnerContiguous(t, 2); }
-
 Status BatchNorm(const Call& c) {
   if (c.num_inputs != 5 || c.num_outputs < 1) return Errorf(c, "want 5 inputs");
   Attrs a(c);
@@ -191,7 +172,7 @@ Status BatchNorm(const Call& c) {
   double* bv = nullptr;
   if (training) {
     double* work;
-    Status st = ScratchFor(c, 2 * 8 * ch, &work);
+    Status st = ScratchAs(c, 2 * 8 * ch, &work);
     if (!st.ok()) return st;
     bm = work;
     bv = work + ch;
@@ -283,7 +264,7 @@ Status LayerNorm(const Call& c) {
   const Tensor& scale = c.inputs[1];
   const Tensor& out = c.outputs[0];
   int axis = 0;
-  Status st = AxisOf(c, x.rank, &axis);
+  Status st = AxisAttr(c, x.rank, &axis);
   if (!st.ok()) return st;
   Attrs a(c);
   const double eps = a.FloatOr("epsilon", 1e-5);
@@ -448,7 +429,7 @@ Status Softmax(const Call& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& out = c.outputs[0];
   int axis = 0;
-  st = AxisOf(c, x.rank, &axis);
+  st = AxisAttr(c, x.rank, &axis);
   if (!st.ok()) return st;
   Attrs a(c);
   const bool coerce = a.Has("coerce_2d") && a.Bool("coerce_2d");

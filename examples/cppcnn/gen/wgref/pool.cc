@@ -9,8 +9,13 @@
 #include <algorithm>
 #include <utility>
 
+#include "isa.h"
 #include "kernel.h"
 #include "threads.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace wgref {
 namespace detail {
@@ -297,8 +302,9 @@ Status MaxPool(const Call& c) { return Pool(c, PoolKind::kMax); }
 Status AveragePool(const Call& c) { return Pool(c, PoolKind::kAvg); }
 Status LpPool(const Call& c) { return Pool(c, PoolKind::kLp); }
 
-// RowSum is the sum of x[0, n) in float64.
-double RowSum(const float* x, int64_t n) {
+// RowSum is the sum of x[0, n) in float64: four sums of every fourth
+// element, then (s0 + s1) + (s2 + s3) and the tail.
+double RowSumPortable(const float* x, int64_t n) {
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -313,8 +319,8 @@ double RowSum(const float* x, int64_t n) {
 }
 
 // RowMax is the maximum of x[0, n) (NaN if any element is), -Inf when
-// empty.
-float RowMax(const float* x, int64_t n) {
+// empty: eight maxima of every eighth element, then them and the tail.
+float RowMaxPortable(const float* x, int64_t n) {
   float m[8];
   for (int j = 0; j < 8; j++) m[j] = -std::numeric_limits<float>::infinity();
   int64_t i = 0;
@@ -325,6 +331,51 @@ float RowMax(const float* x, int64_t n) {
   for (int j = 0; j < 8; j++) a = MaxOf(a, m[j]);
   for (; i < n; i++) a = MaxOf(a, x[i]);
   return a;
+}
+
+#if defined(__x86_64__)
+// The same sums and maxima, lane j of one vector being s_j (m_j): the
+// same bits.
+__attribute__((target("avx2"))) double RowSumAvx2(const float* x, int64_t n) {
+  __m256d acc = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
+  double t[4];
+  _mm256_storeu_pd(t, acc);
+  double s = (t[0] + t[1]) + (t[2] + t[3]);
+  for (; i < n; i++) s += x[i];
+  return s;
+}
+
+__attribute__((target("avx2"))) float RowMaxAvx2(const float* x, int64_t n) {
+  __m256 m = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    m = _mm256_blendv_ps(m, v, take);
+  }
+  float t[8];
+  _mm256_storeu_ps(t, m);
+  float a = -std::numeric_limits<float>::infinity();
+  for (int j = 0; j < 8; j++) a = MaxOf(a, t[j]);
+  for (; i < n; i++) a = MaxOf(a, x[i]);
+  return a;
+}
+#endif
+
+double RowSum(const float* x, int64_t n) {
+#if defined(__x86_64__)
+  if (ThisIsa() != Isa::kPortable) return RowSumAvx2(x, n);
+#endif
+  return RowSumPortable(x, n);
+}
+
+float RowMax(const float* x, int64_t n) {
+#if defined(__x86_64__)
+  if (ThisIsa() != Isa::kPortable) return RowMaxAvx2(x, n);
+#endif
+  return RowMaxPortable(x, n);
 }
 
 Status GlobalPool(const Call& c, PoolKind kind) {

@@ -17,17 +17,6 @@ namespace wgref {
 namespace detail {
 namespace {
 
-// Loadable reports whether LoadF/LoadI/StoreF/StoreI handle d (not
-// complex nor float8).
-bool Loadable(DType d) { return FamilyOf(d) != Family::kOther; }
-
-// GoInt64 is Go's int64(v) on amd64: NaN and values out of range give the
-// minimum int64 (the callers clamp the others).
-int64_t GoInt64(double v) {
-  if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0)) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
-
 // GoMin and GoMax are Go's built-in min and max on floats: NaN if either
 // is, -0 below +0.
 float GoMin(float x, float y) {

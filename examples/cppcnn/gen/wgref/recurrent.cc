@@ -548,11 +548,8 @@ Status RunWindowed(const Op& op) {
   const int64_t hidden = op.hidden, g = run.g, batch = op.batch;
   const int64_t rows = std::min(op.seq, kProjectSteps) * batch;
   const int64_t floats = rows * g + batch * g + 2 * batch * hidden;
-  if (floats * 4 > c.scratch_bytes) {
-    return Errorf(c, "scratch of %lld bytes, the kernel needs %lld (the plan's scratch rule and the kernel disagree: a wrapgen bug)",
-                  static_cast<long long>(c.scratch_bytes), static_cast<long long>(floats * 4));
-  }
-  float* proj = reinterpret_cast<float*>(c.scratch);
+  float* proj;
+  if (Status st = ScratchAs(c, floats * 4, &proj); !st.ok()) return st;
   float* pre = proj + rows * g;
   float* hs = pre + batch * g;
   float* second = hs + batch * hidden;
@@ -698,11 +695,8 @@ Status RunGeneral(const Op& op) {
   const Call& c = *op.c;
   const int64_t gates = op.gates, hidden = op.hidden, input = op.input;
   const int64_t need = hidden * (gates + 3) * 8;
-  if (need > c.scratch_bytes) {
-    return Errorf(c, "scratch of %lld bytes, the kernel needs %lld (the plan's scratch rule and the kernel disagree: a wrapgen bug)",
-                  static_cast<long long>(c.scratch_bytes), static_cast<long long>(need));
-  }
-  double* g = reinterpret_cast<double*>(c.scratch);
+  double* g;
+  if (Status st = ScratchAs(c, need, &g); !st.ok()) return st;
   double* h = g + gates * hidden;
   double* cell = h + hidden;
   double* tmp = cell + hidden;

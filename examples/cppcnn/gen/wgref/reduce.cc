@@ -18,23 +18,8 @@ namespace wgref {
 namespace detail {
 namespace {
 
-using reduce::AxisOf;
 
 enum class Op { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
-
-// ScratchFor checks that c's scratch holds bytes, aligned for T.
-template <class T>
-Status ScratchFor(const Call& c, int64_t bytes, T** p) {
-  *p = nullptr;
-  if (bytes == 0) return Status();
-  if (c.scratch == nullptr || c.scratch_bytes < bytes) {
-    return Errorf(c, "scratch of %lld bytes, the kernel needs %lld (the plan's scratch rule and the kernel disagree: a wrapgen bug)",
-                  static_cast<long long>(c.scratch == nullptr ? 0 : c.scratch_bytes), static_cast<long long>(bytes));
-  }
-  if (reinterpret_cast<uintptr_t>(c.scratch) % alignof(T) != 0) return Errorf(c, "scratch is not aligned");
-  *p = reinterpret_cast<T*>(c.scratch);
-  return Status();
-}
 
 // Walk2 calls f(offset in a, offset in b) for every index of shape in
 // row-major order.
@@ -225,7 +210,7 @@ Status ReduceInt(const Call& c, const Geometry& g) {
   const Tensor& x = c.inputs[0];
   const Tensor& out = c.outputs[0];
   int64_t* acc;
-  Status st = ScratchFor(c, 8 * g.total, &acc);
+  Status st = ScratchAs(c, 8 * g.total, &acc);
   if (!st.ok()) return st;
   int64_t init = 0;
   if (K == Op::kProd) init = 1;
@@ -274,7 +259,7 @@ Status Reduce(const Call& c) {
   }
   const int64_t accs = K == Op::kLogSumExp ? 2 : 1;
   double* both;
-  st = ScratchFor(c, 8 * accs * g.total, &both);
+  st = ScratchAs(c, 8 * accs * g.total, &both);
   if (!st.ok()) return st;
   double* acc = both;
   double* peak = both + g.total;
@@ -311,7 +296,7 @@ Status ArgReduce(const Call& c) {
   const Tensor& out = c.outputs[0];
   const Tensor& x = c.inputs[0];
   int axis = 0;
-  st = AxisOf(c, x.rank, &axis);
+  st = AxisAttr(c, x.rank, &axis);
   if (!st.ok()) return st;
   Attrs a(c);
   const bool last = a.IntOr("select_last_index", 0) != 0;
@@ -359,7 +344,7 @@ Status TopK(const Call& c) {
   const Tensor& inds = c.outputs[1];
   const Tensor& x = c.inputs[0];
   int axis = 0;
-  st = AxisOf(c, x.rank, &axis);
+  st = AxisAttr(c, x.rank, &axis);
   if (!st.ok()) return st;
   Attrs a(c);
   const int64_t k = a.Int("k");
@@ -371,7 +356,7 @@ Status TopK(const Call& c) {
     return Errorf(c, "k %lld for axis of %lld", static_cast<long long>(k), static_cast<long long>(n));
   }
   TopKEntry* work;
-  st = ScratchFor(c, static_cast<int64_t>(sizeof(TopKEntry)) * n, &work);
+  st = ScratchAs(c, static_cast<int64_t>(sizeof(TopKEntry)) * n, &work);
   if (!st.ok()) return st;
   int64_t outer[kMaxRank] = {};
   for (int d = 0; d < x.rank; d++) outer[d] = d == axis ? 1 : x.shape[d];
@@ -427,7 +412,7 @@ Status CumSum(const Call& c) {
   const Tensor& out = c.outputs[0];
   const Tensor& x = c.inputs[0];
   int axis = 0;
-  st = AxisOf(c, x.rank, &axis);
+  st = AxisAttr(c, x.rank, &axis);
   if (!st.ok()) return st;
   Attrs a(c);
   const bool exclusive = a.IntOr("exclusive", 0) != 0;

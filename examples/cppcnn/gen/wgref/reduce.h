@@ -73,21 +73,6 @@ inline bool InnerContiguous(const Tensor& t, int from) {
   return true;
 }
 
-// AxisOf reads attribute "axis" as wgref's axisAttr: negative counts from
-// the end; an error outside [0, max(rank, 1)).
-inline Status AxisOf(const Call& c, int rank, int* axis) {
-  Attrs a(c);
-  const int64_t given = a.Int("axis");
-  if (!a.ok()) return a.status();
-  int64_t ax = given;
-  if (ax < 0) ax += rank;
-  if (ax < 0 || ax >= (rank > 1 ? rank : 1)) {
-    return Errorf(c, "axis %lld for rank %d", static_cast<long long>(given), rank);
-  }
-  *axis = static_cast<int>(ax);
-  return Status();
-}
-
 // kMinShareElements is the fewest elements a pass is shared among threads
 // for (wgref's minShareElements).
 constexpr int64_t kMinShareElements = int64_t{1} << 15;

@@ -411,12 +411,8 @@ Status ResizeToSizes(const Call& c) {
     StoreI(counts[j], 0, shape[k] - least[j]);
   }
   Tensor compact = out;
-  int64_t step = 1;
-  for (int k = r - 1; k >= 0; k--) {
-    compact.shape[k] = shape[k];
-    compact.strides[k] = step;
-    step *= shape[k];
-  }
+  for (int k = 0; k < r; k++) compact.shape[k] = shape[k];
+  RowMajorStrides(compact.strides, shape, r);
   return ResizeInto(c, compact, x, scales, m);
 }
 

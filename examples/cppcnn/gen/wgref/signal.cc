@@ -14,8 +14,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846264338327950288;
 
-bool Loadable(DType d) { return FamilyOf(d) != Family::kOther; }
-
 // Dft is the discrete Fourier transform (or its inverse, divided by the
 // length) along axis, each output bin summed directly in float64; the
 // input zero-padded or cut to the length.

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "elementwise.h"
 #include "kernel.h"
@@ -19,7 +20,6 @@ namespace wgref {
 namespace detail {
 namespace {
 
-using elementwise::GoInt64;
 using elementwise::GoMax;
 using elementwise::GoMin;
 using elementwise::GoUint64;
@@ -133,7 +133,12 @@ struct FloatOnly : NoOp {
 // (and Rf over rows, when there is one).
 template <double (*Fn)(double), float (*Vf)(float), vecmath::UnaryFn Rf = nullptr>
 struct FloatVec : NoOp {
-  static constexpr bool kFloat = true, kVec = true, kRow = Rf != nullptr;
+  // By the template argument's identity, not Rf != nullptr: GCC does not
+  // take a function's address compared with null as a constant under
+  // -fsanitize=undefined.
+  static constexpr bool kFloat = true, kVec = true,
+                        kRow = !std::is_same<std::integral_constant<vecmath::UnaryFn, Rf>,
+                                             std::integral_constant<vecmath::UnaryFn, nullptr>>::value;
   double F(double x) const { return Fn(x); }
   float V(float x) const { return Vf(x); }
   void Row(const float* x, float* y, int64_t n) const {
