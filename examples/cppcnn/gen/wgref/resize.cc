@@ -280,11 +280,14 @@ Status ResizeInto(const Call& c, const Tensor& out, const Tensor& x, const doubl
     }
     Axis col;
     for (int64_t ox = 0; ox < ow; ox++) {
-      const Axis* cp = &cols[ox];
-      if (!cached) {
+      // The cached taps, or those of this column alone (a row wider than
+      // the cache: cols[ox] is then past its end).
+      const Axis* cp = &col;
+      if (cached) {
+        cp = &cols[ox];
+      } else {
         roi(last, &r0, &r1);
         if (const char* e = Sample(&col, ox, x.shape[last], scales[last], m, r0, r1)) return SampleError(c, e, m);
-        cp = &col;
       }
       double v = m.extrapolation;
       if (!cp->extra) {
