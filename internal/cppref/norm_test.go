@@ -40,7 +40,7 @@ func TestBatchNormKernel(t *testing.T) {
 						Attrs:   []wgrt.Attr{rnFloat("epsilon", 1e-3), rnFloat("momentum", 0.8), rnInt("training_mode", training)},
 						Scratch: make([]byte, 32*ch), Threads: 2}
 					t.Run(fmt.Sprintf("%v/%s/train%d/layout%d", shape, d, training, l), func(t *testing.T) {
-						rnCompare(t, srv, call, 1e-5, 1e-6)
+						compareWithGo(t, srv, call, 1e-5, 1e-6)
 					})
 				}
 			}
@@ -85,7 +85,7 @@ func TestLayerNormKernel(t *testing.T) {
 							call := &wgrt.Call{Kernel: "LayerNormalization", Outputs: outs, Inputs: ins,
 								Attrs: []wgrt.Attr{rnInt("axis", axis), rnFloat("epsilon", 1e-4)}}
 							t.Run(fmt.Sprintf("%s/axis%d/bias%v/stats%v/low%v/layout%d", d, axis, bias, stats, lowScale, l), func(t *testing.T) {
-								rnCompare(t, srv, call, 1e-5, 1e-6)
+								compareWithGo(t, srv, call, 1e-5, 1e-6)
 							})
 						}
 					}
@@ -100,7 +100,7 @@ func TestLayerNormKernel(t *testing.T) {
 	}
 	call := &wgrt.Call{Kernel: "LayerNormalization", Outputs: []wgrt.Tensor{newTensor(wgrt.F32, 256, 768)},
 		Inputs: []wgrt.Tensor{x, randomF32(r, 768), randomF32(r, 768)}, Attrs: []wgrt.Attr{rnInt("axis", -1)}, Threads: 2}
-	rnCompare(t, srv, call, 1e-5, 1e-5)
+	compareWithGo(t, srv, call, 1e-5, 1e-5)
 }
 
 func TestInstanceNormKernel(t *testing.T) {
@@ -112,7 +112,7 @@ func TestInstanceNormKernel(t *testing.T) {
 				call := &wgrt.Call{Kernel: "InstanceNormalization", Outputs: []wgrt.Tensor{rnLayout(newTensor(d, shape...), l)},
 					Inputs: []wgrt.Tensor{rnLayout(rnRandom(r, d, false, shape...), l), rnRandom(r, d, false, shape[1]), rnRandom(r, d, false, shape[1])},
 					Attrs:  []wgrt.Attr{rnFloat("epsilon", 1e-3)}}
-				t.Run(fmt.Sprintf("%v/%s/layout%d", shape, d, l), func(t *testing.T) { rnCompare(t, srv, call, 1e-5, 1e-6) })
+				t.Run(fmt.Sprintf("%v/%s/layout%d", shape, d, l), func(t *testing.T) { compareWithGo(t, srv, call, 1e-5, 1e-6) })
 			}
 		}
 	}
@@ -128,7 +128,7 @@ func TestLRNKernel(t *testing.T) {
 				call := &wgrt.Call{Kernel: "LRN", Outputs: []wgrt.Tensor{rnLayout(newTensor(d, shape...), l)},
 					Inputs: []wgrt.Tensor{rnLayout(rnRandom(r, d, false, shape...), l)},
 					Attrs:  []wgrt.Attr{rnInt("size", size), rnFloat("alpha", 0.002), rnFloat("beta", 0.5), rnFloat("bias", 2)}}
-				t.Run(fmt.Sprintf("size%d/%s/layout%d", size, d, l), func(t *testing.T) { rnCompare(t, srv, call, 1e-5, 1e-6) })
+				t.Run(fmt.Sprintf("size%d/%s/layout%d", size, d, l), func(t *testing.T) { compareWithGo(t, srv, call, 1e-5, 1e-6) })
 			}
 		}
 	}
@@ -159,7 +159,7 @@ func TestSoftmaxKernels(t *testing.T) {
 						call := &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{rnLayout(newTensor(d, shape...), l)},
 							Inputs: []wgrt.Tensor{rnLayout(x, l)}, Attrs: attrs}
 						t.Run(fmt.Sprintf("%s/%s/axis%d/coerce%v/layout%d", kernel, d, axis, coerce, l), func(t *testing.T) {
-							rnCompare(t, srv, call, 1e-5, 1e-6)
+							compareWithGo(t, srv, call, 1e-5, 1e-6)
 						})
 					}
 				}
@@ -168,10 +168,10 @@ func TestSoftmaxKernels(t *testing.T) {
 		// A scalar; many rows among threads.
 		call := &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{newTensor(wgrt.F32)}, Inputs: []wgrt.Tensor{randomF32(r)},
 			Attrs: []wgrt.Attr{rnInt("axis", 0)}}
-		rnCompare(t, srv, call, 0, 0)
+		compareWithGo(t, srv, call, 0, 0)
 		call = &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{newTensor(wgrt.F32, 300, 257)}, Inputs: []wgrt.Tensor{randomF32(r, 300, 257)},
 			Attrs: []wgrt.Attr{rnInt("axis", 1)}, Threads: 2}
-		rnCompare(t, srv, call, 1e-5, 1e-7)
+		compareWithGo(t, srv, call, 1e-5, 1e-7)
 	}
 }
 
@@ -184,7 +184,7 @@ func TestMeanVarianceNormKernel(t *testing.T) {
 			for l := range rnLayouts {
 				call := &wgrt.Call{Kernel: "MeanVarianceNormalization", Outputs: []wgrt.Tensor{rnLayout(newTensor(d, shape...), l)},
 					Inputs: []wgrt.Tensor{rnLayout(rnRandom(r, d, false, shape...), l)}, Attrs: []wgrt.Attr{rnInts("axes", axes...)}}
-				t.Run(fmt.Sprintf("%v/%s/layout%d", axes, d, l), func(t *testing.T) { rnCompare(t, srv, call, 1e-5, 1e-6) })
+				t.Run(fmt.Sprintf("%v/%s/layout%d", axes, d, l), func(t *testing.T) { compareWithGo(t, srv, call, 1e-5, 1e-6) })
 			}
 		}
 	}

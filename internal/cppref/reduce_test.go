@@ -7,9 +7,6 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
@@ -133,51 +130,6 @@ func rnLayout(t wgrt.Tensor, l int) wgrt.Tensor {
 	return rnView(t, rnLayouts[l].flip, rnLayouts[l].pad)
 }
 
-// rnCompare is compareWithGo, but infinities of the same sign match (Go's
-// -Inf and C++'s -Inf differ by NaN there).
-func rnCompare(t *testing.T, srv *Server, call *wgrt.Call, rtol, atol float64) {
-	t.Helper()
-	goCall := *call
-	goCall.Outputs = cloneOutputs(call.Outputs)
-	cCall := *call
-	cCall.Outputs = cloneOutputs(call.Outputs)
-	if call.Scratch != nil {
-		goCall.Scratch = make([]byte, len(call.Scratch))
-		cCall.Scratch = make([]byte, len(call.Scratch))
-	}
-	goErr := wgref.Call(&goCall)
-	cErr := srv.Call(&cCall)
-	if goErr != nil {
-		require.Error(t, cErr, "%s: Go refuses (%v), C++ does not", call.Kernel, goErr)
-		return
-	}
-	require.NoError(t, cErr, call.Kernel)
-	for i := range goCall.Outputs {
-		g, c := goCall.Outputs[i], cCall.Outputs[i]
-		idx := make([]int, len(g.Shape))
-		n := g.NumElements()
-		for e := 0; e < n; e++ {
-			rem, off := e, 0
-			for d := len(g.Shape) - 1; d >= 0; d-- {
-				idx[d] = rem % g.Shape[d]
-				rem /= g.Shape[d]
-				off += idx[d] * g.Strides[d]
-			}
-			gv, cv := elem(g, off), elem(c, off)
-			switch {
-			case g.DType != wgrt.F32 && g.DType != wgrt.F64:
-				require.Equal(t, gv, cv, "%s output %d at %v", call.Kernel, i, idx)
-			case math.IsNaN(gv):
-				require.True(t, math.IsNaN(cv), "%s output %d at %v: Go NaN, C++ %v", call.Kernel, i, idx, cv)
-			case math.IsInf(gv, 0):
-				require.Equal(t, gv, cv, "%s output %d at %v", call.Kernel, i, idx)
-			default:
-				require.LessOrEqual(t, math.Abs(gv-cv), atol+rtol*math.Abs(gv), "%s output %d at %v: Go %v, C++ %v", call.Kernel, i, idx, gv, cv)
-			}
-		}
-	}
-}
-
 func TestReduceKernels(t *testing.T) {
 	srv := startServer(t)
 	r := rand.New(rand.NewSource(7))
@@ -212,7 +164,7 @@ func TestReduceKernels(t *testing.T) {
 						call := &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{rnLayout(x, l)},
 							Attrs: []wgrt.Attr{rnInts("axes", axes...), rnInt("keepdims", keep)}, Scratch: make([]byte, 16*total)}
 						t.Run(fmt.Sprintf("%s/%s/%v/keep%d/layout%d", kernel, d, axes, keep, l), func(t *testing.T) {
-							rnCompare(t, srv, call, 1e-5, 1e-6)
+							compareWithGo(t, srv, call, 1e-5, 1e-6)
 						})
 					}
 				}
@@ -225,11 +177,11 @@ func TestReduceKernels(t *testing.T) {
 		out := newTensor(wgrt.F32, 64, 1)
 		call := &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{out}, Inputs: []wgrt.Tensor{x},
 			Attrs: []wgrt.Attr{rnInts("axes", 1), rnInt("keepdims", 1)}, Threads: 2, Scratch: make([]byte, 16*64)}
-		rnCompare(t, srv, call, 1e-5, 1e-6)
+		compareWithGo(t, srv, call, 1e-5, 1e-6)
 		e := newTensor(wgrt.F32, 3, 0)
 		call = &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{newTensor(wgrt.F32, 3)}, Inputs: []wgrt.Tensor{e},
 			Attrs: []wgrt.Attr{rnInts("axes", 1), rnInt("keepdims", 0)}, Scratch: make([]byte, 16*3)}
-		rnCompare(t, srv, call, 0, 0)
+		compareWithGo(t, srv, call, 0, 0)
 	}
 }
 
@@ -260,7 +212,7 @@ func TestArgReduceKernels(t *testing.T) {
 								Inputs: []wgrt.Tensor{rnLayout(x, l)},
 								Attrs:  []wgrt.Attr{rnInt("axis", axis), rnInt("keepdims", keep), rnInt("select_last_index", last)}}
 							t.Run(fmt.Sprintf("%s/%s/axis%d/keep%d/last%d/layout%d", kernel, d, axis, keep, last, l), func(t *testing.T) {
-								rnCompare(t, srv, call, 0, 0)
+								compareWithGo(t, srv, call, 0, 0)
 							})
 						}
 					}
@@ -295,7 +247,7 @@ func TestTopKKernel(t *testing.T) {
 								Attrs:   []wgrt.Attr{rnInt("axis", axis), rnInt("k", k), rnInt("largest", largest), rnInt("sorted", 1)},
 								Scratch: make([]byte, 16*shape[ax])}
 							t.Run(fmt.Sprintf("%s/axis%d/k%d/largest%d/ties%v/layout%d", d, axis, k, largest, ties, l), func(t *testing.T) {
-								rnCompare(t, srv, call, 0, 0)
+								compareWithGo(t, srv, call, 0, 0)
 							})
 						}
 					}
@@ -307,7 +259,7 @@ func TestTopKKernel(t *testing.T) {
 	x := rnRandom(r, wgrt.F32, true, 2, 200)
 	call := &wgrt.Call{Kernel: "TopK", Outputs: []wgrt.Tensor{newTensor(wgrt.F32, 2, 5), newTensor(wgrt.I64, 2, 5)},
 		Inputs: []wgrt.Tensor{x}, Attrs: []wgrt.Attr{rnInt("axis", 1), rnInt("k", 5)}, Scratch: make([]byte, 16*200)}
-	rnCompare(t, srv, call, 0, 0)
+	compareWithGo(t, srv, call, 0, 0)
 }
 
 func TestCumSumKernel(t *testing.T) {
@@ -324,7 +276,7 @@ func TestCumSumKernel(t *testing.T) {
 							Inputs: []wgrt.Tensor{rnLayout(x, l)},
 							Attrs:  []wgrt.Attr{rnInt("axis", axis), rnInt("exclusive", exclusive), rnInt("reverse", reverse)}}
 						t.Run(fmt.Sprintf("%s/axis%d/excl%d/rev%d/layout%d", d, axis, exclusive, reverse, l), func(t *testing.T) {
-							rnCompare(t, srv, call, 1e-6, 1e-6)
+							compareWithGo(t, srv, call, 1e-6, 1e-6)
 						})
 					}
 				}
