@@ -94,6 +94,11 @@ inline bool Loadable(DType d) { return FamilyOf(d) != Family::kOther; }
 
 inline int64_t Size(DType d) { return wrapgen::DTypeSize(d); }
 
+// Erf is wgref's rational approximation of the error function in float64
+// (Eigen's and XLA's for float32, unary.go's erf): the Erf and Gelu
+// kernels and the fused GELU epilogue compute it alike.
+double Erf(double x);
+
 // Half and bfloat16 conversions, rounding to nearest even.
 double HalfToDouble(uint16_t h);
 uint16_t DoubleToHalf(double v);

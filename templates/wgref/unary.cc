@@ -35,30 +35,6 @@ using vecmath::Abs32;
 
 // ---- float64 functions (unary.go) ----
 
-// Erf is wgref's rational approximation of the error function in float64.
-inline double Erf(double x) {
-  if (x != x) return x;
-  if (x > 4) {
-    x = 4;
-  } else if (x < -4) {
-    x = -4;
-  }
-  const double x2 = x * x;
-  double p = -2.72614225801306e-10;
-  p = p * x2 + 2.77068142495902e-08;
-  p = p * x2 - 2.10102402082508e-06;
-  p = p * x2 - 5.69250639462346e-05;
-  p = p * x2 - 7.34990630326855e-04;
-  p = p * x2 - 2.95459980854025e-03;
-  p = p * x2 - 1.60960333262415e-02;
-  double q = -1.45660718464996e-05;
-  q = q * x2 - 2.13374055278905e-04;
-  q = q * x2 - 1.68282697438203e-03;
-  q = q * x2 - 7.37332916720468e-03;
-  q = q * x2 - 1.42647390514189e-02;
-  return x * p / q;
-}
-
 inline double Softplus(double x) {
   if (x > 30) return x;
   return std::log1p(std::exp(x));
