@@ -29,9 +29,10 @@ const runUsage = `wrapgen run [-lang go|cpp] [-in FILE]... [-params W.safetensor
 Runs the model in process with wrapgen's reference kernels, through the
 same tables and Go runtime a generated wrapper uses. With -lang cpp the
 kernels are the C++ ones (what gen -lang cpp -kernels ref writes), built
-once with $CXX (default g++) into the user cache directory, each call's
-tensors handed to them: for checking their numbers (times then include
-copying every tensor; time a C++ build with gen -main). Inputs come from -in
+once with $CXX (default g++) into the user cache directory: each call's
+tensors are handed to them, the params once (-pack-weights packs them
+with wgref::Prepare, as a C++ Runner with Options::prepare does), and
+times are the kernels' own, measured in the C++ process. Inputs come from -in
 files (.npy or ONNX TensorProto .pb), one per data input, or are random
 (-seed): a .pb whose tensor has a name feeds the input of that name; the
 other files feed the remaining inputs in the graph's order. An ONNX
@@ -137,8 +138,13 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			c.Threads = n
 			return srv.Call(c)
 		}
-	} else if *packWeights {
-		if err := m.PrepareWeights(wgref.Prepare); err != nil {
+	}
+	if *packWeights {
+		prepare := wgrt.PrepareFunc(wgref.Prepare)
+		if srv != nil {
+			prepare = srv.Prepare // wgref::Prepare, as a C++ Runner's Options::prepare
+		}
+		if err := m.PrepareWeights(prepare); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
@@ -82,7 +83,11 @@ func (s *Server) Close() error {
 	return s.cmd.Wait()
 }
 
-const magic = 0x51524757
+// The first word of every request: a kernel call, or a prepare.
+const (
+	callMagic    = 0x51524757
+	prepareMagic = 0x50524757
+)
 
 // extent is the bytes of t's view, from its first element.
 func extent(t wgrt.Tensor) []byte {
@@ -96,37 +101,51 @@ func extent(t wgrt.Tensor) []byte {
 	return t.Data[:n]
 }
 
-// Call runs c's kernel in the server.
-func (s *Server) Call(c *wgrt.Call) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dead != nil {
-		return s.dead
+// prepared is what the server prepared for one op (Prepare's answer, a
+// Call's Prepared): its number there, and the constant inputs it keeps,
+// which a call then does not send again.
+type prepared struct {
+	id     int64
+	inputs [][]byte
+}
+
+// stores reports whether the server holds these very bytes as input i of
+// p (the call views the same memory as the prepare did).
+func (p *prepared) stores(i int, b []byte) bool {
+	if p == nil || i >= len(p.inputs) || len(b) == 0 || len(p.inputs[i]) != len(b) {
+		return false
 	}
-	mutated := map[int]bool{}
-	if c.Op != nil {
-		for _, m := range c.Op.Mutates {
-			for i, in := range c.Op.Inputs {
-				if in == m && i < len(c.Inputs) {
-					mutated[i] = true
-				}
-			}
-		}
-	}
+	return unsafe.SliceData(p.inputs[i]) == unsafe.SliceData(b)
+}
+
+// request writes one request: c's kernel, tensors and attributes; an
+// input p stores goes as a reference to the server's copy.
+func (s *Server) request(magic uint32, c *wgrt.Call, p *prepared, mutated map[int]bool) {
 	w := s.in
 	put := func(v any) { _ = binary.Write(w, binary.LittleEndian, v) }
 	str := func(x string) { put(uint32(len(x))); w.WriteString(x) }
-	put(uint32(magic))
+	put(magic)
 	str(c.Kernel)
 	put(int32(c.Threads))
 	put(int64(len(c.Scratch)))
+	id := int64(-1)
+	if p != nil {
+		id = p.id
+	}
+	put(id)
 	put(uint32(len(c.Outputs)))
 	put(uint32(len(c.Inputs)))
 	put(uint32(len(c.Attrs)))
-	tensor := func(t wgrt.Tensor, back bool) {
+	tensor := func(t wgrt.Tensor, back, stored bool) {
 		put(uint8(t.DType))
 		put(b2u(t.Data != nil))
 		put(b2u(back))
+		put(b2u(stored))
+		if t.Shape == nil && t.Data == nil && magic == prepareMagic {
+			put(int32(-1)) // a layout that depends on a symbol
+			put(int64(0))
+			return
+		}
 		put(int32(len(t.Shape)))
 		for _, d := range t.Shape {
 			put(int64(d))
@@ -138,15 +157,18 @@ func (s *Server) Call(c *wgrt.Call) error {
 			}
 			put(int64(st))
 		}
+		if stored {
+			return
+		}
 		b := extent(t)
 		put(int64(len(b)))
 		w.Write(b)
 	}
 	for _, t := range c.Outputs {
-		tensor(t, true)
+		tensor(t, true, false)
 	}
 	for i, t := range c.Inputs {
-		tensor(t, mutated[i])
+		tensor(t, mutated[i], !mutated[i] && p.stores(i, extent(t)))
 	}
 	for _, a := range c.Attrs {
 		str(a.Name)
@@ -167,7 +189,77 @@ func (s *Server) Call(c *wgrt.Call) error {
 			}
 		}
 	}
-	if err := w.Flush(); err != nil {
+}
+
+// readError reads a failed request's message.
+func (s *Server) readError() error {
+	var n uint32
+	if err := binary.Read(s.out, binary.LittleEndian, &n); err != nil {
+		return s.fail(err)
+	}
+	msg := make([]byte, n)
+	if _, err := io.ReadFull(s.out, msg); err != nil {
+		return s.fail(err)
+	}
+	return errors.New(string(msg))
+}
+
+// Prepare is a wgrt.PrepareFunc: the server runs wgref::Prepare on c (an
+// op's constant call) and keeps its constant inputs with what it
+// prepared, for the op's later calls, which then send those inputs by
+// reference and read the prepared weights (the C++ Runner's
+// Options::prepare). The bytes are what wgref::Prepare allocated.
+func (s *Server) Prepare(c *wgrt.Call) (any, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead != nil {
+		return nil, 0, s.dead
+	}
+	s.request(prepareMagic, c, nil, nil)
+	if err := s.in.Flush(); err != nil {
+		return nil, 0, s.fail(err)
+	}
+	ok, err := s.out.ReadByte()
+	if err != nil {
+		return nil, 0, s.fail(err)
+	}
+	if ok == 0 {
+		return nil, 0, s.readError()
+	}
+	var answer [2]int64
+	if err := binary.Read(s.out, binary.LittleEndian, &answer); err != nil {
+		return nil, 0, s.fail(err)
+	}
+	if answer[0] < 0 {
+		return nil, 0, nil
+	}
+	p := &prepared{id: answer[0]}
+	for _, t := range c.Inputs {
+		p.inputs = append(p.inputs, extent(t))
+	}
+	return p, int(answer[1]), nil
+}
+
+// Call runs c's kernel in the server.
+func (s *Server) Call(c *wgrt.Call) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead != nil {
+		return s.dead
+	}
+	mutated := map[int]bool{}
+	if c.Op != nil {
+		for _, m := range c.Op.Mutates {
+			for i, in := range c.Op.Inputs {
+				if in == m && i < len(c.Inputs) {
+					mutated[i] = true
+				}
+			}
+		}
+	}
+	p, _ := c.Prepared.(*prepared)
+	s.request(callMagic, c, p, mutated)
+	if err := s.in.Flush(); err != nil {
 		return s.fail(err)
 	}
 	ok, err := s.out.ReadByte()
@@ -182,15 +274,7 @@ func (s *Server) Call(c *wgrt.Call) error {
 	s.wall += time.Duration(times[0])
 	s.cpu += time.Duration(times[1])
 	if ok == 0 {
-		var n uint32
-		if err := binary.Read(s.out, binary.LittleEndian, &n); err != nil {
-			return s.fail(err)
-		}
-		msg := make([]byte, n)
-		if _, err := io.ReadFull(s.out, msg); err != nil {
-			return s.fail(err)
-		}
-		return errors.New(string(msg))
+		return s.readError()
 	}
 	for _, t := range c.Outputs {
 		if _, err := io.ReadFull(s.out, extent(t)); err != nil {
