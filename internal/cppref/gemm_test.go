@@ -79,7 +79,7 @@ func sameBitsAtThreads(t *testing.T, srv *Server, call *wgrt.Call, what string) 
 }
 
 // dims are sizes around the micro-kernels' tiles (6, 8, 12, 16, 32) and
-// the blocks (72 rows, 96 columns; k 256).
+// the blocks (72 rows, 288 columns; k 256).
 var (
 	gemmDims  = []int{1, 2, 3, 5, 6, 7, 8, 9, 12, 13, 16, 17, 23, 31, 32, 33, 47, 64, 70}
 	gemmDepth = []int{1, 2, 7, 16, 63, 255, 256, 257, 600}

@@ -3,18 +3,19 @@
 //
 // Conv and ConvTranspose (wgref's conv.go). float32 convolutions run as
 // one product per image and group (a 1x1 stride-1 kernel reads the input's
-// rows in place, the others im2col a block of output positions at a time
-// into the call's scratch), depthwise ones and those the scratch cannot
-// hold as tap rows over each plane; the other dtypes and layouts directly,
+// rows in place, the others feed their im2col to it panel by panel,
+// im2col.h), depthwise ones as tap rows over each plane; the other dtypes and layouts directly,
 // in float64. ConvTranspose gathers each output's taps in float64 in the
 // order Go's scatter adds them.
 #include "conv.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "conv_fast.h"
 #include "gemm.h"
+#include "im2col.h"
 #include "kernel.h"
 #include "prepare.h"
 #include "threads.h"
@@ -104,16 +105,8 @@ inline void Range(int64_t n, int64_t stride, int64_t off, int64_t in, int64_t* l
   *hi = h;
 }
 
-// Geo is a 1-D to 3-D float32 convolution's spatial window as three axes
-// (depth, height, width; the missing leading ones of size 1), with the
-// strides of one input channel, one output channel and one filter plane.
-struct Geo {
-  int64_t in[3], out[3], k[3], s[3], p[3], d[3];
-  int64_t xs[3], os[3], ws[3];
-};
-
-Geo GeoOf(const Tensor& x, const Tensor& w, const Tensor& out, const ConvAttrs& ca) {
-  Geo g;
+ConvGeo GeoOf(const Tensor& x, const Tensor& w, const Tensor& out, const ConvAttrs& ca) {
+  ConvGeo g;
   const int r = ca.r, lead = 3 - r;
   for (int a = 0; a < 3; a++) {
     g.in[a] = g.out[a] = g.k[a] = g.s[a] = g.d[a] = 1;
@@ -231,7 +224,7 @@ WindowFn WindowFnOf(int64_t kh, int64_t kw, int64_t sw) {
 // AddChannel adds one input channel x convolved with one filter w to the
 // output channel o: for every output position, the taps inside the input
 // in the filter's order (depth, row, column), each added in turn.
-void AddChannel(float* o, const float* x, const float* w, const Geo& g) {
+void AddChannel(float* o, const float* x, const float* w, const ConvGeo& g) {
   const bool unit = g.xs[2] == 1 && g.os[2] == 1 && g.ws[2] == 1;
   const int64_t ow = g.out[2], kw = g.k[2], sw = g.s[2], dw = g.d[2], pw = g.p[2];
   // Output columns [clo, chi) have every column tap inside the row.
@@ -309,7 +302,7 @@ void AddChannel(float* o, const float* x, const float* w, const Geo& g) {
 }
 
 // FillBias sets output channel o (its spatial positions) to v.
-void FillChannel(float* o, const Geo& g, float v) {
+void FillChannel(float* o, const ConvGeo& g, float v) {
   for (int64_t od = 0; od < g.out[0]; od++) {
     for (int64_t oh = 0; oh < g.out[1]; oh++) {
       float* row = o + od * g.os[0] + oh * g.os[1];
@@ -332,7 +325,7 @@ float BiasAt(const Tensor* bias, int64_t oc) {
 // channel starts as its bias, then adds each input channel of its group.
 void ConvTapsF32(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const ConvAttrs& ca,
                  int threads) {
-  const Geo g = GeoOf(x, w, out, ca);
+  const ConvGeo g = GeoOf(x, w, out, ca);
   const int64_t n = x.shape[0], m = w.shape[0], cg = x.shape[1] / ca.group, mg = m / ca.group;
   const float* xs = Elems<float>(x);
   const float* ws = Elems<float>(w);
@@ -352,52 +345,6 @@ void ConvTapsF32(const Tensor& out, const Tensor& x, const Tensor& w, const Tens
   };
   const int64_t work = NumElements(out) * cg * g.k[0] * g.k[1] * g.k[2];
   ParallelForEach(work < kMinParallelWork ? 1 : threads, n * m, std::move(planes));
-}
-
-// Im2col writes columns [j0, j0+nc) (output positions) of rows [k0,
-// k0+kc) (input channel, kernel position) of one image and group's im2col
-// matrix into dst, nc floats a row; x is the group's first channel.
-void Im2col(float* dst, const float* x, int64_t xsc, const Geo& g, int64_t j0, int64_t nc, int64_t k0, int64_t kc) {
-  const int64_t ksz = g.k[0] * g.k[1] * g.k[2];
-  const int64_t ow = g.out[2], oh_n = g.out[1];
-  for (int64_t row = 0; row < kc; row++) {
-    const int64_t kk = k0 + row;
-    const int64_t ci = kk / ksz, kp = kk % ksz;
-    const int64_t kx = kp % g.k[2], ky = kp / g.k[2] % g.k[1], kz = kp / (g.k[2] * g.k[1]);
-    const int64_t offd = kz * g.d[0] - g.p[0], offh = ky * g.d[1] - g.p[1], offw = kx * g.d[2] - g.p[2];
-    int64_t lo = 0, hi = 0;
-    Range(ow, g.s[2], offw, g.in[2], &lo, &hi);
-    const float* xc = x + ci * xsc;
-    float* d = dst + row * nc;
-    int64_t q = j0;
-    int64_t ox = q % ow, oy = q / ow % oh_n, oz = q / (ow * oh_n);
-    int64_t done = 0;
-    while (done < nc) {
-      const int64_t len = std::min(nc - done, ow - ox);
-      float* seg = d + done;  // seg[i - ox] is column (oz, oy, i)
-      const int64_t sz = oz * g.s[0] + offd, sy = oy * g.s[1] + offh;
-      const int64_t a = std::max(ox, lo), e = std::min(ox + len, hi);
-      if (sz < 0 || sz >= g.in[0] || sy < 0 || sy >= g.in[1] || a >= e) {
-        for (int64_t i = ox; i < ox + len; i++) seg[i - ox] = 0;
-      } else {
-        const float* xr = xc + sz * g.xs[0] + sy * g.xs[1] + offw * g.xs[2];
-        for (int64_t i = ox; i < a; i++) seg[i - ox] = 0;
-        if (g.xs[2] == 1 && g.s[2] == 1) {
-          for (int64_t i = a; i < e; i++) seg[i - ox] = xr[i];
-        } else {
-          const int64_t step = g.s[2] * g.xs[2];
-          for (int64_t i = a; i < e; i++) seg[i - ox] = xr[i * step];
-        }
-        for (int64_t i = e; i < ox + len; i++) seg[i - ox] = 0;
-      }
-      done += len;
-      ox = 0;
-      if (++oy == oh_n) {
-        oy = 0;
-        oz++;
-      }
-    }
-  }
 }
 
 // AddBiasRows adds channel oc0+i's bias to row i of c (rows ldc apart, n
@@ -421,10 +368,21 @@ bool IsPointwise(const Tensor& x, const Tensor& out, const ConvAttrs& ca) {
   return pointwise;
 }
 
+// StartSum sets the block of mg channel rows at c (ldc apart, p columns)
+// to the sum's, at element off of the output (whose strides the sum has),
+// unless the block is the sum's own memory.
+void StartSum(float* c, int64_t ldc, int64_t mg, int64_t p, const Tensor& sum, int64_t off) {
+  const float* s = Elems<float>(sum) + off;
+  if (s == c) return;
+  for (int64_t i = 0; i < mg; i++) std::memcpy(c + i * ldc, s + i * ldc, sizeof(float) * static_cast<size_t>(p));
+}
+
 // ConvGemmF32 runs the convolution as products, reporting whether it
-// could (else the caller runs tap rows).
-bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias,
-                 const ConvAttrs& ca) {
+// could (else the caller runs tap rows). With a sum (laid out as out,
+// maybe its memory), each block starts as the sum and the product
+// accumulates into it, then the bias is added.
+bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const ConvAttrs& ca,
+                 const Tensor* sum) {
   // The filters as a [M, C/group * taps] matrix, the output's positions
   // as one row per channel.
   int64_t want = 1;
@@ -447,50 +405,31 @@ bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor
   if (IsPointwise(x, out, ca)) {
     for (int64_t b = 0; b < n; b++) {
       for (int64_t gi = 0; gi < g; gi++) {
-        float* cm = ys + b * out.strides[0] + gi * mg * ldc;
+        const int64_t off = b * out.strides[0] + gi * mg * ldc;
+        float* cm = ys + off;
+        if (sum != nullptr) StartSum(cm, ldc, mg, p, *sum, off);
         Matrix am{ws + gi * mg * w.strides[0], w.strides[0], 1};
         Matrix bm{xs + b * x.strides[0] + gi * cg * x.strides[1], x.strides[1], 1};
         const PackedMatrix pa = PreparedMatrix(c, PackedKind::kA, am, mg, kk);  // the filters as Prepare packed them
-        Sgemm(GemmShape{mg, p, cg}, 1, am, bm, 0, cm, ldc, c.threads, &pa, nullptr);
+        Sgemm(GemmShape{mg, p, cg}, 1, am, bm, sum != nullptr ? 1.0f : 0.0f, cm, ldc, c.threads, &pa, nullptr);
         AddBiasRows(cm, ldc, mg, p, bias, gi * mg);
       }
     }
     return true;
   }
-  // im2col blocks: nc output positions by kc rows, within the scratch.
-  const int64_t floats = c.scratch == nullptr ? 0 : c.scratch_bytes / static_cast<int64_t>(sizeof(float));
-  int64_t nc = std::min(p, kk > 0 ? floats / kk : p), kc = kk;
-  if (nc < std::min<int64_t>(p, 64)) {
-    nc = std::min<int64_t>(p, 256);
-    kc = std::min(kk, floats / nc);
-    if (kc < std::min<int64_t>(kk, 8)) return false;
-  }
-  float* buf = reinterpret_cast<float*>(c.scratch);
-  const Geo geo = GeoOf(x, w, out, ca);
+  // The im2col matrix of each image and group, fed to the product panel
+  // by panel (im2col.h): no scratch.
+  const ConvGeo geo = GeoOf(x, w, out, ca);
   for (int64_t b = 0; b < n; b++) {
     for (int64_t gi = 0; gi < g; gi++) {
-      const float* xg = xs + b * x.strides[0] + gi * cg * x.strides[1];
-      float* cm = ys + b * out.strides[0] + gi * mg * ldc;
-      // The group's filters as Prepare packed them, when it did (PrepareConv).
-      const PackedMatrix pg = PreparedMatrix(c, PackedKind::kA, Matrix{ws + gi * mg * w.strides[0], w.strides[0], 1}, mg, kk);
-      for (int64_t j0 = 0; j0 < p; j0 += nc) {
-        const int64_t cols = std::min(nc, p - j0);
-        for (int64_t k0 = 0; k0 < kk; k0 += kc) {
-          const int64_t rows = std::min(kc, kk - k0);
-          ParallelForEach(rows * cols < kMinParallelWork ? 1 : c.threads, rows, [&](int64_t from, int64_t to) {
-            Im2col(buf + from * cols, xg, x.strides[1], geo, j0, cols, k0 + from, to - from);
-          });
-          Matrix am{ws + gi * mg * w.strides[0] + k0, w.strides[0], 1};
-          Matrix bm{buf, cols, 1};
-          const PackedMatrix pa = PackedFrom(pg, k0);  // none when the depth's cut is not Sgemm's
-          Sgemm(GemmShape{mg, cols, rows}, 1, am, bm, k0 == 0 ? 0.0f : 1.0f, cm + j0, ldc, c.threads, &pa, nullptr);
-        }
-        if (kk == 0) {
-          for (int64_t i = 0; i < mg; i++)
-            for (int64_t j = 0; j < cols; j++) cm[i * ldc + j0 + j] = 0;
-        }
-        AddBiasRows(cm + j0, ldc, mg, cols, bias, gi * mg);
-      }
+      const int64_t off = b * out.strides[0] + gi * mg * ldc;
+      float* cm = ys + off;
+      if (sum != nullptr) StartSum(cm, ldc, mg, p, *sum, off);
+      const Im2colPanels im2col(xs + b * x.strides[0] + gi * cg * x.strides[1], x.strides[1], geo);
+      Matrix am{ws + gi * mg * w.strides[0], w.strides[0], 1};
+      const PackedMatrix pa = PreparedMatrix(c, PackedKind::kA, am, mg, kk);  // the filters as Prepare packed them
+      Sgemm(GemmShape{mg, p, kk}, 1, am, im2col, sum != nullptr ? 1.0f : 0.0f, cm, ldc, c.threads, &pa);
+      AddBiasRows(cm, ldc, mg, p, bias, gi * mg);
     }
   }
   return true;
@@ -657,9 +596,30 @@ Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& 
   // Depthwise and stem convolutions in blocks of channels (conv_fast.h).
   if (ca.r == 2 && ConvFastF32(c, out, x, w, bias, ca.kernel, ca.strides, ca.pads, ca.dil, ca.group)) return Status();
   const bool depthwise = ca.group == x.shape[1] && w.shape[1] == 1;
-  if (!depthwise && ConvGemmF32(c, out, x, w, bias, ca)) return Status();
+  if (!depthwise && ConvGemmF32(c, out, x, w, bias, ca, nullptr)) return Status();
   ConvTapsF32(out, x, w, bias, ca, c.threads);
   return Status();
+}
+
+bool ConvSumF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& sum,
+                Status* st) {
+  ConvAttrs ca;
+  *st = CheckConv(c, out, x, w, bias, &ca);
+  if (!st->ok()) return true;
+  if (x.dtype != DType::kF32 || w.dtype != DType::kF32 || out.dtype != DType::kF32 || sum.dtype != DType::kF32 || Empty(out) ||
+      ca.r > 3 || !Positive(ca)) {
+    return false;
+  }
+  for (int d = 0; d < out.rank; d++) {
+    if (sum.shape[d] != out.shape[d] || (out.shape[d] != 1 && sum.strides[d] != out.strides[d])) return false;
+  }
+  // What ConvF32 runs in blocks of channels or as tap rows: depthwise
+  // ones, stems (conv_fast.h).
+  int64_t taps = 1;
+  for (int d = 0; d < ca.r; d++) taps *= ca.kernel[d];
+  if (ca.group == x.shape[1] && w.shape[1] == 1) return false;
+  if (ca.r == 2 && ca.group == 1 && x.shape[1] <= 4 && taps > 1) return false;
+  return ConvGemmF32(c, out, x, w, bias, ca, &sum);
 }
 
 Status PrepareConv(const Call& c, Prepared* out) {

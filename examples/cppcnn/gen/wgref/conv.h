@@ -19,6 +19,16 @@ namespace detail {
 // attributes and returns an error if they do not fit.
 Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias);
 
+// ConvSumF32 is ConvF32 plus sum (float32, laid out as out, maybe out's
+// own memory): each image and group's block starts as the sum, the
+// product accumulates into it, then the bias is added (the order of Go's
+// FusedConv). It reports false, writing nothing, for the convolutions
+// ConvF32 does not run as products (depthwise ones, stems, tap rows, other
+// dtypes); true with *st set otherwise, *st an error when the operands or
+// attributes do not fit.
+bool ConvSumF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& sum,
+                Status* st);
+
 }  // namespace detail
 }  // namespace wgref
 

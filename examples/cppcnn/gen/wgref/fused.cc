@@ -335,6 +335,19 @@ Status FusedConv(const Call& c) {
       if (NumElements(out) > 0) PointwiseF32(c, out, x, w, g, ep);
       return Status();
     }
+    // As products that accumulate into the sum (in place, or a copy of it
+    // in the output), then the activation: the same bits either way.
+    if (sum != nullptr && ConvSumF32(c, out, x, w, bias, *sum, &st)) {
+      if (!st.ok() || act.kind == ActKind::kNone) return st;
+      int64_t plane = 1;
+      for (int d = 2; d < out.rank; d++) plane *= out.shape[d];
+      for (int64_t b = 0; b < out.shape[0]; b++) {
+        for (int64_t ch = 0; ch < out.shape[1]; ch++) {
+          ApplyActF32(act, Elems<float>(out) + b * out.strides[0] + ch * out.strides[1], plane);
+        }
+      }
+      return st;
+    }
     if (sum != nullptr && SameStart(*sum, out)) {
       if (ChunkedF32(c, out, x, w, bias, g, act, &st)) return st;
       if (!geo_ok) return ConvF32(c, out, x, w, bias);  // reports the attributes

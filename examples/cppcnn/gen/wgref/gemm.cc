@@ -4,7 +4,9 @@
 // Sgemm (gemm.h), BLAS-style: C is cut into blocks of kNc columns, the
 // depth into blocks of kKc, A into blocks of kMc rows; each block of A and
 // B is packed (in a fixed buffer on the caller's stack, nothing allocated)
-// into panels of MR rows and NR columns, and a register-blocked
+// into panels of MR rows and NR columns (a B given as a PanelSource packs
+// itself there; whole panels of a row-major B with long rows are read in
+// place), and a register-blocked
 // micro-kernel computes each MR×NR tile of C. The micro-kernel is the
 // fastest this CPU has, chosen once: AVX-512F (8×32) or AVX2+FMA (6×16)
 // on x86-64, NEON (8×12) on aarch64, else the portable C++ one (6×16) the
@@ -16,7 +18,8 @@
 // grid is global (threads take whole tiles), the depth blocks are the
 // same, and each element's sum runs over the depth in order. A product of
 // few rows (up to kSmallM) runs row by row instead, reading A and B in
-// place. An operand packed once for the whole product (PackedMatrix: a
+// place, unless B is a PanelSource (gemm.h), which writes each block of B
+// straight into the panels. An operand packed once for the whole product (PackedMatrix: a
 // weight wgref::Prepare packed, in the very panels Blocked packs block by
 // block) is read in place of packing it: the same floats in the same
 // panels, so the same bits.
@@ -40,35 +43,48 @@ namespace {
 
 // The blocking: kKc deep, kMc rows of A and kNc columns of B packed at a
 // time (kMc a multiple of every MR, kNc of every NR). The two buffers take
-// (kMc + kNc)·kKc floats, 168 KB, on the stack.
+// (kMc + kNc)·kKc floats, 360 KB, on the stack.
 constexpr int64_t kKc = kSgemmDepth;
 constexpr int64_t kMc = 72;
-constexpr int64_t kNc = 96;
+constexpr int64_t kNc = 288;
+// Every thread count cuts the same tile grid only if the blocks do.
+static_assert(kNc % 12 == 0 && kNc % 16 == 0 && kNc % 32 == 0 && kMc % 6 == 0 && kMc % 8 == 0, "blocks of whole tiles");
 constexpr int kMaxMr = 8;
 constexpr int kMaxNr = 32;
+// A row-major B whose rows are at least kDirectRow panels wide is read in
+// place; shorter rows (a 7x7 map's 49 floats) are packed, as a panel read
+// in place would span more cache lines a step than L1 keeps for A.
+constexpr int64_t kDirectRow = 4;
 // Up to kSmallM rows run row by row (no packing).
 constexpr int64_t kSmallM = kSgemmFewRows;
 
 // MicroKernel computes the MR×NR tile C = alpha·A·B + beta·C from kc
-// steps of a packed A panel (MR floats a step) and B panel (NR floats a
-// step); beta 0 does not read C.
-using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta);
+// steps of a packed A panel (MR floats a step) and B panel (NR floats,
+// ldb apart: NR packed, a row-major B's row stride read in place); beta 0
+// does not read C.
+using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, float alpha, float beta);
+
+// EdgeKernel computes the first cols columns of a tile into t (nr floats
+// a row, alpha 1, beta 0), the same sums as the micro-kernel's, and
+// reports whether it did (false: the whole tile is needed).
+using EdgeKernel = bool (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* t, int64_t cols);
 
 struct KernelInfo {
   MicroKernel fn;
   int mr, nr;
   const char* name;
+  EdgeKernel edge;
 };
 
 // The portable micro-kernel: plain loops over a tile of accumulators.
 template <int MR, int NR>
-void PortableKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta) {
+void PortableKernel(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, float alpha, float beta) {
   float acc[MR][NR];
   for (int i = 0; i < MR; i++)
     for (int j = 0; j < NR; j++) acc[i][j] = 0;
   for (int64_t p = 0; p < kc; p++) {
     const float* ap = a + p * MR;
-    const float* bp = b + p * NR;
+    const float* bp = b + p * ldb;
     for (int i = 0; i < MR; i++) {
       const float av = ap[i];
       for (int j = 0; j < NR; j++) acc[i][j] += av * bp[j];
@@ -87,7 +103,7 @@ void PortableKernel(int64_t kc, const float* a, const float* b, float* c, int64_
 #if defined(__x86_64__)
 
 // AVX2+FMA: 6 rows × 16 columns, twelve ymm accumulators.
-__attribute__((target("avx2,fma"))) void Avx2Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+__attribute__((target("avx2,fma"))) void Avx2Kernel(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                                                      float alpha, float beta) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(), c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
@@ -113,7 +129,7 @@ __attribute__((target("avx2,fma"))) void Avx2Kernel(int64_t kc, const float* a, 
     c50 = _mm256_fmadd_ps(av, b0, c50);
     c51 = _mm256_fmadd_ps(av, b1, c51);
     a += 6;
-    b += 16;
+    b += ldb;
   }
   const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
   const __m256 acc[12] = {c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51};
@@ -128,7 +144,7 @@ __attribute__((target("avx2,fma"))) void Avx2Kernel(int64_t kc, const float* a, 
 }
 
 // AVX-512F: 8 rows × 32 columns, sixteen zmm accumulators.
-__attribute__((target("avx512f"))) void Avx512Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+__attribute__((target("avx512f"))) void Avx512Kernel(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                                                       float alpha, float beta) {
   __m512 c00 = _mm512_setzero_ps(), c01 = _mm512_setzero_ps(), c10 = _mm512_setzero_ps(), c11 = _mm512_setzero_ps();
   __m512 c20 = _mm512_setzero_ps(), c21 = _mm512_setzero_ps(), c30 = _mm512_setzero_ps(), c31 = _mm512_setzero_ps();
@@ -161,7 +177,7 @@ __attribute__((target("avx512f"))) void Avx512Kernel(int64_t kc, const float* a,
     c70 = _mm512_fmadd_ps(av, b0, c70);
     c71 = _mm512_fmadd_ps(av, b1, c71);
     a += 8;
-    b += 32;
+    b += ldb;
   }
   const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
   const __m512 acc[16] = {c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71};
@@ -175,12 +191,60 @@ __attribute__((target("avx512f"))) void Avx512Kernel(int64_t kc, const float* a,
   }
 }
 
+// Avx512Edge is Avx512Kernel's tile for its first cols (< 32) columns
+// only, into t (32 floats a row, alpha 1, beta 0; the columns past the
+// vectors it takes unwritten): 8 or 16 of them as one ymm or zmm a row,
+// 17 to 24 as a zmm and a ymm, so that a last panel of few columns (a
+// 14x14 map's 4, a 7x7 map's 17) costs that much, not a whole tile. Each
+// column's sum is Avx512Kernel's, the same fused multiply-adds in order.
+template <int kZmm, int kYmm>
+__attribute__((target("avx512f,avx2,fma"))) void Avx512EdgeOf(int64_t kc, const float* a, const float* b, int64_t ldb, float* t) {
+  __m512 z[8];
+  __m256 y[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i++) {
+    z[i] = _mm512_setzero_ps();
+    y[i] = _mm256_setzero_ps();
+  }
+  for (int64_t p = 0; p < kc; p++) {
+    const __m512 bz = kZmm ? _mm512_loadu_ps(b) : _mm512_setzero_ps();
+    const __m256 by = kYmm ? _mm256_loadu_ps(b + 16 * kZmm) : _mm256_setzero_ps();
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) {
+      if (kZmm) z[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i]), bz, z[i]);
+      if (kYmm) y[i] = _mm256_fmadd_ps(_mm256_set1_ps(a[i]), by, y[i]);
+    }
+    a += 8;
+    b += ldb;
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; i++) {
+    if (kZmm) _mm512_storeu_ps(t + 32 * i, z[i]);
+    if (kYmm) _mm256_storeu_ps(t + 32 * i + 16 * kZmm, y[i]);
+  }
+}
+
+// Avx512Edge reports whether it computed the first cols columns of the
+// tile into t (false: only the whole tile covers them).
+bool Avx512Edge(int64_t kc, const float* a, const float* b, int64_t ldb, float* t, int64_t cols) {
+  if (cols <= 8) {
+    Avx512EdgeOf<0, 1>(kc, a, b, ldb, t);
+  } else if (cols <= 16) {
+    Avx512EdgeOf<1, 0>(kc, a, b, ldb, t);
+  } else if (cols <= 24) {
+    Avx512EdgeOf<1, 1>(kc, a, b, ldb, t);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 #endif  // __x86_64__
 
 #if defined(__aarch64__)
 
 // NEON: 8 rows × 12 columns, twenty-four q accumulators.
-void NeonKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, float alpha, float beta) {
+void NeonKernel(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, float alpha, float beta) {
   float32x4_t acc[8][3];
   for (int i = 0; i < 8; i++)
     for (int h = 0; h < 3; h++) acc[i][h] = vdupq_n_f32(0);
@@ -212,7 +276,7 @@ void NeonKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ld
     acc[7][1] = vfmaq_laneq_f32(acc[7][1], b1, a1, 3);
     acc[7][2] = vfmaq_laneq_f32(acc[7][2], b2, a1, 3);
     a += 8;
-    b += 12;
+    b += ldb;
   }
   for (int i = 0; i < 8; i++) {
     float* row = c + i * ldc;
@@ -226,7 +290,7 @@ void NeonKernel(int64_t kc, const float* a, const float* b, float* c, int64_t ld
 
 #endif  // __aarch64__
 
-const KernelInfo kPortable = {PortableKernel<6, 16>, 6, 16, "portable"};
+const KernelInfo kPortable = {PortableKernel<6, 16>, 6, 16, "portable", nullptr};
 
 // ChooseKernel is the fastest micro-kernel this CPU runs, capped by
 // WGREF_ISA.
@@ -238,11 +302,11 @@ KernelInfo ChooseKernel() {
   const bool avx2_cap = cap != nullptr && std::strcmp(cap, "avx2") == 0;
   __builtin_cpu_init();
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (!avx2_cap && __builtin_cpu_supports("avx512f")) return KernelInfo{Avx512Kernel, 8, 32, "avx512"};
-  if (avx2) return KernelInfo{Avx2Kernel, 6, 16, "avx2"};
+  if (!avx2_cap && __builtin_cpu_supports("avx512f")) return KernelInfo{Avx512Kernel, 8, 32, "avx512", Avx512Edge};
+  if (avx2) return KernelInfo{Avx2Kernel, 6, 16, "avx2", nullptr};
 #endif
 #if defined(__aarch64__)
-  return KernelInfo{NeonKernel, 8, 12, "neon"};
+  return KernelInfo{NeonKernel, 8, 12, "neon", nullptr};
 #endif
   return kPortable;
 }
@@ -332,6 +396,10 @@ struct Job {
   const float* pa = nullptr;
   const float* pb = nullptr;
   int64_t span_a = 0, span_b = 0, first_a = 0, first_b = 0;
+  // B written block by block into the panels (null: b, or pb).
+  const PanelSource* src = nullptr;
+  // The packed A the caller offered (used when it Fits).
+  const PackedMatrix* pa_given = nullptr;
 };
 
 inline int64_t CeilTo(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
@@ -350,13 +418,21 @@ void Blocked(const Job& job, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
     for (int64_t pc = 0; pc < kk; pc += kKc) {
       const int64_t kc = kk - pc < kKc ? kk - pc : kKc;
       const float beta = pc == 0 ? job.beta : 1.0f;
-      // The block's B panels: packed now, or where the packed B has them.
+      // The block's B panels: packed now, or where the packed B has them,
+      // or (columns [jc, jc+full) of a row-major B with long rows) read
+      // in place, only the last panel, narrower than nr, packed.
       const float* bb = pb;
+      int64_t full = 0;
       if (job.pb != nullptr) {
         bb = job.pb + pc * job.span_b + (job.first_b + jc) * kc;
+      } else if (job.src != nullptr) {
+        job.src->Pack(pb, pc, jc, kc, nc, nr);
       } else {
-        PackB(pb, Matrix{job.b.p + pc * job.b.row_stride + jc * job.b.col_stride, job.b.row_stride, job.b.col_stride}, kc, nc,
-              nr);
+        if (job.b.col_stride == 1 && job.b.row_stride >= kDirectRow * nr) full = nc / nr * nr;
+        if (full < nc) {
+          PackB(pb, Matrix{job.b.p + pc * job.b.row_stride + (jc + full) * job.b.col_stride, job.b.row_stride, job.b.col_stride},
+                kc, nc - full, nr);
+        }
       }
       for (int64_t ic = i0; ic < i1; ic += kMc) {
         const int64_t mc = i1 - ic < kMc ? i1 - ic : kMc;
@@ -369,16 +445,21 @@ void Blocked(const Job& job, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
         }
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const int64_t cols = nc - jr < nr ? nc - jr : nr;
-          const float* bp = bb + jr * kc;
+          const float* bp = bb + (jr - full) * kc;
+          int64_t ldb = nr;
+          if (jr < full) {
+            bp = job.b.p + pc * job.b.row_stride + jc + jr;
+            ldb = job.b.row_stride;
+          }
           for (int64_t ir = 0; ir < mc; ir += mr) {
             const int64_t rows = mc - ir < mr ? mc - ir : mr;
             const float* ap = ab + ir * kc;
             float* ct = job.c + (ic + ir) * job.ldc + jc + jr;
             if (rows == mr && cols == nr) {
-              k.fn(kc, ap, bp, ct, job.ldc, job.alpha, beta);
+              k.fn(kc, ap, bp, ldb, ct, job.ldc, job.alpha, beta);
               continue;
             }
-            k.fn(kc, ap, bp, tile, nr, 1.0f, 0.0f);
+            if (cols == nr || k.edge == nullptr || !k.edge(kc, ap, bp, ldb, tile, cols)) k.fn(kc, ap, bp, ldb, tile, nr, 1.0f, 0.0f);
             for (int64_t i = 0; i < rows; i++) {
               float* row = ct + i * job.ldc;
               const float* t = tile + i * nr;
@@ -807,32 +888,17 @@ bool Fits(const PackedMatrix* pm, int lanes, int64_t size, int64_t k) {
          pm->first + size <= pm->span && (pm->depth == k || (k % kKc == 0 && k < pm->depth));
 }
 
-}  // namespace
-
-void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads) {
-  Sgemm(s, alpha, a, b, beta, c, ldc, threads, nullptr, nullptr);
-}
-
-void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads, const PackedMatrix* pa,
-           const PackedMatrix* pb) {
-  if (s.m <= 0 || s.n <= 0) return;
-  if (s.k <= 0 || alpha == 0) {
-    ScaleC(c, ldc, s.m, s.n, beta);
-    return;
-  }
-  Job job{s, alpha, beta, a, b, c, ldc, &TheKernel(), true};
-  if (Fits(pa, job.k->mr, s.m, s.k)) {
-    job.pa = pa->p;
-    job.span_a = pa->span;
-    job.first_a = pa->first;
-  }
-  if (Fits(pb, job.k->nr, s.n, s.k)) {
-    job.pb = pb->p;
-    job.span_b = pb->span;
-    job.first_b = pb->first;
+// RunJob runs job's product (its operands set) on up to threads threads:
+// row by row when few rows and B is read in place, else blocked.
+void RunJob(Job& job, int threads) {
+  const GemmShape& s = job.s;
+  if (Fits(job.pa_given, job.k->mr, s.m, s.k)) {
+    job.pa = job.pa_given->p;
+    job.span_a = job.pa_given->span;
+    job.first_a = job.pa_given->first;
   }
   const int t = ThreadsFor(threads, s);
-  if (s.m <= kSmallM) {
+  if (s.m <= kSmallM && job.src == nullptr) {
     const int64_t units = (s.n + 63) / 64;
     if (t == 1 || units == 1) {
       SmallRows(job, 0, s.n);
@@ -848,6 +914,42 @@ void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, i
   }
   job.by_cols = col_tiles >= row_tiles;
   ParallelFor(t, job.by_cols ? col_tiles : row_tiles, RunBlocked, &job);
+}
+
+}  // namespace
+
+void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads) {
+  Sgemm(s, alpha, a, b, beta, c, ldc, threads, nullptr, nullptr);
+}
+
+void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads, const PackedMatrix* pa,
+           const PackedMatrix* pb) {
+  if (s.m <= 0 || s.n <= 0) return;
+  if (s.k <= 0 || alpha == 0) {
+    ScaleC(c, ldc, s.m, s.n, beta);
+    return;
+  }
+  Job job{s, alpha, beta, a, b, c, ldc, &TheKernel(), true};
+  job.pa_given = pa;
+  if (Fits(pb, job.k->nr, s.n, s.k)) {
+    job.pb = pb->p;
+    job.span_b = pb->span;
+    job.first_b = pb->first;
+  }
+  RunJob(job, threads);
+}
+
+void Sgemm(GemmShape s, float alpha, Matrix a, const PanelSource& b, float beta, float* c, int64_t ldc, int threads,
+           const PackedMatrix* pa) {
+  if (s.m <= 0 || s.n <= 0) return;
+  if (s.k <= 0 || alpha == 0) {
+    ScaleC(c, ldc, s.m, s.n, beta);
+    return;
+  }
+  Job job{s, alpha, beta, a, Matrix{}, c, ldc, &TheKernel(), true};
+  job.pa_given = pa;
+  job.src = &b;
+  RunJob(job, threads);
 }
 
 }  // namespace detail

@@ -85,6 +85,30 @@ PackedMatrix PackedFrom(const PackedMatrix& pm, int64_t k0);
 // rows lie in pm's.
 PackedMatrix PackedRows(const PackedMatrix& pm, int64_t first, int64_t size);
 
+// PanelSource is a B operand that Sgemm does not read in place but has
+// written, block by block, straight into the micro-kernel's panels (how a
+// convolution's im2col feeds the product without a matrix of its own).
+// Pack writes B's rows [p0, p0+kc) by columns [j0, j0+nc) into dst as
+// panels of lanes columns: the panel of columns from j0+q·lanes at dst +
+// q·lanes·kc, kc steps of lanes floats, columns past nc zero; exactly
+// ceil(nc/lanes)·lanes·kc floats, nothing past them. kc is at most
+// kSgemmDepth, lanes SgemmLanesB(). It may run on several threads at once
+// (different blocks).
+class PanelSource {
+ public:
+  virtual void Pack(float* dst, int64_t p0, int64_t j0, int64_t kc, int64_t nc, int lanes) const = 0;
+
+ protected:
+  ~PanelSource() = default;
+};
+
+// Sgemm with B supplied by a PanelSource (b) and A maybe packed once (pa,
+// null or not fitting: packed per block): the blocked product at any row
+// count (no few-row path, which reads B in place), the same bits as the
+// blocked product of the matrix b describes.
+void Sgemm(GemmShape s, float alpha, Matrix a, const PanelSource& b, float beta, float* c, int64_t ldc, int threads,
+           const PackedMatrix* pa);
+
 // Sgemm with pre-packed operands: pa, when not null, is A packed (a still
 // says where A is: the few-row path reads it in place), pb B. A packed
 // operand is read instead of packing the operand per block when it fits
