@@ -232,3 +232,30 @@ func TestRecurrentMatchesGo(t *testing.T) {
 		t.Run(fmt.Sprint("fixed", i), func(t *testing.T) { compareWithGo(t, srv, rc.call(r), 1e-4, 1e-4) })
 	}
 }
+
+// TestRecurrentDotRowsMatchGo covers the steps' dot products (R's and W's
+// rows with one or two batch entries' vectors) on each instruction set's
+// form, portable included: sizes around their 8 lanes and 4-row blocks,
+// step by step and windowed (hidden 100+).
+func TestRecurrentDotRowsMatchGo(t *testing.T) {
+	for _, isa := range isaPaths {
+		t.Run(isa, func(t *testing.T) {
+			t.Setenv("WGREF_ISA", isa)
+			srv := startServer(t)
+			r := rand.New(rand.NewSource(11))
+			sizes := []int{1, 3, 7, 8, 9, 15, 16, 17, 33, 64, 101}
+			for i, hidden := range sizes {
+				kernel := []string{"RNN", "GRU", "LSTM"}[i%3]
+				rc := rcCase{kernel: kernel, dtype: wgrt.F32, seq: 4, batch: 1 + i%3, input: sizes[(i+4)%len(sizes)], hidden: hidden,
+					dir: "bidirectional", lbr: i % 2, bias: true, initH: true, y: true, yh: true, yc: kernel == "LSTM"}
+				if kernel != "GRU" {
+					rc.lbr = 0
+				}
+				t.Run(fmt.Sprint(kernel, hidden), func(t *testing.T) {
+					t.Logf("%+v", rc)
+					compareWithGo(t, srv, rc.call(r), 1e-4, 1e-4)
+				})
+			}
+		})
+	}
+}

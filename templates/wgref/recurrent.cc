@@ -10,7 +10,13 @@
 #include <cstdlib>
 
 #include "gemm.h"
+#include "isa.h"
 #include "kernel.h"
+#include "vecmath.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace wgref {
 namespace detail {
@@ -23,8 +29,10 @@ enum Slot { kX, kW, kR, kB, kSeqLens, kInitialH, kInitialC, kP };
 constexpr int64_t kProjectSteps = 64;
 constexpr int64_t kStepwiseMaxWeightBytes = 256 << 10;
 constexpr int64_t kStepwiseUnits = 64;
-// kGemmBatch is the smallest batch whose steps' products run as one GEMM (smaller ones: dot products).
-constexpr int64_t kGemmBatch = 4;
+// kGemmBatch is the smallest batch whose steps' products run as one GEMM
+// (smaller ones: R's rows dotted with each entry's state, Go's dotRowsMaxBatch+1):
+// Sgemm would spend most of its micro-kernel's rows on padding.
+constexpr int64_t kGemmBatch = 3;
 
 enum class ActKind { kUnknown, kSigmoid, kTanh, kRelu, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh, kHardSigmoid, kElu,
                      kSoftsign, kSoftplus };
@@ -67,10 +75,10 @@ struct Activation {
   void ApplyF32(float* xs, int64_t n) const {
     switch (kind) {
       case ActKind::kSigmoid:
-        for (int64_t i = 0; i < n; i++) xs[i] = 1.0f / (1.0f + std::exp(-xs[i]));
+        vecmath::SigmoidRow(xs, xs, n);
         return;
       case ActKind::kTanh:
-        for (int64_t i = 0; i < n; i++) xs[i] = std::tanh(xs[i]);
+        vecmath::TanhRow(xs, xs, n);
         return;
       case ActKind::kRelu:
         for (int64_t i = 0; i < n; i++) xs[i] = xs[i] > 0 ? xs[i] : (xs[i] == xs[i] ? 0.0f : xs[i]);
@@ -358,6 +366,139 @@ inline float Dot(const float* a, int64_t as, const float* x, int64_t xs, int64_t
   return s;
 }
 
+// DotRows sets y[q] = Σ_j a[q·lda+j]·x[j] for q < rows, j < n (Go's
+// dotRows), and DotRows2 the same for two vectors x1, x2 into y1, y2,
+// reading each row of a once for both. Each sum runs in 8 lanes over the
+// multiples of 8 (lane l: the j ≡ l mod 8), the lanes added pairwise, then
+// the tail in order; the AVX2 forms add the same way with fused
+// multiply-adds.
+inline float SumLanes8(const float* acc) {
+  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+}
+
+void DotRowsPortable(const float* a, int64_t lda, const float* x, int64_t n, float* y, int64_t rows) {
+  const int64_t n8 = n & ~int64_t{7};
+  for (int64_t q = 0; q < rows; q++) {
+    const float* row = a + q * lda;
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t j = 0; j < n8; j += 8)
+      for (int l = 0; l < 8; l++) acc[l] += row[j + l] * x[j + l];
+    float s = SumLanes8(acc);
+    for (int64_t j = n8; j < n; j++) s += row[j] * x[j];
+    y[q] = s;
+  }
+}
+
+#if defined(__x86_64__)
+// Sum8 is SumLanes8 of v's lanes.
+__attribute__((target("avx2,fma"))) inline float Sum8(__m256 v) {
+  const __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));  // l + l+4
+  const __m128 p = _mm_add_ps(h, _mm_movehl_ps(h, h));                                    // (0+4)+(2+6), (1+5)+(3+7)
+  return _mm_cvtss_f32(_mm_add_ss(p, _mm_shuffle_ps(p, p, 1)));
+}
+
+// DotRowsAvx2 is DotRows four rows at a time, one load of x for the four.
+__attribute__((target("avx2,fma"))) void DotRowsAvx2(const float* a, int64_t lda, const float* x, int64_t n, float* y,
+                                                     int64_t rows) {
+  const int64_t n8 = n & ~int64_t{7};
+  int64_t q = 0;
+  for (; q + 4 <= rows; q += 4) {
+    const float *r0 = a + q * lda, *r1 = r0 + lda, *r2 = r1 + lda, *r3 = r2 + lda;
+    __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
+    for (int64_t j = 0; j < n8; j += 8) {
+      const __m256 v = _mm256_loadu_ps(x + j);
+      c0 = _mm256_fmadd_ps(_mm256_loadu_ps(r0 + j), v, c0);
+      c1 = _mm256_fmadd_ps(_mm256_loadu_ps(r1 + j), v, c1);
+      c2 = _mm256_fmadd_ps(_mm256_loadu_ps(r2 + j), v, c2);
+      c3 = _mm256_fmadd_ps(_mm256_loadu_ps(r3 + j), v, c3);
+    }
+    float s0 = Sum8(c0), s1 = Sum8(c1), s2 = Sum8(c2), s3 = Sum8(c3);
+    for (int64_t j = n8; j < n; j++) {
+      s0 += r0[j] * x[j];
+      s1 += r1[j] * x[j];
+      s2 += r2[j] * x[j];
+      s3 += r3[j] * x[j];
+    }
+    y[q] = s0;
+    y[q + 1] = s1;
+    y[q + 2] = s2;
+    y[q + 3] = s3;
+  }
+  for (; q < rows; q++) {
+    const float* r0 = a + q * lda;
+    __m256 c0 = _mm256_setzero_ps();
+    for (int64_t j = 0; j < n8; j += 8) c0 = _mm256_fmadd_ps(_mm256_loadu_ps(r0 + j), _mm256_loadu_ps(x + j), c0);
+    float s0 = Sum8(c0);
+    for (int64_t j = n8; j < n; j++) s0 += r0[j] * x[j];
+    y[q] = s0;
+  }
+}
+
+// DotRows2Avx2 is DotRows2 four rows at a time: eight accumulators.
+__attribute__((target("avx2,fma"))) void DotRows2Avx2(const float* a, int64_t lda, const float* x1, const float* x2, int64_t n,
+                                                      float* y1, float* y2, int64_t rows) {
+  const int64_t n8 = n & ~int64_t{7};
+  int64_t q = 0;
+  for (; q + 4 <= rows; q += 4) {
+    const float* r[4] = {a + q * lda, a + (q + 1) * lda, a + (q + 2) * lda, a + (q + 3) * lda};
+    __m256 c[4], d[4];
+    for (int i = 0; i < 4; i++) c[i] = d[i] = _mm256_setzero_ps();
+    for (int64_t j = 0; j < n8; j += 8) {
+      const __m256 u = _mm256_loadu_ps(x1 + j), v = _mm256_loadu_ps(x2 + j);
+      for (int i = 0; i < 4; i++) {
+        const __m256 w = _mm256_loadu_ps(r[i] + j);
+        c[i] = _mm256_fmadd_ps(w, u, c[i]);
+        d[i] = _mm256_fmadd_ps(w, v, d[i]);
+      }
+    }
+    for (int i = 0; i < 4; i++) {
+      float s = Sum8(c[i]), t = Sum8(d[i]);
+      for (int64_t j = n8; j < n; j++) {
+        s += r[i][j] * x1[j];
+        t += r[i][j] * x2[j];
+      }
+      y1[q + i] = s;
+      y2[q + i] = t;
+    }
+  }
+  if (q < rows) {
+    DotRowsAvx2(a + q * lda, lda, x1, n, y1 + q, rows - q);
+    DotRowsAvx2(a + q * lda, lda, x2, n, y2 + q, rows - q);
+  }
+}
+#endif
+
+// UseAvx2 is whether the dot products take their AVX2 forms.
+inline bool UseAvx2() {
+#if defined(__x86_64__)
+  static const bool avx2 = ThisIsa() == Isa::kAvx2 || ThisIsa() == Isa::kAvx512;
+  return avx2;
+#else
+  return false;
+#endif
+}
+
+void DotRows(const float* a, int64_t lda, const float* x, int64_t n, float* y, int64_t rows) {
+#if defined(__x86_64__)
+  if (UseAvx2()) {
+    DotRowsAvx2(a, lda, x, n, y, rows);
+    return;
+  }
+#endif
+  DotRowsPortable(a, lda, x, n, y, rows);
+}
+
+void DotRows2(const float* a, int64_t lda, const float* x1, const float* x2, int64_t n, float* y1, float* y2, int64_t rows) {
+#if defined(__x86_64__)
+  if (UseAvx2()) {
+    DotRows2Avx2(a, lda, x1, x2, n, y1, y2, rows);
+    return;
+  }
+#endif
+  DotRowsPortable(a, lda, x1, n, y1, rows);
+  DotRowsPortable(a, lda, x2, n, y2, rows);
+}
+
 // F32 is one float32 call's direction state (rnn_gemm.go's recurrentF32Run).
 struct F32 {
   const Op* op = nullptr;
@@ -447,6 +588,14 @@ struct F32 {
   }
 };
 
+// StepEntry is one batch entry at one step of RunStepwise: H before the
+// step (null: zeros), H and the cell to write (in Y and Y_c), the step's input row.
+struct StepEntry {
+  const float* prev = nullptr;
+  float *h = nullptr, *cell = nullptr;
+  const float* x = nullptr;
+};
+
 // RunStepwise is rnn_stepwise.go: the state in Y (H) and Y_c (the cell), no scratch.
 void RunStepwise(const Op& op) {
   F32 run;
@@ -483,37 +632,74 @@ void RunStepwise(const Op& op) {
       if (gates == 3 && op.lbr)
         for (int64_t q = 2 * hidden; q < g; q++) bias[q] = run.wb[q];
     }
-    for (int64_t s = 0; s < steps; s++) {
-      for (int64_t b = 0; b < op.batch; b++) {
-        int64_t t;
-        if (!op.TimeOf(d, s, b, &t)) continue;
-        const float* prev = ih != nullptr ? Elems<float>(*ih) + op.StateAt(*ih, d, b) : nullptr;
-        if (s > 0) prev = yd + op.YAt(y, op.IsReverse(d) ? t + 1 : t - 1, d, b);
-        float* h = yd + op.YAt(y, t, d, b);
-        float* cell = gates == 4 ? Elems<float>(*yc) + op.StateAt(*yc, d, b) : nullptr;
-        const float* xrow = xs + t * op.xt + b * op.xb;
-        float pre[4 * kStepwiseUnits], row[4 * kStepwiseUnits];
-        for (int64_t u0 = 0; u0 < hidden; u0 += kStepwiseUnits) {
-          const int64_t n = std::min(kStepwiseUnits, hidden - u0);
-          for (int64_t q = 0; q < gates; q++) {
-            for (int64_t k = 0; k < n; k++) {
-              const int64_t at = q * hidden + u0 + k;
-              pre[q * n + k] = prev == nullptr ? 0.0f : Dot(run.rd + at * run.rs, 1, prev, 1, hidden);
-              row[q * n + k] = Dot(wd + at * ws, wc, xrow, xc, op.input);
-              if (has_bias) row[q * n + k] += bias[at];
+    // entry_at is batch entry b at step s: false once its sequence has ended.
+    auto entry_at = [&](int64_t s, int64_t b, StepEntry* e) {
+      int64_t t;
+      if (!op.TimeOf(d, s, b, &t)) return false;
+      e->prev = ih != nullptr ? Elems<float>(*ih) + op.StateAt(*ih, d, b) : nullptr;
+      if (s > 0) e->prev = yd + op.YAt(y, op.IsReverse(d) ? t + 1 : t - 1, d, b);
+      e->h = yd + op.YAt(y, t, d, b);
+      e->cell = gates == 4 ? Elems<float>(*yc) + op.StateAt(*yc, d, b) : nullptr;
+      e->x = xs + t * op.xt + b * op.xb;
+      return true;
+    };
+    // step_entries runs one step for one or two entries (two read each row of W and R once for both),
+    // kStepwiseUnits hidden units at a time.
+    auto step_entries = [&](const StepEntry* es, int count) {
+      float pre[2][4 * kStepwiseUnits], row[2][4 * kStepwiseUnits];
+      const bool two = count == 2;
+      for (int64_t u0 = 0; u0 < hidden; u0 += kStepwiseUnits) {
+        const int64_t n = std::min(kStepwiseUnits, hidden - u0);
+        // With all units at once every gate's rows are contiguous: one call.
+        const int64_t block = n == hidden ? gates * n : n, blocks = n == hidden ? 1 : gates;
+        for (int64_t q = 0; q < blocks; q++) {
+          const int64_t at = q * hidden + u0, lo = q * n;
+          if (es[0].prev == nullptr) {  // the first step from zeros
+            std::fill(pre[0] + lo, pre[0] + lo + block, 0.0f);
+            std::fill(pre[1] + lo, pre[1] + lo + block, 0.0f);
+          } else if (two) {
+            DotRows2(run.rd + at * run.rs, run.rs, es[0].prev, es[1].prev, hidden, pre[0] + lo, pre[1] + lo, block);
+          } else {
+            DotRows(run.rd + at * run.rs, run.rs, es[0].prev, hidden, pre[0] + lo, block);
+          }
+          if (wc == 1 && xc == 1) {
+            if (two) {
+              DotRows2(wd + at * ws, ws, es[0].x, es[1].x, op.input, row[0] + lo, row[1] + lo, block);
+            } else {
+              DotRows(wd + at * ws, ws, es[0].x, op.input, row[0] + lo, block);
             }
+            continue;
           }
-          const float* peeps[3] = {nullptr, nullptr, nullptr};
-          if (run.peep != nullptr)
-            for (int k = 0; k < 3; k++) peeps[k] = run.peep + k * hidden + u0;
-          const float* cand_rb = run.rb != nullptr && gates == 3 ? run.rb + 2 * hidden + u0 : nullptr;
-          float* hb = h + u0;
+          for (int i = 0; i < count; i++)
+            for (int64_t k = 0; k < block; k++) row[i][lo + k] = Dot(wd + (at + k) * ws, wc, es[i].x, xc, op.input);
+        }
+        const float* peeps[3] = {nullptr, nullptr, nullptr};
+        if (run.peep != nullptr)
+          for (int k = 0; k < 3; k++) peeps[k] = run.peep + k * hidden + u0;
+        const float* cand_rb = run.rb != nullptr && gates == 3 ? run.rb + 2 * hidden + u0 : nullptr;
+        for (int i = 0; i < count; i++) {
+          const StepEntry& e = es[i];
+          if (has_bias)
+            for (int64_t q = 0; q < gates; q++) AddF32(row[i] + q * n, bias + q * hidden + u0, n);
+          float* hb = e.h + u0;
           if (gates == 3) {  // the blend reads the previous H
-            for (int64_t k = 0; k < n; k++) hb[k] = prev != nullptr ? prev[u0 + k] : 0.0f;
+            for (int64_t k = 0; k < n; k++) hb[k] = e.prev != nullptr ? e.prev[u0 + k] : 0.0f;
           }
-          run.GateBlock(n, pre, row, hb, cell != nullptr ? cell + u0 : nullptr, peeps, cand_rb);
+          run.GateBlock(n, pre[i], row[i], hb, e.cell != nullptr ? e.cell + u0 : nullptr, peeps, cand_rb);
         }
       }
+    };
+    for (int64_t s = 0; s < steps; s++) {
+      StepEntry pair[2];
+      int count = 0;
+      for (int64_t b = 0; b < op.batch; b++) {
+        if (!entry_at(s, b, &pair[count])) continue;
+        if (++count == 2) {
+          step_entries(pair, 2);
+          count = 0;
+        }
+      }
+      if (count == 1) step_entries(pair, 1);
     }
     for (int64_t b = 0; b < op.batch; b++) {
       if (yh != nullptr) {
@@ -582,8 +768,17 @@ Status RunWindowed(const Op& op) {
       *lo = std::max<int64_t>(0, n - s1);
       *hi = std::max<int64_t>(0, n - s0);
     };
-    // recur is the step's product of states [batch, hidden] with rows [col, col+n) of R into the same columns of pre.
+    // recur is the step's product of states [batch, hidden] with rows [col, col+n) of R into the same columns of pre:
+    // for a batch of one or two, R's rows dotted with each entry's state (two read each row once), else one GEMM.
     auto recur = [&](const float* states, int64_t col, int64_t n) {
+      if (batch == 2) {
+        DotRows2(run.rd + col * run.rs, run.rs, states, states + hidden, hidden, pre + col, pre + g + col, n);
+        return;
+      }
+      if (batch < kGemmBatch) {
+        DotRows(run.rd + col * run.rs, run.rs, states, hidden, pre + col, n);
+        return;
+      }
       Matrix am;
       am.p = states;
       am.row_stride = hidden;
@@ -631,13 +826,10 @@ Status RunWindowed(const Op& op) {
       }
       for (int64_t s = s0; s < s1; s++) {
         const int64_t n = gru_reset ? 2 * hidden : g;
-        if (batch >= kGemmBatch) recur(hs, 0, n);
+        recur(hs, 0, n);
         for (int64_t b = 0; b < batch; b++) {
           int64_t t;
           if (!op.TimeOf(d, s, b, &t)) continue;
-          const float* hb = hs + b * hidden;
-          if (batch < kGemmBatch)
-            for (int64_t q = 0; q < n; q++) pre[b * g + q] = Dot(run.rd + q * run.rs, 1, hb, 1, hidden);
           int64_t lo, hi;
           window(b, s0, s1, &lo, &hi);
           const float* row = proj + ((t - lo) * batch + b) * g;
@@ -649,7 +841,7 @@ Status RunWindowed(const Op& op) {
         }
         if (gru_reset) {
           // The candidate: n = g(Xt·Whᵀ + (r⊙H)·Rhᵀ + Wbh + Rbh), H = (1-z)⊙n + z⊙H.
-          if (batch >= kGemmBatch) recur(second, 2 * hidden, hidden);
+          recur(second, 2 * hidden, hidden);
           for (int64_t b = 0; b < batch; b++) {
             int64_t t;
             if (!op.TimeOf(d, s, b, &t)) continue;
@@ -658,9 +850,6 @@ Status RunWindowed(const Op& op) {
             const float* row = proj + ((t - lo) * batch + b) * g;
             float* pb = pre + b * g;
             float* cand = pb + 2 * hidden;
-            const float* rh = second + b * hidden;
-            if (batch < kGemmBatch)
-              for (int64_t k = 0; k < hidden; k++) cand[k] = Dot(run.rd + (2 * hidden + k) * run.rs, 1, rh, 1, hidden);
             AddF32(cand, row + 2 * hidden, hidden);
             ClipF32(cand, hidden, run.clip);
             run.ga.ApplyF32(cand, hidden);
