@@ -95,6 +95,8 @@ var badInputs = []struct {
 // and leave the existing output exactly as it was.
 func TestBadInputs(t *testing.T) {
 	require.GreaterOrEqual(t, len(badInputs), 30)
+	// An earlier wrapper (with wrapgen's banner: gen would replace it).
+	precious := "// " + wrapgenBanner + "\nprecious"
 	for _, c := range badInputs {
 		t.Run(c.name, func(t *testing.T) {
 			dir := tempModule(t)
@@ -105,10 +107,10 @@ func TestBadInputs(t *testing.T) {
 				if lang == "cpp" {
 					out = filepath.Join(dir, "cppout")
 					require.NoError(t, os.MkdirAll(out, 0o755))
-					require.NoError(t, os.WriteFile(filepath.Join(out, "bad.h"), []byte("precious"), 0o644))
+					require.NoError(t, os.WriteFile(filepath.Join(out, "bad.h"), []byte(precious), 0o644))
 				} else {
 					require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
-					require.NoError(t, os.WriteFile(out, []byte("precious"), 0o644))
+					require.NoError(t, os.WriteFile(out, []byte(precious), 0o644))
 				}
 				_, _, err := runCLI("gen", "-lang", lang, "-o", out, path)
 				if c.lang != "" && c.lang != lang {
@@ -120,7 +122,7 @@ func TestBadInputs(t *testing.T) {
 				assert.Contains(t, err.Error(), c.want, lang)
 				if lang == "go" {
 					have, _ := os.ReadFile(out)
-					assert.Equal(t, "precious", string(have), "the existing output is untouched")
+					assert.Equal(t, precious, string(have), "the existing output is untouched")
 					entries, _ := os.ReadDir(filepath.Dir(out))
 					assert.Len(t, entries, 1, "nothing else written")
 				} else {

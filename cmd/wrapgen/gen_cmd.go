@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wrapgen/wrapgen/internal/quote"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/cpp"
 	"github.com/wrapgen/wrapgen/wrapper/golang"
@@ -27,7 +28,13 @@ cmake -S DIR -B build && cmake --build build); with -main too, NAME_main.cc,
 a runner of the wrapper on .npy inputs (the CMake target NAME_main; NAME_main
 -h for its flags), and the wrapgen_npy.h it includes. With -check, writes
 nothing and fails, naming the files, when any file on disk differs from
-what gen would write (for CI).`
+what gen would write (for CI).
+
+gen replaces only files it wrote (their first line is wrapgen's "Code
+generated" banner), never a file of yours of the same name, nor another
+graph's wrapper. The folders of the vendored packages (wgrt, wgref) are
+wrapgen's: a generated file it no longer writes there is removed (and fails
+-check), and a file of yours there is refused.`
 
 // genFlags are gen's own flags.
 type genFlags struct {
@@ -82,12 +89,16 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return &usageError{fmt.Sprintf("-lang %q: want go or cpp", gf.lang)}
 	}
-	files, err := backend(&gf, p, path)
+	files, owned, err := backend(&gf, p, path)
+	if err != nil {
+		return err
+	}
+	leftovers, err := ownedLeftovers(owned, files)
 	if err != nil {
 		return err
 	}
 	if gf.check {
-		if stale := staleFiles(files); len(stale) > 0 {
+		if stale := append(staleFiles(files), leftovers...); len(stale) > 0 {
 			return &checkFailed{fmt.Sprintf("generated files are out of date (run wrapgen gen without -check): %s", strings.Join(stale, ", "))}
 		}
 		return nil
@@ -96,7 +107,10 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if gf.quiet {
 		report = nil
 	}
-	return writeFiles(files, report)
+	if err := writeGenerated(files, report); err != nil {
+		return err
+	}
+	return removeStale(leftovers, report)
 }
 
 // checkOutputs refuses, before any work, outputs gen must not write: -o
@@ -111,22 +125,57 @@ func (gf *genFlags) checkOutputs(graphPath string) error {
 	} else if err := checkOutputDir("-o", gf.out, graphPath); err != nil {
 		return err
 	}
-	if gf.runtimeDir != "" {
-		return checkOutputDir("-runtime", gf.runtimeDir, graphPath)
+	if gf.runtimeDir == "" {
+		return nil
+	}
+	if err := checkOutputDir("-runtime", gf.runtimeDir, graphPath); err != nil {
+		return err
+	}
+	if gf.lang != "go" {
+		return nil
+	}
+	// The runtime (and wgref beside it) are packages of their own, whose
+	// folders gen writes as a whole: neither may be the wrapper's.
+	wrapperDir := filepath.Dir(gf.out)
+	if sameDir(gf.runtimeDir, wrapperDir) {
+		return fmt.Errorf("-runtime %s: is the folder of the wrapper -o %s; the runtime is a package of its own, so give it a folder of its own (the default is wgrt beside the wrapper)", gf.runtimeDir, gf.out)
+	}
+	if gf.kernels == "ref" {
+		refDir := filepath.Join(filepath.Dir(gf.runtimeDir), "wgref")
+		switch {
+		case sameDir(refDir, wrapperDir):
+			return fmt.Errorf("-runtime %s: -kernels ref writes the kernels' package to %s beside it, which is the folder of the wrapper -o %s; give the runtime a folder elsewhere", gf.runtimeDir, refDir, gf.out)
+		case sameDir(refDir, gf.runtimeDir):
+			return fmt.Errorf("-runtime %s: -kernels ref writes the kernels' package to wgref beside the runtime, which is this folder; name the runtime's folder otherwise (the default is wgrt)", gf.runtimeDir)
+		}
 	}
 	return nil
 }
 
+// sameDir reports whether a and b name one folder: the same path, or (when
+// both exist) the same folder by os.SameFile.
+func sameDir(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && absA == absB {
+		return true
+	}
+	stA, errA := os.Stat(a)
+	stB, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(stA, stB)
+}
+
 // backends are the wrapper languages gen writes, by -lang value: each
-// returns every file to write, so writing (atomic, or -check) is shared.
-var backends = map[string]func(gf *genFlags, p *plan.Plan, graphPath string) ([]outFile, error){
+// returns every file to write, so writing (atomic, or -check) is shared,
+// and the folders it owns (writes as a whole, see ownedLeftovers).
+var backends = map[string]func(gf *genFlags, p *plan.Plan, graphPath string) (files []outFile, owned []string, err error){
 	"go":  (*genFlags).goFiles,
 	"cpp": (*genFlags).cppFiles,
 	"c++": (*genFlags).cppFiles,
 }
 
 // goFiles generates the Go wrapper and the vendored runtime.
-func (gf *genFlags) goFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
+func (gf *genFlags) goFiles(p *plan.Plan, graphPath string) ([]outFile, []string, error) {
 	pkg := gf.pkg
 	if pkg == "" {
 		pkg = os.Getenv("GOPACKAGE")
@@ -134,7 +183,7 @@ func (gf *genFlags) goFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
 	if pkg == "" {
 		abs, err := filepath.Abs(filepath.Dir(gf.out))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pkg = sanitizePackage(filepath.Base(abs))
 	}
@@ -146,7 +195,7 @@ func (gf *genFlags) goFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
 	if rtImport == "" {
 		var err error
 		if rtImport, err = importPathOf(rtDir); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	opts := golang.Options{Package: pkg, RuntimeImport: rtImport, Source: filepath.Base(graphPath), File: gf.out}
@@ -156,20 +205,22 @@ func (gf *genFlags) goFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
 	}
 	generated, err := golang.Generate(p, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var files []outFile
 	for _, f := range generated {
 		files = append(files, outFile{f.Path, f.Content})
 	}
 	vendored := golang.RuntimeFiles(rtDir)
+	owned := []string{rtDir}
 	if gf.kernels == "ref" {
 		vendored = append(vendored, golang.RefKernelFiles(refDir, rtImport)...)
+		owned = append(owned, refDir)
 	}
 	for _, f := range vendored {
 		files = append(files, outFile{f.Path, f.Content})
 	}
-	return files, nil
+	return files, owned, nil
 }
 
 // sanitizePackage turns a directory name into a package name.
@@ -190,21 +241,51 @@ func sanitizePackage(dir string) string {
 // source) into the output directory; with -kernels ref also the C++
 // reference kernels (wgref/) and CMakeLists.txt, and with -main the runner
 // <name>_main.cc and the .npy header it includes.
-func (gf *genFlags) cppFiles(p *plan.Plan, graphPath string) ([]outFile, error) {
+func (gf *genFlags) cppFiles(p *plan.Plan, graphPath string) ([]outFile, []string, error) {
 	ref := gf.kernels == "ref"
 	files, err := cpp.Generate(p, cpp.Options{Source: filepath.Base(graphPath), RefKernels: ref, Main: gf.main})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	base := strings.TrimSuffix(files[0].Path, ".h") // the wrapper's files come first: base.h, base.cc
+	// Those files are named after the graph, and two graph names can give
+	// one file name (tiny_bert and tinyBert): a file generated for another
+	// graph is not replaced.
+	for _, f := range files {
+		if err := sameGraph(filepath.Join(gf.out, f.Path), p.Graph.Name); err != nil {
+			return nil, nil, err
+		}
+	}
+	var owned []string
 	files = append(files, cpp.Runtime()...)
 	if ref {
 		files = append(files, cpp.RefKernelFiles()...)
 		files = append(files, cpp.CMakeLists(base, p.Graph.Name, gf.main))
+		owned = append(owned, filepath.Join(gf.out, cpp.RefKernelsDir))
 	}
 	var out []outFile
 	for _, f := range files {
 		out = append(out, outFile{filepath.Join(gf.out, f.Path), f.Content})
 	}
-	return out, nil
+	return out, owned, nil
+}
+
+// sameGraph refuses a C++ wrapper file at path that wrapgen generated for
+// a graph other than name (its second line says which: "(graph NAME)").
+func sameGraph(path, name string) error {
+	head, ok := fileHead(path)
+	if !ok || !isGenerated(head) {
+		return nil // a new path; a user's file is refused by writeGenerated
+	}
+	lines := strings.SplitN(string(head), "\n", 3)
+	if len(lines) < 2 {
+		return nil
+	}
+	_, was, found := strings.Cut(lines[1], " (graph ")
+	if !found || strings.Contains(lines[1], "(graph "+quote.CppComment(name)+")") {
+		return nil
+	}
+	was, _, _ = strings.Cut(was, "). ")
+	was = strings.TrimSuffix(was, ").")
+	return fmt.Errorf("%s: was generated for graph %s, and graph %s gives the same file name; wrapgen does not replace another graph's wrapper: rename one of the graphs, or write this one to another folder (-o)", path, was, quote.CppComment(name))
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wrapgen/wrapgen/internal/interp"
+	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 // printOpTimes prints run -op-times: the n ops whose kernels took the
@@ -31,7 +32,7 @@ func printOpTimes(w io.Writer, ops []interp.OpTime, n, calls int) {
 	fmt.Fprintf(w, "kernels: %.3f ms per call (mean of %d calls); the %d longest ops, ms and share:\n", perCall(total), calls, n)
 	for _, o := range ops[:n] {
 		shape := strings.Join(strings.Fields(strings.Trim(fmt.Sprint(o.Shape), "[]")), ",")
-		fmt.Fprintf(w, "%9.3f %5.1f%%  %s %s -> %s [%s]\n", perCall(o.Total), share(o.Total), o.Place, o.Kernel, o.Output, shape)
+		fmt.Fprintf(w, "%9.3f %5.1f%%  %s %s -> %s [%s]\n", perCall(o.Total), share(o.Total), o.Place, quote.Text(o.Kernel), quote.Text(o.Output), shape)
 	}
 	kernels := make([]string, 0, len(byKernel))
 	for k := range byKernel {
@@ -45,6 +46,6 @@ func printOpTimes(w io.Writer, ops []interp.OpTime, n, calls int) {
 	})
 	fmt.Fprintln(w, "by kernel, ms and share:")
 	for _, k := range kernels {
-		fmt.Fprintf(w, "%9.3f %5.1f%%  %s (%d op%s)\n", perCall(byKernel[k]), share(byKernel[k]), k, count[k], plural(count[k]))
+		fmt.Fprintf(w, "%9.3f %5.1f%%  %s (%d op%s)\n", perCall(byKernel[k]), share(byKernel[k]), quote.Text(k), count[k], plural(count[k]))
 	}
 }

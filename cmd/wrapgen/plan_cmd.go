@@ -112,14 +112,39 @@ func (pf *planFlags) forKernels(g *graph.Graph) (*graph.Graph, error) {
 	if pf.kernels == "ref" {
 		fusable = fuse.Ref
 	}
-	g, err := fuse.Apply(g, fusable)
-	if err != nil || pf.kernels != "ref" {
-		return g, err
+	fused, err := fuse.Apply(g, fusable)
+	if err != nil {
+		return nil, fusedNameTaken(g, fusable, err)
+	}
+	if g = fused; pf.kernels != "ref" {
+		return g, nil
 	}
 	if pf.packedWeights {
 		return g, g.AddScratch(refscratch.RuleWithPackedWeights)
 	}
 	return g, g.AddScratch(refscratch.Rule)
+}
+
+// fusedNameTaken explains a failed fusion rewrite of g whose own ops call
+// a fused kernel (one fusable declares with Fuse, as FusedConv for the
+// reference kernels) with a signature of their own: the rewrite then calls
+// that kernel two ways, and the rewrite's own message would name a line of
+// the rewritten graph. Any other failure is returned as it is.
+func fusedNameTaken(g *graph.Graph, fusable map[string]graph.Traits, err error) error {
+	var fusedKernels []string
+	for k, tr := range fusable {
+		if tr.Fuse {
+			fusedKernels = append(fusedKernels, k)
+		}
+	}
+	sort.Strings(fusedKernels)
+	for _, k := range g.Kernels() {
+		if tr, ok := fusable[k.Name]; ok && tr.Fuse {
+			return fmt.Errorf("%s: %s: kernel name %q is the name of a fused kernel (%s), which wrapgen writes in place of a matrix product or convolution and the ops after it, and this graph's own %s ops have another signature; rename the graph's kernel",
+				g.File, k.First.Label(), k.Name, strings.Join(fusedKernels, ", "), k.Name)
+		}
+	}
+	return err
 }
 
 // loadAndPlan reads one graph and plans it.
@@ -183,7 +208,7 @@ func checkSymbolValues(g *graph.Graph, flagName string, values symbolValues) err
 	return nil
 }
 
-func runPlan(args []string, stdout, stderr io.Writer) error {
+func runPlan(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("plan", stdout, stderr)
 	var pf planFlags
 	pf.register(fs)
@@ -209,11 +234,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+		stop, err := startCPUProfile(*cpuProfile, path)
 		if err != nil {
 			return err
 		}
-		defer stop()
+		defer func() { err = errors.Join(err, stop()) }()
 	}
 	p, err := pf.loadAndPlan(path)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -18,6 +19,7 @@ import (
 	"github.com/wrapgen/wrapgen/graph/onnx"
 	"github.com/wrapgen/wrapgen/internal/cppref"
 	"github.com/wrapgen/wrapgen/internal/interp"
+	"github.com/wrapgen/wrapgen/internal/quote"
 	"github.com/wrapgen/wrapgen/plan"
 	"github.com/wrapgen/wrapgen/wrapper/emit"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
@@ -41,13 +43,17 @@ model's initializers are its params; a format-v1 graph's come from
 DIR/output_<i>.npy with -out), and with -repeat the time per call (wall
 and process CPU time, min and median) and the pools' peak bytes.`
 
+// maxRunThreads is the most threads run takes: wgref's cap (SetThreads),
+// above which a count would be reported but not run.
+const maxRunThreads = 1024
+
 // stringList is a repeatable string flag.
 type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
-func runRun(args []string, stdout, stderr io.Writer) error {
+func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("run", stdout, stderr)
 	var pf planFlags
 	pf.register(fs)
@@ -75,8 +81,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if *repeat < 1 {
 		return &usageError{fmt.Sprintf("-repeat %d: want 1 or more", *repeat)}
 	}
-	if *threads < 1 {
-		return &usageError{fmt.Sprintf("-threads %d: want 1 or more", *threads)}
+	if *threads < 1 || *threads > maxRunThreads {
+		return &usageError{fmt.Sprintf("-threads %d: want 1 to %d (the most the reference kernels use)", *threads, maxRunThreads)}
 	}
 	if *lang != "go" && *lang != "cpp" {
 		return &usageError{fmt.Sprintf("-lang %q: want go or cpp", *lang)}
@@ -90,6 +96,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	runInputs := append([]string{path, *params}, ins...)
 	if *outDir != "" {
 		if err := checkOutputDir("-out", *outDir, runInputs...); err != nil {
+			return err
+		}
+	}
+	if *cpuProfile != "" {
+		if err := checkCPUProfile(*cpuProfile, runInputs...); err != nil {
 			return err
 		}
 	}
@@ -178,11 +189,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	cpuTimes := make([]time.Duration, 0, *repeat)
 	progress := newProgress(stderr, *repeat > 1 && !*quiet)
 	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+		stop, err := startCPUProfile(*cpuProfile, runInputs...)
 		if err != nil {
 			return err
 		}
-		defer stop()
+		defer func() { err = errors.Join(err, stop()) }()
 	}
 	for i := 0; i < *repeat; i++ {
 		if i == 1 && *opTimes > 0 {
@@ -301,7 +312,7 @@ func plural(n int) string {
 func inputNames(g *graph.Graph) string {
 	var names []string
 	for _, x := range g.Inputs {
-		names = append(names, x.Name)
+		names = append(names, quote.Text(x.Name))
 	}
 	return strings.Join(names, ", ")
 }
@@ -514,7 +525,7 @@ func summarize(name string, t wgrt.Tensor) string {
 	if n > 8 {
 		vals = append(vals, "...")
 	}
-	s := fmt.Sprintf("%s: %s %v [%s]", name, t.DType, t.Shape, strings.Join(vals, " "))
+	s := fmt.Sprintf("%s: %s %v [%s]", quote.Text(name), t.DType, t.Shape, strings.Join(vals, " "))
 	if isFloat && n > 0 {
 		s += fmt.Sprintf(" min %.6g max %.6g mean %.6g", lo, hi, sum/float64(n))
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +39,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 	at := symbolValues{}
 	fs.Var(at, "at", "run at symbol `name=value` (the plan is made at the hints; repeatable)")
 	fault := fs.String("fault", "", "inject a fault before generating: overlap, or alias (an output placed on an input the kernel may not alias)")
-	keep := fs.String("keep", "", "build in `dir` and keep it, instead of a temporary directory")
+	keep := fs.String("keep", "", "build in `dir` and keep it, instead of a temporary directory (a new or empty folder, or one a selftest used: selftest replaces no file of yours)")
 	runIt := fs.Bool("run", true, "run what was built (-run=false: generate, build and vet only, e.g. to time the build)")
 	cxx := fs.String("cxx", "", "with -lang cpp: the C++ compiler to build with (default: $CXX, else both g++ and clang++ where installed)")
 	pf.registerHorizon(fs)
@@ -74,7 +75,15 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "selftest: "+what)
 	}
 	dir := *keep
-	if dir == "" {
+	if dir != "" {
+		// Absolute: the builds run in dir and name files in it.
+		if dir, err = filepath.Abs(dir); err != nil {
+			return err
+		}
+		if err := checkKeepDir(*keep, dir, path); err != nil {
+			return err
+		}
+	} else {
 		if dir, err = os.MkdirTemp("", "wrapgen-selftest-"); err != nil {
 			return err
 		}
@@ -90,6 +99,40 @@ func runSelftest(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// checkKeepDir refuses a -keep folder (flag is how the user spelt it, dir
+// its absolute path) that holds files selftest did not write: it writes a
+// whole module there (go.mod, main.go, ...), and a project's own files are
+// neither replaced nor built with it. A new or empty folder, or one a
+// selftest used before, is taken.
+func checkKeepDir(flag, dir, graphPath string) error {
+	if err := checkOutputDir("-keep", dir, graphPath); err != nil {
+		return err
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if head, ok := fileHead(path); ok && isGenerated(head) || isSelftestBuild(dir, path) {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		return fmt.Errorf("-keep %s: holds %s, which selftest did not write; selftest writes a whole module there (go.mod, main.go, the wrapper, ...) and replaces no file of yours: give it a new or empty folder", flag, rel)
+	})
+}
+
+// isSelftestBuild reports whether path in a -keep folder dir is what a
+// selftest's build leaves there: the Go binary, a C++ one, their objects.
+func isSelftestBuild(dir, path string) bool {
+	if filepath.Dir(path) != dir {
+		return false
+	}
+	base := filepath.Base(path)
+	return base == "selftest.bin" || strings.HasPrefix(base, "selftest-") || strings.HasSuffix(base, ".o")
 }
 
 // selftestPoints are the symbol values a selftest runs at: the -at values
@@ -133,7 +176,7 @@ func writeUnder(dir string, files []emit.File) error {
 	for _, f := range files {
 		out = append(out, outFile{filepath.Join(dir, filepath.FromSlash(f.Path)), f.Content})
 	}
-	return writeFiles(out, nil)
+	return writeGenerated(out, nil)
 }
 
 // toolCommand runs name in dir with Go's environment pinned to this machine:
@@ -200,7 +243,7 @@ func selftestCpp(p *plan.Plan, env expr.Env, dir string, compilers []string, run
 		fmt.Fprintf(sum, "%s %d\n", f.Path, len(f.Content))
 		sum.Write(f.Content)
 	}
-	if err := writeFiles(out, nil); err != nil {
+	if err := writeGenerated(out, nil); err != nil {
 		return err
 	}
 	if len(compilers) == 0 {

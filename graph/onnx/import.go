@@ -187,6 +187,9 @@ type importer struct {
 	// (fitsSignificand).
 	inexact string
 	bounds  expr.Bounds
+	// boundWork is what the size bound searches of this model have spent
+	// (sizeBound), against maxBoundWork.
+	boundWork int64
 	// symbolFor and paramFor map dim_params and their symbols both ways.
 	symbolFor, paramFor map[string]string
 
@@ -222,6 +225,9 @@ func (im *importer) run() error {
 	im.doc.name = strings.TrimSuffix(filepath.Base(im.file), filepath.Ext(im.file))
 	if strings.HasPrefix(im.file, "<") { // standard input has no file name
 		im.doc.name = "model"
+	}
+	if v, ok := im.m.opsets[""]; ok && v <= 0 {
+		return im.problem("opset_import", "the default-domain opset has version %d, which is no ONNX opset (they start at 1): the model's exporter wrote it wrong; re-export it, or set its opset_import version", v)
 	}
 	if im.opset == 0 {
 		return im.problem("", "unsupported: the model imports no default-domain opset (only %s)", strings.Join(domains(im.m.opsets), ", "))

@@ -1,66 +1,58 @@
 package onnx
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// Each refusal names what the model gives (the axis as written, not as
-// normalised) and the real problem, not a consequence of it.
-func TestMessagesNameWhatTheModelGives(t *testing.T) {
-	x := f32Input("x", 2, 3)
-	m := func(nodes ...bNode) bModel {
-		return bModel{inputs: []tInput{x}, nodes: nodes, outputs: []string{"y"},
-			inits: []bInit{{name: "idx", dims: []int64{1}, i64: []int64{-4}}}}
-	}
-	// A Loop body x -> x + x, with its outputs in the order given.
-	body := func(outs ...string) bModel {
-		return bModel{inputs: []tInput{{name: "i", elem: 7}, {name: "c", elem: 9}, f32Input("v", 2, 3)},
-			nodes:   []bNode{{op: "Identity", ins: []string{"c"}, outs: []string{"c_out"}}, {op: "Add", ins: []string{"v", "v"}, outs: []string{"v_out"}}},
-			outputs: outs}
-	}
-	loop := func(count int64, b bModel) bModel {
-		return bModel{inputs: []tInput{x}, outputs: []string{"y"},
-			inits: []bInit{{name: "M", i64: []int64{count}}},
-			nodes: []bNode{{op: "Loop", name: "loop", ins: []string{"M", "", "x"}, outs: []string{"y"}, attrs: []bAttr{{"body", b}}}}}
-	}
-	for _, c := range []struct {
-		name string
-		m    bModel
-		want string
-	}{
-		{"negative axis out of range", m(bNode{op: "Softmax", ins: []string{"x"}, outs: []string{"y"}, attrs: []bAttr{{"axis", int64(-3)}}}),
-			`nodes[0] (op "Softmax", name ""): axis -3 is out of range for rank 2 (want -2 to 1)`},
-		{"Concat axis out of range", m(bNode{op: "Concat", ins: []string{"x", "x"}, outs: []string{"y"}, attrs: []bAttr{{"axis", int64(-5)}}}),
-			`axis -5 is out of range for rank 2 (want -2 to 1)`},
-		{"Transpose perm of floats", m(bNode{op: "Transpose", ins: []string{"x"}, outs: []string{"y"}, attrs: []bAttr{{"perm", []float32{1, 0}}}}),
-			`attribute "perm" has type FLOATS; Transpose wants INTS`},
-		{"Transpose perm repeats", m(bNode{op: "Transpose", ins: []string{"x"}, outs: []string{"y"}, attrs: []bAttr{{"perm", []int64{1, -1}}}}),
-			`perm repeats axis 1 (given as -1)`},
-		{"Gather constant index out of range", bModel{inputs: []tInput{}, outputs: []string{"y"},
-			inits: []bInit{{name: "data", dims: []int64{3}, i64: []int64{1, 2, 3}}, {name: "idx", dims: []int64{1}, i64: []int64{-4}}},
-			nodes: []bNode{{op: "Gather", ins: []string{"data", "idx"}, outs: []string{"y"}}}},
-			`index -4 is out of range for size 3 (want -3 to 2)`},
-		{"Loop body outputs in the wrong order", loop(3, body("v_out", "c_out")),
-			`nodes[0] (op "Loop", name "loop"): the body's first output "v_out" is f32 [2, 3], not the bool condition: a Loop body returns the condition, then the 1 loop-carried values, then the scan outputs`},
-		{"Loop negative trip count", loop(-3, body("c_out", "v_out")),
-			`nodes[0] (op "Loop", name "loop"): trip count is -3; it must be at least 0`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, _, err := Parse("m.onnx", c.m.bytes(), Options{})
-			assert.ErrorContains(t, err, c.want)
-			assert.NotContains(t, errText(err), "-min")
-		})
-	}
-	// The Loop as it should be imports.
-	_, _, err := Parse("m.onnx", loop(3, body("c_out", "v_out")).bytes(), Options{})
-	assert.NoError(t, err)
+// rangeModel is Range(start, limit, delta) of constant scalars, added to a
+// graph input so that the model has one.
+func rangeModel(start, limit, delta int64) []byte {
+	return chainModel([]tInput{{"x", 7, []any{1}}}, []tNode{
+		{op: "Constant", outs: []string{"s1"}, constI64: []int64{start}},
+		{op: "Constant", outs: []string{"l1"}, constI64: []int64{limit}},
+		{op: "Constant", outs: []string{"d1"}, constI64: []int64{delta}},
+		{op: "Constant", outs: []string{"axes"}, constI64: []int64{0}},
+		{op: "Squeeze", ins: []string{"s1", "axes"}, outs: []string{"s"}},
+		{op: "Squeeze", ins: []string{"l1", "axes"}, outs: []string{"l"}},
+		{op: "Squeeze", ins: []string{"d1", "axes"}, outs: []string{"d"}},
+		{op: "Range", ins: []string{"s", "l", "d"}, outs: []string{"r"}},
+		{op: "Add", ins: []string{"r", "x"}, outs: []string{"y"}},
+	}, "y")
 }
 
-func errText(err error) string {
-	if err == nil {
-		return ""
+// A Range whose length does not fit in int64 (limit - start overflows) is
+// refused saying so, not with a wrapped negative size.
+func TestRangeLengthOverflow(t *testing.T) {
+	for _, c := range []struct{ start, limit, delta int64 }{
+		{-5, math.MaxInt64, 1},
+		{math.MaxInt64, -5, -1},
+		{math.MinInt64, math.MaxInt64, 3},
+	} {
+		_, _, err := Parse("range.onnx", rangeModel(c.start, c.limit, c.delta), Options{})
+		require.Error(t, err, "%+v", c)
+		assert.Contains(t, err.Error(), fmt.Sprintf("Range(start %d, limit %d, delta %d): its length", c.start, c.limit, c.delta))
+		assert.Contains(t, err.Error(), "overflows int64", "%+v", c)
 	}
-	return err.Error()
+	// A Range whose length fits is imported.
+	g, _, err := Parse("range.onnx", rangeModel(-5, 5, 3), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "[4]", shapeText(g.Tensor("r").Shape))
+}
+
+// A default-domain opset of version 0 is refused as the invalid version it
+// is, not as a model that imports no default-domain opset.
+func TestOpsetVersionZero(t *testing.T) {
+	model := rangeModel(0, 4, 1)
+	tail := []byte{0x42, 2, 0x10, 17} // opset_import: {version: 17}
+	require.Equal(t, tail, model[len(model)-len(tail):], "the builder's opset_import ends the model")
+	zero := append(append([]byte{}, model[:len(model)-len(tail)]...), 0x42, 2, 0x10, 0)
+	_, _, err := Parse("zero.onnx", zero, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "zero.onnx: opset_import: the default-domain opset has version 0, which is no ONNX opset (they start at 1)")
+	assert.NotContains(t, err.Error(), "imports no default-domain opset")
 }

@@ -3,6 +3,7 @@ package onnx
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 
 	"github.com/wrapgen/wrapgen/graph"
@@ -724,6 +725,18 @@ func expand(c *nodeCtx) error {
 	return nil
 }
 
+// rangeLengthFits reports whether Range(start, limit, delta) has a length
+// that int64 holds, limit - start included (the sums that compute it).
+func rangeLengthFits(start, limit, delta int64) bool {
+	diff := new(big.Int).Sub(big.NewInt(limit), big.NewInt(start))
+	if !diff.IsInt64() {
+		return false
+	}
+	// The length expression adds |delta|-1 to the difference first.
+	abs := new(big.Int).Abs(big.NewInt(delta))
+	return new(big.Int).Add(new(big.Int).Abs(diff), abs).IsInt64()
+}
+
 func rangeOp(c *nodeCtx) error {
 	if !c.input(1).known {
 		return rangeOfData(c)
@@ -764,6 +777,11 @@ func rangeOp(c *nodeCtx) error {
 	delta, ok := args[2].ints[0].IsConst()
 	if !ok || delta == 0 {
 		return unsup("Range with a symbolic or zero delta")
+	}
+	if s, ok := start.IsConst(); ok {
+		if l, ok := limit.IsConst(); ok && !rangeLengthFits(s, l, delta) {
+			return fmt.Errorf("Range(start %d, limit %d, delta %d): its length, ceil((limit - start) / delta), overflows int64", s, l, delta)
+		}
 	}
 	var n expr.Expr
 	if delta > 0 {

@@ -31,3 +31,15 @@ var CppKeywords = Set(
 	"virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
 	"int64_t", "size_t", "std", "NULL", "assert", "errno",
 )
+
+// GoVetMethods are the method names go vet's stdmethods check holds to a
+// standard signature (io.ByteReader's ReadByte, fmt.Formatter's Format,
+// gob's GobEncode, ...; the list of golang.org/x/tools's stdmethods), and
+// those fmt calls by name (String, Error): a generated method with other
+// parameters (a kernel's) cannot take one and stay vet-clean.
+var GoVetMethods = Set(
+	"As", "Format", "GobDecode", "GobEncode", "Is", "MarshalJSON", "MarshalXML",
+	"ReadByte", "ReadFrom", "ReadRune", "Scan", "Seek", "UnmarshalJSON",
+	"UnmarshalXML", "UnreadByte", "UnreadRune", "Unwrap", "WriteByte", "WriteTo",
+	"String", "Error", "GoString",
+)

@@ -1,7 +1,7 @@
 // Package quote is the only way a string taken from a graph (a name, a
 // device, a string attribute, the graph file's name) reaches generated
 // source: one function per language for a string literal and one for
-// comment text. Each accepts every byte sequence, including invalid UTF-8,
+// comment text; and Text, for a name in wrapgen's own output. Each accepts every byte sequence, including invalid UTF-8,
 // and returns text that the compiler reads back as exactly those bytes
 // (literals) or that cannot end a comment, start a new line, or form a
 // trigraph or printf verb (comments).
@@ -10,6 +10,8 @@ package quote
 import (
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Go is a Go interpreted string literal holding exactly s's bytes:
@@ -52,3 +54,14 @@ func Cpp(s string) string {
 // holds only printable ASCII, never ends with a backslash (which would
 // continue the comment onto the next line) and has no trigraph.
 func CppComment(s string) string { return Cpp(s) }
+
+// Text is s as a name in wrapgen's own output (a terminal, a log): as it
+// is when every rune is a printable character, else quoted as a Go literal,
+// so that a carriage return, an escape sequence or invalid UTF-8 in a graph
+// name cannot rewrite or hide what is printed around it.
+func Text(s string) string {
+	if s != "" && utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	return Go(s)
+}

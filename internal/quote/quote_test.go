@@ -98,3 +98,14 @@ func TestQuotesCompileAndRoundTrip(t *testing.T) {
 		assert.Equal(t, want.String(), run("./q_"+cxx), cxx)
 	}
 }
+
+// Text leaves a printable name as it is and quotes one holding a control
+// character, a format character or invalid UTF-8.
+func TestText(t *testing.T) {
+	for in, want := range map[string]string{
+		"conv1.weight": "conv1.weight", "x y": "x y", "模型": "模型",
+		"y\rz": `"y\rz"`, "a\x1b[2Jb": `"a\x1b[2Jb"`, "\xff": `"\xff"`, "": `""`, "ab\u202ecd": `"ab\u202ecd"`,
+	} {
+		assert.Equal(t, want, Text(in), "%q", in)
+	}
+}

@@ -34,7 +34,7 @@ var frameMembers = ident.Set("k", "in", "out", "f", "s", "a", "j", "n", "vals", 
 
 // kernelReserved are the names a Kernels method cannot take (the class,
 // its observer hook): a kernel that would take one gets a "_" appended.
-var kernelReserved = ident.Merge(ident.CppKeywords, ident.Set("BeginOp", "Kernels"))
+var kernelReserved = ident.Merge(ident.CppKeywords, ident.CMacros, ident.Set("BeginOp", "Kernels"))
 
 // nameGraph names what g declares; kernels are g.Kernels() and
 // callerGives says which symbols are fields of Inputs (from emit.Model,
@@ -43,27 +43,27 @@ func nameGraph(g *graph.Graph, kernels []*graph.Kernel, callerGives func(*graph.
 	n := &names{kernel: map[string]string{}, field: map[*graph.Tensor]string{},
 		symbol: map[string]string{}, symField: map[string]string{}, attr: map[string][]string{}}
 	// The namespace is at global scope, beside the C library's names.
-	ns := &ident.Namer{Lang: "C++", Kind: "graph", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.CGlobals, ident.Set("wrapgen"))}
+	ns := &ident.Namer{Lang: "C++", Kind: "graph", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.CGlobals, ident.CMacros, ident.Set("wrapgen"))}
 	n.namespace = ns.Name(g.File, "name", g.Name)
 	kernelNames := &ident.Namer{Lang: "C++", Kind: "kernel", Reserved: kernelReserved, Suffix: "_"}
 	for _, k := range kernels {
 		n.kernel[k.Name] = kernelNames.Name(g.File, k.First.Label(), k.Name)
 		params := &ident.Namer{Lang: "C++", Kind: "attribute", Lower: true, Suffix: "_",
-			Reserved: ident.Merge(ident.CppKeywords, ident.KernelParams(k))}
+			Reserved: ident.Merge(ident.CppKeywords, ident.CMacros, ident.KernelParams(k))}
 		for _, a := range k.Attrs {
 			n.attr[k.Name] = append(n.attr[k.Name], params.Name(g.File, k.First.Label(), a.Name))
 		}
 		n.probs = append(n.probs, params.Problems()...)
 	}
 	// Params also has a member "storage" keeping loaded memory alive.
-	fields := &ident.Namer{Lang: "C++", Kind: "tensor or symbol", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.Set("storage"))}
+	fields := &ident.Namer{Lang: "C++", Kind: "tensor or symbol", Lower: true, Reserved: ident.Merge(ident.CppKeywords, ident.CMacros, ident.Set("storage"))}
 	for _, t := range g.Tensors {
 		place := fmt.Sprintf("tensors[%q]", t.Name)
 		if t.Input || t.Output || t.Param {
 			n.field[t] = fields.Name(g.File, place, t.Name)
 		}
 	}
-	locals := &ident.Namer{Lang: "C++", Kind: "symbol", Lower: true, Suffix: "_", Reserved: ident.Merge(ident.CppKeywords, frameMembers)}
+	locals := &ident.Namer{Lang: "C++", Kind: "symbol", Lower: true, Suffix: "_", Reserved: ident.Merge(ident.CppKeywords, ident.CMacros, frameMembers)}
 	for _, s := range g.Symbols {
 		place := fmt.Sprintf("symbols[%q]", s.Name)
 		n.symbol[s.Name] = locals.Name(g.File, place, s.Name)

@@ -26,8 +26,9 @@ var generatedLocals = ident.Set("f", "k", "a", "t", "n", "x", "obs", "pools", "e
 	"frame", "newFrame", "kernelsFunc", "program", "wgref", "signature", "ts", "v", "symbols", "tensors", "p", "kf", "at", "opArgs", "opStart", "opTable", "floatAttrs", "stringAttrs", "i", "c", "r", "pass", "fail", "main", "sentinel", "os", "threads")
 
 // kernelReserved are the method names the generated code gives kernelsFunc
-// besides the kernels: a kernel that would take one gets a "_" appended.
-var kernelReserved = ident.Set("BeginOp", "preparedOf")
+// besides the kernels, and those go vet holds to another signature: a
+// kernel that would take one gets a "_" appended (read_byte: ReadByte_).
+var kernelReserved = ident.Merge(ident.Set("BeginOp", "preparedOf"), ident.GoVetMethods)
 
 // nameGraph names what g declares; kernels are g.Kernels() and bound the
 // symbols inputs give (from emit.Model, computed once). Other tensors and

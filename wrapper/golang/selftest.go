@@ -42,7 +42,7 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 		goVersion = goVersion[:i]
 	}
 	files := []emit.File{
-		{Path: "go.mod", Content: []byte("module " + selftestModule + "\n\ngo " + goVersion + "\n")},
+		{Path: "go.mod", Content: []byte("// " + Banner + "\n\nmodule " + selftestModule + "\n\ngo " + goVersion + "\n")},
 		{Path: "main.go", Content: mainSrc},
 		wrapper[0],
 	}
@@ -51,8 +51,11 @@ func SelftestFiles(p *plan.Plan, env expr.Env) ([]emit.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, emit.File{Path: "sentinel/" + name, Content: bytes.ReplaceAll(data,
-			[]byte(`"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"`), []byte(`"`+rtImport+`"`))})
+		// With wrapgen's banner, as every file it writes: what a -keep
+		// folder holds is then known to be wrapgen's.
+		data = append([]byte("// "+Banner+"\n\n"), bytes.ReplaceAll(data,
+			[]byte(`"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"`), []byte(`"`+rtImport+`"`))...)
+		files = append(files, emit.File{Path: "sentinel/" + name, Content: data})
 	}
 	files = append(files, RuntimeFiles("wrapper/wgrt")...)
 	return files, nil

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
+)
+
+// A graph's own kernel named like a fused kernel of wrapgen's (FusedConv),
+// with a signature of its own, is refused naming the kernel and saying the
+// name is the fused kernel's, not as a bug of wrapgen's.
+func TestUserKernelNamedLikeAFusedKernel(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fc.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"name": "fc",
+	  "tensors": {"x": {"dtype": "f32", "shape": [1, 1, 4, 4]}, "w": {"dtype": "f32", "shape": [1, 1, 1, 1]},
+	    "c": {"dtype": "f32", "shape": [1, 1, 4, 4]}, "y": {"dtype": "f32", "shape": [1, 1, 4, 4]}, "z": {"dtype": "f32", "shape": [1, 1, 4, 4]}},
+	  "inputs": ["x", "w"], "outputs": ["y", "z"],
+	  "ops": [{"kernel": "FusedConv", "inputs": ["x", "w"], "outputs": ["y"]},
+	          {"kernel": "Conv", "inputs": ["x", "w"], "outputs": ["c"]}, {"kernel": "Relu", "inputs": ["c"], "outputs": ["z"]}]}`), 0o644))
+	for _, args := range [][]string{{"plan", "-kernels", "ref", path}, {"run", path}} {
+		_, _, err := runCLI(args...)
+		require.Error(t, err, "%v", args)
+		assert.Contains(t, err.Error(), `ops[0] (kernel "FusedConv"): kernel name "FusedConv" is the name of a fused kernel`)
+		assert.Contains(t, err.Error(), "rename the graph's kernel")
+		assert.NotContains(t, err.Error(), "wrapgen bug")
+	}
+	// Without the reference kernels nothing fuses, and the name is free.
+	_, _, err := runCLI("plan", path)
+	require.NoError(t, err)
+}
+
+// run -threads above what the kernels use is refused, rather than
+// reported as the count that ran; the cap is wgref's own.
+func TestRunThreadsCap(t *testing.T) {
+	defer wgref.SetThreads(wgref.Threads())
+	wgref.SetThreads(maxRunThreads + 1)
+	require.Equal(t, maxRunThreads, wgref.Threads(), "maxRunThreads is wgref's cap")
+
+	path := tinyGraph(t, t.TempDir(), "g.json", "g")
+	_, _, err := runCLI("run", "-threads", "5000", path)
+	assert.ErrorContains(t, err, "-threads 5000: want 1 to "+strconv.Itoa(maxRunThreads))
+	stdout, _, err := runCLI("run", "-repeat", "2", "-threads", strconv.Itoa(maxRunThreads), path)
+	require.NoError(t, err)
+	assert.Contains(t, stdout, strconv.Itoa(maxRunThreads)+" threads")
+}
+
+// A tensor name holding a carriage return (or another control character)
+// is printed quoted by run, so that it cannot overwrite its own line.
+func TestRunQuotesControlCharactersInNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cr.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"name": "cr",
+	  "tensors": {"x": {"dtype": "f32", "shape": [4]}, "y\rz": {"dtype": "f32", "shape": [4]}},
+	  "inputs": ["x"], "outputs": ["y\rz"], "ops": [{"kernel": "Relu", "inputs": ["x"], "outputs": ["y\rz"]}]}`), 0o644))
+	stdout, _, err := runCLI("run", path)
+	require.NoError(t, err)
+	assert.NotContains(t, stdout, "\r")
+	assert.True(t, strings.HasPrefix(stdout, `"y\rz": f32 [4]`), "%q", stdout)
+}
