@@ -275,6 +275,7 @@ func (d *decoder) decodeGraph(root *jsonNode) *Graph {
 	g := &Graph{File: d.file, byName: map[string]*Tensor{}}
 	d.g = g
 	d.symbols = map[string]*Symbol{}
+	g.symbolByName = d.symbols
 	for _, req := range []string{"name", "tensors", "inputs", "outputs", "ops"} {
 		if f.get(req) == nil {
 			d.err(root, "", "missing required field %q", req)
@@ -393,6 +394,7 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 // its maximum is the bound's largest value, its hint the bound at the
 // hints (where the planner sizes its storages).
 func (d *decoder) decodeBounds(bounds []pendingBound) {
+	var hints expr.Env
 	for _, pb := range bounds {
 		e, ok := d.expr(pb.n, pb.place)
 		if !ok {
@@ -417,9 +419,11 @@ func (d *decoder) decodeBounds(bounds []pendingBound) {
 		if hi, ok := expr.UpperBound(e, b); ok {
 			s.Max, s.HasMax = hi, true
 		}
-		hints := expr.Env{}
-		for _, o := range d.g.Symbols {
-			hints[o.Name] = o.Hint
+		if hints == nil { // once: a bound uses only the given symbols, whose hints are read
+			hints = expr.Env{}
+			for _, o := range d.g.Symbols {
+				hints[o.Name] = o.Hint
+			}
 		}
 		if h, err := e.Eval(hints); err == nil {
 			s.Hint = h

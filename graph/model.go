@@ -24,6 +24,9 @@ type Graph struct {
 	Guards []Guard
 
 	byName map[string]*Tensor
+	// symbolByName indexes Symbols (nil: look them up one by one): a graph
+	// may have thousands of run-time sizes, each looked up per tensor.
+	symbolByName map[string]*Symbol
 }
 
 // Tensor looks a tensor up by name.
@@ -31,6 +34,9 @@ func (g *Graph) Tensor(name string) *Tensor { return g.byName[name] }
 
 // Symbol looks a symbol up by name.
 func (g *Graph) Symbol(name string) *Symbol {
+	if g.symbolByName != nil {
+		return g.symbolByName[name]
+	}
 	for _, s := range g.Symbols {
 		if s.Name == name {
 			return s

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
@@ -71,15 +72,21 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 			return nil, fmt.Errorf("offset of %s: %w", b.Owner().Name, err)
 		}
 		f.BufferBytes[b.ID], f.Offsets[b.ID] = n, off
-		f.NaiveBytes += n
+		if f.NaiveBytes, err = addCounted(f.NaiveBytes, n, env); err != nil {
+			return nil, err
+		}
 		loads = append(loads, event{b.Begin, n}, event{b.End, -n})
 	}
+	var poolTotal int64 // bounds the peak, as NaiveBytes bounds the loads
 	for _, pool := range p.Pools {
 		n, err := pool.Size.Eval(env)
 		if err != nil {
 			return nil, fmt.Errorf("size of %s: %w", pool.Name, err)
 		}
 		f.PoolBytes = append(f.PoolBytes, n)
+		if poolTotal, err = addCounted(poolTotal, n, env); err != nil {
+			return nil, err
+		}
 		peaks = append(peaks, event{pool.Begin, n}, event{pool.End, -n})
 	}
 	for _, t := range p.Graph.Params {
@@ -87,7 +94,9 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 		if err != nil {
 			return nil, fmt.Errorf("size of param %s: %w", t.Name, err)
 		}
-		f.ParamBytes += n
+		if f.ParamBytes, err = addCounted(f.ParamBytes, n, env); err != nil {
+			return nil, err
+		}
 	}
 	for _, t := range p.Graph.Constants {
 		f.ConstantBytes += int64(len(t.Data))
@@ -108,6 +117,15 @@ func (p *Plan) Figures(env expr.Env) (*Figures, error) {
 	f.PeakBytes = maxLive(peaks)
 	f.ModeBoundBytes = p.modeBound(f)
 	return f, nil
+}
+
+// addCounted is total + n, or an error when the sum does not fit an int64:
+// sums of sizes that each fit still may not (at a large -range-horizon).
+func addCounted(total, n int64, env expr.Env) (int64, error) {
+	if n > math.MaxInt64-total {
+		return 0, fmt.Errorf("the storages together take more bytes than int64 counts at %s", EnvText(env))
+	}
+	return total + n, nil
 }
 
 // modeBound computes Figures.ModeBoundBytes from the evaluated buffer

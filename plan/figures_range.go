@@ -37,9 +37,14 @@ func (p *Plan) sampleValues(s *graph.Symbol) []int64 {
 		hi = s.Max
 	}
 	vs := []int64{s.Min}
+	// v stops at the largest power of two <= hi: doubling past 2^62 would
+	// wrap to 0 and never end.
 	for v := int64(1); v <= hi; v *= 2 {
 		if v > s.Min {
 			vs = append(vs, v)
+		}
+		if v > hi/2 {
+			break
 		}
 	}
 	if s.HasMax && vs[len(vs)-1] != s.Max && s.Max > s.Min {
@@ -99,31 +104,32 @@ func (p *Plan) samplePoints() []expr.Env {
 // planning them.
 const MaxRangeBuffers = 20_000
 
-// Range takes the figures at every sample point; Points is 0 for a plan
-// with more than MaxRangeBuffers storages.
+// Range takes the figures at every sample point where they can be counted;
+// Points is 0 for a plan with more than MaxRangeBuffers storages.
 func (p *Plan) Range() (RangeFigures, error) {
 	if len(p.Buffers) > MaxRangeBuffers {
 		return RangeFigures{}, nil
 	}
-	points := p.samplePoints()
-	ratios, err := p.ratiosAt(points)
-	if err != nil {
-		return RangeFigures{}, err
-	}
+	ratios, points := p.ratiosAt(p.samplePoints())
 	return figuresOf(ratios, points), nil
 }
 
-// ratiosAt is the plan's peak over the lower bound at each point.
-func (p *Plan) ratiosAt(points []expr.Env) ([]float64, error) {
-	ratios := make([]float64, len(points))
-	for i, env := range points {
+// ratiosAt is the plan's peak over the lower bound at each point, with the
+// points it was taken at: a point where a size does not fit an int64 (a
+// symbol without a max sampled up to a large -range-horizon) is left out,
+// since no wrapper runs there.
+func (p *Plan) ratiosAt(points []expr.Env) ([]float64, []expr.Env) {
+	var ratios []float64
+	var kept []expr.Env
+	for _, env := range points {
 		f, err := p.Figures(env)
 		if err != nil {
-			return nil, err
+			continue
 		}
-		ratios[i] = f.Ratio()
+		ratios = append(ratios, f.Ratio())
+		kept = append(kept, env)
 	}
-	return ratios, nil
+	return ratios, kept
 }
 
 // figuresOf are the range figures of ratios at points.

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/wrapgen/wrapgen/graph/expr"
 )
@@ -56,14 +57,9 @@ func (s bestOf) place(req *request) (*placement, error) {
 		return nil, nil
 	}
 	if len(rs) > 1 && len(req.points) > 0 {
-		loads, err := loadsAt(req.buffers, req.points)
-		if err != nil {
-			return nil, err
-		}
+		loads := loadsAt(req.buffers, req.points)
 		for i := range rs {
-			if rs[i].worst, err = rs[i].placed.worstRatio(req.points, loads); err != nil {
-				return nil, fmt.Errorf("%s: %w", rs[i].name, err)
-			}
+			rs[i].worst = rs[i].placed.worstRatio(req.points, loads)
 		}
 	}
 	best := bestIndex(len(rs), func(i int) (int64, float64) { return rs[i].peak, rs[i].worst })
@@ -94,34 +90,46 @@ func bestIndex(n int, figures func(i int) (peak int64, worst float64)) int {
 }
 
 // loadsAt is the lower bound at each point: the largest total of live
-// storage bytes at any step.
-func loadsAt(buffers []*Buffer, points []expr.Env) ([]int64, error) {
+// storage bytes at any step; -1 at a point where the storages together take
+// more bytes than an int64 counts (a symbol without a max sampled up to a
+// large -range-horizon), which no wrapper runs at and best does not compare
+// at.
+func loadsAt(buffers []*Buffer, points []expr.Env) []int64 {
 	loads := make([]int64, len(points))
 	for i, env := range points {
-		var evs []event
+		evs := make([]event, 0, 2*len(buffers))
+		var total int64
 		for _, b := range buffers {
 			n, err := b.Size.Eval(env)
-			if err != nil {
-				return nil, err
+			if err != nil || n > math.MaxInt64-total {
+				evs = nil
+				break
 			}
+			total += n
 			evs = append(evs, event{b.Begin, n}, event{b.End, -n})
 		}
-		loads[i] = maxLive(evs)
+		loads[i] = -1
+		if evs != nil || len(buffers) == 0 {
+			loads[i] = maxLive(evs)
+		}
 	}
-	return loads, nil
+	return loads
 }
 
-// worstRatio is the placement's largest peak over lower bound at points.
-func (pl *placement) worstRatio(points []expr.Env, loads []int64) (float64, error) {
+// worstRatio is the placement's largest peak over lower bound at the points
+// loadsAt compared at; a pool whose size does not fit an int64 at one of
+// them makes it the worst there is.
+func (pl *placement) worstRatio(points []expr.Env, loads []int64) float64 {
 	worst := 0.0
 	for i, env := range points {
+		if loads[i] <= 0 {
+			continue
+		}
 		peak, err := pl.peakAt(env)
 		if err != nil {
-			return 0, err
+			return math.Inf(1)
 		}
-		if loads[i] > 0 {
-			worst = max(worst, float64(peak)/float64(loads[i]))
-		}
+		worst = max(worst, float64(peak)/float64(loads[i]))
 	}
-	return worst, nil
+	return worst
 }

@@ -147,11 +147,7 @@ func (c *boundsCtx) linearExpr(l lin) expr.Expr {
 }
 
 func newBoundsCtx(req *request) *boundsCtx {
-	c := &boundsCtx{align: req.align, bounds: req.bounds}
-	for name := range req.hints {
-		c.syms = append(c.syms, name)
-	}
-	sort.Strings(c.syms)
+	c := &boundsCtx{align: req.align, bounds: req.bounds, syms: sizeSymbols(req.buffers)}
 	for _, s := range c.syms {
 		m := int64(0)
 		if r, ok := req.bounds[s]; ok {
@@ -161,6 +157,25 @@ func newBoundsCtx(req *request) *boundsCtx {
 	}
 	c.probe = probePoint(req.hints, req.bounds)
 	return c
+}
+
+// sizeSymbols are the symbols the buffers' sizes use, sorted: the only
+// ones a span can depend on. A graph with thousands of run-time sizes
+// (planned at their bounds, so in no size) would otherwise make every span
+// that long, and placing quadratic in the graph.
+func sizeSymbols(buffers []*Buffer) []string {
+	seen := map[string]bool{}
+	var syms []string
+	for _, b := range buffers {
+		for _, name := range b.Size.Symbols() {
+			if !seen[name] {
+				seen[name] = true
+				syms = append(syms, name)
+			}
+		}
+	}
+	sort.Strings(syms)
+	return syms
 }
 
 // probePoint is a point of the symbols' ranges other than the hints where

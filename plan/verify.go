@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"sort"
 	"strings"
@@ -64,13 +65,33 @@ func verify(p *Plan) error {
 func randomEnv(g *graph.Graph, rng *rand.Rand) expr.Env {
 	env := expr.Env{}
 	for _, s := range g.Symbols {
-		hi := max(4*s.Hint, s.Min+16)
+		hi := max(satMul4(s.Hint), satAdd16(s.Min))
 		if s.HasMax {
 			hi = s.Max
 		}
-		env[s.Name] = s.Min + rng.Int63n(hi-s.Min+1)
+		if hi-s.Min == math.MaxInt64 { // [0, 2^63-1]: one more than Int63n takes
+			env[s.Name] = rng.Int63()
+		} else {
+			env[s.Name] = s.Min + rng.Int63n(hi-s.Min+1)
+		}
 	}
 	return env
+}
+
+// satMul4 and satAdd16 are 4*v and v + 16 for v >= 0, at most
+// math.MaxInt64: symbols' values may be as large as an int64 holds.
+func satMul4(v int64) int64 {
+	if v > math.MaxInt64/4 {
+		return math.MaxInt64
+	}
+	return 4 * v
+}
+
+func satAdd16(v int64) int64 {
+	if v > math.MaxInt64-16 {
+		return math.MaxInt64
+	}
+	return v + 16
 }
 
 type verifier struct {
@@ -252,8 +273,21 @@ type placementExprs struct {
 
 func (v *verifier) placementExprs() placementExprs {
 	var pe placementExprs
+	// Only the symbols the sizes and offsets use: a graph with thousands of
+	// run-time sizes (in none of them, planned at their bounds) would
+	// otherwise make every evaluation that long.
+	used := map[string]bool{}
+	for _, b := range v.p.Buffers {
+		for _, e := range []expr.Expr{b.Size, b.Offset} {
+			for _, name := range e.Symbols() {
+				used[name] = true
+			}
+		}
+	}
 	for _, s := range v.p.Graph.Symbols {
-		pe.syms = append(pe.syms, s.Name)
+		if used[s.Name] {
+			pe.syms = append(pe.syms, s.Name)
+		}
 	}
 	pe.sizes = make([]expr.AffineEval, len(v.p.Buffers))
 	pe.offs = make([]expr.AffineEval, len(v.p.Buffers))

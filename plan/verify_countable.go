@@ -12,13 +12,24 @@ import (
 // but several side by side in one pool may not, and the generated wrapper
 // would then compute a wrapped-around size and hand kernels memory that
 // overlaps. Sizes grow with the symbols, so the maximums are where they
-// are largest; each symbol is also tried alone at its maximum.
+// are largest; each symbol is also tried alone at its maximum. Only the
+// symbols the sizes use are tried: run-time sizes are planned at their
+// bounds, and a graph may have thousands of them.
 func checkCountable(p *Plan) error {
 	g := p.Graph
+	used := map[string]bool{}
+	for _, name := range sizeSymbols(p.Buffers) {
+		used[name] = true
+	}
+	for _, pool := range p.Pools {
+		for _, name := range pool.Size.Symbols() {
+			used[name] = true
+		}
+	}
 	all := p.WithHints(nil)
 	var envs []expr.Env
 	for _, s := range g.Symbols {
-		if !s.HasMax {
+		if !s.HasMax || !used[s.Name] {
 			continue
 		}
 		all[s.Name] = s.Max

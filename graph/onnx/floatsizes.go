@@ -181,15 +181,23 @@ func (im *importer) foldFloatSizes(c *nodeCtx) {
 			rs, ok = ratiosOf(c.ins[1])
 			k = c.ins[0]
 		}
-		if !ok || k == nil || !k.known || len(k.floats) != 1 {
+		// One multiplier for every element, or one per element (a
+		// scale per axis); setRatios keeps the result only when the
+		// output has as many elements, so broadcasting made no more.
+		if !ok || k == nil || !k.known || len(k.floats) == 0 || (len(k.floats) != 1 && len(rs) != 1 && len(k.floats) != len(rs)) {
 			return
 		}
-		p, shift, ok := dyadic(k.floats[0])
-		if !ok || p <= 0 {
-			return
+		n := len(rs)
+		if n == 1 {
+			n = len(k.floats)
 		}
-		res := make([]ratio, len(rs))
-		for i, r := range rs {
+		res := make([]ratio, n)
+		for i := range res {
+			r, f := rs[min(i, len(rs)-1)], k.floats[min(i, len(k.floats)-1)]
+			p, shift, ok := dyadic(f)
+			if !ok || p <= 0 {
+				return
+			}
 			var num expr.Expr
 			den := r.den
 			if c.n.opType == "Mul" {

@@ -143,3 +143,58 @@ func TestDyadic(t *testing.T) {
 	_, _, ok = dyadic(math.Inf(1))
 	assert.False(t, ok)
 }
+
+// resizePerAxisModel resizes x [h, w] to floor(float32(shape(x)) * k) with
+// k = num/den elementwise, one float multiplier per axis (as a detection
+// transform's per-axis scale exports), or the same multiplier for both
+// when num and den have one element.
+func resizePerAxisModel(num, den []int64) []byte {
+	toF := map[string]int64{"to": 1}
+	return chainModel([]tInput{{"x", 1, []any{"h", "w"}}}, []tNode{
+		{op: "Shape", ins: []string{"x"}, outs: []string{"s"}},
+		{op: "Cast", ins: []string{"s"}, outs: []string{"sf"}, ints: toF},
+		{op: "Constant", outs: []string{"num"}, constI64: num},
+		{op: "Constant", outs: []string{"den"}, constI64: den},
+		{op: "Cast", ins: []string{"num"}, outs: []string{"numf"}, ints: toF},
+		{op: "Cast", ins: []string{"den"}, outs: []string{"denf"}, ints: toF},
+		{op: "Div", ins: []string{"numf", "denf"}, outs: []string{"k"}},
+		{op: "Mul", ins: []string{"sf", "k"}, outs: []string{"m"}},
+		{op: "Floor", ins: []string{"m"}, outs: []string{"r"}},
+		{op: "Cast", ins: []string{"r"}, outs: []string{"size"}, ints: map[string]int64{"to": 7}},
+		{op: "Resize", ins: []string{"x", "", "", "size"}, outs: []string{"y"}},
+	}, "y")
+}
+
+// One float multiplier per axis folds as the scalar form does: the output
+// is shaped by integer expressions of h and w, not by run-time sizes
+// bounded at float32's significand (every run then asked for an 844 TB
+// pool).
+func TestResizePerAxisFloatScalesFold(t *testing.T) {
+	for _, tc := range []struct {
+		num, den []int64
+		want     []string
+	}{
+		{[]int64{3}, []int64{2}, []string{"h + h//2", "w + w//2"}},
+		{[]int64{3, 2}, []int64{2, 1}, []string{"h + h//2", "2*w"}},
+		{[]int64{5, 1}, []int64{4, 2}, []string{"h + h//4", "w//2"}},
+	} {
+		g, _, err := Parse("per_axis.onnx", resizePerAxisModel(tc.num, tc.den), Options{})
+		require.NoError(t, err, "%+v", tc)
+		y := g.Tensor("y")
+		require.Len(t, y.Shape, 2)
+		for i, want := range tc.want {
+			assert.Equal(t, want, y.Shape[i].String(), "%+v axis %d", tc, i)
+		}
+		for _, s := range g.Symbols {
+			assert.False(t, s.RunTime(), "%+v: symbol %s is a run-time size", tc, s.Name)
+		}
+		for i, want := range tc.want {
+			k := float32(tc.num[min(i, len(tc.num)-1)]) / float32(tc.den[min(i, len(tc.den)-1)])
+			for v := int64(1); v <= 3000; v += 7 {
+				got, err := y.Shape[i].Eval(expr.Env{"h": v, "w": v})
+				require.NoError(t, err)
+				assert.Equal(t, int64(math.Floor(float64(float32(v)*k))), got, "%s at %d", want, v)
+			}
+		}
+	}
+}

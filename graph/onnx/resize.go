@@ -328,7 +328,10 @@ func (im *importer) nonEmptySizeRange(e *sizeExpr, what string) (lo, hi int64, e
 		return lo, hi, nil
 	}
 	top := int64(1)
-	for leastWith(top) < 1 {
+	// At most maxRaisedMin, which gave a size of at least 1: once the
+	// model's bound budget is spent, bounds are looser and a larger
+	// minimum may no longer show it.
+	for top < maxRaisedMin && leastWith(top) < 1 {
 		top *= 2
 	}
 	low := top / 2

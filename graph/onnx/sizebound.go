@@ -76,7 +76,7 @@ func (s *sizeExpr) eval(b expr.Bounds) span {
 		if hi, ok := expr.UpperBound(s.exact, b); ok {
 			out.hi = float64(hi)
 		}
-		if lo, ok := expr.UpperBound(expr.Scale(s.exact, -1), b); ok {
+		if lo, ok := expr.UpperBound(s.negation(), b); ok {
 			out.lo = -float64(lo)
 		}
 		return out
@@ -87,7 +87,7 @@ func (s *sizeExpr) eval(b expr.Bounds) span {
 		if hi, ok := expr.UpperBound(s.most, b); ok && s.hasMost {
 			out.hi = float64(hi)
 		}
-		if lo, ok := expr.UpperBound(expr.Scale(s.least, -1), b); ok && s.hasLeast {
+		if lo, ok := expr.UpperBound(s.negation(), b); ok && s.hasLeast {
 			out.lo = -float64(lo)
 		}
 		return out
@@ -148,9 +148,17 @@ func (h *boxHeap) Pop() any {
 	return b
 }
 
-// maxBoxes bounds the boxes sizeBound evaluates: past it, the bound is
-// the largest over the boxes left (sound, only looser).
-const maxBoxes = 200000
+// maxBoxes bounds the boxes sizeBound evaluates for one size, and
+// maxBoundWork the nodes evaluated by the searches of all the sizes of one
+// model (a few KB of ONNX can hold dozens of sizes, each over dozens of
+// symbols): past either, the bound is the largest over the boxes left
+// (sound, only looser), and once a model's budget is spent each further
+// size gets the bound interval arithmetic gives on its whole box. The
+// budget is work, not time, so that an import is the same on any machine.
+const (
+	maxBoxes     = 200000
+	maxBoundWork = 20_000_000
+)
 
 // sizeRange is the range of the integer s over the symbols' ranges: at
 // least lo (and 0), at most hi, or an error naming the symbols that need a
@@ -196,8 +204,10 @@ func (im *importer) sizeBound(s *sizeExpr) (int64, error) {
 	if len(unbounded) > 0 {
 		return finiteBound(root.hi, syms)
 	}
+	cost := s.evalCost() // of one evaluation
 	best := math.Inf(-1) // a value s surely reaches: the low end at a box's first corner
 	corner := func(b *box) {
+		im.boundWork += cost
 		pt := make([]expr.Range, len(b.ranges))
 		for i, r := range b.ranges {
 			pt[i] = expr.Range{Min: r.Min, Max: r.Min}
@@ -209,7 +219,7 @@ func (im *importer) sizeBound(s *sizeExpr) (int64, error) {
 	corner(root)
 	h := &boxHeap{root}
 	done := math.Inf(-1) // the largest bound of a box that is a single point
-	for evals := 0; h.Len() > 0 && evals < maxBoxes; {
+	for evals := 0; h.Len() > 0 && evals < maxBoxes && im.boundWork < maxBoundWork; {
 		b := heap.Pop(h).(*box)
 		if b.hi <= done || math.Floor(b.hi) <= math.Floor(best)+1 {
 			// No box left can raise the bound past one above a reached value.
@@ -231,6 +241,7 @@ func (im *importer) sizeBound(s *sizeExpr) (int64, error) {
 			for _, c := range halves {
 				c.hi = upper(s.eval(at(c.ranges)))
 				evals++
+				im.boundWork += cost
 				worst = max(worst, c.hi)
 			}
 			if pick == nil || worst < pickHi {

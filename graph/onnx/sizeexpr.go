@@ -49,6 +49,45 @@ type sizeExpr struct {
 	// arithmetic.
 	sym     string
 	isConst bool
+	// neg is -exact (-least for a sizeData leaf) once negMade: eval's lower
+	// bound, made once rather than at every box the bound search tries.
+	neg     expr.Expr
+	negMade bool
+}
+
+// negation is -exact, or -least for a sizeData leaf.
+func (s *sizeExpr) negation() expr.Expr {
+	if !s.negMade {
+		if s.op == sizeData {
+			s.neg = expr.Scale(s.least, -1)
+		} else {
+			s.neg = expr.Scale(s.exact, -1)
+		}
+		s.negMade = true
+	}
+	return s.neg
+}
+
+// evalCost is the work of one eval of s, in the units of maxBoundWork: a
+// node each, and for a leaf whose range is an expression's bound, more by
+// the expression's length (the bound is a proof over its terms).
+func (s *sizeExpr) evalCost() int64 {
+	n := int64(1)
+	switch {
+	case s.op == sizeExact && !s.isConst && s.sym == "":
+		n += int64(len(s.exact.String())) / 4
+	case s.op == sizeData:
+		if s.hasMost {
+			n += 1 + int64(len(s.most.String()))/4
+		}
+		if s.hasLeast {
+			n += 1 + int64(len(s.least.String()))/4
+		}
+	}
+	for _, a := range s.args {
+		n += a.evalCost()
+	}
+	return n
 }
 
 // maxSizeElems is the most elements of a value followed as sizeExprs:
