@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"runtime"
 	"testing"
 
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
@@ -187,5 +188,71 @@ func TestMeanVarianceNormKernel(t *testing.T) {
 				t.Run(fmt.Sprintf("%v/%s/layout%d", axes, d, l), func(t *testing.T) { compareWithGo(t, srv, call, 1e-5, 1e-6) })
 			}
 		}
+	}
+}
+
+// The contiguous softmax rows on each instruction set against Go's: row
+// lengths around the blocks of 8 and the 1024-element chunks, masked
+// entries, entries just either side of the flush bound (max - 87), -Inf
+// and a NaN row. The vector paths take Go's steps (the same exponential,
+// the same lanes of float64 sums), so they must give Go's bits.
+func TestSoftmaxRowsMatchGo(t *testing.T) {
+	for _, isa := range isaPaths {
+		t.Run(isa, func(t *testing.T) {
+			t.Setenv("WGREF_ISA", isa)
+			srv := startServer(t)
+			r := rand.New(rand.NewSource(17))
+			rtol := 0.0
+			if isa == "portable" || runtime.GOARCH != "amd64" {
+				rtol = 1e-6 // Go's assembly against C++'s scalar exponential
+			}
+			for _, n := range []int{1, 3, 7, 8, 9, 16, 31, 128, 197, 1023, 1024, 1025, 2061} {
+				const rows = 4
+				x := randomF32(r, rows, n)
+				for i := 0; i < n; i++ {
+					rnSet(x, n+i, 4*r.Float64()-1e4*float64(i%3/2)) // row 1: masked
+				}
+				rnSet(x, 2*n, 2) // row 2: the peak, entries by the flush bound
+				for i := 1; i < n; i++ {
+					rnSet(x, 2*n+i, []float64{2 - 87, 2 - 86.99, 2 - 87.01, math.Inf(-1), 1}[i%5])
+				}
+				rnSet(x, 3*n+n/2, math.NaN()) // row 3: NaN throughout
+				for _, kernel := range []string{"Softmax", "LogSoftmax"} {
+					call := &wgrt.Call{Kernel: kernel, Outputs: []wgrt.Tensor{newTensor(wgrt.F32, rows, n)}, Inputs: []wgrt.Tensor{x},
+						Attrs: []wgrt.Attr{rnInt("axis", -1)}}
+					t.Run(fmt.Sprintf("%s/%d", kernel, n), func(t *testing.T) { compareWithGo(t, srv, call, rtol, 0) })
+				}
+			}
+		})
+	}
+}
+
+// The contiguous LayerNormalization rows on each instruction set against
+// Go's, with and without a bias, lengths around the blocks of 8 and rows
+// far from zero: the same lanes of float64 statistics and the same
+// rounded float32 steps, so the same bits.
+func TestLayerNormRowsMatchGo(t *testing.T) {
+	for _, isa := range isaPaths {
+		t.Run(isa, func(t *testing.T) {
+			t.Setenv("WGREF_ISA", isa)
+			srv := startServer(t)
+			r := rand.New(rand.NewSource(18))
+			for _, n := range []int{1, 3, 7, 8, 9, 16, 31, 197, 768, 1029} {
+				const rows = 3
+				x := randomF32(r, rows, n)
+				for i := 0; i < n; i++ {
+					rnSet(x, 2*n+i, 1000+float64(i%7)) // row 2: far from zero
+				}
+				for _, bias := range []bool{false, true} {
+					ins := []wgrt.Tensor{x, randomF32(r, n)}
+					if bias {
+						ins = append(ins, randomF32(r, n))
+					}
+					call := &wgrt.Call{Kernel: "LayerNormalization", Outputs: []wgrt.Tensor{newTensor(wgrt.F32, rows, n)}, Inputs: ins,
+						Attrs: []wgrt.Attr{rnInt("axis", -1), rnFloat("epsilon", 1e-5)}}
+					t.Run(fmt.Sprintf("%d/bias%v", n, bias), func(t *testing.T) { compareWithGo(t, srv, call, 0, 0) })
+				}
+			}
+		})
 	}
 }

@@ -13,8 +13,14 @@
 #include <cstring>
 #include <limits>
 
+#include "isa.h"
 #include "kernel.h"
 #include "reduce.h"
+#include "vecmath.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace wgref {
 namespace detail {
@@ -77,23 +83,109 @@ inline float Exp32(float x) {
 
 inline float ExpFlushed(float x) { return x < kExpFlushBelow ? 0.0f : Exp32(x); }
 
-// RowMax is the maximum of x (NaN if any element is), -Inf when empty.
-float RowMax(const float* x, int64_t n) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; i++) {
-    const float v = x[i];
-    if (v > m || v != v) m = v;
-    if (m != m) break;
+#if defined(__x86_64__)
+// The vector softmax row (ISA AVX2 or above): wgref's expShiftSumAVX2 step
+// for step, the exponentials by vecmath's ExpRow (the same instructions as
+// Go's EXP), so that the bits are Go's.
+
+// kSoftChunk is the elements the exponential passes take at a time (the
+// chunk stays in L1 between them).
+constexpr int64_t kSoftChunk = 1024;
+
+// SoftShiftAvx2 sets y[i] = max(x[i] - shift, kExpFlushBelow) over n, a
+// multiple of 8, and bit j of flushed[i/8] where x[i+j] - shift is below
+// the bound (the exponential computed at the bound, then masked, as Go's).
+__attribute__((target("avx2"))) void SoftShiftAvx2(const float* x, float shift, float* y, uint8_t* flushed, int64_t n) {
+  const __m256 s = _mm256_set1_ps(shift);
+  const __m256 lo = _mm256_set1_ps(kExpFlushBelow);
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256 t = _mm256_sub_ps(_mm256_loadu_ps(x + i), s);
+    flushed[i / 8] = static_cast<uint8_t>(_mm256_movemask_ps(_mm256_cmp_ps(t, lo, _CMP_LT_OS)));
+    _mm256_storeu_ps(y + i, _mm256_max_ps(lo, t));
   }
-  return m;
 }
+
+// SoftMaskSumAvx2 zeroes the flushed exponentials of e (n a multiple of 8)
+// and adds each block to the lanes: elements 0-3 into lo, 4-7 into hi.
+__attribute__((target("avx2"))) void SoftMaskSumAvx2(float* e, const uint8_t* flushed, int64_t n, double* lanes) {
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  __m256d lo = _mm256_loadu_pd(lanes), hi = _mm256_loadu_pd(lanes + 4);
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256i f = _mm256_and_si256(_mm256_set1_epi32(flushed[i / 8]), bit);
+    const __m256 drop = _mm256_castsi256_ps(_mm256_cmpeq_epi32(f, bit));
+    const __m256 v = _mm256_andnot_ps(drop, _mm256_loadu_ps(e + i));
+    _mm256_storeu_ps(e + i, v);
+    lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+  }
+  _mm256_storeu_pd(lanes, lo);
+  _mm256_storeu_pd(lanes + 4, hi);
+}
+
+// ExpShiftSumVec sets e[i] = e^(src[i] - shift) (0 below kExpFlushBelow)
+// and returns their sum in float64 as Go's expShiftSum: the blocks of 8 in
+// eight lanes folded by LaneSum, then the last n % 8 one by one (their
+// exponentials by ExpRow's masked tail, the same instructions). e may be
+// src; with e null the exponentials are only summed.
+double ExpShiftSumVec(const float* src, float* e, int64_t n, float shift) {
+  double lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  uint8_t flushed[kSoftChunk / 8];
+  float scratch[kSoftChunk];
+  const int64_t body = n & ~static_cast<int64_t>(7);
+  for (int64_t c = 0; c < body; c += kSoftChunk) {
+    const int64_t len = std::min(kSoftChunk, body - c);
+    float* out = e != nullptr ? e + c : scratch;
+    SoftShiftAvx2(src + c, shift, out, flushed, len);
+    vecmath::ExpRow(out, out, len);
+    SoftMaskSumAvx2(out, flushed, len, lanes);
+  }
+  double sum = reduce::LaneSum(lanes);
+  const int64_t rest = n - body;
+  if (rest > 0) {
+    float t[8];
+    bool drop[8];
+    for (int64_t i = 0; i < rest; i++) {
+      const float v = src[body + i] - shift;
+      drop[i] = v < kExpFlushBelow;
+      t[i] = drop[i] ? kExpFlushBelow : v;
+    }
+    vecmath::ExpRow(t, t, rest);
+    for (int64_t i = 0; i < rest; i++) {
+      const float v = drop[i] ? 0.0f : t[i];
+      if (e != nullptr) e[body + i] = v;
+      sum += static_cast<double>(v);
+    }
+  }
+  return sum;
+}
+
+// SoftmaxRowVec is SoftmaxRow in vectors (dst may be src).
+void SoftmaxRowVec(const float* src, float* dst, int64_t n, bool log) {
+  const float peak = reduce::RowMax(src, n);
+  if (!log) {
+    const double sum = ExpShiftSumVec(src, dst, n, peak);
+    vecmath::MulScalarRow(dst, static_cast<float>(1 / sum), dst, n);
+    return;
+  }
+  // The exponentials only summed: dst then takes src - max.
+  const float ls = static_cast<float>(std::log(ExpShiftSumVec(src, nullptr, n, peak)));
+  vecmath::SubScalarRow(src, peak, dst, n);
+  vecmath::SubScalarRow(dst, ls, dst, n);
+}
+#endif
 
 // SoftmaxRow writes the softmax (or its log) of one contiguous float32
 // row as wgref's softmaxRow: e^(x - max) in float32, their sum in float64
 // over eight lanes. dst may be src.
 void SoftmaxRow(const float* src, float* dst, int64_t n, bool log) {
   if (n == 0) return;
-  const float peak = RowMax(src, n);
+#if defined(__x86_64__)
+  if (ThisIsa() != Isa::kPortable) {
+    SoftmaxRowVec(src, dst, n, log);
+    return;
+  }
+#endif
+  const float peak = reduce::RowMax(src, n);
   const int64_t body = n & ~static_cast<int64_t>(7);
   double lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   if (log) {
@@ -127,15 +219,83 @@ void SoftmaxRow(const float* src, float* dst, int64_t n, bool log) {
   for (int64_t i = 0; i < n; i++) dst[i] *= inv;
 }
 
+#if defined(__x86_64__)
+// LayerNormRow's passes in vectors (ISA AVX2 or above), as wgref's
+// sumSquaresAVX2 and layerNormApplyAVX2: the same lanes, separate
+// multiplies and adds, so the same bits.
+
+// SumAndSquaresAvx2 is reduce::SumAndSquares: lane l of the float64 sums
+// (and of the squares) takes the elements i % 8 == l of the blocks of 8.
+__attribute__((target("avx2"))) void SumAndSquaresAvx2(const float* row, int64_t n, double* sum, double* squares) {
+  __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), q0 = _mm256_setzero_pd(), q1 = _mm256_setzero_pd();
+  const int64_t body = n & ~static_cast<int64_t>(7);
+  for (int64_t i = 0; i < body; i += 8) {
+    const __m256d lo = _mm256_cvtps_pd(_mm_loadu_ps(row + i));
+    const __m256d hi = _mm256_cvtps_pd(_mm_loadu_ps(row + i + 4));
+    s0 = _mm256_add_pd(s0, lo);
+    s1 = _mm256_add_pd(s1, hi);
+    q0 = _mm256_add_pd(q0, _mm256_mul_pd(lo, lo));
+    q1 = _mm256_add_pd(q1, _mm256_mul_pd(hi, hi));
+  }
+  double s[8], q[8];
+  _mm256_storeu_pd(s, s0);
+  _mm256_storeu_pd(s + 4, s1);
+  _mm256_storeu_pd(q, q0);
+  _mm256_storeu_pd(q + 4, q1);
+  double a = reduce::LaneSum(s), b = reduce::LaneSum(q);
+  for (int64_t i = body; i < n; i++) {
+    const double f = static_cast<double>(row[i]);
+    a += f;
+    b += f * f;
+  }
+  *sum = a;
+  *squares = b;
+}
+
+// LayerNormApplyAvx2 sets dst[i] = ((row[i] - m)·inv)·gs[i] (+ bv[i]
+// unless bv is null), each step rounded; dst may be row.
+__attribute__((target("avx2"))) void LayerNormApplyAvx2(const float* row, float* dst, int64_t n, const float* gs, const float* bv, float m,
+                                                       float inv) {
+  const __m256 mv = _mm256_set1_ps(m), iv = _mm256_set1_ps(inv);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 t = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(row + i), mv), iv);
+    t = _mm256_mul_ps(t, _mm256_loadu_ps(gs + i));
+    if (bv != nullptr) t = _mm256_add_ps(t, _mm256_loadu_ps(bv + i));
+    _mm256_storeu_ps(dst + i, t);
+  }
+  for (; i < n; i++) {
+    float t = (row[i] - m) * inv;
+    t = t * gs[i];
+    dst[i] = bv != nullptr ? t + bv[i] : t;
+  }
+}
+#endif
+
 // LayerNormRow normalizes one contiguous float32 row, then scales and
 // shifts it (bv may be null): the statistics in float64, the row in
 // float32 steps, each rounded: ((x - mean)·inv)·g + b.
 void LayerNormRow(const float* row, float* dst, int64_t n, const float* gs, const float* bv, double eps) {
   double sum, sq;
+#if defined(__x86_64__)
+  const bool vec = ThisIsa() != Isa::kPortable;
+  if (vec) {
+    SumAndSquaresAvx2(row, n, &sum, &sq);
+  } else {
+    reduce::SumAndSquares(row, n, &sum, &sq);
+  }
+#else
   reduce::SumAndSquares(row, n, &sum, &sq);
+#endif
   const double mean = sum / static_cast<double>(n);
   const float inv = static_cast<float>(1 / std::sqrt(std::max(sq / static_cast<double>(n) - mean * mean, 0.0) + eps));
   const float m = static_cast<float>(mean);
+#if defined(__x86_64__)
+  if (vec) {
+    LayerNormApplyAvx2(row, dst, n, gs, bv, m, inv);
+    return;
+  }
+#endif
   if (bv != nullptr) {
     for (int64_t i = 0; i < n; i++) {
       float t = (row[i] - m) * inv;

@@ -62,6 +62,10 @@ inline void SumAndSquares(const float* row, int64_t n, double* sum, double* squa
   *squares = b;
 }
 
+// RowMax is the maximum of x[0, n) (NaN if any element is), -Inf when
+// empty, in vectors where the CPU has them (reduce.cc).
+float RowMax(const float* x, int64_t n);
+
 // InnerContiguous reports whether t's dimensions from `from` on are
 // row-major contiguous.
 inline bool InnerContiguous(const Tensor& t, int from) {

@@ -12,6 +12,7 @@
 #include "conv_fast.h"
 #include "isa.h"
 #include "kernel.h"
+#include "reduce.h"
 #include "threads.h"
 
 #if defined(__x86_64__)
@@ -550,24 +551,8 @@ double RowSumPortable(const float* x, int64_t n) {
   return s;
 }
 
-// RowMax is the maximum of x[0, n) (NaN if any element is), -Inf when
-// empty: eight maxima of every eighth element, then them and the tail.
-float RowMaxPortable(const float* x, int64_t n) {
-  float m[8];
-  for (int j = 0; j < 8; j++) m[j] = -std::numeric_limits<float>::infinity();
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; j++) m[j] = MaxOf(m[j], x[i + j]);
-  }
-  float a = -std::numeric_limits<float>::infinity();
-  for (int j = 0; j < 8; j++) a = MaxOf(a, m[j]);
-  for (; i < n; i++) a = MaxOf(a, x[i]);
-  return a;
-}
-
 #if defined(__x86_64__)
-// The same sums and maxima, lane j of one vector being s_j (m_j): the
-// same bits.
+// The same sums, lane j of one vector being s_j: the same bits.
 __attribute__((target("avx2"))) double RowSumAvx2(const float* x, int64_t n) {
   __m256d acc = _mm256_setzero_pd();
   int64_t i = 0;
@@ -578,22 +563,6 @@ __attribute__((target("avx2"))) double RowSumAvx2(const float* x, int64_t n) {
   for (; i < n; i++) s += x[i];
   return s;
 }
-
-__attribute__((target("avx2"))) float RowMaxAvx2(const float* x, int64_t n) {
-  __m256 m = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 v = _mm256_loadu_ps(x + i);
-    const __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    m = _mm256_blendv_ps(m, v, take);
-  }
-  float t[8];
-  _mm256_storeu_ps(t, m);
-  float a = -std::numeric_limits<float>::infinity();
-  for (int j = 0; j < 8; j++) a = MaxOf(a, t[j]);
-  for (; i < n; i++) a = MaxOf(a, x[i]);
-  return a;
-}
 #endif
 
 double RowSum(const float* x, int64_t n) {
@@ -601,13 +570,6 @@ double RowSum(const float* x, int64_t n) {
   if (ThisIsa() != Isa::kPortable) return RowSumAvx2(x, n);
 #endif
   return RowSumPortable(x, n);
-}
-
-float RowMax(const float* x, int64_t n) {
-#if defined(__x86_64__)
-  if (ThisIsa() != Isa::kPortable) return RowMaxAvx2(x, n);
-#endif
-  return RowMaxPortable(x, n);
 }
 
 Status GlobalPool(const Call& c, PoolKind kind) {
@@ -643,7 +605,7 @@ Status GlobalPool(const Call& c, PoolKind kind) {
       if (contiguous && kind == PoolKind::kAvg) {
         acc = RowSum(Elems<float>(x) + base, n);
       } else if (contiguous && kind == PoolKind::kMax) {
-        acc = RowMax(Elems<float>(x) + base, n);
+        acc = reduce::RowMax(Elems<float>(x) + base, n);
       } else if (n > 0) {
         Index it(x.shape + 2, sr);
         do {

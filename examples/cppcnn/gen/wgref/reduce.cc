@@ -11,8 +11,13 @@
 #include <cstdint>
 #include <limits>
 
+#include "isa.h"
 #include "kernel.h"
 #include "reduce.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace wgref {
 namespace detail {
@@ -465,6 +470,56 @@ Status CumSum(const Call& c) {
 }
 
 }  // namespace
+
+namespace reduce {
+namespace {
+
+inline float MaxOf(float a, float v) { return (v > a || v != v) ? v : a; }
+
+// RowMaxPortable is eight maxima of every eighth element, then them and
+// the tail (max is exact: any order gives the same value, NaN sticks).
+float RowMaxPortable(const float* x, int64_t n) {
+  float m[8];
+  for (int j = 0; j < 8; j++) m[j] = -std::numeric_limits<float>::infinity();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; j++) m[j] = MaxOf(m[j], x[i + j]);
+  }
+  float a = -std::numeric_limits<float>::infinity();
+  for (int j = 0; j < 8; j++) a = MaxOf(a, m[j]);
+  for (; i < n; i++) a = MaxOf(a, x[i]);
+  return a;
+}
+
+#if defined(__x86_64__)
+// RowMaxAvx2 is RowMaxPortable with lane j of one vector as m[j].
+__attribute__((target("avx2"))) float RowMaxAvx2(const float* x, int64_t n) {
+  __m256 m = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256 take = _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    m = _mm256_blendv_ps(m, v, take);
+  }
+  float t[8];
+  _mm256_storeu_ps(t, m);
+  float a = -std::numeric_limits<float>::infinity();
+  for (int j = 0; j < 8; j++) a = MaxOf(a, t[j]);
+  for (; i < n; i++) a = MaxOf(a, x[i]);
+  return a;
+}
+#endif
+
+}  // namespace
+
+float RowMax(const float* x, int64_t n) {
+#if defined(__x86_64__)
+  if (ThisIsa() != Isa::kPortable) return RowMaxAvx2(x, n);
+#endif
+  return RowMaxPortable(x, n);
+}
+
+}  // namespace reduce
 
 void RegisterReduce(Registry* r) {
   r->Add("ReduceSum", Reduce<Op::kSum>);
