@@ -273,6 +273,7 @@ func (c *programChecker) kernel(op *Op) {
 			c.errOp(op, "tensor %q is defined twice (already by %s)", t.Name, labelOf(c.definedBy[t.Index]))
 			continue
 		}
+		c.checkOutputView(op, i, t)
 		c.define(t, op)
 		c.defLoop[t.Index] = c.innermostLoop()
 		// Writing into a view fills part of its base, which counts as
@@ -286,6 +287,50 @@ func (c *programChecker) kernel(op *Op) {
 	for _, ip := range op.Inplace {
 		c.checkInplace(op, ip)
 	}
+}
+
+// checkOutputView refuses an output that is a view of one of the same
+// op's inputs: the kernel would write memory it is still reading, unless
+// its may_alias declares the pair and the view is exactly the input's
+// memory (its start, dtype, shape and strides).
+func (c *programChecker) checkOutputView(op *Op, outIdx int, out *Tensor) {
+	for j, t := range op.Inputs {
+		within := false
+		for v := out.ViewOf; v != nil && !within; v = v.ViewOf {
+			within = v == t
+		}
+		if !within {
+			continue
+		}
+		if c.d.g.MayAlias(op.Kernel, outIdx, j) && sameMemory(out, t) {
+			continue
+		}
+		c.errOp(op, "output %q is a view of its own input %q: the kernel would write memory it still reads (write a new tensor, or declare the pair in the kernel's may_alias with the view exactly the input's layout)", out.Name, t.Name)
+		return
+	}
+}
+
+// sameMemory reports whether a and b are the same elements of one
+// storage: one start in it, one dtype, shape and strides.
+func sameMemory(a, b *Tensor) bool {
+	if a.Root != b.Root || a.DType != b.DType || len(a.Shape) != len(b.Shape) || !expr.Equal(viewStart(a), viewStart(b)) {
+		return false
+	}
+	for i := range a.Shape {
+		if !expr.Equal(a.Shape[i], b.Shape[i]) || !expr.Equal(a.Strides[i], b.Strides[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// viewStart is where t begins in its root's storage, in elements.
+func viewStart(t *Tensor) expr.Expr {
+	off := expr.Const(0)
+	for ; t.ViewOf != nil; t = t.ViewOf {
+		off = expr.Add(off, t.Offset)
+	}
+	return off
 }
 
 func (c *programChecker) checkInplace(op *Op, ip Inplace) {

@@ -31,7 +31,8 @@ const verifyRounds = 8
 
 // verify checks a plan independently of how it was made: every buffer is
 // placed exactly once, inside its pool, aligned; no two buffers of one pool
-// that are live at the same step overlap in bytes; the lines allocate before
+// that are live at the same step overlap in bytes; no op writes an output
+// over its own input's bytes but at a pair it may; the lines allocate before
 // and free after every use, and create pools before and release them after.
 // Placement is checked at the hints and at random symbol values within the
 // symbols' ranges.
@@ -46,6 +47,9 @@ func verify(p *Plan) error {
 	envs := []expr.Env{p.WithHints(nil)}
 	for i := 0; i < verifyRounds && len(p.Graph.Symbols) > 0; i++ {
 		envs = append(envs, randomEnv(p.Graph, rng))
+	}
+	if len(v.problems) == 0 {
+		v.checkOpOverlaps(envs)
 	}
 	events, exprs := v.poolEvents(), v.placementExprs()
 	for _, env := range envs {

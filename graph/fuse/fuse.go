@@ -208,81 +208,98 @@ func (r *rewriter) next(ops []*graph.Op, t *graph.Tensor, readers map[*graph.Ten
 	return i, ops[i], true
 }
 
-// match finds the fusion that starts at ops[i], if any.
+// stage is a fusion cut after one more op folded: what the fused op
+// would be if it ended there.
+type stage struct {
+	folded      []int
+	drops       []*graph.Tensor // the intermediates folded away
+	cur         *graph.Tensor   // the fused op's output
+	addend, sum *graph.Tensor
+	at          int
+	act         string
+	alpha, beta float64
+}
+
+// match finds the fusion that starts at ops[i], if any: the longest chain
+// of foldable ops whose fused op is sound (its output shares no memory with
+// its inputs but in place, as its kernel takes it) and may run where it
+// goes.
 func (r *rewriter) match(ops []*graph.Op, i int, readers map[*graph.Tensor][]int, taken []bool) (chain, bool) {
 	p := ops[i]
 	name := fusedName[p.Kernel]
 	if name == "" || !r.kernels[name].Fuse || !plainOp(p) || !allF32(p.Inputs) || !producerShapes(p) {
 		return chain{}, false
 	}
-	c := chain{first: i, at: i}
-	inputs := append([]*graph.Tensor(nil), p.Inputs...)
-	attrs := append([]graph.Attr(nil), p.Attrs...)
-	cur := p.Outputs[0]
-	var addend, sum *graph.Tensor
-	var drops []*graph.Tensor // the intermediates folded away
-	if len(inputs) == 3 {
-		addend = inputs[2]
+	st := stage{cur: p.Outputs[0], at: i}
+	if len(p.Inputs) == 3 {
+		st.addend = p.Inputs[2]
+	}
+	var stages []stage
+	fold := func(js []int, out *graph.Tensor, also ...*graph.Tensor) {
+		st.folded = append(slices.Clone(st.folded), js...)
+		st.drops = append(append(slices.Clone(st.drops), st.cur), also...)
+		st.cur = out
+		stages = append(stages, st)
 	}
 	// MatMul's bias: an Add of a vector over the output's last dimension.
-	if p.Kernel == "MatMul" && len(cur.Shape) >= 2 {
+	if cur := st.cur; p.Kernel == "MatMul" && len(cur.Shape) >= 2 {
 		if j, op, ok := r.next(ops, cur, readers, taken); ok && op.Kernel == "Add" && len(op.Inputs) == 2 {
 			b := other(op, cur)
 			if b != nil && b.DType == "f32" && b.External() && len(b.Shape) == 1 && expr.Equal(b.Shape[0], cur.Shape[len(cur.Shape)-1]) {
-				addend = b
-				c.folded = append(c.folded, j)
-				drops = append(drops, cur)
-				cur = op.Outputs[0]
+				st.addend = b
+				fold([]int{j}, op.Outputs[0])
 			}
 		}
 	}
 	// The residual: an Add of a tensor of exactly the output's shape.
+	cur := st.cur
 	if j, op, ok := r.next(ops, cur, readers, taken); ok && op.Kernel == "Add" && len(op.Inputs) == 2 {
 		if s := other(op, cur); s != nil && s.DType == "f32" && !s.IsView() && sameShape(s, cur) && sameShape(op.Outputs[0], cur) {
 			if at, ok := sumPlace(ops, i, j, s); ok {
-				sum, c.at = s, at
-				c.folded = append(c.folded, j)
-				drops = append(drops, cur)
-				cur = op.Outputs[0]
+				st.sum, st.at = s, at
+				fold([]int{j}, op.Outputs[0])
 			}
 		}
 	}
-	act, alpha, beta := "", 0.0, 0.0
+	cur = st.cur
 	if j, op, ok := r.next(ops, cur, readers, taken); ok {
 		if a, al, be, ok := activation(op); ok {
-			act, alpha, beta = a, al, be
-			c.folded = append(c.folded, j)
-			drops = append(drops, cur)
-			cur = op.Outputs[0]
+			st.act, st.alpha, st.beta = a, al, be
+			fold([]int{j}, op.Outputs[0])
 		}
 	} else if j, k, y, ok := r.silu(ops, cur, readers, taken); ok {
-		act = "SiLU"
-		c.folded = append(c.folded, j, k)
-		drops = append(drops, cur)
-		drops = append(drops, ops[j].Outputs[0])
-		cur = y
+		st.act = "SiLU"
+		fold([]int{j, k}, y, ops[j].Outputs[0])
 	} else if chainOps, y, ok := r.gelu(ops, cur, readers, taken); ok {
-		act = "Gelu"
-		c.folded = append(c.folded, chainOps...)
-		drops = append(drops, cur)
+		st.act = "Gelu"
+		var also []*graph.Tensor
 		for _, j := range chainOps[:len(chainOps)-1] {
-			drops = append(drops, ops[j].Outputs[0])
+			also = append(also, ops[j].Outputs[0])
 		}
-		cur = y
+		fold(chainOps, y, also...)
 	}
-	if len(c.folded) == 0 {
-		return chain{}, false
+	for k := len(stages) - 1; k >= 0; k-- {
+		if c, ok := r.fusedAt(ops, i, name, stages[k]); ok {
+			return c, true
+		}
 	}
+	return chain{}, false
+}
+
+// fusedAt is the fused op of one stage, when it is sound and can go where
+// it must.
+func (r *rewriter) fusedAt(ops []*graph.Op, first int, name string, st stage) (chain, bool) {
+	p := ops[first]
+	c := chain{first: first, at: st.at, folded: st.folded}
 	// The fused op writes the output at c.at, earlier than the last op
 	// folded did: no op it now runs before may touch that storage.
 	for j := c.at; j <= slices.Max(c.folded); j++ {
-		if j != i && !slices.Contains(c.folded, j) && touches(ops[j], cur.Root) {
+		if j != c.first && !slices.Contains(c.folded, j) && touches(ops[j], st.cur.Root) {
 			return chain{}, false
 		}
 	}
-	for _, t := range drops {
-		r.dropped[t] = true
-	}
+	attrs := append([]graph.Attr(nil), p.Attrs...)
+	addend, sum := st.addend, st.sum
 	switch {
 	case p.Kernel == "Gemm" && sum != nil && addend == nil:
 		// The sum is Gemm's C: beta must be 1.
@@ -291,19 +308,118 @@ func (r *rewriter) match(ops []*graph.Op, i int, readers map[*graph.Tensor][]int
 	case p.Kernel == "MatMul" && sum != nil && addend == nil:
 		addend, sum = sum, nil // the exact shape broadcasts trivially
 	}
-	inputs = inputs[:2]
+	inputs := slices.Clone(p.Inputs[:2])
 	for _, t := range []*graph.Tensor{addend, sum} {
 		if t != nil {
 			inputs = append(inputs, t)
 		}
 	}
 	attrs = append(attrs,
-		graph.Attr{Name: "activation", Kind: graph.AttrString, Str: act},
-		graph.Attr{Name: "activation_alpha", Kind: graph.AttrFloat, Float: alpha},
-		graph.Attr{Name: "activation_beta", Kind: graph.AttrFloat, Float: beta})
-	c.op = &graph.Op{Kernel: name, Inputs: inputs, Outputs: []*graph.Tensor{cur}, Attrs: attrs}
+		graph.Attr{Name: "activation", Kind: graph.AttrString, Str: st.act},
+		graph.Attr{Name: "activation_alpha", Kind: graph.AttrFloat, Float: st.alpha},
+		graph.Attr{Name: "activation_beta", Kind: graph.AttrFloat, Float: st.beta})
+	op := &graph.Op{Kernel: name, Inputs: inputs, Outputs: []*graph.Tensor{st.cur}, Attrs: attrs}
+	if !r.sound(op) {
+		return chain{}, false
+	}
+	for _, t := range st.drops {
+		r.dropped[t] = true
+	}
+	c.op = op
 	r.called[name] = true
 	return c, true
+}
+
+// sound reports whether the fused op computes what the ops it replaces
+// did: its output shares no storage with an input, but where its kernel
+// declares the pair (may_alias) and the output is exactly that input's
+// memory (dtype, shape, strides, start) in a layout the reference kernels
+// take in place. The same holds where the planner may choose to put the
+// output in an input's storage (an input of the output's layout, with
+// storage of its own): the pair must then be one the kernel takes.
+func (r *rewriter) sound(op *graph.Op) bool {
+	out := op.Outputs[0]
+	for idx, in := range op.Inputs {
+		declared := slices.Contains(r.kernels[op.Kernel].MayAlias, graph.AliasPair{Out: 0, In: idx})
+		switch {
+		case in.Root == out.Root:
+			if !declared || !sameMemory(out, in) || !takesInPlace(op) {
+				return false
+			}
+		case declared && !out.IsView() && !in.IsView() && !in.Root.External() && sameLayout(out, in) && !takesInPlace(op):
+			return false
+		}
+	}
+	return true
+}
+
+// takesInPlace reports whether the fused kernels of wgref (Go and C++)
+// run op on their block epilogue, the path that reads each element of the
+// addend and sum before it writes the output there (elsewhere they refuse
+// an output in an input's memory): a convolution's output planes and its
+// filters contiguous; a Gemm's output rows contiguous, its alpha not 0; a
+// MatMul's output contiguous, of rank 1 or more, its bias (when not of the
+// output's shape) of rank 1 at most. A user's fused kernels take the same
+// layouts at least, as their declared may_alias promises for the output's
+// own layout.
+func takesInPlace(op *graph.Op) bool {
+	out := op.Outputs[0]
+	switch op.Kernel {
+	case "FusedConv":
+		return contiguousFrom(out, 2) && contiguousFrom(op.Inputs[1], 0)
+	case "FusedGemm":
+		alpha, ok := floatAttr(op, "alpha")
+		return len(out.Shape) == 2 && expr.Equal(out.Strides[1], expr.Const(1)) && (!ok || alpha != 0)
+	case "FusedMatMul":
+		if len(out.Shape) == 0 || !contiguousFrom(out, 0) {
+			return false
+		}
+		return len(op.Inputs) < 3 || len(op.Inputs[2].Shape) <= 1 || sameShape(op.Inputs[2], out)
+	}
+	return false
+}
+
+// contiguousFrom reports whether t's dimensions from the first'th on are
+// row-major contiguous, whatever the symbols' values (a dimension of size
+// 1 takes any stride).
+func contiguousFrom(t *graph.Tensor, first int) bool {
+	want := expr.Const(1)
+	for d := len(t.Shape) - 1; d >= first; d-- {
+		if !expr.Equal(t.Shape[d], expr.Const(1)) && !expr.Equal(t.Strides[d], want) {
+			return false
+		}
+		want = expr.Mul(want, t.Shape[d])
+	}
+	return true
+}
+
+// sameLayout reports whether a and b have one dtype, device, shape and
+// strides.
+func sameLayout(a, b *graph.Tensor) bool {
+	if a.DType != b.DType || a.Device != b.Device || !sameShape(a, b) {
+		return false
+	}
+	for i := range a.Strides {
+		if !expr.Equal(a.Strides[i], b.Strides[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameMemory reports whether a and b are the same elements of one
+// storage: one root, one start, one layout.
+func sameMemory(a, b *graph.Tensor) bool {
+	return a.Root == b.Root && expr.Equal(start(a), start(b)) && sameLayout(a, b)
+}
+
+// start is where t begins in its root's storage, in elements.
+func start(t *graph.Tensor) expr.Expr {
+	off := expr.Const(0)
+	for ; t.ViewOf != nil; t = t.ViewOf {
+		off = expr.Add(off, t.Offset)
+	}
+	return off
 }
 
 // silu matches y = t * Sigmoid(t): t read by exactly those two ops.
