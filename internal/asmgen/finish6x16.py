@@ -112,8 +112,12 @@ for r in range(6):
         w(f"\tVMINPS {z}, Y15, {z}")
     w(f"\tJMP  store{r}")
     w(f"relu{r}:")
-    w(f"\tVMAXPS Y13, {a}, {a}")
-    w(f"\tVMAXPS Y13, {b}, {b}")
+    # NaN kept (MAXPS returns its second source, x, when either is NaN);
+    # adding +0 makes a -0 +0, as the Go form gives.
+    w(f"\tVMAXPS {a}, Y13, {a}")
+    w(f"\tVMAXPS {b}, Y13, {b}")
+    w(f"\tVADDPS Y13, {a}, {a}")
+    w(f"\tVADDPS Y13, {b}, {b}")
     w(f"store{r}:")
     w(f"\tVMOVUPS {a}, (DX)")
     w(f"\tVMOVUPS {b}, 32(DX)")

@@ -185,8 +185,12 @@ for r in range(12):
     w(f"\tVMINPS {b}, Z29, {b}")
     w(f"\tJMP  store{r}")
     w(f"relu{r}:")
-    w(f"\tVMAXPS Z27, {a}, {a}")
-    w(f"\tVMAXPS Z27, {b}, {b}")
+    # NaN kept (MAXPS returns its second source, x, when either is NaN);
+    # adding +0 makes a -0 +0, as the Go form gives.
+    w(f"\tVMAXPS {a}, Z27, {a}")
+    w(f"\tVMAXPS {b}, Z27, {b}")
+    w(f"\tVADDPS Z27, {a}, {a}")
+    w(f"\tVADDPS Z27, {b}, {b}")
     w(f"store{r}:")
     w(f"\tVMOVUPS {a}, 0(DX)")
     w(f"\tVMOVUPS {b}, 64(DX)")

@@ -188,7 +188,7 @@ func convImage(b int, x, w wgrt.Tensor, bias *wgrt.Tensor, out wgrt.Tensor, ca c
 	if ep != nil {
 		addend = ep.add
 	}
-	byRows := (ep == nil || ep.alpha == 1 && ep.addScale == 1 && ep.addCol == 0) && (addend == nil || addend.DType == wgrt.F32)
+	byRows := (ep == nil || ep.addScale == 1 && ep.addCol == 0) && (addend == nil || addend.DType == wgrt.F32)
 	inPlace := ep != nil && ep.sum != nil && sameStart(*ep.sum, out) // the product adds to the sum
 	for gi := 0; gi < g; gi++ {
 		xo := b*x.Strides[0] + gi*cg*x.Strides[1]

@@ -245,8 +245,9 @@ TEXT ·rdivVSAVX2(SB), NOSPLIT, $0-28
 	VBROADCASTSS s+24(FP), Y15
 	BINARY_VS(SV_OP, SV_OP1, VDIVPS, VDIVSS, div32, div8, div1, divdone)
 
-// func reluAVX2(dst, src *float32, n int): x > 0 ? x : 0 (NaN gives 0:
-// MAXPS returns its second source, zero, when either is NaN).
+// func reluAVX2(dst, src *float32, n int): x > 0 ? x : 0, NaN kept (as
+// PyTorch): MAXPS returns its second source, x, when either is NaN, and
+// -0 for -0, which adding +0 makes +0.
 TEXT ·reluAVX2(SB), NOSPLIT, $0-24
 	MOVQ   dst+0(FP), DI
 	MOVQ   src+8(FP), SI
@@ -260,10 +261,14 @@ relu32:
 	VMOVUPS 32(SI), Y1
 	VMOVUPS 64(SI), Y2
 	VMOVUPS 96(SI), Y3
-	VMAXPS  Y15, Y0, Y0
-	VMAXPS  Y15, Y1, Y1
-	VMAXPS  Y15, Y2, Y2
-	VMAXPS  Y15, Y3, Y3
+	VMAXPS  Y0, Y15, Y0
+	VMAXPS  Y1, Y15, Y1
+	VMAXPS  Y2, Y15, Y2
+	VMAXPS  Y3, Y15, Y3
+	VADDPS  Y15, Y0, Y0
+	VADDPS  Y15, Y1, Y1
+	VADDPS  Y15, Y2, Y2
+	VADDPS  Y15, Y3, Y3
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)
@@ -277,7 +282,8 @@ relu8:
 	CMPQ    CX, $8
 	JLT     relu1
 	VMOVUPS (SI), Y0
-	VMAXPS  Y15, Y0, Y0
+	VMAXPS  Y0, Y15, Y0
+	VADDPS  Y15, Y0, Y0
 	VMOVUPS Y0, (DI)
 	ADDQ    $32, SI
 	ADDQ    $32, DI
@@ -288,7 +294,8 @@ relu1:
 	TESTQ  CX, CX
 	JEQ    reludone
 	VMOVSS (SI), X0
-	VMAXSS X15, X0, X0
+	VMAXSS X0, X15, X0
+	VADDSS X15, X0, X0
 	VMOVSS X0, (DI)
 	ADDQ   $4, SI
 	ADDQ   $4, DI
@@ -698,7 +705,8 @@ bcclip:
 	JMP bcstore
 
 bcrelu:
-	VMAXPS Y13, Y0, Y0
+	VMAXPS Y0, Y13, Y0
+	VADDPS Y13, Y0, Y0
 
 bcstore:
 	VMOVUPS Y0, (DI)(BX*1)

@@ -146,8 +146,9 @@ func (u unaryF32) rowGo(dst, src []float32) {
 	a, b := u.a, u.b
 	switch u.kind {
 	case unaryRelu:
+		// A NaN stays (as PyTorch's relu); -0 becomes +0.
 		for i, x := range src {
-			if !(x > 0) {
+			if x <= 0 {
 				x = 0
 			}
 			dst[i] = x

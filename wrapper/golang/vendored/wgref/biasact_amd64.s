@@ -20,7 +20,7 @@
 // func biasClampAVX512(c *float32, ldc, rows, cols int, bias *float32, biasStride int, sum *float32, mode int, lo, hi float32)
 // Each of rows rows of cols floats of c (ldc floats apart): x + bias[i*
 // biasStride] (+ sum's element, laid out as c, when sum is not nil), then
-// mode 1 Relu (max with 0: a NaN becomes 0, as reluAVX2), mode 2 Clip
+// mode 1 Relu (max with 0: a NaN stays, as in reluAVX2), mode 2 Clip
 // to [lo, hi] (a NaN kept, as clipAVX2), mode 3 HardSigmoid (alpha lo,
 // beta hi), mode 4 HardSwish, mode 5 SiLU, mode 6 Sigmoid (as
 // expActAVX512), mode 0 nothing. Whole vectors of sixteen,
@@ -103,7 +103,8 @@ vclip:
 	JMP vstore
 
 vrelu:
-	VMAXPS Z13, Z0, Z0
+	VMAXPS Z0, Z13, Z0
+	VADDPS Z13, Z0, Z0
 
 vstore:
 	VMOVUPS Z0, (DI)(BX*1)
@@ -155,7 +156,8 @@ tclip:
 	JMP tstore
 
 trelu:
-	VMAXPS Z13, Z0, Z0
+	VMAXPS Z0, Z13, Z0
+	VADDPS Z13, Z0, Z0
 
 tstore:
 	VMOVUPS Z0, K1, (DI)(BX*1)

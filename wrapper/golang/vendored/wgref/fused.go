@@ -46,10 +46,10 @@ func readActivation(c *wgrt.Call) (fusedAct, error) {
 func (a fusedAct) of(x float64) float64 {
 	switch a.kind {
 	case "Relu":
-		if x > 0 {
-			return x
+		if x <= 0 {
+			return 0
 		}
-		return 0
+		return x // a NaN stays
 	case "Clip":
 		return clamp(x, params{a.alpha, a.beta})
 	case "HardSigmoid":
@@ -130,8 +130,10 @@ func sigmoid(x float64) float64 {
 }
 
 // epilogue is what a fused kernel does around the GEMM of each output
-// block: start it as (addend + sum) / alpha, scale it by alpha and apply
-// the activation when the product is in. A nil *epilogue does nothing.
+// block: start it as addend + sum and apply the activation when the
+// product is in. A nil *epilogue does nothing. (A Gemm's alpha other than
+// 1 runs fusedGemmScaled instead: starting a block as (addend + sum) /
+// alpha overflows for a small alpha.)
 type epilogue struct {
 	// add is broadcast over the output: element (i, j) of a block whose
 	// first row is row0 is add[(row0+i)*addRow + j*addCol], times addScale.
@@ -139,9 +141,8 @@ type epilogue struct {
 	addRow, addCol int
 	addScale       float32
 	// sum is laid out as the output (same strides), maybe the same memory.
-	sum   *wgrt.Tensor
-	alpha float32 // the product's scale (Gemm's alpha), else 1
-	act   fusedAct
+	sum *wgrt.Tensor
+	act fusedAct
 }
 
 // start fills the rows×cols block c (ldc floats between rows, at element
@@ -154,14 +155,13 @@ func (e *epilogue) start(c []float32, ldc, rows, cols, off, row0 int) bool {
 	var sum, add []float32
 	if e.sum != nil {
 		sum = elems[float32](*e.sum)[off:]
-		if e.add == nil && e.alpha == 1 && &sum[0] == &c[0] {
+		if e.add == nil && &sum[0] == &c[0] {
 			return true // the output is the sum: it holds the start already
 		}
 	}
 	if e.add != nil {
 		add = elems[float32](*e.add)
 	}
-	inv := 1 / e.alpha
 	for i := 0; i < rows; i++ {
 		row := c[i*ldc : i*ldc+cols]
 		var srow []float32
@@ -169,13 +169,9 @@ func (e *epilogue) start(c []float32, ldc, rows, cols, off, row0 int) bool {
 			srow = sum[i*ldc : i*ldc+cols]
 		}
 		switch {
-		case add == nil && inv == 1:
-			copy(row, srow)
 		case add == nil:
-			for j := range row {
-				row[j] = srow[j] * inv
-			}
-		case e.addCol == 1 && e.addScale == 1 && inv == 1:
+			copy(row, srow)
+		case e.addCol == 1 && e.addScale == 1:
 			// A bias per column unscaled (a MatMul's or Gemm's): the
 			// same sums, as whole rows (multiplying by 1 changes no bit).
 			arow := add[(row0+i)*e.addRow:][:cols]
@@ -189,12 +185,12 @@ func (e *epilogue) start(c []float32, ldc, rows, cols, off, row0 int) bool {
 			b := e.addScale * add[(row0+i)*e.addRow]
 			if srow == nil {
 				for j := range row {
-					row[j] = b * inv
+					row[j] = b
 				}
 				continue
 			}
 			for j := range row {
-				row[j] = (srow[j] + b) * inv
+				row[j] = srow[j] + b
 			}
 		default:
 			arow := (row0 + i) * e.addRow
@@ -203,33 +199,26 @@ func (e *epilogue) start(c []float32, ldc, rows, cols, off, row0 int) bool {
 				if srow != nil {
 					v += srow[j]
 				}
-				row[j] = v * inv
+				row[j] = v
 			}
 		}
 	}
 	return true
 }
 
-// finish scales the block by alpha and applies the activation.
+// finish applies the activation over the block.
 func (e *epilogue) finish(c []float32, ldc, rows, cols int) {
 	if e == nil || cols == 0 {
 		return
 	}
 	for i := 0; i < rows; i++ {
-		row := c[i*ldc : i*ldc+cols]
-		if e.alpha != 1 {
-			for j := range row {
-				row[j] *= e.alpha
-			}
-		}
-		e.act.apply(row)
+		e.act.apply(c[i*ldc : i*ldc+cols])
 	}
 }
 
 // finishPlanes applies the activation over [image, channel] planes [from,
 // to) (counted image by image) of a float32 output whose planes are
-// contiguous (a convolution's written whole before the epilogue, its alpha
-// 1).
+// contiguous (a convolution's written whole before the epilogue).
 func (e *epilogue) finishPlanes(out wgrt.Tensor, from, to int) {
 	if e == nil || e.act.kind == "" {
 		return
@@ -430,7 +419,7 @@ func fusedConv(c *wgrt.Call) error {
 		return fmt.Errorf("%s: input %v, weight %v, group %d and output %v do not fit", c.Kernel, x.Shape, w.Shape, g, out.Shape)
 	}
 	if x.DType == wgrt.F32 && w.DType == wgrt.F32 && out.DType == wgrt.F32 && w.Contiguous() && spatialContiguous(out) && fastSum(sum, out) {
-		ep := &epilogue{sum: sum, alpha: 1, addScale: 1, act: act}
+		ep := &epilogue{sum: sum, addScale: 1, act: act}
 		if bias != nil {
 			ep.add, ep.addRow = bias, bias.Strides[0]
 		}
@@ -470,7 +459,7 @@ func fusedGemm(c *wgrt.Call) error {
 		}
 		return unfused(c, gemm, producer, nil, sum, act)
 	}
-	ep := &epilogue{sum: sum, alpha: float32(alpha), addScale: float32(beta), act: act}
+	ep := &epilogue{sum: sum, addScale: float32(beta), act: act}
 	if cin != nil && beta != 0 {
 		ep.add = cin
 		// C's strides broadcast to the output's rows and columns.
@@ -482,7 +471,52 @@ func fusedGemm(c *wgrt.Call) error {
 		}
 		ep.addRow, ep.addCol = cs[0], cs[1]
 	}
+	if alpha != 1 {
+		return fusedGemmScaled(&producer, ep, float32(alpha))
+	}
 	return gemmEpilogue(&producer, ep)
+}
+
+// fusedGemmScaled is the fast FusedGemm with an alpha other than 1: the
+// product into the output, then one pass of alpha·product + addend + sum
+// and the activation. An addend or sum in the output's memory is copied
+// first, as the product overwrites it.
+func fusedGemmScaled(producer *wgrt.Call, ep *epilogue, alpha float32) error {
+	out := producer.Outputs[0]
+	for _, t := range []**wgrt.Tensor{&ep.add, &ep.sum} {
+		if *t != nil && sameStart(**t, out) {
+			kept := **t
+			kept.Data = append([]byte(nil), kept.Data...)
+			*t = &kept
+		}
+	}
+	if err := gemmEpilogue(producer, &epilogue{addScale: 1}); err != nil {
+		return err
+	}
+	ys, ldc := elems[float32](out), out.Strides[0]
+	var add, sum []float32
+	if ep.add != nil {
+		add = elems[float32](*ep.add)
+	}
+	if ep.sum != nil {
+		sum = elems[float32](*ep.sum)
+	}
+	rows, cols := out.Shape[0], out.Shape[1]
+	for i := 0; i < rows; i++ {
+		row := ys[i*ldc : i*ldc+cols]
+		for j := range row {
+			v := alpha * row[j]
+			if add != nil {
+				v += ep.addScale * add[i*ep.addRow+j*ep.addCol]
+			}
+			if sum != nil {
+				v += sum[i*ldc+j]
+			}
+			row[j] = v
+		}
+		ep.act.apply(row)
+	}
+	return nil
 }
 
 // fusedMatMul is FusedMatMul(a, b, [bias], [sum]): the bias broadcast to
@@ -507,7 +541,7 @@ func fusedMatMul(c *wgrt.Call) error {
 	// The fast path takes a bias over the last dimension (or one value).
 	if a.DType == wgrt.F32 && b.DType == wgrt.F32 && out.DType == wgrt.F32 && len(out.Shape) > 0 && out.Contiguous() &&
 		fastSum(sum, out) && (bias == nil || len(bias.Shape) <= 1) {
-		ep := &epilogue{sum: sum, alpha: 1, addScale: 1, act: act}
+		ep := &epilogue{sum: sum, addScale: 1, act: act}
 		if bias != nil {
 			ep.add = bias
 			if len(bias.Shape) == 1 && bias.Shape[0] != 1 {

@@ -49,10 +49,10 @@ func init() {
 	})
 	register("Relu", func(c *wgrt.Call) error {
 		return mapUnary(c, unaryOp{vec: unaryF32{kind: unaryRelu}, f: func(x float64) float64 {
-			if x > 0 {
-				return x
+			if x <= 0 {
+				return 0
 			}
-			return 0
+			return x // a NaN stays, as PyTorch's relu
 		}, i: func(x int64) int64 { return max(x, 0) }, u: func(x uint64) uint64 { return x }})
 	})
 	register("Sign", func(c *wgrt.Call) error {
@@ -105,10 +105,10 @@ func init() {
 			return math.Max(0, x) + math.Min(0, p[0]*(math.Exp(x/p[0])-1))
 		}},
 		"ThresholdedRelu": {[]string{"alpha"}, unaryNone, func(x float64, p params) float64 {
-			if x > p[0] {
-				return x
+			if x <= p[0] {
+				return 0
 			}
-			return 0
+			return x // a NaN stays, as PyTorch's threshold
 		}},
 		"Selu": {[]string{"alpha", "gamma"}, unaryNone, func(x float64, p params) float64 {
 			if x > 0 {
@@ -123,7 +123,7 @@ func init() {
 			case x > p[1]:
 				return x - p[0]
 			}
-			return 0
+			return x * 0 // 0, or NaN for a NaN (as PyTorch's softshrink)
 		}},
 	}
 	for name, fa := range withAttrs {
