@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"graph/fuse":                       2,
 	"internal/ident":                   2,
 	"internal/synth":                   2,
+	"internal/fuzzdiff":                2,
 	"internal/refscratch":              2,
 	"plan":                             3,
 	"plan/report":                      4,
