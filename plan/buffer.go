@@ -3,6 +3,7 @@ package plan
 import (
 	"github.com/wrapgen/wrapgen/graph"
 	"github.com/wrapgen/wrapgen/graph/expr"
+	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 // Buffer is one planned storage: a buffer group in Inductor's planner's terms, the
@@ -53,11 +54,12 @@ func (p *Pool) updateRange() {
 	}
 }
 
-// TensorNames are the names of Tensors, in order.
+// TensorNames are the names of Tensors, in order, for people to read
+// (through quote.Text).
 func (b *Buffer) TensorNames() []string {
 	out := make([]string, len(b.Tensors))
 	for i, t := range b.Tensors {
-		out[i] = t.Name
+		out[i] = quote.Text(t.Name)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wrapgen/wrapgen/graph"
+	"github.com/wrapgen/wrapgen/internal/quote"
 )
 
 // LineKind is what one wrapper line does.
@@ -55,35 +56,37 @@ type Line struct {
 	Depth             int // loop nesting depth
 }
 
+// String is the line as plan prints it, every graph-given name through
+// quote.Text.
 func (l *Line) String() string {
 	switch l.Kind {
 	case LineKernel:
-		return fmt.Sprintf("%s %s(%s) -> (%s)", l.Kind, l.Op.Kernel, names(l.Op.Inputs), names(l.Op.Outputs))
+		return fmt.Sprintf("%s %s(%s) -> (%s)", l.Kind, quote.Text(l.Op.Kernel), names(l.Op.Inputs), names(l.Op.Outputs))
 	case LineLoopBegin:
 		return fmt.Sprintf("%s %s count=%s", l.Kind, l.Op.Place, l.Op.Loop.Count)
 	case LineLoopEnd:
 		return fmt.Sprintf("%s %s", l.Kind, l.Op.Place)
 	case LineReuse:
 		if l.chosen {
-			return fmt.Sprintf("%s %s = %s (may_alias)", l.Kind, l.Tensor.Name, l.From.Name)
+			return fmt.Sprintf("%s %s = %s (may_alias)", l.Kind, quote.Text(l.Tensor.Name), quote.Text(l.From.Name))
 		}
-		return fmt.Sprintf("%s %s = %s", l.Kind, l.Tensor.Name, l.From.Name)
+		return fmt.Sprintf("%s %s = %s", l.Kind, quote.Text(l.Tensor.Name), quote.Text(l.From.Name))
 	case LinePoolCreate, LinePoolRelease:
 		return fmt.Sprintf("%s %s bytes=%s", l.Kind, l.Pool.Name, l.Pool.Size)
 	case LineAllocFromPool:
-		s := fmt.Sprintf("%s %s = %s[%s : +%s]", l.Kind, l.Tensor.Name, l.Pool.Name, l.Buffer.Offset, l.Buffer.Size)
+		s := fmt.Sprintf("%s %s = %s[%s : +%s]", l.Kind, quote.Text(l.Tensor.Name), l.Pool.Name, l.Buffer.Offset, l.Buffer.Size)
 		if l.firstUse {
 			s += " first use"
 		}
 		return s
 	case LineDeallocFromPool:
-		s := fmt.Sprintf("%s %s (%s)", l.Kind, l.Tensor.Name, l.Pool.Name)
+		s := fmt.Sprintf("%s %s (%s)", l.Kind, quote.Text(l.Tensor.Name), l.Pool.Name)
 		if l.lastUse {
 			s += " last use"
 		}
 		return s
 	default:
-		return fmt.Sprintf("%s %s", l.Kind, l.Tensor.Name)
+		return fmt.Sprintf("%s %s", l.Kind, quote.Text(l.Tensor.Name))
 	}
 }
 
@@ -93,7 +96,7 @@ func names(ts []*graph.Tensor) string {
 		if i > 0 {
 			s += ", "
 		}
-		s += t.Name
+		s += quote.Text(t.Name)
 	}
 	return s
 }

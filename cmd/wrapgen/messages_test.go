@@ -64,3 +64,22 @@ func TestRunQuotesControlCharactersInNames(t *testing.T) {
 	assert.NotContains(t, stdout, "\r")
 	assert.True(t, strings.HasPrefix(stdout, `"y\rz": f32 [4]`), "%q", stdout)
 }
+
+// TestPlanQuotesControlNames: a carriage return or an escape sequence in a
+// graph, tensor, kernel or device name is printed quoted by plan (the
+// program lines, the summary, the memory map), so it cannot rewrite or
+// hide what is printed around it.
+func TestPlanQuotesControlNames(t *testing.T) {
+	src := `{"name": "g\rx", "tensors": {"a\rb": {"dtype": "f32", "shape": [4]}, "y\u001b[31m": {"dtype": "f32", "shape": [4], "device": "d\r"},
+ "o": {"dtype": "f32", "shape": [4]}}, "inputs": ["a\rb"], "outputs": ["o"],
+ "ops": [{"kernel": "k\r", "inputs": ["a\rb"], "outputs": ["y\u001b[31m"]}, {"kernel": "k", "inputs": ["y\u001b[31m"], "outputs": ["o"]}]}`
+	file := filepath.Join(t.TempDir(), "g.json")
+	require.NoError(t, os.WriteFile(file, []byte(src), 0o644))
+	out, _, err := runCLI("plan", "-map", file)
+	require.NoError(t, err)
+	assert.NotContains(t, out, "\r")
+	assert.NotContains(t, out, "\x1b")
+	for _, want := range []string{`Kernel "k\r"("a\rb") -> ("y\x1b[31m")`, `graph                "g\rx"`, `"d\r"`, `AllocFromPool "y\x1b[31m" = `} {
+		assert.Contains(t, out, want)
+	}
+}

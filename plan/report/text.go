@@ -6,11 +6,13 @@ package report
 import (
 	"bufio"
 	"fmt"
-	"github.com/wrapgen/wrapgen/plan"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/wrapgen/wrapgen/internal/quote"
+	"github.com/wrapgen/wrapgen/plan"
 )
 
 // Bytes prints n with thousands separators and a binary unit, for people.
@@ -72,7 +74,7 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error
 		ew.printf("\n")
 	}
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "graph\t%s\n", p.Graph.Name)
+	fmt.Fprintf(tw, "graph\t%s\n", quote.Text(p.Graph.Name))
 	fmt.Fprintf(tw, "strategy\t%s (memory pool %s, align %d)\n", p.StrategyText(), p.Mode, p.Align)
 	fmt.Fprintf(tw, "symbols\t%s\n", plan.EnvText(f.Symbols))
 	for _, s := range p.Graph.Symbols {
@@ -126,7 +128,7 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  name\tdevice\tstorages\tsteps\tbytes\tsize\n")
 	for i, pool := range p.Pools {
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t[%d, %d)\t%s\t%s\n", pool.Name, pool.Device, len(pool.Buffers), pool.Begin, pool.End, groupDigits(f.PoolBytes[i]), plan.ShortExpr(pool.Size.String(), "-json size_expr"))
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t[%d, %d)\t%s\t%s\n", pool.Name, quote.Text(pool.Device), len(pool.Buffers), pool.Begin, pool.End, groupDigits(f.PoolBytes[i]), plan.ShortExpr(pool.Size.String(), "-json size_expr"))
 	}
 	tw.Flush()
 	if opts.MemoryMap {
