@@ -44,6 +44,7 @@ func (c *nodeCtx) broadcast(shapes ...[]expr.Expr) ([]expr.Expr, error) {
 				if c.im.unifyRunTime(dim, d, true) || c.im.unifyRunTime(d, dim, true) {
 					return c.broadcast(shapes...)
 				}
+				c.narrowFor(dim, d) // holding at multiples of a size: imported again (narrow.go)
 				return nil, fmt.Errorf("cannot broadcast size %s with %s at dimension %d%s", dim, d, k, c.im.unifyHint(dim, d))
 			}
 		}

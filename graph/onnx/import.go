@@ -135,6 +135,46 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, graph.ErrorList{{File: file, Msg: err.Error() + " (is it an ONNX model?)"}}
 	}
+	multiples, why := map[string]int64{}, map[string]string{}
+	var im *importer
+	for round := 0; ; round++ {
+		im = newImporter(file, m, opts)
+		im.multiples, im.multipleWhy = multiples, why
+		if im.opset > MaxOpset {
+			return nil, graph.ErrorList{{File: file, Place: "opset_import", Msg: fmt.Sprintf("unsupported: default-domain opset %d is newer than the importer knows (up to %d)", im.opset, MaxOpset)}}
+		}
+		err := im.run()
+		if err != nil && im.narrow != nil && round < maxNarrowRounds {
+			// A size fact holds at multiples of inputs' symbols: import
+			// again with the symbols narrowed to them (narrow.go).
+			for _, n := range im.narrow {
+				multiples[n.symbol] = n.multiple
+				if why[n.symbol] == "" {
+					why[n.symbol] = n.node
+				} else if !strings.Contains(why[n.symbol], n.node) {
+					why[n.symbol] += ", " + n.node
+				}
+			}
+			continue
+		}
+		if err != nil {
+			var pl graph.ErrorList
+			if errors.As(err, &pl) {
+				return nil, pl
+			}
+			return nil, graph.ErrorList{{File: file, Msg: err.Error()}}
+		}
+		break
+	}
+	im.doc.addTraits()
+	for _, s := range im.minOrder {
+		im.notes = append(im.notes, im.minNotes[s])
+	}
+	return &Result{JSON: im.doc.json(), Notes: im.notes, Weights: im.weights}, nil
+}
+
+// newImporter is an importer of model m, before its run.
+func newImporter(file string, m *model, opts Options) *importer {
 	im := &importer{
 		file: file, m: m, opts: opts,
 		vals:        map[string]*value{},
@@ -146,23 +186,10 @@ func Import(file string, data []byte, opts Options) (*Result, error) {
 		unbounded:   map[string]unboundedSize{},
 		bounds:      expr.Bounds{},
 		symbolFor:   map[string]string{}, paramFor: map[string]string{},
+		narrowedTo:  map[string]expr.Expr{},
 	}
 	im.opset = m.opsets[""]
-	if im.opset > MaxOpset {
-		return nil, graph.ErrorList{{File: file, Place: "opset_import", Msg: fmt.Sprintf("unsupported: default-domain opset %d is newer than the importer knows (up to %d)", im.opset, MaxOpset)}}
-	}
-	if err := im.run(); err != nil {
-		var pl graph.ErrorList
-		if errors.As(err, &pl) {
-			return nil, pl
-		}
-		return nil, graph.ErrorList{{File: file, Msg: err.Error()}}
-	}
-	im.doc.addTraits()
-	for _, s := range im.minOrder {
-		im.notes = append(im.notes, im.minNotes[s])
-	}
-	return &Result{JSON: im.doc.json(), Notes: im.notes, Weights: im.weights}, nil
+	return im
 }
 
 type importer struct {
@@ -211,6 +238,13 @@ type importer struct {
 	// output, which its output then names (foldBatchNorm).
 	readCount map[string]int
 	absorbed  map[*nodeProto]string
+	// multiples are the input symbols taken as multiples (narrow.go), with
+	// the nodes that need it; narrowedTo is each as the expression it
+	// became; narrow is the narrowing this round found it needs.
+	multiples   map[string]int64
+	multipleWhy map[string]string
+	narrowedTo  map[string]expr.Expr
+	narrow      []narrowing
 }
 
 // problem is an error at a place of the model.
@@ -419,6 +453,9 @@ func (im *importer) symbol(name string) expr.Expr {
 		im.noteOnce("fixed "+name, fmt.Sprintf("symbol %s is fixed to %d (-min and -max): its dimensions are constants", name, v))
 		return expr.Const(v)
 	}
+	if e, ok := im.narrowedTo[name]; ok {
+		return e
+	}
 	if !im.symbols[name] {
 		im.symbols[name] = true
 		r := expr.Range{Min: 1, Max: -1}
@@ -431,6 +468,10 @@ func (im *importer) symbol(name string) expr.Expr {
 		hint := max(int64(DefaultHint), r.Min)
 		if h, ok := im.opts.Hints[name]; ok {
 			hint = h
+		}
+		if e, ok := im.narrowedSymbol(name, r, hint); ok {
+			im.narrowedTo[name] = e
+			return e
 		}
 		im.doc.symbols = append(im.doc.symbols, docSymbol{name: name, hint: hint, min: r.Min, max: r.Max})
 		im.bounds[name] = r

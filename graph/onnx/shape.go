@@ -293,10 +293,15 @@ func reshape(c *nodeCtx) error {
 	if infer >= 0 {
 		q, ok := exactDiv(total, known)
 		if !ok {
+			c.narrowWhere([]expr.Expr{total, known}, func(at func(expr.Expr) expr.Expr) bool {
+				_, ok := exactDiv(at(total), at(known))
+				return ok
+			})
 			return unsup("cannot prove that %s elements divide into shape %s with one size inferred", total, shapeText(target))
 		}
 		shape[infer] = q
 	} else if !expr.Equal(total, known) && !c.im.unifyCount(total, known) {
+		c.narrowFor(total, known)
 		return fmt.Errorf("cannot reshape %s (%s elements) to %s", shapeText(x.shape), total, shapeText(shape))
 	}
 	c.emitExprs("shape", shape)
@@ -377,6 +382,7 @@ func concat(c *nodeCtx) error {
 		}
 		for k := range r {
 			if k != axis && !expr.Equal(v.shape[k], shape[k]) {
+				c.narrowFor(v.shape[k], shape[k]) // holding at multiples of a size: imported again (narrow.go)
 				return fmt.Errorf("input %d has size %s at dimension %d, input 0 has %s", i, v.shape[k], k, shape[k])
 			}
 		}
