@@ -757,6 +757,11 @@ func rangeOp(c *nodeCtx) error {
 		args[i] = v
 	}
 	d := args[0].dtype
+	if isFloatDType(d) && len(args[1].ints) == 1 {
+		// torch.arange(seq, dtype=float): a limit cast from a size. Whole
+		// start and step make it the integer Range, stored as floats.
+		return floatRangeOfSize(c, args, d)
+	}
 	if isFloatDType(d) {
 		if len(args[0].floats) != 1 || len(args[1].floats) != 1 || len(args[2].floats) != 1 {
 			return unsup("Range over %s needs scalar inputs", d)
@@ -806,6 +811,53 @@ func rangeOp(c *nodeCtx) error {
 			out[i] = expr.Add(start, expr.Const(int64(i)*delta))
 		}
 		c.setKnown(0, d, []int64{nc}, out, nil)
+	}
+	return nil
+}
+
+// floatRangeOfSize is a float Range whose limit is a size (a symbolic
+// integer cast to float) and whose start and step are whole numbers: its
+// length and elements are the integer Range's, each exact in float32 up
+// to 2^24, as ONNX's start + i*delta computes them. Other starts and steps
+// are refused, naming them.
+func floatRangeOfSize(c *nodeCtx, args [3]*value, d graph.DType) error {
+	var whole [2]int64
+	for k, i := range []int{0, 2} {
+		v := args[i]
+		switch {
+		case len(v.ints) == 1:
+			n, ok := v.ints[0].IsConst()
+			if !ok {
+				return unsup("Range over %s with a symbolic %s", d, []string{"start", "delta"}[k])
+			}
+			whole[k] = n
+		case len(v.floats) == 1 && v.floats[0] == math.Trunc(v.floats[0]) && math.Abs(v.floats[0]) < 1<<24:
+			whole[k] = int64(v.floats[0])
+		default:
+			return unsup("Range over %s with a limit computed from sizes needs a whole start and delta (has %v and %v)", d, args[0].floats, args[2].floats)
+		}
+	}
+	start, delta, limit := whole[0], whole[1], args[1].ints[0]
+	if delta == 0 {
+		return fmt.Errorf("Range with delta 0")
+	}
+	var n expr.Expr
+	if delta > 0 {
+		n, _ = expr.FloorDiv(expr.Add(expr.Sub(limit, expr.Const(start)), expr.Const(delta-1)), expr.Const(delta))
+	} else {
+		n, _ = expr.FloorDiv(expr.Add(expr.Sub(expr.Const(start), limit), expr.Const(-delta-1)), expr.Const(-delta))
+	}
+	n = expr.MaxIn(c.im.bounds, n, expr.Const(0))
+	c.emitExpr("start", expr.Const(start))
+	c.emitExpr("limit", limit)
+	c.emitInt("delta", delta)
+	c.setOut(0, d, []expr.Expr{n})
+	if nc, ok := n.IsConst(); ok && nc <= maxKnownElems {
+		out := make([]float64, nc)
+		for i := range out {
+			out[i] = float64(start + int64(i)*delta)
+		}
+		c.setKnown(0, d, []int64{nc}, nil, out)
 	}
 	return nil
 }

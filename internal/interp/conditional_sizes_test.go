@@ -25,6 +25,13 @@ func TestConditionalSizeModels(t *testing.T) {
 	}
 }
 
+// A decoder whose positions are torch.arange(seq, dtype=torch.float), its
+// sinusoidal encodings computed from them, imports with a dynamic batch and
+// sequence and matches PyTorch at lengths 7 and 19.
+func TestFloatArangePositions(t *testing.T) {
+	runAtEverySize(t, filepath.Join("testdata", "conditional_sizes", "arange_positions"), 2)
+}
+
 // A height that is no multiple of 4 is refused when the inputs are bound,
 // naming the input, its dimension and the multiple.
 func TestConditionalSizeRefused(t *testing.T) {

@@ -1,9 +1,11 @@
 # Makes small PyTorch models whose sizes agree only at some input sizes
 # (a fact the importer turns into a multiple of the input's size, not a
-# refusal), laid out as ONNX node tests (model.onnx,
+# refusal), and one whose positions are a float arange of the sequence
+# length, laid out as ONNX node tests (model.onnx,
 # test_data_set_<k>/input_<i>.pb, output_<i>.pb), one data set per allowed
 # input size, the expected outputs PyTorch's:
 #   /usr/bin/python3 make.py   (Debian's python3 with torch 1.13)
+import math
 import os
 import shutil
 import warnings
@@ -75,9 +77,36 @@ class PatchUnfold(nn.Module):
         return p.permute(0, 5, 3, 1, 4, 2).reshape(b, c, h, w)
 
 
+class SinusoidalDecoder(nn.Module):
+    """Positions as torch.arange(seq, dtype=torch.float) (a Range over
+    floats whose limit is the sequence length cast to float), sinusoidal
+    encodings from them, a causal mask from sizes, one attention."""
+
+    def __init__(self, d=16, vocab=50):
+        super().__init__()
+        self.d = d
+        self.emb = nn.Embedding(vocab, d)
+        self.out = nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        seq = ids.shape[1]
+        pos = torch.arange(seq, dtype=torch.float).unsqueeze(1)
+        div = torch.exp(torch.arange(0, self.d, 2, dtype=torch.float) * (-math.log(10000.0) / self.d))
+        pe = torch.zeros(seq, self.d)
+        pe[:, 0::2] = torch.sin(pos * div)
+        pe[:, 1::2] = torch.cos(pos * div)
+        x = self.emb(ids) + pe
+        mask = torch.triu(torch.full((seq, seq), float("-inf")), diagonal=1)
+        att = torch.softmax(x @ x.transpose(1, 2) / math.sqrt(self.d) + mask, -1) @ x
+        return self.out(att)
+
+
 torch.manual_seed(0)
 save("unet", UNet().eval(), (torch.randn(1, 3, 32, 48),), ["x"], {"x": {0: "batch", 2: "height", 3: "width"}},
      [(torch.randn(1, 3, 32, 48),), (torch.randn(2, 3, 20, 12),)])
 torch.manual_seed(1)
 save("patch_unfold", PatchUnfold().eval(), (torch.randn(1, 3, 16, 24),), ["x"], {"x": {2: "height", 3: "width"}},
      [(torch.randn(1, 3, 16, 24),), (torch.randn(1, 3, 28, 12),)])
+torch.manual_seed(2)
+save("arange_positions", SinusoidalDecoder().eval(), (torch.randint(0, 50, (1, 7)),), ["ids"],
+     {"ids": {0: "batch", 1: "seq"}}, [(torch.randint(0, 50, (1, 7)),), (torch.randint(0, 50, (2, 19)),)])
