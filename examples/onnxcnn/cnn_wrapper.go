@@ -5,6 +5,7 @@
 package onnxcnn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/wrapgen/wrapgen/examples/onnxcnn/wgrt"
@@ -330,6 +331,14 @@ func Run(k Kernels, p *Params, in *Inputs) (*Outputs, error) {
 // RunWith is Run with options, writing outputs into the caller's buffers where
 // out has them (out may be nil).
 func RunWith(k Kernels, p *Params, in *Inputs, out *Outputs, opts Options) (*Outputs, error) {
+	return RunContext(context.Background(), k, p, in, out, opts)
+}
+
+// RunContext is RunWith that stops between ops once ctx is done: it then
+// returns an error that wraps ctx.Err() (context.Canceled or
+// context.DeadlineExceeded) and names the op it stopped before. A kernel
+// already running finishes first.
+func RunContext(ctx context.Context, k Kernels, p *Params, in *Inputs, out *Outputs, opts Options) (*Outputs, error) {
 	if out == nil {
 		out = new(Outputs)
 	}
@@ -340,7 +349,7 @@ func RunWith(k Kernels, p *Params, in *Inputs, out *Outputs, opts Options) (*Out
 	if err := f.bind(in, out); err != nil {
 		return nil, err
 	}
-	if err := f.run(k, wgrt.FreshPools{Allocators: opts.Allocators}, out, opts.Threads); err != nil {
+	if err := f.run(ctx, k, wgrt.FreshPools{Allocators: opts.Allocators}, out, opts.Threads); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -379,8 +388,17 @@ func NewRunner(p *Params, opts Options) (*Runner, error) {
 
 // Run runs the graph once, writing the outputs into out.
 func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
+	return r.RunContext(context.Background(), k, in, out)
+}
+
+// RunContext is Run that stops between ops once ctx is done: it then returns
+// an error that wraps ctx.Err() (context.Canceled or context.DeadlineExceeded)
+// and names the op it stopped before. A kernel already running finishes first.
+// The Runner stays usable: its next call runs in full. Checking ctx costs
+// nothing when it is never done (context.Background()) and allocates nothing.
+func (r *Runner) RunContext(ctx context.Context, k Kernels, in *Inputs, out *Outputs) error {
 	if !r.busy.CompareAndSwap(false, true) {
-		return errors.New("cnn: Runner.Run called while another call on the same Runner is running; use one Runner per goroutine")
+		return errors.New("cnn: a Runner was called (Run or RunContext) while another call on the same Runner is running; use one Runner per goroutine")
 	}
 	defer r.busy.Store(false)
 	if r.f == nil {
@@ -389,7 +407,7 @@ func (r *Runner) Run(k Kernels, in *Inputs, out *Outputs) error {
 	if err := r.f.bind(in, out); err != nil {
 		return err
 	}
-	return r.f.run(k, &r.pools, out, r.threads)
+	return r.f.run(ctx, k, &r.pools, out, r.threads)
 }
 
 // PreparedBytes is the memory Options.Prepare allocated when NewRunner
@@ -717,8 +735,9 @@ func (f *frame) bind(in *Inputs, out *Outputs) error {
 
 // run runs the program's steps: pools created at first use and released after
 // their last, tensor data as views into them, the kernel calls (each may use
-// threads goroutines, 0: the kernels' default).
-func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs, threads int) error {
+// threads goroutines, 0: the kernels' default), stopping before an op once ctx
+// is done.
+func (f *frame) run(ctx context.Context, k Kernels, pools wgrt.Pools, out *Outputs, threads int) error {
 	if a, ok := k.(*kernelsFunc); ok {
 		f.kf.fn, f.kf.prepared, f.kf.threads = a.fn, f.Prepared(), threads
 		k = &f.kf
@@ -726,7 +745,7 @@ func (f *frame) run(k Kernels, pools wgrt.Pools, out *Outputs, threads int) erro
 	defer f.ReleaseAll(&program, pools)
 	obs, _ := k.(wgrt.Observer)
 	f.k = k
-	err := f.Exec(&program, pools, f, obs)
+	err := f.ExecContext(ctx, &program, pools, f, obs)
 	f.k = nil
 	if err != nil {
 		return err

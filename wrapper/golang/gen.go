@@ -321,11 +321,18 @@ func (w *gen) entry(f *jen.File) {
 	doc(f, "RunWith is Run with options, writing outputs into the caller's buffers\n"+
 		"where out has them (out may be nil).")
 	f.Func().Id("RunWith").Params(jen.Id("k").Id("Kernels"), jen.Id("p").Op("*").Id("Params"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
+		jen.Return(jen.Id("RunContext").Call(jen.Qual("context", "Background").Call(), jen.Id("k"), jen.Id("p"), jen.Id("in"), jen.Id("out"), jen.Id("opts"))),
+	)
+	doc(f, "RunContext is RunWith that stops between ops once ctx is done: it then\n"+
+		"returns an error that wraps ctx.Err() (context.Canceled or\n"+
+		"context.DeadlineExceeded) and names the op it stopped before. A kernel\n"+
+		"already running finishes first.")
+	f.Func().Id("RunContext").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("k").Id("Kernels"), jen.Id("p").Op("*").Id("Params"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Outputs"), jen.Error()).Block(
 		jen.If(jen.Id("out").Op("==").Nil()).Block(jen.Id("out").Op("=").New(jen.Id("Outputs"))),
 		jen.Id("f").Op(":=").Id("newFrame").Call(),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.If(jen.Err().Op(":=").Id("f").Dot("run").Call(jen.Id("k"), jen.Qual(w.rt, "FreshPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("out"), jen.Id("opts").Dot("Threads")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Err().Op(":=").Id("f").Dot("run").Call(jen.Id("ctx"), jen.Id("k"), jen.Qual(w.rt, "FreshPools").Values(jen.Dict{jen.Id("Allocators"): jen.Id("opts").Dot("Allocators")}), jen.Id("out"), jen.Id("opts").Dot("Threads")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Id("out"), jen.Nil()),
 	)
 
@@ -356,13 +363,22 @@ func (w *gen) entry(f *jen.File) {
 	)
 	doc(f, "Run runs the graph once, writing the outputs into out.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
+		jen.Return(jen.Id("r").Dot("RunContext").Call(jen.Qual("context", "Background").Call(), jen.Id("k"), jen.Id("in"), jen.Id("out"))),
+	)
+	doc(f, "RunContext is Run that stops between ops once ctx is done: it then\n"+
+		"returns an error that wraps ctx.Err() (context.Canceled or\n"+
+		"context.DeadlineExceeded) and names the op it stopped before. A kernel\n"+
+		"already running finishes first. The Runner stays usable: its next call\n"+
+		"runs in full. Checking ctx costs nothing when it is never done\n"+
+		"(context.Background()) and allocates nothing.")
+	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("RunContext").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
 		jen.If(jen.Op("!").Id("r").Dot("busy").Dot("CompareAndSwap").Call(jen.False(), jen.True())).Block(
-			jen.Return(jen.Qual("errors", "New").Call(str(w.g.Name+": Runner.Run called while another call on the same Runner is running; use one Runner per goroutine"))),
+			jen.Return(jen.Qual("errors", "New").Call(str(w.g.Name+": a Runner was called (Run or RunContext) while another call on the same Runner is running; use one Runner per goroutine"))),
 		),
 		jen.Defer().Id("r").Dot("busy").Dot("Store").Call(jen.False()),
 		jen.If(jen.Id("r").Dot("f").Op("==").Nil()).Block(jen.Return(jen.Qual("errors", "New").Call(str(w.g.Name+": a Runner must be made by NewRunner, which binds its params")))),
 		jen.If(jen.Err().Op(":=").Id("r").Dot("f").Dot("bind").Call(jen.Id("in"), jen.Id("out")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Return(jen.Id("r").Dot("f").Dot("run").Call(jen.Id("k"), jen.Op("&").Id("r").Dot("pools"), jen.Id("out"), jen.Id("r").Dot("threads"))),
+		jen.Return(jen.Id("r").Dot("f").Dot("run").Call(jen.Id("ctx"), jen.Id("k"), jen.Op("&").Id("r").Dot("pools"), jen.Id("out"), jen.Id("r").Dot("threads"))),
 	)
 	doc(f, "PreparedBytes is the memory Options.Prepare allocated when NewRunner\n"+
 		"prepared the params (the packed weights), held until Close.")
@@ -643,7 +659,7 @@ func (w *gen) run(f *jen.File) {
 		jen.Defer().Id("f").Dot("ReleaseAll").Call(jen.Op("&").Id("program"), jen.Id("pools")),
 		jen.List(jen.Id("obs"), jen.Id("_")).Op(":=").Id("k").Assert(jen.Qual(w.rt, "Observer")),
 		jen.Id("f").Dot("k").Op("=").Id("k"),
-		jen.Err().Op(":=").Id("f").Dot("Exec").Call(jen.Op("&").Id("program"), jen.Id("pools"), jen.Id("f"), jen.Id("obs")),
+		jen.Err().Op(":=").Id("f").Dot("ExecContext").Call(jen.Id("ctx"), jen.Op("&").Id("program"), jen.Id("pools"), jen.Id("f"), jen.Id("obs")),
 		jen.Id("f").Dot("k").Op("=").Nil(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
@@ -652,8 +668,9 @@ func (w *gen) run(f *jen.File) {
 	}
 	doc(f, "run runs the program's steps: pools created at first use and released\n"+
 		"after their last, tensor data as views into them, the kernel calls (each\n"+
-		"may use threads goroutines, 0: the kernels' default).")
-	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("run").Params(jen.Id("k").Id("Kernels"), jen.Id("pools").Qual(w.rt, "Pools"), jen.Id("out").Op("*").Id("Outputs"), jen.Id("threads").Int()).Error().Block(
+		"may use threads goroutines, 0: the kernels' default), stopping before an\n"+
+		"op once ctx is done.")
+	f.Func().Params(jen.Id("f").Op("*").Id("frame")).Id("run").Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("k").Id("Kernels"), jen.Id("pools").Qual(w.rt, "Pools"), jen.Id("out").Op("*").Id("Outputs"), jen.Id("threads").Int()).Error().Block(
 		append(st, jen.Return(jen.Nil()))...,
 	)
 

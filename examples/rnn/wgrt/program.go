@@ -4,6 +4,7 @@
 package wgrt
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -448,6 +449,27 @@ func (f *Frame) BindOutputs(p *Program, out []*Tensor) error {
 // of each first when not nil. After an error, ReleaseAll gives back what
 // is held.
 func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) error {
+	return f.exec(nil, p, pools, calls, obs)
+}
+
+// ExecContext is Exec that stops before the next op once ctx is done,
+// returning an error that wraps ctx.Err() (errors.Is finds
+// context.Canceled or context.DeadlineExceeded) and names the op it
+// stopped before. A kernel already running finishes first: ops are not
+// interrupted. The frame stays usable: after ReleaseAll, the next call
+// runs from the start. A nil ctx, or one never done
+// (context.Background()), costs nothing over Exec.
+func (f *Frame) ExecContext(ctx context.Context, p *Program, pools Pools, calls OpCaller, obs Observer) error {
+	return f.exec(ctx, p, pools, calls, obs)
+}
+
+func (f *Frame) exec(ctx context.Context, p *Program, pools Pools, calls OpCaller, obs Observer) error {
+	// A nil done channel is never checked: the plain path pays one
+	// comparison per op.
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
 	pl := &p.Plans[f.plan]
 	if k, ok := pools.(planKeeper); ok {
 		// Pools kept for the plan's placement are not the arenas'.
@@ -515,6 +537,13 @@ func (f *Frame) Exec(p *Program, pools Pools, calls OpCaller, obs Observer) erro
 			pc += 1 + unviewWidth
 		case stepCall:
 			i := int(s[pc+1])
+			if done != nil {
+				select {
+				case <-done:
+					return fmt.Errorf("%s: stopped before %s: %w", p.Graph, p.Ops[i].String(), ctx.Err())
+				default:
+				}
+			}
 			if obs != nil {
 				obs.BeginOp(&p.Ops[i])
 			}
