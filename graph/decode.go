@@ -347,9 +347,12 @@ func (d *decoder) decodeSymbols(n *jsonNode) {
 		case jsonNumber:
 			s.Hint, ok = d.int(&m.val, place)
 		default:
-			f := d.fields(&m.val, place, "hint", "min", "max", "bound")
+			f := d.fields(&m.val, place, "hint", "min", "max", "bound", "doc")
 			if f == nil {
 				continue
+			}
+			if n := f.get("doc"); n != nil {
+				s.Doc, _ = d.str(n, place+".doc")
 			}
 			if b := f.get("bound"); b != nil {
 				for _, k := range []string{"hint", "min", "max"} {

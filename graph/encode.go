@@ -35,6 +35,10 @@ func (g *Graph) JSON() ([]byte, error) {
 		if s.HasMax {
 			fmt.Fprintf(&b, ", \"max\": %d", s.Max)
 		}
+		if s.Doc != "" {
+			b.WriteString(", \"doc\": ")
+			writeString(&b, s.Doc)
+		}
 		b.WriteString("}")
 	}
 	b.WriteString("},\n \"tensors\": {")

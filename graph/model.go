@@ -97,6 +97,11 @@ type Symbol struct {
 	Min    int64
 	Max    int64 // meaningful when HasMax
 	HasMax bool
+	// Doc says what the symbol stands for when the graph's maker says so
+	// (format v1 "doc"): the importer's height_div4 is "height/4: height
+	// must be a multiple of 4 (node ...)". Binding errors and the
+	// generated wrappers quote it.
+	Doc string
 	// Bound is set for a run-time size: a symbol the op SetBy sets when it
 	// runs (the number of nonzeros, of unique values...), between 0 and
 	// Bound, an expression of the other symbols. Storages are planned at

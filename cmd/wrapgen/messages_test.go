@@ -83,3 +83,31 @@ func TestPlanQuotesControlNames(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 }
+
+// TestSymbolDocInWrappers: a symbol's doc (what the importer's height_div4
+// stands for) is in the Go and C++ wrappers' input comments and ends the
+// error either gives for an input of another size.
+func TestSymbolDocInWrappers(t *testing.T) {
+	src := `{"name": "g", "symbols": {"h_div4": {"hint": 1, "min": 1, "doc": "h/4: h must be a multiple of 4 (node \"/Concat\")"}},
+ "tensors": {"x": {"dtype": "f32", "shape": ["4*h_div4"]}, "y": {"dtype": "f32", "shape": ["4*h_div4"]}},
+ "inputs": ["x"], "outputs": ["y"], "ops": [{"kernel": "k", "inputs": ["x"], "outputs": ["y"]}]}`
+	dir := t.TempDir()
+	file := filepath.Join(dir, "g.json")
+	require.NoError(t, os.WriteFile(file, []byte(src), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "go"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go", "go.mod"), []byte("module m\n"), 0o644))
+	_, _, err := runCLI("gen", "-q", "-lang", "go", "-o", filepath.Join(dir, "go", "g.go"), file)
+	require.NoError(t, err)
+	goSrc, err := os.ReadFile(filepath.Join(dir, "go", "g.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(goSrc), `; "h_div4" is "h/4: h must be a multiple of 4 (node \"/Concat\")"`)
+	assert.Contains(t, string(goSrc), `" (h_div4 is h/4: h must be a multiple of 4 (node \"/Concat\"))"`)
+	_, _, err = runCLI("gen", "-q", "-lang", "cpp", "-o", filepath.Join(dir, "cpp"), file)
+	require.NoError(t, err)
+	ccSrc, err := os.ReadFile(filepath.Join(dir, "cpp", "g.cc"))
+	require.NoError(t, err)
+	assert.Contains(t, string(ccSrc), `s.message() + " (h_div4 is h/4: h must be a multiple of 4 (node \"/Concat\"))"`)
+	out, _, err := runCLI("plan", file)
+	require.NoError(t, err)
+	assert.Regexp(t, `symbol h_div4 +h/4: h must be a multiple of 4 \(node "/Concat"\)`, out)
+}

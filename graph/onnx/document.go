@@ -20,6 +20,7 @@ type docSymbol struct {
 	// bound is set for a run-time size (an op's "sets" sets it): written
 	// as {"bound": ...} in place of hint, min and max.
 	bound *expr.Expr
+	doc   string // what it stands for (narrow.go), "" for most
 }
 
 type docTensor struct {
@@ -152,6 +153,10 @@ func (d *document) json() []byte {
 		b.WriteString(": {\"hint\": " + strconv.FormatInt(s.hint, 10) + ", \"min\": " + strconv.FormatInt(s.min, 10))
 		if s.max >= 0 {
 			b.WriteString(", \"max\": " + strconv.FormatInt(s.max, 10))
+		}
+		if s.doc != "" {
+			b.WriteString(", \"doc\": ")
+			quote(&b, s.doc)
 		}
 		b.WriteString("}")
 	}

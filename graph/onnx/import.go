@@ -186,7 +186,7 @@ func newImporter(file string, m *model, opts Options) *importer {
 		unbounded:   map[string]unboundedSize{},
 		bounds:      expr.Bounds{},
 		symbolFor:   map[string]string{}, paramFor: map[string]string{},
-		narrowedTo:  map[string]expr.Expr{},
+		narrowedTo: map[string]expr.Expr{},
 	}
 	im.opset = m.opsets[""]
 	return im

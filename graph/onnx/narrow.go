@@ -125,7 +125,8 @@ func (im *importer) narrowedSymbol(name string, r expr.Range, hint int64) (expr.
 		if r.Max >= 0 {
 			kr.Max = r.Max / m
 		}
-		im.doc.symbols = append(im.doc.symbols, docSymbol{name: k, hint: max(hint/m, kr.Min), min: kr.Min, max: kr.Max})
+		doc := fmt.Sprintf("%s/%d: %s must be a multiple of %d (%s)", name, m, name, m, im.multipleWhy[name])
+		im.doc.symbols = append(im.doc.symbols, docSymbol{name: k, hint: max(hint/m, kr.Min), min: kr.Min, max: kr.Max, doc: doc})
 		im.bounds[k] = kr
 		im.notes = append(im.notes, fmt.Sprintf("%s must be a multiple of %d (%s): symbol %s stands for %s/%d, and the wrapper refuses other sizes",
 			name, m, im.multipleWhy[name], k, name, m))

@@ -33,7 +33,8 @@ func TestFloatArangePositions(t *testing.T) {
 }
 
 // A height that is no multiple of 4 is refused when the inputs are bound,
-// naming the input, its dimension and the multiple.
+// naming the input, its dimension, the condition and the node it came
+// from.
 func TestConditionalSizeRefused(t *testing.T) {
 	m, g, _ := loadModel(t, filepath.Join("testdata", "conditional_sizes", "unet"))
 	defer m.Close()
@@ -42,4 +43,5 @@ func TestConditionalSizeRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "dimension 2 is 30")
 	assert.Contains(t, err.Error(), "4*height_div4")
+	assert.Contains(t, err.Error(), `(height_div4 is height/4: height must be a multiple of 4 (node "/Concat"))`)
 }

@@ -171,7 +171,7 @@ func (m *Model) Run(k wgrt.KernelFunc, at map[string]int, inputs []wgrt.Tensor) 
 		if b := sb.From; b != nil {
 			in := inputs[index[b.Input]]
 			if err := wgrt.BindSymbol(&f.Sym[i], &m.bound[sb.Slot], s.Name, b.Input.Name, in.Shape, len(b.Input.Shape), b.Dim, int(b.Scale), int(b.Bias)); err != nil {
-				return nil, fmt.Errorf("%s: input %w", g.Name, err)
+				return nil, fmt.Errorf("%s: input %w%s", g.Name, err, emit.BindingDoc(s))
 			}
 			if v, ok := at[s.Name]; ok && v != f.Sym[i] {
 				return nil, fmt.Errorf("%s: symbol %s is %d by input %q, not %d as given", g.Name, s.Name, f.Sym[i], b.Input.Name, v)

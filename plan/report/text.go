@@ -81,6 +81,9 @@ func WriteReport(w io.Writer, p *plan.Plan, f *plan.Figures, opts Options) error
 		if s.RunTime() {
 			fmt.Fprintf(tw, "run-time size\t%s, set by %s, planned at its bound %s\n", s.Name, s.SetBy.Place, *s.Bound)
 		}
+		if s.Doc != "" {
+			fmt.Fprintf(tw, "symbol %s\t%s\n", s.Name, quote.Text(s.Doc))
+		}
 	}
 	fmt.Fprintf(tw, "storages\t%d in %d pools, %d steps\n", len(p.Buffers), len(p.Pools), p.LastStep)
 	fmt.Fprintf(tw, "lower bound\t%s\n", Bytes(f.LoadBytes))

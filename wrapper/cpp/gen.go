@@ -328,7 +328,7 @@ func (w *gen) header(d *fileData) {
 			ParamLines: (&emit.List{Open: "(", Close: ")", Items: emit.Texts(ps), Fill: true, Hug: true}).Format("  ", "    ", len(lead), len(" = 0;"))})
 	}
 	for _, t := range w.g.Inputs {
-		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", w.n.field[t], emit.TensorDoc(t, quote.CppComment)})
+		d.Inputs = append(d.Inputs, fieldDecl{"wrapgen::Tensor", w.n.field[t], emit.TensorDoc(t, quote.CppComment) + emit.SymbolDocs(w.g, t, quote.CppComment)})
 	}
 	for _, s := range w.g.Symbols {
 		if w.model.CallerGives(s) {
@@ -446,6 +446,15 @@ func (w *gen) fail(prefix string) string {
 	return fmt.Sprintf("if (!s.ok()) return wrapgen::Status::Error(%s + s.message());", quote.Cpp(w.g.Name+": "+prefix))
 }
 
+// bindFail is fail("input ") for binding symbol sym, ending with what the
+// symbol stands for when it has a doc.
+func (w *gen) bindFail(sym *graph.Symbol) string {
+	if sym.Doc == "" {
+		return w.fail("input ")
+	}
+	return fmt.Sprintf("if (!s.ok()) return wrapgen::Status::Error(%s + s.message() + %s);", quote.Cpp(w.g.Name+": input "), quote.Cpp(emit.BindingDoc(sym)))
+}
+
 // bind emits the symbol binding that starts Frame::Bind (the template
 // goes on with the layout and the checks).
 func (w *gen) bind() []string {
@@ -459,7 +468,7 @@ func (w *gen) bind() []string {
 		s, i := sb.Symbol, sb.Index
 		if b := sb.From; b != nil {
 			st = append(st, fmt.Sprintf("s = wrapgen::BindSymbol(&rt_.sym[%d], &bound[%d], %s, %s, in.%s, %d, %d, %s, %s);",
-				i, sb.Slot, quote.Cpp(s.Name), quote.Cpp(b.Input.Name), w.n.field[b.Input], len(b.Input.Shape), b.Dim, intLiteral(b.Scale), intLiteral(b.Bias)), w.fail("input "))
+				i, sb.Slot, quote.Cpp(s.Name), quote.Cpp(b.Input.Name), w.n.field[b.Input], len(b.Input.Shape), b.Dim, intLiteral(b.Scale), intLiteral(b.Bias)), w.bindFail(s))
 		} else {
 			st = append(st, fmt.Sprintf("rt_.sym[%d] = in.%s;", i, w.n.symField[s.Name]))
 		}

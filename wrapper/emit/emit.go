@@ -215,6 +215,32 @@ func TensorDoc(t *graph.Tensor, comment func(string) string) string {
 	return fmt.Sprintf("%s: %s [%s] on %s", comment(t.Name), t.DType, strings.Join(dims, ", "), comment(t.Device))
 }
 
+// SymbolDocs says what the symbols in t's shape that carry a doc stand for
+// (an importer's height_div4), as "; height_div4 is " and the doc through
+// comment, the backend's quoting; "" for most tensors.
+func SymbolDocs(g *graph.Graph, t *graph.Tensor, comment func(string) string) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, d := range t.Shape {
+		for _, name := range d.Symbols() {
+			if s := g.Symbol(name); s != nil && s.Doc != "" && !seen[name] {
+				seen[name] = true
+				fmt.Fprintf(&b, "; %s is %s", comment(name), comment(s.Doc))
+			}
+		}
+	}
+	return b.String()
+}
+
+// BindingDoc ends an error binding symbol s from an input: " (s is its
+// doc)", or "" when it has none. It is message text, quoted by the caller.
+func BindingDoc(s *graph.Symbol) string {
+	if s.Doc == "" {
+		return ""
+	}
+	return " (" + s.Name + " is " + s.Doc + ")"
+}
+
 // FloatLiteral spells a float attribute so that Go and C++ both read it as
 // a floating-point constant (1 becomes 1.0).
 func FloatLiteral(v float64) string {

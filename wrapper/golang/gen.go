@@ -271,7 +271,7 @@ func appendOrSlice(xs []jen.Code, multi bool) jen.Code {
 func (w *gen) entry(f *jen.File) {
 	var inFields []jen.Code
 	for _, t := range w.g.Inputs {
-		inFields = append(inFields, jen.Id(w.n.tensor[t]).Add(w.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)))
+		inFields = append(inFields, jen.Id(w.n.tensor[t]).Add(w.tensorType()).Comment(emit.TensorDoc(t, quote.GoComment)+emit.SymbolDocs(w.g, t, quote.GoComment)))
 	}
 	for _, s := range w.g.Symbols {
 		if w.model.CallerGives(s) {
@@ -606,6 +606,14 @@ func (w *gen) bind(f *jen.File) {
 	fail := func(format string) *jen.Statement {
 		return jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: "+format), str(w.g.Name), jen.Err()))
 	}
+	// A symbol with a doc (an importer's height_div4) says in its binding
+	// error what it stands for.
+	bindFail := func(s *graph.Symbol) *jen.Statement {
+		if s.Doc == "" {
+			return fail("input %w")
+		}
+		return jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: input %w%s"), str(w.g.Name), jen.Err(), str(emit.BindingDoc(s))))
+	}
 	var st []jen.Code
 	binds, fromInputs := w.model.SymbolBinds()
 	if fromInputs > 0 {
@@ -618,7 +626,7 @@ func (w *gen) bind(f *jen.File) {
 				return jen.If(jen.Err().Op(":=").Qual(w.rt, "BindSymbol").Add(list("(", ")", multi,
 					jen.Op("&").Add(sym.Clone()), jen.Op("&").Id("bound").Index(jen.Lit(sb.Slot)), str(s.Name), str(b.Input.Name),
 					jen.Id("in").Dot(w.n.tensor[b.Input]).Dot("Shape"), jen.Lit(len(b.Input.Shape)), jen.Lit(b.Dim), jen.Lit(int(b.Scale)), jen.Lit(int(b.Bias)),
-				)), jen.Err().Op("!=").Nil()).Block(fail("input %w"))
+				)), jen.Err().Op("!=").Nil()).Block(bindFail(s))
 			}))
 		} else {
 			st = append(st, jen.Add(sym).Op("=").Id("in").Dot(w.n.symbol[s.Name]))
