@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"go/token"
 	"io"
 	"os"
 	"path"
@@ -180,6 +181,9 @@ func (gf *genFlags) goFiles(p *plan.Plan, graphPath string) ([]outFile, []string
 	if pkg == "" {
 		pkg = os.Getenv("GOPACKAGE")
 	}
+	if pkg != "" && (!token.IsIdentifier(pkg) || pkg == "_") {
+		return nil, nil, &usageError{fmt.Sprintf("-package %s: not a Go package name (an identifier, not a keyword or _)", quote.Text(pkg))}
+	}
 	if pkg == "" {
 		abs, err := filepath.Abs(filepath.Dir(gf.out))
 		if err != nil {
@@ -233,6 +237,9 @@ func sanitizePackage(dir string) string {
 	}
 	if b.Len() == 0 {
 		return "wrapper"
+	}
+	if token.IsKeyword(b.String()) || b.String() == "_" {
+		return b.String() + "_" // a folder named go or type
 	}
 	return b.String()
 }

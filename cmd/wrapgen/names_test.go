@@ -79,3 +79,17 @@ func TestCppNamesAvoidStandardHeaders(t *testing.T) {
 		require.NoError(t, err, "%s %s: %s", cxx[0], std, b)
 	}
 }
+
+// TestPackageNameNeverKeyword: a wrapper generated into a folder named go
+// (or any Go keyword) is package go_, and -package given a keyword is
+// refused naming it.
+func TestPackageNameNeverKeyword(t *testing.T) {
+	assert.Equal(t, "go_", sanitizePackage("go"))
+	assert.Equal(t, "type_", sanitizePackage("Type"))
+	assert.Equal(t, "mymodel", sanitizePackage("my-model"))
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module m\n"), 0o644))
+	_, _, err := runCLI("gen", "-q", "-package", "func", "-o", filepath.Join(dir, "w.go"), "../../examples/mlp/mlp.json")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `-package func: not a Go package name`)
+}
