@@ -8,6 +8,7 @@
 // epilogue, which fused.cc shares.
 #include "matmul.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -89,6 +90,9 @@ double ActOf(const FusedAct& a, double x) {
   return x;
 }
 
+// kSiluChunk is the floats of SiLU's sigmoid buffer (on the stack, in L1).
+constexpr int64_t kSiluChunk = 256;
+
 void ApplyActF32(const FusedAct& a, float* row, int64_t n) {
   const float fa = static_cast<float>(a.alpha), fb = static_cast<float>(a.beta);
   switch (a.kind) {
@@ -115,10 +119,17 @@ void ApplyActF32(const FusedAct& a, float* row, int64_t n) {
       vecmath::GeluErfRow(row, row, n);
       return;
     case ActKind::kSigmoid:
-      for (int64_t i = 0; i < n; i++) row[i] = static_cast<float>(Sigmoid(row[i]));
+      vecmath::SigmoidRow(row, row, n);
       return;
     case ActKind::kSiLU:
-      for (int64_t i = 0; i < n; i++) row[i] = row[i] * static_cast<float>(Sigmoid(row[i]));
+      // x·Sigmoid(x): the sigmoid of a chunk beside it, then the product,
+      // as fused.go's apply does without its AVX-512 expActRow.
+      for (int64_t i = 0; i < n; i += kSiluChunk) {
+        float sig[kSiluChunk];
+        const int64_t m = std::min(kSiluChunk, n - i);
+        vecmath::SigmoidRow(row + i, sig, m);
+        vecmath::MulRow(row + i, sig, row + i, m);
+      }
       return;
   }
 }
