@@ -18,7 +18,8 @@ import (
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
-// fuzzGraphs is how many random graphs TestDifferentialFuzz runs: a
+// fuzzGraphs is how many random graphs TestDifferentialFuzz runs (every
+// 20th also through the C++ kernels in CI): a
 // sample in `go test`, more in CI, any count through WRAPGEN_FUZZ_GRAPHS
 // (10,000 were run before this landed; docs/reliability.md).
 func fuzzGraphs(t *testing.T) int {
@@ -55,7 +56,7 @@ func TestDifferentialFuzz(t *testing.T) {
 	dir := t.TempDir()
 	var outcomes [4]int
 	var failed []uint64
-	selftests := 0
+	selftests, cppRuns := 0, 0
 	for seed := uint64(0); seed < uint64(count); seed++ {
 		c := fuzzdiff.Generate(seed)
 		o := runFuzzCase(t, dir, c, "go")
@@ -66,6 +67,11 @@ func TestDifferentialFuzz(t *testing.T) {
 			checkFuzzSelftest(t, dir, c, o)
 			selftests++
 		}
+		// The C++ kernels (run -lang cpp), on a sample.
+		if testenv.Long() && seed%20 == 0 && o == fuzzMatched {
+			o = runFuzzCase(t, dir, c, "cpp")
+			cppRuns++
+		}
 		if o == fuzzWrong {
 			if failed = append(failed, seed); len(failed) == 10 {
 				break
@@ -73,8 +79,8 @@ func TestDifferentialFuzz(t *testing.T) {
 		}
 	}
 	require.Empty(t, failed, "seeds with wrong numbers")
-	t.Logf("%d random graphs: %d matched the float64 evaluator, %d refused by the validator, %d by the planner's overlap check; selftest -kernels ref agreed on %d",
-		count, outcomes[fuzzMatched], outcomes[fuzzRefusedGraph], outcomes[fuzzRefusedOverlap], selftests)
+	t.Logf("%d random graphs: %d matched the float64 evaluator, %d refused by the validator, %d by the planner's overlap check; selftest -kernels ref agreed on %d; %d ran through the C++ kernels too",
+		count, outcomes[fuzzMatched], outcomes[fuzzRefusedGraph], outcomes[fuzzRefusedOverlap], selftests, cppRuns)
 	require.Greater(t, outcomes[fuzzMatched], count*3/4, "most random graphs are valid and run")
 }
 

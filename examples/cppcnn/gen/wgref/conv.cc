@@ -593,8 +593,9 @@ Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& 
     ConvDirect(out, x, w, bias, ca);
     return Status();
   }
-  // Depthwise and stem convolutions in blocks of channels (conv_fast.h).
-  if (ca.r == 2 && ConvFastF32(c, out, x, w, bias, ca.kernel, ca.strides, ca.pads, ca.dil, ca.group)) return Status();
+  // Depthwise and stem convolutions in blocks of channels, 1-D depthwise
+  // ones in vectors along their rows (conv_fast.h).
+  if (ca.r <= 2 && ConvFastF32(c, out, x, w, bias, ca.kernel, ca.strides, ca.pads, ca.dil, ca.group)) return Status();
   const bool depthwise = ca.group == x.shape[1] && w.shape[1] == 1;
   if (!depthwise && ConvGemmF32(c, out, x, w, bias, ca, nullptr)) return Status();
   ConvTapsF32(out, x, w, bias, ca, c.threads);

@@ -104,7 +104,7 @@ void RowPortable(float* out, const float* in, const float* wts, const float* bia
   for (; ox < ow; ox++) GroupPortable<1, kStem>(out + ox * L, in + ox * cs, wts, bias, cs, offs, taps);
 }
 
-const Blocks kPortable = {kPortableLanes, PackPortable, UnpackPortable, RowPortable<false>, RowPortable<true>};
+const Blocks kPortable = {kPortableLanes, PackPortable, UnpackPortable, RowPortable<false>, RowPortable<true>, LinePortable};
 
 #if defined(__x86_64__)
 
@@ -240,7 +240,7 @@ WGREF_AVX2 void RowAvx2(float* out, const float* in, const float* wts, const flo
   }
 }
 
-const Blocks kAvx2 = {8, PackX86<8>, UnpackX86<8>, RowAvx2<false>, RowAvx2<true>};
+const Blocks kAvx2 = {8, PackX86<8>, UnpackX86<8>, RowAvx2<false>, RowAvx2<true>, LineAvx2};
 
 // ---- AVX-512F: sixteen lanes, one __m512 a position.
 
@@ -282,7 +282,7 @@ WGREF_AVX512 void RowAvx512(float* out, const float* in, const float* wts, const
   }
 }
 
-const Blocks kAvx512 = {16, PackX86<16>, UnpackX86<16>, RowAvx512<false>, RowAvx512<true>};
+const Blocks kAvx512 = {16, PackX86<16>, UnpackX86<16>, RowAvx512<false>, RowAvx512<true>, LineAvx512};
 
 #endif  // __x86_64__
 
@@ -359,7 +359,7 @@ void RowNeon(float* out, const float* in, const float* wts, const float* bias, i
   for (; ox < ow; ox++) GroupNeon<1, kStem>(out + ox * 4, in + ox * cs, wts, b, cs, offs, taps);
 }
 
-const Blocks kNeon = {4, PackNeon, UnpackNeon, RowNeon<false>, RowNeon<true>};
+const Blocks kNeon = {4, PackNeon, UnpackNeon, RowNeon<false>, RowNeon<true>, LinePortable};
 
 #endif  // __aarch64__
 
@@ -368,7 +368,101 @@ inline void Zero(float* p, int64_t n) {
   if (n > 0) std::memset(p, 0, static_cast<size_t>(n) * sizeof(float));
 }
 
+// ---- 1-D depthwise convolutions (Conformer's, Conv-TasNet's), a row of
+// one channel at a time: its outputs are contiguous, so a vector is
+// neighbouring outputs, a multiply-add per tap with the tap's weight
+// broadcast (LineFn), read from the input row in place where every tap
+// of the outputs falls inside it, from a zero-padded copy of a piece of
+// the row at its edges.
+
+// kMaxLineTaps bounds a 1-D depthwise kernel's taps, kEdgeFloats the
+// padded copy of a row's edge (both on the stack).
+constexpr int kMaxLineTaps = 1024;
+constexpr int64_t kEdgeFloats = 4096;
+
+// Line is one output row's filter and window: its taps' weights, bias,
+// stride, dilation, and reach (the input positions one output spans).
+struct Line {
+  const float* w;
+  float bias;
+  int taps;
+  int64_t step, dil, reach;
+};
+
+// StridedLine is LinePortable for outputs step positions apart.
+void StridedLine(float* out, const float* in, const Line& ln, int64_t n) {
+  for (int64_t i = 0; i < n; i++) out[i] = ln.bias;
+  for (int t = 0; t < ln.taps; t++) {
+    const float wt = ln.w[t];
+    const float* p = in + t * ln.dil;
+    for (int64_t i = 0; i < n; i++) out[i] += wt * p[i * ln.step];
+  }
+}
+
+// PaddedLine computes the n outputs whose windows start at input position
+// q0 + i*step (which may lie in the padding, outside [0, iw)) from a
+// zero-padded copy of the input they read, as many outputs a piece as buf
+// (kEdgeFloats floats) holds.
+void PaddedLine(float* out, const float* xrow, int64_t iw, int64_t q0, int64_t n, const Line& ln, LineFn fn, float* buf) {
+  const int64_t per = (kEdgeFloats - ln.reach) / ln.step + 1;
+  for (int64_t i = 0; i < n; i += per) {
+    const int64_t cnt = std::min(per, n - i), span = (cnt - 1) * ln.step + ln.reach, q = q0 + i * ln.step;
+    // buf[j] is input position q + j: [lo, hi) inside the row.
+    const int64_t lo = std::min(span, std::max<int64_t>(0, -q)), hi = std::max(lo, std::min(span, iw - q));
+    Zero(buf, lo);
+    if (hi > lo) std::memcpy(buf + lo, xrow + q + lo, static_cast<size_t>(hi - lo) * sizeof(float));
+    Zero(buf + hi, span - hi);
+    if (ln.step == 1) {
+      fn(out + i, buf, ln.w, ln.bias, cnt, ln.taps, ln.dil);
+    } else {
+      StridedLine(out + i, buf, ln, cnt);
+    }
+  }
+}
+
 }  // namespace
+
+void LinePortable(float* out, const float* in, const float* w, float bias, int64_t n, int taps, int64_t dil) {
+  const Line ln{w, bias, taps, 1, dil, (taps - 1) * dil + 1};
+  StridedLine(out, in, ln, n);
+}
+
+bool Depthwise1dF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Window& win) {
+  const int64_t n = x.shape[0], ch = x.shape[1], iw = x.shape[2], m = out.shape[1], ow = out.shape[2];
+  const int64_t taps = win.kw, step = win.sw, dil = win.dw, pad = win.pw, reach = (taps - 1) * dil + 1;
+  if (taps > kMaxLineTaps || reach > kEdgeFloats || m % ch != 0) return false;
+  if ((iw != 1 && x.strides[2] != 1) || (ow != 1 && out.strides[2] != 1)) return false;
+  const int64_t mult = m / ch;
+  const LineFn fn = BlocksOf().line;
+  const float* xs = Elems<float>(x);
+  const float* ws = Elems<float>(w);
+  float* ys = Elems<float>(out);
+  // At stride 1 the outputs [i0, i1) read inside the row, in place.
+  const int64_t i0 = std::min(ow, pad), i1 = step == 1 ? std::max(i0, std::min(ow, iw - reach + pad + 1)) : i0;
+  // Rows [from, to) of images x output channels.
+  auto rows = [&](int64_t from, int64_t to) {
+    alignas(64) float buf[kEdgeFloats];
+    float wts[kMaxLineTaps];
+    for (int64_t r = from; r < to; r++) {
+      const int64_t b = r / m, oc = r % m;
+      for (int64_t t = 0; t < taps; t++) wts[t] = ws[oc * w.strides[0] + t * w.strides[2]];
+      float bl = 0;
+      if (bias != nullptr) {
+        const int64_t off = oc * bias->strides[0];
+        bl = bias->dtype == DType::kF32 ? Elems<float>(*bias)[off] : static_cast<float>(LoadF(*bias, off));
+      }
+      const Line ln{wts, bl, static_cast<int>(taps), step, dil, reach};
+      const float* xrow = xs + b * x.strides[0] + oc / mult * x.strides[1];
+      float* yrow = ys + b * out.strides[0] + oc * out.strides[1];
+      if (i1 > i0) fn(yrow + i0, xrow + (i0 - pad), wts, bl, i1 - i0, ln.taps, dil);
+      PaddedLine(yrow, xrow, iw, -pad, i0, ln, fn, buf);
+      PaddedLine(yrow + i1, xrow, iw, i1 * step - pad, ow - i1, ln, fn, buf);
+    }
+  };
+  const int64_t work = n * m * ow * taps;
+  ParallelForEach(work < kMinParallelWork ? 1 : c.threads, n * m, std::move(rows));
+  return true;
+}
 
 const Blocks& BlocksOf() {
   switch (ThisIsa()) {
@@ -477,6 +571,12 @@ bool DepthwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tenso
 
 bool ConvFastF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias,
                  const int64_t* kernel, const int64_t* strides, const int64_t* pads, const int64_t* dil, int64_t group) {
+  if (x.rank == 3 && w.rank == 3 && out.rank == 3) {
+    if (strides[0] < 1 || dil[0] < 1 || pads[0] < 0 || kernel[0] < 1) return false;
+    if (group != x.shape[1] || w.shape[1] != 1 || x.shape[1] < 1 || out.shape[2] < 1) return false;
+    const convfast::Window win{1, kernel[0], 1, strides[0], 0, pads[0], 1, dil[0]};
+    return convfast::Depthwise1dF32(c, out, x, w, bias, win);
+  }
   if (x.rank != 4 || w.rank != 4 || out.rank != 4) return false;
   for (int d = 0; d < 2; d++) {
     if (strides[d] < 1 || dil[d] < 1 || pads[d] < 0 || kernel[d] < 1) return false;

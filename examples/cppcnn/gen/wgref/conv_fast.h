@@ -24,10 +24,12 @@ namespace detail {
 // 2-D (4-D tensors), positive strides and dilations, no negative pad,
 // output planes contiguous, input rows contiguous, and either depthwise
 // (group == channels, one output channel per input channel) or one group
-// of at most four input channels and a kernel of more than one tap. Else
-// it reports false and writes nothing. kernel, strides and dil hold the
-// two spatial axes' values, pads the begins then the ends (as conv.cc's
-// attributes hold them); the operands are checked by the caller.
+// of at most four input channels and a kernel of more than one tap; or
+// 1-D (3-D tensors) and depthwise, any channel multiplier, rows
+// contiguous (conv_depthwise.cc's lines). Else it reports false and
+// writes nothing. kernel, strides and dil hold the spatial axes' values,
+// pads the begins then the ends (as conv.cc's attributes hold them); the
+// operands are checked by the caller.
 bool ConvFastF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias,
                  const int64_t* kernel, const int64_t* strides, const int64_t* pads, const int64_t* dil, int64_t group);
 
@@ -72,14 +74,35 @@ struct Blocks {
   // in[ox*col_step + offs[t]], for ox < ow, the taps in order.
   void (*stem)(float* out, const float* in, const float* wts, const float* bias, int64_t ow, int64_t col_step,
                const int64_t* offs, int taps);
+  // line: a 1-D depthwise row, LineFn.
+  void (*line)(float* out, const float* in, const float* w, float bias, int64_t n, int taps, int64_t dil);
 };
+
+// LineFn sets out[i] = bias + sum over t < taps of w[t] * in[i + t*dil]
+// for i < n, the taps in order, reading no float of in past the last
+// one it names (the vector kernels load a row's last vector under a
+// mask), so that in may be a tensor's own row. out must not overlap in.
+using LineFn = void (*)(float* out, const float* in, const float* w, float bias, int64_t n, int taps, int64_t dil);
+
+// LinePortable is the reference LineFn (conv_depthwise.cc); LineAvx2 and
+// LineAvx512 are its AVX2+FMA and AVX-512F kernels
+// (conv_depthwise_avx2.cc, conv_depthwise_avx512.cc), compiled for any
+// x86-64 with target attributes and run only where ThisIsa has them.
+void LinePortable(float* out, const float* in, const float* w, float bias, int64_t n, int taps, int64_t dil);
+#if defined(__x86_64__)
+void LineAvx2(float* out, const float* in, const float* w, float bias, int64_t n, int taps, int64_t dil);
+void LineAvx512(float* out, const float* in, const float* w, float bias, int64_t n, int taps, int64_t dil);
+#endif
 
 // BlocksOf is ThisIsa's block kernels (conv_depthwise.cc).
 const Blocks& BlocksOf();
 
-// DepthwiseF32 and StemF32 are ConvFastF32's two cases (conv_depthwise.cc,
-// conv_stem.cc), each reporting whether it took the convolution.
+// DepthwiseF32 and StemF32 are ConvFastF32's two 2-D cases, Depthwise1dF32
+// its 1-D one (conv_depthwise.cc, conv_stem.cc), each reporting whether
+// it took the convolution. Depthwise1dF32 reads win's width fields (kw,
+// sw, pw, dw) only.
 bool DepthwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Window& win);
+bool Depthwise1dF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Window& win);
 bool StemF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Window& win);
 
 // BiasLanes sets lanes[i] to bias's channel c0+i for i < nch (0 without a

@@ -6,11 +6,13 @@
 // bias, residual sum and activation, out = act(product + addend + sum).
 // The float32 products start each output block as addend + sum and
 // accumulate into it (matmul.h's Epilogue), so the output may be the
-// sum's own memory; a float32 convolution runs conv.cc's ConvF32, then the
-// sum and activation over its output (through a buffer on the stack, a
-// few channels at a time, when the output is the sum's memory; a 1x1
-// convolution as products that accumulate into the sum). Other dtypes and
-// layouts run the producer, then one float64 pass.
+// sum's own memory (a Gemm's alpha other than 1 runs the product first,
+// then alpha·product + addend + sum: starting a block as (addend + sum) /
+// alpha overflows for a small alpha); a float32 convolution runs
+// conv.cc's ConvF32, then the sum and activation over its output (through
+// a buffer on the stack, a few channels at a time, when the output is the
+// sum's memory; a 1x1 convolution as products that accumulate into the
+// sum). Other dtypes and layouts run the producer, then one float64 pass.
 #include <cstring>
 
 #include "conv.h"
@@ -376,6 +378,109 @@ Status FusedConv(const Call& c) {
   return Unfused(c, Find("Conv"), producer, nullptr, sum, act);
 }
 
+// ---- FusedGemm with an alpha other than 1 (fused.go's fusedGemmScaled).
+
+// ScaledGemm is the pass after the product: alpha·product + add_scale·add
+// + sum, then the activation, in Go's order, each step rounded to float.
+struct ScaledGemm {
+  const Epilogue* ep;
+  float alpha;
+  float* out;
+  int64_t ldc;
+
+  // Combine takes the product of the output's rows [i0, i0+rows) and
+  // columns [j0, j0+cols) from p (ldp floats between rows) into the
+  // output. The addend and sum may be the output's memory: each element
+  // is read before it is written.
+  void Combine(const float* p, int64_t ldp, int64_t i0, int64_t j0, int64_t rows, int64_t cols) const {
+    const float* ad = ep->add != nullptr ? Elems<float>(*ep->add) : nullptr;
+    const float* s = ep->sum != nullptr ? Elems<float>(*ep->sum) : nullptr;
+    for (int64_t i = i0; i < i0 + rows; i++) {
+      float* row = out + i * ldc + j0;
+      const float* prow = p + (i - i0) * ldp;
+      for (int64_t j = 0; j < cols; j++) {
+        float v = alpha * prow[j];
+        if (ad != nullptr) {
+          const float t = ep->add_scale * ad[i * ep->add_row + (j0 + j) * ep->add_col];  // apart: no fused multiply-add
+          v += t;
+        }
+        if (s != nullptr) v += s[i * ldc + j0 + j];
+        row[j] = v;
+      }
+      ApplyActF32(ep->act, row, cols);
+    }
+  }
+};
+
+// FusedGemmScaled is the fast FusedGemm with an alpha other than 1: the
+// product into the output, then ScaledGemm's pass. When the addend or the
+// sum is the output's memory, which the product would overwrite, the
+// product goes a block at a time into a buffer on the stack instead
+// (nothing allocated per call), each block read back with the addend and
+// sum under it: blocks of whole micro-kernel tiles (rows in SgemmLanesA,
+// columns in SgemmLanesB and the few-row path's 64), none of Sgemm's few
+// rows unless the product has no more, so that each element is the
+// whole product's bits.
+Status FusedGemmScaled(const Call& producer, const Epilogue& ep, float alpha) {
+  const Tensor& out = producer.outputs[0];
+  const Epilogue none;  // the product alone: GemmEpilogue leaves alpha and C to the epilogue
+  const ScaledGemm sg{&ep, alpha, Elems<float>(out), out.strides[0]};
+  const bool add_in = ep.add != nullptr && SameStart(*ep.add, out), sum_in = ep.sum != nullptr && SameStart(*ep.sum, out);
+  if (!add_in && !sum_in) {
+    Status st = GemmEpilogue(producer, &none);
+    if (st.ok()) sg.Combine(sg.out, sg.ldc, 0, 0, out.shape[0], out.shape[1]);
+    return st;
+  }
+  if (add_in && !(SameShape(*ep.add, out) && SameStrides(*ep.add, out))) {
+    return Errorf(producer, "the output shares memory with C of shape %s, not laid out as the output %s",
+                  ShapeText(*ep.add).c_str(), ShapeText(out).c_str());
+  }
+  Attrs at(producer);
+  const bool ta = at.IntOr("transA", 0) != 0, tb = at.IntOr("transB", 0) != 0;
+  if (!at.ok()) return at.status();
+  const Tensor &a = producer.inputs[0], &b = producer.inputs[1];
+  const int da = ta ? 1 : 0, db = tb ? 0 : 1;  // A's dimension of the output's rows, B's of its columns
+  if (a.rank != 2 || b.rank != 2 || a.shape[da] != out.shape[0] || b.shape[db] != out.shape[1] || a.shape[1 - da] != b.shape[1 - db]) {
+    return GemmEpilogue(producer, &none);  // reports it before writing
+  }
+  const int64_t m = out.shape[0], n = out.shape[1], lanes = SgemmLanesA();
+  int64_t unit = SgemmLanesB();
+  while (unit % 64 != 0) unit += SgemmLanesB();
+  // Two tiles of rows at least, so that a block can leave the last more
+  // than the few rows.
+  const int64_t cw = n * 2 * lanes <= kChunkFloats ? n : kChunkFloats / (2 * lanes) / unit * unit;
+  const int64_t rc = m <= kSgemmFewRows ? m : kChunkFloats / cw / lanes * lanes;
+  alignas(64) float buf[kChunkFloats];
+  for (int64_t i0 = 0, rows = 0; i0 < m; i0 += rows) {
+    rows = m - i0 < rc ? m - i0 : rc;
+    if (m - i0 - rows > 0 && m - i0 - rows <= kSgemmFewRows) rows -= lanes;
+    for (int64_t j0 = 0, cols = 0; j0 < n; j0 += cols) {
+      cols = n - j0 < cw ? n - j0 : cw;
+      Tensor ins[2] = {a, b}, tmp = out;
+      const int64_t ao = 4 * i0 * a.strides[da], bo = 4 * j0 * b.strides[db];
+      ins[0].shape[da] = rows;
+      ins[0].data = a.data + ao;
+      ins[0].bytes = a.bytes - ao;
+      ins[1].shape[db] = cols;
+      ins[1].data = b.data + bo;
+      ins[1].bytes = b.bytes - bo;
+      tmp.shape[0] = rows;
+      tmp.shape[1] = cols;
+      tmp.strides[0] = cols;
+      tmp.strides[1] = 1;
+      tmp.data = reinterpret_cast<uint8_t*>(buf);
+      tmp.bytes = 4 * rows * cols;
+      Call piece = producer;
+      piece.inputs = ins;
+      piece.outputs = &tmp;
+      Status st = GemmEpilogue(piece, &none);
+      if (!st.ok()) return st;
+      sg.Combine(buf, cols, i0, j0, rows, cols);
+    }
+  }
+  return Status();
+}
+
 // FusedGemm is FusedGemm(A, B, [C], [sum]): Gemm's alpha·A'·B' + beta·C,
 // then the sum and the activation.
 Status FusedGemm(const Call& c) {
@@ -401,7 +506,6 @@ Status FusedGemm(const Call& c) {
   }
   Epilogue ep;
   ep.sum = sum;
-  ep.alpha = static_cast<float>(alpha);
   ep.add_scale = static_cast<float>(beta);
   ep.act = act;
   if (cin != nullptr && beta != 0) {
@@ -413,6 +517,7 @@ Status FusedGemm(const Call& c) {
     ep.add_row = cs[0];
     ep.add_col = cs[1];
   }
+  if (alpha != 1) return FusedGemmScaled(producer, ep, static_cast<float>(alpha));
   return GemmEpilogue(producer, &ep);
 }
 

@@ -8,6 +8,7 @@
 // epilogue, which fused.cc shares.
 #include "matmul.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -64,7 +65,7 @@ double ActOf(const FusedAct& a, double x) {
     case ActKind::kNone:
       return x;
     case ActKind::kRelu:
-      return x > 0 ? x : 0;
+      return x <= 0 ? 0 : x;  // a NaN stays
     case ActKind::kClip:
       if (x < a.alpha) return a.alpha;
       if (x > a.beta) return a.beta;
@@ -88,6 +89,9 @@ double ActOf(const FusedAct& a, double x) {
   }
   return x;
 }
+
+// kSiluChunk is the floats of SiLU's sigmoid buffer (on the stack, in L1).
+constexpr int64_t kSiluChunk = 256;
 
 void ApplyActF32(const FusedAct& a, float* row, int64_t n) {
   const float fa = static_cast<float>(a.alpha), fb = static_cast<float>(a.beta);
@@ -115,10 +119,17 @@ void ApplyActF32(const FusedAct& a, float* row, int64_t n) {
       vecmath::GeluErfRow(row, row, n);
       return;
     case ActKind::kSigmoid:
-      for (int64_t i = 0; i < n; i++) row[i] = static_cast<float>(Sigmoid(row[i]));
+      vecmath::SigmoidRow(row, row, n);
       return;
     case ActKind::kSiLU:
-      for (int64_t i = 0; i < n; i++) row[i] = row[i] * static_cast<float>(Sigmoid(row[i]));
+      // x·Sigmoid(x): the sigmoid of a chunk beside it, then the product,
+      // as fused.go's apply does without its AVX-512 expActRow.
+      for (int64_t i = 0; i < n; i += kSiluChunk) {
+        float sig[kSiluChunk];
+        const int64_t m = std::min(kSiluChunk, n - i);
+        vecmath::SigmoidRow(row + i, sig, m);
+        vecmath::MulRow(row + i, sig, row + i, m);
+      }
       return;
   }
 }
@@ -128,32 +139,27 @@ bool Epilogue::Start(float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t 
   const float* s = nullptr;
   if (sum != nullptr) {
     s = Elems<float>(*sum) + off;
-    if (add == nullptr && alpha == 1 && s == c) return true;  // the output is the sum: it holds the start already
+    if (add == nullptr && s == c) return true;  // the output is the sum: it holds the start already
   }
   const float* ad = add != nullptr ? Elems<float>(*add) : nullptr;
-  const float inv = 1 / alpha;
   for (int64_t i = 0; i < rows; i++) {
     float* row = c + i * ldc;
     const float* srow = s != nullptr ? s + i * ldc : nullptr;
     if (ad == nullptr) {
-      if (inv == 1) {
-        for (int64_t j = 0; j < cols; j++) row[j] = srow[j];
-      } else {
-        for (int64_t j = 0; j < cols; j++) row[j] = srow[j] * inv;
-      }
+      for (int64_t j = 0; j < cols; j++) row[j] = srow[j];
       continue;
     }
     const float* arow = ad + (row0 + i) * add_row;
     if (add_col == 0) {
       const float b = add_scale * arow[0];
       if (srow == nullptr) {
-        for (int64_t j = 0; j < cols; j++) row[j] = b * inv;
+        for (int64_t j = 0; j < cols; j++) row[j] = b;
       } else {
-        for (int64_t j = 0; j < cols; j++) row[j] = (srow[j] + b) * inv;
+        for (int64_t j = 0; j < cols; j++) row[j] = srow[j] + b;
       }
       continue;
     }
-    if (add_col == 1 && add_scale == 1 && inv == 1) {
+    if (add_col == 1 && add_scale == 1) {
       if (srow == nullptr) {
         for (int64_t j = 0; j < cols; j++) row[j] = arow[j];
       } else {
@@ -164,7 +170,7 @@ bool Epilogue::Start(float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t 
     for (int64_t j = 0; j < cols; j++) {
       float v = add_scale * arow[j * add_col];
       if (srow != nullptr) v += srow[j];
-      row[j] = v * inv;
+      row[j] = v;
     }
   }
   return true;
@@ -172,11 +178,7 @@ bool Epilogue::Start(float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t 
 
 void Epilogue::Finish(float* c, int64_t ldc, int64_t rows, int64_t cols) const {
   if (cols == 0) return;
-  for (int64_t i = 0; i < rows; i++) {
-    float* row = c + i * ldc;
-    if (alpha != 1) vecmath::MulScalarRow(row, alpha, row, cols);
-    ApplyActF32(act, row, cols);
-  }
+  for (int64_t i = 0; i < rows; i++) ApplyActF32(act, c + i * ldc, cols);
 }
 
 namespace {

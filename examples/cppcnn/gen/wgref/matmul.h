@@ -35,29 +35,30 @@ double ActOf(const FusedAct& a, double x);
 void ApplyActF32(const FusedAct& a, float* row, int64_t n);
 
 // Epilogue is what a fused kernel does around each float32 product block:
-// start it as (add_scale·add + sum) / alpha, let the product accumulate
-// into it, then scale it by alpha and apply the activation (fused.go's
-// epilogue). add is broadcast over the output: element (i, j) of a block
-// whose first row is row0 is add[(row0+i)·add_row + j·add_col]; sum is
-// laid out as the output (its strides), maybe the output's own memory.
+// start it as add_scale·add + sum, let the product accumulate into it, then
+// apply the activation (fused.go's epilogue; a Gemm's alpha other than 1
+// runs FusedGemmScaled instead, as starting a block divided by alpha
+// overflows for a small alpha). add is broadcast over the output: element
+// (i, j) of a block whose first row is row0 is add[(row0+i)·add_row +
+// j·add_col]; sum is laid out as the output (its strides), maybe the
+// output's own memory.
 struct Epilogue {
   const Tensor* add = nullptr;
   int64_t add_row = 0, add_col = 0;
   float add_scale = 1;
   const Tensor* sum = nullptr;
-  float alpha = 1;
   FusedAct act;
 
   // Start fills the rows×cols block c (ldc floats between rows, at element
   // off of the output), reporting whether it did (false: the product
   // overwrites the block).
   bool Start(float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t off, int64_t row0) const;
-  // Finish scales the block by alpha and applies the activation.
+  // Finish applies the activation over the block.
   void Finish(float* c, int64_t ldc, int64_t rows, int64_t cols) const;
 };
 
 // MatMulEpilogue is MatMul with ep around each float32 product (null:
-// none); GemmEpilogue is Gemm's, ep then doing C's and alpha's part.
+// none); GemmEpilogue is Gemm's, ep then doing C's part (alpha 1).
 Status MatMulEpilogue(const Call& c, const Epilogue* ep);
 Status GemmEpilogue(const Call& c, const Epilogue* ep);
 

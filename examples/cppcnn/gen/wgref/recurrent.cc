@@ -48,7 +48,7 @@ struct Activation {
       case ActKind::kTanh:
         return std::tanh(x);
       case ActKind::kRelu:
-        return std::max(x, 0.0);
+        return x <= 0 ? 0 : x;  // Go's math.Max(x, 0): a NaN stays, -0 gives +0
       case ActKind::kAffine:
         return alpha * x + beta;
       case ActKind::kLeakyRelu:
@@ -57,8 +57,10 @@ struct Activation {
         return x > alpha ? x : 0;
       case ActKind::kScaledTanh:
         return alpha * std::tanh(beta * x);
-      case ActKind::kHardSigmoid:
-        return std::max(0.0, std::min(1.0, alpha * x + beta));
+      case ActKind::kHardSigmoid: {
+        const double v = alpha * x + beta;
+        return v != v ? v : std::max(0.0, std::min(1.0, v));  // a NaN stays, as Go's math.Max and math.Min
+      }
       case ActKind::kElu:
         return x < 0 ? alpha * (std::exp(x) - 1) : x;
       case ActKind::kSoftsign:
@@ -81,7 +83,7 @@ struct Activation {
         vecmath::TanhRow(xs, xs, n);
         return;
       case ActKind::kRelu:
-        for (int64_t i = 0; i < n; i++) xs[i] = xs[i] > 0 ? xs[i] : (xs[i] == xs[i] ? 0.0f : xs[i]);
+        vecmath::ReluRow(xs, xs, n);
         return;
       default:
         for (int64_t i = 0; i < n; i++) xs[i] = static_cast<float>(Apply(xs[i]));

@@ -141,7 +141,7 @@ struct NegOp : NoOp {
 
 struct ReluOp : NoOp {
   static constexpr bool kFloat = true, kInt = true, kUint = true, kVec = true, kRow = true;
-  double F(double x) const { return x > 0 ? x : 0; }
+  double F(double x) const { return x <= 0 ? 0 : x; }  // a NaN stays, as PyTorch's relu
   int64_t I(int64_t x) const { return x > 0 ? x : 0; }
   uint64_t U(uint64_t x) const { return x; }
   float V(float x) const { return vecmath::Relu32(x); }
@@ -208,7 +208,7 @@ struct CeluF : ViaFloat {
 };
 
 struct ThresholdedReluF : ViaFloat {
-  double F(double x) const { return x > p0 ? x : 0; }
+  double F(double x) const { return x <= p0 ? 0 : x; }  // a NaN stays, as PyTorch's threshold
 };
 
 struct SeluF : ViaFloat {
@@ -219,7 +219,7 @@ struct ShrinkF : ViaFloat {
   double F(double x) const {
     if (x < -p1) return x + p0;
     if (x > p1) return x - p0;
-    return 0;
+    return x * 0;  // 0, or NaN for a NaN (as PyTorch's softshrink)
   }
 };
 

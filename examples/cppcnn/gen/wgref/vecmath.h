@@ -36,7 +36,7 @@ void ErfRow(const float* x, float* y, int64_t n);
 // GeluErfRow is (x/2)·(1 + erf(x/√2)); GeluTanhRow is GELU's tanh form.
 void GeluErfRow(const float* x, float* y, int64_t n);
 void GeluTanhRow(const float* x, float* y, int64_t n);
-// ReluRow is x > 0 ? x : 0 (NaN gives 0, as Go's).
+// ReluRow is x <= 0 ? 0 : x: a NaN stays (as PyTorch's and Go's), -0 gives +0.
 void ReluRow(const float* x, float* y, int64_t n);
 // HardSigmoidRow is max(0, min(1, alpha·x + beta)), HardSwishRow
 // x·max(0, min(1, x/6 + 1/2)) (NaN stays NaN).
@@ -226,7 +226,7 @@ inline float Unit(float t) {
   return u <= 0.0f ? 0.0f : u;
 }
 
-inline float Relu32(float x) { return x > 0 ? x : 0.0f; }
+inline float Relu32(float x) { return x <= 0 ? 0.0f : x; }  // NaN stays, -0 gives +0
 inline float HardSigmoid32(float x, float alpha, float beta) { return Unit(alpha * x + beta); }
 inline float HardSwish32(float x) { return x * Unit(x * (1.0f / 6) + 0.5f); }
 inline float Clip32(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }

@@ -123,8 +123,12 @@ WGREF_AVX2 inline __m256 GeluTanh(__m256 x) {
   return _mm256_mul_ps(_mm256_mul_ps(Set(0.5f), x), _mm256_add_ps(Set(1.0f), Tanh(u)));
 }
 
-// Relu is MAXPS(x, 0): its second source, 0, for NaN and for -0.
-WGREF_AVX2 inline __m256 Relu(__m256 x) { return _mm256_max_ps(x, _mm256_setzero_ps()); }
+// Relu is Go's reluAVX2: MAXPS(0, x) returns its second source, x, for a
+// NaN (kept) and for -0, which adding +0 makes +0.
+WGREF_AVX2 inline __m256 Relu(__m256 x) {
+  const __m256 z = _mm256_setzero_ps();
+  return _mm256_add_ps(_mm256_max_ps(z, x), z);
+}
 
 // Unit is Unit32 (vecmath.h): min(1, t) keeps a NaN, then t <= 0 gives +0.
 WGREF_AVX2 inline __m256 Unit(__m256 t) {

@@ -122,7 +122,12 @@ WGREF_AVX512 inline __m512 GeluTanh(__m512 x) {
   return _mm512_mul_ps(_mm512_mul_ps(Set(0.5f), x), _mm512_add_ps(Set(1.0f), Tanh(u)));
 }
 
-WGREF_AVX512 inline __m512 Relu(__m512 x) { return _mm512_max_ps(x, _mm512_setzero_ps()); }
+// Relu is the AVX2 form's: MAXPS(0, x) keeps a NaN x, adding +0 turns -0
+// into +0.
+WGREF_AVX512 inline __m512 Relu(__m512 x) {
+  const __m512 z = _mm512_setzero_ps();
+  return _mm512_add_ps(_mm512_max_ps(z, x), z);
+}
 
 WGREF_AVX512 inline __m512 Unit(__m512 t) {
   const __m512 u = _mm512_min_ps(Set(1.0f), t);

@@ -114,8 +114,8 @@ inline float32x4_t GeluTanh(float32x4_t x) {
   return vmulq_f32(vmulq_f32(Set(0.5f), x), vaddq_f32(Set(1.0f), Tanh(u)));
 }
 
-// Relu is x > 0 ? x : 0 (NaN gives 0).
-inline float32x4_t Relu(float32x4_t x) { return vbslq_f32(vcgtq_f32(x, Set(0.0f)), x, Set(0.0f)); }
+// Relu is x <= 0 ? +0 : x (a NaN stays, -0 gives +0).
+inline float32x4_t Relu(float32x4_t x) { return vbslq_f32(vcleq_f32(x, Set(0.0f)), Set(0.0f), x); }
 
 // Unit is vecmath.h's: min(1, t) keeps a NaN, then t <= 0 gives +0.
 inline float32x4_t Unit(float32x4_t t) {
