@@ -111,3 +111,16 @@ func TestSymbolDocInWrappers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Regexp(t, `symbol h_div4 +h/4: h must be a multiple of 4 \(node "/Concat"\)`, out)
 }
+
+// TestPlanQuiet: plan takes -q, as gen, import and run do: the -svg file is
+// written but not named.
+func TestPlanQuiet(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "map.svg")
+	_, stderr, err := runCLI("plan", "-q", "-svg", svg, "../../examples/mlp/mlp.json")
+	require.NoError(t, err)
+	assert.Empty(t, stderr)
+	assert.FileExists(t, svg)
+	_, stderr, err = runCLI("plan", "-svg", svg, "../../examples/mlp/mlp.json")
+	require.NoError(t, err)
+	assert.Contains(t, stderr, "map.svg")
+}

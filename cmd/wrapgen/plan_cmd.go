@@ -219,6 +219,7 @@ func runPlan(args []string, stdout, stderr io.Writer) (err error) {
 	memMap := fs.Bool("map", false, "include each pool's memory map (offsets and live steps) in the text report")
 	svg := fs.String("svg", "", "also write the memory map as an SVG picture to `file`")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of reading and planning the graph to `file` (go tool pprof reads it)")
+	quiet := fs.Bool("q", false, "do not name the -svg file written on standard error (as gen, import and run take -q)")
 	pf.registerHorizon(fs)
 	pf.registerKernels(fs, "`ref`: plan for wrapgen's reference kernels, placing the scratch memory they need too (as gen -kernels ref and run do)")
 	if help, err := parseFlags(fs, "wrapgen plan [flags] GRAPH.json", args); help || err != nil {
@@ -265,7 +266,11 @@ func runPlan(args []string, stdout, stderr io.Writer) (err error) {
 		if err := report.WriteSVG(&buf, p, fig, ""); err != nil {
 			return err
 		}
-		if err := writeFiles([]outFile{{*svg, buf.Bytes()}}, stderr); err != nil {
+		var named io.Writer = stderr
+		if *quiet {
+			named = nil
+		}
+		if err := writeFiles([]outFile{{*svg, buf.Bytes()}}, named); err != nil {
 			return err
 		}
 	}

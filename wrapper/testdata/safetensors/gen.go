@@ -184,9 +184,9 @@ func main() {
 		// The header's length.
 		refuse("bad_empty_file", nil, `0 bytes is too short for a safetensors file`),
 		refuse("bad_short_file", []byte{2, 0, 0}, `3 bytes is too short for a safetensors file`),
-		refuse("bad_header_past_end", append(binary.LittleEndian.AppendUint64(nil, 99), "{}"...), `header length 99 runs past the end of the file (10 bytes)`),
-		refuse("bad_header_too_long", append(binary.LittleEndian.AppendUint64(nil, 100000001), "{}"...), `header length 100000001 is above the limit of 100000000 bytes`),
-		refuse("bad_header_huge", append(binary.LittleEndian.AppendUint64(nil, math.MaxUint64), "{}"...), `header length 18446744073709551615 is above the limit of 100000000 bytes`),
+		refuse("bad_header_past_end", append(binary.LittleEndian.AppendUint64(nil, 99), "{}"...), `header length 99 runs past the end of the file (10 bytes): not a safetensors file (wrapgen import writes the weights of an ONNX model as one)`),
+		refuse("bad_header_too_long", append(binary.LittleEndian.AppendUint64(nil, 100000001), "{}"...), `header length 100000001 is above the limit of 100000000 bytes: not a safetensors file (wrapgen import writes the weights of an ONNX model as one)`),
+		refuse("bad_header_huge", append(binary.LittleEndian.AppendUint64(nil, math.MaxUint64), "{}"...), `header length 18446744073709551615 is above the limit of 100000000 bytes: not a safetensors file (wrapgen import writes the weights of an ONNX model as one)`),
 	}
 
 	// What `wrapgen import -weights` writes for names JSON escapes.

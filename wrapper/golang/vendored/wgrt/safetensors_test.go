@@ -29,3 +29,13 @@ func TestParseSafetensors(t *testing.T) {
 	assert.Equal(t, I64, got["n"].DType)
 	assert.Equal(t, uint64(7), binary.LittleEndian.Uint64(got["n"].Data))
 }
+
+// TestParamsFromONNXFile: an ONNX model given where a safetensors file is
+// wanted is refused as not a safetensors file, with how to make one.
+func TestParamsFromONNXFile(t *testing.T) {
+	onnxStart := append([]byte{0x08, 0x08, 0x12, 0x07}, "pytorch\x1a\x052.1.0"...)
+	_, err := ParseSafetensors("model.onnx", onnxStart)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "model.onnx")
+	assert.Contains(t, err.Error(), "not a safetensors file (wrapgen import writes the weights of an ONNX model as one)")
+}
