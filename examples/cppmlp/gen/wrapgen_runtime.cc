@@ -773,6 +773,10 @@ bool CheckSafetensorsCoverage(const std::vector<SafetensorsEntry>& entries, int6
   return true;
 }
 
+// kNotSafetensors ends the errors of a header length no safetensors file
+// has: most often the file is something else, an ONNX model given as params.
+constexpr const char* kNotSafetensors = ": not a safetensors file (wrapgen import writes the weights of an ONNX model as one)";
+
 // CheckSafetensors checks a whole file of n bytes; *body is where its data
 // section starts.
 bool CheckSafetensors(const char* file, size_t n, std::vector<SafetensorsEntry>* entries, size_t* body, std::string* err) {
@@ -783,11 +787,11 @@ bool CheckSafetensors(const char* file, size_t n, std::vector<SafetensorsEntry>*
   uint64_t hlen = 0;
   for (int i = 7; i >= 0; i--) hlen = hlen << 8 | static_cast<uint8_t>(file[i]);
   if (hlen > kSafetensorsMaxHeader) {
-    *err = "header length " + std::to_string(hlen) + " is above the limit of " + std::to_string(kSafetensorsMaxHeader) + " bytes";
+    *err = "header length " + std::to_string(hlen) + " is above the limit of " + std::to_string(kSafetensorsMaxHeader) + " bytes" + kNotSafetensors;
     return false;
   }
   if (hlen > n - 8) {
-    *err = "header length " + std::to_string(hlen) + " runs past the end of the file (" + std::to_string(n) + " bytes)";
+    *err = "header length " + std::to_string(hlen) + " runs past the end of the file (" + std::to_string(n) + " bytes)" + kNotSafetensors;
     return false;
   }
   const size_t end = 8 + static_cast<size_t>(hlen);

@@ -57,6 +57,10 @@ func ParseSafetensors(name string, data []byte) (map[string]Tensor, error) {
 	return out, nil
 }
 
+// notSafetensors ends the errors of a header length no safetensors file
+// has: most often the file is something else, an ONNX model given as params.
+const notSafetensors = ": not a safetensors file (wrapgen import writes the weights of an ONNX model as one)"
+
 // checkSafetensors checks a whole file and returns its tensors and its
 // data section.
 func checkSafetensors(data []byte) ([]safetensorsEntry, []byte, error) {
@@ -65,10 +69,10 @@ func checkSafetensors(data []byte) ([]safetensorsEntry, []byte, error) {
 	}
 	n := binary.LittleEndian.Uint64(data)
 	if n > safetensorsMaxHeader {
-		return nil, nil, fmt.Errorf("header length %d is above the limit of %d bytes", n, safetensorsMaxHeader)
+		return nil, nil, fmt.Errorf("header length %d is above the limit of %d bytes%s", n, safetensorsMaxHeader, notSafetensors)
 	}
 	if n > uint64(len(data)-8) {
-		return nil, nil, fmt.Errorf("header length %d runs past the end of the file (%d bytes)", n, len(data))
+		return nil, nil, fmt.Errorf("header length %d runs past the end of the file (%d bytes)%s", n, len(data), notSafetensors)
 	}
 	p := &safetensorsHeader{b: data, pos: 8, end: 8 + int(n)}
 	entries, err := p.parse()
