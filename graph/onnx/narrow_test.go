@@ -51,3 +51,32 @@ func TestNarrowToMultiple(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `(op "Concat", name "skip"): input 1 has size h at dimension 2, input 0 has 3*(h//2)`)
 }
+
+// positionSlice adds x [1, seq, 4] to a [512, 4] position table sliced to
+// the sequence length: min(512, seq) rows against seq.
+func positionSlice() []byte {
+	return bModel{
+		inputs: []tInput{f32Input("x", 1, "seq", 4)},
+		inits: []bInit{{name: "pos", dims: []int64{512, 4}, f32: make([]float32, 2048)}, {name: "zero", i64: []int64{0}},
+			{name: "one", i64: []int64{1}}, {name: "axis0", i64: []int64{0}}},
+		nodes: []bNode{
+			{op: "Shape", name: "shape", ins: []string{"x"}, outs: []string{"s"}},
+			{op: "Gather", name: "len", ins: []string{"s", "one"}, outs: []string{"n"}, attrs: []bAttr{{"axis", int64(0)}}},
+			{op: "Unsqueeze", name: "n1", ins: []string{"n", "axis0"}, outs: []string{"end"}},
+			{op: "Slice", name: "rows", ins: []string{"pos", "zero", "end", "axis0"}, outs: []string{"p"}},
+			{op: "Add", name: "add", ins: []string{"x", "p"}, outs: []string{"y"}},
+		},
+		outputs: []string{"y"},
+	}.bytes()
+}
+
+// TestMaxHint: sizes that agree up to a value of the symbol and not beyond
+// are refused with the -max that makes them agree; with it, the model
+// imports.
+func TestMaxHint(t *testing.T) {
+	_, err := Import("m.onnx", positionSlice(), Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "give -max seq=512")
+	_, err = Import("m.onnx", positionSlice(), Options{Max: map[string]int64{"seq": 512}})
+	require.NoError(t, err)
+}

@@ -157,5 +157,37 @@ func (im *importer) unifyHint(a, b expr.Expr) string {
 		}
 		return fmt.Sprintf(" (%s is the length of a Range whose limit is computed from data; with %s at least 2 the shapes would require it to equal %s: -min %s=2)", r, e, e, e)
 	}
+	return im.maxHint(a, b)
+}
+
+// maxHintScan bounds the values maxHint tries.
+const maxHintScan = 1 << 16
+
+// maxHint suggests a -max for the one symbol a and b depend on when they
+// agree from its minimum up to some value and not beyond (a position
+// table sliced to the sequence, min(512, seq) against seq: -max seq=512),
+// "" otherwise. It is a suggestion: the import run with it proves or
+// refuses the sizes again.
+func (im *importer) maxHint(a, b expr.Expr) string {
+	syms := expr.Sub(a, b).Symbols()
+	if len(syms) != 1 || !im.symbols[syms[0]] || im.paramFor[syms[0]] == "" {
+		return ""
+	}
+	s := syms[0]
+	r := im.bounds[s]
+	for v := max(r.Min, 1); v <= max(r.Min, 1)+maxHintScan && (r.Max < 0 || v <= r.Max); v++ {
+		env := expr.Env{s: v}
+		av, err1 := a.Eval(env)
+		bv, err2 := b.Eval(env)
+		if err1 != nil || err2 != nil {
+			return ""
+		}
+		if av != bv {
+			if v == max(r.Min, 1) {
+				return ""
+			}
+			return fmt.Sprintf(" (they agree for %s up to %d: give -max %s=%d, on every command that reads the .onnx, or once to wrapgen import)", s, v-1, s, v-1)
+		}
+	}
 	return ""
 }
