@@ -167,7 +167,7 @@ func legendRows(uses []kernelUse) int {
 // legend draws a swatch and the name of each kernel, in columns from y.
 func writeLegend(ew *errWriter, uses []kernelUse, y float64) {
 	ew.printf(`<g class="legend" data-kernels="%d">`+"\n", len(uses))
-	ew.printf(`<text x="10" y="%.2f" font-weight="bold">colour: kernel that first writes the storage (storages)</text>`+"\n", y+11)
+	ew.printf(`<text x="10" y="%.2f"><tspan font-weight="bold">colour: kernel that first writes the storage (storages)</tspan>; (none): no op writes it; outlined dashed: two or more tensors share it by the planner's in-place reuse</text>`+"\n", y+11)
 	cols := (svgWidth - 20) / svgLegendCol
 	for i, u := range uses {
 		col, row := i%cols, 1+i/cols
