@@ -5,8 +5,9 @@
 // one product per image and group (a 1x1 stride-1 kernel reads the input's
 // rows in place, the others feed their im2col to it panel by panel,
 // im2col.h), depthwise ones as tap rows over each plane; the other dtypes and layouts directly,
-// in float64. ConvTranspose gathers each output's taps in float64 in the
-// order Go's scatter adds them.
+// in float64. ConvTranspose scatters in float64 as Go does where its
+// scratch holds the accumulator (conv_transpose.cc); otherwise each
+// output gathers its taps in float64 in the order Go's scatter adds them.
 #include "conv.h"
 
 #include <algorithm>
@@ -556,6 +557,10 @@ Status ConvTranspose(const Call& c) {
   const int64_t cg = ch / g;
   Index it(out);
   if (it.Empty()) return Status();
+  // Go's float64 scatter where the scratch holds it (conv_transpose.cc),
+  // the same sums as the gather below.
+  const TransposeGeometry geom{r, ca.kernel, ca.strides, ca.pads, ca.dil, g};
+  if (ConvTransposeScatterF32(c, out, x, w, bias, geom)) return Status();
   const bool f32 = x.dtype == DType::kF32 && w.dtype == DType::kF32;
   auto loadF32 = [](const Tensor& t, int64_t off) { return static_cast<double>(Elems<float>(t)[off]); };
   auto loadAny = [](const Tensor& t, int64_t off) { return LoadF(t, off); };

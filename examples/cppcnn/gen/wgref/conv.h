@@ -29,6 +29,27 @@ Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& 
 bool ConvSumF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& sum,
                 Status* st);
 
+// TransposeGeometry is a ConvTranspose's attributes as conv.cc read and
+// checked them: r spatial dimensions, kernel, strides, begin pads and
+// dilations (r each), group.
+struct TransposeGeometry {
+  int r;
+  const int64_t* kernel;
+  const int64_t* strides;
+  const int64_t* pads;
+  const int64_t* dil;
+  int64_t group;
+};
+
+// ConvTransposeScatterF32 writes ConvTranspose's out from x, w and bias
+// (null: none), checked by the caller, as Go's float64 scatter does, into
+// c's scratch (8 bytes per output element) with c's threads
+// (conv_transpose.cc). It reports false, writing nothing, where it does
+// not apply: other dtypes than float32, too little scratch, filters of
+// more than 1024 taps.
+bool ConvTransposeScatterF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias,
+                             const TransposeGeometry& g);
+
 }  // namespace detail
 }  // namespace wgref
 
