@@ -15,17 +15,22 @@ import (
 //	a := attrsOf(c)
 //	axis, eps := a.Int("axis"), a.Float("epsilon")
 //	if a.err != nil { return a.err }
+//
+// It holds the call's attribute list, not the call: escape analysis does
+// not tell a struct's fields apart, so a *wgrt.Call kept beside err would
+// leak to every kernel's error result, and a call a fused kernel builds on
+// its stack (the producer it runs) would move to the heap on every call.
 type attrs struct {
-	c   *wgrt.Call
-	err error
+	list []wgrt.Attr
+	err  error
 }
 
-func attrsOf(c *wgrt.Call) *attrs { return &attrs{c: c} }
+func attrsOf(c *wgrt.Call) *attrs { return &attrs{list: c.Attrs} }
 
 func (a *attrs) find(name string) *wgrt.Attr {
-	for i := range a.c.Attrs {
-		if a.c.Attrs[i].Name == name {
-			return &a.c.Attrs[i]
+	for i := range a.list {
+		if a.list[i].Name == name {
+			return &a.list[i]
 		}
 	}
 	return nil

@@ -431,7 +431,7 @@ func fusedConv(c *wgrt.Call) error {
 	if bias != nil {
 		producer.Inputs = c.Inputs[:3]
 	}
-	return unfused(c, conv, producer, nil, sum, act)
+	return unfused(c, producerConv, producer, nil, sum, act)
 }
 
 // fusedGemm is FusedGemm(A, B, [C], [sum]): Gemm's alpha * A' * B' + beta
@@ -460,7 +460,7 @@ func fusedGemm(c *wgrt.Call) error {
 		if cin != nil {
 			producer.Inputs = c.Inputs[:3]
 		}
-		return unfused(c, gemm, producer, nil, sum, act)
+		return unfused(c, producerGemm, producer, nil, sum, act)
 	}
 	ep := &epilogue{sum: sum, addScale: float32(beta), act: act}
 	if cin != nil && beta != 0 {
@@ -553,7 +553,7 @@ func fusedMatMul(c *wgrt.Call) error {
 		}
 		return matMulEpilogue(&producer, ep)
 	}
-	return unfused(c, matMul, producer, bias, sum, act)
+	return unfused(c, producerMatMul, producer, bias, sum, act)
 }
 
 // unfused is a fused kernel the long way, for layouts and dtypes the
@@ -561,7 +561,7 @@ func fusedMatMul(c *wgrt.Call) error {
 // pass adding the bias (broadcast over the trailing dimensions) and the
 // sum and applying the activation. The output must not be the bias's or
 // the sum's memory then.
-func unfused(c *wgrt.Call, k Kernel, producer wgrt.Call, bias, sum *wgrt.Tensor, act fusedAct) error {
+func unfused(c *wgrt.Call, k producerKind, producer wgrt.Call, bias, sum *wgrt.Tensor, act fusedAct) error {
 	out := c.Outputs[0]
 	for _, t := range []*wgrt.Tensor{bias, sum} {
 		if t != nil && sameStart(*t, out) {
@@ -571,7 +571,7 @@ func unfused(c *wgrt.Call, k Kernel, producer wgrt.Call, bias, sum *wgrt.Tensor,
 	if familyOf(out.DType) != famFloat {
 		return unsupported(c, out.DType)
 	}
-	if err := k(&producer); err != nil {
+	if err := k.run(&producer); err != nil {
 		return err
 	}
 	for o := range indices(out.Shape) {
@@ -592,6 +592,28 @@ func unfused(c *wgrt.Call, k Kernel, producer wgrt.Call, bias, sum *wgrt.Tensor,
 		storeF(out, off, act.of(roundAs(out.DType, v)))
 	}
 	return nil
+}
+
+// producerKind is the kernel a fused op runs first. It is called by a
+// switch, not through a Kernel value: a call through a func value makes its
+// argument escape, and the producer call unfused builds would move to the
+// heap on every call.
+type producerKind int
+
+const (
+	producerConv producerKind = iota
+	producerGemm
+	producerMatMul
+)
+
+func (k producerKind) run(c *wgrt.Call) error {
+	switch k {
+	case producerConv:
+		return conv(c)
+	case producerGemm:
+		return gemm(c)
+	}
+	return matMul(c)
 }
 
 // roundAs rounds v as a tensor of dtype d holds it (float32 for f32): the

@@ -6,6 +6,7 @@ package wgref
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 )
@@ -134,7 +135,8 @@ func resizeToSizes(c *wgrt.Call) error {
 	n := 1
 	for k := range r {
 		if !reported[k] && shape[k] != out.Shape[k] {
-			return fmt.Errorf("%s: the sizes give %v, but the output is %v", c.Kernel, shape[:r], out.Shape)
+			// A copy in the message: shape would move to the heap on every call.
+			return fmt.Errorf("%s: the sizes give %v, but the output is %v", c.Kernel, slices.Clone(shape[:r]), out.Shape)
 		}
 		n *= shape[k]
 	}

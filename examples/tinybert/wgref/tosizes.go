@@ -5,6 +5,7 @@ package wgref
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 )
@@ -67,7 +68,9 @@ func compactAt(c *wgrt.Call, out wgrt.Tensor, shape []int, counts []wgrt.Tensor,
 	n := 1
 	for k := range shape {
 		if !reported[k] && shape[k] != out.Shape[k] {
-			return out, fmt.Errorf("%s: the shape is %v, but the output is %v", c.Kernel, shape, out.Shape)
+			// A copy of shape in the message: shape itself is the caller's
+			// array, which would move to the heap on every call.
+			return out, fmt.Errorf("%s: the shape is %v, but the output is %v", c.Kernel, slices.Clone(shape), out.Shape)
 		}
 		n *= shape[k]
 	}
@@ -82,8 +85,12 @@ func compactAt(c *wgrt.Call, out wgrt.Tensor, shape []int, counts []wgrt.Tensor,
 		strides[k] = step
 		step *= shape[k]
 	}
-	out.Shape, out.Strides = shape, strides[:len(shape)]
-	return out, nil
+	// A new tensor, not out: the messages above format out.Shape, and
+	// escape analysis, blind to the order of statements, would send
+	// shape and strides to the heap with it.
+	laid := out
+	laid.Shape, laid.Strides = shape, strides[:len(shape)]
+	return laid, nil
 }
 
 // constantOfShapeToSizes fills the shape its input holds with attribute
@@ -143,12 +150,12 @@ func expandToSizes(c *wgrt.Call) error {
 		case xd == 1:
 			shape[k] = td
 		default:
-			return fmt.Errorf("%s: shape %v does not broadcast with %v", c.Kernel, x.Shape, target)
+			return fmt.Errorf("%s: shape %v does not broadcast with %v", c.Kernel, x.Shape, slices.Clone(target))
 		}
 	}
 	out, err := compactAt(c, c.Outputs[0], shape[:r], c.Outputs[1:], &strides)
 	if err != nil {
 		return err
 	}
-	return copyBroadcast(c, out, x)
+	return broadcastInto(c, out.Shape, out.Strides, c.Outputs[0], x)
 }

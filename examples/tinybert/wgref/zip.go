@@ -5,6 +5,7 @@ package wgref
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/wrapgen/wrapgen/examples/tinybert/wgrt"
 )
@@ -274,18 +275,30 @@ func nary(op binaryOp, mean bool) Kernel {
 
 // copyBroadcast writes x, broadcast to out's shape, into out (same dtype).
 func copyBroadcast(c *wgrt.Call, out, x wgrt.Tensor) error {
+	return broadcastInto(c, out.Shape, out.Strides, out, x)
+}
+
+// broadcastInto is copyBroadcast into dst's memory (its Data; its dtype is
+// out's) laid out at shape and strides. A caller that lays an output out
+// at a run-time shape on its stack passes that layout here and the call's
+// own output tensor as dst: dst leaks (the copy may hand its memory to the
+// workers), and a stack layout inside it would move to the heap.
+func broadcastInto(c *wgrt.Call, shape, strides []int, dst, x wgrt.Tensor) error {
+	out := wgrt.Tensor{DType: dst.DType, Shape: shape}
 	if out.DType != x.DType {
 		return fmt.Errorf("%s: output dtype %s differs from input dtype %s", c.Kernel, out.DType, x.DType)
 	}
+	// The messages format copies: a caller's shape on its stack (an
+	// output laid out at a run-time size) would move to the heap.
 	if len(x.Shape) > len(out.Shape) {
-		return fmt.Errorf("%s: shape %v does not broadcast to %v", c.Kernel, x.Shape, out.Shape)
+		return fmt.Errorf("%s: shape %v does not broadcast to %v", c.Kernel, slices.Clone(x.Shape), slices.Clone(out.Shape))
 	}
 	for i, d := range x.Shape {
 		if o := out.Shape[len(out.Shape)-len(x.Shape)+i]; d != 1 && d != o {
-			return fmt.Errorf("%s: shape %v does not broadcast to %v", c.Kernel, x.Shape, out.Shape)
+			return fmt.Errorf("%s: shape %v does not broadcast to %v", c.Kernel, slices.Clone(x.Shape), slices.Clone(out.Shape))
 		}
 	}
-	copyStrided(out.Shape, out, out.Strides, 0, x, broadcastStrides(new([maxRank]int), out.Shape, x), 0, threadsOf(c))
+	copyStrided(shape, dst, strides, 0, x, broadcastStrides(new([maxRank]int), shape, x), 0, threadsOf(c))
 	return nil
 }
 
