@@ -1,13 +1,9 @@
 package cppref
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math/rand"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wrapgen/wrapgen/internal/testenv"
-	"github.com/wrapgen/wrapgen/templates"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
 
@@ -103,7 +98,9 @@ func TestConvPanelSourceMatchesGo(t *testing.T) {
 // TestIm2colPanelsCheck runs testdata/im2col_check.cc on each path.
 func TestIm2colPanelsCheck(t *testing.T) {
 	testenv.SkipUnlessLong(t, "it builds C++")
-	im2colCheck.once.Do(func() { im2colCheck.bin, im2colCheck.err = compileIm2colCheck() })
+	im2colCheck.once.Do(func() {
+		im2colCheck.bin, im2colCheck.err = compileCheck("im2col_check", []string{"isa.h", "isa.cc", "gemm.h", "im2col.h", "im2col.cc", "im2col_avx2.cc", "im2col_avx512.cc"})
+	})
 	require.NoError(t, im2colCheck.err)
 	for _, isa := range isaPaths {
 		t.Run(isa, func(t *testing.T) {
@@ -121,60 +118,4 @@ var im2colCheck struct {
 	once sync.Once
 	bin  string
 	err  error
-}
-
-// compileIm2colCheck compiles testdata/im2col_check.cc with the packers'
-// sources (the compiler and flags of OptionsFromEnv) into the cache
-// directory Build uses, under a hash of all it reads.
-func compileIm2colCheck() (string, error) {
-	opts := OptionsFromEnv()
-	cxx := opts.CXX
-	if cxx == "" {
-		cxx = "g++"
-	}
-	flags := append([]string{"-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"}, opts.Flags...)
-	main, err := os.ReadFile(filepath.Join("testdata", "im2col_check.cc"))
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s %q\n", cxx, flags)
-	h.Write(main)
-	srcs := []string{"isa.h", "isa.cc", "gemm.h", "im2col.h", "im2col.cc", "im2col_avx2.cc", "im2col_avx512.cc"}
-	files := map[string][]byte{}
-	for _, s := range srcs {
-		data, err := templates.FS.ReadFile("wgref/" + s)
-		if err != nil {
-			return "", err
-		}
-		files[s] = data
-		fmt.Fprintf(h, "%s %d\n", s, len(data))
-		h.Write(data)
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	dir := filepath.Join(base, "wrapgen-cppref", "im2col-check-"+hex.EncodeToString(h.Sum(nil))[:16])
-	bin := filepath.Join(dir, "im2col_check")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "wgref"), 0o755); err != nil {
-		return "", err
-	}
-	args := append(append([]string{}, flags...), "-I", dir, "-o", bin+".tmp", filepath.Join("testdata", "im2col_check.cc"))
-	for _, s := range srcs {
-		p := filepath.Join(dir, "wgref", s)
-		if err := os.WriteFile(p, files[s], 0o644); err != nil {
-			return "", err
-		}
-		if strings.HasSuffix(s, ".cc") {
-			args = append(args, p)
-		}
-	}
-	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("compiling im2col_check: %v\n%s", err, out)
-	}
-	return bin, os.Rename(bin+".tmp", bin)
 }

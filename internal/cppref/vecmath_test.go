@@ -1,15 +1,12 @@
 package cppref
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"math/rand"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wrapgen/wrapgen/internal/testenv"
-	"github.com/wrapgen/wrapgen/templates"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgref"
 	"github.com/wrapgen/wrapgen/wrapper/golang/vendored/wgrt"
 )
@@ -246,62 +242,11 @@ var vecCheck struct {
 func buildVecCheck(t *testing.T) string {
 	t.Helper()
 	testenv.SkipUnlessLong(t, "it builds C++")
-	vecCheck.once.Do(func() { vecCheck.bin, vecCheck.err = compileVecCheck() })
+	vecCheck.once.Do(func() {
+		vecCheck.bin, vecCheck.err = compileCheck("vecmath_check", []string{"isa.h", "isa.cc", "vecmath.h", "vecmath.cc", "vecmath_avx2.cc", "vecmath_avx512.cc", "vecmath_neon.cc"})
+	})
 	require.NoError(t, vecCheck.err)
 	return vecCheck.bin
-}
-
-func compileVecCheck() (string, error) {
-	opts := OptionsFromEnv()
-	cxx := opts.CXX
-	if cxx == "" {
-		cxx = "g++"
-	}
-	flags := append([]string{"-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"}, opts.Flags...)
-	main, err := os.ReadFile(filepath.Join("testdata", "vecmath_check.cc"))
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s %q\n", cxx, flags)
-	h.Write(main)
-	srcs := []string{"isa.h", "isa.cc", "vecmath.h", "vecmath.cc", "vecmath_avx2.cc", "vecmath_avx512.cc", "vecmath_neon.cc"}
-	files := map[string][]byte{}
-	for _, s := range srcs {
-		data, err := templates.FS.ReadFile("wgref/" + s)
-		if err != nil {
-			return "", err
-		}
-		files[s] = data
-		fmt.Fprintf(h, "%s %d\n", s, len(data))
-		h.Write(data)
-	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	dir := filepath.Join(base, "wrapgen-cppref", "vecmath-check-"+hex.EncodeToString(h.Sum(nil))[:16])
-	bin := filepath.Join(dir, "vecmath_check")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "wgref"), 0o755); err != nil {
-		return "", err
-	}
-	args := append(append([]string{}, flags...), "-I", dir, "-o", bin+".tmp", filepath.Join("testdata", "vecmath_check.cc"))
-	for _, s := range srcs {
-		p := filepath.Join(dir, "wgref", s)
-		if err := os.WriteFile(p, files[s], 0o644); err != nil {
-			return "", err
-		}
-		if strings.HasSuffix(s, ".cc") {
-			args = append(args, p)
-		}
-	}
-	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("compiling vecmath_check: %v\n%s", err, out)
-	}
-	return bin, os.Rename(bin+".tmp", bin)
 }
 
 // runVecCheck runs the check program (through OptionsFromEnv's Exec)
