@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -160,7 +161,7 @@ func (b *builder) target(s []dim, avoid ...string) string {
 	if b.rng.IntN(5) == 0 {
 		var cands []value
 		for _, v := range b.values {
-			if v.inter && sameDims(v.shape, s) && !contains(avoid, v.name) {
+			if v.inter && slices.Equal(v.shape, s) && !slices.Contains(avoid, v.name) {
 				cands = append(cands, v)
 			}
 		}
@@ -174,27 +175,6 @@ func (b *builder) target(s []dim, avoid ...string) string {
 	b.tensors[name] = map[string]any{"dtype": "f32", "shape": jsonShape(s)}
 	b.order = append(b.order, name)
 	return name
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-func sameDims(a, b []dim) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // op appends a kernel call; its output becomes a value.
@@ -215,7 +195,7 @@ func (b *builder) op(kernel string, ins []string, out string, shape []dim, attrs
 func (b *builder) read(s []dim) value {
 	var cands []value
 	for _, v := range b.values {
-		if sameDims(v.shape, s) {
+		if slices.Equal(v.shape, s) {
 			cands = append(cands, v)
 		}
 	}
