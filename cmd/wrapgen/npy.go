@@ -12,26 +12,3 @@ func readNpy(name string, data []byte) (wgrt.Tensor, error) { return wgrt.ReadNp
 
 // writeNpy encodes a tensor (any strides) as a .npy file.
 func writeNpy(t wgrt.Tensor) ([]byte, error) { return wgrt.WriteNpy(t) }
-
-// each calls f with the element offset of every element of t in row-major
-// order.
-func each(t wgrt.Tensor, f func(off int)) {
-	n := t.NumElements()
-	if n == 0 {
-		return
-	}
-	idx := make([]int, len(t.Shape))
-	for e := 0; e < n; e++ {
-		off := 0
-		for d, i := range idx {
-			off += i * t.Strides[d]
-		}
-		f(off)
-		for d := len(idx) - 1; d >= 0; d-- {
-			if idx[d]++; idx[d] < t.Shape[d] {
-				break
-			}
-			idx[d] = 0
-		}
-	}
-}

@@ -514,7 +514,7 @@ func summarize(name string, t wgrt.Tensor) string {
 	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
 	n := 0
 	isFloat := t.DType == wgrt.F32 || t.DType == wgrt.F64 || t.DType == wgrt.F16 || t.DType == wgrt.BF16
-	each(t, func(off int) {
+	wgrt.EachElement(t, func(off int) {
 		v := t.Float64At(off)
 		if n < 8 {
 			vals = append(vals, fmt.Sprintf("%.6g", v))

@@ -114,7 +114,7 @@ func ReadNpy(name string, data []byte) (Tensor, error) {
 		stride *= max(h.shape[d], 1)
 	}
 	size, i := dt.Size(), 0
-	eachElement(src, func(off int) {
+	EachElement(src, func(off int) {
 		copy(t.Data[i*size:(i+1)*size], body[off*size:])
 		i++
 	})
@@ -380,7 +380,7 @@ func WriteNpy(t Tensor) ([]byte, error) {
 		f := New(F32, t.Shape...)
 		out := f.Float32s()
 		i := 0
-		eachElement(t, func(off int) {
+		EachElement(t, func(off int) {
 			out[i] = widen(t.Data, off)
 			i++
 		})
@@ -418,7 +418,7 @@ func WriteNpy(t Tensor) ([]byte, error) {
 	}
 	b.WriteString(header)
 	size := src.DType.Size()
-	eachElement(src, func(off int) { b.Write(src.Data[off*size : off*size+size]) })
+	EachElement(src, func(off int) { b.Write(src.Data[off*size : off*size+size]) })
 	return b.Bytes(), nil
 }
 
@@ -456,9 +456,10 @@ func Float8E4M3FNToFloat64(v uint8) float64 {
 	return sign * math.Ldexp(1+frac/8, exp-7)
 }
 
-// eachElement calls f with the element offset of every element of t in
-// row-major order.
-func eachElement(t Tensor, f func(off int)) {
+// EachElement calls f with the element offset of every element of t in
+// row-major order, whatever its strides (what ReadNpy and WriteNpy walk;
+// Float64At reads the element at an offset).
+func EachElement(t Tensor, f func(off int)) {
 	n := t.NumElements()
 	if n == 0 {
 		return
