@@ -20,6 +20,7 @@
 #include "kernel.h"
 #include "prepare.h"
 #include "threads.h"
+#include "vecmath.h"
 
 namespace wgref {
 namespace detail {
@@ -322,10 +323,27 @@ float BiasAt(const Tensor* bias, int64_t oc) {
   return static_cast<float>(LoadF(*bias, oc * bias->strides[0]));
 }
 
+// ActChannel applies the activation to output channel o (its spatial
+// positions).
+void ActChannel(float* o, const ConvGeo& g, const FusedAct& act) {
+  if (act.kind == ActKind::kNone) return;
+  for (int64_t od = 0; od < g.out[0]; od++) {
+    for (int64_t oh = 0; oh < g.out[1]; oh++) {
+      float* row = o + od * g.os[0] + oh * g.os[1];
+      if (g.os[2] == 1) {
+        ApplyActF32(act, row, g.out[2]);
+      } else {
+        for (int64_t ox = 0; ox < g.out[2]; ox++) ApplyActF32(act, row + ox * g.os[2], 1);
+      }
+    }
+  }
+}
+
 // ConvTapsF32 is the float32 convolution as tap rows: every output
-// channel starts as its bias, then adds each input channel of its group.
-void ConvTapsF32(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const ConvAttrs& ca,
-                 int threads) {
+// channel starts as its bias, then adds each input channel of its group,
+// then takes the activation.
+void ConvTapsF32(const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end, const ConvAttrs& ca, int threads) {
+  const Tensor* bias = end.bias;
   const ConvGeo g = GeoOf(x, w, out, ca);
   const int64_t n = x.shape[0], m = w.shape[0], cg = x.shape[1] / ca.group, mg = m / ca.group;
   const float* xs = Elems<float>(x);
@@ -342,22 +360,35 @@ void ConvTapsF32(const Tensor& out, const Tensor& x, const Tensor& w, const Tens
       for (int64_t ci = 0; ci < cg; ci++) {
         AddChannel(o, xs + b * x.strides[0] + (gi * cg + ci) * x.strides[1], ws + oc * w.strides[0] + ci * w.strides[1], g);
       }
+      ActChannel(o, g, end.act);
     }
   };
   const int64_t work = NumElements(out) * cg * g.k[0] * g.k[1] * g.k[2];
   ParallelForEach(work < kMinParallelWork ? 1 : threads, n * m, std::move(planes));
 }
 
-// AddBiasRows adds channel oc0+i's bias to row i of c (rows ldc apart, n
-// columns).
-void AddBiasRows(float* c, int64_t ldc, int64_t rows, int64_t n, const Tensor* bias, int64_t oc0) {
-  if (bias == nullptr) return;
-  for (int64_t i = 0; i < rows; i++) {
-    const float v = BiasAt(bias, oc0 + i);
-    float* row = c + i * ldc;
-    for (int64_t j = 0; j < n; j++) row[j] += v;
+// BiasActRows finishes a group's product (one row per output channel,
+// from channel oc0) block by block as Sgemm completes it, while the block
+// is in cache: each row plus its channel's bias, then the activation.
+class BiasActRows final : public RowFinish {
+ public:
+  BiasActRows(const ConvEnd& end, int64_t oc0) : end_(end), oc0_(oc0) {}
+
+  // Needed reports whether there is anything to finish.
+  bool Needed() const { return end_.bias != nullptr || end_.act.kind != ActKind::kNone; }
+
+  void Finish(float* c, int64_t ldc, int64_t row0, int64_t rows, int64_t cols) const override {
+    for (int64_t i = 0; i < rows; i++) {
+      float* row = c + i * ldc;
+      if (end_.bias != nullptr) vecmath::AddScalarRow(row, BiasAt(end_.bias, oc0_ + row0 + i), row, cols);
+      ApplyActF32(end_.act, row, cols);
+    }
   }
-}
+
+ private:
+  const ConvEnd& end_;
+  int64_t oc0_;
+};
 
 bool IsPointwise(const Tensor& x, const Tensor& out, const ConvAttrs& ca) {
   const int r = ca.r;
@@ -381,8 +412,8 @@ void StartSum(float* c, int64_t ldc, int64_t mg, int64_t p, const Tensor& sum, i
 // ConvGemmF32 runs the convolution as products, reporting whether it
 // could (else the caller runs tap rows). With a sum (laid out as out,
 // maybe its memory), each block starts as the sum and the product
-// accumulates into it, then the bias is added.
-bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const ConvAttrs& ca,
+// accumulates into it; then the bias is added and the activation applied.
+bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end, const ConvAttrs& ca,
                  const Tensor* sum) {
   // The filters as a [M, C/group * taps] matrix, the output's positions
   // as one row per channel.
@@ -412,8 +443,9 @@ bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor
         Matrix am{ws + gi * mg * w.strides[0], w.strides[0], 1};
         Matrix bm{xs + b * x.strides[0] + gi * cg * x.strides[1], x.strides[1], 1};
         const PackedMatrix pa = PreparedMatrix(c, PackedKind::kA, am, mg, kk);  // the filters as Prepare packed them
-        Sgemm(GemmShape{mg, p, cg}, 1, am, bm, sum != nullptr ? 1.0f : 0.0f, cm, ldc, c.threads, &pa, nullptr);
-        AddBiasRows(cm, ldc, mg, p, bias, gi * mg);
+        const BiasActRows finish(end, gi * mg);
+        const GemmC cc{cm, ldc, sum != nullptr ? 1.0f : 0.0f, finish.Needed() ? &finish : nullptr};
+        Sgemm(GemmShape{mg, p, cg}, 1, am, bm, cc, c.threads, &pa, nullptr);
       }
     }
     return true;
@@ -429,8 +461,9 @@ bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor
       const Im2colPanels im2col(xs + b * x.strides[0] + gi * cg * x.strides[1], x.strides[1], geo);
       Matrix am{ws + gi * mg * w.strides[0], w.strides[0], 1};
       const PackedMatrix pa = PreparedMatrix(c, PackedKind::kA, am, mg, kk);  // the filters as Prepare packed them
-      Sgemm(GemmShape{mg, p, kk}, 1, am, im2col, sum != nullptr ? 1.0f : 0.0f, cm, ldc, c.threads, &pa);
-      AddBiasRows(cm, ldc, mg, p, bias, gi * mg);
+      const BiasActRows finish(end, gi * mg);
+      const GemmC cc{cm, ldc, sum != nullptr ? 1.0f : 0.0f, finish.Needed() ? &finish : nullptr};
+      Sgemm(GemmShape{mg, p, kk}, 1, am, im2col, cc, c.threads, &pa);
     }
   }
   return true;
@@ -472,6 +505,17 @@ void ConvDirect(const Tensor& out, const Tensor& x, const Tensor& w, const Tenso
   } while (it.Next());
 }
 
+// ActAll applies the activation to every element of the float32 out.
+void ActAll(const Tensor& out, const FusedAct& act) {
+  if (act.kind == ActKind::kNone) return;
+  Index it(out);
+  if (it.Empty()) return;
+  float* ys = Elems<float>(out);
+  do {
+    ApplyActF32(act, ys + it.Offset(out.strides), 1);
+  } while (it.Next());
+}
+
 bool Empty(const Tensor& t) {
   for (int i = 0; i < t.rank; i++)
     if (t.shape[i] == 0) return true;
@@ -485,7 +529,7 @@ Status Conv(const Call& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& w = c.inputs[1];
   const Tensor* bias = c.num_inputs == 3 ? &c.inputs[2] : nullptr;
-  if (x.dtype == DType::kF32 && w.dtype == DType::kF32 && out.dtype == DType::kF32) return ConvF32(c, out, x, w, bias);
+  if (x.dtype == DType::kF32 && w.dtype == DType::kF32 && out.dtype == DType::kF32) return ConvF32(c, out, x, w, ConvEnd{bias, {}});
   ConvAttrs ca;
   st = CheckConv(c, out, x, w, bias, &ca);
   if (!st.ok()) return st;
@@ -586,31 +630,32 @@ Status ConvTranspose(const Call& c) {
 
 }  // namespace
 
-Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias) {
+Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end) {
   ConvAttrs ca;
-  Status st = CheckConv(c, out, x, w, bias, &ca);
+  Status st = CheckConv(c, out, x, w, end.bias, &ca);
   if (!st.ok()) return st;
   if (x.dtype != DType::kF32 || w.dtype != DType::kF32 || out.dtype != DType::kF32) {
     return Errorf(c, "want float32 input, weight and output");
   }
   if (Empty(out)) return Status();
   if (ca.r > 3 || !Positive(ca)) {
-    ConvDirect(out, x, w, bias, ca);
+    ConvDirect(out, x, w, end.bias, ca);
+    ActAll(out, end.act);
     return Status();
   }
   // Depthwise and stem convolutions in blocks of channels, 1-D depthwise
   // ones in vectors along their rows (conv_fast.h).
-  if (ca.r <= 2 && ConvFastF32(c, out, x, w, bias, ca.kernel, ca.strides, ca.pads, ca.dil, ca.group)) return Status();
+  if (ca.r <= 2 && ConvFastF32(c, out, x, w, end, ca.kernel, ca.strides, ca.pads, ca.dil, ca.group)) return Status();
   const bool depthwise = ca.group == x.shape[1] && w.shape[1] == 1;
-  if (!depthwise && ConvGemmF32(c, out, x, w, bias, ca, nullptr)) return Status();
-  ConvTapsF32(out, x, w, bias, ca, c.threads);
+  if (!depthwise && ConvGemmF32(c, out, x, w, end, ca, nullptr)) return Status();
+  ConvTapsF32(out, x, w, end, ca, c.threads);
   return Status();
 }
 
-bool ConvSumF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& sum,
+bool ConvSumF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end, const Tensor& sum,
                 Status* st) {
   ConvAttrs ca;
-  *st = CheckConv(c, out, x, w, bias, &ca);
+  *st = CheckConv(c, out, x, w, end.bias, &ca);
   if (!st->ok()) return true;
   if (x.dtype != DType::kF32 || w.dtype != DType::kF32 || out.dtype != DType::kF32 || sum.dtype != DType::kF32 || Empty(out) ||
       ca.r > 3 || !Positive(ca)) {
@@ -625,7 +670,7 @@ bool ConvSumF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor&
   for (int d = 0; d < ca.r; d++) taps *= ca.kernel[d];
   if (ca.group == x.shape[1] && w.shape[1] == 1) return false;
   if (ca.r == 2 && ca.group == 1 && x.shape[1] <= 4 && taps > 1) return false;
-  return ConvGemmF32(c, out, x, w, bias, ca, &sum);
+  return ConvGemmF32(c, out, x, w, end, ca, &sum);
 }
 
 Status PrepareConv(const Call& c, Prepared* out) {

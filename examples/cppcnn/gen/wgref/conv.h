@@ -6,27 +6,37 @@
 #ifndef WRAPGEN_WGREF_CONV_H_
 #define WRAPGEN_WGREF_CONV_H_
 
+#include "act.h"
 #include "kernel.h"
 
 namespace wgref {
 namespace detail {
 
-// ConvF32 writes into out the convolution of x (N×C×D1×...) with w
-// (M×C/group×K1×...) plus bias (length M; null: none), all float32, read
-// through their strides, with the Conv attributes of c (kernel_shape,
-// strides, pads, dilations, group, as the importer writes them for Conv
-// and FusedConv), using c's scratch and threads. It checks the shapes and
-// attributes and returns an error if they do not fit.
-Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias);
+// ConvEnd is what a float32 convolution does to each output after its
+// taps: add the bias (length M; null: none), then apply the activation,
+// while the output is in cache (a block of the product, a block of
+// channels), not in passes over the output after it.
+struct ConvEnd {
+  const Tensor* bias = nullptr;
+  FusedAct act;
+};
+
+// ConvF32 writes into out act(the convolution of x (N×C×D1×...) with w
+// (M×C/group×K1×...) plus bias) (end), all float32, read through their
+// strides, with the Conv attributes of c (kernel_shape, strides, pads,
+// dilations, group, as the importer writes them for Conv and FusedConv),
+// using c's scratch and threads. It checks the shapes and attributes and
+// returns an error if they do not fit.
+Status ConvF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end);
 
 // ConvSumF32 is ConvF32 plus sum (float32, laid out as out, maybe out's
 // own memory): each image and group's block starts as the sum, the
-// product accumulates into it, then the bias is added (the order of Go's
-// FusedConv). It reports false, writing nothing, for the convolutions
+// product accumulates into it, then the bias is added and the activation
+// applied. It reports false, writing nothing, for the convolutions
 // ConvF32 does not run as products (depthwise ones, stems, tap rows, other
 // dtypes); true with *st set otherwise, *st an error when the operands or
 // attributes do not fit.
-bool ConvSumF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& sum,
+bool ConvSumF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end, const Tensor& sum,
                 Status* st);
 
 // TransposeGeometry is a ConvTranspose's attributes as conv.cc read and

@@ -427,7 +427,8 @@ void LinePortable(float* out, const float* in, const float* w, float bias, int64
   StridedLine(out, in, ln, n);
 }
 
-bool Depthwise1dF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Window& win) {
+bool Depthwise1dF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end, const Window& win) {
+  const Tensor* bias = end.bias;
   const int64_t n = x.shape[0], ch = x.shape[1], iw = x.shape[2], m = out.shape[1], ow = out.shape[2];
   const int64_t taps = win.kw, step = win.sw, dil = win.dw, pad = win.pw, reach = (taps - 1) * dil + 1;
   if (taps > kMaxLineTaps || reach > kEdgeFloats || m % ch != 0) return false;
@@ -457,6 +458,7 @@ bool Depthwise1dF32(const Call& c, const Tensor& out, const Tensor& x, const Ten
       if (i1 > i0) fn(yrow + i0, xrow + (i0 - pad), wts, bl, i1 - i0, ln.taps, dil);
       PaddedLine(yrow, xrow, iw, -pad, i0, ln, fn, buf);
       PaddedLine(yrow + i1, xrow, iw, i1 * step - pad, ow - i1, ln, fn, buf);
+      ApplyActF32(end.act, yrow, ow);
     }
   };
   const int64_t work = n * m * ow * taps;
@@ -491,7 +493,8 @@ void BiasLanes(const Tensor* bias, int64_t c0, int nch, float* lanes) {
   }
 }
 
-bool DepthwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Window& win) {
+bool DepthwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end, const Window& win) {
+  const Tensor* bias = end.bias;
   const Blocks& bk = BlocksOf();
   const int L = bk.lanes;
   const int64_t n = x.shape[0], ch = x.shape[1], ih = x.shape[2], iw = x.shape[3], oh = out.shape[2], ow = out.shape[3];
@@ -559,6 +562,7 @@ bool DepthwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tenso
       for (int64_t oy = 0; oy < rows; oy++) {
         bk.depthwise(obuf + oy * ow * L, in + oy * win.sh * wp * L, wts, bl, ow, win.sw * L, offs, static_cast<int>(taps));
       }
+      ApplyActF32(end.act, obuf, rows * ow * L);  // elementwise: the same bits as over the planes
       bk.unpack(ys + b * out.strides[0] + c0 * out.strides[1] + oy0 * ow, out.strides[1], obuf, rows * ow, nch);
     }
   };
@@ -569,13 +573,13 @@ bool DepthwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tenso
 
 }  // namespace convfast
 
-bool ConvFastF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias,
+bool ConvFastF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end,
                  const int64_t* kernel, const int64_t* strides, const int64_t* pads, const int64_t* dil, int64_t group) {
   if (x.rank == 3 && w.rank == 3 && out.rank == 3) {
     if (strides[0] < 1 || dil[0] < 1 || pads[0] < 0 || kernel[0] < 1) return false;
     if (group != x.shape[1] || w.shape[1] != 1 || x.shape[1] < 1 || out.shape[2] < 1) return false;
     const convfast::Window win{1, kernel[0], 1, strides[0], 0, pads[0], 1, dil[0]};
-    return convfast::Depthwise1dF32(c, out, x, w, bias, win);
+    return convfast::Depthwise1dF32(c, out, x, w, end, win);
   }
   if (x.rank != 4 || w.rank != 4 || out.rank != 4) return false;
   for (int d = 0; d < 2; d++) {
@@ -588,8 +592,8 @@ bool ConvFastF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor
     return false;
   }
   if (ch < 1 || oh < 1 || ow < 1) return false;
-  if (group == ch && w.shape[1] == 1 && w.shape[0] == ch) return convfast::DepthwiseF32(c, out, x, w, bias, win);
-  if (group == 1 && ch <= 4 && win.kh * win.kw > 1) return convfast::StemF32(c, out, x, w, bias, win);
+  if (group == ch && w.shape[1] == 1 && w.shape[0] == ch) return convfast::DepthwiseF32(c, out, x, w, end, win);
+  if (group == 1 && ch <= 4 && win.kh * win.kw > 1) return convfast::StemF32(c, out, x, w, end, win);
   return false;
 }
 

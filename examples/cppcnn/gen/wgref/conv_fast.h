@@ -14,13 +14,14 @@
 
 #include <cstdint>
 
+#include "conv.h"
 #include "kernel.h"
 
 namespace wgref {
 namespace detail {
 
-// ConvFastF32 computes the float32 convolution of x by w (plus bias, null
-// for none) into out and reports true when it is one the blocks take:
+// ConvFastF32 computes the float32 convolution of x by w, with its bias
+// and activation (end), into out and reports true when it is one the blocks take:
 // 2-D (4-D tensors), positive strides and dilations, no negative pad,
 // output planes contiguous, input rows contiguous, and either depthwise
 // (group == channels, one output channel per input channel) or one group
@@ -30,7 +31,7 @@ namespace detail {
 // writes nothing. kernel, strides and dil hold the spatial axes' values,
 // pads the begins then the ends (as conv.cc's attributes hold them); the
 // operands are checked by the caller.
-bool ConvFastF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias,
+bool ConvFastF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end,
                  const int64_t* kernel, const int64_t* strides, const int64_t* pads, const int64_t* dil, int64_t group);
 
 namespace convfast {
@@ -101,9 +102,9 @@ const Blocks& BlocksOf();
 // its 1-D one (conv_depthwise.cc, conv_stem.cc), each reporting whether
 // it took the convolution. Depthwise1dF32 reads win's width fields (kw,
 // sw, pw, dw) only.
-bool DepthwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Window& win);
-bool Depthwise1dF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Window& win);
-bool StemF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Window& win);
+bool DepthwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end, const Window& win);
+bool Depthwise1dF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end, const Window& win);
+bool StemF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end, const Window& win);
 
 // BiasLanes sets lanes[i] to bias's channel c0+i for i < nch (0 without a
 // bias), 0 up to kMaxLanes.

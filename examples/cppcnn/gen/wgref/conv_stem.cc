@@ -34,7 +34,8 @@ inline void Zero(float* p, int64_t n) {
 
 }  // namespace
 
-bool StemF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* bias, const Window& win) {
+bool StemF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w, const ConvEnd& end, const Window& win) {
+  const Tensor* bias = end.bias;
   const Blocks& bk = BlocksOf();
   const int L = bk.lanes;
   const int64_t n = x.shape[0], ch = x.shape[1], ih = x.shape[2], iw = x.shape[3];
@@ -107,6 +108,7 @@ bool StemF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor& w,
       for (int64_t oy = 0; oy < rows; oy++) {
         bk.stem(obuf + oy * ow * L, in + oy * win.sh * wp, wts, bl, ow, win.sw, offs, static_cast<int>(taps));
       }
+      ApplyActF32(end.act, obuf, rows * ow * L);  // elementwise: the same bits as over the planes
       bk.unpack(ys + b * out.strides[0] + c0 * out.strides[1] + oy0 * ow, out.strides[1], obuf, rows * ow, nch);
     }
   };

@@ -177,8 +177,8 @@ void PointwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tenso
       Matrix am{Elems<float>(w) + gi * mg * w.strides[0], w.strides[0], w.strides[1]};
       Matrix bm{Elems<float>(x) + b * x.strides[0] + gi * cg * x.strides[1], x.strides[1], 1};
       const PackedMatrix pa = PreparedMatrix(c, PackedKind::kA, am, mg, cg);  // as Prepare packed them (PrepareConv)
-      Sgemm(GemmShape{mg, p, cg}, 1, am, bm, acc ? 1.0f : 0.0f, cm, ldc, c.threads, &pa, nullptr);
-      ep.Finish(cm, ldc, mg, p);
+      const ActRows finish(ep.act);
+      Sgemm(GemmShape{mg, p, cg}, 1, am, bm, GemmC{cm, ldc, acc ? 1.0f : 0.0f, finish.OrNull()}, c.threads, &pa, nullptr);
     }
   }
 }
@@ -284,7 +284,7 @@ bool ChunkedF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor&
         }
         tmp.data = reinterpret_cast<uint8_t*>(buf);
         tmp.bytes = 4 * cnt * plane;
-        *st = ConvF32(piece, tmp, xv, wv, bias != nullptr ? &bv : nullptr);
+        *st = ConvF32(piece, tmp, xv, wv, ConvEnd{bias != nullptr ? &bv : nullptr, {}});
         if (!st->ok()) return true;
         for (int64_t i = 0; i < cnt; i++) {
           float* o = Elems<float>(out) + b * out.strides[0] + (oc + i) * out.strides[1];
@@ -338,36 +338,28 @@ Status FusedConv(const Call& c) {
       return Status();
     }
     // As products that accumulate into the sum (in place, or a copy of it
-    // in the output), then the activation: the same bits either way.
-    if (sum != nullptr && ConvSumF32(c, out, x, w, bias, *sum, &st)) {
-      if (!st.ok() || act.kind == ActKind::kNone) return st;
-      int64_t plane = 1;
-      for (int d = 2; d < out.rank; d++) plane *= out.shape[d];
-      for (int64_t b = 0; b < out.shape[0]; b++) {
-        for (int64_t ch = 0; ch < out.shape[1]; ch++) {
-          ApplyActF32(act, Elems<float>(out) + b * out.strides[0] + ch * out.strides[1], plane);
-        }
-      }
-      return st;
-    }
+    // in the output), the bias and activation block by block: the same
+    // bits either way.
+    if (sum != nullptr && ConvSumF32(c, out, x, w, ConvEnd{bias, act}, *sum, &st)) return st;
     if (sum != nullptr && SameStart(*sum, out)) {
       if (ChunkedF32(c, out, x, w, bias, g, act, &st)) return st;
-      if (!geo_ok) return ConvF32(c, out, x, w, bias);  // reports the attributes
+      if (!geo_ok) return ConvF32(c, out, x, w, ConvEnd{bias, {}});  // reports the attributes
       DirectF32(out, x, w, bias, sum, geo, g, act);
       return Status();
     }
-    st = ConvF32(c, out, x, w, bias);
-    if (!st.ok() || (sum == nullptr && act.kind == ActKind::kNone) || NumElements(out) == 0) return st;
+    // Without a sum the convolution takes the activation where it writes
+    // its output; with one (a depthwise convolution's), a pass after it.
+    if (sum == nullptr) return ConvF32(c, out, x, w, ConvEnd{bias, act});
+    st = ConvF32(c, out, x, w, ConvEnd{bias, {}});
+    if (!st.ok() || NumElements(out) == 0) return st;
     int64_t plane = 1;
     for (int d = 2; d < out.rank; d++) plane *= out.shape[d];
     for (int64_t b = 0; b < out.shape[0]; b++) {
       for (int64_t ch = 0; ch < out.shape[1]; ch++) {
         const int64_t off = b * out.strides[0] + ch * out.strides[1];
         float* o = Elems<float>(out) + off;
-        if (sum != nullptr) {
-          const float* s = Elems<float>(*sum) + off;
-          for (int64_t q = 0; q < plane; q++) o[q] += s[q];
-        }
+        const float* s = Elems<float>(*sum) + off;
+        for (int64_t q = 0; q < plane; q++) o[q] += s[q];
         ApplyActF32(act, o, plane);
       }
     }

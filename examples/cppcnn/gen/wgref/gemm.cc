@@ -48,7 +48,14 @@ constexpr int64_t kKc = kSgemmDepth;
 constexpr int64_t kMc = 72;
 constexpr int64_t kNc = 288;
 // Every thread count cuts the same tile grid only if the blocks do.
-static_assert(kNc % 12 == 0 && kNc % 16 == 0 && kNc % 32 == 0 && kMc % 6 == 0 && kMc % 8 == 0, "blocks of whole tiles");
+// An A packed once needs no buffer: its blocks are kPackedMc rows, so
+// that each B panel serves a whole layer's filters from L1 (a 1x1
+// convolution's 96 output channels read the in-place B panel once, not
+// twice). The blocks of rows change no sum, only the order tiles run in.
+constexpr int64_t kPackedMc = 528;
+static_assert(kNc % 12 == 0 && kNc % 16 == 0 && kNc % 32 == 0 && kMc % 6 == 0 && kMc % 8 == 0 && kPackedMc % 6 == 0 &&
+                  kPackedMc % 8 == 0,
+              "blocks of whole tiles");
 constexpr int kMaxMr = 8;
 constexpr int kMaxNr = 32;
 // A row-major B whose rows are at least kDirectRow panels wide is read in
@@ -400,6 +407,8 @@ struct Job {
   const PanelSource* src = nullptr;
   // The packed A the caller offered (used when it Fits).
   const PackedMatrix* pa_given = nullptr;
+  // Finishes C's blocks after their last depth block (null: none).
+  const RowFinish* finish = nullptr;
 };
 
 inline int64_t CeilTo(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
@@ -434,8 +443,9 @@ void Blocked(const Job& job, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
                 kc, nc - full, nr);
         }
       }
-      for (int64_t ic = i0; ic < i1; ic += kMc) {
-        const int64_t mc = i1 - ic < kMc ? i1 - ic : kMc;
+      const int64_t block_m = job.pa != nullptr ? kPackedMc : kMc;
+      for (int64_t ic = i0; ic < i1; ic += block_m) {
+        const int64_t mc = i1 - ic < block_m ? i1 - ic : block_m;
         const float* ab = pa;
         if (job.pa != nullptr) {
           ab = job.pa + pc * job.span_a + (job.first_a + ic) * kc;
@@ -471,6 +481,9 @@ void Blocked(const Job& job, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
             }
           }
         }
+        // The block's sums are complete: finish it while it is in cache
+        // (in L2).
+        if (job.finish != nullptr && pc + kc == kk) job.finish->Finish(job.c + ic * job.ldc + jc, job.ldc, ic, mc, nc);
       }
     }
   }
@@ -796,6 +809,7 @@ void SmallRows(const Job& job, int64_t j0, int64_t j1) {
           for (int64_t j = 0; j < cols; j++) row[j] = job.alpha * ac[j] + job.beta * row[j];
         }
       }
+      if (job.finish != nullptr) job.finish->Finish(cr + jb, job.ldc, i, pair ? 2 : 1, cols);
     }
     if (pair) i++;
   }
@@ -918,19 +932,29 @@ void RunJob(Job& job, int threads) {
 
 }  // namespace
 
-void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads) {
-  Sgemm(s, alpha, a, b, beta, c, ldc, threads, nullptr, nullptr);
+void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, const GemmC& c, int threads) {
+  Sgemm(s, alpha, a, b, c, threads, nullptr, nullptr);
 }
 
-void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads, const PackedMatrix* pa,
+namespace {
+
+// Degenerate runs a product with no depth or alpha 0 (C = beta·C, then
+// finished) and reports whether it was one.
+bool Degenerate(GemmShape s, float alpha, const GemmC& c) {
+  if (s.k > 0 && alpha != 0) return false;
+  ScaleC(c.p, c.ldc, s.m, s.n, c.beta);
+  if (c.finish != nullptr) c.finish->Finish(c.p, c.ldc, 0, s.m, s.n);
+  return true;
+}
+
+}  // namespace
+
+void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, const GemmC& c, int threads, const PackedMatrix* pa,
            const PackedMatrix* pb) {
-  if (s.m <= 0 || s.n <= 0) return;
-  if (s.k <= 0 || alpha == 0) {
-    ScaleC(c, ldc, s.m, s.n, beta);
-    return;
-  }
-  Job job{s, alpha, beta, a, b, c, ldc, &TheKernel(), true};
+  if (s.m <= 0 || s.n <= 0 || Degenerate(s, alpha, c)) return;
+  Job job{s, alpha, c.beta, a, b, c.p, c.ldc, &TheKernel(), true};
   job.pa_given = pa;
+  job.finish = c.finish;
   if (Fits(pb, job.k->nr, s.n, s.k)) {
     job.pb = pb->p;
     job.span_b = pb->span;
@@ -939,15 +963,11 @@ void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, i
   RunJob(job, threads);
 }
 
-void Sgemm(GemmShape s, float alpha, Matrix a, const PanelSource& b, float beta, float* c, int64_t ldc, int threads,
-           const PackedMatrix* pa) {
-  if (s.m <= 0 || s.n <= 0) return;
-  if (s.k <= 0 || alpha == 0) {
-    ScaleC(c, ldc, s.m, s.n, beta);
-    return;
-  }
-  Job job{s, alpha, beta, a, Matrix{}, c, ldc, &TheKernel(), true};
+void Sgemm(GemmShape s, float alpha, Matrix a, const PanelSource& b, const GemmC& c, int threads, const PackedMatrix* pa) {
+  if (s.m <= 0 || s.n <= 0 || Degenerate(s, alpha, c)) return;
+  Job job{s, alpha, c.beta, a, Matrix{}, c.p, c.ldc, &TheKernel(), true};
   job.pa_given = pa;
+  job.finish = c.finish;
   job.src = &b;
   RunJob(job, threads);
 }

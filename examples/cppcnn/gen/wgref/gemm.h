@@ -26,11 +26,35 @@ struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
 };
 
-// Sgemm sets C = alpha·A·B + beta·C, C row-major with leading dimension
-// ldc; beta 0 ignores C's old contents (NaN included), as BLAS does. It
-// splits the work over up to threads threads (0: the library's default)
-// and gives the same bits at any count.
-void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads);
+// RowFinish finishes C's elements once their sums are complete (after
+// the product's last depth block), a block at a time while the block is
+// in cache, rather than in a pass over all of C after the product (a
+// convolution's bias and activation). Finish gets rows [row0, row0+rows)
+// of the product, cols columns from c (ldc floats between rows); every
+// element of C reaches exactly one call. Calls may run on several threads
+// at once (different blocks).
+class RowFinish {
+ public:
+  virtual void Finish(float* c, int64_t ldc, int64_t row0, int64_t rows, int64_t cols) const = 0;
+
+ protected:
+  ~RowFinish() = default;
+};
+
+// GemmC is the product's C: row-major from p with leading dimension ldc,
+// set to alpha·A·B + beta·C (beta 0 ignores C's old contents, NaN
+// included, as BLAS does), then finished by finish (null: as it is).
+struct GemmC {
+  float* p = nullptr;
+  int64_t ldc = 0;
+  float beta = 0;
+  const RowFinish* finish = nullptr;
+};
+
+// Sgemm sets C = alpha·A·B + beta·C. It splits the work over up to
+// threads threads (0: the library's default) and gives the same bits at
+// any count.
+void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, const GemmC& c, int threads);
 
 // kSgemmFewRows is the most rows Sgemm computes row by row, reading A and
 // B in place (a packed operand then waits unused).
@@ -106,8 +130,7 @@ class PanelSource {
 // null or not fitting: packed per block): the blocked product at any row
 // count (no few-row path, which reads B in place), the same bits as the
 // blocked product of the matrix b describes.
-void Sgemm(GemmShape s, float alpha, Matrix a, const PanelSource& b, float beta, float* c, int64_t ldc, int threads,
-           const PackedMatrix* pa);
+void Sgemm(GemmShape s, float alpha, Matrix a, const PanelSource& b, const GemmC& c, int threads, const PackedMatrix* pa);
 
 // Sgemm with pre-packed operands: pa, when not null, is A packed (a still
 // says where A is: the few-row path reads it in place), pb B. A packed
@@ -115,7 +138,7 @@ void Sgemm(GemmShape s, float alpha, Matrix a, const PanelSource& b, float beta,
 // the product (its size and depth, or a depth of whole blocks, and the
 // running micro-kernel's lanes), else ignored; the bits are the same
 // either way.
-void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, float beta, float* c, int64_t ldc, int threads, const PackedMatrix* pa,
+void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, const GemmC& c, int threads, const PackedMatrix* pa,
            const PackedMatrix* pb);
 
 }  // namespace detail

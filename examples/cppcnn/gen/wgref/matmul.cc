@@ -4,8 +4,8 @@
 // MatMul and Gemm (wgref's matmul.go): float32 products through Sgemm
 // (gemm.cc), with a fused kernel's epilogue around each (matmul.h); the
 // other dtypes and layouts as the naive product, floats summed in float64
-// and integers wrapping. Also the fused kernels' activations and
-// epilogue, which fused.cc shares.
+// and integers wrapping. Also the fused kernels' epilogue, which
+// fused.cc shares.
 #include "matmul.h"
 
 #include <algorithm>
@@ -20,119 +20,7 @@
 namespace wgref {
 namespace detail {
 
-// ---- Activations and the epilogue (fused.go).
-
-Status ReadActivation(const Call& c, FusedAct* act) {
-  Attrs a(c);
-  const char* kind = a.String("activation");
-  act->alpha = a.Float("activation_alpha");
-  act->beta = a.Float("activation_beta");
-  if (!a.ok()) return a.status();
-  struct Name {
-    const char* name;
-    ActKind kind;
-  };
-  static const Name kNames[] = {{"", ActKind::kNone},
-                                {"Relu", ActKind::kRelu},
-                                {"Clip", ActKind::kClip},
-                                {"HardSigmoid", ActKind::kHardSigmoid},
-                                {"HardSwish", ActKind::kHardSwish},
-                                {"Sigmoid", ActKind::kSigmoid},
-                                {"SiLU", ActKind::kSiLU},
-                                {"LeakyRelu", ActKind::kLeakyRelu},
-                                {"Gelu", ActKind::kGelu}};
-  for (const Name& n : kNames) {
-    if (std::strcmp(kind, n.name) == 0) {
-      act->kind = n.kind;
-      return Status();
-    }
-  }
-  return Errorf(c, "unknown activation \"%s\" (Relu, Clip, HardSigmoid, HardSwish, Sigmoid, SiLU, LeakyRelu or Gelu)", kind);
-}
-
-namespace {
-
-double Sigmoid(double x) {
-  if (x >= 0) return 1 / (1 + std::exp(-x));
-  const double e = std::exp(x);
-  return e / (1 + e);
-}
-
-}  // namespace
-
-double ActOf(const FusedAct& a, double x) {
-  switch (a.kind) {
-    case ActKind::kNone:
-      return x;
-    case ActKind::kRelu:
-      return x <= 0 ? 0 : x;  // a NaN stays
-    case ActKind::kClip:
-      if (x < a.alpha) return a.alpha;
-      if (x > a.beta) return a.beta;
-      return x;
-    case ActKind::kHardSigmoid: {
-      const double v = a.alpha * x + a.beta;
-      return v != v ? v : std::fmax(0, std::fmin(1, v));
-    }
-    case ActKind::kHardSwish: {
-      const double v = x / 6 + 0.5;
-      return x * (v != v ? v : std::fmax(0, std::fmin(1, v)));
-    }
-    case ActKind::kSigmoid:
-      return Sigmoid(x);
-    case ActKind::kSiLU:
-      return x * static_cast<double>(static_cast<float>(Sigmoid(x)));
-    case ActKind::kLeakyRelu:
-      return x < 0 ? a.alpha * x : x;
-    case ActKind::kGelu:
-      return 0.5 * x * (1 + Erf(x / 1.4142135623730951));
-  }
-  return x;
-}
-
-// kSiluChunk is the floats of SiLU's sigmoid buffer (on the stack, in L1).
-constexpr int64_t kSiluChunk = 256;
-
-void ApplyActF32(const FusedAct& a, float* row, int64_t n) {
-  const float fa = static_cast<float>(a.alpha), fb = static_cast<float>(a.beta);
-  switch (a.kind) {
-    case ActKind::kNone:
-      return;
-    // The row functions of the separate activation kernels (vecmath.h),
-    // as fused.go's apply runs them.
-    case ActKind::kRelu:
-      vecmath::ReluRow(row, row, n);
-      return;
-    case ActKind::kClip:
-      vecmath::ClipRow(row, row, n, fa, fb);
-      return;
-    case ActKind::kHardSigmoid:
-      vecmath::HardSigmoidRow(row, row, n, fa, fb);
-      return;
-    case ActKind::kHardSwish:
-      vecmath::HardSwishRow(row, row, n);
-      return;
-    case ActKind::kLeakyRelu:
-      vecmath::LeakyReluRow(row, row, n, fa);
-      return;
-    case ActKind::kGelu:
-      vecmath::GeluErfRow(row, row, n);
-      return;
-    case ActKind::kSigmoid:
-      vecmath::SigmoidRow(row, row, n);
-      return;
-    case ActKind::kSiLU:
-      // x·Sigmoid(x): the sigmoid of a chunk beside it, then the product,
-      // as fused.go's apply does without its AVX-512 expActRow.
-      for (int64_t i = 0; i < n; i += kSiluChunk) {
-        float sig[kSiluChunk];
-        const int64_t m = std::min(kSiluChunk, n - i);
-        vecmath::SigmoidRow(row + i, sig, m);
-        vecmath::MulRow(row + i, sig, row + i, m);
-      }
-      return;
-  }
-}
+// ---- The epilogue (fused.go).
 
 bool Epilogue::Start(float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t off, int64_t row0) const {
   if ((add == nullptr && sum == nullptr) || rows == 0 || cols == 0) return false;
@@ -176,9 +64,8 @@ bool Epilogue::Start(float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t 
   return true;
 }
 
-void Epilogue::Finish(float* c, int64_t ldc, int64_t rows, int64_t cols) const {
-  if (cols == 0) return;
-  for (int64_t i = 0; i < rows; i++) ApplyActF32(act, c + i * ldc, cols);
+void ActRows::Finish(float* c, int64_t ldc, int64_t, int64_t rows, int64_t cols) const {
+  for (int64_t i = 0; i < rows; i++) ApplyActF32(act_, c + i * ldc, cols);
 }
 
 namespace {
@@ -214,8 +101,9 @@ void ProductF32(GemmShape s, Matrix a, Matrix b, const Tensor& out, int64_t off,
                 const PackedMatrix* pb) {
   float* cm = Elems<float>(out) + off;
   const bool acc = ep != nullptr && ep->Start(cm, ldc, s.m, s.n, off, 0);
-  Sgemm(s, 1, a, b, acc ? 1.0f : 0.0f, cm, ldc, threads, nullptr, pb);
-  if (ep != nullptr) ep->Finish(cm, ldc, s.m, s.n);
+  const FusedAct none;
+  const ActRows finish(ep != nullptr ? ep->act : none);
+  Sgemm(s, 1, a, b, GemmC{cm, ldc, acc ? 1.0f : 0.0f, finish.OrNull()}, threads, nullptr, pb);
 }
 
 // MatMulOne multiplies one pair of matrices of the batch.
@@ -438,12 +326,11 @@ Status GemmEpilogue(const Call& c, const Epilogue* ep) {
     }
     // B as Prepare packed it, when it did (PrepareGemm).
     const PackedMatrix pb = PreparedMatrix(c, PackedKind::kB, Matrix{Elems<float>(b), brs, bcs}, n, k);
-    Sgemm(GemmShape{m, n, k}, 1, Matrix{Elems<float>(a), ars, acs}, Matrix{Elems<float>(b), brs, bcs}, acc ? 1.0f : 0.0f, ys, ldc,
-          c.threads, nullptr, &pb);
-    if (ep != nullptr) {
-      ep->Finish(ys, ldc, m, n);
-      return Status();
-    }
+    const FusedAct none;
+    const ActRows finish(ep != nullptr ? ep->act : none);
+    Sgemm(GemmShape{m, n, k}, 1, Matrix{Elems<float>(a), ars, acs}, Matrix{Elems<float>(b), brs, bcs},
+          GemmC{ys, ldc, acc ? 1.0f : 0.0f, finish.OrNull()}, c.threads, nullptr, &pb);
+    if (ep != nullptr) return Status();
     if (alpha == 1 && cin == nullptr) return Status();
     for (int64_t i = 0; i < m; i++) {
       for (int64_t j = 0; j < n; j++) {

@@ -2,37 +2,17 @@
 // Vendored C++ reference kernels of github.com/wrapgen/wrapgen (templates/wgref/matmul.h).
 //
 // What matmul.cc shares with the fused kernels (fused.cc), not an API:
-// MatMul and Gemm with an epilogue around each float32 product, and the
-// fused kernels' activations (wgref's fused.go).
+// MatMul and Gemm with an epilogue around each float32 product (wgref's
+// fused.go).
 #ifndef WRAPGEN_WGREF_MATMUL_H_
 #define WRAPGEN_WGREF_MATMUL_H_
 
+#include "act.h"
+#include "gemm.h"
 #include "kernel.h"
 
 namespace wgref {
 namespace detail {
-
-// ActKind is a fused kernel's activation ("activation": "" for none).
-enum class ActKind : uint8_t { kNone, kRelu, kClip, kHardSigmoid, kHardSwish, kSigmoid, kSiLU, kLeakyRelu, kGelu };
-
-// FusedAct is the activation a fused kernel ends with, and its
-// parameters ("activation_alpha", "activation_beta").
-struct FusedAct {
-  ActKind kind = ActKind::kNone;
-  double alpha = 0, beta = 0;
-};
-
-// ReadActivation reads c's activation attributes (an error for an unknown
-// name, or a missing attribute).
-Status ReadActivation(const Call& c, FusedAct* act);
-
-// ActOf is the activation at one value in float64, as the separate
-// kernels compute it (fused.go's of).
-double ActOf(const FusedAct& a, double x);
-
-// ApplyActF32 runs the activation over n floats in place, in float32 (as
-// the row kernels of the separate activation kernels).
-void ApplyActF32(const FusedAct& a, float* row, int64_t n);
 
 // Epilogue is what a fused kernel does around each float32 product block:
 // start it as add_scale·add + sum, let the product accumulate into it, then
@@ -53,8 +33,23 @@ struct Epilogue {
   // off of the output), reporting whether it did (false: the product
   // overwrites the block).
   bool Start(float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t off, int64_t row0) const;
-  // Finish applies the activation over the block.
-  void Finish(float* c, int64_t ldc, int64_t rows, int64_t cols) const;
+  // The activation is applied by an ActRows as the product completes each
+  // block.
+};
+
+// ActRows applies an activation to a product's blocks as Sgemm completes
+// them (gemm.h's RowFinish), while each is in cache.
+class ActRows final : public RowFinish {
+ public:
+  explicit ActRows(const FusedAct& act) : act_(act) {}
+
+  // OrNull is this, or null where there is no activation.
+  const RowFinish* OrNull() const { return act_.kind == ActKind::kNone ? nullptr : this; }
+
+  void Finish(float* c, int64_t ldc, int64_t row0, int64_t rows, int64_t cols) const override;
+
+ private:
+  const FusedAct& act_;
 };
 
 // MatMulEpilogue is MatMul with ep around each float32 product (null:

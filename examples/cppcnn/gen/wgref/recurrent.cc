@@ -793,7 +793,7 @@ Status RunWindowed(const Op& op) {
       gs.m = batch;
       gs.n = n;
       gs.k = hidden;
-      Sgemm(gs, 1, am, bm, 0, pre + col, g, c.threads);
+      Sgemm(gs, 1, am, bm, GemmC{pre + col, g}, c.threads);
     };
     for (int64_t s0 = 0; s0 < steps; s0 += kProjectSteps) {
       const int64_t s1 = std::min(steps, s0 + kProjectSteps);
@@ -824,7 +824,7 @@ Status RunWindowed(const Op& op) {
         gs.m = hi - lo;
         gs.n = g;
         gs.k = op.input;
-        Sgemm(gs, 1, am, bm, run.wb != nullptr ? 1.0f : 0.0f, dst, ldc, c.threads);
+        Sgemm(gs, 1, am, bm, GemmC{dst, ldc, run.wb != nullptr ? 1.0f : 0.0f}, c.threads);
       }
       for (int64_t s = s0; s < s1; s++) {
         const int64_t n = gru_reset ? 2 * hidden : g;
