@@ -16,9 +16,13 @@
 # python3-torchvision (to export the models), node and npm
 # (onnxruntime-node is installed into bench/.ort, see bench/ort_setup.sh).
 # ISA=avx2 times both sides' AVX2+FMA kernels on an AVX-512 host (see
-# bench/ort_setup.sh). KERNELS=cpp times wrapgen's C++ kernels (`wrapgen
-# run -lang cpp`: the kernels' own time, measured around each call in the
-# C++ process) instead of the Go ones.
+# bench/ort_setup.sh). KERNELS=cpp times wrapgen's C++ kernels as a C++
+# user runs them: the generated wrapper (`gen -lang cpp -kernels ref
+# -main`), its NAME_main runner built with $CXX (default g++) -O2, the
+# kernels compiled once for all models; KERNELS=cpp-run times them through
+# `wrapgen run -lang cpp` (the kernels' own time in its kernel server,
+# which gets every tensor through a pipe, so outputs start cold in cache
+# where a wrapper's pools are warm: slower than the wrapper).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -37,6 +41,42 @@ mkdir -p "$dir"
 . bench/ort_setup.sh
 ortver=$(node -p "require('./bench/.ort/node_modules/onnxruntime-node/package.json').version")
 go build -o "$dir/wrapgen" ./cmd/wrapgen
+case $lang in
+  go | cpp | cpp-run) ;;
+  *) echo "KERNELS is go, cpp or cpp-run, not $lang" >&2; exit 2;;
+esac
+cxx=${CXX:-g++}
+cppflags=(-std=c++17 -O2 -pthread)
+
+# cppBuild MODEL: the generated C++ wrapper of MODEL and its runner, in
+# $dir/cpp/MODEL (params in params.safetensors), linked with the kernels'
+# objects, which the first model compiles into $dir/cpp/wgref (every
+# wrapper vendors the same kernels).
+cppBuild() {
+  local m=$1 out=$dir/cpp/$1
+  rm -rf "$out" && mkdir -p "$out"
+  "$dir/wrapgen" import -q -o "$out/graph.json" -weights "$out/params.safetensors" "$dir/$m.onnx"
+  "$dir/wrapgen" gen -q -lang cpp -kernels ref -main -package "$m" -o "$out/gen" "$out/graph.json"
+  if [ ! -f "$dir/cpp/wgref/done" ]; then
+    rm -rf "$dir/cpp/wgref" && mkdir -p "$dir/cpp/wgref"
+    ls "$out/gen/wgref/"*.cc | xargs -P "$(nproc)" -I{} sh -c \
+      'f={}; exec "$0" "$@" -I "$(dirname "$f")/.." -c "$f" -o "'"$dir"'/cpp/wgref/$(basename "$f" .cc).o"' "$cxx" "${cppflags[@]}"
+    touch "$dir/cpp/wgref/done"
+  fi
+  "$cxx" "${cppflags[@]}" -I "$out/gen" -o "$out/main" "$out/gen/${m}_main.cc" "$out/gen/$m.cc" \
+    "$out/gen/wrapgen_runtime.cc" "$dir/cpp/wgref/"*.o
+}
+
+# side REPEAT: one timed run of wrapgen's side, printing run's "time per
+# call" and "process CPU time per call" lines, the outputs in $dir/out_$m.
+side() {
+  if [ "$lang" = cpp ]; then
+    "$dir/cpp/$m/main" -params "$dir/cpp/$m/params.safetensors" "${ins[@]}" -repeat "$1" -threads "$threads" -out "$dir/out_$m" |
+      sed -n 's/^[0-9]* calls: wall min \([0-9.]*\) ms, median \([0-9.]*\) ms; cpu min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/time per call: min \1 ms, median \2 ms\nprocess CPU time per call: min \3 ms, median \4 ms/p'
+  else
+    "$dir/wrapgen" run -q -lang "${lang%-run}" -threads "$threads" -repeat "$1" "${ins[@]}" -out "$dir/out_$m" "$dir/$m.onnx"
+  fi
+}
 
 cpu=$(cpuName)
 features=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx|avx2|fma|avx512f|avx512bw|avx512vl|avx512_vnni|avx_vnni|avx512_bf16' | tr '\n' ' ')
@@ -51,7 +91,8 @@ printf '\n| model | calls | wrapgen CPU min / median | ORT CPU min / median | CP
 for m in $models; do
   [ -f "$dir/$m.onnx" ] || /usr/bin/python3 bench/export.py "$dir" "$m" >/dev/null 2>&1
   ins=(); for f in "$dir/${m}"_in_*.npy; do ins+=(-in "$f"); done
-  first=$("$dir/wrapgen" run -q -lang "$lang" -threads "$threads" -repeat 2 "${ins[@]}" -out "$dir/out_$m" "$dir/$m.onnx")
+  if [ "$lang" = cpp ]; then cppBuild "$m"; fi
+  first=$(side 2)
   repeat=$repeat_arg
   if [ "$repeat" = auto ]; then
     ms=$(echo "$first" | sed -n 's/^time per call: min \([0-9.]*\) ms.*/\1/p')
@@ -61,7 +102,7 @@ for m in $models; do
   TOL=$tol /usr/bin/python3 bench/check.py "$dir" "$m" "$dir/out_$m" >&2
   wcpu=""; wwall=""; ocpu=""; owall=""
   for r in $(seq "$rounds"); do
-    w=$("$dir/wrapgen" run -lang "$lang" -threads "$threads" -repeat "$repeat" "${ins[@]}" -out "$dir/out_$m" -q "$dir/$m.onnx")
+    w=$(side "$repeat")
     o=$(THREADS=$threads NODE_PATH=$ortmodules node bench/ort.js "$dir/$m.onnx" "$repeat" "$dir/${m}"_in_*.npy)
     wwall="$wwall $(echo "$w" | sed -n 's/^time per call: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1 \2/p')"
     wcpu="$wcpu $(echo "$w" | sed -n 's/^process CPU time per call: min \([0-9.]*\) ms, median \([0-9.]*\) ms.*/\1 \2/p')"
