@@ -93,14 +93,27 @@ func main() {
 		panic(err)
 	}
 	defer plain.Close()
+	pp, err := model.PrepareParams(p, wgref.Prepare)
+	if err != nil {
+		panic(err)
+	}
+	shared, err := model.NewSharedRunner(pp, model.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer shared.Close()
 	fmt.Println("prepared bytes:", prepared.PreparedBytes(), "unprepared:", plain.PreparedBytes())
-	withPrepared := map[string]int{}
-	counting := model.KernelsFunc(func(c *wgrt.Call) error {
-		if c.Prepared != nil {
-			withPrepared[c.Op.Place+" "+c.Kernel]++
-		}
-		return wgref.Call(c)
-	})
+	fmt.Println("shared bytes:", pp.Bytes(), shared.PreparedBytes())
+	withPrepared, sharedPrepared := map[string]int{}, map[string]int{}
+	counter := func(m map[string]int) model.Kernels {
+		return model.KernelsFunc(func(c *wgrt.Call) error {
+			if c.Prepared != nil {
+				m[c.Op.Place+" "+c.Kernel]++
+			}
+			return wgref.Call(c)
+		})
+	}
+	counting, countingShared := counter(withPrepared), counter(sharedPrepared)
 	for _, n := range []int{1, 2, 5, 8} {
 		in, err := model.InputsFrom(map[string]wgrt.Tensor{"x": fill(wgrt.New(wgrt.F32, n, 6, 9, 9))}, nil)
 		if err != nil {
@@ -110,16 +123,20 @@ func main() {
 		if err != nil {
 			panic(err)
 		}
-		for _, r := range []*model.Runner{plain, prepared} {
+		for _, r := range []*model.Runner{plain, prepared, shared} {
 			var got model.Outputs
-			if err := r.Run(counting, in, &got); err != nil {
+			k := counting
+			if r == shared {
+				k = countingShared
+			}
+			if err := r.Run(k, in, &got); err != nil {
 				panic(err)
 			}
 			for name, w := range want.Map() {
 				g := got.Map()[name].Float32s()
 				for i, v := range w.Float32s() {
 					if math.Float32bits(v) != math.Float32bits(g[i]) {
-						fmt.Printf("differs: n=%d %s[%d] prepared=%v\n", n, name, i, r == prepared)
+						fmt.Printf("differs: n=%d %s[%d] prepared=%v shared=%v\n", n, name, i, r == prepared, r == shared)
 						break
 					}
 				}
@@ -127,6 +144,7 @@ func main() {
 		}
 	}
 	fmt.Println("calls with Prepared:", withPrepared)
+	fmt.Println("shared calls with Prepared:", sharedPrepared)
 	in, _ := model.InputsFrom(map[string]wgrt.Tensor{"x": fill(wgrt.New(wgrt.F32, 8, 6, 9, 9))}, nil)
 	out := model.Outputs{Y: wgrt.New(wgrt.F32, 8, 8), G: wgrt.New(wgrt.F32, 8, 45)}
 	// The Gemm at 8 rows reads its transposed B only from the panels: with
@@ -134,7 +152,7 @@ func main() {
 	// computes g from what it packed, the other from the zeros.
 	before, _ := model.Run(model.RefKernels(), p, in)
 	clear(tensors["wg"].Float32s())
-	for _, r := range []*model.Runner{plain, prepared} {
+	for _, r := range []*model.Runner{plain, prepared, shared} {
 		if err := r.Run(model.RefKernels(), in, &out); err != nil {
 			panic(err)
 		}
@@ -142,7 +160,7 @@ func main() {
 		for i, v := range before.G.Float32s() {
 			same = same && math.Float32bits(v) == math.Float32bits(out.G.Float32s()[i])
 		}
-		fmt.Printf("g from the packed copy: prepared=%v %v\n", r == prepared, same)
+		fmt.Printf("g from the packed copy: prepared=%v shared=%v %v\n", r == prepared, r == shared, same)
 	}
 	ref := model.RefKernels()
 	allocs := testing.AllocsPerRun(20, func() {
@@ -151,6 +169,12 @@ func main() {
 		}
 	})
 	fmt.Println("allocations per steady prepared call:", allocs)
+	allocs = testing.AllocsPerRun(20, func() {
+		if err := shared.Run(ref, in, &out); err != nil {
+			panic(err)
+		}
+	})
+	fmt.Println("allocations per steady shared call:", allocs)
 }
 `
 
@@ -159,7 +183,8 @@ func main() {
 // them per call, bit for bit; the packed bytes are counted (the figure
 // wrapgen run's PrepareWeights reports for this graph, package interp's
 // test); the kernels get a Prepared for the four ops whose weights pack,
-// on every call, and never without Prepare; a steady call allocates
+// on every call, and never without Prepare; a Runner of PrepareParams
+// (NewSharedRunner) reads the same prepared ops; a steady call allocates
 // nothing.
 func TestGeneratedRunnerPreparesWeights(t *testing.T) {
 	testenv.SkipUnlessLong(t, "builds and runs generated code")
@@ -180,9 +205,14 @@ func TestGeneratedRunnerPreparesWeights(t *testing.T) {
 	// rows rounded up to 48, 180 deep), the Gemm's transposed B (45 columns
 	// rounded up to 64, 3920 deep) and the MatMul's last panel (32·45).
 	assert.Contains(t, out, "prepared bytes: 1088768 unprepared: 0\n")
+	assert.Contains(t, out, "shared bytes: 1088768 1088768\n")
 	assert.Contains(t, out, "calls with Prepared: map[ops[0] Conv:4 ops[1] Conv:4 ops[4] Gemm:4 ops[5] MatMul:4]\n",
 		"the 4 ops whose weights pack, at 4 batches, on the prepared Runner only")
-	assert.Contains(t, out, "g from the packed copy: prepared=false false\n")
-	assert.Contains(t, out, "g from the packed copy: prepared=true true\n")
+	assert.Contains(t, out, "shared calls with Prepared: map[ops[0] Conv:4 ops[1] Conv:4 ops[4] Gemm:4 ops[5] MatMul:4]\n",
+		"a Runner of PrepareParams reads the same prepared ops")
+	assert.Contains(t, out, "g from the packed copy: prepared=false shared=false false\n")
+	assert.Contains(t, out, "g from the packed copy: prepared=true shared=false true\n")
+	assert.Contains(t, out, "g from the packed copy: prepared=false shared=true true\n")
 	assert.Contains(t, out, "allocations per steady prepared call: 0\n")
+	assert.Contains(t, out, "allocations per steady shared call: 0\n")
 }

@@ -12,11 +12,11 @@ import (
 	"sync/atomic"
 )
 
-// This file needs the runtime of table version 6: it does not compile against
+// This file needs the runtime of table version 7: it does not compile against
 // another (regenerate it with the wrapgen that wrote the runtime).
 const (
-	_ = wgrt.EnforceVersion(wgrt.TableVersion - 6)
-	_ = wgrt.EnforceVersion(6 - wgrt.TableVersion)
+	_ = wgrt.EnforceVersion(wgrt.TableVersion - 7)
+	_ = wgrt.EnforceVersion(7 - wgrt.TableVersion)
 )
 
 // Kernels are the kernels graph "resnet18" calls. Each method writes its
@@ -543,7 +543,8 @@ func (r *Runner) RunContext(ctx context.Context, k Kernels, in *Inputs, out *Out
 }
 
 // PreparedBytes is the memory Options.Prepare allocated when NewRunner
-// prepared the params (the packed weights), held until Close.
+// prepared the params (the packed weights), held until Close; for a Runner of
+// NewSharedRunner, the PreparedParams' bytes, which its Runners share.
 func (r *Runner) PreparedBytes() int {
 	if r.f == nil {
 		return 0
@@ -551,13 +552,66 @@ func (r *Runner) PreparedBytes() int {
 	return r.f.PreparedBytes()
 }
 
-// Close frees the pools the Runner keeps and what it prepared; calls after it
-// work from the params alone.
+// Close frees the pools the Runner keeps and drops what it prepared (a shared
+// PreparedParams stays valid for its other Runners); calls after it work from
+// the params alone.
 func (r *Runner) Close() {
 	r.pools.Close()
 	if r.f != nil {
 		r.f.DropPrepared()
 	}
+}
+
+// PreparedParams are params prepared once (PrepareParams) for any number of
+// Runners (NewSharedRunner), which only read them: N Runners hold one copy of
+// the prepared weights and N sets of pools. Safe for concurrent use by those
+// Runners, from any goroutines. It lives while a Runner or the caller refers
+// to it (the garbage collector frees it); Runner.Close does not free it. The
+// params must not change while it is used.
+type PreparedParams struct {
+	params *Params
+	ops    *wgrt.PreparedOps
+}
+
+// PrepareParams checks the params p and prepares them once with prep
+// (wgref.Prepare packs the weights of convolutions and matrix products into
+// the reference kernels' panels), for NewSharedRunner. An op's error is a
+// *wgrt.OpError.
+func PrepareParams(p *Params, prep wgrt.PrepareFunc) (*PreparedParams, error) {
+	f := newFrame()
+	if err := f.bindParams(p); err != nil {
+		return nil, err
+	}
+	ops, err := f.PrepareOps(&program, &opTable, prep)
+	if err != nil {
+		return nil, err
+	}
+	return &PreparedParams{params: p, ops: ops}, nil
+}
+
+// Bytes is the memory PrepareParams' prep allocated (the packed weights), once
+// for all the Runners that share it.
+func (pp *PreparedParams) Bytes() int {
+	if pp == nil {
+		return 0
+	}
+	return pp.ops.Bytes()
+}
+
+// NewSharedRunner returns a Runner bound to pp's params that reads pp's
+// prepared weights, shared read-only with every other Runner made from pp:
+// each Runner adds its own pools only. opts.Prepare is ignored; the rest of
+// opts is NewRunner's.
+func NewSharedRunner(pp *PreparedParams, opts Options) (*Runner, error) {
+	if pp == nil {
+		return nil, errors.New("resnet18: NewSharedRunner needs the PreparedParams of PrepareParams")
+	}
+	f := newFrame()
+	if err := f.bindParams(pp.params); err != nil {
+		return nil, err
+	}
+	f.UsePrepared(pp.ops)
+	return &Runner{pools: wgrt.KeptPools{Allocators: opts.Allocators}, f: f, threads: opts.Threads}, nil
 }
 
 // signature is what Signature returns.

@@ -34,7 +34,7 @@ constexpr int kMaxRank = 8;
 
 // kTableVersion is the version of the tables and API this runtime runs;
 // generated code static_asserts that it is the one it was generated for.
-constexpr int kTableVersion = 6;
+constexpr int kTableVersion = 7;
 
 enum class DType : uint8_t {
   kBool, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64,

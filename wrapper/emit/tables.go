@@ -20,7 +20,7 @@ import (
 // TableVersion numbers the layout of these tables and the API generated
 // code calls; both runtimes say which version they run, and generated code
 // does not compile against a runtime of another version.
-const TableVersion = 6
+const TableVersion = 7
 
 // Opcodes of Code: value i is Op applied to earlier values A and B (or to
 // the constant A, or to symbol number A).

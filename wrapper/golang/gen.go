@@ -381,16 +381,63 @@ func (w *gen) entry(f *jen.File) {
 		jen.Return(jen.Id("r").Dot("f").Dot("run").Call(jen.Id("ctx"), jen.Id("k"), jen.Op("&").Id("r").Dot("pools"), jen.Id("out"), jen.Id("r").Dot("threads"))),
 	)
 	doc(f, "PreparedBytes is the memory Options.Prepare allocated when NewRunner\n"+
-		"prepared the params (the packed weights), held until Close.")
+		"prepared the params (the packed weights), held until Close; for a Runner\n"+
+		"of NewSharedRunner, the PreparedParams' bytes, which its Runners share.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("PreparedBytes").Params().Int().Block(
 		jen.If(jen.Id("r").Dot("f").Op("==").Nil()).Block(jen.Return(jen.Lit(0))),
 		jen.Return(jen.Id("r").Dot("f").Dot("PreparedBytes").Call()),
 	)
-	doc(f, "Close frees the pools the Runner keeps and what it prepared; calls after\n"+
-		"it work from the params alone.")
+	doc(f, "Close frees the pools the Runner keeps and drops what it prepared (a\n"+
+		"shared PreparedParams stays valid for its other Runners); calls after it\n"+
+		"work from the params alone.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Close").Params().Block(
 		jen.Id("r").Dot("pools").Dot("Close").Call(),
 		jen.If(jen.Id("r").Dot("f").Op("!=").Nil()).Block(jen.Id("r").Dot("f").Dot("DropPrepared").Call()),
+	)
+	w.sharedRunner(f)
+}
+
+// sharedRunner emits PreparedParams, PrepareParams and NewSharedRunner:
+// the params prepared once for any number of Runners (a server's one per
+// request in flight), which read the packed weights without copying them.
+func (w *gen) sharedRunner(f *jen.File) {
+	doc(f, "PreparedParams are params prepared once (PrepareParams) for any number\n"+
+		"of Runners (NewSharedRunner), which only read them: N Runners hold one\n"+
+		"copy of the prepared weights and N sets of pools. Safe for concurrent\n"+
+		"use by those Runners, from any goroutines. It lives while a Runner or\n"+
+		"the caller refers to it (the garbage collector frees it); Runner.Close\n"+
+		"does not free it. The params must not change while it is used.")
+	f.Type().Id("PreparedParams").Struct(
+		jen.Id("params").Op("*").Id("Params"),
+		jen.Id("ops").Op("*").Qual(w.rt, "PreparedOps"),
+	)
+	doc(f, "PrepareParams checks the params p and prepares them once with prep\n"+
+		"(wgref.Prepare packs the weights of convolutions and matrix products into\n"+
+		"the reference kernels' panels), for NewSharedRunner. An op's error is a\n"+
+		"*wgrt.OpError.")
+	f.Func().Id("PrepareParams").Params(jen.Id("p").Op("*").Id("Params"), jen.Id("prep").Qual(w.rt, "PrepareFunc")).Params(jen.Op("*").Id("PreparedParams"), jen.Error()).Block(
+		jen.Id("f").Op(":=").Id("newFrame").Call(),
+		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("p")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.List(jen.Id("ops"), jen.Err()).Op(":=").Id("f").Dot("PrepareOps").Call(jen.Op("&").Id("program"), jen.Op("&").Id("opTable"), jen.Id("prep")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Op("&").Id("PreparedParams").Values(field("params", jen.Id("p")), field("ops", jen.Id("ops"))), jen.Nil()),
+	)
+	doc(f, "Bytes is the memory PrepareParams' prep allocated (the packed weights),\n"+
+		"once for all the Runners that share it.")
+	f.Func().Params(jen.Id("pp").Op("*").Id("PreparedParams")).Id("Bytes").Params().Int().Block(
+		jen.If(jen.Id("pp").Op("==").Nil()).Block(jen.Return(jen.Lit(0))),
+		jen.Return(jen.Id("pp").Dot("ops").Dot("Bytes").Call()),
+	)
+	doc(f, "NewSharedRunner returns a Runner bound to pp's params that reads pp's\n"+
+		"prepared weights, shared read-only with every other Runner made from pp:\n"+
+		"each Runner adds its own pools only. opts.Prepare is ignored; the rest of\n"+
+		"opts is NewRunner's.")
+	f.Func().Id("NewSharedRunner").Params(jen.Id("pp").Op("*").Id("PreparedParams"), jen.Id("opts").Id("Options")).Params(jen.Op("*").Id("Runner"), jen.Error()).Block(
+		jen.If(jen.Id("pp").Op("==").Nil()).Block(jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(str(w.g.Name+": NewSharedRunner needs the PreparedParams of PrepareParams")))),
+		jen.Id("f").Op(":=").Id("newFrame").Call(),
+		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("pp").Dot("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("f").Dot("UsePrepared").Call(jen.Id("pp").Dot("ops")),
+		jen.Return(jen.Op("&").Id("Runner").Values(field("pools", jen.Qual(w.rt, "KeptPools").Values(field("Allocators", jen.Id("opts").Dot("Allocators")))), field("f", jen.Id("f")), field("threads", jen.Id("opts").Dot("Threads"))), jen.Nil()),
 	)
 }
 

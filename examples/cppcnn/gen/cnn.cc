@@ -8,8 +8,8 @@
 
 #include "wgref/wgref.h"
 
-static_assert(wrapgen::kTableVersion == 6,
-              "this wrapper was generated for wrapgen runtime tables version 6: "
+static_assert(wrapgen::kTableVersion == 7,
+              "this wrapper was generated for wrapgen runtime tables version 7: "
               "regenerate it with the wrapgen that wrote wrapgen_runtime.h");
 
 namespace cnn {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-static_assert(wrapgen::kTableVersion == 6,
-              "this wrapper was generated for wrapgen runtime tables version 6: "
+static_assert(wrapgen::kTableVersion == 7,
+              "this wrapper was generated for wrapgen runtime tables version 7: "
               "regenerate it with the wrapgen that wrote wrapgen_runtime.h");
 
 namespace mlp {

@@ -9,8 +9,9 @@ import "math"
 // (a PrepareFunc: the reference kernels pack GEMM weights into panels)
 // calls it once per op when the params are bound, and every later call
 // of that op gets the result as Call.Prepared. This file is the one
-// implementation: generated wrappers (NewRunner with Options.Prepare) and
-// `wrapgen run` (package interp) both call Frame.Prepare.
+// implementation: generated wrappers (NewRunner with Options.Prepare,
+// PrepareParams for Runners that share the result) and `wrapgen run`
+// (package interp) all call Frame.PrepareOps.
 
 // OperandRole says what an operand of a kernel call is (numbered as
 // package emit's).
@@ -58,14 +59,33 @@ type OpTable struct {
 	Strings []string
 }
 
-// Prepare runs prep once for every op whose attributes are constants (an
-// attribute that depends on a symbol is known only per call: such an
+// PreparedOps is what a PrepareFunc made of a program's constant
+// operands, by op, and the bytes it allocated. Kernels only read it, so
+// any number of frames bound to the same params (the same memory) may use
+// one PreparedOps at once, from any goroutines: N Runners then hold one
+// copy of the packed weights. It lives as long as something refers to it
+// (the garbage collector frees it); no frame frees it.
+type PreparedOps struct {
+	ops   []any
+	bytes int
+}
+
+// Bytes is the memory the PrepareFunc allocated (0 for a nil s).
+func (s *PreparedOps) Bytes() int {
+	if s == nil {
+		return 0
+	}
+	return s.bytes
+}
+
+// PrepareOps runs prep once for every op whose attributes are constants
+// (an attribute that depends on a symbol is known only per call: such an
 // op's kernel works from its operands), with the op's param and constant
-// inputs bound (after BindParams), and keeps what it returns for
-// Prepared. An error is the op's, as Exec reports a kernel's.
-func (f *Frame) Prepare(p *Program, ops *OpTable, prep PrepareFunc) error {
-	f.DropPrepared()
-	prepared := make([]any, len(p.Ops))
+// inputs bound in f (after BindParams), and returns what it made, for
+// UsePrepared on f and on any frame bound to the same params. An error is
+// the op's, as Exec reports a kernel's.
+func (f *Frame) PrepareOps(p *Program, ops *OpTable, prep PrepareFunc) (*PreparedOps, error) {
+	s := &PreparedOps{ops: make([]any, len(p.Ops))}
 	consts, isConst := p.constantValues()
 	for i := range p.Ops {
 		c, ok := f.constantCall(p, ops, consts, isConst, i)
@@ -74,25 +94,49 @@ func (f *Frame) Prepare(p *Program, ops *OpTable, prep PrepareFunc) error {
 		}
 		v, n, err := prep(&c)
 		if err != nil {
-			return &OpError{Graph: p.Graph, Op: &p.Ops[i], Err: err}
+			return nil, &OpError{Graph: p.Graph, Op: &p.Ops[i], Err: err}
 		}
-		prepared[i] = v
-		f.preparedBytes += n
+		s.ops[i] = v
+		s.bytes += n
 	}
-	f.prepared = prepared
+	return s, nil
+}
+
+// Prepare is PrepareOps, then UsePrepared of the result.
+func (f *Frame) Prepare(p *Program, ops *OpTable, prep PrepareFunc) error {
+	f.DropPrepared()
+	s, err := f.PrepareOps(p, ops, prep)
+	if err != nil {
+		return err
+	}
+	f.UsePrepared(s)
 	return nil
 }
 
-// Prepared is what Prepare kept for each op (nil for an op it prepared
-// nothing for), by op number; nil before Prepare. It belongs to the frame.
-func (f *Frame) Prepared() []any { return f.prepared }
+// UsePrepared makes later calls hand each op its part of s as
+// Call.Prepared (nil: none). s must have been made for the same program
+// from the same params as f is bound to (the kernels read a prepared
+// operand only when its source is the very memory of the call's input,
+// and work from the operands otherwise).
+func (f *Frame) UsePrepared(s *PreparedOps) { f.prepared = s }
 
-// PreparedBytes is the memory Prepare's PrepareFunc allocated.
-func (f *Frame) PreparedBytes() int { return f.preparedBytes }
+// Prepared is what the frame's calls get for each op (nil for an op
+// nothing was prepared for), by op number; nil before Prepare or
+// UsePrepared. Callers must not change it: it may be shared.
+func (f *Frame) Prepared() []any {
+	if f.prepared == nil {
+		return nil
+	}
+	return f.prepared.ops
+}
 
-// DropPrepared forgets what Prepare kept: later calls work from their
-// operands alone.
-func (f *Frame) DropPrepared() { f.prepared, f.preparedBytes = nil, 0 }
+// PreparedBytes is the memory the PrepareFunc allocated for what the
+// frame uses (shared with every frame that uses the same PreparedOps).
+func (f *Frame) PreparedBytes() int { return f.prepared.Bytes() }
+
+// DropPrepared forgets what the frame used: later calls work from their
+// operands alone. A shared PreparedOps stays valid for its other users.
+func (f *Frame) DropPrepared() { f.prepared = nil }
 
 // constantCall is op i's call as known before any symbol: its kernel, its
 // attributes (ok is false when one is not a constant), the inputs that

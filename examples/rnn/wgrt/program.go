@@ -96,7 +96,7 @@ func (pl *Plan) holds(sym []int) bool {
 //	const _ = wgrt.EnforceVersion(5 - wgrt.TableVersion)
 //
 // one of which overflows unless the versions are equal.
-const TableVersion = 6
+const TableVersion = 7
 
 // EnforceVersion is the type of those checks.
 type EnforceVersion uint
@@ -170,9 +170,8 @@ type Frame struct {
 	valid          bool
 	plan           int // the plan the symbols picked (an index into Program.Plans)
 	place          placement
-	// prepared is what Prepare kept per op (prepare.go), and its bytes.
-	prepared      []any
-	preparedBytes int
+	// prepared is what the calls get per op (prepare.go), maybe shared.
+	prepared *PreparedOps // nil: none
 }
 
 // NewFrame returns a frame for p with numSymbols symbols: everything a
