@@ -50,21 +50,24 @@ cppflags=(-std=c++17 -O2 -pthread)
 
 # cppBuild MODEL: the generated C++ wrapper of MODEL and its runner, in
 # $dir/cpp/MODEL (params in params.safetensors), linked with the kernels'
-# objects, which the first model compiles into $dir/cpp/wgref (every
-# wrapper vendors the same kernels).
+# objects, which the first model compiles into $dir/cpp/wgref-HASH (every
+# wrapper vendors the same kernels; HASH is their sources' and the
+# compiler's, so changed kernels are compiled again).
 cppBuild() {
   local m=$1 out=$dir/cpp/$1
   rm -rf "$out" && mkdir -p "$out"
   "$dir/wrapgen" import -q -o "$out/graph.json" -weights "$out/params.safetensors" "$dir/$m.onnx"
   "$dir/wrapgen" gen -q -lang cpp -kernels ref -main -package "$m" -o "$out/gen" "$out/graph.json"
-  if [ ! -f "$dir/cpp/wgref/done" ]; then
-    rm -rf "$dir/cpp/wgref" && mkdir -p "$dir/cpp/wgref"
+  local objs
+  objs=$dir/cpp/wgref-$( (cat "$out/gen/wgref/"* "$out/gen/wrapgen_runtime.h"; "$cxx" --version; echo "${cppflags[*]}") | sha256sum | cut -c1-16)
+  if [ ! -f "$objs/done" ]; then
+    rm -rf "$objs" && mkdir -p "$objs"
     ls "$out/gen/wgref/"*.cc | xargs -P "$(nproc)" -I{} sh -c \
-      'f={}; exec "$0" "$@" -I "$(dirname "$f")/.." -c "$f" -o "'"$dir"'/cpp/wgref/$(basename "$f" .cc).o"' "$cxx" "${cppflags[@]}"
-    touch "$dir/cpp/wgref/done"
+      'f={}; exec "$0" "$@" -I "$(dirname "$f")/.." -c "$f" -o "'"$objs"'/$(basename "$f" .cc).o"' "$cxx" "${cppflags[@]}"
+    touch "$objs/done"
   fi
   "$cxx" "${cppflags[@]}" -I "$out/gen" -o "$out/main" "$out/gen/${m}_main.cc" "$out/gen/$m.cc" \
-    "$out/gen/wrapgen_runtime.cc" "$dir/cpp/wgref/"*.o
+    "$out/gen/wrapgen_runtime.cc" "$objs/"*.o
 }
 
 # side REPEAT: one timed run of wrapgen's side, printing run's "time per

@@ -443,16 +443,23 @@ __attribute__((target("avx2,fma"))) void DotRows2Avx2(const float* a, int64_t ld
   int64_t q = 0;
   for (; q + 4 <= rows; q += 4) {
     const float* r[4] = {a + q * lda, a + (q + 1) * lda, a + (q + 2) * lda, a + (q + 3) * lda};
-    __m256 c[4], d[4];
-    for (int i = 0; i < 4; i++) c[i] = d[i] = _mm256_setzero_ps();
+    // Eight named accumulators: arrays of vectors indexed in a loop stay
+    // on the stack at -O2 (a load and a store around every multiply-add).
+    __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, d0 = c0, d1 = c0, d2 = c0, d3 = c0;
     for (int64_t j = 0; j < n8; j += 8) {
       const __m256 u = _mm256_loadu_ps(x1 + j), v = _mm256_loadu_ps(x2 + j);
-      for (int i = 0; i < 4; i++) {
-        const __m256 w = _mm256_loadu_ps(r[i] + j);
-        c[i] = _mm256_fmadd_ps(w, u, c[i]);
-        d[i] = _mm256_fmadd_ps(w, v, d[i]);
-      }
+      const __m256 w0 = _mm256_loadu_ps(r[0] + j), w1 = _mm256_loadu_ps(r[1] + j);
+      const __m256 w2 = _mm256_loadu_ps(r[2] + j), w3 = _mm256_loadu_ps(r[3] + j);
+      c0 = _mm256_fmadd_ps(w0, u, c0);
+      d0 = _mm256_fmadd_ps(w0, v, d0);
+      c1 = _mm256_fmadd_ps(w1, u, c1);
+      d1 = _mm256_fmadd_ps(w1, v, d1);
+      c2 = _mm256_fmadd_ps(w2, u, c2);
+      d2 = _mm256_fmadd_ps(w2, v, d2);
+      c3 = _mm256_fmadd_ps(w3, u, c3);
+      d3 = _mm256_fmadd_ps(w3, v, d3);
     }
+    const __m256 c[4] = {c0, c1, c2, c3}, d[4] = {d0, d1, d2, d3};
     for (int i = 0; i < 4; i++) {
       float s = Sum8(c[i]), t = Sum8(d[i]);
       for (int64_t j = n8; j < n; j++) {
