@@ -125,5 +125,17 @@ void ApplyActF32(const FusedAct& a, float* row, int64_t n) {
   }
 }
 
+void BiasActRows::Finish(float* c, int64_t ldc, int64_t row0, int64_t rows, int64_t cols) const {
+  for (int64_t i = 0; i < rows; i++) {
+    float* row = c + i * ldc;
+    if (bias_ != nullptr) {
+      const int64_t off = (first_ + row0 + i) * bias_->strides[0];
+      const float b = bias_->dtype == DType::kF32 ? Elems<float>(*bias_)[off] : static_cast<float>(LoadF(*bias_, off));
+      vecmath::AddScalarRow(row, b, row, cols);
+    }
+    ApplyActF32(act_, row, cols);
+  }
+}
+
 }  // namespace detail
 }  // namespace wgref

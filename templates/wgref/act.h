@@ -3,13 +3,14 @@
 //
 // The activation a fused kernel ends with (wgref's fused.go), shared by
 // the products (matmul.cc, fused.cc) and the convolutions (conv.cc,
-// conv_depthwise.cc), which apply it while their output is in cache; not
-// an API.
+// conv_depthwise.cc), which apply it while their output is in cache, and
+// BiasActRows, which does so as Sgemm completes each block; not an API.
 #ifndef WRAPGEN_WGREF_ACT_H_
 #define WRAPGEN_WGREF_ACT_H_
 
 #include <cstdint>
 
+#include "gemm.h"
 #include "kernel.h"
 
 namespace wgref {
@@ -36,6 +37,26 @@ double ActOf(const FusedAct& a, double x);
 // ApplyActF32 runs the activation over n floats in place, in float32 (as
 // the row kernels of the separate activation kernels).
 void ApplyActF32(const FusedAct& a, float* row, int64_t n);
+
+// BiasActRows finishes a product's blocks as Sgemm completes them
+// (gemm.h's RowFinish), while each is in cache: row i of the product plus
+// bias element first+i when there is a bias (a convolution's, one per
+// output channel; null: none), then the activation.
+class BiasActRows final : public RowFinish {
+ public:
+  explicit BiasActRows(const FusedAct& act, const Tensor* bias = nullptr, int64_t first = 0)
+      : act_(act), bias_(bias), first_(first) {}
+
+  // OrNull is this, or null when there is nothing to finish.
+  const RowFinish* OrNull() const { return bias_ == nullptr && act_.kind == ActKind::kNone ? nullptr : this; }
+
+  void Finish(float* c, int64_t ldc, int64_t row0, int64_t rows, int64_t cols) const override;
+
+ private:
+  FusedAct act_;
+  const Tensor* bias_;
+  int64_t first_;
+};
 
 }  // namespace detail
 }  // namespace wgref

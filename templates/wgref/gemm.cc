@@ -391,10 +391,9 @@ void ScaleC(float* c, int64_t ldc, int64_t rows, int64_t cols, float beta) {
 // Job is one Sgemm's operands, shared by its threads.
 struct Job {
   GemmShape s;
-  float alpha, beta;
+  float alpha;
   Matrix a, b;
-  float* c;
-  int64_t ldc;
+  GemmC c;  // C, its beta and its finish
   const KernelInfo* k;
   bool by_cols;  // threads take columns (else rows), in whole tiles
   // A and B packed for the whole product (null: packed per block): their
@@ -407,8 +406,6 @@ struct Job {
   const PanelSource* src = nullptr;
   // The packed A the caller offered (used when it Fits).
   const PackedMatrix* pa_given = nullptr;
-  // Finishes C's blocks after their last depth block (null: none).
-  const RowFinish* finish = nullptr;
 };
 
 inline int64_t CeilTo(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
@@ -426,7 +423,7 @@ void Blocked(const Job& job, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
     const int64_t nc = j1 - jc < kNc ? j1 - jc : kNc;
     for (int64_t pc = 0; pc < kk; pc += kKc) {
       const int64_t kc = kk - pc < kKc ? kk - pc : kKc;
-      const float beta = pc == 0 ? job.beta : 1.0f;
+      const float beta = pc == 0 ? job.c.beta : 1.0f;
       // The block's B panels: packed now, or where the packed B has them,
       // or (columns [jc, jc+full) of a row-major B with long rows) read
       // in place, only the last panel, narrower than nr, packed.
@@ -464,14 +461,14 @@ void Blocked(const Job& job, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
           for (int64_t ir = 0; ir < mc; ir += mr) {
             const int64_t rows = mc - ir < mr ? mc - ir : mr;
             const float* ap = ab + ir * kc;
-            float* ct = job.c + (ic + ir) * job.ldc + jc + jr;
+            float* ct = job.c.p + (ic + ir) * job.c.ldc + jc + jr;
             if (rows == mr && cols == nr) {
-              k.fn(kc, ap, bp, ldb, ct, job.ldc, job.alpha, beta);
+              k.fn(kc, ap, bp, ldb, ct, job.c.ldc, job.alpha, beta);
               continue;
             }
             if (cols == nr || k.edge == nullptr || !k.edge(kc, ap, bp, ldb, tile, cols)) k.fn(kc, ap, bp, ldb, tile, nr, 1.0f, 0.0f);
             for (int64_t i = 0; i < rows; i++) {
-              float* row = ct + i * job.ldc;
+              float* row = ct + i * job.c.ldc;
               const float* t = tile + i * nr;
               if (beta == 0) {
                 for (int64_t j = 0; j < cols; j++) row[j] = job.alpha * t[j];
@@ -483,7 +480,7 @@ void Blocked(const Job& job, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
         }
         // The block's sums are complete: finish it while it is in cache
         // (in L2).
-        if (job.finish != nullptr && pc + kc == kk) job.finish->Finish(job.c + ic * job.ldc + jc, job.ldc, ic, mc, nc);
+        if (job.c.finish != nullptr && pc + kc == kk) job.c.finish->Finish(job.c.p + ic * job.c.ldc + jc, job.c.ldc, ic, mc, nc);
       }
     }
   }
@@ -777,7 +774,7 @@ void SmallRows(const Job& job, int64_t j0, int64_t j1) {
   const Dots2Fn dots2 = b.row_stride == 1 && b.col_stride != 1 && a.col_stride == 1 ? Dots2For(job.k) : nullptr;
   for (int64_t i = 0; i < job.s.m; i++) {
     const float* ar = a.p + i * a.row_stride;
-    float* cr = job.c + i * job.ldc;
+    float* cr = job.c.p + i * job.c.ldc;
     const bool pair = (rows2 != nullptr || dots2 != nullptr) && i + 1 < job.s.m;
     for (int64_t jb = j0; jb < j1; jb += kChunk) {
       const int64_t cols = j1 - jb < kChunk ? j1 - jb : kChunk;
@@ -801,15 +798,15 @@ void SmallRows(const Job& job, int64_t j0, int64_t j1) {
         }
       }
       for (int r = 0; r < (pair ? 2 : 1); r++) {
-        float* row = cr + r * job.ldc + jb;
+        float* row = cr + r * job.c.ldc + jb;
         const float* ac = acc[r];
-        if (job.beta == 0) {
+        if (job.c.beta == 0) {
           for (int64_t j = 0; j < cols; j++) row[j] = job.alpha * ac[j];
         } else {
-          for (int64_t j = 0; j < cols; j++) row[j] = job.alpha * ac[j] + job.beta * row[j];
+          for (int64_t j = 0; j < cols; j++) row[j] = job.alpha * ac[j] + job.c.beta * row[j];
         }
       }
-      if (job.finish != nullptr) job.finish->Finish(cr + jb, job.ldc, i, pair ? 2 : 1, cols);
+      if (job.c.finish != nullptr) job.c.finish->Finish(cr + jb, job.c.ldc, i, pair ? 2 : 1, cols);
     }
     if (pair) i++;
   }
@@ -952,9 +949,8 @@ bool Degenerate(GemmShape s, float alpha, const GemmC& c) {
 void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, const GemmC& c, int threads, const PackedMatrix* pa,
            const PackedMatrix* pb) {
   if (s.m <= 0 || s.n <= 0 || Degenerate(s, alpha, c)) return;
-  Job job{s, alpha, c.beta, a, b, c.p, c.ldc, &TheKernel(), true};
+  Job job{s, alpha, a, b, c, &TheKernel(), true};
   job.pa_given = pa;
-  job.finish = c.finish;
   if (Fits(pb, job.k->nr, s.n, s.k)) {
     job.pb = pb->p;
     job.span_b = pb->span;
@@ -965,9 +961,8 @@ void Sgemm(GemmShape s, float alpha, Matrix a, Matrix b, const GemmC& c, int thr
 
 void Sgemm(GemmShape s, float alpha, Matrix a, const PanelSource& b, const GemmC& c, int threads, const PackedMatrix* pa) {
   if (s.m <= 0 || s.n <= 0 || Degenerate(s, alpha, c)) return;
-  Job job{s, alpha, c.beta, a, Matrix{}, c.p, c.ldc, &TheKernel(), true};
+  Job job{s, alpha, a, Matrix{}, c, &TheKernel(), true};
   job.pa_given = pa;
-  job.finish = c.finish;
   job.src = &b;
   RunJob(job, threads);
 }

@@ -64,10 +64,6 @@ bool Epilogue::Start(float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t 
   return true;
 }
 
-void ActRows::Finish(float* c, int64_t ldc, int64_t, int64_t rows, int64_t cols) const {
-  for (int64_t i = 0; i < rows; i++) ApplyActF32(act_, c + i * ldc, cols);
-}
-
 namespace {
 
 // ---- MatMul.
@@ -101,8 +97,7 @@ void ProductF32(GemmShape s, Matrix a, Matrix b, const Tensor& out, int64_t off,
                 const PackedMatrix* pb) {
   float* cm = Elems<float>(out) + off;
   const bool acc = ep != nullptr && ep->Start(cm, ldc, s.m, s.n, off, 0);
-  const FusedAct none;
-  const ActRows finish(ep != nullptr ? ep->act : none);
+  const BiasActRows finish(ep != nullptr ? ep->act : FusedAct{});
   Sgemm(s, 1, a, b, GemmC{cm, ldc, acc ? 1.0f : 0.0f, finish.OrNull()}, threads, nullptr, pb);
 }
 
@@ -326,8 +321,7 @@ Status GemmEpilogue(const Call& c, const Epilogue* ep) {
     }
     // B as Prepare packed it, when it did (PrepareGemm).
     const PackedMatrix pb = PreparedMatrix(c, PackedKind::kB, Matrix{Elems<float>(b), brs, bcs}, n, k);
-    const FusedAct none;
-    const ActRows finish(ep != nullptr ? ep->act : none);
+    const BiasActRows finish(ep != nullptr ? ep->act : FusedAct{});
     Sgemm(GemmShape{m, n, k}, 1, Matrix{Elems<float>(a), ars, acs}, Matrix{Elems<float>(b), brs, bcs},
           GemmC{ys, ldc, acc ? 1.0f : 0.0f, finish.OrNull()}, c.threads, nullptr, &pb);
     if (ep != nullptr) return Status();

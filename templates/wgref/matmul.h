@@ -8,7 +8,6 @@
 #define WRAPGEN_WGREF_MATMUL_H_
 
 #include "act.h"
-#include "gemm.h"
 #include "kernel.h"
 
 namespace wgref {
@@ -33,23 +32,8 @@ struct Epilogue {
   // off of the output), reporting whether it did (false: the product
   // overwrites the block).
   bool Start(float* c, int64_t ldc, int64_t rows, int64_t cols, int64_t off, int64_t row0) const;
-  // The activation is applied by an ActRows as the product completes each
-  // block.
-};
-
-// ActRows applies an activation to a product's blocks as Sgemm completes
-// them (gemm.h's RowFinish), while each is in cache.
-class ActRows final : public RowFinish {
- public:
-  explicit ActRows(const FusedAct& act) : act_(act) {}
-
-  // OrNull is this, or null where there is no activation.
-  const RowFinish* OrNull() const { return act_.kind == ActKind::kNone ? nullptr : this; }
-
-  void Finish(float* c, int64_t ldc, int64_t row0, int64_t rows, int64_t cols) const override;
-
- private:
-  const FusedAct& act_;
+  // The activation is applied by a BiasActRows (act.h) as the product
+  // completes each block.
 };
 
 // MatMulEpilogue is MatMul with ep around each float32 product (null:

@@ -359,7 +359,7 @@ func (w *gen) entry(f *jen.File) {
 		jen.If(jen.Id("opts").Dot("Prepare").Op("!=").Nil()).Block(
 			jen.If(jen.Err().Op(":=").Id("f").Dot("Prepare").Call(jen.Op("&").Id("program"), jen.Op("&").Id("opTable"), jen.Id("opts").Dot("Prepare")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		),
-		jen.Return(jen.Op("&").Id("Runner").Values(field("pools", jen.Qual(w.rt, "KeptPools").Values(field("Allocators", jen.Id("opts").Dot("Allocators")))), field("f", jen.Id("f")), field("threads", jen.Id("opts").Dot("Threads"))), jen.Nil()),
+		jen.Return(w.runnerOfFrame(), jen.Nil()),
 	)
 	doc(f, "Run runs the graph once, writing the outputs into out.")
 	f.Func().Params(jen.Id("r").Op("*").Id("Runner")).Id("Run").Params(jen.Id("k").Id("Kernels"), jen.Id("in").Op("*").Id("Inputs"), jen.Id("out").Op("*").Id("Outputs")).Error().Block(
@@ -395,6 +395,13 @@ func (w *gen) entry(f *jen.File) {
 		jen.If(jen.Id("r").Dot("f").Op("!=").Nil()).Block(jen.Id("r").Dot("f").Dot("DropPrepared").Call()),
 	)
 	w.sharedRunner(f)
+}
+
+// runnerOfFrame is the Runner NewRunner and NewSharedRunner return: frame
+// f (its params bound, its prepared ops set) with pools from opts'
+// allocators and opts' threads.
+func (w *gen) runnerOfFrame() jen.Code {
+	return jen.Op("&").Id("Runner").Values(field("pools", jen.Qual(w.rt, "KeptPools").Values(field("Allocators", jen.Id("opts").Dot("Allocators")))), field("f", jen.Id("f")), field("threads", jen.Id("opts").Dot("Threads")))
 }
 
 // sharedRunner emits PreparedParams, PrepareParams and NewSharedRunner:
@@ -437,7 +444,7 @@ func (w *gen) sharedRunner(f *jen.File) {
 		jen.Id("f").Op(":=").Id("newFrame").Call(),
 		jen.If(jen.Err().Op(":=").Id("f").Dot("bindParams").Call(jen.Id("pp").Dot("params")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Id("f").Dot("UsePrepared").Call(jen.Id("pp").Dot("ops")),
-		jen.Return(jen.Op("&").Id("Runner").Values(field("pools", jen.Qual(w.rt, "KeptPools").Values(field("Allocators", jen.Id("opts").Dot("Allocators")))), field("f", jen.Id("f")), field("threads", jen.Id("opts").Dot("Threads"))), jen.Nil()),
+		jen.Return(w.runnerOfFrame(), jen.Nil()),
 	)
 }
 

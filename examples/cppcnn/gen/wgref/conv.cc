@@ -20,7 +20,6 @@
 #include "kernel.h"
 #include "prepare.h"
 #include "threads.h"
-#include "vecmath.h"
 
 namespace wgref {
 namespace detail {
@@ -367,29 +366,6 @@ void ConvTapsF32(const Tensor& out, const Tensor& x, const Tensor& w, const Conv
   ParallelForEach(work < kMinParallelWork ? 1 : threads, n * m, std::move(planes));
 }
 
-// BiasActRows finishes a group's product (one row per output channel,
-// from channel oc0) block by block as Sgemm completes it, while the block
-// is in cache: each row plus its channel's bias, then the activation.
-class BiasActRows final : public RowFinish {
- public:
-  BiasActRows(const ConvEnd& end, int64_t oc0) : end_(end), oc0_(oc0) {}
-
-  // Needed reports whether there is anything to finish.
-  bool Needed() const { return end_.bias != nullptr || end_.act.kind != ActKind::kNone; }
-
-  void Finish(float* c, int64_t ldc, int64_t row0, int64_t rows, int64_t cols) const override {
-    for (int64_t i = 0; i < rows; i++) {
-      float* row = c + i * ldc;
-      if (end_.bias != nullptr) vecmath::AddScalarRow(row, BiasAt(end_.bias, oc0_ + row0 + i), row, cols);
-      ApplyActF32(end_.act, row, cols);
-    }
-  }
-
- private:
-  const ConvEnd& end_;
-  int64_t oc0_;
-};
-
 bool IsPointwise(const Tensor& x, const Tensor& out, const ConvAttrs& ca) {
   const int r = ca.r;
   bool pointwise = SpatialContiguous(x);
@@ -443,8 +419,8 @@ bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor
         Matrix am{ws + gi * mg * w.strides[0], w.strides[0], 1};
         Matrix bm{xs + b * x.strides[0] + gi * cg * x.strides[1], x.strides[1], 1};
         const PackedMatrix pa = PreparedMatrix(c, PackedKind::kA, am, mg, kk);  // the filters as Prepare packed them
-        const BiasActRows finish(end, gi * mg);
-        const GemmC cc{cm, ldc, sum != nullptr ? 1.0f : 0.0f, finish.Needed() ? &finish : nullptr};
+        const BiasActRows finish(end.act, end.bias, gi * mg);  // a group's rows are its output channels
+        const GemmC cc{cm, ldc, sum != nullptr ? 1.0f : 0.0f, finish.OrNull()};
         Sgemm(GemmShape{mg, p, cg}, 1, am, bm, cc, c.threads, &pa, nullptr);
       }
     }
@@ -461,8 +437,8 @@ bool ConvGemmF32(const Call& c, const Tensor& out, const Tensor& x, const Tensor
       const Im2colPanels im2col(xs + b * x.strides[0] + gi * cg * x.strides[1], x.strides[1], geo);
       Matrix am{ws + gi * mg * w.strides[0], w.strides[0], 1};
       const PackedMatrix pa = PreparedMatrix(c, PackedKind::kA, am, mg, kk);  // the filters as Prepare packed them
-      const BiasActRows finish(end, gi * mg);
-      const GemmC cc{cm, ldc, sum != nullptr ? 1.0f : 0.0f, finish.Needed() ? &finish : nullptr};
+      const BiasActRows finish(end.act, end.bias, gi * mg);
+      const GemmC cc{cm, ldc, sum != nullptr ? 1.0f : 0.0f, finish.OrNull()};
       Sgemm(GemmShape{mg, p, kk}, 1, am, im2col, cc, c.threads, &pa);
     }
   }

@@ -177,7 +177,7 @@ void PointwiseF32(const Call& c, const Tensor& out, const Tensor& x, const Tenso
       Matrix am{Elems<float>(w) + gi * mg * w.strides[0], w.strides[0], w.strides[1]};
       Matrix bm{Elems<float>(x) + b * x.strides[0] + gi * cg * x.strides[1], x.strides[1], 1};
       const PackedMatrix pa = PreparedMatrix(c, PackedKind::kA, am, mg, cg);  // as Prepare packed them (PrepareConv)
-      const ActRows finish(ep.act);
+      const BiasActRows finish(ep.act);
       Sgemm(GemmShape{mg, p, cg}, 1, am, bm, GemmC{cm, ldc, acc ? 1.0f : 0.0f, finish.OrNull()}, c.threads, &pa, nullptr);
     }
   }
